@@ -1,0 +1,371 @@
+/*
+ * Admin command set of NVM subsystem controllers: Identify, Get/Set
+ * Features, Keep Alive, Asynchronous Event Request and Abort. Log pages
+ * are in logpage.c.
+ */
+#include "nvmf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define IDENTIFY_LEN 4096
+
+static uint16_t need_ready(struct nvmf_req *req)
+{
+	if (!nvmf_ctrl_ready(req->sq->ctrl))
+		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+	return 0;
+}
+
+/* ---- Identify ---- */
+
+void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
+{
+	struct nvmf_subsys *s = c->subsys;
+	bool disc = s->type == NVMF_SUBSYS_DISCOVERY;
+
+	memset(id, 0, sizeof(*id));
+	nvmf_strpad(id->sn, sizeof(id->sn), s->serial);
+	nvmf_strpad(id->mn, sizeof(id->mn), disc ? "blox discovery" : s->model);
+	nvmf_strpad(id->fr, sizeof(id->fr), NVMF_FW_REV);
+	id->rab = 6;
+	id->cmic = disc ? 0 : NVME_CTRL_CMIC_MULTI_CTRL;
+	id->mdts = NVMF_MDTS_SHIFT;
+	id->cntlid = c->cntlid;
+	id->ver = 0x00010300;
+	id->oaes = disc ? 0 : (1u << 8); /* namespace attribute notices */
+	id->ctratt = NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_TBKAS;
+	id->cntrltype = disc ? NVME_CTRL_CNTRLTYPE_DISCOVERY : NVME_CTRL_CNTRLTYPE_IO;
+	id->acl = NVMF_ACL;
+	id->aerl = NVMF_AERL;
+	id->frmw = (1u << 1) | 1u; /* one slot, read only */
+	id->lpa = NVME_CTRL_LPA_SMART_PER_NS | NVME_CTRL_LPA_CMD_EFFECTS |
+		  NVME_CTRL_LPA_EXTENDED;
+	id->elpe = NVMF_ERR_LOG_ENTRIES - 1;
+	id->wctemp = 343; /* Kelvin */
+	id->cctemp = 373;
+	id->kas = NVMF_KAS_100MS;
+	id->sqes = (6 << 4) | 6;
+	id->cqes = (4 << 4) | 4;
+	id->maxcmd = NVMF_MQES + 1;
+	id->nn = disc ? 0 : NVMF_MAX_NS;
+	if (!disc) {
+		id->oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM |
+			   NVME_CTRL_ONCS_WRITE_ZEROES | NVME_CTRL_ONCS_TIMESTAMP;
+		id->vwc = NVME_CTRL_VWC_PRESENT | NVME_CTRL_VWC_FLUSH;
+	}
+	id->sgls = 1u | NVME_CTRL_SGLS_OFFSET; /* SGLs without alignment */
+	snprintf(id->subnqn, sizeof(id->subnqn), "%s", s->nqn);
+	id->ioccsz = (uint32_t)(sizeof(struct nvme_sqe) + NVMF_IO_INLINE) / 16;
+	id->iorcsz = sizeof(struct nvme_cqe) / 16;
+	id->icdoff = 0;
+	id->fcatt = 0; /* dynamic controller model */
+	id->msdbd = 1;
+	id->ofcs = 1; /* Disconnect supported */
+}
+
+static uint16_t id_ctrl(struct nvmf_req *req)
+{
+	struct nvme_id_ctrl id;
+
+	nvmf_fill_id_ctrl(req->sq->ctrl, &id);
+	return nvmf_req_copy_out(req, &id, sizeof(id));
+}
+
+static uint16_t id_ns(struct nvmf_req *req)
+{
+	struct nvmf_subsys *s = req->sq->ctrl->subsys;
+	uint32_t nsid = req->cmd.nsid;
+	struct nvmf_ns *ns;
+	struct nvme_id_ns id;
+
+	if (nsid == 0 || nsid > NVMF_MAX_NS)
+		return NVME_SC_INVALID_NS | NVME_SC_DNR;
+	memset(&id, 0, sizeof(id));
+	ns = nvmf_ns_find(s, nsid);
+	if (!ns) /* inactive but valid NSID: all zeroes */
+		return nvmf_req_copy_out(req, &id, sizeof(id));
+	id.nsze = ns->nblocks;
+	id.ncap = ns->nblocks;
+	id.nuse = ns->nblocks;
+	id.nlbaf = 0;
+	id.flbas = 0;
+	id.nmic = NVME_NS_NMIC_SHARED;
+	/* Deallocated blocks read as zeroes; Write Zeroes may deallocate. */
+	id.dlfeat = (1u << 3) | 1u;
+	memcpy(id.nvmcap, &(uint64_t){ ns->bdev->size }, 8);
+	memcpy(id.nguid, ns->nguid, sizeof(id.nguid));
+	id.lbaf[0].ds = ns->lba_shift;
+	return nvmf_req_copy_out(req, &id, sizeof(id));
+}
+
+static uint16_t id_active_ns(struct nvmf_req *req)
+{
+	struct nvmf_subsys *s = req->sq->ctrl->subsys;
+	uint32_t *list = (uint32_t *)req->buf, n = 0;
+	struct nvmf_ns *ns;
+
+	if (req->cmd.nsid >= 0xfffffffe)
+		return NVME_SC_INVALID_NS | NVME_SC_DNR;
+	memset(req->buf, 0, IDENTIFY_LEN);
+	TAILQ_FOREACH(ns, &s->namespaces, link) {
+		if (ns->nsid <= req->cmd.nsid)
+			continue;
+		if (n == IDENTIFY_LEN / 4)
+			break;
+		list[n++] = ns->nsid;
+	}
+	return 0;
+}
+
+static size_t put_desc(uint8_t *p, uint8_t type, const void *v, uint8_t len)
+{
+	p[0] = type;
+	p[1] = len;
+	p[2] = p[3] = 0;
+	memcpy(p + 4, v, len);
+	return 4u + len;
+}
+
+static uint16_t id_ns_descs(struct nvmf_req *req)
+{
+	struct nvmf_ns *ns = nvmf_ns_find(req->sq->ctrl->subsys, req->cmd.nsid);
+	uint8_t *p = req->buf, csi = NVME_CSI_NVM;
+
+	if (!ns)
+		return NVME_SC_INVALID_NS | NVME_SC_DNR;
+	memset(req->buf, 0, IDENTIFY_LEN);
+	p += put_desc(p, NVME_NIDT_NGUID, ns->nguid, NVME_NIDT_NGUID_LEN);
+	p += put_desc(p, NVME_NIDT_UUID, ns->uuid, NVME_NIDT_UUID_LEN);
+	put_desc(p, NVME_NIDT_CSI, &csi, NVME_NIDT_CSI_LEN);
+	return 0;
+}
+
+static uint16_t exec_identify(struct nvmf_req *req)
+{
+	switch (req->cmd.cdw10 & 0xff) {
+	case NVME_IDENTIFY_CNS_NS:
+		return id_ns(req);
+	case NVME_IDENTIFY_CNS_CTRL:
+		return id_ctrl(req);
+	case NVME_IDENTIFY_CNS_NS_ACTIVE_LIST:
+		return id_active_ns(req);
+	case NVME_IDENTIFY_CNS_NS_DESC_LIST:
+		return id_ns_descs(req);
+	default:
+		req->error_loc = offsetof(struct nvme_sqe, cdw10);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+}
+
+uint16_t nvmf_parse_identify(struct nvmf_req *req, bool discovery)
+{
+	uint8_t cns = req->cmd.cdw10 & 0xff;
+
+	if (discovery && cns != NVME_IDENTIFY_CNS_CTRL) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw10);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	req->dir = NVMF_DIR_C2H;
+	req->transfer_len = IDENTIFY_LEN;
+	req->execute = exec_identify;
+	return 0;
+}
+
+/* ---- Features ---- */
+
+static uint64_t timestamp_now_ms(struct nvmf_ctrl *c, bool *host_set)
+{
+	uint64_t now = blox_clock_now(c->tgt->clock);
+
+	*host_set = c->timestamp_set_ns != 0;
+	if (*host_set)
+		return c->timestamp_ms + (now - c->timestamp_set_ns) / 1000000ull;
+	return (now - c->created_ns) / 1000000ull;
+}
+
+static uint16_t exec_set_features(struct nvmf_req *req)
+{
+	struct nvmf_ctrl *c = req->sq->ctrl;
+	uint32_t v = req->cmd.cdw11;
+
+	if (req->cmd.cdw10 & (1u << 31)) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw10);
+		return NVMF_SC_CMD(NVME_SC_FEATURE_NOT_SAVEABLE) | NVME_SC_DNR;
+	}
+	switch (req->cmd.cdw10 & 0xff) {
+	case NVME_FEAT_FID_ARBITRATION:
+		c->arbitration = v;
+		return 0;
+	case NVME_FEAT_FID_VOLATILE_WC:
+		c->vwc_enabled = v & 1;
+		return 0;
+	case NVME_FEAT_FID_NUM_QUEUES: {
+		uint32_t nsq = v & 0xffff, ncq = v >> 16;
+
+		if (nsq == 0xffff || ncq == 0xffff) {
+			req->error_loc = offsetof(struct nvme_sqe, cdw11);
+			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+		}
+		nsq = BLOX_MIN(nsq + 1, (uint32_t)NVMF_MAX_IO_QUEUES);
+		ncq = BLOX_MIN(ncq + 1, (uint32_t)NVMF_MAX_IO_QUEUES);
+		c->nr_io_queues = (uint16_t)BLOX_MIN(nsq, ncq);
+		req->cqe.result = (nsq - 1) | ((uint64_t)(ncq - 1) << 16);
+		return 0;
+	}
+	case NVME_FEAT_FID_ASYNC_EVENT:
+		c->aen_enabled = v;
+		nvmf_ctrl_aen_kick(c);
+		return 0;
+	case NVME_FEAT_FID_TIMESTAMP:
+		c->timestamp_ms = 0;
+		memcpy(&c->timestamp_ms, req->buf, 6);
+		c->timestamp_set_ns = blox_clock_now(c->tgt->clock);
+		if (!c->timestamp_set_ns)
+			c->timestamp_set_ns = 1;
+		return 0;
+	case NVME_FEAT_FID_KATO:
+		nvmf_ctrl_set_kato(c, v);
+		return 0;
+	case NVME_FEAT_FID_HOST_ID:
+		/* The host identifier comes from Connect on fabrics. */
+		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+	default:
+		req->error_loc = offsetof(struct nvme_sqe, cdw10);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+}
+
+static uint16_t exec_get_features(struct nvmf_req *req)
+{
+	struct nvmf_ctrl *c = req->sq->ctrl;
+	uint32_t sel = (req->cmd.cdw10 >> 8) & 0x7;
+	bool dflt = sel == NVME_GET_FEATURES_SEL_DEFAULT ||
+		    sel == NVME_GET_FEATURES_SEL_SAVED;
+	uint64_t *res = &req->cqe.result;
+
+	if (sel == NVME_GET_FEATURES_SEL_SUPPORTED) {
+		*res = 1u << 2; /* changeable, not saveable, not per ns */
+		return 0;
+	}
+	if (sel > NVME_GET_FEATURES_SEL_SUPPORTED) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw10);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	switch (req->cmd.cdw10 & 0xff) {
+	case NVME_FEAT_FID_ARBITRATION:
+		*res = dflt ? 0 : c->arbitration;
+		return 0;
+	case NVME_FEAT_FID_VOLATILE_WC:
+		*res = dflt ? 1 : c->vwc_enabled;
+		return 0;
+	case NVME_FEAT_FID_NUM_QUEUES:
+		*res = (uint64_t)(c->nr_io_queues - 1) |
+		       ((uint64_t)(c->nr_io_queues - 1) << 16);
+		return 0;
+	case NVME_FEAT_FID_ASYNC_EVENT:
+		*res = dflt ? 0 : c->aen_enabled;
+		return 0;
+	case NVME_FEAT_FID_KATO:
+		*res = c->kato_ms;
+		return 0;
+	case NVME_FEAT_FID_TIMESTAMP: {
+		bool host_set;
+		uint64_t ms = timestamp_now_ms(c, &host_set);
+		uint8_t ts[8] = { 0 };
+
+		memcpy(ts, &ms, 6);
+		ts[6] = host_set ? (1u << 1) : 0; /* timestamp origin */
+		return nvmf_req_copy_out(req, ts, sizeof(ts));
+	}
+	case NVME_FEAT_FID_HOST_ID:
+		return nvmf_req_copy_out(req, c->hostid, sizeof(c->hostid));
+	default:
+		req->error_loc = offsetof(struct nvme_sqe, cdw10);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+}
+
+static uint16_t parse_features(struct nvmf_req *req, bool set)
+{
+	uint8_t fid = req->cmd.cdw10 & 0xff;
+
+	if (fid == NVME_FEAT_FID_TIMESTAMP) {
+		req->dir = set ? NVMF_DIR_H2C : NVMF_DIR_C2H;
+		req->transfer_len = 8;
+	} else if (fid == NVME_FEAT_FID_HOST_ID && !set) {
+		if (!(req->cmd.cdw11 & 1)) { /* only the 128-bit form */
+			req->error_loc = offsetof(struct nvme_sqe, cdw11);
+			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+		}
+		req->dir = NVMF_DIR_C2H;
+		req->transfer_len = 16;
+	}
+	req->execute = set ? exec_set_features : exec_get_features;
+	return 0;
+}
+
+/* ---- Keep Alive, AER, Abort ---- */
+
+static uint16_t exec_keep_alive(struct nvmf_req *req)
+{
+	(void)req; /* nvmf_req_init() already touched the controller */
+	return 0;
+}
+
+static uint16_t exec_aer(struct nvmf_req *req)
+{
+	struct nvmf_ctrl *c = req->sq->ctrl;
+
+	if (c->nr_aer > NVMF_AERL)
+		return NVMF_SC_CMD(NVME_SC_ASYNC_LIMIT) | NVME_SC_DNR;
+	TAILQ_INSERT_TAIL(&c->aer_reqs, req, link);
+	c->nr_aer++;
+	nvmf_ctrl_aen_kick(c);
+	return NVMF_REQ_ASYNC;
+}
+
+static uint16_t exec_abort(struct nvmf_req *req)
+{
+	/* Commands finish quickly or not at all: report "not aborted". */
+	req->cqe.result = 1;
+	return 0;
+}
+
+uint16_t nvmf_parse_admin_common(struct nvmf_req *req, bool discovery)
+{
+	uint16_t st = need_ready(req);
+
+	if (st)
+		return st;
+	switch (req->cmd.opcode) {
+	case nvme_admin_identify:
+		return nvmf_parse_identify(req, discovery);
+	case nvme_admin_get_log_page:
+		return nvmf_parse_get_log_page(req, discovery);
+	case nvme_admin_set_features:
+		return parse_features(req, true);
+	case nvme_admin_get_features:
+		return parse_features(req, false);
+	case nvme_admin_keep_alive:
+		req->execute = exec_keep_alive;
+		return 0;
+	case nvme_admin_async_event:
+		req->execute = exec_aer;
+		return 0;
+	case nvme_admin_abort_cmd:
+		if (discovery)
+			break;
+		req->execute = exec_abort;
+		return 0;
+	default:
+		break;
+	}
+	req->error_loc = offsetof(struct nvme_sqe, opcode);
+	return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
+}
+
+uint16_t nvmf_parse_admin(struct nvmf_req *req)
+{
+	return nvmf_parse_admin_common(req, false);
+}

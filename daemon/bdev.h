@@ -1,0 +1,100 @@
+/*
+ * Namespace backends. A backend is a block device behind an ops table
+ * (ram, null, later nand); the I/O command set talks to it through
+ * struct blox_io and never knows which one it has.
+ *
+ * Contract for every backend: submit() returns at once; the completion
+ * callback is always called later from the event loop (through the
+ * completion queue the backend was given), never from inside submit().
+ */
+#ifndef BLOX_BDEV_H
+#define BLOX_BDEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/uio.h>
+
+struct event_base;
+struct event;
+
+enum blox_io_op {
+	BLOX_IO_READ,
+	BLOX_IO_WRITE,
+	BLOX_IO_FLUSH,
+	BLOX_IO_WRITE_ZEROES, /* data reads back as zeroes; may unmap */
+	BLOX_IO_TRIM, /* deallocate; reads of the range return zeroes */
+};
+
+struct blox_io;
+typedef void (*blox_io_cb)(struct blox_io *io);
+
+struct blox_io {
+	enum blox_io_op op;
+	uint64_t offset; /* bytes */
+	uint64_t len; /* bytes; 0 for FLUSH */
+	struct iovec *iov; /* READ/WRITE data, covering len */
+	int iovcnt;
+	bool fua;
+	int status; /* 0 or -errno, set by the backend before the callback */
+	blox_io_cb cb;
+	void *cb_arg;
+	TAILQ_ENTRY(blox_io) link; /* owned by the backend while in flight */
+};
+
+/*
+ * Completions that must not run inside submit() are parked here and
+ * delivered from the event loop. One per target; shared by its backends.
+ */
+struct blox_io_cq {
+	TAILQ_HEAD(, blox_io) done;
+	struct event *ev;
+};
+
+int blox_io_cq_init(struct blox_io_cq *cq, struct event_base *base);
+void blox_io_cq_fini(struct blox_io_cq *cq);
+/* Queue @io's completion (status already set) for the next loop pass. */
+void blox_io_cq_post(struct blox_io_cq *cq, struct blox_io *io);
+/* Deliver everything queued now (used by the loop event and by tests). */
+void blox_io_cq_drain(struct blox_io_cq *cq);
+
+struct blox_bdev;
+
+struct blox_bdev_ops {
+	const char *name;
+	/* Start @io. Returns nothing: errors come back through io->status. */
+	void (*submit)(struct blox_bdev *bdev, struct blox_io *io);
+	/* Free the device. No I/O is in flight when this is called. */
+	void (*destroy)(struct blox_bdev *bdev);
+};
+
+struct blox_bdev {
+	const struct blox_bdev_ops *ops;
+	uint64_t size; /* bytes, a multiple of block_size */
+	uint32_t block_size;
+	struct blox_io_cq *cq;
+};
+
+/* Parameters common to the backends built into the daemon. */
+struct blox_bdev_params {
+	const char *backend; /* "ram" or "null" */
+	uint64_t size;
+	uint32_t block_size;
+};
+
+/* Create a backend by name. -EINVAL for unknown names or bad geometry. */
+int blox_bdev_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,
+		     struct blox_bdev **out);
+void blox_bdev_destroy(struct blox_bdev *bdev);
+
+static inline void blox_bdev_submit(struct blox_bdev *bdev, struct blox_io *io)
+{
+	bdev->ops->submit(bdev, io);
+}
+
+int blox_bdev_ram_create(const struct blox_bdev_params *p,
+			 struct blox_io_cq *cq, struct blox_bdev **out);
+int blox_bdev_null_create(const struct blox_bdev_params *p,
+			  struct blox_io_cq *cq, struct blox_bdev **out);
+
+#endif

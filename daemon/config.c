@@ -1,0 +1,544 @@
+/*
+ * JSON start-up configuration (json-c). Strict: unknown keys and wrong
+ * types are errors that name the offending field, because a typo in a
+ * storage config should never silently produce a different device.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static void *grow(void *arr, size_t n, size_t elem)
+{
+	void *p = realloc(arr, (n + 1) * elem);
+
+	if (p)
+		memset((char *)p + n * elem, 0, elem);
+	return p;
+}
+
+static int listener_add(struct blox_config *cfg, const char *addr,
+			const char *port, bool disc)
+{
+	struct blox_cfg_listener *l = grow(cfg->listeners, cfg->nr_listeners,
+					   sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	cfg->listeners = l;
+	l += cfg->nr_listeners++;
+	snprintf(l->addr, sizeof(l->addr), "%s", addr);
+	snprintf(l->port, sizeof(l->port), "%s", port);
+	l->discovery_only = disc;
+	return 0;
+}
+
+int blox_config_default(struct blox_config *cfg)
+{
+	struct blox_cfg_subsys *s;
+
+	memset(cfg, 0, sizeof(*cfg));
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->ns = calloc(1, sizeof(*s->ns));
+	if (!s->ns) {
+		free(s);
+		return -ENOMEM;
+	}
+	snprintf(s->nqn, sizeof(s->nqn), "%s", BLOX_DEFAULT_NQN);
+	s->allow_any_host = true;
+	s->nr_ns = 1;
+	s->ns[0].nsid = 1;
+	snprintf(s->ns[0].backend, sizeof(s->ns[0].backend), "ram");
+	s->ns[0].size = 1ull << 30;
+	s->ns[0].block_size = 4096;
+	cfg->subsys = s;
+	cfg->nr_subsys = 1;
+	if (listener_add(cfg, "127.0.0.1", "4420", false) ||
+	    listener_add(cfg, "127.0.0.1", "8009", true)) {
+		blox_config_free(cfg);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void blox_config_clear_listeners(struct blox_config *cfg)
+{
+	free(cfg->listeners);
+	cfg->listeners = NULL;
+	cfg->nr_listeners = 0;
+}
+
+int blox_config_add_listener(struct blox_config *cfg, const char *spec,
+			     bool disc, char *err, size_t errlen)
+{
+	char addr[NVMF_TRADDR_SIZE];
+	const char *colon, *port;
+	size_t alen;
+
+	if (spec[0] == '[') {
+		const char *close = strchr(spec, ']');
+
+		if (!close || close[1] != ':')
+			return fail(err, errlen, "listener '%s': expected [ADDR]:PORT",
+				    spec);
+		alen = (size_t)(close - spec - 1);
+		memcpy(addr, spec + 1, BLOX_MIN(alen, sizeof(addr) - 1));
+		port = close + 2;
+	} else {
+		colon = strrchr(spec, ':');
+		if (!colon)
+			return fail(err, errlen, "listener '%s': expected ADDR:PORT",
+				    spec);
+		alen = (size_t)(colon - spec);
+		memcpy(addr, spec, BLOX_MIN(alen, sizeof(addr) - 1));
+		port = colon + 1;
+	}
+	if (alen == 0 || alen >= sizeof(addr) || !*port || strlen(port) > 5)
+		return fail(err, errlen, "listener '%s': bad address or port", spec);
+	addr[alen] = '\0';
+	return listener_add(cfg, addr, port, disc) ? -ENOMEM : 0;
+}
+
+/* ---- JSON helpers ---- */
+
+static int check_keys(json_object *o, const char *where,
+		      const char *const *allowed, char *err, size_t errlen)
+{
+	json_object_object_foreach(o, key, val) {
+		bool ok = false;
+
+		(void)val;
+		for (const char *const *a = allowed; *a; a++)
+			ok |= !strcmp(*a, key);
+		if (!ok)
+			return fail(err, errlen, "%s: unknown key '%s'", where, key);
+	}
+	return 0;
+}
+
+static int get_string(json_object *o, const char *key, const char *where,
+		      char *dst, size_t dlen, bool required, char *err,
+		      size_t errlen)
+{
+	json_object *v;
+	const char *s;
+
+	if (!json_object_object_get_ex(o, key, &v)) {
+		if (required)
+			return fail(err, errlen, "%s: '%s' is required", where, key);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string))
+		return fail(err, errlen, "%s.%s: expected a string", where, key);
+	s = json_object_get_string(v);
+	if (strlen(s) >= dlen)
+		return fail(err, errlen, "%s.%s: longer than %zu bytes", where, key,
+			    dlen - 1);
+	snprintf(dst, dlen, "%s", s);
+	return 0;
+}
+
+static int get_bool(json_object *o, const char *key, const char *where,
+		    bool *dst, char *err, size_t errlen)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean))
+		return fail(err, errlen, "%s.%s: expected true or false", where, key);
+	*dst = json_object_get_boolean(v);
+	return 0;
+}
+
+/* A non-negative integer, or for sizes also a string such as "64M". */
+static int get_u64(json_object *o, const char *key, const char *where,
+		   bool allow_suffix, uint64_t *dst, bool *present, char *err,
+		   size_t errlen)
+{
+	json_object *v;
+
+	*present = json_object_object_get_ex(o, key, &v);
+	if (!*present)
+		return 0;
+	if (json_object_is_type(v, json_type_int)) {
+		int64_t i = json_object_get_int64(v);
+
+		if (i < 0)
+			return fail(err, errlen, "%s.%s: must not be negative", where, key);
+		*dst = (uint64_t)i;
+		return 0;
+	}
+	if (allow_suffix && json_object_is_type(v, json_type_string) &&
+	    blox_parse_size(json_object_get_string(v), dst) == 0)
+		return 0;
+	return fail(err, errlen, "%s.%s: expected %s", where, key,
+		    allow_suffix ? "a size such as 4096 or \"64M\"" : "an integer");
+}
+
+static json_object *get_array(json_object *o, const char *key,
+			      const char *where, int *rc, char *err,
+			      size_t errlen)
+{
+	json_object *v;
+
+	*rc = 0;
+	if (!json_object_object_get_ex(o, key, &v))
+		return NULL;
+	if (!json_object_is_type(v, json_type_array)) {
+		*rc = fail(err, errlen, "%s.%s: expected an array", where, key);
+		return NULL;
+	}
+	return v;
+}
+
+static int parse_uuid(const char *s, uint8_t out[16])
+{
+	size_t n = 0;
+
+	for (const char *p = s; *p && n < 32; p++) {
+		unsigned v;
+
+		if (*p == '-')
+			continue;
+		if (sscanf(p, "%1x", &v) != 1)
+			return -EINVAL;
+		out[n / 2] = (uint8_t)((n % 2) ? (out[n / 2] | v) : (v << 4));
+		n++;
+	}
+	return n == 32 && strlen(s) == 36 ? 0 : -EINVAL;
+}
+
+static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
+		    char *err, size_t errlen)
+{
+	static const char *const keys[] = { "nsid", "backend", "size",
+					    "block_size", "uuid", NULL };
+	char uuid[40] = "";
+	uint64_t v = 0;
+	bool present;
+	int rc;
+
+	if (!json_object_is_type(o, json_type_object))
+		return fail(err, errlen, "%s: expected an object", where);
+	if ((rc = check_keys(o, where, keys, err, errlen)))
+		return rc;
+	if ((rc = get_u64(o, "nsid", where, false, &v, &present, err, errlen)))
+		return rc;
+	if (present && (v == 0 || v > NVMF_MAX_NS))
+		return fail(err, errlen, "%s.nsid: must be 1..%u", where, NVMF_MAX_NS);
+	ns->nsid = (uint32_t)v;
+	snprintf(ns->backend, sizeof(ns->backend), "ram");
+	if ((rc = get_string(o, "backend", where, ns->backend, sizeof(ns->backend),
+			     false, err, errlen)))
+		return rc;
+	if (strcmp(ns->backend, "ram") && strcmp(ns->backend, "null"))
+		return fail(err, errlen, "%s.backend: '%s' is not one of ram, null",
+			    where, ns->backend);
+	if ((rc = get_u64(o, "size", where, true, &ns->size, &present, err, errlen)))
+		return rc;
+	if (!present)
+		return fail(err, errlen, "%s: 'size' is required", where);
+	v = 4096;
+	if ((rc = get_u64(o, "block_size", where, false, &v, &present, err, errlen)))
+		return rc;
+	if (v != 512 && v != 4096)
+		return fail(err, errlen, "%s.block_size: must be 512 or 4096", where);
+	ns->block_size = (uint32_t)v;
+	if (ns->size == 0 || ns->size % ns->block_size)
+		return fail(err, errlen,
+			    "%s.size: must be a non-zero multiple of the block size",
+			    where);
+	if ((rc = get_string(o, "uuid", where, uuid, sizeof(uuid), false, err,
+			     errlen)))
+		return rc;
+	if (uuid[0]) {
+		if (parse_uuid(uuid, ns->uuid))
+			return fail(err, errlen, "%s.uuid: '%s' is not a UUID", where,
+				    uuid);
+		ns->has_uuid = true;
+	}
+	return 0;
+}
+
+static int parse_subsys(json_object *o, const char *where,
+			struct blox_cfg_subsys *s, char *err, size_t errlen)
+{
+	static const char *const keys[] = { "nqn", "serial", "model",
+					    "allow_any_host", "hosts",
+					    "namespaces", NULL };
+	json_object *arr;
+	char w[128];
+	int rc;
+
+	if (!json_object_is_type(o, json_type_object))
+		return fail(err, errlen, "%s: expected an object", where);
+	if ((rc = check_keys(o, where, keys, err, errlen)) ||
+	    (rc = get_string(o, "nqn", where, s->nqn, sizeof(s->nqn), true, err,
+			     errlen)) ||
+	    (rc = get_string(o, "serial", where, s->serial, sizeof(s->serial),
+			     false, err, errlen)) ||
+	    (rc = get_string(o, "model", where, s->model, sizeof(s->model), false,
+			     err, errlen)) ||
+	    (rc = get_bool(o, "allow_any_host", where, &s->allow_any_host, err,
+			   errlen)))
+		return rc;
+	if (!nvmf_nqn_valid(s->nqn) || !strcmp(s->nqn, NVME_DISC_SUBSYS_NAME))
+		return fail(err, errlen, "%s.nqn: '%s' is not a usable NQN", where,
+			    s->nqn);
+
+	arr = get_array(o, "hosts", where, &rc, err, errlen);
+	if (rc)
+		return rc;
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *h = json_object_array_get_idx(arr, i);
+		void *p;
+
+		if (!json_object_is_type(h, json_type_string) ||
+		    !nvmf_nqn_valid(json_object_get_string(h)))
+			return fail(err, errlen, "%s.hosts[%zu]: expected a host NQN",
+				    where, i);
+		p = grow(s->hosts, s->nr_hosts, sizeof(*s->hosts));
+		if (!p)
+			return -ENOMEM;
+		s->hosts = p;
+		snprintf(s->hosts[s->nr_hosts++], NVME_NQN_LENGTH, "%s",
+			 json_object_get_string(h));
+	}
+
+	arr = get_array(o, "namespaces", where, &rc, err, errlen);
+	if (rc)
+		return rc;
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		void *p = grow(s->ns, s->nr_ns, sizeof(*s->ns));
+
+		if (!p)
+			return -ENOMEM;
+		s->ns = p;
+		snprintf(w, sizeof(w), "%s.namespaces[%zu]", where, i);
+		rc = parse_ns(json_object_array_get_idx(arr, i), w, &s->ns[s->nr_ns++],
+			      err, errlen);
+		if (rc)
+			return rc;
+		for (size_t j = 0; j + 1 < s->nr_ns; j++)
+			if (s->ns[j].nsid && s->ns[j].nsid == s->ns[s->nr_ns - 1].nsid)
+				return fail(err, errlen, "%s.nsid: %u used twice", w,
+					    s->ns[j].nsid);
+	}
+	return 0;
+}
+
+static int parse_listener(json_object *o, const char *where,
+			  struct blox_config *cfg, char *err, size_t errlen)
+{
+	static const char *const keys[] = { "address", "port", "discovery_only",
+					    NULL };
+	char addr[NVMF_TRADDR_SIZE], port[8];
+	bool disc = false, present;
+	uint64_t pnum = 0;
+	int rc;
+
+	if (!json_object_is_type(o, json_type_object))
+		return fail(err, errlen, "%s: expected an object", where);
+	if ((rc = check_keys(o, where, keys, err, errlen)) ||
+	    (rc = get_string(o, "address", where, addr, sizeof(addr), true, err,
+			     errlen)) ||
+	    (rc = get_u64(o, "port", where, false, &pnum, &present, err, errlen)) ||
+	    (rc = get_bool(o, "discovery_only", where, &disc, err, errlen)))
+		return rc;
+	if (!present || pnum == 0 || pnum > 65535)
+		return fail(err, errlen, "%s.port: must be 1..65535", where);
+	snprintf(port, sizeof(port), "%u", (unsigned)pnum);
+	return listener_add(cfg, addr, port, disc);
+}
+
+int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
+		      size_t errlen)
+{
+	static const char *const keys[] = { "listeners", "subsystems", NULL };
+	enum json_tokener_error jerr;
+	json_object *root, *arr;
+	char w[64];
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	root = json_tokener_parse_verbose(text, &jerr);
+	if (!root)
+		return fail(err, errlen, "not valid JSON: %s",
+			    json_tokener_error_desc(jerr));
+	if (!json_object_is_type(root, json_type_object)) {
+		rc = fail(err, errlen, "top level: expected an object");
+		goto out;
+	}
+	if ((rc = check_keys(root, "top level", keys, err, errlen)))
+		goto out;
+	arr = get_array(root, "listeners", "top level", &rc, err, errlen);
+	for (size_t i = 0; !rc && arr && i < json_object_array_length(arr); i++) {
+		snprintf(w, sizeof(w), "listeners[%zu]", i);
+		rc = parse_listener(json_object_array_get_idx(arr, i), w, cfg, err,
+				    errlen);
+	}
+	if (rc)
+		goto out;
+	arr = get_array(root, "subsystems", "top level", &rc, err, errlen);
+	for (size_t i = 0; !rc && arr && i < json_object_array_length(arr); i++) {
+		void *p = grow(cfg->subsys, cfg->nr_subsys, sizeof(*cfg->subsys));
+
+		if (!p) {
+			rc = -ENOMEM;
+			break;
+		}
+		cfg->subsys = p;
+		snprintf(w, sizeof(w), "subsystems[%zu]", i);
+		rc = parse_subsys(json_object_array_get_idx(arr, i), w,
+				  &cfg->subsys[cfg->nr_subsys++], err, errlen);
+		for (size_t j = 0; !rc && j + 1 < cfg->nr_subsys; j++)
+			if (!strcmp(cfg->subsys[j].nqn, cfg->subsys[i].nqn))
+				rc = fail(err, errlen, "%s.nqn: '%s' used twice", w,
+					  cfg->subsys[i].nqn);
+	}
+out:
+	json_object_put(root);
+	if (rc)
+		blox_config_free(cfg);
+	return rc;
+}
+
+int blox_config_load(const char *path, struct blox_config *cfg, char *err,
+		     size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	if (!f)
+		return fail(err, errlen, "%s: %s", path, strerror(errno)), -errno;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			char *p = realloc(buf, cap = cap * 2 + 8192);
+
+			if (!p) {
+				free(buf);
+				fclose(f);
+				return -ENOMEM;
+			}
+			buf = p;
+		}
+		size_t n = fread(buf + len, 1, cap - len - 1, f);
+
+		len += n;
+		if (n == 0)
+			break;
+	}
+	rc = ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (rc) {
+		free(buf);
+		return fail(err, errlen, "%s: read error", path), rc;
+	}
+	buf[len] = '\0';
+	rc = blox_config_parse(buf, cfg, err, errlen);
+	free(buf);
+	if (rc) {
+		char tmp[256];
+
+		snprintf(tmp, sizeof(tmp), "%s", err);
+		snprintf(err, errlen, "%s: %s", path, tmp);
+	}
+	return rc;
+}
+
+int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
+		      struct nvmf_tcp *tcp, char *err, size_t errlen)
+{
+	int rc;
+
+	for (size_t i = 0; i < cfg->nr_subsys; i++) {
+		const struct blox_cfg_subsys *cs = &cfg->subsys[i];
+		struct nvmf_subsys *s;
+
+		rc = nvmf_subsys_create(tgt, cs->nqn, &s);
+		if (rc)
+			return fail(err, errlen, "subsystem %s: %s", cs->nqn,
+				    strerror(-rc)), rc;
+		if (cs->serial[0])
+			snprintf(s->serial, sizeof(s->serial), "%s", cs->serial);
+		if (cs->model[0])
+			snprintf(s->model, sizeof(s->model), "%s", cs->model);
+		s->allow_any_host = cs->allow_any_host;
+		for (size_t h = 0; h < cs->nr_hosts; h++) {
+			rc = nvmf_subsys_add_host(s, cs->hosts[h]);
+			if (rc && rc != -EEXIST)
+				return fail(err, errlen, "subsystem %s: host %s: %s",
+					    cs->nqn, cs->hosts[h], strerror(-rc)), rc;
+		}
+		for (size_t n = 0; n < cs->nr_ns; n++) {
+			const struct blox_cfg_ns *cn = &cs->ns[n];
+			struct blox_bdev_params bp = { .backend = cn->backend,
+						       .size = cn->size,
+						       .block_size = cn->block_size };
+			struct blox_bdev *bdev;
+
+			rc = blox_bdev_create(&bp, &tgt->io_cq, &bdev);
+			if (rc)
+				return fail(err, errlen, "%s namespace %u: backend: %s",
+					    cs->nqn, cn->nsid, strerror(-rc)), rc;
+			rc = nvmf_ns_add(s, cn->nsid, bdev, cn->has_uuid ? cn->uuid : NULL,
+					 NULL);
+			if (rc) {
+				blox_bdev_destroy(bdev);
+				return fail(err, errlen, "%s namespace %u: %s", cs->nqn,
+					    cn->nsid, strerror(-rc)), rc;
+			}
+		}
+	}
+	for (size_t i = 0; i < cfg->nr_listeners; i++) {
+		const struct blox_cfg_listener *cl = &cfg->listeners[i];
+		struct nvmf_port *p;
+
+		rc = nvmf_port_add(tgt, cl->addr, cl->port, cl->discovery_only, &p);
+		if (rc)
+			return fail(err, errlen, "listener %s:%s: %s", cl->addr,
+				    cl->port,
+				    rc == -EINVAL ? "bad address or port"
+						  : strerror(-rc)), rc;
+		rc = nvmf_tcp_listen(tcp, p);
+		if (rc) {
+			nvmf_port_remove(p);
+			return fail(err, errlen, "listener %s:%s: %s", cl->addr,
+				    cl->port, strerror(-rc)), rc;
+		}
+	}
+	return 0;
+}
+
+void blox_config_free(struct blox_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nr_subsys; i++) {
+		free(cfg->subsys[i].hosts);
+		free(cfg->subsys[i].ns);
+	}
+	free(cfg->subsys);
+	free(cfg->listeners);
+	memset(cfg, 0, sizeof(*cfg));
+}

@@ -1,0 +1,66 @@
+/*
+ * Start-up configuration: listeners, subsystems, namespaces and hosts,
+ * from a JSON file and command-line flags. A configuration is parsed and
+ * checked whole before any of it is applied, so a bad file changes nothing.
+ */
+#ifndef BLOX_CONFIG_H
+#define BLOX_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tcp.h"
+
+#define BLOX_DEFAULT_NQN "nqn.2026-12.io.blox:default"
+
+struct blox_cfg_ns {
+	uint32_t nsid; /* 0: next free */
+	char backend[16];
+	uint64_t size;
+	uint32_t block_size;
+	bool has_uuid;
+	uint8_t uuid[16];
+};
+
+struct blox_cfg_subsys {
+	char nqn[NVME_NQN_LENGTH];
+	char serial[21];
+	char model[41];
+	bool allow_any_host;
+	char (*hosts)[NVME_NQN_LENGTH];
+	size_t nr_hosts;
+	struct blox_cfg_ns *ns;
+	size_t nr_ns;
+};
+
+struct blox_cfg_listener {
+	char addr[NVMF_TRADDR_SIZE];
+	char port[8];
+	bool discovery_only;
+};
+
+struct blox_config {
+	struct blox_cfg_listener *listeners;
+	size_t nr_listeners;
+	struct blox_cfg_subsys *subsys;
+	size_t nr_subsys;
+};
+
+/* The embedded default: one RAM namespace, 127.0.0.1:4420 and :8009. */
+int blox_config_default(struct blox_config *cfg);
+/* Parse JSON text. On error, a one-line reason is written to @err. */
+int blox_config_parse(const char *json, struct blox_config *cfg, char *err,
+		      size_t errlen);
+int blox_config_load(const char *path, struct blox_config *cfg, char *err,
+		     size_t errlen);
+/* "ADDR:PORT" or "[V6ADDR]:PORT". */
+int blox_config_add_listener(struct blox_config *cfg, const char *spec,
+			     bool discovery_only, char *err, size_t errlen);
+void blox_config_clear_listeners(struct blox_config *cfg);
+/* Create everything in @cfg on @tgt and listen through @tcp. */
+int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
+		      struct nvmf_tcp *tcp, char *err, size_t errlen);
+void blox_config_free(struct blox_config *cfg);
+
+#endif

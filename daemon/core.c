@@ -1,0 +1,102 @@
+/*
+ * Request life in the target core: parse (per command set), execute,
+ * complete. Every request that reaches nvmf_req_init() ends in exactly one
+ * nvmf_req_complete(), which fills the CQE and hands it to the transport.
+ */
+#include "nvmf.h"
+
+#include <string.h>
+
+/* Command flags: FUSE bits 1:0 must be 0; PSDT bits 7:6 say SGL (01b). */
+#define NVME_CMD_FUSE_MASK 0x03
+
+uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
+{
+	uint16_t st;
+
+	req->sq = sq;
+	req->ns = NULL;
+	req->execute = NULL;
+	req->dir = NVMF_DIR_NONE;
+	req->transfer_len = 0;
+	req->error_loc = 0xffff;
+	memset(&req->cqe, 0, sizeof(req->cqe));
+	sq->cmds++;
+	if (!sq->sqhd_disabled && sq->size)
+		sq->sqhd = (uint16_t)((sq->sqhd + 1) % sq->size);
+	if (sq->ctrl)
+		nvmf_ctrl_touch(sq->ctrl);
+
+	if (req->cmd.flags & NVME_CMD_FUSE_MASK) {
+		req->error_loc = offsetof(struct nvme_sqe, flags);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+
+	if (req->cmd.opcode == nvme_admin_fabrics)
+		st = nvmf_parse_fabrics(req);
+	else if (!sq->ctrl)
+		st = NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+	else if (sq->qid == 0 &&
+		 sq->ctrl->subsys->type == NVMF_SUBSYS_DISCOVERY)
+		st = nvmf_parse_discovery(req);
+	else if (sq->qid == 0)
+		st = nvmf_parse_admin(req);
+	else
+		st = nvmf_parse_io(req);
+	if (st)
+		return st;
+
+	if (req->dir != NVMF_DIR_NONE && req->transfer_len != req->data_len) {
+		req->error_loc = offsetof(struct nvme_sqe, dptr);
+		return NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR;
+	}
+	if (req->dir != NVMF_DIR_H2C && req->data_in_capsule) {
+		req->error_loc = offsetof(struct nvme_sqe, dptr);
+		return NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR;
+	}
+	return 0;
+}
+
+void nvmf_req_execute(struct nvmf_req *req)
+{
+	uint16_t st = req->execute(req);
+
+	if (st != NVMF_REQ_ASYNC)
+		nvmf_req_complete(req, st);
+}
+
+void nvmf_req_complete(struct nvmf_req *req, uint16_t status)
+{
+	struct nvmf_sq *sq = req->sq;
+
+	req->cqe.cid = req->cmd.cid;
+	req->cqe.sqid = sq->qid;
+	req->cqe.sqhd = sq->sqhd_disabled ? 0xffff : sq->sqhd;
+	req->cqe.status = (uint16_t)(status << 1);
+	if (status) {
+		sq->errors++;
+		if (req->ns)
+			req->ns->stats.errors++;
+		if (sq->ctrl)
+			nvmf_ctrl_log_error(sq->ctrl, req, status);
+	}
+	sq->ops->queue_response(req);
+}
+
+uint16_t nvmf_req_copy_out(struct nvmf_req *req, const void *src, size_t len)
+{
+	size_t n = BLOX_MIN(len, (size_t)req->transfer_len);
+
+	memcpy(req->buf, src, n);
+	if (n < req->transfer_len)
+		memset(req->buf + n, 0, req->transfer_len - n);
+	return 0;
+}
+
+void nvmf_strpad(char *dst, size_t dlen, const char *src)
+{
+	size_t n = strnlen(src, dlen);
+
+	memcpy(dst, src, n);
+	memset(dst + n, ' ', dlen - n);
+}

@@ -1,0 +1,365 @@
+/*
+ * Controllers: creation at admin Connect, queue attach/detach, teardown,
+ * keep-alive expiry, the property state machine (CAP/VS/CC/CSTS), the error
+ * information log and asynchronous event delivery.
+ */
+#include "nvmf.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CC_EN(cc) ((cc) & 1u)
+#define CC_CSS(cc) (((cc) >> 4) & 0x7u)
+#define CC_MPS(cc) (((cc) >> 7) & 0xfu)
+#define CC_AMS(cc) (((cc) >> 11) & 0x7u)
+#define CC_SHN(cc) (((cc) >> 14) & 0x3u)
+#define CC_IOSQES(cc) (((cc) >> 16) & 0xfu)
+#define CC_IOCQES(cc) (((cc) >> 20) & 0xfu)
+#define CSTS_RDY 0x1u
+#define CSTS_CFS 0x2u
+#define CSTS_SHST_CMPLT (0x2u << 2)
+#define CSTS_SHST_MASK (0x3u << 2)
+
+#define NVMF_VS 0x00010300u /* NVMe 1.3 */
+/* CAP.TO in 500 ms units: how long a host waits for CSTS.RDY. */
+#define NVMF_CAP_TO 15ull
+
+static void kato_cb(evutil_socket_t fd, short what, void *arg);
+
+static bool cntlid_in_use(const struct nvmf_subsys *s, uint16_t id)
+{
+	const struct nvmf_ctrl *c;
+
+	TAILQ_FOREACH(c, &s->ctrls, link)
+		if (c->cntlid == id)
+			return true;
+	return false;
+}
+
+int nvmf_ctrl_create(struct nvmf_subsys *s, const char *hostnqn,
+		     const uint8_t hostid[16], uint32_t kato_ms,
+		     struct nvmf_ctrl **out)
+{
+	struct nvmf_tgt *tgt = s->tgt;
+	struct nvmf_ctrl *c;
+	uint32_t tries = 0;
+	uint16_t id = s->next_cntlid;
+
+	while (cntlid_in_use(s, id)) {
+		if (++tries > NVMF_CNTLID_MAX)
+			return -EBUSY;
+		id = id >= NVMF_CNTLID_MAX ? NVMF_CNTLID_MIN : (uint16_t)(id + 1);
+	}
+	s->next_cntlid = id >= NVMF_CNTLID_MAX ? NVMF_CNTLID_MIN
+					       : (uint16_t)(id + 1);
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->sqs = calloc(NVMF_MAX_IO_QUEUES + 1, sizeof(*c->sqs));
+	if (!c->sqs)
+		goto free_ctrl;
+	if (tgt->base) {
+		c->kato_ev = evtimer_new(tgt->base, kato_cb, c);
+		if (!c->kato_ev)
+			goto free_sqs;
+	}
+	c->cntlid = id;
+	c->subsys = s;
+	c->tgt = tgt;
+	snprintf(c->hostnqn, sizeof(c->hostnqn), "%s", hostnqn);
+	memcpy(c->hostid, hostid, 16);
+	c->nr_io_queues = NVMF_MAX_IO_QUEUES;
+	c->vwc_enabled = true;
+	c->created_ns = blox_clock_now(tgt->clock);
+	c->last_activity_ns = c->created_ns;
+	TAILQ_INIT(&c->aer_reqs);
+	TAILQ_INSERT_TAIL(&s->ctrls, c, link);
+	nvmf_ctrl_set_kato(c, kato_ms);
+	tgt->stats.ctrls_created++;
+	blox_log(tgt->log, BLOX_LOG_INFO, "ctrl %u created on %s for %s (kato %u ms)",
+		 id, s->nqn, hostnqn, kato_ms);
+	*out = c;
+	return 0;
+
+free_sqs:
+	free(c->sqs);
+free_ctrl:
+	free(c);
+	return -ENOMEM;
+}
+
+static void ctrl_free(struct nvmf_ctrl *c)
+{
+	struct nvmf_subsys *s = c->subsys;
+
+	blox_log(c->tgt->log, BLOX_LOG_INFO, "ctrl %u of %s freed", c->cntlid,
+		 s->nqn);
+	c->tgt->stats.ctrls_destroyed++;
+	TAILQ_REMOVE(&s->ctrls, c, link);
+	if (c->kato_ev)
+		event_free(c->kato_ev);
+	free(c->sqs);
+	free(c);
+}
+
+struct nvmf_ctrl *nvmf_ctrl_find(struct nvmf_subsys *s, uint16_t cntlid)
+{
+	struct nvmf_ctrl *c;
+
+	TAILQ_FOREACH(c, &s->ctrls, link)
+		if (c->cntlid == cntlid)
+			return c;
+	return NULL;
+}
+
+int nvmf_ctrl_attach_sq(struct nvmf_ctrl *c, struct nvmf_sq *sq, uint16_t qid)
+{
+	if (qid > NVMF_MAX_IO_QUEUES || c->sqs[qid])
+		return -EEXIST;
+	c->sqs[qid] = sq;
+	c->nr_sqs++;
+	sq->ctrl = c;
+	sq->qid = qid;
+	return 0;
+}
+
+void nvmf_sq_init(struct nvmf_sq *sq, struct nvmf_tgt *tgt,
+		  struct nvmf_port *port, const struct nvmf_transport_ops *ops)
+{
+	memset(sq, 0, sizeof(*sq));
+	sq->tgt = tgt;
+	sq->port = port;
+	sq->ops = ops;
+}
+
+void nvmf_sq_quiesce(struct nvmf_sq *sq)
+{
+	struct nvmf_ctrl *c = sq->ctrl;
+	struct nvmf_req *req;
+
+	if (!c || sq->qid != 0)
+		return;
+	while ((req = TAILQ_FIRST(&c->aer_reqs))) {
+		TAILQ_REMOVE(&c->aer_reqs, req, link);
+		c->nr_aer--;
+		nvmf_req_complete(req, NVME_SC_ABORT_QUEUE);
+	}
+}
+
+void nvmf_sq_fini(struct nvmf_sq *sq)
+{
+	struct nvmf_ctrl *c = sq->ctrl;
+
+	if (!c)
+		return;
+	nvmf_sq_quiesce(sq);
+	sq->ctrl = NULL;
+	c->sqs[sq->qid] = NULL;
+	c->nr_sqs--;
+	if (sq->qid == 0)
+		nvmf_ctrl_fatal(c, "admin queue closed");
+	if (c->nr_sqs == 0)
+		ctrl_free(c);
+}
+
+void nvmf_ctrl_fatal(struct nvmf_ctrl *c, const char *why)
+{
+	if (c->dying)
+		return;
+	c->dying = true;
+	blox_log(c->tgt->log, BLOX_LOG_INFO, "ctrl %u of %s: teardown (%s)",
+		 c->cntlid, c->subsys->nqn, why);
+	if (c->kato_ev)
+		evtimer_del(c->kato_ev);
+	for (uint32_t q = 0; q <= NVMF_MAX_IO_QUEUES; q++) {
+		struct nvmf_sq *sq = c->sqs[q];
+
+		if (sq && !sq->closing) {
+			sq->closing = true;
+			sq->ops->queue_close(sq);
+		}
+	}
+}
+
+/* ---- keep alive ---- */
+
+static void kato_arm(struct nvmf_ctrl *c, uint64_t delay_ns)
+{
+	struct timeval tv = {
+		.tv_sec = (time_t)(delay_ns / 1000000000ull),
+		.tv_usec = (suseconds_t)((delay_ns % 1000000000ull) / 1000),
+	};
+
+	if (c->kato_ev && !c->dying)
+		evtimer_add(c->kato_ev, &tv);
+}
+
+void nvmf_ctrl_set_kato(struct nvmf_ctrl *c, uint32_t kato_ms)
+{
+	c->kato_ms = kato_ms;
+	if (!c->kato_ev)
+		return;
+	evtimer_del(c->kato_ev);
+	if (kato_ms)
+		kato_arm(c, (uint64_t)kato_ms * 1000000ull);
+}
+
+void nvmf_ctrl_touch(struct nvmf_ctrl *c)
+{
+	c->last_activity_ns = blox_clock_now(c->tgt->clock);
+}
+
+bool nvmf_ctrl_kato_check(struct nvmf_ctrl *c, uint64_t now_ns)
+{
+	uint64_t kato_ns = (uint64_t)c->kato_ms * 1000000ull;
+
+	if (!c->kato_ms || c->dying)
+		return false;
+	return now_ns - c->last_activity_ns >= kato_ns;
+}
+
+static void kato_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct nvmf_ctrl *c = arg;
+	uint64_t now = blox_clock_now(c->tgt->clock);
+	uint64_t kato_ns = (uint64_t)c->kato_ms * 1000000ull;
+
+	(void)fd;
+	(void)what;
+	if (nvmf_ctrl_kato_check(c, now)) {
+		c->tgt->stats.kato_expired++;
+		blox_log(c->tgt->log, BLOX_LOG_WARN,
+			 "ctrl %u of %s: keep alive timeout (%u ms) from %s",
+			 c->cntlid, c->subsys->nqn, c->kato_ms, c->hostnqn);
+		nvmf_ctrl_fatal(c, "keep alive expired");
+		return;
+	}
+	/* Traffic re-armed it: wait the rest of the period from then. */
+	kato_arm(c, kato_ns - (now - c->last_activity_ns));
+}
+
+/* ---- properties ---- */
+
+uint64_t nvmf_ctrl_cap(const struct nvmf_ctrl *c)
+{
+	(void)c;
+	return (uint64_t)NVMF_MQES | (1ull << 16) /* CQR */ |
+	       (NVMF_CAP_TO << 24) | (1ull << 37) /* CSS: NVM command set */;
+}
+
+static bool cc_valid_for_enable(uint32_t cc)
+{
+	return CC_IOSQES(cc) == 6 && CC_IOCQES(cc) == 4 && CC_MPS(cc) == 0 &&
+	       CC_AMS(cc) == 0 && (CC_CSS(cc) == 0 || CC_CSS(cc) == 7);
+}
+
+static void ctrl_shutdown(struct nvmf_ctrl *c)
+{
+	/* Namespaces without a volatile cache have nothing to flush. */
+	c->csts &= ~CSTS_RDY;
+	c->csts |= CSTS_SHST_CMPLT;
+}
+
+uint16_t nvmf_prop_set(struct nvmf_ctrl *c, uint32_t ofst, bool size8,
+		       uint64_t val)
+{
+	uint32_t old = c->cc, cc = (uint32_t)val;
+
+	if (ofst != NVME_REG_CC || size8)
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+
+	c->cc = cc;
+	if (CC_EN(cc) && !CC_EN(old)) {
+		if (cc_valid_for_enable(cc)) {
+			c->csts = CSTS_RDY;
+		} else {
+			c->csts |= CSTS_CFS;
+			blox_log(c->tgt->log, BLOX_LOG_WARN,
+				 "ctrl %u: bad CC 0x%x at enable", c->cntlid, cc);
+		}
+	} else if (!CC_EN(cc) && CC_EN(old)) {
+		/* Controller reset: the host will build a new association. */
+		c->csts = 0;
+		c->cc = 0;
+	}
+	if (CC_SHN(cc) && !CC_SHN(old))
+		ctrl_shutdown(c);
+	else if (!CC_SHN(cc) && CC_SHN(old))
+		c->csts &= ~CSTS_SHST_MASK;
+	return 0;
+}
+
+uint16_t nvmf_prop_get(struct nvmf_ctrl *c, uint32_t ofst, bool size8,
+		       uint64_t *val)
+{
+	switch (ofst) {
+	case NVME_REG_CAP:
+		if (!size8)
+			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+		*val = nvmf_ctrl_cap(c);
+		return 0;
+	case NVME_REG_VS:
+		*val = NVMF_VS;
+		break;
+	case NVME_REG_CC:
+		*val = c->cc;
+		break;
+	case NVME_REG_CSTS:
+		*val = c->csts;
+		break;
+	default:
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	return size8 ? (NVME_SC_INVALID_FIELD | NVME_SC_DNR) : 0;
+}
+
+bool nvmf_ctrl_ready(const struct nvmf_ctrl *c)
+{
+	return (c->csts & CSTS_RDY) && !c->dying;
+}
+
+/* ---- error log and async events ---- */
+
+void nvmf_ctrl_log_error(struct nvmf_ctrl *c, const struct nvmf_req *req,
+			 uint16_t status)
+{
+	struct nvme_error_log_page *e =
+		&c->errors[c->err_count % NVMF_ERR_LOG_ENTRIES];
+
+	memset(e, 0, sizeof(*e));
+	e->error_count = ++c->err_count;
+	e->sqid = req->sq->qid;
+	e->cmdid = req->cmd.cid;
+	e->status_field = (uint16_t)(status << 1);
+	e->parm_error_location = req->error_loc;
+	e->nsid = req->cmd.nsid;
+	e->trtype = NVMF_TRTYPE_TCP;
+	if (req->cmd.opcode == nvme_cmd_read || req->cmd.opcode == nvme_cmd_write ||
+	    req->cmd.opcode == nvme_cmd_compare ||
+	    req->cmd.opcode == nvme_cmd_write_zeroes)
+		e->lba = (uint64_t)req->cmd.cdw10 | ((uint64_t)req->cmd.cdw11 << 32);
+}
+
+void nvmf_ctrl_aen_kick(struct nvmf_ctrl *c)
+{
+	struct nvmf_req *req;
+
+	if (!c->aen_ns_changed_pending || c->aen_ns_masked ||
+	    !(c->aen_enabled & NVME_FEAT_AE_NAN_MASK << NVME_FEAT_AE_NAN_SHIFT))
+		return;
+	req = TAILQ_FIRST(&c->aer_reqs);
+	if (!req)
+		return;
+	TAILQ_REMOVE(&c->aer_reqs, req, link);
+	c->nr_aer--;
+	c->aen_ns_changed_pending = false;
+	c->aen_ns_masked = true; /* until the host reads log page 04h */
+	req->cqe.result = NVME_AER_NOTICE |
+			  (NVME_AER_NOTICE_NS_CHANGED << 8) |
+			  ((uint32_t)NVME_LOG_LID_CHANGED_NS << 16);
+	nvmf_req_complete(req, 0);
+}

@@ -1,0 +1,203 @@
+/*
+ * Fabrics command set: Connect (admin and I/O queues), Property Get/Set
+ * and Disconnect.
+ */
+#include "nvmf.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Byte offsets of Connect fields in the SQE, for Connect Invalid Parameters. */
+#define CONNECT_OFS_RECFMT 40
+#define CONNECT_OFS_QID 42
+#define CONNECT_OFS_SQSIZE 44
+#define CONNECT_OFS_CATTR 46
+/* ... and in the Connect data. */
+#define CONNECT_DATA_OFS_CNTLID 16
+#define CONNECT_DATA_OFS_SUBNQN 256
+#define CONNECT_DATA_OFS_HOSTNQN 512
+
+#define CONNECT_CATTR_DISABLE_SQFLOW (1u << 2)
+
+static uint8_t fabrics_fctype(const struct nvmf_req *req)
+{
+	return (uint8_t)(req->cmd.nsid & 0xff);
+}
+
+static uint16_t connect_invalid(struct nvmf_req *req, bool in_data,
+				uint16_t offset)
+{
+	req->cqe.result = (uint64_t)(in_data ? 1 : 0) | ((uint64_t)offset << 16);
+	req->error_loc = offset;
+	return NVMF_SC_CMD(NVME_SC_CONNECT_INVALID_PARAM) | NVME_SC_DNR;
+}
+
+static bool nqn_terminated(const char *s)
+{
+	return memchr(s, '\0', NVME_NQN_LENGTH) != NULL;
+}
+
+static uint16_t exec_connect(struct nvmf_req *req)
+{
+	const struct nvmf_connect_data *d = (const void *)req->buf;
+	struct nvmf_sq *sq = req->sq;
+	struct nvmf_tgt *tgt = sq->tgt;
+	uint16_t recfmt = (uint16_t)req->cmd.cdw10;
+	uint16_t qid = (uint16_t)(req->cmd.cdw10 >> 16);
+	uint16_t sqsize = (uint16_t)req->cmd.cdw11;
+	uint8_t cattr = (uint8_t)(req->cmd.cdw11 >> 16);
+	uint32_t kato = req->cmd.cdw12;
+	struct nvmf_subsys *s;
+	struct nvmf_ctrl *c;
+	int rc;
+
+	if (recfmt != 0) {
+		req->error_loc = CONNECT_OFS_RECFMT;
+		return NVMF_SC_CMD(NVME_SC_CONNECT_FORMAT) | NVME_SC_DNR;
+	}
+	if (!nqn_terminated(d->subsysnqn))
+		return connect_invalid(req, true, CONNECT_DATA_OFS_SUBNQN);
+	if (!nqn_terminated(d->hostnqn) || !nvmf_nqn_valid(d->hostnqn))
+		return connect_invalid(req, true, CONNECT_DATA_OFS_HOSTNQN);
+	s = nvmf_subsys_find(tgt, d->subsysnqn);
+	if (!s || (sq->port->discovery_only && s->type != NVMF_SUBSYS_DISCOVERY)) {
+		blox_log(tgt->log, BLOX_LOG_INFO, "connect to unknown subsystem '%s'",
+			 d->subsysnqn);
+		tgt->stats.connects_rejected++;
+		return connect_invalid(req, true, CONNECT_DATA_OFS_SUBNQN);
+	}
+	if (!nvmf_subsys_host_allowed(s, d->hostnqn)) {
+		blox_log(tgt->log, BLOX_LOG_WARN, "host '%s' not allowed on '%s'",
+			 d->hostnqn, s->nqn);
+		tgt->stats.connects_rejected++;
+		req->error_loc = CONNECT_DATA_OFS_HOSTNQN;
+		return NVMF_SC_CMD(NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR;
+	}
+	if (sqsize == 0)
+		return connect_invalid(req, false, CONNECT_OFS_SQSIZE);
+
+	if (qid == 0) {
+		if (d->cntlid != 0xffff)
+			return connect_invalid(req, true, CONNECT_DATA_OFS_CNTLID);
+		if (sqsize > NVMF_ADMIN_MAX_SQSIZE)
+			return connect_invalid(req, false, CONNECT_OFS_SQSIZE);
+	} else {
+		if (s->type != NVMF_SUBSYS_NVM)
+			return connect_invalid(req, false, CONNECT_OFS_QID);
+		if (sqsize > NVMF_MQES)
+			return connect_invalid(req, false, CONNECT_OFS_SQSIZE);
+		c = nvmf_ctrl_find(s, d->cntlid);
+		if (!c || c->dying)
+			return connect_invalid(req, true, CONNECT_DATA_OFS_CNTLID);
+		if (strcmp(c->hostnqn, d->hostnqn))
+			return connect_invalid(req, true, CONNECT_DATA_OFS_HOSTNQN);
+		if (qid > c->nr_io_queues)
+			return connect_invalid(req, false, CONNECT_OFS_QID);
+		if (c->sqs[qid] || !nvmf_ctrl_ready(c)) {
+			req->error_loc = CONNECT_OFS_QID;
+			return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+		}
+	}
+
+	rc = sq->ops->install_queue(sq, (uint32_t)sqsize + 1);
+	if (rc)
+		return NVME_SC_INTERNAL;
+	sq->size = (uint32_t)sqsize + 1;
+	sq->sqhd_disabled = cattr & CONNECT_CATTR_DISABLE_SQFLOW;
+
+	if (qid == 0) {
+		rc = nvmf_ctrl_create(s, d->hostnqn, d->hostid, kato, &c);
+		if (rc)
+			return rc == -EBUSY ? (NVMF_SC_CMD(NVME_SC_CONNECT_CTRL_BUSY) | NVME_SC_DNR)
+					    : NVME_SC_INTERNAL;
+	}
+	rc = nvmf_ctrl_attach_sq(c, sq, qid);
+	if (rc) {
+		req->error_loc = CONNECT_OFS_QID;
+		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+	}
+	blox_log(tgt->log, BLOX_LOG_DEBUG, "ctrl %u: queue %u connected, size %u%s",
+		 c->cntlid, qid, sq->size,
+		 sq->sqhd_disabled ? ", sq flow control off" : "");
+	req->cqe.result = c->cntlid;
+	return 0;
+}
+
+static uint16_t exec_prop_get(struct nvmf_req *req)
+{
+	bool size8 = req->cmd.cdw10 & 0x7;
+	uint64_t val = 0;
+	uint16_t st = nvmf_prop_get(req->sq->ctrl, req->cmd.cdw11, size8, &val);
+
+	if (st)
+		req->error_loc = 44;
+	req->cqe.result = val;
+	return st;
+}
+
+static uint16_t exec_prop_set(struct nvmf_req *req)
+{
+	bool size8 = req->cmd.cdw10 & 0x7;
+	uint64_t val = (uint64_t)req->cmd.cdw12 | ((uint64_t)req->cmd.cdw13 << 32);
+	uint16_t st = nvmf_prop_set(req->sq->ctrl, req->cmd.cdw11, size8, val);
+
+	if (st)
+		req->error_loc = 44;
+	return st;
+}
+
+static uint16_t exec_disconnect(struct nvmf_req *req)
+{
+	struct nvmf_sq *sq = req->sq;
+
+	/* Answer first; the transport closes after the response is sent. */
+	nvmf_req_complete(req, 0);
+	if (sq->qid == 0 && sq->ctrl) {
+		nvmf_ctrl_fatal(sq->ctrl, "disconnect");
+	} else if (!sq->closing) {
+		sq->closing = true;
+		sq->ops->queue_close(sq);
+	}
+	return NVMF_REQ_ASYNC;
+}
+
+uint16_t nvmf_parse_fabrics(struct nvmf_req *req)
+{
+	struct nvmf_sq *sq = req->sq;
+
+	switch (fabrics_fctype(req)) {
+	case nvme_fabrics_type_connect:
+		if (sq->ctrl || sq->size) {
+			req->error_loc = 4;
+			return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+		}
+		req->dir = NVMF_DIR_H2C;
+		req->transfer_len = sizeof(struct nvmf_connect_data);
+		req->execute = exec_connect;
+		return 0;
+	case nvme_fabrics_type_property_get:
+	case nvme_fabrics_type_property_set:
+		if (!sq->ctrl)
+			return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+		if (sq->qid != 0) {
+			req->error_loc = 4;
+			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+		}
+		req->execute = fabrics_fctype(req) == nvme_fabrics_type_property_get
+				       ? exec_prop_get
+				       : exec_prop_set;
+		return 0;
+	case nvme_fabrics_type_disconnect:
+		if (!sq->ctrl)
+			return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+		if ((uint16_t)req->cmd.cdw10 != 0) {
+			req->error_loc = CONNECT_OFS_RECFMT;
+			return NVMF_SC_CMD(NVME_SC_CONNECT_FORMAT) | NVME_SC_DNR;
+		}
+		req->execute = exec_disconnect;
+		return 0;
+	default:
+		req->error_loc = 4;
+		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
+	}
+}

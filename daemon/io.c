@@ -1,0 +1,295 @@
+/*
+ * NVM I/O command set: Read, Write (FUA), Flush, Write Zeroes, Dataset
+ * Management (deallocate) and Compare, on the namespace's backend.
+ * Commands that touch the backend return NVMF_REQ_ASYNC and complete
+ * from the backend's completion callback.
+ */
+#include "nvmf.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define CDW12_FUA (1u << 30)
+#define DSM_AD (1u << 2)
+#define DSM_MAX_RANGES 256
+
+static uint64_t cmd_slba(const struct nvmf_req *req)
+{
+	return (uint64_t)req->cmd.cdw10 | ((uint64_t)req->cmd.cdw11 << 32);
+}
+
+static uint32_t cmd_nlb(const struct nvmf_req *req)
+{
+	return (req->cmd.cdw12 & 0xffff) + 1;
+}
+
+static uint16_t errno_to_status(int rc)
+{
+	switch (rc) {
+	case 0:
+		return 0;
+	case -ERANGE:
+		return NVME_SC_LBA_RANGE | NVME_SC_DNR;
+	case -ENOMEM:
+	case -ENOSPC:
+		return NVMF_SC_CMD(NVME_SC_CAP_EXCEEDED);
+	case -EIO:
+		return NVMF_SC_MEDIA(NVME_SC_READ_ERROR);
+	default:
+		return NVME_SC_INTERNAL;
+	}
+}
+
+static bool range_ok(const struct nvmf_ns *ns, uint64_t slba, uint64_t nlb)
+{
+	return slba < ns->nblocks && nlb <= ns->nblocks - slba;
+}
+
+static void io_submit(struct nvmf_req *req, enum blox_io_op op, uint64_t slba,
+		      uint64_t nlb, uint8_t *buf, blox_io_cb cb)
+{
+	struct nvmf_ns *ns = req->ns;
+	struct blox_io *io = &req->io;
+
+	memset(io, 0, sizeof(*io));
+	io->op = op;
+	io->offset = slba << ns->lba_shift;
+	io->len = nlb << ns->lba_shift;
+	if (buf) {
+		req->iov.iov_base = buf;
+		req->iov.iov_len = io->len;
+		io->iov = &req->iov;
+		io->iovcnt = 1;
+	}
+	io->fua = req->cmd.cdw12 & CDW12_FUA;
+	io->cb = cb;
+	io->cb_arg = req;
+	ns->inflight++;
+	blox_bdev_submit(ns->bdev, io);
+}
+
+static struct nvmf_req *io_done(struct blox_io *io)
+{
+	struct nvmf_req *req = io->cb_arg;
+
+	req->ns->inflight--;
+	return req;
+}
+
+/* ---- Read / Write ---- */
+
+static void rw_done(struct blox_io *io)
+{
+	struct nvmf_req *req = io_done(io);
+	struct nvmf_ns_stats *st = &req->ns->stats;
+
+	if (!io->status) {
+		if (io->op == BLOX_IO_READ) {
+			st->read_cmds++;
+			st->read_bytes += io->len;
+		} else {
+			st->write_cmds++;
+			st->write_bytes += io->len;
+		}
+	}
+	nvmf_req_complete(req, errno_to_status(io->status));
+}
+
+static uint16_t exec_read(struct nvmf_req *req)
+{
+	io_submit(req, BLOX_IO_READ, cmd_slba(req), cmd_nlb(req), req->buf,
+		  rw_done);
+	return NVMF_REQ_ASYNC;
+}
+
+static uint16_t exec_write(struct nvmf_req *req)
+{
+	io_submit(req, BLOX_IO_WRITE, cmd_slba(req), cmd_nlb(req), req->buf,
+		  rw_done);
+	return NVMF_REQ_ASYNC;
+}
+
+/* ---- Compare ---- */
+
+static void compare_done(struct blox_io *io)
+{
+	struct nvmf_req *req = io_done(io);
+	uint16_t st = errno_to_status(io->status);
+
+	if (!st && memcmp(req->buf, req->scratch, req->transfer_len))
+		st = NVMF_SC_MEDIA(NVME_SC_COMPARE_FAILED) | NVME_SC_DNR;
+	nvmf_req_complete(req, st);
+}
+
+static uint16_t exec_compare(struct nvmf_req *req)
+{
+	io_submit(req, BLOX_IO_READ, cmd_slba(req), cmd_nlb(req), req->scratch,
+		  compare_done);
+	return NVMF_REQ_ASYNC;
+}
+
+/* ---- Write Zeroes ---- */
+
+static void simple_done(struct blox_io *io)
+{
+	struct nvmf_req *req = io_done(io);
+
+	nvmf_req_complete(req, errno_to_status(io->status));
+}
+
+static uint16_t exec_write_zeroes(struct nvmf_req *req)
+{
+	io_submit(req, BLOX_IO_WRITE_ZEROES, cmd_slba(req), cmd_nlb(req), NULL,
+		  simple_done);
+	return NVMF_REQ_ASYNC;
+}
+
+/* ---- Flush: one namespace, or all of them for NSID FFFFFFFFh ---- */
+
+static void flush_next(struct nvmf_req *req);
+
+static void flush_done(struct blox_io *io)
+{
+	struct nvmf_req *req = io_done(io);
+
+	if (io->status || req->cmd.nsid != 0xffffffff) {
+		nvmf_req_complete(req, errno_to_status(io->status));
+		return;
+	}
+	req->next = req->ns->nsid + 1;
+	flush_next(req);
+}
+
+static void flush_next(struct nvmf_req *req)
+{
+	struct nvmf_ns *ns;
+
+	TAILQ_FOREACH(ns, &req->sq->ctrl->subsys->namespaces, link)
+		if (ns->nsid >= req->next)
+			break;
+	if (!ns) {
+		nvmf_req_complete(req, 0);
+		return;
+	}
+	req->ns = ns;
+	io_submit(req, BLOX_IO_FLUSH, 0, 0, NULL, flush_done);
+}
+
+static uint16_t exec_flush(struct nvmf_req *req)
+{
+	if (req->cmd.nsid != 0xffffffff) {
+		io_submit(req, BLOX_IO_FLUSH, 0, 0, NULL, flush_done);
+		return NVMF_REQ_ASYNC;
+	}
+	req->next = 1;
+	flush_next(req);
+	return NVMF_REQ_ASYNC;
+}
+
+/* ---- Dataset Management: deallocate each range in turn ---- */
+
+static void dsm_next(struct nvmf_req *req);
+
+static void dsm_done(struct blox_io *io)
+{
+	struct nvmf_req *req = io_done(io);
+
+	if (io->status) {
+		nvmf_req_complete(req, errno_to_status(io->status));
+		return;
+	}
+	dsm_next(req);
+}
+
+static void dsm_next(struct nvmf_req *req)
+{
+	const struct nvme_dsm_range *r = (const void *)req->buf;
+	uint32_t nr = (req->cmd.cdw10 & 0xff) + 1;
+
+	while (req->next < nr && r[req->next].nlb == 0)
+		req->next++;
+	if (req->next == nr) {
+		nvmf_req_complete(req, 0);
+		return;
+	}
+	r += req->next++;
+	io_submit(req, BLOX_IO_TRIM, r->slba, r->nlb, NULL, dsm_done);
+}
+
+static uint16_t exec_dsm(struct nvmf_req *req)
+{
+	const struct nvme_dsm_range *r = (const void *)req->buf;
+	uint32_t nr = (req->cmd.cdw10 & 0xff) + 1;
+
+	if (!(req->cmd.cdw11 & DSM_AD))
+		return 0; /* attributes only: hints we may ignore */
+	for (uint32_t i = 0; i < nr; i++)
+		if (!range_ok(req->ns, r[i].slba, r[i].nlb))
+			return NVME_SC_LBA_RANGE | NVME_SC_DNR;
+	req->next = 0;
+	dsm_next(req);
+	return NVMF_REQ_ASYNC;
+}
+
+/* ---- parse ---- */
+
+static uint16_t parse_rw(struct nvmf_req *req, enum nvmf_data_dir dir,
+			 uint16_t (*exec)(struct nvmf_req *))
+{
+	uint64_t slba = cmd_slba(req), nlb = cmd_nlb(req);
+	uint64_t len = nlb << req->ns->lba_shift;
+
+	if (!range_ok(req->ns, slba, nlb)) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw10);
+		return NVME_SC_LBA_RANGE | NVME_SC_DNR;
+	}
+	if (dir != NVMF_DIR_NONE) {
+		if (len > NVMF_MAX_XFER) {
+			req->error_loc = offsetof(struct nvme_sqe, cdw12);
+			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+		}
+		req->transfer_len = (uint32_t)len;
+	}
+	req->dir = dir;
+	req->execute = exec;
+	return 0;
+}
+
+uint16_t nvmf_parse_io(struct nvmf_req *req)
+{
+	struct nvmf_ctrl *c = req->sq->ctrl;
+
+	if (!nvmf_ctrl_ready(c))
+		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+	if (req->cmd.opcode == nvme_cmd_flush && req->cmd.nsid == 0xffffffff) {
+		req->execute = exec_flush;
+		return 0;
+	}
+	req->ns = nvmf_ns_find(c->subsys, req->cmd.nsid);
+	if (!req->ns) {
+		req->error_loc = offsetof(struct nvme_sqe, nsid);
+		return NVME_SC_INVALID_NS | NVME_SC_DNR;
+	}
+	switch (req->cmd.opcode) {
+	case nvme_cmd_read:
+		return parse_rw(req, NVMF_DIR_C2H, exec_read);
+	case nvme_cmd_write:
+		return parse_rw(req, NVMF_DIR_H2C, exec_write);
+	case nvme_cmd_compare:
+		return parse_rw(req, NVMF_DIR_H2C, exec_compare);
+	case nvme_cmd_write_zeroes:
+		return parse_rw(req, NVMF_DIR_NONE, exec_write_zeroes);
+	case nvme_cmd_flush:
+		req->execute = exec_flush;
+		return 0;
+	case nvme_cmd_dsm:
+		req->dir = NVMF_DIR_H2C;
+		req->transfer_len = ((req->cmd.cdw10 & 0xff) + 1) *
+				    (uint32_t)sizeof(struct nvme_dsm_range);
+		req->execute = exec_dsm;
+		return 0;
+	default:
+		req->error_loc = offsetof(struct nvme_sqe, opcode);
+		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
+	}
+}

@@ -1,0 +1,297 @@
+/*
+ * Get Log Page for NVM and discovery controllers. Each log is built whole
+ * into the request's scratch buffer, then the slice the host asked for
+ * (dword-aligned offset, NUMD) is copied out, so reading a log in pieces
+ * (as Linux does with the discovery log) gives consistent bytes.
+ */
+#include "nvmf.h"
+
+#include <stdio.h>
+#include <sys/socket.h>
+#include <string.h>
+
+struct log_args {
+	uint8_t lid;
+	bool rae;
+	uint64_t offset;
+	uint32_t len;
+};
+
+static void log_args(const struct nvmf_req *req, struct log_args *a)
+{
+	uint32_t numdl = req->cmd.cdw10 >> 16, numdu = req->cmd.cdw11 & 0xffff;
+
+	a->lid = req->cmd.cdw10 & 0xff;
+	a->rae = req->cmd.cdw10 & (1u << 15);
+	a->offset = (uint64_t)req->cmd.cdw12 | ((uint64_t)req->cmd.cdw13 << 32);
+	a->len = ((numdu << 16 | numdl) + 1) * 4;
+}
+
+/* Fill a 128-bit little-endian counter. */
+static void put128(uint8_t dst[16], uint64_t v)
+{
+	memset(dst, 0, 16);
+	memcpy(dst, &v, sizeof(v));
+}
+
+static size_t log_error(struct nvmf_ctrl *c, uint8_t *out)
+{
+	struct nvme_error_log_page *e = (void *)out;
+	uint64_t n = BLOX_MIN(c->err_count, (uint64_t)NVMF_ERR_LOG_ENTRIES);
+
+	memset(out, 0, NVMF_ERR_LOG_ENTRIES * sizeof(*e));
+	/* Newest first. */
+	for (uint64_t i = 0; i < n; i++)
+		e[i] = c->errors[(c->err_count - 1 - i) % NVMF_ERR_LOG_ENTRIES];
+	return NVMF_ERR_LOG_ENTRIES * sizeof(*e);
+}
+
+static void add_ns_stats(struct nvmf_ns_stats *sum, const struct nvmf_ns *ns)
+{
+	sum->read_cmds += ns->stats.read_cmds;
+	sum->write_cmds += ns->stats.write_cmds;
+	sum->read_bytes += ns->stats.read_bytes;
+	sum->write_bytes += ns->stats.write_bytes;
+	sum->errors += ns->stats.errors;
+}
+
+static uint16_t log_smart(struct nvmf_req *req, uint8_t *out, size_t *len)
+{
+	struct nvmf_ctrl *c = req->sq->ctrl;
+	struct nvme_smart_log *sl = (void *)out;
+	struct nvmf_ns_stats st = { 0 };
+	uint32_t nsid = req->cmd.nsid;
+	struct nvmf_ns *ns;
+	uint64_t up_ns = blox_clock_now(c->tgt->clock) - c->tgt->start_ns;
+
+	if (nsid == 0 || nsid == 0xffffffff) {
+		TAILQ_FOREACH(ns, &c->subsys->namespaces, link)
+			add_ns_stats(&st, ns);
+	} else {
+		ns = nvmf_ns_find(c->subsys, nsid);
+		if (!ns)
+			return NVME_SC_INVALID_NS | NVME_SC_DNR;
+		add_ns_stats(&st, ns);
+	}
+	memset(sl, 0, sizeof(*sl));
+	/* An emulated device has no sensor: a nominal 308 K (35 C). */
+	sl->temperature[0] = 308 & 0xff;
+	sl->temperature[1] = 308 >> 8;
+	sl->avail_spare = 100;
+	sl->spare_thresh = 10;
+	/* Data units are thousands of 512-byte units, rounded up. */
+	put128(sl->data_units_read, (st.read_bytes / 512 + 999) / 1000);
+	put128(sl->data_units_written, (st.write_bytes / 512 + 999) / 1000);
+	put128(sl->host_reads, st.read_cmds);
+	put128(sl->host_writes, st.write_cmds);
+	put128(sl->power_cycles, 1);
+	put128(sl->power_on_hours, up_ns / 3600000000000ull);
+	put128(sl->num_err_log_entries, c->err_count);
+	*len = sizeof(*sl);
+	return 0;
+}
+
+static size_t log_fw_slot(uint8_t *out)
+{
+	struct nvme_firmware_slot *fw = (void *)out;
+
+	memset(fw, 0, sizeof(*fw));
+	fw->afi = 1;
+	nvmf_strpad(fw->frs[0], sizeof(fw->frs[0]), NVMF_FW_REV);
+	return sizeof(*fw);
+}
+
+static size_t log_changed_ns(struct nvmf_ctrl *c, uint8_t *out, bool rae)
+{
+	uint32_t *list = (uint32_t *)out;
+
+	memset(out, 0, NVMF_MAX_CHANGED_NS * 4);
+	if (c->nr_changed_ns > NVMF_MAX_CHANGED_NS)
+		list[0] = 0xffffffff; /* overflow: rescan everything */
+	else
+		memcpy(list, c->changed_ns, c->nr_changed_ns * 4);
+	if (!rae) {
+		c->nr_changed_ns = 0;
+		c->aen_ns_masked = false;
+		nvmf_ctrl_aen_kick(c);
+	}
+	return NVMF_MAX_CHANGED_NS * 4;
+}
+
+static size_t log_cmd_effects(uint8_t *out)
+{
+	static const uint8_t admin_ops[] = {
+		nvme_admin_get_log_page, nvme_admin_identify,
+		nvme_admin_abort_cmd,	 nvme_admin_set_features,
+		nvme_admin_get_features, nvme_admin_async_event,
+		nvme_admin_keep_alive,
+	};
+	static const uint8_t io_ops[] = { nvme_cmd_flush, nvme_cmd_write,
+					  nvme_cmd_read, nvme_cmd_compare,
+					  nvme_cmd_write_zeroes, nvme_cmd_dsm };
+	struct nvme_cmd_effects_log *l = (void *)out;
+
+	memset(l, 0, sizeof(*l));
+	for (size_t i = 0; i < sizeof(admin_ops); i++)
+		l->acs[admin_ops[i]] = NVME_CMD_EFFECTS_CSUPP;
+	for (size_t i = 0; i < sizeof(io_ops); i++) {
+		uint8_t op = io_ops[i];
+		bool changes = op == nvme_cmd_write || op == nvme_cmd_write_zeroes ||
+			       op == nvme_cmd_dsm;
+
+		l->iocs[op] = NVME_CMD_EFFECTS_CSUPP |
+			      (changes ? NVME_CMD_EFFECTS_LBCC : 0);
+	}
+	return sizeof(*l);
+}
+
+static size_t log_supported(uint8_t *out, bool discovery)
+{
+	static const uint8_t nvm[] = {
+		NVME_LOG_LID_SUPPORTED_LOG_PAGES, NVME_LOG_LID_ERROR,
+		NVME_LOG_LID_SMART,		  NVME_LOG_LID_FW_SLOT,
+		NVME_LOG_LID_CHANGED_NS,	  NVME_LOG_LID_CMD_EFFECTS,
+	};
+	struct nvme_supported_log_pages *l = (void *)out;
+
+	memset(l, 0, sizeof(*l));
+	if (discovery) {
+		l->lid_support[NVME_LOG_LID_SUPPORTED_LOG_PAGES] = 1;
+		l->lid_support[NVME_LOG_LID_DISCOVER] = 1;
+	} else {
+		for (size_t i = 0; i < sizeof(nvm); i++)
+			l->lid_support[nvm[i]] = 1;
+	}
+	return sizeof(*l);
+}
+
+/*
+ * Discovery log: one entry per (NVM subsystem the host may use, NVM
+ * listener). Wildcard listeners report the address the host reached us
+ * by, never 0.0.0.0.
+ */
+size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap)
+{
+	struct nvmf_sq *sq = req->sq;
+	struct nvmf_tgt *tgt = sq->tgt;
+	const char *hostnqn = sq->ctrl->hostnqn;
+	struct nvmf_discovery_log *hdr = (void *)out;
+	struct nvmf_subsys *s;
+	struct nvmf_port *p;
+	uint64_t n = 0;
+	size_t max = (cap - sizeof(*hdr)) / sizeof(struct nvmf_disc_log_entry);
+	char local[NVMF_TRADDR_SIZE] = "";
+
+	memset(hdr, 0, sizeof(*hdr));
+	sq->ops->local_addr(sq, local, sizeof(local));
+	TAILQ_FOREACH(s, &tgt->subsystems, link) {
+		if (!nvmf_subsys_host_allowed(s, hostnqn))
+			continue;
+		TAILQ_FOREACH(p, &tgt->ports, link) {
+			struct nvmf_disc_log_entry *e = &hdr->entries[n];
+			bool wild = !strcmp(p->addr, "0.0.0.0") ||
+				    !strcmp(p->addr, "::");
+
+			if (p->discovery_only)
+				continue;
+			if (n == max)
+				goto done;
+			memset(e, 0, sizeof(*e));
+			e->trtype = NVMF_TRTYPE_TCP;
+			e->adrfam = p->family == AF_INET6 ? NVMF_ADDR_FAMILY_IP6
+							  : NVMF_ADDR_FAMILY_IP4;
+			e->subtype = NVME_NQN_NVME;
+			e->treq = NVMF_TREQ_NOT_REQUIRED | NVMF_TREQ_DISABLE_SQFLOW;
+			e->portid = p->id;
+			e->cntlid = 0xffff;
+			e->asqsz = NVMF_ADMIN_MAX_SQSIZE + 1;
+			nvmf_strpad(e->trsvcid, sizeof(e->trsvcid), p->svcid);
+			snprintf(e->subnqn, sizeof(e->subnqn), "%s", s->nqn);
+			nvmf_strpad(e->traddr, sizeof(e->traddr),
+				    wild && local[0] ? local : p->addr);
+			e->tsas.tcp.sectype = NVMF_TCP_SECTYPE_NONE;
+			n++;
+		}
+	}
+done:
+	hdr->genctr = tgt->disc_genctr;
+	hdr->numrec = n;
+	hdr->recfmt = 0;
+	return sizeof(*hdr) + n * sizeof(struct nvmf_disc_log_entry);
+}
+
+static uint16_t exec_get_log_page(struct nvmf_req *req)
+{
+	struct nvmf_ctrl *c = req->sq->ctrl;
+	bool disc = c->subsys->type == NVMF_SUBSYS_DISCOVERY;
+	uint8_t *tmp = req->scratch;
+	struct log_args a;
+	size_t len = 0;
+	uint16_t st = 0;
+
+	log_args(req, &a);
+	if (!disc) {
+		switch (a.lid) {
+		case NVME_LOG_LID_SUPPORTED_LOG_PAGES:
+			len = log_supported(tmp, false);
+			break;
+		case NVME_LOG_LID_ERROR:
+			len = log_error(c, tmp);
+			break;
+		case NVME_LOG_LID_SMART:
+			st = log_smart(req, tmp, &len);
+			break;
+		case NVME_LOG_LID_FW_SLOT:
+			len = log_fw_slot(tmp);
+			break;
+		case NVME_LOG_LID_CHANGED_NS:
+			len = log_changed_ns(c, tmp, a.rae);
+			break;
+		case NVME_LOG_LID_CMD_EFFECTS:
+			len = log_cmd_effects(tmp);
+			break;
+		default:
+			st = NVMF_SC_CMD(NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR;
+		}
+	} else {
+		switch (a.lid) {
+		case NVME_LOG_LID_SUPPORTED_LOG_PAGES:
+			len = log_supported(tmp, true);
+			break;
+		case NVME_LOG_LID_DISCOVER:
+			len = nvmf_discovery_log(req, tmp, NVMF_MAX_XFER);
+			break;
+		default:
+			st = NVMF_SC_CMD(NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR;
+		}
+	}
+	if (st) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw10);
+		return st;
+	}
+	if (a.offset > len) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw12);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	return nvmf_req_copy_out(req, tmp + a.offset, len - (size_t)a.offset);
+}
+
+uint16_t nvmf_parse_get_log_page(struct nvmf_req *req, bool discovery)
+{
+	struct log_args a;
+
+	(void)discovery;
+	log_args(req, &a);
+	if (a.offset & 3) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw12);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	if (a.len > NVMF_MAX_XFER) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw10);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	req->dir = NVMF_DIR_C2H;
+	req->transfer_len = a.len;
+	req->execute = exec_get_log_page;
+	return 0;
+}

@@ -1,0 +1,244 @@
+/*
+ * bloxd: the NVMe/TCP target daemon. Parses flags and the start-up config,
+ * builds the target on one libevent loop and runs until SIGTERM/SIGINT,
+ * then closes every connection, lets in-flight I/O drain and frees
+ * everything.
+ */
+#include <errno.h>
+#include <event2/event.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "tcp.h"
+
+struct bloxd {
+	struct blox_log log;
+	struct blox_clock clock;
+	struct event_base *base;
+	struct nvmf_tgt tgt;
+	bool tgt_ready;
+	struct nvmf_tcp *tcp;
+	struct event *sigterm, *sigint, *drain;
+	bool stopping;
+	int exit_code;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bloxd [options]\n"
+		"  -c, --config FILE       JSON start-up config (listeners, subsystems,\n"
+		"                          namespaces, hosts); without it the embedded\n"
+		"                          default: %s, one 1 GiB RAM namespace,\n"
+		"                          any host, 127.0.0.1:4420 and discovery on :8009\n"
+		"  -l, --listen ADDR:PORT  add an NVMe/TCP listener ([V6ADDR]:PORT for IPv6);\n"
+		"                          replaces the default listeners\n"
+		"  -D, --discovery ADDR:PORT  add a discovery-only listener\n"
+		"      --log-level N       0 error, 1 warn, 2 info (default), 3 debug\n"
+		"  -v, --verbose           same as --log-level 3\n"
+		"  -V, --version           print the version\n"
+		"  -h, --help              this text\n",
+		BLOX_DEFAULT_NQN);
+}
+
+static void drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct bloxd *d = arg;
+
+	(void)fd;
+	(void)what;
+	if (nvmf_tcp_nr_queues(d->tcp) == 0)
+		event_base_loopexit(d->base, NULL);
+	else
+		event_add(d->drain, &(struct timeval){ 0, 10000 });
+}
+
+static void stop_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct bloxd *d = arg;
+	struct nvmf_port *p;
+
+	(void)what;
+	if (d->stopping)
+		return;
+	d->stopping = true;
+	blox_log(&d->log, BLOX_LOG_INFO, "signal %d: shutting down", (int)sig);
+	TAILQ_FOREACH(p, &d->tgt.ports, link)
+		nvmf_tcp_unlisten(d->tcp, p);
+	nvmf_tgt_close_ctrls(&d->tgt);
+	nvmf_tcp_close_all(d->tcp);
+	event_active(d->drain, 0, 0);
+}
+
+static int parse_args(int argc, char **argv, struct blox_config *cfg,
+		      struct bloxd *d)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "discovery", required_argument, NULL, 'D' },
+		{ "log-level", required_argument, NULL, 'L' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL;
+	struct { const char *spec; bool disc; } listen[64];
+	size_t nl = 0;
+	char err[512];
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "c:l:D:vVh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			config = optarg;
+			break;
+		case 'l':
+		case 'D':
+			if (nl == BLOX_ARRAY_SIZE(listen)) {
+				fprintf(stderr, "bloxd: too many listeners\n");
+				return 2;
+			}
+			listen[nl].spec = optarg;
+			listen[nl++].disc = c == 'D';
+			break;
+		case 'L': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 0 || v > 3) {
+				fprintf(stderr, "bloxd: --log-level: expected 0..3\n");
+				return 2;
+			}
+			d->log.level = (int)v;
+			break;
+		}
+		case 'v':
+			d->log.level = BLOX_LOG_DEBUG;
+			break;
+		case 'V':
+			printf("bloxd %s\n", BLOX_VERSION);
+			exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "bloxd: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	rc = config ? blox_config_load(config, cfg, err, sizeof(err))
+		    : blox_config_default(cfg);
+	if (rc) {
+		fprintf(stderr, "bloxd: %s\n", config ? err : strerror(-rc));
+		return 1;
+	}
+	if (nl && !config)
+		blox_config_clear_listeners(cfg);
+	for (size_t i = 0; i < nl; i++) {
+		if (blox_config_add_listener(cfg, listen[i].spec, listen[i].disc, err,
+					     sizeof(err))) {
+			fprintf(stderr, "bloxd: %s\n", err);
+			return 2;
+		}
+	}
+	if (cfg->nr_listeners == 0) {
+		fprintf(stderr, "bloxd: no listener configured\n");
+		return 2;
+	}
+	return 0;
+}
+
+static int setup(struct bloxd *d, const struct blox_config *cfg)
+{
+	struct event_config *ec = event_config_new();
+	char err[512];
+	int rc;
+
+	if (!ec)
+		return -ENOMEM;
+	/* Emulated latencies are microseconds: no millisecond rounding. */
+	event_config_set_flag(ec, EVENT_BASE_FLAG_PRECISE_TIMER);
+	d->base = event_base_new_with_config(ec);
+	event_config_free(ec);
+	if (!d->base)
+		return -ENOMEM;
+	blox_clock_init_real(&d->clock);
+	rc = nvmf_tgt_init(&d->tgt, d->base, &d->clock, &d->log);
+	if (rc)
+		return rc;
+	d->tgt_ready = true;
+	rc = nvmf_tcp_create(&d->tgt, &d->tcp);
+	if (rc)
+		return rc;
+	d->sigterm = evsignal_new(d->base, SIGTERM, stop_cb, d);
+	d->sigint = evsignal_new(d->base, SIGINT, stop_cb, d);
+	d->drain = evtimer_new(d->base, drain_cb, d);
+	if (!d->sigterm || !d->sigint || !d->drain)
+		return -ENOMEM;
+	event_add(d->sigterm, NULL);
+	event_add(d->sigint, NULL);
+	rc = blox_config_apply(cfg, &d->tgt, d->tcp, err, sizeof(err));
+	if (rc) {
+		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
+		return rc;
+	}
+	return 0;
+}
+
+static void teardown(struct bloxd *d)
+{
+	struct nvmf_port *p;
+
+	if (d->tcp) {
+		if (d->tgt_ready)
+			TAILQ_FOREACH(p, &d->tgt.ports, link)
+				nvmf_tcp_unlisten(d->tcp, p);
+		nvmf_tcp_destroy(d->tcp);
+	}
+	if (d->tgt_ready)
+		nvmf_tgt_fini(&d->tgt);
+	if (d->sigterm)
+		event_free(d->sigterm);
+	if (d->sigint)
+		event_free(d->sigint);
+	if (d->drain)
+		event_free(d->drain);
+	if (d->base)
+		event_base_free(d->base);
+}
+
+int main(int argc, char **argv)
+{
+	struct bloxd d = { .log = { .level = BLOX_LOG_INFO } };
+	struct blox_config cfg;
+	int rc;
+
+	signal(SIGPIPE, SIG_IGN);
+	memset(&cfg, 0, sizeof(cfg));
+	rc = parse_args(argc, argv, &cfg, &d);
+	if (rc) {
+		blox_config_free(&cfg);
+		return rc;
+	}
+	rc = setup(&d, &cfg);
+	blox_config_free(&cfg);
+	if (rc) {
+		teardown(&d);
+		return 1;
+	}
+	blox_log(&d.log, BLOX_LOG_INFO, "bloxd %s ready", BLOX_VERSION);
+	event_base_dispatch(d.base);
+	teardown(&d);
+	blox_log(&d.log, BLOX_LOG_INFO, "stopped");
+	return d.exit_code;
+}

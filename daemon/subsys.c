@@ -1,0 +1,325 @@
+/*
+ * Target configuration objects: the target context, subsystems with their
+ * host allow lists and namespaces, and ports. Changes that a host can see
+ * through discovery bump the discovery generation counter.
+ */
+#include "nvmf.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <openssl/sha.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+int nvmf_tgt_init(struct nvmf_tgt *tgt, struct event_base *base,
+		  const struct blox_clock *clock, const struct blox_log *log)
+{
+	int rc;
+
+	memset(tgt, 0, sizeof(*tgt));
+	tgt->base = base;
+	tgt->clock = clock;
+	tgt->log = log;
+	tgt->next_port_id = 1;
+	tgt->start_ns = blox_clock_now(clock);
+	TAILQ_INIT(&tgt->subsystems);
+	TAILQ_INIT(&tgt->ports);
+	rc = blox_io_cq_init(&tgt->io_cq, base);
+	if (rc)
+		return rc;
+	rc = nvmf_subsys_create(tgt, NVME_DISC_SUBSYS_NAME, &tgt->discovery);
+	if (rc) {
+		blox_io_cq_fini(&tgt->io_cq);
+		return rc;
+	}
+	tgt->discovery->type = NVMF_SUBSYS_DISCOVERY;
+	tgt->discovery->allow_any_host = true;
+	return 0;
+}
+
+void nvmf_tgt_fini(struct nvmf_tgt *tgt)
+{
+	struct nvmf_subsys *s;
+	struct nvmf_port *p;
+
+	while ((s = TAILQ_FIRST(&tgt->subsystems)))
+		if (nvmf_subsys_destroy(s))
+			break;
+	if (tgt->discovery)
+		nvmf_subsys_destroy(tgt->discovery);
+	while ((p = TAILQ_FIRST(&tgt->ports)))
+		nvmf_port_remove(p);
+	/* Completions of the last I/O may still sit in the queue. */
+	blox_io_cq_drain(&tgt->io_cq);
+	blox_io_cq_fini(&tgt->io_cq);
+}
+
+bool nvmf_nqn_valid(const char *nqn)
+{
+	size_t n = strnlen(nqn, NVME_NQN_LENGTH);
+
+	if (n == 0 || n >= 224)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)nqn[i] < 0x20)
+			return false;
+	return true;
+}
+
+static void hex_serial(const char *nqn, char *out, size_t outlen)
+{
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	size_t i;
+
+	SHA256((const unsigned char *)nqn, strlen(nqn), md);
+	for (i = 0; i + 1 < outlen && i / 2 < sizeof(md); i += 2)
+		snprintf(out + i, outlen - i, "%02x", md[i / 2]);
+	out[BLOX_MIN(i, outlen - 1)] = '\0';
+}
+
+int nvmf_subsys_create(struct nvmf_tgt *tgt, const char *nqn,
+		       struct nvmf_subsys **out)
+{
+	struct nvmf_subsys *s;
+
+	if (!nvmf_nqn_valid(nqn))
+		return -EINVAL;
+	if (nvmf_subsys_find(tgt, nqn))
+		return -EEXIST;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->type = NVMF_SUBSYS_NVM;
+	snprintf(s->nqn, sizeof(s->nqn), "%s", nqn);
+	hex_serial(nqn, s->serial, sizeof(s->serial));
+	snprintf(s->model, sizeof(s->model), "%s", NVMF_MODEL);
+	TAILQ_INIT(&s->hosts);
+	TAILQ_INIT(&s->namespaces);
+	TAILQ_INIT(&s->ctrls);
+	s->next_cntlid = NVMF_CNTLID_MIN;
+	s->tgt = tgt;
+	/* The discovery subsystem is created first and is not listed. */
+	if (tgt->discovery)
+		TAILQ_INSERT_TAIL(&tgt->subsystems, s, link);
+	tgt->disc_genctr++;
+	*out = s;
+	return 0;
+}
+
+int nvmf_subsys_destroy(struct nvmf_subsys *s)
+{
+	struct nvmf_tgt *tgt = s->tgt;
+	struct nvmf_host *h;
+	struct nvmf_ns *ns;
+
+	/* Controllers hold queues with I/O in flight: close them first. */
+	if (!TAILQ_EMPTY(&s->ctrls))
+		return -EBUSY;
+	while ((h = TAILQ_FIRST(&s->hosts))) {
+		TAILQ_REMOVE(&s->hosts, h, link);
+		free(h);
+	}
+	while ((ns = TAILQ_FIRST(&s->namespaces))) {
+		TAILQ_REMOVE(&s->namespaces, ns, link);
+		blox_bdev_destroy(ns->bdev);
+		free(ns);
+	}
+	if (s != tgt->discovery)
+		TAILQ_REMOVE(&tgt->subsystems, s, link);
+	else
+		tgt->discovery = NULL;
+	tgt->disc_genctr++;
+	free(s);
+	return 0;
+}
+
+void nvmf_tgt_close_ctrls(struct nvmf_tgt *tgt)
+{
+	struct nvmf_subsys *s;
+	struct nvmf_ctrl *c, *tmp;
+
+	TAILQ_FOREACH(s, &tgt->subsystems, link)
+		TAILQ_FOREACH_SAFE(c, &s->ctrls, link, tmp)
+			nvmf_ctrl_fatal(c, "target shutting down");
+	if (tgt->discovery)
+		TAILQ_FOREACH_SAFE(c, &tgt->discovery->ctrls, link, tmp)
+			nvmf_ctrl_fatal(c, "target shutting down");
+}
+
+struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn)
+{
+	struct nvmf_subsys *s;
+
+	if (tgt->discovery && !strcmp(tgt->discovery->nqn, nqn))
+		return tgt->discovery;
+	TAILQ_FOREACH(s, &tgt->subsystems, link)
+		if (!strcmp(s->nqn, nqn))
+			return s;
+	return NULL;
+}
+
+int nvmf_subsys_add_host(struct nvmf_subsys *s, const char *hostnqn)
+{
+	struct nvmf_host *h;
+
+	if (!nvmf_nqn_valid(hostnqn))
+		return -EINVAL;
+	if (nvmf_subsys_host_allowed(s, hostnqn) && !s->allow_any_host)
+		return -EEXIST;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	snprintf(h->nqn, sizeof(h->nqn), "%s", hostnqn);
+	TAILQ_INSERT_TAIL(&s->hosts, h, link);
+	s->tgt->disc_genctr++;
+	return 0;
+}
+
+bool nvmf_subsys_host_allowed(const struct nvmf_subsys *s, const char *hostnqn)
+{
+	const struct nvmf_host *h;
+
+	if (s->allow_any_host)
+		return true;
+	TAILQ_FOREACH(h, &s->hosts, link)
+		if (!strcmp(h->nqn, hostnqn))
+			return true;
+	return false;
+}
+
+/* A stable 16-byte identifier from the subsystem NQN, nsid and a label. */
+static void derive_id(const char *nqn, uint32_t nsid, const char *label,
+		      uint8_t out[16])
+{
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	char buf[NVME_NQN_LENGTH + 32];
+	int n = snprintf(buf, sizeof(buf), "%s|%u|%s", nqn, nsid, label);
+
+	SHA256((const unsigned char *)buf, (size_t)n, md);
+	memcpy(out, md, 16);
+}
+
+int nvmf_ns_add(struct nvmf_subsys *s, uint32_t nsid, struct blox_bdev *bdev,
+		const uint8_t *uuid, struct nvmf_ns **out)
+{
+	struct nvmf_ns *ns, *pos;
+	uint32_t bs = bdev->block_size;
+
+	if (s->type != NVMF_SUBSYS_NVM)
+		return -EINVAL;
+	if (nsid == 0) {
+		nsid = 1;
+		while (nvmf_ns_find(s, nsid))
+			nsid++;
+	}
+	if (nsid > NVMF_MAX_NS || nsid == 0xffffffff)
+		return -EINVAL;
+	if (nvmf_ns_find(s, nsid))
+		return -EEXIST;
+	if ((bs & (bs - 1)) || bs < 512 || bdev->size % bs)
+		return -EINVAL;
+	ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	ns->nsid = nsid;
+	ns->lba_shift = (uint8_t)__builtin_ctz(bs);
+	ns->nblocks = bdev->size >> ns->lba_shift;
+	ns->bdev = bdev;
+	ns->subsys = s;
+	if (uuid) {
+		memcpy(ns->uuid, uuid, 16);
+	} else {
+		derive_id(s->nqn, nsid, "uuid", ns->uuid);
+		ns->uuid[6] = (uint8_t)((ns->uuid[6] & 0x0f) | 0x50);
+		ns->uuid[8] = (uint8_t)((ns->uuid[8] & 0x3f) | 0x80);
+	}
+	derive_id(s->nqn, nsid, "nguid", ns->nguid);
+	/* Keep the list sorted by nsid for the active namespace list. */
+	TAILQ_FOREACH(pos, &s->namespaces, link)
+		if (pos->nsid > nsid)
+			break;
+	if (pos)
+		TAILQ_INSERT_BEFORE(pos, ns, link);
+	else
+		TAILQ_INSERT_TAIL(&s->namespaces, ns, link);
+	nvmf_subsys_ns_changed(s, nsid);
+	if (out)
+		*out = ns;
+	return 0;
+}
+
+struct nvmf_ns *nvmf_ns_find(const struct nvmf_subsys *s, uint32_t nsid)
+{
+	struct nvmf_ns *ns;
+
+	TAILQ_FOREACH(ns, &s->namespaces, link)
+		if (ns->nsid == nsid)
+			return ns;
+	return NULL;
+}
+
+void nvmf_subsys_ns_changed(struct nvmf_subsys *s, uint32_t nsid)
+{
+	struct nvmf_ctrl *c;
+
+	TAILQ_FOREACH(c, &s->ctrls, link) {
+		bool dup = false;
+
+		for (uint32_t i = 0; i < c->nr_changed_ns &&
+				     i < NVMF_MAX_CHANGED_NS; i++)
+			dup |= c->changed_ns[i] == nsid;
+		if (!dup) {
+			if (c->nr_changed_ns < NVMF_MAX_CHANGED_NS)
+				c->changed_ns[c->nr_changed_ns] = nsid;
+			if (c->nr_changed_ns <= NVMF_MAX_CHANGED_NS)
+				c->nr_changed_ns++;
+		}
+		c->aen_ns_changed_pending = true;
+		nvmf_ctrl_aen_kick(c);
+	}
+}
+
+int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
+		  bool discovery_only, struct nvmf_port **out)
+{
+	struct nvmf_port *p;
+	unsigned char tmp[sizeof(struct in6_addr)];
+	char *end;
+	unsigned long port;
+	int family;
+
+	if (inet_pton(AF_INET, addr, tmp) == 1)
+		family = AF_INET;
+	else if (inet_pton(AF_INET6, addr, tmp) == 1)
+		family = AF_INET6;
+	else
+		return -EINVAL;
+	port = strtoul(svcid, &end, 10);
+	if (!*svcid || *end || port == 0 || port > 65535)
+		return -EINVAL;
+	TAILQ_FOREACH(p, &tgt->ports, link)
+		if (!strcmp(p->addr, addr) && !strcmp(p->svcid, svcid))
+			return -EEXIST;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->id = tgt->next_port_id++;
+	snprintf(p->addr, sizeof(p->addr), "%s", addr);
+	snprintf(p->svcid, sizeof(p->svcid), "%lu", port);
+	p->family = family;
+	p->discovery_only = discovery_only;
+	p->tgt = tgt;
+	TAILQ_INSERT_TAIL(&tgt->ports, p, link);
+	tgt->disc_genctr++;
+	*out = p;
+	return 0;
+}
+
+void nvmf_port_remove(struct nvmf_port *p)
+{
+	TAILQ_REMOVE(&p->tgt->ports, p, link);
+	p->tgt->disc_genctr++;
+	free(p);
+}

@@ -1,0 +1,324 @@
+/*
+ * blox's own small NVMe/TCP initiator (host), used by the loopback
+ * integration tests and, later, by the benchmark client.
+ *
+ * One struct ini_queue per TCP connection, blocking sockets, every blocking
+ * read bounded by a timeout so a test never hangs. The wire format comes
+ * from daemon/tcp_pdu.h; NVMe structures and constants from libnvme's
+ * <nvme/types.h>.
+ *
+ * Layers, bottom up:
+ *   ini_queue_*   socket + ICReq/ICResp (ini_queue.c, ini_sock.c)
+ *   ini_submit/ini_poll/ini_exec   the asynchronous command core with
+ *                 in-capsule data, R2T -> H2CData and C2HData (ini_core.c)
+ *   ini_raw_*     raw bytes in and out for bad-input tests (ini_sock.c)
+ *   ini_connect/ini_prop_*   fabrics commands (ini_fabrics.c)
+ *   ini_identify/ini_get_log/...   admin and I/O helpers (ini_cmds.c)
+ *   ini_ctrl_*    controller bring-up and teardown (ini_ctrl.c)
+ *
+ * Error domains: functions returning int give 0 or -errno for transport
+ * problems (-ETIMEDOUT, -ECONNRESET when the target closed, -EPROTO for a
+ * malformed or unexpected PDU, -ENOMEM); the NVMe status of a completed
+ * command is in its CQE (ini_status()).
+ */
+#ifndef BLOX_INI_H
+#define BLOX_INI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <nvme/types.h>
+
+#include "tcp_pdu.h"
+
+#define INI_DEFAULT_TIMEOUT_MS 5000
+#define INI_DEFAULT_DEPTH 1024
+#define INI_ADMIN_INLINE 8192 /* what hosts assume for the admin queue */
+#define INI_IO_INLINE 16384 /* bloxd's IOCCSZ minus the SQE */
+#define INI_DISC_NQN "nqn.2014-08.org.nvmexpress.discovery"
+
+/* A status field value (no phase bit) from a status code type and code. */
+#define INI_SC(sct, sc) ((uint16_t)(((sct) << 8) | (sc)))
+/* Status without DNR/More/CRD: just SCT and SC. */
+#define INI_SC_CODE(st) ((uint16_t)((st) & 0x7ff))
+
+/* The status field of a CQE (libnvme layout: status << 1 | phase). */
+static inline uint16_t ini_status(const struct nvme_cqe *cqe)
+{
+	return (uint16_t)(cqe->status >> 1);
+}
+
+/* Connection options, fixed at ini_queue_connect(). */
+struct ini_opts {
+	bool hdgst; /* ask for header digests */
+	bool ddgst; /* ask for data digests */
+	uint8_t hpda; /* host PDU data alignment, 0's based dwords */
+	uint32_t maxr2t; /* 0's based, as in ICReq */
+	uint16_t pfv; /* ICReq PFV; 0 unless testing a bad one */
+	/* Connect with CATTR bit 2: no SQ flow control (SQHD 0xFFFF). */
+	bool disable_sqflow;
+	/* Send writes that fit in-capsule; false: always wait for R2T. */
+	bool in_capsule;
+	int timeout_ms; /* every blocking wait; 0: INI_DEFAULT_TIMEOUT_MS */
+	/* Most commands outstanding at once (cid slots); 0: default. */
+	uint32_t depth;
+};
+
+/* What ICResp said. */
+struct ini_icresp_info {
+	uint16_t pfv;
+	uint8_t cpda;
+	bool hdgst, ddgst; /* as negotiated (mirrored by the target) */
+	uint32_t maxh2cdata;
+};
+
+enum ini_dir {
+	INI_DIR_NONE,
+	INI_DIR_H2C, /* host to controller (write-like) */
+	INI_DIR_C2H, /* controller to host (read-like) */
+};
+
+/* Per-request flags. */
+enum ini_req_flags {
+	INI_REQ_INLINE = 1 << 0, /* force in-capsule data */
+	INI_REQ_NO_INLINE = 1 << 1, /* force the R2T path */
+	INI_REQ_KEEP_SGL = 1 << 2, /* leave sqe.dptr as the caller built it */
+};
+
+/*
+ * One command. The caller owns the memory and must keep it (and buf)
+ * alive until it comes back done from ini_poll()/ini_wait().
+ */
+struct ini_req {
+	struct nvme_sqe sqe; /* cid is assigned by ini_submit() */
+	void *buf;
+	uint32_t len; /* bytes of buf the command moves */
+	enum ini_dir dir;
+	unsigned flags; /* enum ini_req_flags */
+	void *ctx; /* caller's */
+	/* Results. */
+	struct nvme_cqe cqe; /* synthesized for a C2HData SUCCESS ending */
+	bool done;
+	bool success_flag; /* completed by C2HData with SUCCESS, no CQE */
+	bool in_capsule; /* data went in the command capsule */
+	uint32_t c2h_bytes; /* data received */
+	uint32_t h2c_bytes; /* data sent (in-capsule or H2CData) */
+	uint32_t nr_r2t; /* R2Ts answered */
+	/* The queue's, while done and not yet handed out. */
+	TAILQ_ENTRY(ini_req) link;
+	bool listed;
+};
+
+struct ini_queue;
+
+/* A received C2HTermReq. */
+struct ini_term {
+	uint16_t fes;
+	uint32_t fei;
+	uint8_t data[NVME_TCP_TERM_MAX_DATA]; /* the offending PDU header */
+	uint32_t data_len;
+};
+
+/* A PDU received in raw mode. */
+struct ini_raw_pdu {
+	uint8_t hdr[NVME_TCP_MAX_HLEN + NVME_TCP_DIGEST_LEN];
+	uint32_t hdr_len; /* bytes in hdr (hlen, plus digest if flagged) */
+	uint8_t *data; /* the rest of the PDU (pad, data, digest); malloc'd */
+	uint32_t data_len;
+};
+
+/* --- queues (ini_queue.c) ------------------------------------------- */
+
+/* Fill @o with defaults: no digests, hpda 0, maxr2t 0, in-capsule on. */
+void ini_opts_init(struct ini_opts *o);
+
+/*
+ * Open a TCP connection to @addr (IPv4 or IPv6 text) @port without any
+ * PDU exchange (raw tests). 0 or -errno.
+ */
+int ini_queue_open(const char *addr, uint16_t port, const struct ini_opts *o,
+		   struct ini_queue **out);
+/* Send ICReq and check ICResp (PFV 0, digests mirrored). 0 or -errno. */
+int ini_queue_icreq(struct ini_queue *q);
+/* ini_queue_open() + ini_queue_icreq(). */
+int ini_queue_connect(const char *addr, uint16_t port,
+		      const struct ini_opts *o, struct ini_queue **out);
+/* Close the socket and free. Outstanding requests are forgotten. */
+void ini_queue_destroy(struct ini_queue *q);
+
+const struct ini_icresp_info *ini_queue_icresp(const struct ini_queue *q);
+const struct ini_opts *ini_queue_opts(const struct ini_queue *q);
+/* The last C2HTermReq received, or NULL. */
+const struct ini_term *ini_queue_term(const struct ini_queue *q);
+/* SQHD of the last CapsuleResp. */
+uint16_t ini_queue_sqhd(const struct ini_queue *q);
+/* Largest write sent in-capsule; set by ini_connect() per queue type. */
+void ini_queue_set_inline(struct ini_queue *q, uint32_t bytes);
+uint32_t ini_queue_inline(const struct ini_queue *q);
+/* Commands submitted and not yet completed. */
+uint32_t ini_queue_outstanding(const struct ini_queue *q);
+int ini_queue_fd(const struct ini_queue *q);
+/* Remember the queue id (set by ini_connect()). */
+void ini_queue_set_qid(struct ini_queue *q, uint16_t qid);
+uint16_t ini_queue_qid(const struct ini_queue *q);
+
+/* --- command core (ini_core.c) -------------------------------------- */
+
+/*
+ * Send @r's command (and in-capsule data) without waiting. Assigns
+ * r->sqe.cid and fills dptr unless INI_REQ_KEEP_SGL. -EBUSY when every
+ * cid slot is taken. Data is sent only when the target asks (R2T) unless
+ * it went in-capsule.
+ */
+int ini_submit(struct ini_queue *q, struct ini_req *r);
+/*
+ * Wait up to the queue timeout for completions and return up to @max of
+ * them in @done (count >= 1), or -errno. Answers R2Ts and takes C2HData
+ * meanwhile.
+ */
+int ini_poll(struct ini_queue *q, struct ini_req **done, int max);
+/* Wait until @r is done (other completions stay for ini_poll()). */
+int ini_wait(struct ini_queue *q, struct ini_req *r);
+/* ini_submit() + ini_wait(). The status is in r->cqe. */
+int ini_exec(struct ini_queue *q, struct ini_req *r);
+/* Fill @r for a command: zeroed sqe with @opcode and @nsid, data. */
+void ini_req_init(struct ini_req *r, uint8_t opcode, uint32_t nsid,
+		  void *buf, uint32_t len, enum ini_dir dir);
+
+/* --- raw mode (ini_sock.c) ------------------------------------------ */
+
+/* Send @len bytes as they are. 0 or -errno. */
+int ini_raw_send(struct ini_queue *q, const void *buf, size_t len);
+/*
+ * Receive the next PDU without interpreting it (beyond hlen/plen to
+ * find its end). @timeout_ms < 0: the queue's. -ECONNRESET if the target
+ * closed, -ETIMEDOUT, -EPROTO for a plen too small or huge.
+ */
+int ini_raw_recv(struct ini_queue *q, struct ini_raw_pdu *pdu, int timeout_ms);
+void ini_raw_pdu_free(struct ini_raw_pdu *pdu);
+/*
+ * Wait until the target closes the connection, discarding anything it
+ * sends. 0 once closed, -ETIMEDOUT if still open after @timeout_ms.
+ */
+int ini_wait_closed(struct ini_queue *q, int timeout_ms);
+/* Half-close or fully shut the socket (mid-PDU close tests). */
+void ini_raw_shutdown(struct ini_queue *q);
+
+/*
+ * Build a CapsuleCmd PDU for @sqe with @dlen bytes of in-capsule data as
+ * the queue's negotiated digests want, into @out (@cap bytes). Returns
+ * the PDU length or -ENOSPC.
+ */
+int ini_pdu_build_cmd(const struct ini_queue *q, const struct nvme_sqe *sqe,
+		      const void *data, uint32_t dlen, uint8_t *out,
+		      size_t cap);
+/* Same for an H2CData PDU. */
+int ini_pdu_build_h2c(const struct ini_queue *q, uint16_t cccid,
+		      uint16_t ttag, uint32_t datao, const void *data,
+		      uint32_t dlen, bool last, uint8_t *out, size_t cap);
+
+/* --- fabrics (ini_fabrics.c) ---------------------------------------- */
+
+struct ini_connect_args {
+	uint16_t qid;
+	uint16_t sqsize; /* 0's based */
+	const char *subnqn;
+	const char *hostnqn;
+	uint8_t hostid[16];
+	uint16_t cntlid; /* 0xFFFF for a new admin queue */
+	uint32_t kato_ms;
+	uint8_t cattr; /* extra CATTR bits; disable_sqflow adds 0x04 */
+};
+
+/*
+ * Fabrics Connect on @q. @cqe gets the completion (status, DW0). On
+ * success records the qid and sets the queue's in-capsule size.
+ * Returns 0 (look at the status) or -errno.
+ */
+int ini_connect(struct ini_queue *q, const struct ini_connect_args *a,
+		struct nvme_cqe *cqe);
+/* Property Get/Set. @size8: 8-byte property. Status returned (>= 0). */
+int ini_prop_get(struct ini_queue *q, uint32_t ofst, bool size8,
+		 uint64_t *val);
+int ini_prop_set(struct ini_queue *q, uint32_t ofst, bool size8,
+		 uint64_t val);
+/* Fabrics Disconnect of this queue. Status (>= 0) or -errno. */
+int ini_disconnect(struct ini_queue *q);
+
+/* --- admin and I/O helpers (ini_cmds.c); status (>= 0) or -errno ----- */
+
+int ini_identify(struct ini_queue *q, uint8_t cns, uint32_t nsid,
+		 uint16_t cntid, void *buf4k);
+/* Get Log Page @lid: @len bytes (dword multiple) from byte @offset. */
+int ini_get_log(struct ini_queue *q, uint8_t lid, uint32_t nsid,
+		uint64_t offset, void *buf, uint32_t len);
+int ini_set_features(struct ini_queue *q, uint8_t fid, uint32_t cdw11,
+		     uint32_t *result);
+int ini_get_features(struct ini_queue *q, uint8_t fid, uint8_t sel,
+		     uint32_t *result);
+int ini_keep_alive(struct ini_queue *q);
+
+/* Fill @r for an I/O command on @nsid. @nlb is 1's based. */
+void ini_req_rw(struct ini_req *r, uint8_t opcode, uint32_t nsid,
+		uint64_t slba, uint32_t nlb, void *buf, uint32_t len);
+int ini_read(struct ini_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+	     void *buf, uint32_t len);
+int ini_write(struct ini_queue *q, uint32_t nsid, uint64_t slba,
+	      uint32_t nlb, const void *buf, uint32_t len, bool fua);
+int ini_flush(struct ini_queue *q, uint32_t nsid);
+int ini_write_zeroes(struct ini_queue *q, uint32_t nsid, uint64_t slba,
+		     uint32_t nlb);
+/* Dataset Management, deallocate one range. */
+int ini_dsm_deallocate(struct ini_queue *q, uint32_t nsid, uint64_t slba,
+		       uint32_t nlb);
+int ini_compare(struct ini_queue *q, uint32_t nsid, uint64_t slba,
+		uint32_t nlb, const void *buf, uint32_t len);
+
+/* --- controllers (ini_ctrl.c) --------------------------------------- */
+
+struct ini_ctrl_args {
+	const char *addr;
+	uint16_t port;
+	const char *subnqn;
+	const char *hostnqn;
+	uint8_t hostid[16];
+	uint32_t kato_ms;
+	uint16_t admin_sqsize; /* 0's based; 0: 31 */
+	uint32_t nr_io; /* I/O queues to create */
+	uint16_t io_sqsize; /* 0's based; 0: 127 */
+	struct ini_opts qopts; /* for every queue */
+};
+
+struct ini_ctrl {
+	struct ini_queue *admin;
+	struct ini_queue **io; /* nr_io entries */
+	uint32_t nr_io;
+	uint16_t cntlid;
+	uint64_t cap;
+	uint32_t vs;
+	struct nvme_id_ctrl id;
+	struct ini_ctrl_args args; /* strings point at the caller's */
+};
+
+/* Fill @a: default host NQN/ID, 1 I/O queue, kato 0, default qopts. */
+void ini_ctrl_args_init(struct ini_ctrl_args *a, const char *addr,
+			uint16_t port, const char *subnqn);
+/*
+ * Bring a controller up: admin queue, Connect, CC.EN=1, wait for RDY,
+ * Identify Controller, Number of Queues, then the I/O queues. On a
+ * command failure returns -EIO with the NVMe status in *@status (if not
+ * NULL); other failures -errno.
+ */
+int ini_ctrl_connect(const struct ini_ctrl_args *a, struct ini_ctrl **out,
+		     uint16_t *status);
+/* CC.SHN = normal shutdown and wait for CSTS.SHST = complete. */
+int ini_ctrl_shutdown(struct ini_ctrl *c);
+/* Close every queue and free (no shutdown). */
+void ini_ctrl_destroy(struct ini_ctrl *c);
+/* Wait for (CSTS & @mask) == @want, polling Property Get. */
+int ini_ctrl_wait_csts(struct ini_queue *admin, uint32_t mask, uint32_t want,
+		       int timeout_ms);
+
+#endif

@@ -1,0 +1,155 @@
+/*
+ * ini_probe: a small command-line smoke check of an NVMe/TCP target with
+ * the blox initiator. Brings a controller up, identifies namespace 1,
+ * writes random data at a few sizes and queue depths, reads it back and
+ * compares, then shuts the controller down. Not a registered test: a tool
+ * to point at bloxd or at a reference target by hand.
+ *
+ * usage: ini_probe ADDR PORT SUBNQN [hdgst] [ddgst] [r2t] [nosqflow] [big]
+ * (big: only sizes above 16 KiB; Linux's nvmet waits for in-capsule data
+ * for any write that would fit and never sends an R2T for it.)
+ */
+#include "ini.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+static void fill_random(uint8_t *b, size_t n, uint64_t *seed)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)xorshift(seed);
+}
+
+/* Write @depth commands of @len bytes at once, then read them back. */
+static int verify_round(struct ini_queue *q, uint32_t lbads, uint64_t nsze,
+			uint32_t len, uint32_t depth, uint64_t *seed)
+{
+	uint32_t nlb = len >> lbads, i;
+	struct ini_req *reqs = calloc(depth, sizeof(*reqs));
+	struct ini_req *done[64];
+	uint8_t *wbuf = malloc((size_t)len * depth);
+	uint8_t *rbuf = malloc((size_t)len * depth);
+	int rc = -ENOMEM;
+
+	if (!reqs || !wbuf || !rbuf)
+		goto out;
+	fill_random(wbuf, (size_t)len * depth, seed);
+	memset(rbuf, 0, (size_t)len * depth);
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t left = depth;
+		for (i = 0; i < depth; i++) {
+			/* Disjoint slots: command i writes LBA i * nlb. */
+			uint64_t slba = (uint64_t)i * nlb % (nsze - nlb);
+			uint8_t *b = (pass ? rbuf : wbuf) + (size_t)i * len;
+			ini_req_rw(&reqs[i], pass ? nvme_cmd_read : nvme_cmd_write,
+				   1, slba, nlb, b, len);
+			rc = ini_submit(q, &reqs[i]);
+			if (rc)
+				goto out;
+		}
+		while (left) {
+			int n = ini_poll(q, done, 64);
+			if (n < 0) {
+				rc = n;
+				goto out;
+			}
+			for (int k = 0; k < n; k++) {
+				if (ini_status(&done[k]->cqe)) {
+					fprintf(stderr, "status 0x%x\n",
+						ini_status(&done[k]->cqe));
+					rc = -EIO;
+					goto out;
+				}
+			}
+			left -= (uint32_t)n;
+		}
+	}
+	rc = memcmp(wbuf, rbuf, (size_t)len * depth) ? -EILSEQ : 0;
+out:
+	free(rbuf);
+	free(wbuf);
+	free(reqs);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const uint32_t sizes[] = { 4096, 16384, 65536, 131072 };
+	static const uint32_t depths[] = { 1, 8, 32 };
+	struct ini_ctrl_args a;
+	struct ini_ctrl *c;
+	struct nvme_id_ns *ns;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	uint16_t st = 0;
+	bool big = false;
+	int rc;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s ADDR PORT SUBNQN [hdgst] [ddgst] "
+				"[r2t] [nosqflow] [big]\n", argv[0]);
+		return 2;
+	}
+	ini_ctrl_args_init(&a, argv[1], (uint16_t)atoi(argv[2]), argv[3]);
+	for (int i = 4; i < argc; i++) {
+		if (!strcmp(argv[i], "hdgst"))
+			a.qopts.hdgst = true;
+		else if (!strcmp(argv[i], "ddgst"))
+			a.qopts.ddgst = true;
+		else if (!strcmp(argv[i], "r2t"))
+			a.qopts.in_capsule = false;
+		else if (!strcmp(argv[i], "nosqflow"))
+			a.qopts.disable_sqflow = true;
+		else if (!strcmp(argv[i], "big"))
+			big = true;
+	}
+	rc = ini_ctrl_connect(&a, &c, &st);
+	if (rc) {
+		fprintf(stderr, "connect: %s (status 0x%x)\n", strerror(-rc), st);
+		return 1;
+	}
+	printf("cntlid %u mdts %u ioccsz %u maxh2cdata %u\n", c->cntlid,
+	       c->id.mdts, c->id.ioccsz,
+	       ini_queue_icresp(c->io[0])->maxh2cdata);
+	ns = aligned_alloc(4096, 4096);
+	if (!ns) {
+		rc = -ENOMEM;
+		goto destroy;
+	}
+	rc = ini_identify(c->admin, NVME_IDENTIFY_CNS_NS, 1, 0, ns);
+	if (rc) {
+		fprintf(stderr, "identify ns: %d\n", rc);
+		goto free_ns;
+	}
+	uint32_t lbads = ns->lbaf[ns->flbas & 0xf].ds;
+	printf("nsze %llu lbads %u\n", (unsigned long long)ns->nsze, lbads);
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		if (big && sizes[s] <= 16384)
+			continue;
+		for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+			rc = verify_round(c->io[0], lbads, ns->nsze, sizes[s],
+					  depths[d], &seed);
+			printf("size %u depth %u: %s\n", sizes[s], depths[d],
+			       rc ? strerror(-rc) : "ok");
+			if (rc)
+				goto free_ns;
+		}
+	}
+	rc = ini_ctrl_shutdown(c);
+	printf("shutdown: %s\n", rc ? strerror(-rc) : "ok");
+free_ns:
+	free(ns);
+destroy:
+	ini_ctrl_destroy(c);
+	return rc ? 1 : 0;
+}

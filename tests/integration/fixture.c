@@ -1,0 +1,393 @@
+/*
+ * Integration-test fixture: runs bloxd as a child process on loopback
+ * ports with a generated config, and the helpers the test programs
+ * share. See fixture.h.
+ */
+#include "fixture.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef BLOXD_DEFAULT_PATH
+#define BLOXD_DEFAULT_PATH "bloxd"
+#endif
+
+int64_t fx_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void fx_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static const char *bloxd_path(void)
+{
+	const char *p = getenv("BLOXD");
+	return p && *p ? p : BLOXD_DEFAULT_PATH;
+}
+
+static const char *log_level(void)
+{
+	const char *p = getenv("BLOX_TEST_LOG_LEVEL");
+	return p && *p ? p : "1";
+}
+
+static int make_sockaddr(const char *addr, uint16_t port,
+			 struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons(port);
+		*len = sizeof(*in4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		*len = sizeof(*in6);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+uint16_t fx_free_port(const char *addr)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	uint16_t port = 0;
+	int fd;
+
+	if (make_sockaddr(addr, 0, &ss, &len))
+		return 0;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (bind(fd, (struct sockaddr *)&ss, len) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&ss, &len) == 0)
+		port = ntohs(ss.ss_family == AF_INET
+				     ? ((struct sockaddr_in *)&ss)->sin_port
+				     : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	close(fd);
+	return port;
+}
+
+/* A plain TCP connect succeeds (the daemon listens). */
+static bool port_open(const char *addr, uint16_t port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	bool ok;
+	int fd;
+
+	if (make_sockaddr(addr, port, &ss, &len))
+		return false;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	ok = connect(fd, (struct sockaddr *)&ss, len) == 0;
+	close(fd);
+	return ok;
+}
+
+static int reap(struct fx_daemon *d, int flags)
+{
+	int st;
+	pid_t r = waitpid(d->pid, &st, flags);
+
+	if (r != d->pid)
+		return -EAGAIN;
+	d->pid = 0;
+	if (WIFEXITED(st))
+		d->exit_code = WEXITSTATUS(st);
+	else if (WIFSIGNALED(st))
+		d->exit_code = 128 + WTERMSIG(st);
+	else
+		d->exit_code = -1;
+	return 0;
+}
+
+bool fx_alive(struct fx_daemon *d)
+{
+	if (d->pid <= 0)
+		return false;
+	return reap(d, WNOHANG) != 0;
+}
+
+static int spawn(struct fx_daemon *d, const char *const *args)
+{
+	const char *argv[32];
+	size_t n = 0;
+	pid_t pid;
+
+	argv[n++] = bloxd_path();
+	for (; *args && n < 31; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		/* Never outlive the test program (a ctest timeout kills it). */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execv(argv[0], (char *const *)argv);
+		fprintf(stderr, "fixture: exec %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	d->pid = pid;
+	return 0;
+}
+
+static int wait_ready(struct fx_daemon *d, const char *addr, uint16_t p1,
+		      uint16_t p2)
+{
+	int64_t end = fx_now_ms() + 10000;
+
+	while (fx_now_ms() < end) {
+		if (!fx_alive(d)) {
+			fprintf(stderr, "fixture: bloxd exited early (%d)\n",
+				d->exit_code);
+			return -ECHILD;
+		}
+		if (port_open(addr, p1) && (!p2 || port_open(addr, p2)))
+			return 0;
+		fx_sleep_ms(50);
+	}
+	fprintf(stderr, "fixture: bloxd not listening after 10 s\n");
+	return -ETIMEDOUT;
+}
+
+static int make_dir(struct fx_daemon *d)
+{
+	snprintf(d->dir, sizeof(d->dir), "/tmp/bloxd-test-XXXXXX");
+	if (!mkdtemp(d->dir))
+		return -errno;
+	snprintf(d->cfg, sizeof(d->cfg), "%s/bloxd.json", d->dir);
+	return 0;
+}
+
+static int write_config(struct fx_daemon *d, const char *subsystems_json)
+{
+	FILE *f = fopen(d->cfg, "w");
+
+	if (!f)
+		return -errno;
+	fprintf(f,
+		"{\n  \"listeners\": [\n"
+		"    {\"address\": \"%s\", \"port\": %u},\n"
+		"    {\"address\": \"%s\", \"port\": %u, \"discovery_only\": true}\n"
+		"  ],\n  \"subsystems\": %s\n}\n",
+		FX_ADDR, d->nvm_port, FX_ADDR, d->disc_port, subsystems_json);
+	if (fclose(f))
+		return -errno;
+	return 0;
+}
+
+static void cleanup_dir(struct fx_daemon *d)
+{
+	if (d->cfg[0])
+		unlink(d->cfg);
+	if (d->dir[0])
+		rmdir(d->dir);
+	d->cfg[0] = d->dir[0] = '\0';
+}
+
+int fx_start(struct fx_daemon *d, const char *subsystems_json)
+{
+	const char *args[] = { "-c", d->cfg, "--log-level", log_level(), NULL };
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	rc = make_dir(d);
+	if (rc)
+		return rc;
+	d->nvm_port = fx_free_port(FX_ADDR);
+	do {
+		d->disc_port = fx_free_port(FX_ADDR);
+	} while (d->disc_port == d->nvm_port);
+	if (!d->nvm_port || !d->disc_port) {
+		rc = -EADDRNOTAVAIL;
+		goto remove_dir;
+	}
+	rc = write_config(d, subsystems_json);
+	if (rc)
+		goto remove_dir;
+	args[1] = d->cfg;
+	rc = spawn(d, args);
+	if (rc)
+		goto remove_dir;
+	rc = wait_ready(d, FX_ADDR, d->nvm_port, d->disc_port);
+	if (rc)
+		goto stop;
+	return 0;
+
+stop:
+	fx_stop(d);
+remove_dir:
+	cleanup_dir(d);
+	return rc;
+}
+
+int fx_start_argv(struct fx_daemon *d, const char *const *argv,
+		  const char *wait_addr, uint16_t wait_port,
+		  uint16_t wait_port2)
+{
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->nvm_port = wait_port;
+	d->disc_port = wait_port2;
+	rc = spawn(d, argv);
+	if (rc)
+		return rc;
+	rc = wait_ready(d, wait_addr, wait_port, wait_port2);
+	if (rc)
+		fx_stop(d);
+	return rc;
+}
+
+int fx_stop(struct fx_daemon *d)
+{
+	int64_t end;
+
+	if (d->pid > 0 && fx_alive(d)) {
+		kill(d->pid, SIGTERM);
+		end = fx_now_ms() + 15000;
+		while (d->pid > 0 && fx_now_ms() < end) {
+			if (reap(d, WNOHANG) == 0)
+				break;
+			fx_sleep_ms(20);
+		}
+		if (d->pid > 0) {
+			fprintf(stderr, "fixture: bloxd ignored SIGTERM\n");
+			kill(d->pid, SIGKILL);
+			reap(d, 0);
+			d->exit_code = -1;
+		}
+	}
+	cleanup_dir(d);
+	return d->exit_code;
+}
+
+int fx_ctrl(const struct fx_daemon *d, const char *subnqn,
+	    const char *hostnqn, uint32_t nr_io,
+	    const struct ini_opts *qopts, struct ini_ctrl **out)
+{
+	struct ini_ctrl_args a;
+	uint16_t st = 0;
+	int rc;
+
+	ini_ctrl_args_init(&a, FX_ADDR, d->nvm_port, subnqn);
+	if (hostnqn)
+		a.hostnqn = hostnqn;
+	a.nr_io = nr_io;
+	if (qopts)
+		a.qopts = *qopts;
+	rc = ini_ctrl_connect(&a, out, &st);
+	if (rc)
+		fprintf(stderr, "fixture: controller on %s: %s, status 0x%x\n",
+			subnqn, strerror(-rc), st);
+	return rc;
+}
+
+int fx_rw_check(struct ini_queue *q, uint32_t nsid, uint64_t slba,
+		uint32_t block_size)
+{
+	uint64_t seed = 0x5eed ^ slba;
+	uint8_t *w = malloc(block_size), *r = malloc(block_size);
+	int rc = -ENOMEM;
+
+	if (!w || !r)
+		goto out;
+	fx_fill_random(w, block_size, &seed);
+	memset(r, 0, block_size);
+	rc = ini_write(q, nsid, slba, 1, w, block_size, false);
+	if (rc)
+		goto out;
+	rc = ini_read(q, nsid, slba, 1, r, block_size);
+	if (rc)
+		goto out;
+	rc = memcmp(w, r, block_size) ? -EILSEQ : 0;
+out:
+	if (rc)
+		fprintf(stderr, "fixture: rw check nsid %u lba %llu: %d\n",
+			nsid, (unsigned long long)slba, rc);
+	free(r);
+	free(w);
+	return rc;
+}
+
+uint64_t fx_rand(uint64_t *state)
+{
+	uint64_t x = *state ? *state : 0x9e3779b97f4a7c15ull;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+void fx_fill_random(void *buf, size_t len, uint64_t *state)
+{
+	uint8_t *b = buf;
+	while (len >= 8) {
+		uint64_t v = fx_rand(state);
+		memcpy(b, &v, 8);
+		b += 8;
+		len -= 8;
+	}
+	if (len) {
+		uint64_t v = fx_rand(state);
+		memcpy(b, &v, len);
+	}
+}
+
+uint64_t fx_seed(const char *who)
+{
+	const char *e = getenv("BLOX_TEST_SEED");
+	uint64_t s;
+
+	if (e && *e) {
+		s = strtoull(e, NULL, 0);
+	} else {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s = (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec;
+	}
+	fprintf(stderr, "%s: BLOX_TEST_SEED=0x%llx\n", who,
+		(unsigned long long)s);
+	return s ? s : 1;
+}
+
+void fx_field_str(char *dst, size_t dlen, const void *src, size_t slen)
+{
+	size_t n = slen < dlen - 1 ? slen : dlen - 1;
+
+	n = strnlen(src, n);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	while (n > 0 && (dst[n - 1] == ' ' || dst[n - 1] == '\0'))
+		dst[--n] = '\0';
+}

@@ -1,0 +1,421 @@
+#!/bin/sh
+# guest.sh - Linux NVMe/TCP initiator interop checks, run inside the
+# initiator VM (../shared/initiator-vm/run-in-vm.sh) against a target on the
+# host, reached from the guest as $HOST_IP (10.0.2.2 = the host's 127.0.0.1).
+#
+# Env (all optional):
+#   TARGET_NQN         subsystem to test (nqn.2026-12.io.blox:interop)
+#   NVM_PORT           NVM (I/O) listener port (4420)
+#   DISC_PORT          discovery listener port (8009); may equal NVM_PORT
+#   EXPECT_SIZE        namespace size in bytes to expect (unchecked if empty)
+#   EXPECT_BLOCK_SIZE  logical block size to expect (unchecked if empty)
+#   EXPECT_TRSVCID     port the discovery log must give for TARGET_NQN, and
+#                      DISC_PORT must then not be listed for it (unchecked if
+#                      empty: a target behind a port forward reports its own
+#                      port)
+#   NR_IO_QUEUES       nvme connect -i (2)
+#   CMD_TIMEOUT        seconds for each nvme-cli/mkfs/mount step (120)
+#   FIO_TIMEOUT        seconds for each fio job (400)
+#
+# Layout of the (single) namespace, so that raw fio I/O and the filesystem
+# never overlap and need no partition table:
+#   [0, FS)             ext4, made with an explicit size (mkfs.ext4 DEV FSk)
+#   [FS, FS+R1)         fio 4k random write + crc32c verify, iodepth 32
+#   [FS+R1, FS+R1+R2)   fio 128k sequential write + verify (and, after the
+#                       reconnect with digests, a verify-only pass of it)
+#   [.., +R3)           fio 4k random write + verify over the digest connection
+# FS = min(256 MiB, size/2); R1/R2/R3 = min(16/32/8 MiB, (size-FS)/4).
+# The ext4 check (e2fsck) and the sha256 check after the reconnect therefore
+# also prove that the raw writes landed where they were addressed.
+#
+# Each check prints "PASS: ..." or "FAIL: ...", the last line is
+# "interop: N passed, M failed" and the exit status is 1 if any check failed.
+set -u
+NQN=${TARGET_NQN:-nqn.2026-12.io.blox:interop}
+ADDR=${HOST_IP:-10.0.2.2}
+NVM_PORT=${NVM_PORT:-4420}
+DISC_PORT=${DISC_PORT:-8009}
+EXPECT_SIZE=${EXPECT_SIZE:-}
+EXPECT_BLOCK_SIZE=${EXPECT_BLOCK_SIZE:-}
+EXPECT_TRSVCID=${EXPECT_TRSVCID:-}
+NRQ=${NR_IO_QUEUES:-2}
+T=${CMD_TIMEOUT:-120}
+FT=${FIO_TIMEOUT:-400}
+MNT=/mnt/blox
+W=/tmp/interop
+mkdir -p "$W" "$MNT"
+passed=0
+failed=0
+t_start=$(cut -d' ' -f1 /proc/uptime)
+
+step() { echo "==== [$(cut -d' ' -f1 /proc/uptime)s] $* ===="; }
+pass() {
+	echo "PASS: $*"
+	passed=$((passed + 1))
+}
+fail() {
+	echo "FAIL: $*"
+	failed=$((failed + 1))
+}
+# check WHAT CMD...: run CMD (output shown), PASS/FAIL on its exit status.
+check() {
+	what=$1
+	shift
+	"$@"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		pass "$what"
+		return 0
+	fi
+	fail "$what (exit $rc)"
+	return 1
+}
+finish() {
+	step "kernel log (nvme, ext4, block I/O)"
+	dmesg | grep -iE 'nvme|ext4|I/O error|blk_update|crc|digest' || true
+	bad=$(dmesg | grep -iE 'nvme|ext4|I/O error|blk_update|buffer' |
+		grep -iE 'error|fail|timeout|timed out|reset|invalid|mismatch|corrupt|abort|warn|unexpected|bad' |
+		grep -vE 'Removing ctrl|new ctrl' || true)
+	if [ -z "$bad" ]; then
+		pass "kernel log: no nvme/ext4/I/O errors, timeouts or resets"
+	else
+		fail "kernel log has nvme/ext4/I/O errors, timeouts or resets:"
+		echo "$bad" | sed 's/^/    /'
+	fi
+	t_end=$(cut -d' ' -f1 /proc/uptime)
+	echo "guest checks took $(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')s"
+	echo "interop: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ] && exit 0
+	exit 1
+}
+
+# dmesg_mark / dmesg_since: the kernel messages logged after the mark.
+dmesg_mark() { DMESG_MARK=$(dmesg | wc -l); }
+dmesg_since() { dmesg | tail -n +"$((DMESG_MARK + 1))"; }
+
+# discovery FILE: one "subtype|subnqn|trsvcid" line per discovery log entry.
+discovery_entries() {
+	awk '/Discovery Log Entry/ { if (n) print st "|" nqn "|" sv; n = 1; st = nqn = sv = "" }
+	/^subtype:/ { sub(/^subtype: */, ""); st = $0 }
+	/^subnqn:/ { nqn = $2 }
+	/^trsvcid:/ { sv = $2 }
+	END { if (n) print st "|" nqn "|" sv }' "$1"
+}
+
+# discover PORT: nvme discover on PORT; TARGET_NQN must be listed as an NVM
+# subsystem.
+discover() {
+	port=$1
+	step "nvme discover -t tcp -a $ADDR -s $port"
+	timeout "$T" nvme discover -t tcp -a "$ADDR" -s "$port" >"$W/disc-$port.txt" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		cat "$W/disc-$port.txt"
+		fail "nvme discover on port $port (exit $rc)"
+		return 1
+	fi
+	cat "$W/disc-$port.txt"
+	discovery_entries "$W/disc-$port.txt" >"$W/disc-$port.entries"
+	if grep -q -F "nvme subsystem|$NQN|" "$W/disc-$port.entries"; then
+		pass "discovery log on port $port lists $NQN ($(wc -l <"$W/disc-$port.entries") entries)"
+	else
+		fail "discovery log on port $port does not list $NQN as an NVM subsystem"
+		return 1
+	fi
+	if [ -n "$EXPECT_TRSVCID" ]; then
+		svcs=$(grep -F "nvme subsystem|$NQN|" "$W/disc-$port.entries" | cut -d'|' -f3 | tr '\n' ' ')
+		case " $svcs" in
+		*" $EXPECT_TRSVCID "*) pass "discovery log on port $port: $NQN at trsvcid $EXPECT_TRSVCID" ;;
+		*) fail "discovery log on port $port: $NQN at trsvcid '$svcs', expected $EXPECT_TRSVCID" ;;
+		esac
+		if [ "$DISC_PORT" != "$EXPECT_TRSVCID" ]; then
+			case " $svcs" in
+			*" $DISC_PORT "*) fail "discovery log on port $port lists $NQN at the discovery-only port $DISC_PORT" ;;
+			*) pass "discovery log on port $port: $NQN not at the discovery-only port $DISC_PORT" ;;
+			esac
+		fi
+	fi
+}
+
+# find_dev: set CTRL (nvmeX, live, subsysnqn = NQN) and DEV (/dev/nvmeXnY
+# of nsid 1, the multipath head if there is one), waiting up to 30 s.
+find_dev() {
+	CTRL=
+	DEV=
+	i=0
+	while [ $i -lt 300 ]; do
+		if [ -z "$CTRL" ]; then
+			for c in /sys/class/nvme/nvme*; do
+				[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
+				[ "$(cat "$c/state" 2>/dev/null)" = live ] || continue
+				CTRL=${c##*/}
+			done
+		fi
+		if [ -n "$CTRL" ]; then
+			for s in /sys/class/nvme-subsystem/nvme-subsys* "/sys/class/nvme/$CTRL"; do
+				[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
+				for n in "$s"/nvme*n*; do
+					case ${n##*/} in *c*) continue ;; esac
+					[ "$(cat "$n/nsid" 2>/dev/null)" = 1 ] || continue
+					[ -b "/dev/${n##*/}" ] && DEV=/dev/${n##*/} && return 0
+				done
+			done
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# connect WHAT ARGS...: nvme connect with ARGS, then find CTRL/DEV and check
+# that the kernel created NRQ I/O queues.
+connect() {
+	what=$1
+	shift
+	step "$what: nvme connect -t tcp -a $ADDR -s $NVM_PORT -n $NQN -i $NRQ $*"
+	dmesg_mark
+	timeout "$T" nvme connect -t tcp -a "$ADDR" -s "$NVM_PORT" -n "$NQN" -i "$NRQ" "$@"
+	rc=$?
+	sleep 0.5
+	dmesg_since | sed 's/^/    kernel: /'
+	if [ $rc -ne 0 ]; then
+		fail "$what: nvme connect (exit $rc)"
+		return 1
+	fi
+	if ! find_dev; then
+		fail "$what: connected, but no live controller with namespace 1 for $NQN (CTRL='$CTRL')"
+		ls -l /sys/class/nvme/ /dev/nvme* 2>&1
+		return 1
+	fi
+	pass "$what: connected, controller /dev/$CTRL, namespace $DEV"
+	q=$(dmesg_since | grep -o "$CTRL: creating [0-9]* I/O queues" | tail -n1 | awk '{ print $3 }')
+	if [ "$q" = "$NRQ" ]; then
+		pass "$what: kernel created $NRQ I/O queues"
+	else
+		fail "$what: kernel created '${q:-?}' I/O queues, asked for $NRQ"
+	fi
+	return 0
+}
+
+# disconnect WHAT: nvme disconnect -n NQN; the controller must go away.
+disconnect() {
+	step "$1: nvme disconnect -n $NQN"
+	timeout "$T" nvme disconnect -n "$NQN"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "$1: nvme disconnect (exit $rc)"
+		return 1
+	fi
+	i=0
+	while [ -e "/sys/class/nvme/$CTRL" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ -e "/sys/class/nvme/$CTRL" ]; then
+		fail "$1: /dev/$CTRL still present 10 s after nvme disconnect"
+		return 1
+	fi
+	pass "$1: disconnected, /dev/$CTRL gone"
+}
+
+# idfield FILE NAME: the value of "NAME : value" in nvme-cli output.
+idfield() { sed -n "s/^$2 *: *//p" "$1" | head -n1 | sed 's/ *$//'; }
+
+# fio_job WHAT ARGS...: fio on the raw device, direct libaio, crc32c verify.
+fio_job() {
+	what=$1
+	shift
+	step "fio: $what"
+	if timeout "$FT" fio --name=interop --filename="$DEV" --direct=1 --ioengine=libaio \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 --eta=never "$@"; then
+		pass "fio $what"
+	else
+		fail "fio $what (exit $?)"
+	fi
+}
+
+step "kernel $(uname -r); target $NQN at $ADDR: NVM port $NVM_PORT, discovery port $DISC_PORT"
+check "modprobe nvme-tcp" modprobe nvme-tcp || finish
+discover "$DISC_PORT" || finish
+[ "$NVM_PORT" = "$DISC_PORT" ] || discover "$NVM_PORT"
+
+# --- first connection: plain (no digests) -------------------------------------
+connect "connect #1" || finish
+DN=${DEV##*/}
+
+step "nvme list"
+if timeout "$T" nvme list >"$W/list.txt" 2>&1; then
+	cat "$W/list.txt"
+	if grep -q "^$DEV " "$W/list.txt"; then pass "nvme list shows $DEV"; else fail "nvme list does not show $DEV"; fi
+else
+	rc=$?
+	cat "$W/list.txt"
+	fail "nvme list (exit $rc)"
+fi
+timeout "$T" nvme list-subsys
+
+step "nvme id-ctrl /dev/$CTRL"
+if timeout "$T" nvme id-ctrl "/dev/$CTRL" >"$W/id-ctrl.txt" 2>&1; then
+	cat "$W/id-ctrl.txt"
+	pass "nvme id-ctrl"
+	mn=$(idfield "$W/id-ctrl.txt" mn)
+	sn=$(idfield "$W/id-ctrl.txt" sn)
+	nn=$(idfield "$W/id-ctrl.txt" nn)
+	subnqn=$(idfield "$W/id-ctrl.txt" subnqn)
+	if [ -n "$mn" ]; then pass "id-ctrl mn '$mn'"; else fail "id-ctrl mn is empty"; fi
+	if [ -n "$sn" ]; then pass "id-ctrl sn '$sn'"; else fail "id-ctrl sn is empty"; fi
+	if [ -n "$nn" ] && [ "$((nn))" -ge 1 ] 2>/dev/null; then pass "id-ctrl nn $nn >= 1"; else fail "id-ctrl nn '$nn' < 1"; fi
+	if [ "$subnqn" = "$NQN" ]; then pass "id-ctrl subnqn $subnqn"; else fail "id-ctrl subnqn '$subnqn', expected $NQN"; fi
+else
+	rc=$?
+	cat "$W/id-ctrl.txt"
+	fail "nvme id-ctrl (exit $rc)"
+fi
+
+step "nvme id-ns $DEV"
+DEVSIZE=$(($(cat "/sys/block/$DN/size") * 512))
+LBS=$(cat "/sys/block/$DN/queue/logical_block_size")
+echo "block device $DEV: $DEVSIZE bytes, logical block size $LBS"
+if timeout "$T" nvme id-ns "$DEV" >"$W/id-ns.txt" 2>&1; then
+	cat "$W/id-ns.txt"
+	pass "nvme id-ns"
+	nsze=$(idfield "$W/id-ns.txt" nsze)
+	ncap=$(idfield "$W/id-ns.txt" ncap)
+	lbads=$(sed -n 's/^lbaf *[0-9]* *:.*lbads:\([0-9]*\).*(in use).*/\1/p' "$W/id-ns.txt" | head -n1)
+	if [ -n "$nsze" ] && [ -n "$lbads" ]; then
+		bs=$((1 << lbads))
+		bytes=$((nsze * bs))
+		echo "id-ns: nsze $nsze ncap $ncap, in-use LBA format lbads $lbads ($bs bytes) = $bytes bytes"
+		if [ "$bytes" -eq "$DEVSIZE" ] && [ "$bs" -eq "$LBS" ]; then
+			pass "id-ns nsze $nsze x $bs = $bytes bytes = size of $DEV"
+		else
+			fail "id-ns nsze $nsze x $bs = $bytes bytes, but $DEV has $DEVSIZE bytes of $LBS"
+		fi
+		if [ -n "$ncap" ] && [ "$((ncap))" -ge 1 ] && [ "$((ncap))" -le "$((nsze))" ]; then
+			pass "id-ns ncap $ncap in [1, nsze]"
+		else
+			fail "id-ns ncap '$ncap' not in [1, nsze $nsze]"
+		fi
+		if [ -n "$EXPECT_SIZE" ]; then
+			if [ "$bytes" -eq "$EXPECT_SIZE" ]; then pass "namespace size $bytes = expected"; else fail "namespace size $bytes, expected $EXPECT_SIZE"; fi
+		fi
+		if [ -n "$EXPECT_BLOCK_SIZE" ]; then
+			if [ "$bs" -eq "$EXPECT_BLOCK_SIZE" ]; then pass "block size $bs = expected"; else fail "block size $bs, expected $EXPECT_BLOCK_SIZE"; fi
+		fi
+	else
+		fail "id-ns: no nsze ('$nsze') or in-use LBA format ('$lbads')"
+	fi
+else
+	rc=$?
+	cat "$W/id-ns.txt"
+	fail "nvme id-ns (exit $rc)"
+fi
+
+step "nvme smart-log /dev/$CTRL"
+if timeout "$T" nvme smart-log "/dev/$CTRL" >"$W/smart.txt" 2>&1; then
+	cat "$W/smart.txt"
+	if grep -q '^critical_warning' "$W/smart.txt"; then pass "nvme smart-log"; else fail "nvme smart-log: no critical_warning line"; fi
+else
+	rc=$?
+	cat "$W/smart.txt"
+	fail "nvme smart-log (exit $rc)"
+fi
+step "nvme error-log /dev/$CTRL"
+if timeout "$T" nvme error-log "/dev/$CTRL" >"$W/errlog.txt" 2>&1; then
+	head -n 40 "$W/errlog.txt"
+	pass "nvme error-log ($(grep -c 'Entry\[' "$W/errlog.txt") entries)"
+else
+	rc=$?
+	cat "$W/errlog.txt"
+	fail "nvme error-log (exit $rc)"
+fi
+
+# Layout (see the top of this file), in KiB.
+MB=1024
+SIZEK=$((DEVSIZE / 1024))
+FSK=$((SIZEK / 2))
+[ $FSK -le $((256 * MB)) ] || FSK=$((256 * MB))
+FSK=$((FSK / MB * MB))
+RESTK=$(((SIZEK - FSK) / 4 / MB * MB))
+R1=$((16 * MB))
+R2=$((32 * MB))
+R3=$((8 * MB))
+[ $R1 -le $RESTK ] || R1=$RESTK
+[ $R2 -le $RESTK ] || R2=$RESTK
+[ $R3 -le $RESTK ] || R3=$RESTK
+O1=$FSK
+O2=$((O1 + R1))
+O3=$((O2 + R2))
+echo "layout (KiB): ext4 [0,$FSK) fio-4k [$O1,+$R1) fio-128k [$O2,+$R2) fio-digest [$O3,+$R3) of $SIZEK"
+
+# --- ext4 ------------------------------------------------------------------------
+step "mkfs.ext4 on $DEV (${FSK}k), mount, write files"
+FS_OK=0
+if timeout "$T" mkfs.ext4 -F -q "$DEV" "${FSK}k" && timeout "$T" mount -t ext4 "$DEV" "$MNT"; then
+	pass "mkfs.ext4 ${FSK}k + mount"
+	rm -rf "$W/src"
+	mkdir -p "$W/src/small"
+	# Sizes not all block multiples; 4+8+3 MiB large files plus 24 small ones.
+	dd if=/dev/urandom of="$W/src/a.bin" bs=1M count=4 2>/dev/null
+	dd if=/dev/urandom of="$W/src/b.bin" bs=1M count=8 2>/dev/null
+	head -c $((3 * 1048576 + 12345)) /dev/urandom >"$W/src/c.bin"
+	i=1
+	while [ $i -le 24 ]; do
+		head -c $((i * 2731)) /dev/urandom >"$W/src/small/f$i"
+		i=$((i + 1))
+	done
+	(cd "$W/src" && find . -type f | sort | xargs sha256sum) >"$W/sums.txt"
+	echo "$(wc -l <"$W/sums.txt") files, $(du -sk "$W/src" | cut -f1) KiB"
+	if cp -a "$W/src/." "$MNT/" && sync && (cd "$MNT" && sha256sum -c -s "$W/sums.txt"); then
+		pass "wrote $(wc -l <"$W/sums.txt") files to ext4, sync"
+	else
+		fail "writing files to ext4"
+	fi
+	if timeout "$T" umount "$MNT"; then
+		check "e2fsck -fn after umount" timeout "$T" e2fsck -fn "$DEV" && FS_OK=1
+	else
+		fail "umount $MNT"
+	fi
+else
+	fail "mkfs.ext4 ${FSK}k + mount"
+fi
+
+# --- raw fio past the filesystem -------------------------------------------------
+fio_job "4k randwrite iodepth 32, ${R1}k at ${O1}k, verify crc32c" \
+	--rw=randwrite --bs=4k --iodepth=32 --offset="${O1}k" --size="${R1}k"
+fio_job "128k seq write iodepth 8, ${R2}k at ${O2}k, verify crc32c" \
+	--rw=write --bs=128k --iodepth=8 --offset="${O2}k" --size="${R2}k"
+
+step "nvme smart-log /dev/$CTRL after I/O"
+timeout "$T" nvme smart-log "/dev/$CTRL" | grep -iE 'data units|commands' || true
+
+disconnect "connect #1" || finish
+
+# --- second connection: header and data digests --------------------------------
+connect "connect #2 (-g -G digests)" -g -G || finish
+
+if [ $FS_OK = 1 ]; then
+	step "ext4 after reconnect: e2fsck, mount, sha256 of every file"
+	check "e2fsck -fn after reconnect (raw fio left the fs intact)" timeout "$T" e2fsck -fn "$DEV"
+	if timeout "$T" mount -t ext4 "$DEV" "$MNT"; then
+		if (cd "$MNT" && sha256sum -c "$W/sums.txt" >"$W/sumcheck.txt" 2>&1); then
+			pass "all $(wc -l <"$W/sums.txt") files read back with matching sha256 over digests"
+		else
+			grep -v ': OK$' "$W/sumcheck.txt"
+			fail "sha256 mismatch after reconnect"
+		fi
+		check "umount" timeout "$T" umount "$MNT"
+	else
+		fail "mount after reconnect"
+	fi
+else
+	fail "ext4 after reconnect: skipped, the filesystem was not written cleanly"
+fi
+
+fio_job "verify-only of the 128k region written before the reconnect" \
+	--rw=write --bs=128k --iodepth=8 --offset="${O2}k" --size="${R2}k" --verify_only
+fio_job "4k randwrite iodepth 32, ${R3}k at ${O3}k, verify crc32c, over digests" \
+	--rw=randwrite --bs=4k --iodepth=32 --offset="${O3}k" --size="${R3}k"
+
+disconnect "connect #2"
+finish

@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# run.sh - interop test of bloxd with a real Linux NVMe/TCP initiator.
+#
+# Usage: run.sh [BLOXD [KERNEL_SERIES]]
+#   BLOXD          the bloxd binary (default: $BLOXD)
+#   KERNEL_SERIES  initiator kernel: 6.1 or 6.12 (default: $INITIATOR_VM_KERNEL
+#                  or 6.1)
+#
+# Starts bloxd on the host's 127.0.0.1 with a generated config (subsystem
+# nqn.2026-12.io.blox:interop, one 1 GiB RAM namespace of 4096-byte blocks, an
+# NVM listener and a discovery-only listener), then runs guest.sh inside a
+# QEMU VM (../shared/initiator-vm/run-in-vm.sh beside the repository), whose
+# kernel initiator reaches bloxd as 10.0.2.2.  Afterwards bloxd is stopped
+# with SIGTERM by its PID and must exit 0.  Exit status: the guest's (0 = all
+# checks passed), 1 if bloxd misbehaved or the guest failed, 77 (ctest SKIP)
+# if not root or the harness is missing, unless skipping is refused (below).
+#
+# Environment (all optional):
+#   BLOX_INITIATOR_VM        the initiator-vm folder (or its run-in-vm.sh);
+#                            default $(git rev-parse --show-toplevel)/../shared/initiator-vm
+#   BLOX_INTEROP_REQUIRE     1: a missing harness or non-root is a failure,
+#                            not a skip (default 1 when CI=true, else 0)
+#   BLOX_INTEROP_NVM_PORT / BLOX_INTEROP_DISC_PORT   preferred ports (4420 /
+#                            8009); a busy one is replaced by a free port
+#   BLOX_INTEROP_LOG_LEVEL   bloxd --log-level (2)
+#   BLOX_INTEROP_GUEST_ENV   more NAME=VALUE pairs for guest.sh
+#   BLOX_INTEROP_KEEP        1: keep the work folder (config, logs) on success
+#   INITIATOR_VM_TIMEOUT     VM timeout in seconds (default here 900)
+#   INITIATOR_VM_LOGLEVEL    guest console log level (default here 4; 7 shows
+#                            the kernel's nvme messages live)
+#   other INITIATOR_VM_* settings (PCAP, QUIET, CACHE, ...) are passed on.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BLOXD=${1:-${BLOXD:-}}
+SERIES=${2:-${INITIATOR_VM_KERNEL:-6.1}}
+NQN=nqn.2026-12.io.blox:interop
+NS_SIZE=1073741824
+NS_BLOCK=4096
+NAME="interop_linux_${SERIES//./_}"
+# CTest SIGKILLs a test at its TIMEOUT (1200 s), which no trap can catch: a
+# watchdog stops bloxd by then in any case.
+DEADLINE=${BLOX_INTEROP_DEADLINE:-1150}
+VM_TIMEOUT=${INITIATOR_VM_TIMEOUT:-900}
+
+say() { printf '[%s] %s\n' "$NAME" "$*"; }
+REQUIRE=${BLOX_INTEROP_REQUIRE:-}
+if [[ -z $REQUIRE ]]; then
+	case ${CI:-} in true | 1 | yes) REQUIRE=1 ;; *) REQUIRE=0 ;; esac
+fi
+skip() {
+	if [[ $REQUIRE == 1 ]]; then
+		say "FAIL: $* (and BLOX_INTEROP_REQUIRE=1 / CI: not skipping)"
+		exit 1
+	fi
+	say "SKIP: $*"
+	exit 77
+}
+die() {
+	say "FAIL: $*"
+	exit 1
+}
+
+[[ $SERIES == 6.1 || $SERIES == 6.12 ]] || die "kernel series must be 6.1 or 6.12, not '$SERIES'"
+
+# --- the harness -------------------------------------------------------------
+VM=${BLOX_INITIATOR_VM:-}
+if [[ -z $VM ]]; then
+	top=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null) || top=$(cd "$HERE/../.." && pwd)
+	VM=$top/../shared/initiator-vm
+fi
+[[ -d $VM ]] && VM=$VM/run-in-vm.sh
+[[ -f $VM && -x $VM ]] || skip "initiator-vm harness not found at $VM (set BLOX_INITIATOR_VM)"
+[[ $EUID -eq 0 ]] || skip "needs root (the initiator-vm harness installs packages and builds its cache)"
+[[ -n $BLOXD ]] || die "usage: run.sh BLOXD [6.1|6.12]"
+[[ -x $BLOXD ]] || die "bloxd binary '$BLOXD' is not an executable file"
+BLOXD=$(cd "$(dirname "$BLOXD")" && pwd)/$(basename "$BLOXD")
+
+# --- ports -------------------------------------------------------------------
+# port_busy PORT: something listens on TCP PORT (any address).
+port_busy() {
+	if command -v ss >/dev/null; then
+		[[ -n $(ss -Hltn "sport = :$1" 2>/dev/null) ]]
+	else
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+	fi
+}
+# pick_port PREFERRED OTHER: PREFERRED if free, else a free port not OTHER.
+pick_port() {
+	local p=$1 i
+	if ! port_busy "$p" && [[ $p != "$2" ]]; then
+		echo "$p"
+		return 0
+	fi
+	for i in $(seq 200); do
+		p=$((20000 + RANDOM % 30000))
+		[[ $p != "$2" ]] && ! port_busy "$p" && echo "$p" && return 0
+	done
+	return 1
+}
+NVM_PORT=$(pick_port "${BLOX_INTEROP_NVM_PORT:-4420}" 0) || die "no free TCP port"
+DISC_PORT=$(pick_port "${BLOX_INTEROP_DISC_PORT:-8009}" "$NVM_PORT") || die "no free TCP port"
+[[ $NVM_PORT == "${BLOX_INTEROP_NVM_PORT:-4420}" ]] || say "port ${BLOX_INTEROP_NVM_PORT:-4420} is busy; NVM port $NVM_PORT"
+[[ $DISC_PORT == "${BLOX_INTEROP_DISC_PORT:-8009}" ]] || say "port ${BLOX_INTEROP_DISC_PORT:-8009} is busy; discovery port $DISC_PORT"
+
+# --- work folder, config -------------------------------------------------------
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/blox-$NAME.XXXXXX") || die "mktemp failed"
+CFG=$DIR/bloxd.json
+BLOG=$DIR/bloxd.log
+CLOG=$DIR/console.log
+cat >"$CFG" <<EOF
+{
+  "listeners": [
+    { "address": "127.0.0.1", "port": $NVM_PORT },
+    { "address": "127.0.0.1", "port": $DISC_PORT, "discovery_only": true }
+  ],
+  "subsystems": [
+    {
+      "nqn": "$NQN",
+      "allow_any_host": true,
+      "namespaces": [
+        { "nsid": 1, "backend": "ram", "size": "1G", "block_size": $NS_BLOCK }
+      ]
+    }
+  ]
+}
+EOF
+
+BLOXD_PID=
+VM_PID=
+WATCHDOG_PID=
+# stop_bloxd: SIGTERM by PID, wait up to 30 s (then SIGKILL); sets BLOXD_RC.
+BLOXD_RC=
+stop_bloxd() {
+	local i
+	if [[ -n $WATCHDOG_PID ]]; then
+		kill "$WATCHDOG_PID" 2>/dev/null
+		wait "$WATCHDOG_PID" 2>/dev/null
+		WATCHDOG_PID=
+	fi
+	[[ -n $BLOXD_PID ]] || return 0
+	if kill -0 "$BLOXD_PID" 2>/dev/null; then
+		kill -TERM "$BLOXD_PID" 2>/dev/null
+		for ((i = 0; i < 300; i++)); do
+			kill -0 "$BLOXD_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$BLOXD_PID" 2>/dev/null; then
+			say "bloxd (pid $BLOXD_PID) still running 30 s after SIGTERM; SIGKILL"
+			kill -KILL "$BLOXD_PID" 2>/dev/null
+		fi
+	fi
+	wait "$BLOXD_PID" 2>/dev/null
+	BLOXD_RC=$?
+	BLOXD_PID=
+}
+# shellcheck disable=SC2317 # invoked by the trap
+on_signal() {
+	say "interrupted; stopping the VM and bloxd"
+	[[ -z $VM_PID ]] || kill -TERM "$VM_PID" 2>/dev/null
+	[[ -z $VM_PID ]] || wait "$VM_PID" 2>/dev/null
+	stop_bloxd
+	say "work folder kept: $DIR"
+	exit 130
+}
+trap on_signal INT TERM
+trap 'stop_bloxd' EXIT
+
+# --- start bloxd --------------------------------------------------------------
+say "bloxd $BLOXD -c $CFG (NVM 127.0.0.1:$NVM_PORT, discovery 127.0.0.1:$DISC_PORT); log $BLOG"
+t0=$SECONDS
+"$BLOXD" -c "$CFG" --log-level "${BLOX_INTEROP_LOG_LEVEL:-2}" </dev/null >"$BLOG" 2>&1 &
+BLOXD_PID=$!
+# Watchdog (survives a SIGKILL of this script): SIGTERM bloxd at the
+# deadline, if that PID is still this bloxd.
+BLOXD_REAL=$(readlink -f "$BLOXD")
+(
+	trap - EXIT INT
+	sleep "$DEADLINE" &
+	s=$!
+	trap 'kill "$s" 2>/dev/null; exit 0' TERM
+	wait "$s"
+	[[ $(readlink "/proc/$BLOXD_PID/exe" 2>/dev/null) == "$BLOXD_REAL" ]] && kill -TERM "$BLOXD_PID"
+) </dev/null >/dev/null 2>&1 &
+WATCHDOG_PID=$!
+
+fail_log() {
+	say "FAIL: $*"
+	say "---- bloxd log ($BLOG), last 150 lines ----"
+	tail -n 150 "$BLOG"
+	say "---- end of bloxd log; work folder kept: $DIR"
+}
+listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+ready=0
+for ((i = 0; i < 300; i++)); do
+	if ! kill -0 "$BLOXD_PID" 2>/dev/null; then
+		wait "$BLOXD_PID"
+		BLOXD_RC=$?
+		BLOXD_PID=
+		fail_log "bloxd exited (status $BLOXD_RC) before listening"
+		exit 1
+	fi
+	if command -v ss >/dev/null; then
+		listening "$NVM_PORT" && listening "$DISC_PORT" && ready=1 && break
+	else
+		(exec 3<>"/dev/tcp/127.0.0.1/$NVM_PORT") 2>/dev/null &&
+			(exec 3<>"/dev/tcp/127.0.0.1/$DISC_PORT") 2>/dev/null && ready=1 && break
+	fi
+	sleep 0.1
+done
+if ((!ready)); then
+	stop_bloxd
+	fail_log "bloxd not listening on ports $NVM_PORT and $DISC_PORT after 30 s"
+	exit 1
+fi
+say "bloxd (pid $BLOXD_PID) listening after $((SECONDS - t0))s"
+
+# --- the initiator VM -----------------------------------------------------------
+GUEST_ENV="TARGET_NQN=$NQN NVM_PORT=$NVM_PORT DISC_PORT=$DISC_PORT EXPECT_SIZE=$NS_SIZE"
+GUEST_ENV+=" EXPECT_BLOCK_SIZE=$NS_BLOCK EXPECT_TRSVCID=$NVM_PORT NR_IO_QUEUES=2 ${BLOX_INTEROP_GUEST_ENV:-}"
+say "run-in-vm.sh guest.sh: kernel $SERIES, VM timeout ${VM_TIMEOUT}s, console log $CLOG"
+t1=$SECONDS
+INITIATOR_VM_KERNEL=$SERIES INITIATOR_VM_KERNEL_PKG='' INITIATOR_VM_LOGLEVEL=${INITIATOR_VM_LOGLEVEL:-4} \
+	INITIATOR_VM_TIMEOUT=$VM_TIMEOUT INITIATOR_VM_LOG=$CLOG INITIATOR_VM_HOSTFWD='' \
+	INITIATOR_VM_ENV=$GUEST_ENV "$VM" "$HERE/guest.sh" </dev/null &
+VM_PID=$!
+wait "$VM_PID"
+VM_RC=$?
+VM_PID=
+VM_SECS=$((SECONDS - t1))
+
+# --- stop bloxd, verdict --------------------------------------------------------
+rc=$VM_RC
+BLOXD_ALIVE=1
+kill -0 "$BLOXD_PID" 2>/dev/null || BLOXD_ALIVE=0
+stop_bloxd
+summary=$(grep -a -E '^interop: [0-9]+ passed, [0-9]+ failed' "$CLOG" 2>/dev/null | tail -n1)
+problems=()
+case $VM_RC in
+0) ;;
+124) problems+=("the VM timed out after ${VM_TIMEOUT}s") ;;
+125) problems+=("the initiator-vm harness failed (exit 125)") ;;
+130) problems+=("the VM was interrupted") ;;
+*) problems+=("guest checks failed (exit $VM_RC): ${summary:-no summary line}") ;;
+esac
+((BLOXD_ALIVE)) || problems+=("bloxd died during the run (status $BLOXD_RC)")
+((!BLOXD_ALIVE)) || [[ $BLOXD_RC == 0 ]] || problems+=("bloxd exited with status $BLOXD_RC after SIGTERM, not 0")
+if ((${#problems[@]} == 0)); then
+	say "PASS: ${summary:-guest passed}; VM ${VM_SECS}s; bloxd exited 0 on SIGTERM"
+	if [[ ${BLOX_INTEROP_KEEP:-0} == 1 ]]; then say "work folder kept: $DIR"; else rm -rf "$DIR"; fi
+	exit 0
+fi
+grep -a -E '^FAIL: ' "$CLOG" 2>/dev/null | sed "s/^/[$NAME] guest /"
+msg=$(printf '%s; ' "${problems[@]}")
+fail_log "${msg}VM ${VM_SECS}s"
+# Never let a failure look like a ctest skip (77).
+((rc != 0 && rc != 77)) || rc=1
+exit "$rc"
