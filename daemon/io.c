@@ -282,12 +282,20 @@ uint16_t nvmf_parse_io(struct nvmf_req *req)
 	case nvme_cmd_flush:
 		req->execute = exec_flush;
 		return 0;
-	case nvme_cmd_dsm:
+	case nvme_cmd_dsm: {
+		uint32_t need = ((req->cmd.cdw10 & 0xff) + 1) *
+				(uint32_t)sizeof(struct nvme_dsm_range);
+
+		/* Hosts may send a whole page holding fewer ranges (Linux). */
+		if (req->data_len < need || req->data_len > NVMF_MAX_XFER) {
+			req->error_loc = offsetof(struct nvme_sqe, dptr);
+			return NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR;
+		}
 		req->dir = NVMF_DIR_H2C;
-		req->transfer_len = ((req->cmd.cdw10 & 0xff) + 1) *
-				    (uint32_t)sizeof(struct nvme_dsm_range);
+		req->transfer_len = req->data_len;
 		req->execute = exec_dsm;
 		return 0;
+	}
 	default:
 		req->error_loc = offsetof(struct nvme_sqe, opcode);
 		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;

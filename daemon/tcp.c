@@ -64,9 +64,9 @@ struct tcp_cmd {
 	uint32_t r2t_end; /* end of the outstanding R2T */
 	uint32_t rcv_off; /* bytes of H2C data received */
 	uint32_t snd_off; /* bytes of the current PDU already written */
-	uint8_t pdu[sizeof(struct nvme_tcp_data) + NVME_TCP_DIGEST_LEN];
+	uint8_t pdu[sizeof(struct nvme_tcp_data) + NVME_TCP_DIGEST_LEN] __attribute__((aligned(8)));
 	uint32_t pdu_pad; /* zero bytes between C2HData header and data */
-	uint8_t rsp[sizeof(struct nvme_tcp_rsp) + NVME_TCP_DIGEST_LEN];
+	uint8_t rsp[sizeof(struct nvme_tcp_rsp) + NVME_TCP_DIGEST_LEN] __attribute__((aligned(8)));
 	uint32_t ddgst;
 	bool skip_rsp;
 	TAILQ_ENTRY(tcp_cmd) link;
@@ -81,7 +81,7 @@ struct tcp_queue {
 
 	/* Receive side. */
 	enum rx_state rx;
-	uint8_t hdr[NVME_TCP_MAX_HLEN + NVME_TCP_DIGEST_LEN];
+	uint8_t hdr[NVME_TCP_MAX_HLEN + NVME_TCP_DIGEST_LEN] __attribute__((aligned(8)));
 	uint32_t hdr_have, hdr_need;
 	struct nvme_tcp_hdr_check chk;
 	uint32_t pad_left;
@@ -111,7 +111,7 @@ struct tcp_queue {
 	uint32_t inflight; /* contexts not on the free list */
 
 	/* A PDU outside any command: ICResp or C2HTermReq. */
-	uint8_t oob[sizeof(struct nvme_tcp_term) + NVME_TCP_TERM_MAX_DATA];
+	uint8_t oob[sizeof(struct nvme_tcp_icresp) + NVME_TCP_TERM_MAX_DATA] __attribute__((aligned(8)));
 	uint32_t oob_len, oob_off;
 	bool close_after_send; /* close once everything queued is written */
 	bool fd_closed;

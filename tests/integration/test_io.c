@@ -1,0 +1,637 @@
+/*
+ * Integration tests of bloxd's NVM path over loopback: ICResp values,
+ * Identify (controller, namespace, active list, descriptors), write/read
+ * verify across queue depths, sizes, digests and SQ flow control modes,
+ * in-capsule and R2T writes, FUA, Flush, Write Zeroes, Dataset
+ * Management, Compare, several I/O queues, namespace isolation, and a
+ * shutdown + reconnect that keeps the data. The last test stops the
+ * daemon and checks it exits 0 (ASan leak reports make that fail).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+#include "rw.h"
+
+#define SUBNQN "nqn.2026-12.io.blox:io"
+#define SERIAL "BLOXTEST0001"
+#define NS1_BLOCKS (64u << 20 >> 12) /* 64 MiB of 4 KiB */
+#define NS2_BLOCKS (16u << 20 >> 9) /* 16 MiB of 512 B */
+#define NS3_BLOCKS (1u << 30 >> 12) /* 1 GiB of 4 KiB, null */
+#define IO_SQSIZE 255
+
+static const char subsystems[] =
+	"[ { \"nqn\": \"" SUBNQN "\", \"serial\": \"" SERIAL "\","
+	"    \"allow_any_host\": true, \"namespaces\": ["
+	"      {\"nsid\": 1, \"backend\": \"ram\", \"size\": \"64M\", \"block_size\": 4096},"
+	"      {\"nsid\": 2, \"backend\": \"ram\", \"size\": \"16M\", \"block_size\": 512},"
+	"      {\"nsid\": 3, \"backend\": \"null\", \"size\": \"1G\", \"block_size\": 4096}"
+	"  ] } ]";
+
+static const struct rw_geom ns1 = { 1, 4096, NS1_BLOCKS };
+static const struct rw_geom ns2 = { 2, 512, NS2_BLOCKS };
+
+struct env {
+	struct fx_daemon d;
+	uint64_t seed;
+};
+
+static int group_setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -1;
+	e->seed = fx_seed("test_io");
+	if (fx_start(&e->d, subsystems)) {
+		free(e);
+		return -1;
+	}
+	*state = e;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	struct env *e = *state;
+
+	if (e && e->d.pid)
+		fx_stop(&e->d);
+	free(e);
+	return 0;
+}
+
+/* A controller with @nr_io queues of IO_SQSIZE; fails the test if not. */
+static struct ini_ctrl *ctrl_up(struct env *e, uint32_t nr_io,
+				const struct ini_opts *o)
+{
+	struct ini_ctrl_args a;
+	struct ini_ctrl *c = NULL;
+	uint16_t st = 0;
+	int rc;
+
+	ini_ctrl_args_init(&a, FX_ADDR, e->d.nvm_port, SUBNQN);
+	a.nr_io = nr_io;
+	a.io_sqsize = IO_SQSIZE;
+	if (o)
+		a.qopts = *o;
+	rc = ini_ctrl_connect(&a, &c, &st);
+	if (rc)
+		fprintf(stderr, "ctrl_up: %d status 0x%x\n", rc, st);
+	assert_int_equal(rc, 0);
+	return c;
+}
+
+static void ctrl_down(struct ini_ctrl *c)
+{
+	assert_int_equal(ini_ctrl_shutdown(c), 0);
+	ini_ctrl_destroy(c);
+}
+
+static void test_icresp(void **state)
+{
+	struct env *e = *state;
+
+	for (int m = 0; m < 4; m++) {
+		struct ini_opts o;
+		struct ini_queue *q;
+		const struct ini_icresp_info *ic;
+
+		ini_opts_init(&o);
+		o.hdgst = m & 1;
+		o.ddgst = m & 2;
+		assert_int_equal(ini_queue_connect(FX_ADDR, e->d.nvm_port, &o, &q),
+				 0);
+		ic = ini_queue_icresp(q);
+		assert_int_equal(ic->pfv, 0);
+		assert_int_equal(ic->cpda, 0);
+		assert_int_equal(ic->hdgst, o.hdgst);
+		assert_int_equal(ic->ddgst, o.ddgst);
+		assert_int_equal(ic->maxh2cdata, 131072);
+		ini_queue_destroy(q);
+	}
+}
+
+static void test_identify_ctrl(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c1 = ctrl_up(e, 1, NULL), *c2 = ctrl_up(e, 1, NULL);
+	struct nvme_id_ctrl *id = &c1->id;
+	char sn[21], mn[41], nqn[257];
+	uint64_t vs;
+
+	assert_int_equal(id->cntlid, c1->cntlid);
+	assert_int_equal(c2->id.cntlid, c2->cntlid);
+	assert_int_not_equal(c1->cntlid, c2->cntlid);
+	assert_true(c1->cntlid >= 1 && c1->cntlid <= 0xffef);
+	assert_int_equal(id->ioccsz, (16384 + 64) / 16);
+	assert_int_equal(id->iorcsz, 1);
+	assert_true(id->maxcmd >= 1);
+	assert_int_equal(id->msdbd, 1);
+	assert_true(id->sgls & 0x1); /* SGLs supported */
+	assert_true(id->sgls & (1u << 20)); /* offset (in-capsule) SGLs */
+	assert_true(id->kas != 0);
+	assert_int_equal(id->mdts, 5);
+	assert_true(id->nn >= 3);
+	/* SQES/CQES: required 64/16-byte entries. */
+	assert_int_equal(id->sqes, 0x66);
+	assert_int_equal(id->cqes, 0x44);
+	/* Compare, DSM and Write Zeroes are implemented. */
+	assert_int_equal(id->oncs & 0xd, 0xd);
+	assert_int_equal(ini_prop_get(c1->admin, NVME_REG_VS, false, &vs), 0);
+	assert_int_equal(id->ver, (uint32_t)vs);
+	assert_true(vs >= 0x10300);
+
+	fx_field_str(sn, sizeof(sn), id->sn, sizeof(id->sn));
+	fx_field_str(mn, sizeof(mn), id->mn, sizeof(id->mn));
+	fx_field_str(nqn, sizeof(nqn), id->subnqn, sizeof(id->subnqn));
+	assert_string_equal(sn, SERIAL);
+	assert_true(strlen(mn) > 0);
+	assert_string_equal(nqn, SUBNQN);
+	/* Same subsystem, same identity, on every controller. */
+	assert_memory_equal(id->sn, c2->id.sn, sizeof(id->sn));
+	assert_memory_equal(id->mn, c2->id.mn, sizeof(id->mn));
+	assert_memory_equal(id->fr, c2->id.fr, sizeof(id->fr));
+	assert_memory_equal(id->subnqn, c2->id.subnqn, sizeof(id->subnqn));
+	ctrl_down(c2);
+	ctrl_down(c1);
+}
+
+static void check_ns(struct ini_queue *q, uint32_t nsid, uint64_t nblocks,
+		     uint8_t lbads)
+{
+	struct nvme_id_ns *ns = calloc(1, sizeof(*ns));
+
+	assert_non_null(ns);
+	assert_int_equal(ini_identify(q, NVME_IDENTIFY_CNS_NS, nsid, 0, ns), 0);
+	assert_int_equal(ns->nsze, nblocks);
+	assert_int_equal(ns->ncap, nblocks);
+	assert_true(ns->nuse <= nblocks);
+	assert_true((ns->flbas & 0xf) <= ns->nlbaf);
+	assert_int_equal(ns->lbaf[ns->flbas & 0xf].ds, lbads);
+	assert_int_equal(ns->lbaf[ns->flbas & 0xf].ms, 0);
+	free(ns);
+}
+
+/* Parse a descriptor list; copy NGUID and UUID out; CSI must be NVM. */
+static void check_descs(struct ini_queue *q, uint32_t nsid, uint8_t *nguid,
+			uint8_t *uuid)
+{
+	uint8_t *buf = calloc(1, 4096), zero[16] = { 0 };
+	bool got_nguid = false, got_uuid = false, got_csi = false;
+	size_t off = 0;
+
+	assert_non_null(buf);
+	assert_int_equal(ini_identify(q, NVME_IDENTIFY_CNS_NS_DESC_LIST, nsid, 0,
+				      buf),
+			 0);
+	while (off + 4 <= 4096 && buf[off] != 0) {
+		uint8_t type = buf[off], len = buf[off + 1];
+		const uint8_t *v = buf + off + 4;
+
+		assert_true(off + 4 + len <= 4096);
+		switch (type) {
+		case NVME_NIDT_NGUID:
+			assert_int_equal(len, 16);
+			assert_memory_not_equal(v, zero, 16);
+			memcpy(nguid, v, 16);
+			got_nguid = true;
+			break;
+		case NVME_NIDT_UUID:
+			assert_int_equal(len, 16);
+			assert_memory_not_equal(v, zero, 16);
+			memcpy(uuid, v, 16);
+			got_uuid = true;
+			break;
+		case NVME_NIDT_CSI:
+			assert_int_equal(len, 1);
+			assert_int_equal(v[0], 0); /* NVM command set */
+			got_csi = true;
+			break;
+		case NVME_NIDT_EUI64:
+			assert_int_equal(len, 8);
+			break;
+		default:
+			fail_msg("unknown descriptor type %u", type);
+		}
+		off += 4 + len;
+	}
+	assert_true(got_nguid && got_uuid && got_csi);
+	free(buf);
+}
+
+static void test_identify_ns(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
+	uint8_t nguid[3][16], uuid[3][16];
+	uint32_t *list = calloc(1024, sizeof(uint32_t));
+	uint8_t *zero = calloc(1, 4096), *buf = calloc(1, 4096);
+	int st;
+
+	assert_non_null(list);
+	assert_non_null(zero);
+	assert_non_null(buf);
+	check_ns(c->admin, 1, NS1_BLOCKS, 12);
+	check_ns(c->admin, 2, NS2_BLOCKS, 9);
+	check_ns(c->admin, 3, NS3_BLOCKS, 12);
+
+	assert_int_equal(ini_identify(c->admin, NVME_IDENTIFY_CNS_NS_ACTIVE_LIST,
+				      0, 0, list),
+			 0);
+	assert_int_equal(list[0], 1);
+	assert_int_equal(list[1], 2);
+	assert_int_equal(list[2], 3);
+	assert_int_equal(list[3], 0);
+	/* The list starts above the given NSID. */
+	assert_int_equal(ini_identify(c->admin, NVME_IDENTIFY_CNS_NS_ACTIVE_LIST,
+				      1, 0, list),
+			 0);
+	assert_int_equal(list[0], 2);
+	assert_int_equal(list[1], 3);
+	assert_int_equal(list[2], 0);
+
+	for (int i = 0; i < 3; i++)
+		check_descs(c->admin, (uint32_t)i + 1, nguid[i], uuid[i]);
+	for (int i = 0; i < 3; i++) {
+		for (int j = i + 1; j < 3; j++) {
+			assert_memory_not_equal(nguid[i], nguid[j], 16);
+			assert_memory_not_equal(uuid[i], uuid[j], 16);
+		}
+	}
+
+	/* An inactive NSID in range: zero-filled data (NVMe 1.4 5.15.2). */
+	st = ini_identify(c->admin, NVME_IDENTIFY_CNS_NS, 7, 0, buf);
+	if (c->id.nn >= 7) {
+		assert_int_equal(st, 0);
+		assert_memory_equal(buf, zero, 4096);
+	} else {
+		assert_int_equal(INI_SC_CODE(st), NVME_SC_INVALID_NS);
+	}
+	free(buf);
+	free(zero);
+	free(list);
+	ctrl_down(c);
+}
+
+/*
+ * The write/read matrix for one connection setup: queue 1 sends writes
+ * in-capsule when they fit, queue 2 always by R2T.
+ */
+static void rw_matrix(struct env *e, bool hdgst, bool ddgst, bool sqflow_off)
+{
+	static const uint32_t sizes[] = { 4096, 16384, 65536, 131072 };
+	static const uint32_t depths[] = { 1, 8, 32, 128 };
+	struct rw_stats st = { 0 };
+	struct ini_opts o;
+	struct ini_ctrl *c;
+
+	ini_opts_init(&o);
+	o.hdgst = hdgst;
+	o.ddgst = ddgst;
+	o.disable_sqflow = sqflow_off;
+	c = ctrl_up(e, 2, &o);
+	ini_queue_set_inline(c->io[1], 0);
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+			assert_int_equal(rw_round(c->io[0], &ns1, sizes[s],
+						  depths[d], sqflow_off,
+						  IO_SQSIZE, &e->seed, &st),
+					 0);
+			if (depths[d] > 32)
+				continue;
+			assert_int_equal(rw_round(c->io[1], &ns1, sizes[s],
+						  depths[d], sqflow_off,
+						  IO_SQSIZE, &e->seed, &st),
+					 0);
+		}
+	}
+	/* One 512-byte block and 4 KiB on the 512-byte namespace. */
+	assert_int_equal(rw_round(c->io[0], &ns2, 512, 32, sqflow_off,
+				  IO_SQSIZE, &e->seed, &st),
+			 0);
+	assert_int_equal(rw_round(c->io[1], &ns2, 4096, 8, sqflow_off,
+				  IO_SQSIZE, &e->seed, &st),
+			 0);
+	fprintf(stderr, "rw_matrix hd=%d dd=%d sqflow_off=%d: %u in-capsule, "
+			"%u R2T writes, %u reads ended by SUCCESS flag\n",
+		hdgst, ddgst, sqflow_off, st.writes_in_capsule, st.writes_r2t,
+		st.reads_success_flag);
+	assert_true(st.writes_in_capsule > 0 && st.writes_r2t > 0);
+	if (!sqflow_off)
+		assert_int_equal(st.reads_success_flag, 0);
+	ctrl_down(c);
+}
+
+static void test_rw_plain(void **state)
+{
+	rw_matrix(*state, false, false, false);
+	rw_matrix(*state, false, false, true);
+}
+
+static void test_rw_hdgst(void **state)
+{
+	rw_matrix(*state, true, false, false);
+	rw_matrix(*state, true, false, true);
+}
+
+static void test_rw_ddgst(void **state)
+{
+	rw_matrix(*state, false, true, false);
+	rw_matrix(*state, false, true, true);
+}
+
+static void test_rw_both_digests(void **state)
+{
+	rw_matrix(*state, true, true, false);
+	rw_matrix(*state, true, true, true);
+}
+
+/* HPDA: the target must align C2HData payloads (checked on receive). */
+static void test_hpda(void **state)
+{
+	struct env *e = *state;
+	struct rw_stats st = { 0 };
+	struct ini_opts o;
+	struct ini_ctrl *c;
+
+	ini_opts_init(&o);
+	o.hpda = 3; /* 16-byte alignment */
+	o.hdgst = true;
+	c = ctrl_up(e, 1, &o);
+	assert_int_equal(rw_round(c->io[0], &ns1, 65536, 8, false, IO_SQSIZE,
+				  &e->seed, &st),
+			 0);
+	ctrl_down(c);
+}
+
+static void test_fua_and_flush(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
+	uint8_t *w = malloc(16384), *r = malloc(16384);
+	int st;
+
+	assert_non_null(w);
+	assert_non_null(r);
+	fx_fill_random(w, 16384, &e->seed);
+	assert_int_equal(ini_write(c->io[0], 1, 5000, 4, w, 16384, true), 0);
+	assert_int_equal(ini_read(c->io[0], 1, 5000, 4, r, 16384), 0);
+	assert_memory_equal(w, r, 16384);
+	assert_int_equal(ini_flush(c->io[0], 1), 0);
+	assert_int_equal(ini_flush(c->io[0], 2), 0);
+	/* Broadcast flush: allowed iff VWC says so (NVMe 1.4 6.8). */
+	st = ini_flush(c->io[0], 0xffffffff);
+	if ((c->id.vwc & 0x7) == 0x7)
+		assert_int_equal(st, 0);
+	else if ((c->id.vwc & 0x7) == 0x5)
+		assert_int_equal(INI_SC_CODE(st), NVME_SC_INVALID_NS);
+	free(r);
+	free(w);
+	ctrl_down(c);
+}
+
+/* Write 16 random blocks, clear the middle 8 with @op, check the rest. */
+static void clear_middle(struct env *e, bool dsm)
+{
+	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
+	const uint32_t bs = 4096, n = 16, slba = 9000;
+	uint8_t *w = malloc(n * bs), *r = malloc(n * bs), *z = calloc(8, bs);
+	struct nvme_id_ns *ns = calloc(1, sizeof(*ns));
+
+	assert_non_null(w);
+	assert_non_null(r);
+	assert_non_null(z);
+	assert_non_null(ns);
+	fx_fill_random(w, n * bs, &e->seed);
+	assert_int_equal(ini_write(c->io[0], 1, slba, n, w, n * bs, false), 0);
+	if (dsm) {
+		assert_int_equal(ini_identify(c->admin, NVME_IDENTIFY_CNS_NS, 1,
+					      0, ns),
+				 0);
+		/* Deallocated blocks read as zeroes (DLFEAT 001b). */
+		assert_int_equal(ns->dlfeat & 0x7, 0x1);
+		assert_int_equal(ini_dsm_deallocate(c->io[0], 1, slba + 4, 8), 0);
+	} else {
+		assert_int_equal(ini_write_zeroes(c->io[0], 1, slba + 4, 8), 0);
+	}
+	memset(r, 0xa5, n * bs);
+	assert_int_equal(ini_read(c->io[0], 1, slba, n, r, n * bs), 0);
+	assert_memory_equal(r, w, 4 * bs);
+	assert_memory_equal(r + 4 * bs, z, 8 * bs);
+	assert_memory_equal(r + 12 * bs, w + 12 * bs, 4 * bs);
+	free(ns);
+	free(z);
+	free(r);
+	free(w);
+	ctrl_down(c);
+}
+
+static void test_write_zeroes(void **state)
+{
+	clear_middle(*state, false);
+}
+
+static void test_dsm_deallocate(void **state)
+{
+	clear_middle(*state, true);
+}
+
+static void test_compare(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
+	const uint32_t len = 65536; /* beyond in-capsule: R2T */
+	uint8_t *w = malloc(len);
+	int st;
+
+	assert_non_null(w);
+	fx_fill_random(w, len, &e->seed);
+	assert_int_equal(ini_write(c->io[0], 1, 12000, 16, w, len, false), 0);
+	assert_int_equal(ini_compare(c->io[0], 1, 12000, 2, w, 8192), 0);
+	assert_int_equal(ini_compare(c->io[0], 1, 12000, 16, w, len), 0);
+	w[len - 1] ^= 0x01;
+	st = ini_compare(c->io[0], 1, 12000, 16, w, len);
+	assert_int_equal(INI_SC_CODE(st),
+			 INI_SC(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED));
+	w[len - 1] ^= 0x01;
+	w[0] ^= 0x80;
+	st = ini_compare(c->io[0], 1, 12000, 1, w, 4096);
+	assert_int_equal(INI_SC_CODE(st),
+			 INI_SC(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED));
+	free(w);
+	ctrl_down(c);
+}
+
+/* Four I/O queues busy at once; each reads what another one wrote. */
+static void test_multi_queue(void **state)
+{
+	enum { NQ = 4, QD = 16, LEN = 8192 };
+	struct env *e = *state;
+	struct ini_ctrl *c = ctrl_up(e, NQ, NULL);
+	struct ini_req *reqs = calloc(NQ * QD, sizeof(*reqs)), *done[QD];
+	uint8_t *w = malloc((size_t)NQ * QD * LEN);
+	uint8_t *r = malloc((size_t)NQ * QD * LEN);
+
+	assert_non_null(reqs);
+	assert_non_null(w);
+	assert_non_null(r);
+	fx_fill_random(w, (size_t)NQ * QD * LEN, &e->seed);
+	memset(r, 0, (size_t)NQ * QD * LEN);
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < NQ * QD; i++) {
+			/* Reads go to the next queue over. */
+			int q = pass ? (i / QD + 1) % NQ : i / QD;
+			uint8_t *b = (pass ? r : w) + (size_t)i * LEN;
+			ini_req_rw(&reqs[i], pass ? nvme_cmd_read : nvme_cmd_write,
+				   1, 20000 + (uint64_t)i * 2, 2, b, LEN);
+			reqs[i].ctx = (void *)(intptr_t)q;
+			assert_int_equal(ini_submit(c->io[q], &reqs[i]), 0);
+		}
+		for (int q = 0; q < NQ; q++) {
+			int left = QD;
+			while (left) {
+				int n = ini_poll(c->io[q], done, QD);
+				assert_true(n > 0);
+				for (int k = 0; k < n; k++) {
+					assert_int_equal(ini_status(&done[k]->cqe), 0);
+					assert_int_equal((intptr_t)done[k]->ctx, q);
+				}
+				left -= n;
+			}
+		}
+	}
+	assert_memory_equal(w, r, (size_t)NQ * QD * LEN);
+	free(r);
+	free(w);
+	free(reqs);
+	ctrl_down(c);
+}
+
+static void test_ns_isolation(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
+	uint8_t *a = malloc(32768), *b = malloc(32768), *r = malloc(32768);
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(r);
+	fx_fill_random(a, 32768, &e->seed);
+	fx_fill_random(b, 32768, &e->seed);
+	/* The same LBA range on both RAM namespaces, then on the null one. */
+	assert_int_equal(ini_write(c->io[0], 1, 0, 8, a, 32768, false), 0);
+	assert_int_equal(ini_write(c->io[0], 2, 0, 64, b, 32768, false), 0);
+	assert_int_equal(ini_write(c->io[0], 3, 0, 8, a, 32768, false), 0);
+	assert_int_equal(ini_read(c->io[0], 1, 0, 8, r, 32768), 0);
+	assert_memory_equal(r, a, 32768);
+	assert_int_equal(ini_read(c->io[0], 2, 0, 64, r, 32768), 0);
+	assert_memory_equal(r, b, 32768);
+	assert_int_equal(ini_read(c->io[0], 3, 0, 8, r, 32768), 0);
+	/* The null backend keeps nothing. */
+	assert_memory_not_equal(r, a, 32768);
+	free(r);
+	free(b);
+	free(a);
+	ctrl_down(c);
+}
+
+/* Like `nvme disconnect` then `nvme connect`: the data must survive. */
+static void test_shutdown_reconnect(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c = ctrl_up(e, 2, NULL);
+	const uint32_t len = 131072;
+	uint8_t *w = malloc(len), *r = malloc(len);
+	uint64_t csts;
+
+	assert_non_null(w);
+	assert_non_null(r);
+	fx_fill_random(w, len, &e->seed);
+	assert_int_equal(ini_write(c->io[1], 1, 14000, 32, w, len, false), 0);
+	assert_int_equal(ini_ctrl_shutdown(c), 0);
+	assert_int_equal(ini_prop_get(c->admin, NVME_REG_CSTS, false, &csts), 0);
+	assert_int_equal(csts & 0xc, 0x8); /* SHST = shutdown complete */
+	ini_ctrl_destroy(c);
+
+	c = ctrl_up(e, 1, NULL);
+	memset(r, 0, len);
+	assert_int_equal(ini_read(c->io[0], 1, 14000, 32, r, len), 0);
+	assert_memory_equal(w, r, len);
+	free(r);
+	free(w);
+	ctrl_down(c);
+}
+
+static void test_smart_log(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
+	struct nvme_smart_log *before = calloc(1, sizeof(*before));
+	struct nvme_smart_log *after = calloc(1, sizeof(*after));
+	uint8_t *w = malloc(131072);
+	uint64_t b, a;
+
+	assert_non_null(before);
+	assert_non_null(after);
+	assert_non_null(w);
+	fx_fill_random(w, 131072, &e->seed);
+	assert_int_equal(ini_get_log(c->admin, NVME_LOG_LID_SMART, 0xffffffff, 0,
+				     before, sizeof(*before)),
+			 0);
+	for (int i = 0; i < 32; i++) /* 4 MiB */
+		assert_int_equal(ini_write(c->io[0], 1, (uint64_t)i * 32, 32, w,
+					   131072, false),
+				 0);
+	assert_int_equal(ini_get_log(c->admin, NVME_LOG_LID_SMART, 0xffffffff, 0,
+				     after, sizeof(*after)),
+			 0);
+	/* Data Units Written: thousands of 512-byte units. */
+	memcpy(&b, before->data_units_written, 8);
+	memcpy(&a, after->data_units_written, 8);
+	assert_true(a >= b + 8);
+	free(w);
+	free(after);
+	free(before);
+	ctrl_down(c);
+}
+
+static void test_daemon_stops_cleanly(void **state)
+{
+	struct env *e = *state;
+
+	assert_true(fx_alive(&e->d));
+	assert_int_equal(fx_stop(&e->d), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_icresp),
+		cmocka_unit_test(test_identify_ctrl),
+		cmocka_unit_test(test_identify_ns),
+		cmocka_unit_test(test_rw_plain),
+		cmocka_unit_test(test_rw_hdgst),
+		cmocka_unit_test(test_rw_ddgst),
+		cmocka_unit_test(test_rw_both_digests),
+		cmocka_unit_test(test_hpda),
+		cmocka_unit_test(test_fua_and_flush),
+		cmocka_unit_test(test_write_zeroes),
+		cmocka_unit_test(test_dsm_deallocate),
+		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_multi_queue),
+		cmocka_unit_test(test_ns_isolation),
+		cmocka_unit_test(test_shutdown_reconnect),
+		cmocka_unit_test(test_smart_log),
+		cmocka_unit_test(test_daemon_stops_cleanly),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
