@@ -141,6 +141,9 @@ static void test_connect_queue_sizes(void **state)
 	ini_queue_destroy(q);
 
 	assert_int_equal(fx_ctrl(&e->d, OPEN_NQN, FX_HOST_A, 0, NULL, &c), 0);
+	assert_int_equal(ini_set_features(c->admin, NVME_FEAT_FID_NUM_QUEUES, 0,
+					  NULL),
+			 0);
 	/* I/O SQSIZE above MQES, and 0 (a queue holds at least 2). */
 	io = queue_on(e->d.nvm_port);
 	assert_int_equal(INI_SC_CODE(connect_as(io, 1, 1024, OPEN_NQN,
@@ -170,6 +173,10 @@ static void test_connect_bad_queue_refs(void **state)
 	uint16_t st;
 
 	assert_int_equal(fx_ctrl(&e->d, OPEN_NQN, FX_HOST_A, 1, NULL, &c), 0);
+	/* Ask for 4 queues so that qid 2 is a valid queue id below. */
+	assert_int_equal(ini_set_features(c->admin, NVME_FEAT_FID_NUM_QUEUES,
+					  3 | 3u << 16, NULL),
+			 0);
 	/* qid 1 is taken. */
 	io = queue_on(e->d.nvm_port);
 	st = INI_SC_CODE(connect_as(io, 1, 127, OPEN_NQN, FX_HOST_A, c->cntlid,
