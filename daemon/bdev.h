@@ -75,11 +75,20 @@ struct blox_bdev {
 	struct blox_io_cq *cq;
 };
 
+struct nand_config;
+struct blox_clock;
+struct blox_log;
+
 /* Parameters common to the backends built into the daemon. */
 struct blox_bdev_params {
-	const char *backend; /* "ram" or "null" */
+	const char *backend; /* "ram", "null" or "nand" */
 	uint64_t size;
 	uint32_t block_size;
+	/* nand: the device model, and the loop and clock that drive it. */
+	const struct nand_config *nand;
+	struct event_base *base;
+	const struct blox_clock *clock;
+	const struct blox_log *log;
 };
 
 /* Create a backend by name. -EINVAL for unknown names or bad geometry. */
@@ -95,6 +104,13 @@ static inline void blox_bdev_submit(struct blox_bdev *bdev, struct blox_io *io)
 int blox_bdev_ram_create(const struct blox_bdev_params *p,
 			 struct blox_io_cq *cq, struct blox_bdev **out);
 int blox_bdev_null_create(const struct blox_bdev_params *p,
+			  struct blox_io_cq *cq, struct blox_bdev **out);
+/*
+ * Timing-only NAND backend: data lives in RAM as with "ram", and every
+ * read and write is delayed by the NAND engine as the flash pages it
+ * touches would be (a fixed striping of pages across dies, no FTL).
+ */
+int blox_bdev_nand_create(const struct blox_bdev_params *p,
 			  struct blox_io_cq *cq, struct blox_bdev **out);
 
 #endif

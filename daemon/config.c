@@ -228,11 +228,131 @@ static int parse_uuid(const char *s, uint8_t out[16])
 	return n == 32 && strlen(s) == 36 ? 0 : -EINVAL;
 }
 
+/* Optional unsigned field into a uint32_t, bounded. */
+static int get_u32(json_object *o, const char *key, const char *where,
+		   uint32_t *dst, uint64_t max, char *err, size_t errlen)
+{
+	uint64_t v;
+	bool present;
+	int rc = get_u64(o, key, where, false, &v, &present, err, errlen);
+
+	if (rc || !present)
+		return rc;
+	if (v > max)
+		return fail(err, errlen, "%s.%s: at most %lu", where, key,
+			    (unsigned long)max);
+	*dst = (uint32_t)v;
+	return 0;
+}
+
+/* A time in microseconds (integer) into nanoseconds, for every page type. */
+static int get_us(json_object *o, const char *key, const char *where,
+		  uint64_t *dst, size_t n, char *err, size_t errlen)
+{
+	uint64_t v;
+	bool present;
+	int rc = get_u64(o, key, where, false, &v, &present, err, errlen);
+
+	if (rc || !present)
+		return rc;
+	if (v > 10000000)
+		return fail(err, errlen, "%s.%s: at most 10 s", where, key);
+	for (size_t i = 0; i < n; i++)
+		dst[i] = v * 1000;
+	return 0;
+}
+
+static int parse_nand(json_object *o, const char *where, struct nand_config *nc,
+		      char *err, size_t errlen)
+{
+	static const char *const keys[] = {
+		"channels", "dies_per_channel", "planes_per_die", "blocks_per_plane",
+		"pages_per_block", "page_size", "oob_size", "cell", "t_read_us",
+		"t_prog_us", "t_erase_us", "bus_mbps", "t_suspend_us",
+		"t_resume_us", "null_timing", "suspend_policy", NULL
+	};
+	struct nand_geometry *g = &nc->geo;
+	char cell[8] = "", pol[16] = "";
+	const char *why;
+	int rc;
+
+	if (!json_object_is_type(o, json_type_object))
+		return fail(err, errlen, "%s: expected an object", where);
+	if ((rc = check_keys(o, where, keys, err, errlen)) ||
+	    (rc = get_u32(o, "channels", where, &g->channels, 64, err, errlen)) ||
+	    (rc = get_u32(o, "dies_per_channel", where, &g->dies_per_channel, 64,
+			  err, errlen)) ||
+	    (rc = get_u32(o, "planes_per_die", where, &g->planes_per_die, 8, err,
+			  errlen)) ||
+	    (rc = get_u32(o, "blocks_per_plane", where, &g->blocks_per_plane,
+			  1u << 20, err, errlen)) ||
+	    (rc = get_u32(o, "pages_per_block", where, &g->pages_per_block, 4096,
+			  err, errlen)) ||
+	    (rc = get_u32(o, "page_size", where, &g->page_size, 65536, err,
+			  errlen)) ||
+	    (rc = get_u32(o, "oob_size", where, &g->oob_size, 8192, err, errlen)) ||
+	    (rc = get_string(o, "cell", where, cell, sizeof(cell), false, err,
+			     errlen)))
+		return rc;
+	if (cell[0]) {
+		static const char *const names[] = { "slc", "mlc", "tlc", "qlc" };
+		size_t i;
+
+		for (i = 0; i < 4 && strcmp(cell, names[i]); i++)
+			;
+		if (i == 4)
+			return fail(err, errlen, "%s.cell: '%s' is not slc, mlc, tlc or qlc",
+				    where, cell);
+		g->cell = (enum nand_cell)(i + 1);
+		/* New cell type: its default timing, before any override. */
+		nand_timing_default(&nc->timing, g->cell);
+	}
+	if ((rc = get_us(o, "t_read_us", where, nc->timing.t_read_ns, 4, err,
+			 errlen)) ||
+	    (rc = get_us(o, "t_prog_us", where, nc->timing.t_prog_ns, 4, err,
+			 errlen)) ||
+	    (rc = get_us(o, "t_erase_us", where, &nc->timing.t_erase_ns, 1, err,
+			 errlen)) ||
+	    (rc = get_us(o, "t_suspend_us", where, &nc->timing.t_suspend_ns, 1,
+			 err, errlen)) ||
+	    (rc = get_us(o, "t_resume_us", where, &nc->timing.t_resume_ns, 1, err,
+			 errlen)) ||
+	    (rc = get_bool(o, "null_timing", where, &nc->timing.null_timing, err,
+			   errlen)) ||
+	    (rc = get_string(o, "suspend_policy", where, pol, sizeof(pol), false,
+			     err, errlen)))
+		return rc;
+	{
+		uint64_t v;
+		bool present;
+
+		rc = get_u64(o, "bus_mbps", where, false, &v, &present, err, errlen);
+		if (rc)
+			return rc;
+		if (present && (v == 0 || v > 100000))
+			return fail(err, errlen, "%s.bus_mbps: must be 1..100000", where);
+		if (present)
+			nc->timing.bus_mbps = v;
+	}
+	if (!strcmp(pol, "never"))
+		nc->policy = nand_suspend_never;
+	else if (!strcmp(pol, "always"))
+		nc->policy = nand_suspend_always;
+	else if (pol[0] && strcmp(pol, "default"))
+		return fail(err, errlen,
+			    "%s.suspend_policy: '%s' is not default, never or always",
+			    where, pol);
+	if (nand_geometry_check(g, &why))
+		return fail(err, errlen, "%s: %s", where, why);
+	return 0;
+}
+
 static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 		    char *err, size_t errlen)
 {
 	static const char *const keys[] = { "nsid", "backend", "size",
-					    "block_size", "uuid", NULL };
+					    "block_size", "uuid", "nand", NULL };
+	json_object *nand;
 	char uuid[40] = "";
 	uint64_t v = 0;
 	bool present;
@@ -251,9 +371,21 @@ static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 	if ((rc = get_string(o, "backend", where, ns->backend, sizeof(ns->backend),
 			     false, err, errlen)))
 		return rc;
-	if (strcmp(ns->backend, "ram") && strcmp(ns->backend, "null"))
-		return fail(err, errlen, "%s.backend: '%s' is not one of ram, null",
+	if (strcmp(ns->backend, "ram") && strcmp(ns->backend, "null") &&
+	    strcmp(ns->backend, "nand"))
+		return fail(err, errlen, "%s.backend: '%s' is not one of ram, null, nand",
 			    where, ns->backend);
+	nand_config_default(&ns->nand);
+	if (json_object_object_get_ex(o, "nand", &nand)) {
+		char w[128];
+
+		if (strcmp(ns->backend, "nand"))
+			return fail(err, errlen, "%s.nand: only for backend \"nand\"",
+				    where);
+		snprintf(w, sizeof(w), "%s.nand", where);
+		if ((rc = parse_nand(nand, w, &ns->nand, err, errlen)))
+			return rc;
+	}
 	if ((rc = get_u64(o, "size", where, true, &ns->size, &present, err, errlen)))
 		return rc;
 	if (!present)
@@ -268,6 +400,10 @@ static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 		return fail(err, errlen,
 			    "%s.size: must be a non-zero multiple of the block size",
 			    where);
+	if (!strcmp(ns->backend, "nand") && ns->size > nand_capacity(&ns->nand.geo))
+		return fail(err, errlen,
+			    "%s.size: larger than the NAND geometry's %lu bytes", where,
+			    (unsigned long)nand_capacity(&ns->nand.geo));
 	if ((rc = get_string(o, "uuid", where, uuid, sizeof(uuid), false, err,
 			     errlen)))
 		return rc;
@@ -431,8 +567,12 @@ int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 	size_t len = 0, cap = 0;
 	int rc;
 
-	if (!f)
-		return fail(err, errlen, "%s: %s", path, strerror(errno)), -errno;
+	if (!f) {
+		int e = errno;
+
+		fail(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
 	for (;;) {
 		if (len + 4096 + 1 > cap) {
 			char *p = realloc(buf, cap = cap * 2 + 8192);
@@ -496,7 +636,11 @@ int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 			const struct blox_cfg_ns *cn = &cs->ns[n];
 			struct blox_bdev_params bp = { .backend = cn->backend,
 						       .size = cn->size,
-						       .block_size = cn->block_size };
+						       .block_size = cn->block_size,
+						       .nand = &cn->nand,
+						       .base = tgt->base,
+						       .clock = tgt->clock,
+						       .log = tgt->log };
 			struct blox_bdev *bdev;
 
 			rc = blox_bdev_create(&bp, &tgt->io_cq, &bdev);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../nand/nand.h"
 #include "tcp.h"
 
 #define BLOX_DEFAULT_NQN "nqn.2026-12.io.blox:default"
@@ -21,6 +22,7 @@ struct blox_cfg_ns {
 	uint32_t block_size;
 	bool has_uuid;
 	uint8_t uuid[16];
+	struct nand_config nand; /* backend "nand" */
 };
 
 struct blox_cfg_subsys {

@@ -27,7 +27,8 @@ static uint8_t fabrics_fctype(const struct nvmf_req *req)
 static uint16_t connect_invalid(struct nvmf_req *req, bool in_data,
 				uint16_t offset)
 {
-	req->cqe.result = (uint64_t)(in_data ? 1 : 0) | ((uint64_t)offset << 16);
+	/* IPO in bits 15:0, IATTR (1: the field is in the data) at bit 16. */
+	req->cqe.result = (uint64_t)offset | ((uint64_t)(in_data ? 1 : 0) << 16);
 	req->error_loc = offset;
 	return NVMF_SC_CMD(NVME_SC_CONNECT_INVALID_PARAM) | NVME_SC_DNR;
 }
@@ -150,11 +151,12 @@ static uint16_t exec_disconnect(struct nvmf_req *req)
 {
 	struct nvmf_sq *sq = req->sq;
 
+	/* Disconnect deletes the I/O queue it arrives on, never the admin one. */
+	if (sq->qid == 0)
+		return NVMF_SC_CMD(NVME_SC_DISCONNECT_INVALID_QTYPE) | NVME_SC_DNR;
 	/* Answer first; the transport closes after the response is sent. */
 	nvmf_req_complete(req, 0);
-	if (sq->qid == 0 && sq->ctrl) {
-		nvmf_ctrl_fatal(sq->ctrl, "disconnect");
-	} else if (!sq->closing) {
+	if (!sq->closing) {
 		sq->closing = true;
 		sq->ops->queue_close(sq);
 	}

@@ -17,9 +17,15 @@
  *   ini_ctrl_*    controller bring-up and teardown (ini_ctrl.c)
  *
  * Error domains: functions returning int give 0 or -errno for transport
- * problems (-ETIMEDOUT, -ECONNRESET when the target closed, -EPROTO for a
- * malformed or unexpected PDU, -ENOMEM); the NVMe status of a completed
- * command is in its CQE (ini_status()).
+ * problems (-ETIMEDOUT, -ECONNRESET when the target closed, -ECONNABORTED
+ * after a C2HTermReq (see ini_queue_term()), -EPROTO for a malformed or
+ * unexpected PDU, -EBADMSG for a bad digest, -ENOMEM); the NVMe status
+ * of a completed command is in its CQE (ini_status()). A transport error
+ * is sticky: the queue is out of step with the target and only good for
+ * ini_queue_destroy() (or raw-mode reads).
+ *
+ * Sends block (with the queue timeout); the 4 MiB socket buffers bound
+ * how much in-capsule data may be outstanding before a caller polls.
  */
 #ifndef BLOX_INI_H
 #define BLOX_INI_H
@@ -61,6 +67,8 @@ struct ini_opts {
 	bool disable_sqflow;
 	/* Send writes that fit in-capsule; false: always wait for R2T. */
 	bool in_capsule;
+	/* Largest H2CData payload to send; 0: the target's MAXH2CDATA. */
+	uint32_t h2c_max;
 	int timeout_ms; /* every blocking wait; 0: INI_DEFAULT_TIMEOUT_MS */
 	/* Most commands outstanding at once (cid slots); 0: default. */
 	uint32_t depth;
@@ -106,7 +114,7 @@ struct ini_req {
 	uint32_t c2h_bytes; /* data received */
 	uint32_t h2c_bytes; /* data sent (in-capsule or H2CData) */
 	uint32_t nr_r2t; /* R2Ts answered */
-	/* The queue's, while done and not yet handed out. */
+	/* Internal: on the queue's done list, not yet handed out. */
 	TAILQ_ENTRY(ini_req) link;
 	bool listed;
 };

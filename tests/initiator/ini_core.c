@@ -115,21 +115,23 @@ static struct ini_req *lookup(struct ini_queue *q, uint16_t cid)
 static int answer_r2t(struct ini_queue *q, const struct nvme_tcp_data *r2t)
 {
 	struct ini_req *r = lookup(q, r2t->cccid);
-	uint32_t off = r2t->datao, end;
+	uint32_t off = r2t->datao, end, max = q->ic.maxh2cdata;
 	uint8_t hdr[256];
 
 	if (!r || r->dir != INI_DIR_H2C || r->in_capsule || r2t->datal == 0 ||
 	    (uint64_t)r2t->datao + r2t->datal > r->len)
 		return -EPROTO;
 	end = r2t->datao + r2t->datal;
+	if (q->opts.h2c_max && q->opts.h2c_max < max)
+		max = q->opts.h2c_max;
 	r->nr_r2t++;
 	while (off < end) {
 		uint32_t len = end - off, crc, hl;
 		struct iovec iov[3];
 		int n = 0, rc;
 
-		if (len > q->ic.maxh2cdata)
-			len = q->ic.maxh2cdata;
+		if (len > max)
+			len = max;
 		hl = ini_pdu_h2c_hdr(q, r2t->cccid, r2t->ttag, off, len,
 				     off + len == end, hdr);
 		iov[n++] = (struct iovec){ hdr, hl };

@@ -23,6 +23,15 @@
 #define BLOXD_DEFAULT_PATH "bloxd"
 #endif
 
+int fx_finish(int failures)
+{
+	if (failures) {
+		fflush(NULL);
+		_exit(failures > 125 ? 125 : failures);
+	}
+	return 0;
+}
+
 int64_t fx_now_ms(void)
 {
 	struct timespec ts;
@@ -241,6 +250,8 @@ int fx_start(struct fx_daemon *d, const char *subsystems_json)
 	rc = wait_ready(d, FX_ADDR, d->nvm_port, d->disc_port);
 	if (rc)
 		goto stop;
+	/* Read at start-up only; nothing is left behind if we get killed. */
+	cleanup_dir(d);
 	return 0;
 
 stop:
@@ -337,6 +348,47 @@ out:
 	free(r);
 	free(w);
 	return rc;
+}
+
+int fx_check_daemon(struct fx_daemon *d, const char *subnqn,
+		    uint64_t nblocks, uint64_t *seed)
+{
+	struct ini_ctrl *c;
+	int rc;
+
+	if (!fx_alive(d)) {
+		fprintf(stderr, "fixture: bloxd is gone (exit %d)\n",
+			d->exit_code);
+		return -ECHILD;
+	}
+	rc = fx_ctrl(d, subnqn, NULL, 1, NULL, &c);
+	if (rc)
+		return rc;
+	rc = fx_rw_check(c->io[0], 1, fx_rand(seed) % nblocks, 4096);
+	if (rc == 0)
+		rc = ini_ctrl_shutdown(c);
+	ini_ctrl_destroy(c);
+	return rc;
+}
+
+void fx_make_sqe(struct nvme_sqe *s, uint8_t opcode, uint16_t cid,
+		 uint32_t nsid, uint64_t slba, uint32_t nlb, uint32_t len,
+		 bool in_capsule)
+{
+	struct nvme_sgl_desc *g = (struct nvme_sgl_desc *)s->dptr;
+
+	memset(s, 0, sizeof(*s));
+	s->opcode = opcode;
+	s->flags = 0x40; /* PSDT: SGL */
+	s->cid = cid;
+	s->nsid = nsid;
+	s->cdw10 = (uint32_t)slba;
+	s->cdw11 = (uint32_t)(slba >> 32);
+	s->cdw12 = nlb - 1;
+	g->length = len;
+	g->type = in_capsule ? (NVME_SGL_DATA_BLOCK << 4) | NVME_SGL_SUB_OFFSET
+			     : (NVME_SGL_TRANSPORT_DATA_BLOCK << 4) |
+				       NVME_SGL_SUB_TRANSPORT;
 }
 
 uint64_t fx_rand(uint64_t *state)

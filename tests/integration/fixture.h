@@ -24,7 +24,7 @@
 
 struct fx_daemon {
 	pid_t pid; /* 0 when not running */
-	char dir[PATH_MAX]; /* temp dir holding the config */
+	char dir[64]; /* temp dir holding the config */
 	char cfg[PATH_MAX];
 	uint16_t nvm_port; /* NVM + discovery listener */
 	uint16_t disc_port; /* discovery-only listener */
@@ -67,6 +67,18 @@ int fx_ctrl(const struct fx_daemon *d, const char *subnqn,
 int fx_rw_check(struct ini_queue *q, uint32_t nsid, uint64_t slba,
 		uint32_t block_size);
 
+/*
+ * The daemon is alive and a new controller on @subnqn with one I/O queue
+ * writes and reads back a random 4 KiB block below @nblocks. 0 or -errno.
+ */
+int fx_check_daemon(struct fx_daemon *d, const char *subnqn,
+		    uint64_t nblocks, uint64_t *seed);
+
+/* An I/O-style SQE with the SGL a host would build (raw-mode tests). */
+void fx_make_sqe(struct nvme_sqe *s, uint8_t opcode, uint16_t cid,
+		 uint32_t nsid, uint64_t slba, uint32_t nlb, uint32_t len,
+		 bool in_capsule);
+
 /* Deterministic pseudo-random data (xorshift64*). */
 uint64_t fx_rand(uint64_t *state);
 void fx_fill_random(void *buf, size_t len, uint64_t *state);
@@ -75,6 +87,12 @@ uint64_t fx_seed(const char *who);
 
 /* Space/NUL-trimmed copy of a fixed-width ASCII field. */
 void fx_field_str(char *dst, size_t dlen, const void *src, size_t slen);
+
+/*
+ * Return value of main(): with failures, exit at once so the leak report
+ * of the cleanups a failed assertion skipped does not bury the failure.
+ */
+int fx_finish(int failures);
 
 /* Milliseconds from a monotonic clock. */
 int64_t fx_now_ms(void);

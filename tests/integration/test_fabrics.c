@@ -541,6 +541,68 @@ static void test_features(void **state)
 	ini_ctrl_destroy(c);
 }
 
+/* Fabrics Disconnect (NVMe-oF 1.1): I/O queues only. */
+static void test_disconnect(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c;
+
+	assert_int_equal(fx_ctrl(&e->d, OPEN_NQN, FX_HOST_A, 2, NULL, &c), 0);
+	assert_int_equal(ini_disconnect(c->io[1]), 0);
+	assert_int_equal(ini_wait_closed(c->io[1], 5000), 0);
+	/* The rest of the association is untouched. */
+	assert_int_equal(fx_rw_check(c->io[0], 1, 21, 4096), 0);
+	assert_int_equal(INI_SC_CODE(ini_disconnect(c->admin)),
+			 INI_SC(NVME_SCT_CMD_SPECIFIC,
+				NVME_SC_DISCONNECT_INVALID_QTYPE));
+	assert_int_equal(ini_keep_alive(c->admin), 0);
+	assert_int_equal(ini_ctrl_shutdown(c), 0);
+	ini_ctrl_destroy(c);
+}
+
+/* Losing the admin connection ends the controller and its I/O queues. */
+static void test_admin_loss_closes_io(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c;
+
+	assert_int_equal(fx_ctrl(&e->d, OPEN_NQN, FX_HOST_A, 2, NULL, &c), 0);
+	ini_raw_shutdown(c->admin);
+	assert_int_equal(ini_wait_closed(c->io[0], 5000), 0);
+	assert_int_equal(ini_wait_closed(c->io[1], 5000), 0);
+	ini_ctrl_destroy(c);
+}
+
+/* Set/Get Features Timestamp: 8 bytes of data each way on the admin queue. */
+static void test_timestamp(void **state)
+{
+	struct env *e = *state;
+	const uint64_t t = 1800000000000ull; /* ms since the epoch */
+	uint8_t ts[8] = { 0 };
+	struct ini_ctrl *c;
+	struct ini_req r;
+	uint64_t got = 0;
+
+	assert_int_equal(fx_ctrl(&e->d, OPEN_NQN, FX_HOST_A, 0, NULL, &c), 0);
+	memcpy(ts, &t, 6);
+	ini_req_init(&r, nvme_admin_set_features, 0, ts, 8, INI_DIR_H2C);
+	r.sqe.cdw10 = NVME_FEAT_FID_TIMESTAMP;
+	assert_int_equal(ini_exec(c->admin, &r), 0);
+	assert_int_equal(ini_status(&r.cqe), 0);
+	fx_sleep_ms(200);
+	memset(ts, 0, sizeof(ts));
+	ini_req_init(&r, nvme_admin_get_features, 0, ts, 8, INI_DIR_C2H);
+	r.sqe.cdw10 = NVME_FEAT_FID_TIMESTAMP;
+	assert_int_equal(ini_exec(c->admin, &r), 0);
+	assert_int_equal(ini_status(&r.cqe), 0);
+	assert_int_equal(r.c2h_bytes, 8);
+	memcpy(&got, ts, 6);
+	assert_true(got >= t + 190 && got < t + 5000);
+	assert_int_equal((ts[6] >> 1) & 0x7, 1); /* origin: set by the host */
+	assert_int_equal(ini_ctrl_shutdown(c), 0);
+	ini_ctrl_destroy(c);
+}
+
 /* bloxd without -c: the embedded subsystem, listeners from -l/-D. */
 static void test_default_config(void **state)
 {
@@ -616,8 +678,12 @@ int main(void)
 		cmocka_unit_test(test_kato_expiry),
 		cmocka_unit_test(test_kato_kept_alive),
 		cmocka_unit_test(test_features),
+		cmocka_unit_test(test_disconnect),
+		cmocka_unit_test(test_admin_loss_closes_io),
+		cmocka_unit_test(test_timestamp),
 		cmocka_unit_test(test_default_config),
 		cmocka_unit_test(test_daemon_stops_cleanly),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return fx_finish(cmocka_run_group_tests(tests, group_setup,
+						group_teardown));
 }

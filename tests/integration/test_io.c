@@ -286,7 +286,8 @@ static void test_identify_ns(void **state)
  * The write/read matrix for one connection setup: queue 1 sends writes
  * in-capsule when they fit, queue 2 always by R2T.
  */
-static void rw_matrix(struct env *e, bool hdgst, bool ddgst, bool sqflow_off)
+static void rw_matrix(struct env *e, bool hdgst, bool ddgst, bool sqflow_off,
+		      uint32_t h2c_max)
 {
 	static const uint32_t sizes[] = { 4096, 16384, 65536, 131072 };
 	static const uint32_t depths[] = { 1, 8, 32, 128 };
@@ -298,6 +299,7 @@ static void rw_matrix(struct env *e, bool hdgst, bool ddgst, bool sqflow_off)
 	o.hdgst = hdgst;
 	o.ddgst = ddgst;
 	o.disable_sqflow = sqflow_off;
+	o.h2c_max = h2c_max; /* several H2CData PDUs per R2T */
 	c = ctrl_up(e, 2, &o);
 	ini_queue_set_inline(c->io[1], 0);
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
@@ -321,10 +323,11 @@ static void rw_matrix(struct env *e, bool hdgst, bool ddgst, bool sqflow_off)
 	assert_int_equal(rw_round(c->io[1], &ns2, 4096, 8, sqflow_off,
 				  IO_SQSIZE, &e->seed, &st),
 			 0);
-	fprintf(stderr, "rw_matrix hd=%d dd=%d sqflow_off=%d: %u in-capsule, "
-			"%u R2T writes, %u reads ended by SUCCESS flag\n",
-		hdgst, ddgst, sqflow_off, st.writes_in_capsule, st.writes_r2t,
-		st.reads_success_flag);
+	fprintf(stderr, "rw_matrix hd=%d dd=%d sqflow_off=%d h2c_max=%u: %u "
+			"in-capsule, %u R2T writes, %u reads ended by SUCCESS "
+			"flag\n",
+		hdgst, ddgst, sqflow_off, h2c_max, st.writes_in_capsule,
+		st.writes_r2t, st.reads_success_flag);
 	assert_true(st.writes_in_capsule > 0 && st.writes_r2t > 0);
 	if (!sqflow_off)
 		assert_int_equal(st.reads_success_flag, 0);
@@ -333,26 +336,26 @@ static void rw_matrix(struct env *e, bool hdgst, bool ddgst, bool sqflow_off)
 
 static void test_rw_plain(void **state)
 {
-	rw_matrix(*state, false, false, false);
-	rw_matrix(*state, false, false, true);
+	rw_matrix(*state, false, false, false, 0);
+	rw_matrix(*state, false, false, true, 0);
 }
 
 static void test_rw_hdgst(void **state)
 {
-	rw_matrix(*state, true, false, false);
-	rw_matrix(*state, true, false, true);
+	rw_matrix(*state, true, false, false, 4096);
+	rw_matrix(*state, true, false, true, 0);
 }
 
 static void test_rw_ddgst(void **state)
 {
-	rw_matrix(*state, false, true, false);
-	rw_matrix(*state, false, true, true);
+	rw_matrix(*state, false, true, false, 0);
+	rw_matrix(*state, false, true, true, 8192);
 }
 
 static void test_rw_both_digests(void **state)
 {
-	rw_matrix(*state, true, true, false);
-	rw_matrix(*state, true, true, true);
+	rw_matrix(*state, true, true, false, 12288);
+	rw_matrix(*state, true, true, true, 0);
 }
 
 /* HPDA: the target must align C2HData payloads (checked on receive). */
@@ -492,7 +495,7 @@ static void test_multi_queue(void **state)
 			int q = pass ? (i / QD + 1) % NQ : i / QD;
 			uint8_t *b = (pass ? r : w) + (size_t)i * LEN;
 			ini_req_rw(&reqs[i], pass ? nvme_cmd_read : nvme_cmd_write,
-				   1, 20000 + (uint64_t)i * 2, 2, b, LEN);
+				   1, 1000 + (uint64_t)i * 2, 2, b, LEN);
 			reqs[i].ctx = (void *)(intptr_t)q;
 			assert_int_equal(ini_submit(c->io[q], &reqs[i]), 0);
 		}
@@ -604,6 +607,100 @@ static void test_smart_log(void **state)
 	ctrl_down(c);
 }
 
+/* With SQ flow control, SQHD advances by one per command, modulo size. */
+static void test_sqhd_advances(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
+	const uint32_t size = IO_SQSIZE + 1;
+	uint8_t buf[4096];
+	uint16_t h0 = 0;
+
+	for (uint32_t i = 0; i < 2 * size + 10; i++) {
+		struct ini_req r;
+
+		ini_req_rw(&r, nvme_cmd_read, 1, i, 1, buf, sizeof(buf));
+		assert_int_equal(ini_exec(c->io[0], &r), 0);
+		assert_int_equal(ini_status(&r.cqe), 0);
+		if (i == 0)
+			h0 = r.cqe.sqhd;
+		assert_int_equal(r.cqe.sqhd, (h0 + i) % size);
+	}
+	/* The admin queue too (32 entries). */
+	for (uint32_t i = 0; i < 40; i++) {
+		assert_int_equal(ini_keep_alive(c->admin), 0);
+		uint16_t h = ini_queue_sqhd(c->admin);
+		if (i == 0)
+			h0 = h;
+		assert_int_equal(h, (h0 + i) % 32);
+	}
+	ctrl_down(c);
+}
+
+/* A queue of MQES + 1 entries kept full (SQSIZE commands outstanding). */
+static void test_deep_queue(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl_args a;
+	struct rw_stats st = { 0 };
+	struct ini_ctrl *c = NULL;
+	uint16_t status = 0;
+
+	ini_ctrl_args_init(&a, FX_ADDR, e->d.nvm_port, SUBNQN);
+	a.io_sqsize = 1023;
+	assert_int_equal(ini_ctrl_connect(&a, &c, &status), 0);
+	assert_int_equal(rw_round(c->io[0], &ns1, 4096, 1023, false, 1023,
+				  &e->seed, &st),
+			 0);
+	assert_int_equal(rw_round(c->io[0], &ns1, 16384, 512, false, 1023,
+				  &e->seed, &st),
+			 0);
+	ctrl_down(c);
+}
+
+/* 31 Identify commands outstanding on the 32-entry admin queue. */
+static void test_admin_queue_depth(void **state)
+{
+	enum { N = 31 };
+	struct env *e = *state;
+	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
+	struct ini_req reqs[N], *done[N];
+	uint8_t *bufs = calloc(N, 4096);
+	int left = N;
+
+	assert_non_null(bufs);
+	for (int i = 0; i < N; i++) {
+		ini_req_init(&reqs[i], nvme_admin_identify, i % 3 + 1,
+			     bufs + (size_t)i * 4096, 4096, INI_DIR_C2H);
+		reqs[i].sqe.cdw10 = i & 1 ? NVME_IDENTIFY_CNS_CTRL
+					  : NVME_IDENTIFY_CNS_NS;
+		if (i & 1)
+			reqs[i].sqe.nsid = 0;
+		assert_int_equal(ini_submit(c->admin, &reqs[i]), 0);
+	}
+	while (left) {
+		int n = ini_poll(c->admin, done, N);
+		assert_true(n > 0);
+		for (int k = 0; k < n; k++) {
+			assert_int_equal(ini_status(&done[k]->cqe), 0);
+			assert_int_equal(done[k]->c2h_bytes, 4096);
+		}
+		left -= n;
+	}
+	for (int i = 0; i < N; i++) {
+		if (i & 1) {
+			assert_memory_equal(bufs + (size_t)i * 4096, &c->id, 4096);
+		} else {
+			struct nvme_id_ns *ns = (void *)(bufs + (size_t)i * 4096);
+			static const uint64_t sz[3] = { NS1_BLOCKS, NS2_BLOCKS,
+							NS3_BLOCKS };
+			assert_int_equal(ns->nsze, sz[i % 3]);
+		}
+	}
+	free(bufs);
+	ctrl_down(c);
+}
+
 static void test_daemon_stops_cleanly(void **state)
 {
 	struct env *e = *state;
@@ -631,7 +728,11 @@ int main(void)
 		cmocka_unit_test(test_ns_isolation),
 		cmocka_unit_test(test_shutdown_reconnect),
 		cmocka_unit_test(test_smart_log),
+		cmocka_unit_test(test_sqhd_advances),
+		cmocka_unit_test(test_deep_queue),
+		cmocka_unit_test(test_admin_queue_depth),
 		cmocka_unit_test(test_daemon_stops_cleanly),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return fx_finish(cmocka_run_group_tests(tests, group_setup,
+						group_teardown));
 }

@@ -1,0 +1,562 @@
+/*
+ * The NAND timing engine: per-die state machines with priority queues,
+ * a shared bus per channel, program/erase suspension, and one min-heap of
+ * next events (at most one per die and per channel, so the heap stays as
+ * small as the device). nand_advance(now) completes what is due and starts
+ * what can start; time only ever comes from the caller.
+ *
+ * A read holds its die for tR, then the channel for the data out; a
+ * program holds the die while its data crosses the channel, then for
+ * tPROG; an erase holds the die for tBERS. While a program or erase is in
+ * its array phase, queued host reads may suspend it (policy permitting):
+ * tSUSPEND, the reads, tRESUME, then the remaining array time.
+ */
+#include "engine_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- indexed heap ---- */
+
+static bool heap_less(const struct nand_heap *h, uint32_t a, uint32_t b)
+{
+	/* Ties by id keep the order of events deterministic. */
+	return h->key[a] < h->key[b] || (h->key[a] == h->key[b] && a < b);
+}
+
+static void heap_swap(struct nand_heap *h, uint32_t i, uint32_t j)
+{
+	uint32_t a = h->ids[i], b = h->ids[j];
+
+	h->ids[i] = b;
+	h->ids[j] = a;
+	h->pos[b] = (int32_t)i;
+	h->pos[a] = (int32_t)j;
+}
+
+static void heap_up(struct nand_heap *h, uint32_t i)
+{
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+
+		if (!heap_less(h, h->ids[i], h->ids[p]))
+			break;
+		heap_swap(h, i, p);
+		i = p;
+	}
+}
+
+static void heap_down(struct nand_heap *h, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < h->n && heap_less(h, h->ids[l], h->ids[m]))
+			m = l;
+		if (r < h->n && heap_less(h, h->ids[r], h->ids[m]))
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(h, i, m);
+		i = m;
+	}
+}
+
+void nand_heap_set(struct nand_heap *h, uint32_t id, uint64_t key)
+{
+	int32_t p = h->pos[id];
+
+	h->key[id] = key;
+	if (p < 0) {
+		h->ids[h->n] = id;
+		h->pos[id] = (int32_t)h->n;
+		heap_up(h, h->n++);
+		return;
+	}
+	heap_up(h, (uint32_t)p);
+	heap_down(h, (uint32_t)h->pos[id]);
+}
+
+void nand_heap_del(struct nand_heap *h, uint32_t id)
+{
+	int32_t p = h->pos[id];
+
+	if (p < 0)
+		return;
+	h->pos[id] = -1;
+	if ((uint32_t)p == --h->n)
+		return;
+	h->ids[p] = h->ids[h->n];
+	h->pos[h->ids[p]] = p;
+	heap_up(h, (uint32_t)p);
+	heap_down(h, (uint32_t)h->pos[h->ids[p]]);
+}
+
+static int heap_init(struct nand_heap *h, uint32_t n)
+{
+	h->n = 0;
+	h->ids = calloc(n, sizeof(*h->ids));
+	h->key = calloc(n, sizeof(*h->key));
+	h->pos = malloc(n * sizeof(*h->pos));
+	if (!h->ids || !h->key || !h->pos)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		h->pos[i] = -1;
+	return 0;
+}
+
+static void heap_fini(struct nand_heap *h)
+{
+	free(h->ids);
+	free(h->key);
+	free(h->pos);
+}
+
+/* ---- timing helpers ---- */
+
+static const struct nand_timing *timing(const struct nand_dev *dev)
+{
+	return &dev->cfg.timing;
+}
+
+static uint64_t array_time(const struct nand_dev *dev, const struct nand_op *op)
+{
+	const struct nand_timing *t = timing(dev);
+	uint32_t type = nand_page_type(&dev->cfg.geo, op->addr.page);
+
+	switch (op->kind) {
+	case NAND_OP_READ:
+		return t->t_read_ns[type];
+	case NAND_OP_PROGRAM:
+		return t->t_prog_ns[type];
+	default:
+		return t->t_erase_ns;
+	}
+}
+
+static uint64_t bus_time(const struct nand_dev *dev, const struct nand_op *op)
+{
+	const struct nand_timing *t = timing(dev);
+	uint64_t bytes = op->xfer_bytes ? op->xfer_bytes : dev->cfg.geo.page_size;
+
+	bytes *= op->nplanes;
+	/* MB/s is bytes per microsecond: ns = bytes * 1000 / MBps, rounded up. */
+	return t->t_cmd_ns + (bytes * 1000 + t->bus_mbps - 1) / t->bus_mbps;
+}
+
+static uint32_t die_event_id(const struct nand_die *d)
+{
+	return d->idx;
+}
+
+static uint32_t chan_event_id(const struct nand_dev *dev, uint32_t ch)
+{
+	return dev->nr_dies + ch;
+}
+
+static void die_event_at(struct nand_dev *dev, struct nand_die *d, uint64_t t)
+{
+	nand_heap_set(&dev->heap, die_event_id(d), t);
+}
+
+/* ---- channel ---- */
+
+static void bus_grant(struct nand_dev *dev, uint32_t ch, uint64_t t)
+{
+	struct nand_channel *c = &dev->chans[ch];
+	struct nand_die *d = TAILQ_FIRST(&c->waitq);
+	uint64_t xfer;
+
+	if (c->owner || !d)
+		return;
+	TAILQ_REMOVE(&c->waitq, d, bus_link);
+	c->st.waiting--;
+	c->owner = d;
+	xfer = bus_time(dev, d->cur);
+	d->phase = d->phase == DIE_WAIT_BUS_IN ? DIE_XFER_IN : DIE_XFER_OUT;
+	d->phase_start = t;
+	c->st.busy_ns += xfer;
+	c->st.transfers++;
+	nand_heap_set(&dev->heap, chan_event_id(dev, ch), t + xfer);
+}
+
+/* Queue @d for its channel, ordered by the priority of its op. */
+static void bus_request(struct nand_dev *dev, struct nand_die *d, uint64_t t)
+{
+	struct nand_channel *c = &dev->chans[d->ch];
+	struct nand_die *pos;
+
+	TAILQ_FOREACH(pos, &c->waitq, bus_link)
+		if (pos->cur->prio > d->cur->prio)
+			break;
+	if (pos)
+		TAILQ_INSERT_BEFORE(pos, d, bus_link);
+	else
+		TAILQ_INSERT_TAIL(&c->waitq, d, bus_link);
+	if (++c->st.waiting > c->st.max_waiting)
+		c->st.max_waiting = c->st.waiting;
+	bus_grant(dev, d->ch, t);
+}
+
+/* ---- die ---- */
+
+static void array_start(struct nand_dev *dev, struct nand_die *d, uint64_t len,
+			uint64_t t)
+{
+	d->phase = DIE_ARRAY;
+	d->phase_start = t;
+	d->array_end = t + len;
+	d->suspend_pending = false;
+	d->cur->last_resume_ns = t;
+	die_event_at(dev, d, d->array_end);
+}
+
+static void op_start(struct nand_dev *dev, struct nand_die *d,
+		     struct nand_op *op, uint64_t t)
+{
+	int rc = nand_op_start_check(dev, op);
+
+	TAILQ_REMOVE(&d->q[op->prio], op, link);
+	d->nq--;
+	d->st.queued = d->nq;
+	if (rc) {
+		op->status = rc;
+		op->start_ns = t;
+		nand_op_complete(dev, op, t);
+		return;
+	}
+	op->start_ns = t;
+	op->array_ns = array_time(dev, op);
+	op->remaining_ns = op->array_ns;
+	d->cur = op;
+	if (op->kind == NAND_OP_PROGRAM) {
+		d->phase = DIE_WAIT_BUS_IN;
+		d->phase_start = t;
+		bus_request(dev, d, t);
+	} else {
+		array_start(dev, d, op->array_ns, t);
+	}
+}
+
+static struct nand_op *best_queued(struct nand_die *d, enum nand_prio max)
+{
+	for (int p = 0; p <= (int)max; p++) {
+		struct nand_op *op = TAILQ_FIRST(&d->q[p]);
+
+		if (op)
+			return op;
+	}
+	return NULL;
+}
+
+/* A host read waits behind the program/erase in its array phase. */
+static void consider_suspend(struct nand_dev *dev, struct nand_die *d,
+			     uint64_t t)
+{
+	const struct nand_config *cfg = &dev->cfg;
+	struct nand_suspend_stats *ss = &dev->stats.suspend;
+	struct nand_op *op = d->cur;
+	struct nand_suspend_query q;
+	uint64_t at;
+
+	if (d->suspend_pending || d->suspended || TAILQ_EMPTY(&d->q[NAND_PRIO_HOST_READ]))
+		return;
+	if (op->suspends >= cfg->max_suspends_per_op) {
+		ss->capped++;
+		return;
+	}
+	q = (struct nand_suspend_query){
+		.running = op->kind,
+		.elapsed_ns = op->array_ns - (d->array_end - t),
+		.total_ns = op->array_ns,
+		.suspends = op->suspends,
+		.waiting = NAND_PRIO_HOST_READ,
+		.reads_waiting = d->nq,
+		.now_ns = t,
+	};
+	if (!cfg->policy.should_suspend ||
+	    !cfg->policy.should_suspend(cfg->policy.ctx, &q)) {
+		ss->declined++;
+		return;
+	}
+	/* The mechanism lets an op progress a minimum between suspensions. */
+	at = op->last_resume_ns + cfg->min_progress_ns;
+	if (at < t)
+		at = t;
+	if (at + timing(dev)->t_suspend_ns >= d->array_end) {
+		ss->capped++;
+		return; /* it would finish before the suspension took effect */
+	}
+	d->suspend_pending = true;
+	die_event_at(dev, d, at);
+}
+
+static void suspend_now(struct nand_dev *dev, struct nand_die *d, uint64_t t)
+{
+	struct nand_op *op = d->cur;
+	struct nand_suspend_stats *ss = &dev->stats.suspend;
+
+	d->st.busy_ns[op->kind] += t - d->phase_start;
+	op->remaining_ns = d->array_end - t;
+	op->suspends++;
+	ss->suspends[op->kind]++;
+	if (op->kind == NAND_OP_ERASE && !op->timing_only && dev->store) {
+		/* Erase suspension stresses the cells: count it on the block. */
+		for (uint32_t p = 0; p < op->nplanes; p++) {
+			struct nand_addr a = op->addr;
+
+			if (op->nplanes > 1)
+				a.plane = p;
+			dev->store->blocks[nand_block_index(&dev->cfg.geo, &a)]
+				.erase_suspends++;
+		}
+		ss->erase_suspend_wear++;
+	}
+	d->suspended = op;
+	d->cur = NULL;
+	d->suspend_pending = false;
+	d->suspend_start = t;
+	d->phase = DIE_SUSPENDING;
+	d->phase_start = t;
+	d->st.suspend_overhead_ns += timing(dev)->t_suspend_ns;
+	die_event_at(dev, d, t + timing(dev)->t_suspend_ns);
+}
+
+void nand_die_kick(struct nand_dev *dev, struct nand_die *d, uint64_t t)
+{
+	struct nand_op *op;
+
+	if (d->phase == DIE_ARRAY) {
+		if (d->cur->kind != NAND_OP_READ)
+			consider_suspend(dev, d, t);
+		return;
+	}
+	if (d->phase != DIE_IDLE)
+		return;
+	if (d->suspended) {
+		/* Inside a suspension: serve host reads, then resume. */
+		op = TAILQ_FIRST(&d->q[NAND_PRIO_HOST_READ]);
+		if (op) {
+			dev->stats.suspend.reads_overtaken++;
+			op_start(dev, d, op, t);
+			return;
+		}
+		d->phase = DIE_RESUMING;
+		d->phase_start = t;
+		d->st.suspend_overhead_ns += timing(dev)->t_resume_ns;
+		die_event_at(dev, d, t + timing(dev)->t_resume_ns);
+		return;
+	}
+	while (d->phase == DIE_IDLE && (op = best_queued(d, NAND_PRIOS - 1)))
+		op_start(dev, d, op, t);
+}
+
+static void die_event(struct nand_dev *dev, struct nand_die *d, uint64_t t)
+{
+	struct nand_op *op = d->cur;
+
+	switch (d->phase) {
+	case DIE_ARRAY:
+		if (d->suspend_pending && t < d->array_end) {
+			suspend_now(dev, d, t);
+			return;
+		}
+		d->st.busy_ns[op->kind] += t - d->phase_start;
+		if (op->kind == NAND_OP_READ) {
+			d->phase = DIE_WAIT_BUS_OUT;
+			d->phase_start = t;
+			bus_request(dev, d, t);
+			return;
+		}
+		d->cur = NULL;
+		d->phase = DIE_IDLE;
+		nand_op_complete(dev, op, t);
+		nand_die_kick(dev, d, t);
+		return;
+	case DIE_SUSPENDING:
+		d->phase = DIE_IDLE;
+		nand_die_kick(dev, d, t);
+		return;
+	case DIE_RESUMING: {
+		struct nand_suspend_stats *ss = &dev->stats.suspend;
+
+		op = d->suspended;
+		d->suspended = NULL;
+		ss->resumes[op->kind]++;
+		ss->suspended_ns += t - d->suspend_start;
+		d->cur = op;
+		array_start(dev, d, op->remaining_ns, t);
+		consider_suspend(dev, d, t);
+		return;
+	}
+	case DIE_IDLE:
+		/* An op was queued on an idle die at this time: start it. */
+		nand_die_kick(dev, d, t);
+		return;
+	default:
+		return;
+	}
+}
+
+static void chan_event(struct nand_dev *dev, uint32_t ch, uint64_t t)
+{
+	struct nand_channel *c = &dev->chans[ch];
+	struct nand_die *d = c->owner;
+	struct nand_op *op = d->cur;
+
+	c->owner = NULL;
+	if (d->phase == DIE_XFER_IN) {
+		array_start(dev, d, op->array_ns, t);
+		nand_die_kick(dev, d, t); /* a read may already be waiting */
+	} else {
+		d->cur = NULL;
+		d->phase = DIE_IDLE;
+		nand_op_complete(dev, op, t);
+		nand_die_kick(dev, d, t);
+	}
+	bus_grant(dev, ch, t);
+}
+
+/* ---- device ---- */
+
+uint64_t nand_next_event(const struct nand_dev *dev)
+{
+	if (!TAILQ_EMPTY(&dev->null_done))
+		return TAILQ_FIRST(&dev->null_done)->submit_ns;
+	return dev->heap.n ? dev->heap.key[dev->heap.ids[0]] : UINT64_MAX;
+}
+
+uint32_t nand_advance(struct nand_dev *dev, uint64_t now)
+{
+	uint64_t before = dev->stats.completed;
+	TAILQ_HEAD(, nand_op) batch = TAILQ_HEAD_INITIALIZER(batch);
+	struct nand_op *op;
+
+	dev->now = now;
+	/*
+	 * Null timing: complete what was queued before this call; ops that
+	 * callbacks submit now wait for the next call, so a closed loop at
+	 * zero latency cannot spin forever inside one advance.
+	 */
+	TAILQ_CONCAT(&batch, &dev->null_done, link);
+	while ((op = TAILQ_FIRST(&batch))) {
+		TAILQ_REMOVE(&batch, op, link);
+		nand_op_complete(dev, op, op->submit_ns);
+	}
+	while (dev->heap.n) {
+		uint32_t id = dev->heap.ids[0];
+		uint64_t t = dev->heap.key[id];
+
+		if (t > now)
+			break;
+		nand_heap_del(&dev->heap, id);
+		if (id < dev->nr_dies)
+			die_event(dev, &dev->dies[id], t);
+		else
+			chan_event(dev, id - dev->nr_dies, t);
+	}
+	return (uint32_t)(dev->stats.completed - before);
+}
+
+uint64_t nand_inflight(const struct nand_dev *dev)
+{
+	return dev->inflight;
+}
+
+void nand_config_default(struct nand_config *cfg)
+{
+	static const struct nand_suspend_default_cfg dflt = { .max_progress = 0.9 };
+
+	memset(cfg, 0, sizeof(*cfg));
+	nand_geometry_default(&cfg->geo);
+	nand_timing_default(&cfg->timing, cfg->geo.cell);
+	nand_suspend_default(&cfg->policy, &dflt);
+	cfg->max_suspends_per_op = 8;
+	cfg->min_progress_ns = 100000; /* 100 us of array time */
+}
+
+int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
+		    struct nand_dev **out)
+{
+	const struct nand_geometry *g = &cfg->geo;
+	struct nand_dev *dev;
+	int rc;
+
+	rc = nand_geometry_check(g, NULL);
+	if (rc)
+		return rc;
+	if (!cfg->timing.null_timing && cfg->timing.bus_mbps == 0)
+		return -EINVAL;
+	if (store && memcmp(&store->geo, g, sizeof(*g)))
+		return -EINVAL;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->cfg = *cfg;
+	dev->store = store;
+	dev->nr_dies = nand_dies(g);
+	dev->dies = calloc(dev->nr_dies, sizeof(*dev->dies));
+	dev->chans = calloc(g->channels, sizeof(*dev->chans));
+	dev->erased_page = malloc(g->page_size);
+	if (!dev->dies || !dev->chans || !dev->erased_page ||
+	    heap_init(&dev->heap, dev->nr_dies + g->channels)) {
+		nand_dev_destroy(dev);
+		return -ENOMEM;
+	}
+	memset(dev->erased_page, 0xff, g->page_size);
+	for (uint32_t i = 0; i < dev->nr_dies; i++) {
+		struct nand_die *d = &dev->dies[i];
+
+		d->idx = i;
+		d->ch = i / g->dies_per_channel;
+		for (int p = 0; p < NAND_PRIOS; p++)
+			TAILQ_INIT(&d->q[p]);
+	}
+	for (uint32_t c = 0; c < g->channels; c++)
+		TAILQ_INIT(&dev->chans[c].waitq);
+	TAILQ_INIT(&dev->null_done);
+	*out = dev;
+	return 0;
+}
+
+void nand_dev_destroy(struct nand_dev *dev)
+{
+	if (!dev)
+		return;
+	heap_fini(&dev->heap);
+	free(dev->dies);
+	free(dev->chans);
+	free(dev->erased_page);
+	free(dev);
+}
+
+const struct nand_config *nand_dev_config(const struct nand_dev *dev)
+{
+	return &dev->cfg;
+}
+
+const struct nand_stats *nand_dev_stats(const struct nand_dev *dev)
+{
+	return &dev->stats;
+}
+
+const struct nand_die_stats *nand_die_stats(const struct nand_dev *dev,
+					    uint32_t die)
+{
+	return die < dev->nr_dies ? &dev->dies[die].st : NULL;
+}
+
+const struct nand_channel_stats *nand_channel_stats(const struct nand_dev *dev,
+						    uint32_t ch)
+{
+	return ch < dev->cfg.geo.channels ? &dev->chans[ch].st : NULL;
+}
+
+const struct nand_block_meta *nand_block_meta(const struct nand_dev *dev,
+					      uint64_t block)
+{
+	if (!dev->store || block >= nand_blocks(&dev->cfg.geo))
+		return NULL;
+	return &dev->store->blocks[block];
+}

@@ -1,0 +1,203 @@
+/*
+ * Submission, flash rules, store access and completion of NAND ops, and
+ * the built-in suspension policies.
+ */
+#include "engine_internal.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+static bool block_programmed_at(const struct nand_dev *dev,
+				const struct nand_addr *a)
+{
+	const struct nand_block_meta *m =
+		&dev->store->blocks[nand_block_index(&dev->cfg.geo, a)];
+
+	return a->page < m->write_ptr;
+}
+
+/* The plane-@p address of @op (multi-plane ops cover every plane). */
+static struct nand_addr plane_addr(const struct nand_op *op, uint32_t p)
+{
+	struct nand_addr a = op->addr;
+
+	if (op->nplanes > 1)
+		a.plane = p;
+	return a;
+}
+
+int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now)
+{
+	const struct nand_geometry *g = &dev->cfg.geo;
+	struct nand_addr a = op->addr;
+	struct nand_die *d;
+
+	if (op->kind >= NAND_OP_KINDS || op->prio >= NAND_PRIOS || !op->cb)
+		return -EINVAL;
+	if (op->nplanes == 0)
+		op->nplanes = 1;
+	if (op->nplanes != 1 && op->nplanes != g->planes_per_die)
+		return -EINVAL;
+	if (op->xfer_bytes > g->page_size)
+		return -EINVAL;
+	if (op->kind == NAND_OP_ERASE)
+		a.page = 0;
+	if (op->nplanes > 1)
+		a.plane = 0;
+	if (!nand_addr_valid(g, &a))
+		return -ERANGE;
+	if (!op->timing_only) {
+		if (!dev->store)
+			return -EINVAL;
+		/* Programming a page already written breaks the rules now. */
+		for (uint32_t p = 0; op->kind == NAND_OP_PROGRAM && p < op->nplanes; p++) {
+			struct nand_addr pa = plane_addr(op, p);
+
+			if (block_programmed_at(dev, &pa))
+				return -EPERM;
+		}
+	}
+	op->status = 0;
+	op->erased = false;
+	op->suspends = 0;
+	op->submit_ns = now;
+	op->start_ns = op->done_ns = 0;
+	dev->inflight++;
+	if (dev->cfg.timing.null_timing) {
+		TAILQ_INSERT_TAIL(&dev->null_done, op, link);
+		return 0;
+	}
+	d = &dev->dies[nand_die_index(g, &a)];
+	TAILQ_INSERT_TAIL(&d->q[op->prio], op, link);
+	d->nq++;
+	d->st.queued = d->nq;
+	if (d->nq > d->st.max_queued)
+		d->st.max_queued = d->nq;
+	/*
+	 * Never start (or fail) inside submit: an idle die starts its next op
+	 * from an event at @now, so completions only come from advance().
+	 */
+	if (d->phase == DIE_IDLE && dev->heap.pos[d->idx] < 0)
+		nand_heap_set(&dev->heap, d->idx, now);
+	else if (d->phase == DIE_ARRAY && d->cur->kind != NAND_OP_READ)
+		nand_die_kick(dev, d, now);
+	return 0;
+}
+
+int nand_op_start_check(struct nand_dev *dev, struct nand_op *op)
+{
+	if (op->timing_only || op->kind != NAND_OP_PROGRAM)
+		return 0;
+	/* Pages of a block are programmed in order, each once. */
+	for (uint32_t p = 0; p < op->nplanes; p++) {
+		struct nand_addr a = plane_addr(op, p);
+		const struct nand_block_meta *m =
+			&dev->store->blocks[nand_block_index(&dev->cfg.geo, &a)];
+
+		if (a.page != m->write_ptr)
+			return -EPERM;
+	}
+	return 0;
+}
+
+static int store_access(struct nand_dev *dev, struct nand_op *op)
+{
+	const struct nand_geometry *g = &dev->cfg.geo;
+	struct nand_store *s = dev->store;
+	uint32_t die = nand_die_index(g, &op->addr);
+	int rc = 0;
+
+	for (uint32_t p = 0; p < op->nplanes && !rc; p++) {
+		struct nand_addr a = plane_addr(op, p);
+		uint64_t blk = nand_block_index(g, &a);
+		struct nand_block_meta *m = &s->blocks[blk];
+		uint8_t *data = op->data ? (uint8_t *)op->data + (size_t)p * g->page_size
+					 : NULL;
+		uint8_t *oob = op->oob ? (uint8_t *)op->oob + (size_t)p * g->oob_size
+				       : NULL;
+
+		switch (op->kind) {
+		case NAND_OP_READ:
+			s->dies[die].reads++;
+			if (a.page >= m->write_ptr) {
+				op->erased = true;
+				if (data)
+					memset(data, 0xff, g->page_size);
+				if (oob)
+					memset(oob, 0xff, g->oob_size);
+				break;
+			}
+			rc = s->ops->read(s, blk * g->pages_per_block + a.page, data, oob);
+			break;
+		case NAND_OP_PROGRAM:
+			/* The store advances the block's write pointer. */
+			rc = s->ops->program(s, blk * g->pages_per_block + a.page, data,
+					     oob);
+			if (!rc)
+				s->dies[die].programs++;
+			break;
+		case NAND_OP_ERASE:
+			rc = s->ops->erase(s, blk);
+			if (!rc)
+				s->dies[die].erases++;
+			break;
+		default:
+			rc = -EINVAL;
+		}
+	}
+	return rc;
+}
+
+void nand_op_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
+{
+	uint32_t die = nand_die_index(&dev->cfg.geo, &op->addr);
+
+	op->done_ns = t;
+	if (!op->start_ns)
+		op->start_ns = op->submit_ns;
+	dev->inflight--;
+	dev->stats.completed++;
+	blox_hist_add(&dev->stats.latency[op->kind], t - op->submit_ns);
+	blox_hist_add(&dev->stats.lateness, dev->now > t ? dev->now - t : 0);
+	dev->dies[die].st.ops[op->kind]++;
+	if (!op->status && !op->timing_only)
+		op->status = store_access(dev, op);
+	op->cb(op);
+}
+
+/* ---- suspension policies ---- */
+
+static bool never_cb(void *ctx, const struct nand_suspend_query *q)
+{
+	(void)ctx;
+	(void)q;
+	return false;
+}
+
+static bool always_cb(void *ctx, const struct nand_suspend_query *q)
+{
+	(void)ctx;
+	(void)q;
+	return true;
+}
+
+static bool default_cb(void *ctx, const struct nand_suspend_query *q)
+{
+	const struct nand_suspend_default_cfg *cfg = ctx;
+
+	if (q->waiting != NAND_PRIO_HOST_READ || q->total_ns == 0)
+		return false;
+	return (double)q->elapsed_ns <= cfg->max_progress * (double)q->total_ns;
+}
+
+const struct nand_suspend_policy nand_suspend_never = { "never", never_cb, NULL };
+const struct nand_suspend_policy nand_suspend_always = { "always", always_cb, NULL };
+
+void nand_suspend_default(struct nand_suspend_policy *p,
+			  const struct nand_suspend_default_cfg *cfg)
+{
+	p->name = "default";
+	p->should_suspend = default_cb;
+	p->ctx = (void *)(uintptr_t)cfg; /* only ever read */
+}

@@ -1,0 +1,289 @@
+/*
+ * File backing store: one sparse file holding a header (magic, version,
+ * geometry), the per-block meta table, the per-die counters, then every
+ * page's data and OOB at a fixed stride. Only programmed pages take disk
+ * space: erasing a block punches its pages out of the file. A block's
+ * meta entry is written after each program or erase of the block, so a
+ * reopened store knows which pages hold data.
+ */
+#include "nand.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define FILE_MAGIC "BLOXNAND"
+#define FILE_VERSION 1u
+#define HDR_SIZE 4096u
+#define ALIGN 4096u
+
+struct file_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t hdr_size;
+	struct nand_geometry geo;
+	uint64_t meta_off, counters_off, data_off;
+	uint64_t stride;
+	uint64_t pages_stored;
+};
+
+struct file_store {
+	struct nand_store base;
+	int fd;
+	struct file_hdr hdr;
+};
+
+static struct file_store *to_file(struct nand_store *s)
+{
+	return (struct file_store *)s;
+}
+
+static uint64_t align_up(uint64_t v)
+{
+	return (v + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+static int full_pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+static int full_pread(int fd, void *buf, size_t len, off_t off)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0) { /* a hole past the end reads as zeroes */
+			memset(p, 0, len);
+			return 0;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+static int meta_write(struct file_store *f, uint64_t block)
+{
+	return full_pwrite(f->fd, &f->base.blocks[block], sizeof(f->base.blocks[0]),
+			   (off_t)(f->hdr.meta_off + block * sizeof(f->base.blocks[0])));
+}
+
+static off_t page_off(const struct file_store *f, uint64_t page)
+{
+	return (off_t)(f->hdr.data_off + page * f->hdr.stride);
+}
+
+static int file_read(struct nand_store *s, uint64_t page, void *data, void *oob)
+{
+	struct file_store *f = to_file(s);
+	int rc = 0;
+
+	if (data)
+		rc = full_pread(f->fd, data, s->geo.page_size, page_off(f, page));
+	if (!rc && oob)
+		rc = full_pread(f->fd, oob, s->geo.oob_size,
+				page_off(f, page) + s->geo.page_size);
+	return rc;
+}
+
+static int file_program(struct nand_store *s, uint64_t page, const void *data,
+			const void *oob)
+{
+	struct file_store *f = to_file(s);
+	uint32_t ppb = s->geo.pages_per_block;
+	uint64_t b = page / ppb;
+	void *zero = NULL;
+	struct iovec iov[2];
+	ssize_t n;
+	size_t want = (size_t)s->geo.page_size + s->geo.oob_size;
+	int rc;
+
+	if (!data || !oob) {
+		zero = calloc(1, want);
+		if (!zero)
+			return -ENOMEM;
+	}
+	iov[0] = (struct iovec){ data ? (void *)data : zero, s->geo.page_size };
+	iov[1] = (struct iovec){ oob ? (void *)oob : (uint8_t *)zero + s->geo.page_size,
+				 s->geo.oob_size };
+	do {
+		n = pwritev(f->fd, iov, 2, page_off(f, page));
+	} while (n < 0 && errno == EINTR);
+	rc = n < 0 ? -errno : (size_t)n != want ? -EIO : 0;
+	free(zero);
+	if (rc)
+		return rc;
+	s->blocks[b].write_ptr = (uint32_t)(page % ppb) + 1;
+	s->pages_stored++;
+	return meta_write(f, b);
+}
+
+static int file_erase(struct nand_store *s, uint64_t block)
+{
+	struct file_store *f = to_file(s);
+	uint32_t ppb = s->geo.pages_per_block;
+	off_t off = page_off(f, block * ppb);
+	off_t len = (off_t)(ppb * f->hdr.stride);
+
+	if (fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) &&
+	    errno != EOPNOTSUPP)
+		return -errno;
+	s->pages_stored -= (s->pages_stored < s->blocks[block].write_ptr ? s->pages_stored : s->blocks[block].write_ptr);
+	s->blocks[block].erase_count++;
+	s->blocks[block].write_ptr = 0;
+	return meta_write(f, block);
+}
+
+static int file_sync(struct nand_store *s)
+{
+	struct file_store *f = to_file(s);
+	size_t cl = nand_dies(&s->geo) * sizeof(s->dies[0]);
+	size_t ml = nand_blocks(&s->geo) * sizeof(s->blocks[0]);
+	int rc;
+
+	f->hdr.pages_stored = s->pages_stored;
+	rc = full_pwrite(f->fd, s->dies, cl, (off_t)f->hdr.counters_off);
+	if (!rc)
+		rc = full_pwrite(f->fd, s->blocks, ml, (off_t)f->hdr.meta_off);
+	if (!rc)
+		rc = full_pwrite(f->fd, &f->hdr, sizeof(f->hdr), 0);
+	if (!rc && fdatasync(f->fd))
+		rc = -errno;
+	return rc;
+}
+
+static void file_close(struct nand_store *s)
+{
+	struct file_store *f = to_file(s);
+
+	file_sync(s);
+	close(f->fd);
+	free(s->blocks);
+	free(s->dies);
+	free(f);
+}
+
+static const struct nand_store_ops file_ops = {
+	.name = "file",
+	.read = file_read,
+	.program = file_program,
+	.erase = file_erase,
+	.sync = file_sync,
+	.close = file_close,
+};
+
+static void hdr_init(struct file_hdr *h, const struct nand_geometry *g)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, FILE_MAGIC, sizeof(h->magic));
+	h->version = FILE_VERSION;
+	h->hdr_size = HDR_SIZE;
+	h->geo = *g;
+	h->meta_off = HDR_SIZE;
+	h->counters_off = align_up(h->meta_off + nand_blocks(g) * sizeof(struct nand_block_meta));
+	h->data_off = align_up(h->counters_off + nand_dies(g) * sizeof(struct nand_die_counters));
+	h->stride = (uint64_t)g->page_size + g->oob_size;
+}
+
+int nand_store_file_open(const char *path, const struct nand_geometry *g,
+			 struct nand_store **out)
+{
+	struct file_store *f;
+	struct stat st;
+	int rc = nand_geometry_check(g, NULL);
+
+	if (rc)
+		return rc;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (f->fd < 0) {
+		rc = -errno;
+		goto free_f;
+	}
+	f->base.ops = &file_ops;
+	f->base.geo = *g;
+	f->base.blocks = calloc(nand_blocks(g), sizeof(*f->base.blocks));
+	f->base.dies = calloc(nand_dies(g), sizeof(*f->base.dies));
+	if (!f->base.blocks || !f->base.dies) {
+		rc = -ENOMEM;
+		goto free_all;
+	}
+	if (fstat(f->fd, &st)) {
+		rc = -errno;
+		goto free_all;
+	}
+	if (st.st_size == 0) {
+		hdr_init(&f->hdr, g);
+		rc = ftruncate(f->fd, (off_t)(f->hdr.data_off +
+					       nand_pages(g) * f->hdr.stride)) ? -errno : 0;
+		if (!rc)
+			rc = file_sync(&f->base);
+		if (rc)
+			goto free_all;
+	} else {
+		struct file_hdr want;
+
+		hdr_init(&want, g);
+		rc = full_pread(f->fd, &f->hdr, sizeof(f->hdr), 0);
+		if (rc)
+			goto free_all;
+		if (memcmp(f->hdr.magic, FILE_MAGIC, sizeof(f->hdr.magic)) ||
+		    f->hdr.version != FILE_VERSION ||
+		    memcmp(&f->hdr.geo, g, sizeof(*g)) ||
+		    f->hdr.data_off != want.data_off) {
+			rc = -EINVAL; /* not ours, or another geometry */
+			goto free_all;
+		}
+		rc = full_pread(f->fd, f->base.blocks,
+				nand_blocks(g) * sizeof(f->base.blocks[0]),
+				(off_t)f->hdr.meta_off);
+		if (!rc)
+			rc = full_pread(f->fd, f->base.dies,
+					nand_dies(g) * sizeof(f->base.dies[0]),
+					(off_t)f->hdr.counters_off);
+		if (rc)
+			goto free_all;
+		f->base.pages_stored = 0;
+		for (uint64_t b = 0; b < nand_blocks(g); b++)
+			f->base.pages_stored += f->base.blocks[b].write_ptr;
+	}
+	*out = &f->base;
+	return 0;
+
+free_all:
+	free(f->base.blocks);
+	free(f->base.dies);
+	close(f->fd);
+free_f:
+	free(f);
+	return rc;
+}
