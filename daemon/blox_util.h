@@ -11,14 +11,7 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* glibc's <sys/queue.h> lacks the BSD _SAFE iterator. */
-#include <sys/queue.h>
-#ifndef TAILQ_FOREACH_SAFE
-#define TAILQ_FOREACH_SAFE(var, head, field, tvar)                 \
-	for ((var) = TAILQ_FIRST((head));                          \
-	     (var) && ((tvar) = TAILQ_NEXT((var), field), 1);       \
-	     (var) = (tvar))
-#endif
+#include "../nand/blox_queue.h"
 
 #define BLOX_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define BLOX_MIN(a, b) ((a) < (b) ? (a) : (b))

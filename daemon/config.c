@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdarg.h>
@@ -211,21 +212,30 @@ static json_object *get_array(json_object *o, const char *key,
 	return v;
 }
 
+/* Canonical 8-4-4-4-12 hex form only. */
 static int parse_uuid(const char *s, uint8_t out[16])
 {
 	size_t n = 0;
 
-	for (const char *p = s; *p && n < 32; p++) {
+	if (strlen(s) != 36)
+		return -EINVAL;
+	for (size_t i = 0; i < 36; i++) {
+		char c = s[i];
 		unsigned v;
 
-		if (*p == '-')
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (c != '-')
+				return -EINVAL;
 			continue;
-		if (sscanf(p, "%1x", &v) != 1)
+		}
+		if (!isxdigit((unsigned char)c))
 			return -EINVAL;
+		v = (unsigned)(isdigit((unsigned char)c) ? c - '0'
+							 : tolower((unsigned char)c) - 'a' + 10);
 		out[n / 2] = (uint8_t)((n % 2) ? (out[n / 2] | v) : (v << 4));
 		n++;
 	}
-	return n == 32 && strlen(s) == 36 ? 0 : -EINVAL;
+	return 0;
 }
 
 /* Optional unsigned field into a uint32_t, bounded. */
@@ -512,15 +522,38 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 {
 	static const char *const keys[] = { "listeners", "subsystems", NULL };
 	enum json_tokener_error jerr;
+	struct json_tokener *tok;
 	json_object *root, *arr;
 	char w[64];
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
-	root = json_tokener_parse_verbose(text, &jerr);
-	if (!root)
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	/* The terminating NUL ends a bare number as well. */
+	root = json_tokener_parse_ex(tok, text, (int)strlen(text) + 1);
+	jerr = json_tokener_get_error(tok);
+	if (root && jerr == json_tokener_success) {
+		/* One JSON value and nothing but white space after it. */
+		const char *end = text + json_tokener_get_parse_end(tok);
+
+		while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')
+			end++;
+		if (*end) {
+			json_object_put(root);
+			json_tokener_free(tok);
+			return fail(err, errlen, "not valid JSON: text after the end");
+		}
+	}
+	json_tokener_free(tok);
+	if (!root || jerr != json_tokener_success) {
+		json_object_put(root);
 		return fail(err, errlen, "not valid JSON: %s",
-			    json_tokener_error_desc(jerr));
+			    json_tokener_error_desc(jerr == json_tokener_success
+							    ? json_tokener_continue
+							    : jerr));
+	}
 	if (!json_object_is_type(root, json_type_object)) {
 		rc = fail(err, errlen, "top level: expected an object");
 		goto out;

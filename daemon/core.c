@@ -9,6 +9,8 @@
 
 /* Command flags: FUSE bits 1:0 must be 0; PSDT bits 7:6 say SGL (01b). */
 #define NVME_CMD_FUSE_MASK 0x03
+#define NVME_CMD_PSDT_MASK 0xc0
+#define NVME_CMD_PSDT_SGL 0x40 /* fabrics carry SGLs only */
 
 uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 {
@@ -27,7 +29,8 @@ uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 	if (sq->ctrl)
 		nvmf_ctrl_touch(sq->ctrl);
 
-	if (req->cmd.flags & NVME_CMD_FUSE_MASK) {
+	if ((req->cmd.flags & NVME_CMD_FUSE_MASK) ||
+	    (req->cmd.flags & NVME_CMD_PSDT_MASK) != NVME_CMD_PSDT_SGL) {
 		req->error_loc = offsetof(struct nvme_sqe, flags);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 	}

@@ -219,6 +219,7 @@ static void op_start(struct nand_dev *dev, struct nand_die *d,
 
 	TAILQ_REMOVE(&d->q[op->prio], op, link);
 	d->nq--;
+	d->nq_prio[op->prio]--;
 	d->st.queued = d->nq;
 	if (rc) {
 		op->status = rc;
@@ -272,7 +273,7 @@ static void consider_suspend(struct nand_dev *dev, struct nand_die *d,
 		.total_ns = op->array_ns,
 		.suspends = op->suspends,
 		.waiting = NAND_PRIO_HOST_READ,
-		.reads_waiting = d->nq,
+		.reads_waiting = d->nq_prio[NAND_PRIO_HOST_READ],
 		.now_ns = t,
 	};
 	if (!cfg->policy.should_suspend ||
@@ -439,9 +440,14 @@ uint32_t nand_advance(struct nand_dev *dev, uint64_t now)
 	 * callbacks submit now wait for the next call, so a closed loop at
 	 * zero latency cannot spin forever inside one advance.
 	 */
-	TAILQ_CONCAT(&batch, &dev->null_done, link);
+	while ((op = TAILQ_FIRST(&dev->null_done)) && op->submit_ns <= now) {
+		TAILQ_REMOVE(&dev->null_done, op, link);
+		TAILQ_INSERT_TAIL(&batch, op, link);
+	}
 	while ((op = TAILQ_FIRST(&batch))) {
 		TAILQ_REMOVE(&batch, op, link);
+		/* The flash rules hold at zero latency too. */
+		op->status = nand_op_start_check(dev, op);
 		nand_op_complete(dev, op, op->submit_ns);
 	}
 	while (dev->heap.n) {

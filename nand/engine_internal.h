@@ -29,7 +29,7 @@ struct nand_die {
 	bool suspend_pending; /* the die event is a suspension point */
 	uint64_t suspend_start;
 	TAILQ_HEAD(, nand_op) q[NAND_PRIOS];
-	uint32_t nq;
+	uint32_t nq, nq_prio[NAND_PRIOS];
 	struct nand_die_stats st;
 	TAILQ_ENTRY(nand_die) bus_link;
 };

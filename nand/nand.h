@@ -45,7 +45,7 @@ struct nand_addr {
 	uint32_t ch, die, plane, block, page;
 };
 
-/* Fill @g with defaults: 8 ch x 4 dies x 2 planes x 256 blocks x 256 pages, 16 KiB + 1 KiB, TLC. */
+/* Fill @g with defaults: 8 ch x 4 dies x 2 planes x 64 blocks x 384 pages, 16 KiB + 1 KiB, TLC. */
 void nand_geometry_default(struct nand_geometry *g);
 /* 0, or -EINVAL with a reason in @why when a field is zero or too large. */
 int nand_geometry_check(const struct nand_geometry *g, const char **why);
@@ -80,7 +80,7 @@ struct nand_timing {
 	bool null_timing; /* every op completes at its submit time */
 };
 
-/* Literature defaults for a cell type (TLC: tR 65 us, tPROG 0.7-3 ms...). */
+/* Literature defaults per cell type (TLC: tR 56/65/74 us, tPROG 1.2/2/3 ms, tBERS 10 ms by page type). */
 void nand_timing_default(struct nand_timing *t, enum nand_cell cell);
 
 /* ---- backing store ---- */

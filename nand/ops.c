@@ -71,6 +71,7 @@ int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now)
 	d = &dev->dies[nand_die_index(g, &a)];
 	TAILQ_INSERT_TAIL(&d->q[op->prio], op, link);
 	d->nq++;
+	d->nq_prio[op->prio]++;
 	d->st.queued = d->nq;
 	if (d->nq > d->st.max_queued)
 		d->st.max_queued = d->nq;

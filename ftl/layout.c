@@ -1,0 +1,130 @@
+/*
+ * Unit addresses, superblocks and validity. A superblock is block b on
+ * every (die, plane) of the instance; PPNs inside it stripe across dies
+ * first (see ftl_internal.h). Allocation takes the least-worn free
+ * superblock (dynamic wear leveling).
+ */
+#include "ftl_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ftl_layout_init(struct ftl *f)
+{
+	const struct nand_geometry *g = f->geo;
+	uint64_t units, data_units, cap;
+
+	f->ndies = f->res.nr_dies;
+	f->planes = g->planes_per_die;
+	f->slots = g->page_size / FTL_UNIT;
+	f->stripe = f->ndies * f->planes;
+	f->pages_per_block = g->pages_per_block;
+	f->nr_sb = f->res.nr_blocks;
+	if (f->slots == 0 || f->slots > FTL_MAX_SLOTS || f->ndies == 0 ||
+	    f->res.first_block + f->res.nr_blocks > g->blocks_per_plane ||
+	    g->oob_size < sizeof(struct ftl_oob))
+		return -EINVAL;
+	units = (uint64_t)f->pages_per_block * f->stripe * f->slots;
+	if (units > UINT32_MAX / 2 || units * f->nr_sb >= UINT32_MAX)
+		return -E2BIG;
+	f->units_per_sb = (uint32_t)units;
+	/*
+	 * Room for the checkpoint superblocks, one open superblock per stream,
+	 * one to collect into, then over-provisioning on top.
+	 */
+	if (f->nr_sb < FTL_CKPT_SBS + ST_COUNT + 4)
+		return -ENOSPC;
+	data_units = (uint64_t)(f->nr_sb - FTL_CKPT_SBS - ST_COUNT - 1) * units;
+	cap = data_units * (1000 - f->cfg.op_permille) / 1000;
+	/* Translation pages live in the same space. */
+	cap -= (cap + FTL_TP_ENTRIES - 1) / FTL_TP_ENTRIES;
+	f->capacity = (uint32_t)cap;
+	f->nr_tp = (f->capacity + FTL_TP_ENTRIES - 1) / FTL_TP_ENTRIES;
+
+	f->sbs = calloc(f->nr_sb, sizeof(*f->sbs));
+	f->valid = calloc(((uint64_t)f->nr_sb * units + 63) / 64, sizeof(uint64_t));
+	if (!f->sbs || !f->valid)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < FTL_CKPT_SBS; i++)
+		f->sbs[i].state = SB_CKPT;
+	f->free_sbs = f->nr_sb - FTL_CKPT_SBS;
+	return 0;
+}
+
+void ftl_layout_fini(struct ftl *f)
+{
+	free(f->sbs);
+	free(f->valid);
+}
+
+uint32_t ftl_ppn(const struct ftl *f, uint32_t sb, uint32_t off)
+{
+	return sb * f->units_per_sb + off;
+}
+
+uint32_t ftl_ppn_sb(const struct ftl *f, uint32_t ppn)
+{
+	return ppn / f->units_per_sb;
+}
+
+void ftl_fpid_addr(const struct ftl *f, uint32_t fpid, struct nand_addr *a)
+{
+	uint32_t pages_per_sb = f->pages_per_block * f->stripe;
+	uint32_t sb = fpid / pages_per_sb, in = fpid % pages_per_sb;
+	uint32_t page = in / f->stripe, s = in % f->stripe;
+	uint32_t plane = s / f->ndies, die = f->res.dies[s % f->ndies];
+
+	a->ch = die / f->geo->dies_per_channel;
+	a->die = die % f->geo->dies_per_channel;
+	a->plane = plane;
+	a->block = f->res.first_block + sb;
+	a->page = page;
+}
+
+bool ftl_valid_get(const struct ftl *f, uint32_t ppn)
+{
+	return f->valid[ppn / 64] & (1ull << (ppn % 64));
+}
+
+void ftl_valid_set(struct ftl *f, uint32_t ppn)
+{
+	if (ftl_valid_get(f, ppn))
+		return;
+	f->valid[ppn / 64] |= 1ull << (ppn % 64);
+	f->sbs[ftl_ppn_sb(f, ppn)].valid++;
+}
+
+void ftl_valid_clear(struct ftl *f, uint32_t ppn)
+{
+	if (ppn == FTL_UNMAPPED || !ftl_valid_get(f, ppn))
+		return;
+	f->valid[ppn / 64] &= ~(1ull << (ppn % 64));
+	f->sbs[ftl_ppn_sb(f, ppn)].valid--;
+}
+
+int32_t ftl_sb_alloc(struct ftl *f)
+{
+	int32_t best = -1;
+
+	for (uint32_t i = 0; i < f->nr_sb; i++) {
+		if (f->sbs[i].state != SB_FREE)
+			continue;
+		if (best < 0 || f->sbs[i].erase_count < f->sbs[best].erase_count)
+			best = (int32_t)i;
+	}
+	if (best >= 0) {
+		f->sbs[best].state = SB_OPEN;
+		f->sbs[best].valid = 0;
+		f->free_sbs--;
+	}
+	return best;
+}
+
+void ftl_sb_freed(struct ftl *f, uint32_t sb)
+{
+	f->sbs[sb].state = SB_FREE;
+	f->sbs[sb].valid = 0;
+	f->sbs[sb].erase_count++;
+	f->free_sbs++;
+}

@@ -1,0 +1,148 @@
+/*
+ * The read path. Per unit: CMT hit -> PPN; else MDC hit -> PPN; else load
+ * the translation page (the read waits and resumes). Unmapped units read
+ * as zeroes without touching flash; units still in the write buffer are
+ * copied from it; the rest are read from flash, one NAND read per flash
+ * page for the units of the request that share it.
+ */
+#include "ftl_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FTL_READ_CTXS 1024
+
+int ftl_read_init(struct ftl *f)
+{
+	f->rds = calloc(FTL_READ_CTXS, sizeof(*f->rds));
+	if (!f->rds)
+		return -ENOMEM;
+	TAILQ_INIT(&f->free_rds);
+	for (uint32_t i = 0; i < FTL_READ_CTXS; i++) {
+		f->rds[i].page = malloc(f->geo->page_size);
+		if (!f->rds[i].page)
+			return -ENOMEM;
+		f->rds[i].f = f;
+		TAILQ_INSERT_TAIL(&f->free_rds, &f->rds[i], link);
+	}
+	return 0;
+}
+
+void ftl_read_fini(struct ftl *f)
+{
+	for (uint32_t i = 0; f->rds && i < FTL_READ_CTXS; i++)
+		free(f->rds[i].page);
+	free(f->rds);
+}
+
+static void read_finish(struct ftl *f, struct ftl_io *io)
+{
+	if (io->next == io->nr && io->pending == 0)
+		ftl_io_complete(f, io, io->status);
+}
+
+static void rd_done(struct nand_op *op)
+{
+	struct ftl_rd *rd = op->cb_arg;
+	struct ftl *f = rd->f;
+	struct ftl_io *io = rd->io;
+
+	if (op->status && !io->status)
+		io->status = -EIO;
+	for (uint32_t i = 0; i < rd->nslots; i++)
+		memcpy(io->buf + (size_t)rd->want[i].unit * FTL_UNIT,
+		       rd->page + (size_t)rd->want[i].slot * FTL_UNIT, FTL_UNIT);
+	TAILQ_INSERT_TAIL(&f->free_rds, rd, link);
+	io->pending--;
+	read_finish(f, io);
+	ftl_progress(f);
+}
+
+/* Mapping of @lba, loading its translation page if needed. */
+static bool resolve(struct ftl *f, struct ftl_io *io, uint32_t lba,
+		    uint32_t *ppn)
+{
+	struct ftl_cmt *e = f->cmt_index[lba / FTL_TP_ENTRIES];
+
+	if (e && e->state == CMT_READY) {
+		e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, NULL); /* LRU + stats */
+		*ppn = e->map[lba % FTL_TP_ENTRIES];
+		return true;
+	}
+	if (f->cfg.mdc_enabled) {
+		f->st.mdc_lookups++;
+		if (ftl_mdc_lookup(f->mdc, lba, ppn)) {
+			f->st.mdc_hits++;
+			return true;
+		}
+	}
+	e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, io);
+	if (!e)
+		return false;
+	*ppn = e->map[lba % FTL_TP_ENTRIES];
+	return true;
+}
+
+void ftl_read_step(struct ftl *f, struct ftl_io *io)
+{
+	while (io->next < io->nr) {
+		uint32_t lba = io->lba + io->next, ppn, fpid;
+		const uint8_t *b;
+		struct ftl_rd *rd;
+
+		if (!resolve(f, io, lba, &ppn))
+			return; /* resumed when the translation page is in */
+		if (ppn == FTL_UNMAPPED) {
+			memset(io->buf + (size_t)io->next * FTL_UNIT, 0, FTL_UNIT);
+			f->st.unmapped_reads++;
+			io->next++;
+			continue;
+		}
+		b = ftl_buffered(f, ppn);
+		if (b) {
+			memcpy(io->buf + (size_t)io->next * FTL_UNIT, b, FTL_UNIT);
+			f->st.buffer_reads++;
+			io->next++;
+			continue;
+		}
+		rd = TAILQ_FIRST(&f->free_rds);
+		if (!rd) {
+			TAILQ_INSERT_TAIL(&f->read_wait, io, link);
+			return;
+		}
+		TAILQ_REMOVE(&f->free_rds, rd, link);
+		rd->io = io;
+		rd->nslots = 0;
+		fpid = ppn / f->slots;
+		rd->want[rd->nslots].slot = ppn % f->slots;
+		rd->want[rd->nslots++].unit = io->next++;
+		/* Following units on the same flash page share the read. */
+		while (io->next < io->nr && rd->nslots < f->slots) {
+			uint32_t p2;
+
+			if (!ftl_map_peek(f, io->lba + io->next, &p2) ||
+			    p2 == FTL_UNMAPPED || p2 / f->slots != fpid ||
+			    ftl_buffered(f, p2))
+				break;
+			rd->want[rd->nslots].slot = p2 % f->slots;
+			rd->want[rd->nslots++].unit = io->next++;
+		}
+		memset(&rd->op, 0, sizeof(rd->op));
+		rd->op.kind = NAND_OP_READ;
+		rd->op.prio = NAND_PRIO_HOST_READ;
+		ftl_fpid_addr(f, fpid, &rd->op.addr);
+		rd->op.nplanes = 1;
+		rd->op.xfer_bytes = rd->nslots * FTL_UNIT;
+		rd->op.data = rd->page;
+		rd->op.cb = rd_done;
+		rd->op.cb_arg = rd;
+		io->pending++;
+		f->st.flash_data_reads++;
+		if (f->env.ops->submit(f->env.ctx, &rd->op)) {
+			rd->op.status = -EIO;
+			rd_done(&rd->op);
+		}
+	}
+	read_finish(f, io);
+}

@@ -1,0 +1,442 @@
+/*
+ * Checkpoints and recovery.
+ *
+ * A checkpoint is a run of units in one of the two reserved superblocks
+ * (alternating by generation): a header, the GTD, the superblock table and
+ * the validity bitmap, each unit tagged UK_CKPT with its index and the
+ * generation in its OOB. A checkpoint counts only if every unit is there.
+ *
+ * At start: load the newest complete checkpoint (if any), then scan the
+ * OOB of every programmed page for units written after it (wseq greater
+ * than the checkpoint's). Per LBA (and per translation page) the unit with
+ * the highest data version wins (GC copies keep the version of the data
+ * they move; ties go to the later write) and is applied on top of the
+ * checkpoint's mapping. Dirty translation pages are then written back and
+ * a new checkpoint is taken, so the next scan starts from here.
+ *
+ * All of this runs in sync_io mode: the store is read and programmed
+ * directly, before the device takes any timed I/O.
+ */
+#include "ftl_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CKPT_MAGIC 0x31504b43584c42ull /* "BLXCKP1" */
+
+struct ckpt_hdr {
+	uint64_t magic;
+	uint64_t gen, wseq, dseq;
+	uint32_t capacity, nr_tp, nr_sb, units_per_sb;
+	uint32_t gtd_units, sb_units, bitmap_units, total_units;
+	uint64_t host_writes, units_written_host, units_written_gc,
+		units_written_tp, units_padded, gc_runs, wl_runs;
+};
+
+struct ckpt_sb {
+	uint32_t state, valid, erase_count, pad;
+};
+
+struct rec {
+	uint32_t kind, lba, ppn, pad;
+	uint64_t dseq, wseq;
+};
+
+static uint32_t units_for(size_t bytes)
+{
+	return (uint32_t)((bytes + FTL_UNIT - 1) / FTL_UNIT);
+}
+
+static uint64_t bitmap_bytes(const struct ftl *f)
+{
+	return ((uint64_t)f->nr_sb * f->units_per_sb + 63) / 64 * 8;
+}
+
+/* Erase every block of superblock @sb straight in the store. */
+static int sb_erase_sync(struct ftl *f, uint32_t sb)
+{
+	struct nand_store *st = f->env.store;
+
+	for (uint32_t s = 0; s < f->stripe; s++) {
+		struct nand_addr a;
+		int rc;
+
+		ftl_fpid_addr(f, ftl_ppn(f, sb, s * f->slots) / f->slots, &a);
+		a.page = 0;
+		if (st->blocks[nand_block_index(f->geo, &a)].write_ptr == 0)
+			continue;
+		rc = st->ops->erase(st, nand_block_index(f->geo, &a));
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static bool page_programmed(const struct ftl *f, uint32_t fpid, struct nand_addr *a)
+{
+	ftl_fpid_addr(f, fpid, a);
+	return f->env.store->blocks[nand_block_index(f->geo, a)].write_ptr > a->page;
+}
+
+int ftl_checkpoint_write(struct ftl *f)
+{
+	struct nand_store *st = f->env.store;
+	uint32_t sb = (uint32_t)((f->ckpt_gen + 1) % FTL_CKPT_SBS);
+	struct ckpt_hdr h = { 0 };
+	uint8_t *img, *page, *oob_raw;
+	size_t hdr_len, gtd_len, sbt_len, bm_len, total;
+	struct ckpt_sb *sbt;
+	int rc;
+
+	if (!st)
+		return 0;
+	gtd_len = (size_t)f->nr_tp * sizeof(uint32_t);
+	sbt_len = (size_t)f->nr_sb * sizeof(struct ckpt_sb);
+	bm_len = bitmap_bytes(f);
+	hdr_len = FTL_UNIT;
+	h.magic = CKPT_MAGIC;
+	h.gen = f->ckpt_gen + 1;
+	h.wseq = f->wseq;
+	h.dseq = f->dseq;
+	h.capacity = f->capacity;
+	h.nr_tp = f->nr_tp;
+	h.nr_sb = f->nr_sb;
+	h.units_per_sb = f->units_per_sb;
+	h.gtd_units = units_for(gtd_len);
+	h.sb_units = units_for(sbt_len);
+	h.bitmap_units = units_for(bm_len);
+	h.total_units = 1 + h.gtd_units + h.sb_units + h.bitmap_units;
+	h.host_writes = f->st.host_writes;
+	h.units_written_host = f->st.units_written_host;
+	h.units_written_gc = f->st.units_written_gc;
+	h.units_written_tp = f->st.units_written_tp;
+	h.units_padded = f->st.units_padded;
+	h.gc_runs = f->st.gc_runs;
+	h.wl_runs = f->st.wl_runs;
+	if (h.total_units > f->units_per_sb)
+		return -E2BIG;
+	total = (size_t)h.total_units * FTL_UNIT;
+	total = (total + f->geo->page_size - 1) / f->geo->page_size * f->geo->page_size;
+	img = calloc(1, total);
+	page = NULL;
+	oob_raw = calloc(1, f->geo->oob_size);
+	if (!img || !oob_raw) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memcpy(img, &h, sizeof(h));
+	memcpy(img + hdr_len, f->gtd, gtd_len);
+	sbt = (struct ckpt_sb *)(img + (size_t)(1 + h.gtd_units) * FTL_UNIT);
+	for (uint32_t i = 0; i < f->nr_sb; i++)
+		sbt[i] = (struct ckpt_sb){ f->sbs[i].state, f->sbs[i].valid,
+					   f->sbs[i].erase_count, 0 };
+	memcpy(img + (size_t)(1 + h.gtd_units + h.sb_units) * FTL_UNIT, f->valid,
+	       bm_len);
+
+	rc = sb_erase_sync(f, sb);
+	for (uint32_t u = 0; !rc && u < h.total_units; u += f->slots) {
+		struct ftl_oob oob = { .magic = FTL_OOB_MAGIC, .nslots = f->slots };
+		uint32_t fpid = ftl_ppn(f, sb, u) / f->slots;
+		struct nand_addr a;
+
+		for (uint32_t s = 0; s < f->slots; s++)
+			oob.slot[s] = (struct ftl_oob_slot){
+				.lba = u + s,
+				.kind = u + s < h.total_units ? UK_CKPT : UK_PAD,
+				.wseq = h.wseq,
+				.dseq = h.gen,
+			};
+		memcpy(oob_raw, &oob, sizeof(oob));
+		ftl_fpid_addr(f, fpid, &a);
+		rc = st->ops->program(st, nand_page_index(f->geo, &a),
+				      img + (size_t)u * FTL_UNIT, oob_raw);
+	}
+	if (!rc)
+		rc = st->ops->sync(st);
+	if (!rc)
+		f->ckpt_gen = h.gen;
+out:
+	free(img);
+	free(page);
+	free(oob_raw);
+	return rc;
+}
+
+/* Load checkpoint superblock @sb into @img (total units); 0 if complete. */
+static int ckpt_load(struct ftl *f, uint32_t sb, struct ckpt_hdr *h,
+		     uint8_t **img_out)
+{
+	struct nand_store *st = f->env.store;
+	uint8_t *page = malloc(f->geo->page_size);
+	uint8_t *oob_raw = malloc(f->geo->oob_size);
+	uint8_t *img = NULL;
+	struct ftl_oob oob;
+	struct nand_addr a;
+	int rc = -ENOENT;
+
+	if (!page || !oob_raw) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!page_programmed(f, ftl_ppn(f, sb, 0) / f->slots, &a) ||
+	    st->ops->read(st, nand_page_index(f->geo, &a), page, oob_raw))
+		goto out;
+	memcpy(h, page, sizeof(*h));
+	memcpy(&oob, oob_raw, sizeof(oob));
+	if (h->magic != CKPT_MAGIC || oob.magic != FTL_OOB_MAGIC ||
+	    oob.slot[0].kind != UK_CKPT || oob.slot[0].dseq != h->gen ||
+	    h->nr_tp != f->nr_tp || h->nr_sb != f->nr_sb ||
+	    h->units_per_sb != f->units_per_sb || h->capacity != f->capacity ||
+	    h->total_units > f->units_per_sb)
+		goto out;
+	img = calloc((size_t)h->total_units + f->slots, FTL_UNIT);
+	if (!img) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t u = 0; u < h->total_units; u += f->slots) {
+		if (!page_programmed(f, ftl_ppn(f, sb, u) / f->slots, &a) ||
+		    st->ops->read(st, nand_page_index(f->geo, &a),
+				  img + (size_t)u * FTL_UNIT, oob_raw))
+			goto out;
+		memcpy(&oob, oob_raw, sizeof(oob));
+		for (uint32_t s = 0; s < f->slots && u + s < h->total_units; s++)
+			if (oob.magic != FTL_OOB_MAGIC || oob.slot[s].kind != UK_CKPT ||
+			    oob.slot[s].lba != u + s || oob.slot[s].dseq != h->gen)
+				goto out; /* torn: not every unit made it */
+	}
+	*img_out = img;
+	img = NULL;
+	rc = 0;
+out:
+	free(img);
+	free(page);
+	free(oob_raw);
+	return rc;
+}
+
+static int apply_checkpoint(struct ftl *f, uint64_t *ckpt_wseq)
+{
+	struct ckpt_hdr h[FTL_CKPT_SBS], *best = NULL;
+	uint8_t *img[FTL_CKPT_SBS] = { NULL };
+	int which = -1;
+
+	for (int i = 0; i < FTL_CKPT_SBS; i++) {
+		int rc = ckpt_load(f, (uint32_t)i, &h[i], &img[i]);
+
+		if (rc == -ENOMEM)
+			return rc;
+		if (!rc && (!best || h[i].gen > best->gen)) {
+			best = &h[i];
+			which = i;
+		}
+	}
+	*ckpt_wseq = 0;
+	if (best) {
+		const uint8_t *p = img[which];
+		const struct ckpt_sb *sbt;
+
+		memcpy(f->gtd, p + FTL_UNIT, (size_t)f->nr_tp * sizeof(uint32_t));
+		sbt = (const void *)(p + (size_t)(1 + best->gtd_units) * FTL_UNIT);
+		for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
+			f->sbs[i].state = (uint8_t)sbt[i].state;
+			f->sbs[i].erase_count = sbt[i].erase_count;
+		}
+		memcpy(f->valid,
+		       p + (size_t)(1 + best->gtd_units + best->sb_units) * FTL_UNIT,
+		       bitmap_bytes(f));
+		f->ckpt_gen = best->gen;
+		f->wseq = best->wseq;
+		f->dseq = best->dseq;
+		f->st.host_writes = best->host_writes;
+		f->st.units_written_host = best->units_written_host;
+		f->st.units_written_gc = best->units_written_gc;
+		f->st.units_written_tp = best->units_written_tp;
+		f->st.units_padded = best->units_padded;
+		f->st.gc_runs = best->gc_runs;
+		f->st.wl_runs = best->wl_runs;
+		f->st.recovered_from_checkpoint = true;
+		*ckpt_wseq = best->wseq;
+	}
+	for (int i = 0; i < FTL_CKPT_SBS; i++)
+		free(img[i]);
+	return 0;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	/* Translation pages first, then data; per key by version, write order. */
+	if (x->kind != y->kind)
+		return x->kind > y->kind ? -1 : 1;
+	if (x->lba != y->lba)
+		return x->lba < y->lba ? -1 : 1;
+	if (x->dseq != y->dseq)
+		return x->dseq < y->dseq ? -1 : 1;
+	return x->wseq < y->wseq ? -1 : x->wseq > y->wseq;
+}
+
+/* Read the OOB of every programmed page; collect units newer than @after. */
+static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n)
+{
+	struct nand_store *st = f->env.store;
+	uint8_t *oob_raw = malloc(f->geo->oob_size);
+	struct rec *recs = NULL;
+	size_t cap = 0, cnt = 0;
+	uint32_t pages = f->pages_per_block * f->stripe;
+	int rc = 0;
+
+	if (!oob_raw)
+		return -ENOMEM;
+	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb && !rc; sb++) {
+		bool any = false;
+
+		for (uint32_t p = 0; p < pages && !rc; p++) {
+			uint32_t fpid = ftl_ppn(f, sb, 0) / f->slots + p;
+			struct ftl_oob oob;
+			struct nand_addr a;
+
+			if (!page_programmed(f, fpid, &a))
+				continue;
+			any = true;
+			if (st->ops->read(st, nand_page_index(f->geo, &a), NULL, oob_raw))
+				continue;
+			memcpy(&oob, oob_raw, sizeof(oob));
+			if (oob.magic != FTL_OOB_MAGIC)
+				continue;
+			for (uint32_t s = 0; s < f->slots; s++) {
+				const struct ftl_oob_slot *os = &oob.slot[s];
+
+				if (os->wseq > f->wseq)
+					f->wseq = os->wseq;
+				if (os->dseq > f->dseq && os->kind == UK_DATA)
+					f->dseq = os->dseq;
+				if (os->wseq <= after ||
+				    (os->kind != UK_DATA && os->kind != UK_TP))
+					continue;
+				if (cnt == cap) {
+					void *q = realloc(recs, (cap = cap * 2 + 4096) * sizeof(*recs));
+
+					if (!q) {
+						rc = -ENOMEM;
+						break;
+					}
+					recs = q;
+				}
+				recs[cnt++] = (struct rec){ os->kind, os->lba,
+							    fpid * f->slots + s, 0,
+							    os->dseq, os->wseq };
+			}
+		}
+		/* A superblock holding pages is full until GC takes it. */
+		f->sbs[sb].state = any ? SB_FULL : SB_FREE;
+	}
+	free(oob_raw);
+	*out = recs;
+	*n = cnt;
+	return rc;
+}
+
+static void recount(struct ftl *f)
+{
+	f->free_sbs = 0;
+	for (uint32_t sb = 0; sb < f->nr_sb; sb++) {
+		uint32_t base = ftl_ppn(f, sb, 0), v = 0;
+
+		for (uint32_t u = 0; u < f->units_per_sb; u++)
+			v += ftl_valid_get(f, base + u);
+		f->sbs[sb].valid = v;
+		if (sb < FTL_CKPT_SBS)
+			f->sbs[sb].state = SB_CKPT;
+		else if (f->sbs[sb].state == SB_FREE)
+			f->free_sbs++;
+	}
+}
+
+/* Erase counts come from the store: the most-erased block of each. */
+static void load_erase_counts(struct ftl *f)
+{
+	for (uint32_t sb = 0; sb < f->nr_sb; sb++) {
+		uint32_t ec = 0;
+
+		for (uint32_t s = 0; s < f->stripe; s++) {
+			struct nand_addr a;
+			uint32_t e;
+
+			ftl_fpid_addr(f, ftl_ppn(f, sb, s * f->slots) / f->slots, &a);
+			e = f->env.store->blocks[nand_block_index(f->geo, &a)].erase_count;
+			ec = e > ec ? e : ec;
+		}
+		f->sbs[sb].erase_count = ec;
+	}
+}
+
+int ftl_recover(struct ftl *f, bool *formatted)
+{
+	uint64_t ckpt_wseq;
+	struct rec *recs = NULL;
+	size_t n = 0;
+	int rc;
+
+	*formatted = false;
+	if (!f->env.store) {
+		*formatted = true;
+		return 0;
+	}
+	rc = apply_checkpoint(f, &ckpt_wseq);
+	if (rc)
+		return rc;
+	rc = scan(f, ckpt_wseq, &recs, &n);
+	if (rc)
+		goto out;
+	load_erase_counts(f);
+	if (n)
+		qsort(recs, n, sizeof(*recs), rec_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const struct rec *r = &recs[i];
+
+		/* Only the last of a run of the same key is the newest. */
+		if (i + 1 < n && recs[i + 1].kind == r->kind && recs[i + 1].lba == r->lba)
+			continue;
+		if (r->kind == UK_TP) {
+			if (r->lba >= f->nr_tp)
+				continue;
+			ftl_valid_clear(f, f->gtd[r->lba]);
+			f->gtd[r->lba] = r->ppn;
+			ftl_valid_set(f, r->ppn);
+		} else if (r->lba < f->capacity) {
+			struct ftl_cmt *e = ftl_cmt_get(f, r->lba / FTL_TP_ENTRIES, NULL);
+
+			if (!e) {
+				rc = -EIO;
+				goto out;
+			}
+			ftl_map_set(f, e, r->lba, r->ppn);
+		}
+		f->st.recovered_units++;
+	}
+	recount(f);
+	*formatted = !f->st.recovered_from_checkpoint && n == 0;
+	if (*formatted) {
+		/* Nothing of ours: start from erased blocks. */
+		for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb && !rc; sb++) {
+			if (f->sbs[sb].state != SB_FREE)
+				rc = sb_erase_sync(f, sb);
+			f->sbs[sb].state = SB_FREE;
+		}
+		memset(f->valid, 0, bitmap_bytes(f));
+		load_erase_counts(f);
+		recount(f);
+	}
+	if (!rc)
+		rc = ftl_cmt_writeback_all(f);
+	if (!rc) {
+		ftl_close_pages(f);
+		rc = f->fatal ? -EIO : ftl_checkpoint_write(f);
+	}
+out:
+	free(recs);
+	return rc;
+}

@@ -1,0 +1,314 @@
+/*
+ * The write side: streams, the write buffer, programs and durability.
+ *
+ * Each stream (sequential host data, random host data, GC moves,
+ * translation pages) fills one flash page of its open superblock at a
+ * time in a buffer page; a full page is programmed. A host write
+ * completes once its units are buffered (volatile cache on) or once the
+ * pages holding them are programmed and the store synced (FUA, or the
+ * cache off). Programs carry tickets in submission order; done_through
+ * is the highest ticket below which every program has finished.
+ */
+#include "ftl_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ftl_write_init(struct ftl *f)
+{
+	const struct nand_geometry *g = f->geo;
+
+	f->nr_wbufs = f->cfg.write_buffer_pages + ST_COUNT;
+	f->wbufs = calloc(f->nr_wbufs, sizeof(*f->wbufs));
+	if (!f->wbufs)
+		return -ENOMEM;
+	TAILQ_INIT(&f->free_wbufs);
+	TAILQ_INIT(&f->inflight);
+	for (uint32_t i = 0; i < f->nr_wbufs; i++) {
+		struct ftl_wbuf *wb = &f->wbufs[i];
+
+		wb->data = malloc(g->page_size);
+		wb->oob_raw = calloc(1, g->oob_size);
+		if (!wb->data || !wb->oob_raw)
+			return -ENOMEM;
+		wb->f = f;
+		TAILQ_INSERT_TAIL(&f->free_wbufs, wb, link);
+	}
+	for (int s = 0; s < ST_COUNT; s++)
+		f->streams[s].sb = -1;
+	return 0;
+}
+
+void ftl_write_fini(struct ftl *f)
+{
+	for (uint32_t i = 0; f->wbufs && i < f->nr_wbufs; i++) {
+		free(f->wbufs[i].data);
+		free(f->wbufs[i].oob_raw);
+	}
+	free(f->wbufs);
+}
+
+static void update_done_through(struct ftl *f)
+{
+	struct ftl_wbuf *first = TAILQ_FIRST(&f->inflight);
+
+	f->done_through = first ? first->ticket - 1 : f->next_ticket;
+}
+
+static void program_done(struct nand_op *op)
+{
+	struct ftl_wbuf *wb = op->cb_arg;
+	struct ftl *f = wb->f;
+
+	TAILQ_REMOVE(&f->inflight, wb, link);
+	update_done_through(f);
+	if (op->status) {
+		/* The data of this page is lost to the host: stop writing. */
+		f->fatal = true;
+	}
+	wb->state = WB_FREE;
+	TAILQ_INSERT_TAIL(&f->free_wbufs, wb, link);
+	ftl_progress(f);
+}
+
+static void program(struct ftl *f, struct ftl_wbuf *wb, enum ftl_stream s)
+{
+	struct nand_op *op = &wb->op;
+	int rc;
+
+	wb->oob.magic = FTL_OOB_MAGIC;
+	wb->oob.nslots = f->slots;
+	memcpy(wb->oob_raw, &wb->oob, sizeof(wb->oob));
+	wb->state = WB_PROGRAMMING;
+	wb->ticket = ++f->next_ticket;
+	f->st.flash_programs++;
+	memset(op, 0, sizeof(*op));
+	op->kind = NAND_OP_PROGRAM;
+	op->prio = s == ST_SEQ || s == ST_RAND ? NAND_PRIO_HOST_WRITE
+					       : NAND_PRIO_GC_WRITE;
+	ftl_fpid_addr(f, wb->fpid, &op->addr);
+	op->nplanes = 1;
+	op->data = wb->data;
+	op->oob = wb->oob_raw;
+	op->cb = program_done;
+	op->cb_arg = wb;
+	if (f->sync_io) {
+		struct nand_store *st = f->env.store;
+		uint64_t page = nand_page_index(f->geo, &op->addr);
+
+		rc = st->ops->program(st, page, op->data, op->oob);
+		wb->state = WB_FREE;
+		TAILQ_INSERT_TAIL(&f->free_wbufs, wb, link);
+		update_done_through(f);
+		if (rc)
+			f->fatal = true;
+		return;
+	}
+	TAILQ_INSERT_TAIL(&f->inflight, wb, link);
+	rc = f->env.ops->submit(f->env.ctx, op);
+	if (rc) {
+		op->status = rc;
+		program_done(op);
+	}
+}
+
+/* Open the stream's next page; false when no buffer or space is free. */
+static bool stream_page(struct ftl *f, enum ftl_stream s)
+{
+	struct ftl_streamstate *st = &f->streams[s];
+	struct ftl_wbuf *wb = TAILQ_FIRST(&f->free_wbufs);
+
+	if (!wb)
+		return false;
+	if (st->sb < 0 || st->next >= f->units_per_sb) {
+		/* Host streams leave the last free superblock to GC. */
+		uint32_t reserve = (s == ST_SEQ || s == ST_RAND) ? 1 : 0;
+		int32_t sb;
+
+		if (f->free_sbs <= reserve)
+			return false;
+		sb = ftl_sb_alloc(f);
+		if (sb < 0)
+			return false;
+		if (st->sb >= 0) {
+			f->sbs[st->sb].state = SB_FULL;
+			f->sbs[st->sb].closed_ns = f->env.ops->now(f->env.ctx);
+		}
+		st->sb = sb;
+		st->next = 0;
+	}
+	TAILQ_REMOVE(&f->free_wbufs, wb, link);
+	wb->state = WB_FILLING;
+	wb->fpid = ftl_ppn(f, (uint32_t)st->sb, st->next) / f->slots;
+	wb->used = 0;
+	memset(&wb->oob, 0, sizeof(wb->oob));
+	st->wb = wb;
+	return true;
+}
+
+bool ftl_can_buffer(const struct ftl *f, uint32_t units)
+{
+	(void)units;
+	return !TAILQ_EMPTY(&f->free_wbufs);
+}
+
+uint32_t ftl_put_unit(struct ftl *f, enum ftl_stream s, uint32_t lba,
+		      enum ftl_unit_kind kind, uint64_t dseq, const void *data)
+{
+	struct ftl_streamstate *st = &f->streams[s];
+	struct ftl_wbuf *wb;
+	uint32_t slot, ppn;
+
+	if (!st->wb && !stream_page(f, s))
+		return FTL_UNMAPPED;
+	wb = st->wb;
+	slot = wb->used++;
+	ppn = wb->fpid * f->slots + slot;
+	st->next++;
+	if (data)
+		memcpy(wb->data + (size_t)slot * FTL_UNIT, data, FTL_UNIT);
+	else
+		memset(wb->data + (size_t)slot * FTL_UNIT, 0, FTL_UNIT);
+	wb->oob.slot[slot] = (struct ftl_oob_slot){
+		.lba = lba, .kind = kind, .wseq = ++f->wseq, .dseq = dseq,
+	};
+	switch (s) {
+	case ST_GC:
+		f->st.units_written_gc++;
+		break;
+	case ST_TP:
+		f->st.units_written_tp++;
+		break;
+	default:
+		if (kind == UK_DATA)
+			f->st.units_written_host++;
+		else if (kind == UK_TP)
+			f->st.units_written_tp++;
+	}
+	if (wb->used == f->slots) {
+		st->wb = NULL;
+		program(f, wb, s);
+	}
+	return ppn;
+}
+
+const uint8_t *ftl_buffered(const struct ftl *f, uint32_t ppn)
+{
+	uint32_t fpid = ppn / f->slots;
+
+	for (uint32_t i = 0; i < f->nr_wbufs; i++) {
+		const struct ftl_wbuf *wb = &f->wbufs[i];
+
+		if (wb->state != WB_FREE && wb->fpid == fpid)
+			return wb->data + (size_t)(ppn % f->slots) * FTL_UNIT;
+	}
+	return NULL;
+}
+
+void ftl_close_stream(struct ftl *f, enum ftl_stream s)
+{
+	struct ftl_streamstate *st = &f->streams[s];
+	struct ftl_wbuf *wb = st->wb;
+
+	if (!wb)
+		return;
+	while (wb->used < f->slots) {
+		uint32_t slot = wb->used++;
+
+		memset(wb->data + (size_t)slot * FTL_UNIT, 0, FTL_UNIT);
+		wb->oob.slot[slot] = (struct ftl_oob_slot){ .kind = UK_PAD,
+							   .wseq = ++f->wseq };
+		st->next++;
+		f->st.units_padded++;
+	}
+	st->wb = NULL;
+	program(f, wb, s);
+}
+
+void ftl_close_pages(struct ftl *f)
+{
+	for (int s = 0; s < ST_COUNT; s++)
+		ftl_close_stream(f, (enum ftl_stream)s);
+}
+
+uint64_t ftl_issued_ticket(const struct ftl *f)
+{
+	return f->next_ticket;
+}
+
+/* Wait until every page submitted so far is programmed, then sync. */
+static void wait_durable(struct ftl *f, struct ftl_io *io)
+{
+	ftl_close_pages(f);
+	io->ticket = ftl_issued_ticket(f);
+	io->stage = 2;
+	if (f->done_through >= io->ticket) {
+		int rc = f->env.ops->sync ? f->env.ops->sync(f->env.ctx) : 0;
+
+		ftl_io_complete(f, io, f->fatal ? -EIO : rc);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&f->durable_wait, io, link);
+}
+
+void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
+{
+	if (io->stage == 0) {
+		bool seq = io->lba == f->last_write_end || io->nr >= f->cfg.seq_min_units;
+
+		if (f->fatal) {
+			ftl_io_complete(f, io, -EIO);
+			return;
+		}
+		if (ftl_gc_urgent(f)) {
+			TAILQ_INSERT_TAIL(&f->write_wait, io, link);
+			ftl_gc_step(f);
+			return;
+		}
+		/* Without separation every host write shares one stream. */
+		io->stream = f->cfg.stream_separation && !seq ? ST_RAND : ST_SEQ;
+		f->last_write_end = io->lba + io->nr;
+		io->stage = 1;
+	}
+	for (; io->next < io->nr; io->next++) {
+		uint32_t lba = io->lba + io->next, ppn;
+		struct ftl_cmt *e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, io);
+
+		if (!e)
+			return; /* resumed when the translation page is in */
+		ppn = ftl_put_unit(f, (enum ftl_stream)io->stream, lba, UK_DATA,
+				   ++f->dseq, io->buf + (size_t)io->next * FTL_UNIT);
+		if (ppn == FTL_UNMAPPED) {
+			TAILQ_INSERT_TAIL(&f->write_wait, io, link);
+			ftl_gc_step(f);
+			return;
+		}
+		ftl_map_set(f, e, lba, ppn);
+		f->st.host_writes++;
+	}
+	if (io->fua || !f->cfg.volatile_cache)
+		wait_durable(f, io);
+	else
+		ftl_io_complete(f, io, 0);
+}
+
+void ftl_flush_step(struct ftl *f, struct ftl_io *io)
+{
+	f->st.flushes++;
+	wait_durable(f, io);
+}
+
+void ftl_trim_step(struct ftl *f, struct ftl_io *io)
+{
+	for (; io->next < io->nr; io->next++) {
+		uint32_t lba = io->lba + io->next;
+		struct ftl_cmt *e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, io);
+
+		if (!e)
+			return;
+		ftl_map_set(f, e, lba, FTL_UNMAPPED);
+		f->st.host_trims++;
+	}
+	ftl_io_complete(f, io, 0);
+}

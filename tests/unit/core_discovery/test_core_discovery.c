@@ -1,0 +1,305 @@
+/*
+ * Unit tests for the discovery controller (discovery.c and the discovery
+ * log in logpage.c): Identify, the commands it accepts, and log page 70h
+ * with one entry per (allowed NVM subsystem, NVM listener), read whole or
+ * in pieces, and its generation counter.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#include "../common/fake_nvmf.h"
+
+#define NQN_A "nqn.2026-12.io.blox:a" /* any host */
+#define NQN_B "nqn.2026-12.io.blox:b" /* FAKE_HOSTNQN2 only */
+#define NQN_C "nqn.2026-12.io.blox:c" /* FAKE_HOSTNQN listed */
+#define NQN_D "nqn.2026-12.io.blox:d" /* nobody */
+
+#define HDR_LEN 1024
+#define ENTRY_LEN 1024
+
+struct fixture {
+	struct fake_tgt ft;
+	struct nvmf_port *p6, *pwild, *pdisc; /* besides ft.port (id 1) */
+	struct fake_q *q; /* discovery controller of FAKE_HOSTNQN */
+	struct fake_cmd *c;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct nvmf_subsys *s;
+
+	if (!f)
+		return -1;
+	fake_tgt_init(&f->ft);
+	assert_int_equal(nvmf_port_add(&f->ft.tgt, "::1", "4421", false, &f->p6), 0);
+	assert_int_equal(nvmf_port_add(&f->ft.tgt, "0.0.0.0", "4422", false,
+				       &f->pwild),
+			 0);
+	assert_int_equal(nvmf_port_add(&f->ft.tgt, "127.0.0.1", "8009", true,
+				       &f->pdisc),
+			 0);
+	fake_subsys(&f->ft, NQN_A, true);
+	s = fake_subsys(&f->ft, NQN_B, false);
+	assert_int_equal(nvmf_subsys_add_host(s, FAKE_HOSTNQN2), 0);
+	s = fake_subsys(&f->ft, NQN_C, false);
+	assert_int_equal(nvmf_subsys_add_host(s, FAKE_HOSTNQN), 0);
+	fake_subsys(&f->ft, NQN_D, false);
+	f->q = fake_q_new_on(&f->ft, f->pdisc);
+	fake_admin_up(&f->ft, f->q, FAKE_DISCNQN);
+	f->c = fake_cmd_new(&f->ft);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	fake_tgt_fini(&f->ft);
+	free(f);
+	return 0;
+}
+
+static void assert_padded(const char *field, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	assert_true(n <= len);
+	assert_memory_equal(field, s, n);
+	for (size_t i = n; i < len; i++)
+		if (field[i] != ' ')
+			fail_msg("'%s': pad byte %zu is 0x%02x", s, i,
+				 (uint8_t)field[i]);
+}
+
+/* Read @len bytes of the discovery log at @off on @q into @out. */
+static void read_disc(struct fixture *f, struct fake_q *q, uint32_t len,
+		      uint64_t off, uint8_t *out)
+{
+	assert_int_equal(fake_get_log(&f->ft, q, f->c, NVME_LOG_LID_DISCOVER, len,
+				      off, 0, false),
+			 0);
+	assert_int_equal(f->c->rsp_len, len);
+	memcpy(out, f->c->buf, len);
+}
+
+/* 1. Identify Controller says "discovery controller". */
+static void test_identify(void **state)
+{
+	struct fixture *f = *state;
+	const struct nvme_id_ctrl *id = (const void *)f->c->buf;
+
+	assert_int_equal(fake_identify(&f->ft, f->q, f->c, NVME_IDENTIFY_CNS_CTRL,
+				       0),
+			 0);
+	assert_int_equal(id->cntrltype, 2);
+	assert_string_equal(id->subnqn, FAKE_DISCNQN);
+	assert_int_equal(id->cntlid, f->q->sq.ctrl->cntlid);
+	assert_int_equal(id->nn, 0);
+	assert_int_equal(id->oncs, 0);
+	assert_int_equal(id->oaes, 0);
+	assert_int_equal(id->kas, 1);
+	assert_int_equal(id->mdts, 5);
+	assert_padded(id->mn, sizeof(id->mn), "blox discovery");
+	/* Namespace CNS values do not exist here. */
+	assert_int_equal(fake_identify(&f->ft, f->q, f->c, NVME_IDENTIFY_CNS_NS, 1),
+			 ST_INVALID_FIELD);
+	assert_int_equal(fake_identify(&f->ft, f->q, f->c,
+				       NVME_IDENTIFY_CNS_NS_ACTIVE_LIST, 0),
+			 ST_INVALID_FIELD);
+}
+
+/* 2. Only the discovery subset of admin commands and logs. */
+static void test_commands(void **state)
+{
+	struct fixture *f = *state;
+	const uint32_t *sup = (const void *)f->c->buf;
+
+	fake_prep(&f->ft, f->c, nvme_admin_abort_cmd, 0);
+	assert_int_equal(fake_exec(&f->ft, f->q, f->c), ST_INVALID_OPCODE);
+	fake_prep(&f->ft, f->c, 0x80, 0);
+	assert_int_equal(fake_exec(&f->ft, f->q, f->c), ST_INVALID_OPCODE);
+	fake_prep(&f->ft, f->c, nvme_admin_keep_alive, 0);
+	assert_int_equal(fake_exec(&f->ft, f->q, f->c), 0);
+	assert_int_equal(fake_set_feat(&f->ft, f->q, f->c, NVME_FEAT_FID_KATO,
+				       30000),
+			 0);
+	assert_int_equal(fake_get_feat(&f->ft, f->q, f->c, NVME_FEAT_FID_KATO, 0),
+			 0);
+	assert_int_equal(f->c->cqe.result, 30000);
+
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, NVME_LOG_LID_SMART, 512,
+				      0, 0, false),
+			 ST_INVALID_LOG_PAGE);
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, NVME_LOG_LID_ERROR, 64,
+				      0, 0, false),
+			 ST_INVALID_LOG_PAGE);
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c,
+				      NVME_LOG_LID_SUPPORTED_LOG_PAGES, 1024, 0, 0,
+				      false),
+			 0);
+	for (unsigned lid = 0; lid < 256; lid++)
+		assert_int_equal(sup[lid], lid == 0 || lid == 0x70 ? 1 : 0);
+}
+
+struct want_entry {
+	const char *nqn;
+	uint16_t portid;
+	uint8_t adrfam;
+	const char *traddr, *trsvcid;
+};
+
+static void check_entry(const struct nvmf_disc_log_entry *e,
+			const struct want_entry *w)
+{
+	assert_int_equal(e->trtype, NVMF_TRTYPE_TCP);
+	assert_int_equal(e->adrfam, w->adrfam);
+	assert_int_equal(e->subtype, NVME_NQN_NVME);
+	assert_int_equal(e->treq & 0x04, 0x04); /* SQ flow control disable */
+	assert_int_equal(e->treq & 0x03, 0x02); /* secure channel not required */
+	assert_int_equal(e->portid, w->portid);
+	assert_int_equal(e->cntlid, 0xffff);
+	assert_int_equal(e->asqsz, 32);
+	assert_padded(e->trsvcid, sizeof(e->trsvcid), w->trsvcid);
+	assert_padded(e->traddr, sizeof(e->traddr), w->traddr);
+	assert_string_equal(e->subnqn, w->nqn);
+	assert_int_equal(e->tsas.tcp.sectype, NVMF_TCP_SECTYPE_NONE);
+}
+
+/* 3. Entries: allowed subsystems x NVM listeners, wildcard resolved. */
+static void test_log_entries(void **state)
+{
+	struct fixture *f = *state;
+	static uint8_t log[HDR_LEN + 8 * ENTRY_LEN];
+	const struct nvmf_discovery_log *h = (const void *)log;
+	const struct want_entry want[] = {
+		{ NQN_A, 1, NVMF_ADDR_FAMILY_IP4, "127.0.0.1", "4420" },
+		{ NQN_A, 2, NVMF_ADDR_FAMILY_IP6, "::1", "4421" },
+		{ NQN_A, 3, NVMF_ADDR_FAMILY_IP4, "127.0.0.1", "4422" },
+		{ NQN_C, 1, NVMF_ADDR_FAMILY_IP4, "127.0.0.1", "4420" },
+		{ NQN_C, 2, NVMF_ADDR_FAMILY_IP6, "::1", "4421" },
+		{ NQN_C, 3, NVMF_ADDR_FAMILY_IP4, "127.0.0.1", "4422" },
+	};
+
+	assert_int_equal(f->ft.port->id, 1);
+	assert_int_equal(f->p6->id, 2);
+	assert_int_equal(f->pwild->id, 3);
+	read_disc(f, f->q, sizeof(log), 0, log);
+	assert_int_equal(h->numrec, 6);
+	assert_int_equal(h->recfmt, 0);
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(want); i++)
+		check_entry(&h->entries[i], &want[i]);
+	/* Nothing after the last entry. */
+	for (size_t i = HDR_LEN + 6 * ENTRY_LEN; i < sizeof(log); i++)
+		assert_int_equal(log[i], 0);
+}
+
+/* 4. Another host sees its own set of subsystems. */
+static void test_log_per_host(void **state)
+{
+	struct fixture *f = *state;
+	static uint8_t log[HDR_LEN + 8 * ENTRY_LEN];
+	const struct nvmf_discovery_log *h = (const void *)log;
+	struct fake_q *q2 = fake_q_new(&f->ft);
+
+	fake_admin_up_as(&f->ft, q2, FAKE_DISCNQN, FAKE_HOSTNQN2, 0);
+	read_disc(f, q2, sizeof(log), 0, log);
+	assert_int_equal(h->numrec, 6);
+	for (int i = 0; i < 3; i++)
+		assert_string_equal(h->entries[i].subnqn, NQN_A);
+	for (int i = 3; i < 6; i++)
+		assert_string_equal(h->entries[i].subnqn, NQN_B);
+}
+
+/* 5. Read in two pieces at an offset: the same bytes as one read. */
+static void test_log_in_pieces(void **state)
+{
+	struct fixture *f = *state;
+	static uint8_t whole[HDR_LEN + 6 * ENTRY_LEN], part[sizeof(whole)];
+	const struct nvmf_discovery_log *h = (const void *)part;
+
+	read_disc(f, f->q, sizeof(whole), 0, whole);
+	/* Linux: header first, then the entries. */
+	read_disc(f, f->q, HDR_LEN, 0, part);
+	assert_int_equal(h->numrec, 6);
+	read_disc(f, f->q, sizeof(whole) - HDR_LEN, HDR_LEN, part + HDR_LEN);
+	assert_memory_equal(part, whole, sizeof(whole));
+	/* An odd split inside an entry. */
+	read_disc(f, f->q, 2500, 0, part);
+	read_disc(f, f->q, sizeof(whole) - 2500, 2500, part + 2500);
+	assert_memory_equal(part, whole, sizeof(whole));
+	/* Past the end is refused. */
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, NVME_LOG_LID_DISCOVER, 4,
+				      sizeof(whole) + 4, 0, false),
+			 ST_INVALID_FIELD);
+}
+
+/* 6. GENCTR: stable while nothing changes, bumps when a subsystem comes. */
+static void test_log_genctr(void **state)
+{
+	struct fixture *f = *state;
+	static uint8_t log[HDR_LEN + 16 * ENTRY_LEN];
+	const struct nvmf_discovery_log *h = (const void *)log;
+	uint64_t g0;
+
+	read_disc(f, f->q, HDR_LEN, 0, log);
+	g0 = h->genctr;
+	read_disc(f, f->q, HDR_LEN, 0, log);
+	assert_int_equal(h->genctr, g0);
+	read_disc(f, f->q, HDR_LEN + ENTRY_LEN, 0, log);
+	assert_int_equal(h->genctr, g0);
+
+	fake_subsys(&f->ft, "nqn.2026-12.io.blox:e", true);
+	read_disc(f, f->q, sizeof(log), 0, log);
+	assert_true(h->genctr > g0);
+	assert_int_equal(h->numrec, 9);
+	assert_string_equal(h->entries[6].subnqn, "nqn.2026-12.io.blox:e");
+
+	/* Allowing a host changes what that host sees: bump too. */
+	g0 = h->genctr;
+	assert_int_equal(nvmf_subsys_add_host(nvmf_subsys_find(&f->ft.tgt, NQN_D),
+					      FAKE_HOSTNQN),
+			 0);
+	read_disc(f, f->q, sizeof(log), 0, log);
+	assert_true(h->genctr > g0);
+	assert_int_equal(h->numrec, 12);
+}
+
+/* 7. The discovery controller also needs CC.EN before admin commands. */
+static void test_needs_enable(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_q *q2 = fake_q_new_on(&f->ft, f->pdisc);
+	struct fake_connect_args a = { .qid = 0, .sqsize = 31, .cntlid = 0xffff,
+				       .subnqn = FAKE_DISCNQN,
+				       .hostnqn = FAKE_HOSTNQN };
+
+	assert_int_equal(fake_connect(&f->ft, q2, &a, NULL), 0);
+	assert_int_equal(fake_get_log(&f->ft, q2, f->c, NVME_LOG_LID_DISCOVER,
+				      HDR_LEN, 0, 0, false),
+			 ST_CMD_SEQ);
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_identify),
+		T(test_commands),
+		T(test_log_entries),
+		T(test_log_per_host),
+		T(test_log_in_pieces),
+		T(test_log_genctr),
+		T(test_needs_enable),
+	};
+#undef T
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
