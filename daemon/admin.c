@@ -198,8 +198,15 @@ static uint16_t exec_set_features(struct nvmf_req *req)
 		c->arbitration = v;
 		return 0;
 	case NVME_FEAT_FID_VOLATILE_WC:
+	{
+		struct nvmf_ns *ns;
+
 		c->vwc_enabled = v & 1;
+		TAILQ_FOREACH(ns, &c->subsys->namespaces, link)
+			if (ns->bdev->ops->set_write_cache)
+				ns->bdev->ops->set_write_cache(ns->bdev, c->vwc_enabled);
 		return 0;
+	}
 	case NVME_FEAT_FID_NUM_QUEUES: {
 		uint32_t nsq = v & 0xffff, ncq = v >> 16;
 

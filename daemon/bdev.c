@@ -70,8 +70,10 @@ int blox_bdev_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,
 		return blox_bdev_ram_create(p, cq, out);
 	if (!strcmp(p->backend, "null"))
 		return blox_bdev_null_create(p, cq, out);
-	if (!strcmp(p->backend, "nand"))
+	if (!strcmp(p->backend, "nand-timing"))
 		return blox_bdev_nand_create(p, cq, out);
+	if (!strcmp(p->backend, "nand"))
+		return blox_bdev_ftl_create(p, cq, out);
 	return -EINVAL;
 }
 

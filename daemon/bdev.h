@@ -66,6 +66,8 @@ struct blox_bdev_ops {
 	void (*submit)(struct blox_bdev *bdev, struct blox_io *io);
 	/* Free the device. No I/O is in flight when this is called. */
 	void (*destroy)(struct blox_bdev *bdev);
+	/* Optional: the host turned the volatile write cache on or off. */
+	void (*set_write_cache)(struct blox_bdev *bdev, bool on);
 };
 
 struct blox_bdev {
@@ -76,6 +78,7 @@ struct blox_bdev {
 };
 
 struct nand_config;
+struct ftl_config;
 struct blox_clock;
 struct blox_log;
 
@@ -84,8 +87,11 @@ struct blox_bdev_params {
 	const char *backend; /* "ram", "null" or "nand" */
 	uint64_t size;
 	uint32_t block_size;
-	/* nand: the device model, and the loop and clock that drive it. */
+	/* nand, nand-timing: the device model, and the loop and clock that drive it. */
 	const struct nand_config *nand;
+	/* nand: the FTL's settings and the store file (NULL: RAM store). */
+	const struct ftl_config *ftl;
+	const char *store_path;
 	struct event_base *base;
 	const struct blox_clock *clock;
 	const struct blox_log *log;
@@ -112,5 +118,11 @@ int blox_bdev_null_create(const struct blox_bdev_params *p,
  */
 int blox_bdev_nand_create(const struct blox_bdev_params *p,
 			  struct blox_io_cq *cq, struct blox_bdev **out);
+/*
+ * NAND backend with an FTL: every LBA goes through the FTL onto emulated
+ * flash kept in a sparse file (or RAM). 4096-byte blocks only.
+ */
+int blox_bdev_ftl_create(const struct blox_bdev_params *p,
+			 struct blox_io_cq *cq, struct blox_bdev **out);
 
 #endif

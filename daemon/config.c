@@ -11,7 +11,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <openssl/sha.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int fail(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -68,9 +70,18 @@ int blox_config_default(struct blox_config *cfg)
 	s->allow_any_host = true;
 	s->nr_ns = 1;
 	s->ns[0].nsid = 1;
-	snprintf(s->ns[0].backend, sizeof(s->ns[0].backend), "ram");
+	snprintf(s->ns[0].backend, sizeof(s->ns[0].backend), "nand");
 	s->ns[0].size = 1ull << 30;
 	s->ns[0].block_size = 4096;
+	nand_config_default(&s->ns[0].nand);
+	/* 8 TLC dies on 4 channels; 24 MiB superblocks suit a 1 GiB disk. */
+	s->ns[0].nand.geo.channels = 4;
+	s->ns[0].nand.geo.dies_per_channel = 2;
+	s->ns[0].nand.geo.planes_per_die = 1;
+	s->ns[0].nand.geo.pages_per_block = 192;
+	s->ns[0].auto_blocks = true;
+	ftl_config_default(&s->ns[0].ftl);
+	blox_config_size_nand(&s->ns[0]);
 	cfg->subsys = s;
 	cfg->nr_subsys = 1;
 	if (listener_add(cfg, "127.0.0.1", "4420", false) ||
@@ -357,11 +368,81 @@ static int parse_nand(json_object *o, const char *where, struct nand_config *nc,
 	return 0;
 }
 
+static int parse_ftl(json_object *o, const char *where, struct blox_cfg_ns *ns,
+		     char *err, size_t errlen)
+{
+	static const char *const keys[] = { "store", "cmt_kib", "mdc", "mdc_bytes",
+					    "mdc_min_run", "stream_separation",
+					    "op_percent", "gc_policy",
+					    "write_buffer_pages", "wl_threshold",
+					    NULL };
+	struct ftl_config *c = &ns->ftl;
+	char store[8] = "", pol[16] = "";
+	uint32_t kib = c->cmt_bytes / 1024, op = c->op_permille / 10;
+	int rc;
+
+	if (!json_object_is_type(o, json_type_object))
+		return fail(err, errlen, "%s: expected an object", where);
+	if ((rc = check_keys(o, where, keys, err, errlen)) ||
+	    (rc = get_string(o, "store", where, store, sizeof(store), false, err,
+			     errlen)) ||
+	    (rc = get_u32(o, "cmt_kib", where, &kib, 1u << 20, err, errlen)) ||
+	    (rc = get_bool(o, "mdc", where, &c->mdc_enabled, err, errlen)) ||
+	    (rc = get_u32(o, "mdc_bytes", where, &c->mdc_bytes, 1u << 24, err,
+			  errlen)) ||
+	    (rc = get_u32(o, "mdc_min_run", where, &c->mdc_min_run, 65535, err,
+			  errlen)) ||
+	    (rc = get_bool(o, "stream_separation", where, &c->stream_separation,
+			   err, errlen)) ||
+	    (rc = get_u32(o, "op_percent", where, &op, 50, err, errlen)) ||
+	    (rc = get_u32(o, "write_buffer_pages", where, &c->write_buffer_pages,
+			  4096, err, errlen)) ||
+	    (rc = get_u32(o, "wl_threshold", where, &c->wl_threshold, 1u << 20,
+			  err, errlen)) ||
+	    (rc = get_string(o, "gc_policy", where, pol, sizeof(pol), false, err,
+			     errlen)))
+		return rc;
+	if (store[0] && strcmp(store, "file") && strcmp(store, "ram"))
+		return fail(err, errlen, "%s.store: '%s' is not file or ram", where,
+			    store);
+	ns->store_ram = !strcmp(store, "ram");
+	if (kib < 8)
+		return fail(err, errlen, "%s.cmt_kib: at least 8", where);
+	if (c->mdc_bytes < 10 || c->mdc_min_run == 0)
+		return fail(err, errlen, "%s: mdc_bytes >= 10 and mdc_min_run >= 1",
+			    where);
+	if (c->write_buffer_pages == 0)
+		return fail(err, errlen, "%s.write_buffer_pages: at least 1", where);
+	if (pol[0] && !strcmp(pol, "greedy"))
+		c->gc_policy = FTL_GC_GREEDY;
+	else if (pol[0] && !strcmp(pol, "cost-benefit"))
+		c->gc_policy = FTL_GC_COST_BENEFIT;
+	else if (pol[0])
+		return fail(err, errlen, "%s.gc_policy: '%s' is not greedy or cost-benefit",
+			    where, pol);
+	c->cmt_bytes = kib * 1024;
+	c->op_permille = op * 10;
+	return 0;
+}
+
+void blox_config_size_nand(struct blox_cfg_ns *ns)
+{
+	struct nand_geometry *g = &ns->nand.geo;
+	uint64_t units_per_sb = (uint64_t)g->pages_per_block * g->planes_per_die *
+				nand_dies(g) * (g->page_size / FTL_UNIT);
+	uint64_t want = ns->size / FTL_UNIT;
+	uint64_t data = want * 1000 / (1000 - ns->ftl.op_permille) + want / 512 + 1;
+
+	/* Data superblocks, plus checkpoints, open streams and GC headroom. */
+	g->blocks_per_plane = (uint32_t)((data + units_per_sb - 1) / units_per_sb) + 10;
+}
+
 static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 		    char *err, size_t errlen)
 {
 	static const char *const keys[] = { "nsid", "backend", "size",
-					    "block_size", "uuid", "nand", NULL };
+					    "block_size", "uuid", "nand", "ftl",
+					    NULL };
 	json_object *nand;
 	char uuid[40] = "";
 	uint64_t v = 0;
@@ -381,19 +462,39 @@ static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 	if ((rc = get_string(o, "backend", where, ns->backend, sizeof(ns->backend),
 			     false, err, errlen)))
 		return rc;
-	if (strcmp(ns->backend, "ram") && strcmp(ns->backend, "null") &&
-	    strcmp(ns->backend, "nand"))
-		return fail(err, errlen, "%s.backend: '%s' is not one of ram, null, nand",
+	bool is_nand = !strcmp(ns->backend, "nand"),
+	     is_timing = !strcmp(ns->backend, "nand-timing");
+
+	if (strcmp(ns->backend, "ram") && strcmp(ns->backend, "null") && !is_nand &&
+	    !is_timing)
+		return fail(err, errlen,
+			    "%s.backend: '%s' is not one of ram, null, nand, nand-timing",
 			    where, ns->backend);
 	nand_config_default(&ns->nand);
+	ftl_config_default(&ns->ftl);
+	ns->auto_blocks = is_nand;
 	if (json_object_object_get_ex(o, "nand", &nand)) {
 		char w[128];
+		json_object *bpp;
 
-		if (strcmp(ns->backend, "nand"))
-			return fail(err, errlen, "%s.nand: only for backend \"nand\"",
+		if (!is_nand && !is_timing)
+			return fail(err, errlen,
+				    "%s.nand: only for backends \"nand\" and \"nand-timing\"",
 				    where);
 		snprintf(w, sizeof(w), "%s.nand", where);
 		if ((rc = parse_nand(nand, w, &ns->nand, err, errlen)))
+			return rc;
+		if (json_object_object_get_ex(nand, "blocks_per_plane", &bpp))
+			ns->auto_blocks = false;
+	}
+	if (json_object_object_get_ex(o, "ftl", &nand)) {
+		char w[128];
+
+		if (!is_nand)
+			return fail(err, errlen, "%s.ftl: only for backend \"nand\"",
+				    where);
+		snprintf(w, sizeof(w), "%s.ftl", where);
+		if ((rc = parse_ftl(nand, w, ns, err, errlen)))
 			return rc;
 	}
 	if ((rc = get_u64(o, "size", where, true, &ns->size, &present, err, errlen)))
@@ -410,7 +511,15 @@ static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 		return fail(err, errlen,
 			    "%s.size: must be a non-zero multiple of the block size",
 			    where);
-	if (!strcmp(ns->backend, "nand") && ns->size > nand_capacity(&ns->nand.geo))
+	if (is_nand && ns->nsid == 0)
+		return fail(err, errlen, "%s.nsid: required for backend nand (it names the store file)",
+			    where);
+	if (is_nand && ns->block_size != FTL_UNIT)
+		return fail(err, errlen, "%s.block_size: backend nand takes 4096 only",
+			    where);
+	if (is_nand && ns->auto_blocks)
+		blox_config_size_nand(ns);
+	if ((is_timing || is_nand) && ns->size > nand_capacity(&ns->nand.geo))
 		return fail(err, errlen,
 			    "%s.size: larger than the NAND geometry's %lu bytes", where,
 			    (unsigned long)nand_capacity(&ns->nand.geo));
@@ -641,6 +750,25 @@ int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 	return rc;
 }
 
+/* The store file of a namespace: stable for its subsystem NQN and nsid. */
+static int store_path(const struct blox_config *cfg, const char *nqn,
+		      uint32_t nsid, char *out, size_t len, char *err, size_t errlen)
+{
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	char hex[17];
+	const char *dir = cfg->data_dir[0] ? cfg->data_dir : BLOX_DEFAULT_DATA_DIR;
+
+	if (mkdir(dir, 0750) && errno != EEXIST)
+		return fail(err, errlen, "data directory %s: %s (see --data-dir)", dir,
+			    strerror(errno));
+	SHA256((const unsigned char *)nqn, strlen(nqn), md);
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	if ((size_t)snprintf(out, len, "%s/ns-%s-%u.nand", dir, hex, nsid) >= len)
+		return fail(err, errlen, "data directory path too long");
+	return 0;
+}
+
 int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 		      struct nvmf_tcp *tcp, char *err, size_t errlen)
 {
@@ -667,13 +795,23 @@ int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 		}
 		for (size_t n = 0; n < cs->nr_ns; n++) {
 			const struct blox_cfg_ns *cn = &cs->ns[n];
+			char path[4200];
 			struct blox_bdev_params bp = { .backend = cn->backend,
 						       .size = cn->size,
 						       .block_size = cn->block_size,
 						       .nand = &cn->nand,
+						       .ftl = &cn->ftl,
 						       .base = tgt->base,
 						       .clock = tgt->clock,
 						       .log = tgt->log };
+
+			if (!strcmp(cn->backend, "nand") && !cn->store_ram) {
+				rc = store_path(cfg, cs->nqn, cn->nsid, path, sizeof(path), err,
+						errlen);
+				if (rc)
+					return rc;
+				bp.store_path = path;
+			}
 			struct blox_bdev *bdev;
 
 			rc = blox_bdev_create(&bp, &tgt->io_cq, &bdev);

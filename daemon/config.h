@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../ftl/ftl.h"
 #include "../nand/nand.h"
 #include "tcp.h"
 
@@ -22,7 +23,10 @@ struct blox_cfg_ns {
 	uint32_t block_size;
 	bool has_uuid;
 	uint8_t uuid[16];
-	struct nand_config nand; /* backend "nand" */
+	struct nand_config nand; /* backends "nand" and "nand-timing" */
+	bool auto_blocks; /* blocks_per_plane not given: size to the namespace */
+	struct ftl_config ftl; /* backend "nand" */
+	bool store_ram; /* backend "nand": keep the flash in RAM, not a file */
 };
 
 struct blox_cfg_subsys {
@@ -43,6 +47,7 @@ struct blox_cfg_listener {
 };
 
 struct blox_config {
+	char data_dir[4096]; /* where file-backed namespaces live */
 	struct blox_cfg_listener *listeners;
 	size_t nr_listeners;
 	struct blox_cfg_subsys *subsys;
@@ -61,8 +66,12 @@ int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 			     bool discovery_only, char *err, size_t errlen);
 void blox_config_clear_listeners(struct blox_config *cfg);
 /* Create everything in @cfg on @tgt and listen through @tcp. */
+#define BLOX_DEFAULT_DATA_DIR "/var/lib/bloxd"
+
 int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 		      struct nvmf_tcp *tcp, char *err, size_t errlen);
 void blox_config_free(struct blox_config *cfg);
+/* Size the geometry's blocks per plane so the FTL can hold the namespace. */
+void blox_config_size_nand(struct blox_cfg_ns *ns);
 
 #endif

@@ -33,11 +33,15 @@ static void usage(FILE *f)
 		"usage: bloxd [options]\n"
 		"  -c, --config FILE       JSON start-up config (listeners, subsystems,\n"
 		"                          namespaces, hosts); without it the embedded\n"
-		"                          default: %s, one 1 GiB RAM namespace,\n"
+		"                          default: %s, one 1 GiB namespace on\n"
+		"                          emulated NAND with an FTL, file-backed in the\n"
+		"                          data directory,\n"
 		"                          any host, 127.0.0.1:4420 and discovery on :8009\n"
 		"  -l, --listen ADDR:PORT  add an NVMe/TCP listener ([V6ADDR]:PORT for IPv6);\n"
 		"                          replaces the default listeners\n"
 		"  -D, --discovery ADDR:PORT  add a discovery-only listener\n"
+		"      --data-dir DIR      where file-backed namespaces keep their flash\n"
+		"                          (default " BLOX_DEFAULT_DATA_DIR ")\n"
 		"      --log-level N       0 error, 1 warn, 2 info (default), 3 debug\n"
 		"  -v, --verbose           same as --log-level 3\n"
 		"  -V, --version           print the version\n"
@@ -82,12 +86,13 @@ static int parse_args(int argc, char **argv, struct blox_config *cfg,
 		{ "listen", required_argument, NULL, 'l' },
 		{ "discovery", required_argument, NULL, 'D' },
 		{ "log-level", required_argument, NULL, 'L' },
+		{ "data-dir", required_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL;
+	const char *config = NULL, *data_dir = NULL;
 	struct { const char *spec; bool disc; } listen[64];
 	size_t nl = 0;
 	char err[512];
@@ -97,6 +102,9 @@ static int parse_args(int argc, char **argv, struct blox_config *cfg,
 		switch (c) {
 		case 'c':
 			config = optarg;
+			break;
+		case 'd':
+			data_dir = optarg;
 			break;
 		case 'l':
 		case 'D':
@@ -144,6 +152,13 @@ static int parse_args(int argc, char **argv, struct blox_config *cfg,
 	}
 	if (nl && !config)
 		blox_config_clear_listeners(cfg);
+	if (data_dir) {
+		if (strlen(data_dir) >= sizeof(cfg->data_dir)) {
+			fprintf(stderr, "bloxd: --data-dir: path too long\n");
+			return 2;
+		}
+		snprintf(cfg->data_dir, sizeof(cfg->data_dir), "%s", data_dir);
+	}
 	for (size_t i = 0; i < nl; i++) {
 		if (blox_config_add_listener(cfg, listen[i].spec, listen[i].disc, err,
 					     sizeof(err))) {

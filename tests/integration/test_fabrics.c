@@ -621,8 +621,11 @@ static void test_default_config(void **state)
 	snprintf(l4, sizeof(l4), "127.0.0.1:%u", p4);
 	snprintf(ld, sizeof(ld), "127.0.0.1:%u", pd);
 	snprintf(l6, sizeof(l6), "[::1]:%u", p6);
+	char ddir[] = "/tmp/bloxd-data-XXXXXX";
+	assert_non_null(mkdtemp(ddir));
+	/* The embedded namespace is file-backed: keep it in a scratch dir. */
 	const char *argv[] = { "-l", l4, "-D", ld, "-l", l6, "--log-level", "1",
-			       NULL };
+			       "--data-dir", ddir, NULL };
 	assert_int_equal(fx_start_argv(&d, argv, FX_ADDR, p4, pd), 0);
 
 	ini_ctrl_args_init(&a, FX_ADDR, p4, DEFAULT_NQN);
@@ -654,6 +657,12 @@ static void test_default_config(void **state)
 	ini_ctrl_destroy(c);
 	free(ns);
 	assert_int_equal(fx_stop(&d), 0);
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ddir);
+		assert_int_equal(system(cmd), 0);
+	}
 }
 
 static void test_daemon_stops_cleanly(void **state)

@@ -31,10 +31,10 @@
 
 static const char *const subsystems =
 	"[{\"nqn\": \"" SUBNQN "\", \"allow_any_host\": true, \"namespaces\": ["
-	"{\"nsid\": 1, \"backend\": \"nand\", \"size\": \"64M\", \"nand\": {"
+	"{\"nsid\": 1, \"backend\": \"nand-timing\", \"size\": \"64M\", \"nand\": {"
 	"\"channels\": 4, \"dies_per_channel\": 2, \"planes_per_die\": 1,"
 	"\"blocks_per_plane\": 64, \"pages_per_block\": 96, \"t_read_us\": 1000}},"
-	"{\"nsid\": 2, \"backend\": \"nand\", \"size\": \"64M\", \"nand\": {"
+	"{\"nsid\": 2, \"backend\": \"nand-timing\", \"size\": \"64M\", \"nand\": {"
 	"\"channels\": 1, \"dies_per_channel\": 1, \"planes_per_die\": 1,"
 	"\"blocks_per_plane\": 64, \"pages_per_block\": 96, \"t_read_us\": 1000}},"
 	"{\"nsid\": 3, \"backend\": \"null\", \"size\": \"64M\"}]}]";

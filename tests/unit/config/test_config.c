@@ -456,7 +456,7 @@ static void test_default(void **state)
 	assert_int_equal(cfg.subsys[0].nr_hosts, 0);
 	assert_int_equal(cfg.subsys[0].nr_ns, 1);
 	assert_int_equal(cfg.subsys[0].ns[0].nsid, 1);
-	assert_string_equal(cfg.subsys[0].ns[0].backend, "ram");
+	assert_string_equal(cfg.subsys[0].ns[0].backend, "nand");
 	assert_int_equal(cfg.subsys[0].ns[0].size, 1ull << 30);
 	assert_int_equal(cfg.subsys[0].ns[0].block_size, 4096);
 	assert_false(cfg.subsys[0].ns[0].has_uuid);
@@ -555,11 +555,11 @@ static void test_apply(void **state)
 	nvmf_tgt_fini(&tgt);
 }
 
-#define NAND_NS(x) NS("{\"backend\":\"nand\",\"size\":\"16M\",\"nand\":{" x "}}")
+#define NAND_NS(x) NS("{\"backend\":\"nand-timing\",\"size\":\"16M\",\"nand\":{" x "}}")
 #define NAND_SMALL "\"channels\":2,\"dies_per_channel\":1,\"planes_per_die\":1," \
 		   "\"blocks_per_plane\":64,\"pages_per_block\":64,\"page_size\":4096"
 
-/* 15. Options of the "nand" backend: values land in the config (times in
+/* 15. Options of the "nand-timing" backend (the same "nand" object as "nand"): values land in the config (times in
  * microseconds become nanoseconds), and each bad value names its field.
  */
 static void test_parse_nand_options(void **state)
@@ -571,8 +571,8 @@ static void test_parse_nand_options(void **state)
 					   "\"suspend_policy\":\"never\"");
 	static const struct err_case cases[] = {
 		{ NS("{\"size\":4096,\"nand\":{}}"),
-		  "subsystems[0].namespaces[0].nand: only for backend \"nand\"" },
-		{ NS("{\"backend\":\"nand\",\"size\":4096,\"nand\":[]}"),
+		  "subsystems[0].namespaces[0].nand: only for backends \"nand\" and \"nand-timing\"" },
+		{ NS("{\"backend\":\"nand-timing\",\"size\":4096,\"nand\":[]}"),
 		  "subsystems[0].namespaces[0].nand: expected an object" },
 		{ NAND_NS("\"dies\":1"),
 		  "subsystems[0].namespaces[0].nand: unknown key 'dies'" },
@@ -592,7 +592,7 @@ static void test_parse_nand_options(void **state)
 		  "subsystems[0].namespaces[0].nand.null_timing: expected true or false" },
 		{ NAND_NS(NAND_SMALL), /* TLC: 3 pages per word line */
 		  "subsystems[0].namespaces[0].nand: pages_per_block must be a multiple of the bits per cell" },
-		{ NS("{\"backend\":\"nand\",\"size\":\"64M\",\"nand\":{" NAND_SMALL
+		{ NS("{\"backend\":\"nand-timing\",\"size\":\"64M\",\"nand\":{" NAND_SMALL
 		     ",\"cell\":\"slc\"}}"),
 		  "subsystems[0].namespaces[0].size: larger than the NAND geometry's 33554432 bytes" },
 	};
@@ -604,7 +604,7 @@ static void test_parse_nand_options(void **state)
 	if (blox_config_parse(json, &cfg, err, sizeof(err)))
 		fail_msg("%s", err);
 	ns = &cfg.subsys[0].ns[0];
-	assert_string_equal(ns->backend, "nand");
+	assert_string_equal(ns->backend, "nand-timing");
 	assert_int_equal(ns->size, 16u << 20);
 	assert_int_equal(ns->nand.geo.channels, 2);
 	assert_int_equal(ns->nand.geo.dies_per_channel, 1);
