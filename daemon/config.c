@@ -253,7 +253,7 @@ static int parse_uuid(const char *s, uint8_t out[16])
 static int get_u32(json_object *o, const char *key, const char *where,
 		   uint32_t *dst, uint64_t max, char *err, size_t errlen)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	bool present;
 	int rc = get_u64(o, key, where, false, &v, &present, err, errlen);
 
@@ -270,7 +270,7 @@ static int get_u32(json_object *o, const char *key, const char *where,
 static int get_us(json_object *o, const char *key, const char *where,
 		  uint64_t *dst, size_t n, char *err, size_t errlen)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	bool present;
 	int rc = get_u64(o, key, where, false, &v, &present, err, errlen);
 
@@ -474,7 +474,7 @@ static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 	ftl_config_default(&ns->ftl);
 	ns->auto_blocks = is_nand;
 	if (json_object_object_get_ex(o, "nand", &nand)) {
-		char w[128];
+		char w[192];
 		json_object *bpp;
 
 		if (!is_nand && !is_timing)
@@ -488,7 +488,7 @@ static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 			ns->auto_blocks = false;
 	}
 	if (json_object_object_get_ex(o, "ftl", &nand)) {
-		char w[128];
+		char w[192];
 
 		if (!is_nand)
 			return fail(err, errlen, "%s.ftl: only for backend \"nand\"",
