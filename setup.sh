@@ -53,6 +53,10 @@ build)
 run)
 	install_pkgs "${BUILD_PKGS[@]}"
 	build "$top/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	# Without root, keep the flash of file-backed namespaces in ./data.
+	if [ "$(id -u)" -ne 0 ] && ! printf '%s\n' "$@" | grep -q -- '--data-dir'; then
+		set -- --data-dir "$top/data" "$@"
+	fi
 	exec "$top/build/daemon/bloxd" "$@"
 	;;
 test)
