@@ -32,6 +32,7 @@ enum ftl_unit_kind {
 	UK_TP = 2, /* lba field: translation page index */
 	UK_CKPT = 3, /* lba field: checkpoint unit index */
 	UK_PAD = 4,
+	UK_TRIM = 5, /* lba field: first LBA; data: uint32_t count */
 };
 
 /* Per-slot OOB record; a page's OOB holds one per slot after a magic. */
@@ -189,6 +190,9 @@ struct ftl {
 	uint64_t next_ticket, done_through;
 	TAILQ_HEAD(, ftl_io) write_wait; /* waiting for buffer space or GC */
 	TAILQ_HEAD(, ftl_io) durable_wait; /* FUA / flush: waiting for programs */
+	/* Trim records written since the last checkpoint (kept valid). */
+	uint32_t *trim_ppns;
+	uint32_t nr_trim_ppns, cap_trim_ppns;
 
 	/* Reading. */
 	struct ftl_rd *rds;
@@ -272,6 +276,10 @@ bool ftl_can_buffer(const struct ftl *f, uint32_t units);
 void ftl_host_write_step(struct ftl *f, struct ftl_io *io);
 void ftl_flush_step(struct ftl *f, struct ftl_io *io);
 void ftl_trim_step(struct ftl *f, struct ftl_io *io);
+/* GC moved a trim record from @old to @ppn. */
+void ftl_trim_record_moved(struct ftl *f, uint32_t old, uint32_t ppn);
+/* A checkpoint holds every trim: forget the records. */
+void ftl_trim_records_drop(struct ftl *f);
 
 /* read.c */
 int ftl_read_init(struct ftl *f);

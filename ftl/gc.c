@@ -218,6 +218,17 @@ static bool gc_move(struct ftl *f)
 				return false;
 			}
 			ftl_map_set(f, e, os->lba, ppn);
+		} else if (os->kind == UK_TRIM) {
+			/* A trim record lives until the next checkpoint. */
+			ppn = ftl_put_unit(f, ST_GC, os->lba, UK_TRIM, os->dseq, data);
+			if (ppn == FTL_UNMAPPED) {
+				f->gc.waiting = true;
+				TAILQ_INSERT_TAIL(&f->write_wait, &f->gc.tp_waiter, link);
+				return false;
+			}
+			ftl_valid_clear(f, old);
+			ftl_valid_set(f, ppn);
+			ftl_trim_record_moved(f, old, ppn);
 		} else {
 			ftl_valid_clear(f, old);
 			continue;

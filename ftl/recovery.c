@@ -91,6 +91,7 @@ int ftl_checkpoint_write(struct ftl *f)
 
 	if (!st)
 		return 0;
+	ftl_trim_records_drop(f); /* the mapping below holds every trim */
 	gtd_len = (size_t)f->nr_tp * sizeof(uint32_t);
 	sbt_len = (size_t)f->nr_sb * sizeof(struct ckpt_sb);
 	bm_len = bitmap_bytes(f);
@@ -283,13 +284,17 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n)
 {
 	struct nand_store *st = f->env.store;
 	uint8_t *oob_raw = malloc(f->geo->oob_size);
+	uint8_t *page = malloc(f->geo->page_size);
 	struct rec *recs = NULL;
 	size_t cap = 0, cnt = 0;
 	uint32_t pages = f->pages_per_block * f->stripe;
 	int rc = 0;
 
-	if (!oob_raw)
+	if (!oob_raw || !page) {
+		free(oob_raw);
+		free(page);
 		return -ENOMEM;
+	}
 	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb && !rc; sb++) {
 		bool any = false;
 
@@ -301,7 +306,7 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n)
 			if (!page_programmed(f, fpid, &a))
 				continue;
 			any = true;
-			if (st->ops->read(st, nand_page_index(f->geo, &a), NULL, oob_raw))
+			if (st->ops->read(st, nand_page_index(f->geo, &a), page, oob_raw))
 				continue;
 			memcpy(&oob, oob_raw, sizeof(oob));
 			if (oob.magic != FTL_OOB_MAGIC)
@@ -313,27 +318,40 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n)
 					f->wseq = os->wseq;
 				if (os->dseq > f->dseq && os->kind == UK_DATA)
 					f->dseq = os->dseq;
-				if (os->wseq <= after ||
-				    (os->kind != UK_DATA && os->kind != UK_TP))
-					continue;
-				if (cnt == cap) {
-					void *q = realloc(recs, (cap = cap * 2 + 4096) * sizeof(*recs));
+				uint32_t count = 1, ppn = fpid * f->slots + s;
+				uint32_t kind = os->kind;
 
-					if (!q) {
-						rc = -ENOMEM;
-						break;
-					}
-					recs = q;
+				if (os->wseq <= after ||
+				    (kind != UK_DATA && kind != UK_TP && kind != UK_TRIM))
+					continue;
+				if (kind == UK_TRIM) {
+					/* Replayed as "unmapped" versions of each LBA. */
+					memcpy(&count, page + (size_t)s * FTL_UNIT, sizeof(count));
+					if (os->lba >= f->capacity || count > f->capacity - os->lba)
+						continue;
+					kind = UK_DATA;
+					ppn = FTL_UNMAPPED;
 				}
-				recs[cnt++] = (struct rec){ os->kind, os->lba,
-							    fpid * f->slots + s, 0,
-							    os->dseq, os->wseq };
+				for (uint32_t k = 0; k < count && !rc; k++) {
+					if (cnt == cap) {
+						void *q = realloc(recs, (cap = cap * 2 + 4096) * sizeof(*recs));
+
+						if (!q) {
+							rc = -ENOMEM;
+							break;
+						}
+						recs = q;
+					}
+					recs[cnt++] = (struct rec){ kind, os->lba + k, ppn, 0,
+								    os->dseq, os->wseq };
+				}
 			}
 		}
 		/* A superblock holding pages is full until GC takes it. */
 		f->sbs[sb].state = any ? SB_FULL : SB_FREE;
 	}
 	free(oob_raw);
+	free(page);
 	*out = recs;
 	*n = cnt;
 	return rc;

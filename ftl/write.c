@@ -47,6 +47,7 @@ void ftl_write_fini(struct ftl *f)
 		free(f->wbufs[i].oob_raw);
 	}
 	free(f->wbufs);
+	free(f->trim_ppns);
 }
 
 static void update_done_through(struct ftl *f)
@@ -299,8 +300,20 @@ void ftl_flush_step(struct ftl *f, struct ftl_io *io)
 	wait_durable(f, io);
 }
 
+/*
+ * Trim: unmap every unit, then write a trim record (first LBA, count and
+ * the trim's data version) into the translation stream, so that recovery
+ * replays the trim over older data. Records stay valid until the next
+ * checkpoint, which holds the trim in its mapping.
+ */
 void ftl_trim_step(struct ftl *f, struct ftl_io *io)
 {
+	uint32_t rec[FTL_UNIT / 4] = { 0 }, ppn;
+
+	if (io->stage == 0) {
+		io->ticket = ++f->dseq; /* the trim's data version */
+		io->stage = 1;
+	}
 	for (; io->next < io->nr; io->next++) {
 		uint32_t lba = io->lba + io->next;
 		struct ftl_cmt *e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, io);
@@ -310,5 +323,38 @@ void ftl_trim_step(struct ftl *f, struct ftl_io *io)
 		ftl_map_set(f, e, lba, FTL_UNMAPPED);
 		f->st.host_trims++;
 	}
+	if (f->nr_trim_ppns == f->cap_trim_ppns) {
+		uint32_t cap = f->cap_trim_ppns * 2 + 64;
+		uint32_t *p = realloc(f->trim_ppns, cap * sizeof(*p));
+
+		if (!p) {
+			ftl_io_complete(f, io, -ENOMEM);
+			return;
+		}
+		f->trim_ppns = p;
+		f->cap_trim_ppns = cap;
+	}
+	rec[0] = io->nr;
+	ppn = ftl_put_unit(f, ST_TP, io->lba, UK_TRIM, io->ticket, rec);
+	if (ppn == FTL_UNMAPPED) {
+		TAILQ_INSERT_TAIL(&f->write_wait, io, link);
+		return;
+	}
+	ftl_valid_set(f, ppn);
+	f->trim_ppns[f->nr_trim_ppns++] = ppn;
 	ftl_io_complete(f, io, 0);
+}
+
+void ftl_trim_record_moved(struct ftl *f, uint32_t old, uint32_t ppn)
+{
+	for (uint32_t i = 0; i < f->nr_trim_ppns; i++)
+		if (f->trim_ppns[i] == old)
+			f->trim_ppns[i] = ppn;
+}
+
+void ftl_trim_records_drop(struct ftl *f)
+{
+	for (uint32_t i = 0; i < f->nr_trim_ppns; i++)
+		ftl_valid_clear(f, f->trim_ppns[i]);
+	f->nr_trim_ppns = 0;
 }
