@@ -316,6 +316,7 @@ static void suspend_now(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 	}
 	d->suspended = op;
 	d->cur = NULL;
+	d->susp_reads = 0;
 	d->suspend_pending = false;
 	d->suspend_start = t;
 	d->phase = DIE_SUSPENDING;
@@ -338,7 +339,9 @@ void nand_die_kick(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 	if (d->suspended) {
 		/* Inside a suspension: serve host reads, then resume. */
 		op = TAILQ_FIRST(&d->q[NAND_PRIO_HOST_READ]);
-		if (op) {
+		if (op && (!dev->cfg.max_reads_per_suspend ||
+			   d->susp_reads < dev->cfg.max_reads_per_suspend)) {
+			d->susp_reads++;
 			dev->stats.suspend.reads_overtaken++;
 			op_start(dev, d, op, t);
 			return;
@@ -479,6 +482,7 @@ void nand_config_default(struct nand_config *cfg)
 	nand_timing_default(&cfg->timing, cfg->geo.cell);
 	nand_suspend_default(&cfg->policy, &dflt);
 	cfg->max_suspends_per_op = 8;
+	cfg->max_reads_per_suspend = 16;
 	cfg->min_progress_ns = 100000; /* 100 us of array time */
 }
 

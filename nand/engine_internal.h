@@ -28,6 +28,7 @@ struct nand_die {
 	uint64_t array_end; /* true end of the running array phase */
 	bool suspend_pending; /* the die event is a suspension point */
 	uint64_t suspend_start;
+	uint32_t susp_reads; /* reads served in the current suspension */
 	TAILQ_HEAD(, nand_op) q[NAND_PRIOS];
 	uint32_t nq, nq_prio[NAND_PRIOS];
 	struct nand_die_stats st;

@@ -223,6 +223,7 @@ struct nand_config {
 	struct nand_timing timing;
 	struct nand_suspend_policy policy;
 	uint32_t max_suspends_per_op; /* mechanism cap */
+	uint32_t max_reads_per_suspend; /* then resume, so writes are not starved */
 	uint64_t min_progress_ns; /* array time an op runs between suspensions */
 };
 
