@@ -1,0 +1,412 @@
+/*
+ * NVMe/TCP receive side: one state machine per queue (ICReq, header and
+ * digest, padding, payload, data digest), fed from a receive buffer or,
+ * for large payloads, by readv() straight into the command's buffer.
+ * Every header is checked by the PDU codec before anything acts on it.
+ */
+#include "tcp_internal.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* ---- receiving ---- */
+
+static void rx_expect_header(struct tcp_queue *q)
+{
+	q->rx = RX_HDR;
+	q->hdr_have = 0;
+	q->hdr_need = sizeof(struct nvme_tcp_hdr);
+}
+
+/* After a header: pad, then payload into @dst, or straight to the next. */
+static void rx_expect_data(struct tcp_queue *q, struct tcp_cmd *c,
+			   uint8_t *dst, uint32_t len)
+{
+	q->rx_cmd = c;
+	q->rx_dst = dst;
+	q->rx_left = q->rx_len = len;
+	q->rx_crc = ~0u;
+	q->rx_ddgst_have = 0;
+	q->pad_left = q->chk.pad_len;
+	q->rx = q->pad_left ? RX_PAD : RX_DATA;
+}
+
+static uint16_t sgl_parse(struct tcp_queue *q, struct tcp_cmd *c,
+			  uint32_t inline_len)
+{
+	const struct nvme_sgl_desc *sgl = (const void *)c->req.cmd.dptr;
+	uint32_t max_inline = q->sq.qid ? NVMF_IO_INLINE : NVMF_ADMIN_INLINE;
+
+	c->req.data_len = sgl->length;
+	if (inline_len) {
+		c->req.data_in_capsule = true;
+		if (sgl->type != (NVME_SGL_DATA_BLOCK << 4 | NVME_SGL_SUB_OFFSET))
+			return NVME_SC_SGL_INVALID_TYPE | NVME_SC_DNR;
+		if (sgl->addr != 0)
+			return NVME_SC_SGL_INVALID_OFFSET | NVME_SC_DNR;
+		if (sgl->length != inline_len || inline_len > max_inline)
+			return NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR;
+		return 0;
+	}
+	if (sgl->type == (NVME_SGL_TRANSPORT_DATA_BLOCK << 4 | NVME_SGL_SUB_TRANSPORT))
+		return 0;
+	if (sgl->type == (NVME_SGL_DATA_BLOCK << 4 | NVME_SGL_SUB_OFFSET))
+		return sgl->length ? (NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR) : 0;
+	return NVME_SC_SGL_INVALID_TYPE | NVME_SC_DNR;
+}
+
+/* Capsule (and its in-capsule data) complete: into the core. */
+static void cmd_ready(struct tcp_cmd *c)
+{
+	struct nvmf_req *req = &c->req;
+	uint16_t st = nvmf_req_init(req, &c->q->sq);
+
+	c->state = CMD_EXEC;
+	if (c->early_status)
+		st = c->early_status;
+	if (st) {
+		nvmf_req_complete(req, st);
+		return;
+	}
+	if (req->dir == NVMF_DIR_H2C && !req->data_in_capsule) {
+		tcp_queue_r2t(c);
+		return;
+	}
+	nvmf_req_execute(req);
+}
+
+static void rx_cmd_hdr(struct tcp_queue *q)
+{
+	struct nvme_tcp_cmd *pdu = (void *)q->hdr;
+	struct tcp_cmd *c;
+
+	/* Before Connect, the free list holds only the pre-Connect context. */
+	c = tcp_cmd_get(q);
+	if (!c) {
+		tcp_q_fatal(q, NVME_TCP_FES_PDU_SEQ_ERR, 0);
+		return;
+	}
+	c->req.cmd = pdu->sqe;
+	c->early_status = sgl_parse(q, c, q->chk.data_len);
+	if (q->chk.data_len) {
+		uint32_t max_inline = q->sq.qid ? NVMF_IO_INLINE : NVMF_ADMIN_INLINE;
+
+		if (q->chk.data_len > max_inline) {
+			tcp_cmd_put(c);
+			tcp_q_fatal(q, NVME_TCP_FES_DATA_LIMIT_EXCEEDED, 4);
+			return;
+		}
+		c->state = CMD_RECV_INLINE;
+		rx_expect_data(q, c, c->req.buf, q->chk.data_len);
+		return;
+	}
+	rx_expect_header(q);
+	cmd_ready(c);
+}
+
+static struct tcp_cmd *cmd_by_ttag(struct tcp_queue *q, uint16_t ttag)
+{
+	if (ttag == CONNECT_TTAG)
+		return q->connect_cmd;
+	if (ttag < q->nr_cmds)
+		return &q->cmds[ttag];
+	return NULL;
+}
+
+static void rx_h2c_hdr(struct tcp_queue *q)
+{
+	struct nvme_tcp_data *d = (void *)q->hdr;
+	struct tcp_cmd *c = cmd_by_ttag(q, d->ttag);
+
+	if (!c || c->state != CMD_H2C) {
+		tcp_q_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR,
+			offsetof(struct nvme_tcp_data, ttag));
+		return;
+	}
+	if (d->cccid != c->req.cmd.cid) {
+		tcp_q_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR,
+			offsetof(struct nvme_tcp_data, cccid));
+		return;
+	}
+	if (d->datal != q->chk.data_len || d->datal == 0) {
+		tcp_q_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR,
+			offsetof(struct nvme_tcp_data, datal));
+		return;
+	}
+	if (d->datal > NVMF_TCP_MAXH2CDATA) {
+		tcp_q_fatal(q, NVME_TCP_FES_DATA_LIMIT_EXCEEDED,
+			offsetof(struct nvme_tcp_data, datal));
+		return;
+	}
+	if (d->datao != c->rcv_off || d->datal > c->r2t_end - c->rcv_off) {
+		tcp_q_fatal(q, NVME_TCP_FES_DATA_OUT_OF_RANGE,
+			offsetof(struct nvme_tcp_data, datao));
+		return;
+	}
+	rx_expect_data(q, c, c->req.buf + d->datao, d->datal);
+}
+
+static void rx_icreq(struct tcp_queue *q)
+{
+	struct nvme_tcp_icreq *req = (void *)q->hdr;
+	struct nvme_tcp_icresp *rsp = (void *)q->oob;
+
+	if (req->hdr.type != NVME_TCP_ICREQ || req->hdr.hlen != sizeof(*req) ||
+	    req->hdr.plen != sizeof(*req) || req->hdr.pdo != 0) {
+		tcp_q_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR, 0);
+		return;
+	}
+	if (req->pfv != NVME_TCP_PFV_1_0) {
+		tcp_q_fatal(q, NVME_TCP_FES_UNSUPPORTED_PARAM,
+			offsetof(struct nvme_tcp_icreq, pfv));
+		return;
+	}
+	if (req->hpda > 31) {
+		tcp_q_fatal(q, NVME_TCP_FES_UNSUPPORTED_PARAM,
+			offsetof(struct nvme_tcp_icreq, hpda));
+		return;
+	}
+	q->hpda = req->hpda;
+	q->maxr2t = req->maxr2t;
+	q->params.hdgst = req->digest & NVME_TCP_HDR_DIGEST_ENABLE;
+	q->params.ddgst = req->digest & NVME_TCP_DATA_DIGEST_ENABLE;
+	q->params.cpda = 0;
+	q->params.max_data = BLOX_MAX(NVMF_TCP_MAXH2CDATA, (uint32_t)NVMF_IO_INLINE);
+
+	memset(rsp, 0, sizeof(*rsp));
+	nvme_tcp_hdr_init(&rsp->hdr, NVME_TCP_ICRESP, 0, sizeof(*rsp), 0,
+			  sizeof(*rsp));
+	rsp->pfv = NVME_TCP_PFV_1_0;
+	rsp->cpda = 0;
+	rsp->digest = req->digest & (NVME_TCP_HDR_DIGEST_ENABLE |
+				     NVME_TCP_DATA_DIGEST_ENABLE);
+	rsp->maxdata = NVMF_TCP_MAXH2CDATA;
+	q->oob_len = sizeof(*rsp);
+	q->oob_off = 0;
+	rx_expect_header(q);
+	tcp_q_flush(q);
+}
+
+/* The header in q->hdr is complete (with its digest, if any). */
+static void rx_header_done(struct tcp_queue *q)
+{
+	struct nvme_tcp_hdr *h = (void *)q->hdr;
+
+	q->t->stats.pdus_rx++;
+	if (q->rx == RX_ICREQ) {
+		rx_icreq(q);
+		return;
+	}
+	if (q->hdr_need > h->hlen && !nvme_tcp_hdgst_ok(q->hdr, h->hlen)) {
+		q->t->stats.hdgst_errors++;
+		tcp_q_fatal(q, NVME_TCP_FES_HDR_DIGEST_ERR, 0);
+		return;
+	}
+	if (q->sq.ctrl)
+		nvmf_ctrl_touch(q->sq.ctrl);
+	switch (h->type) {
+	case NVME_TCP_CMD:
+		rx_cmd_hdr(q);
+		break;
+	case NVME_TCP_H2C_DATA:
+		rx_h2c_hdr(q);
+		break;
+	case NVME_TCP_H2C_TERM: {
+		const struct nvme_tcp_term *t = (const void *)q->hdr;
+
+		q->t->stats.term_received++;
+		blox_log(q->t->tgt->log, BLOX_LOG_INFO,
+			 "%s: host terminated the connection (fes %u)", q->peer,
+			 t->fes);
+		tcp_q_hard_close(q);
+		break;
+	}
+	default:
+		tcp_q_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR, 0);
+	}
+}
+
+/* The common header arrived: learn the full header length. */
+static void rx_common_done(struct tcp_queue *q)
+{
+	struct nvme_tcp_hdr *h = (void *)q->hdr;
+
+	if (q->rx == RX_ICREQ) {
+		if (h->type != NVME_TCP_ICREQ || h->hlen != sizeof(struct nvme_tcp_icreq)) {
+			tcp_q_fatal(q, h->type != NVME_TCP_ICREQ ? NVME_TCP_FES_PDU_SEQ_ERR
+							     : NVME_TCP_FES_INVALID_PDU_HDR,
+				h->type != NVME_TCP_ICREQ ? 0 : 2);
+			return;
+		}
+		q->hdr_need = h->hlen;
+		return;
+	}
+	if (nvme_tcp_check_h2c_hdr(h, &q->params, &q->chk)) {
+		tcp_q_fatal(q, q->chk.fes, q->chk.fei);
+		return;
+	}
+	q->hdr_need = h->hlen;
+	if (h->flags & NVME_TCP_F_HDGST)
+		q->hdr_need += NVME_TCP_DIGEST_LEN;
+}
+
+static void rx_data_done(struct tcp_queue *q)
+{
+	struct tcp_cmd *c = q->rx_cmd;
+	bool bad = false;
+
+	if (q->params.ddgst) {
+		uint32_t got;
+
+		memcpy(&got, q->rx_ddgst, sizeof(got));
+		bad = got != ~q->rx_crc;
+		if (bad)
+			q->t->stats.ddgst_errors++;
+	}
+	q->rx_cmd = NULL;
+	rx_expect_header(q);
+	if (bad && !c->early_status)
+		c->early_status = NVMF_SC_TRANSIENT_TRANSPORT;
+
+	if (c->state == CMD_RECV_INLINE) {
+		cmd_ready(c);
+		return;
+	}
+	c->rcv_off += q->rx_len;
+	if (c->rcv_off < c->r2t_end)
+		return; /* more H2CData for this R2T */
+	if (c->early_status) {
+		c->state = CMD_EXEC;
+		nvmf_req_complete(&c->req, c->early_status);
+	} else if (c->rcv_off == c->req.data_len) {
+		c->state = CMD_EXEC;
+		nvmf_req_execute(&c->req);
+	} else {
+		tcp_queue_r2t(c);
+	}
+}
+
+/* Consume bytes from the receive buffer through the state machine. */
+static void rx_process(struct tcp_queue *q)
+{
+	while (q->rbuf_off < q->rbuf_len && q->rx != RX_DEAD) {
+		uint8_t *p = q->rbuf + q->rbuf_off;
+		uint32_t avail = q->rbuf_len - q->rbuf_off, n;
+
+		switch (q->rx) {
+		case RX_ICREQ:
+		case RX_HDR:
+			n = BLOX_MIN(avail, q->hdr_need - q->hdr_have);
+			memcpy(q->hdr + q->hdr_have, p, n);
+			q->hdr_have += n;
+			q->rbuf_off += n;
+			if (q->hdr_have == sizeof(struct nvme_tcp_hdr) &&
+			    q->hdr_need == sizeof(struct nvme_tcp_hdr))
+				rx_common_done(q);
+			if (q->rx != RX_DEAD && q->hdr_have == q->hdr_need &&
+			    q->hdr_need > sizeof(struct nvme_tcp_hdr))
+				rx_header_done(q);
+			break;
+		case RX_PAD:
+			n = BLOX_MIN(avail, q->pad_left);
+			q->pad_left -= n;
+			q->rbuf_off += n;
+			if (!q->pad_left)
+				q->rx = RX_DATA;
+			break;
+		case RX_DATA:
+			n = BLOX_MIN(avail, q->rx_left);
+			memcpy(q->rx_dst, p, n);
+			if (q->params.ddgst)
+				q->rx_crc = nvme_tcp_crc32c_update(q->rx_crc, p, n);
+			q->rx_dst += n;
+			q->rx_left -= n;
+			q->rbuf_off += n;
+			if (!q->rx_left) {
+				if (q->params.ddgst)
+					q->rx = RX_DDGST;
+				else
+					rx_data_done(q);
+			}
+			break;
+		case RX_DDGST:
+			n = BLOX_MIN(avail, NVME_TCP_DIGEST_LEN - q->rx_ddgst_have);
+			memcpy(q->rx_ddgst + q->rx_ddgst_have, p, n);
+			q->rx_ddgst_have += n;
+			q->rbuf_off += n;
+			if (q->rx_ddgst_have == NVME_TCP_DIGEST_LEN)
+				rx_data_done(q);
+			break;
+		case RX_DEAD:
+			break;
+		}
+	}
+}
+
+void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct tcp_queue *q = arg;
+
+	(void)what;
+	for (int budget = RX_BUDGET; budget > 0 && q->rx != RX_DEAD; budget--) {
+		ssize_t n;
+
+		if (q->rx == RX_DATA && q->rx_left >= 4096) {
+			/* Large payload: straight into the command's buffer. */
+			struct iovec iov[2] = {
+				{ q->rx_dst, q->rx_left },
+				{ q->rbuf, RBUF_SIZE },
+			};
+
+			n = readv(fd, iov, 2);
+			if (n > 0) {
+				uint32_t direct = (uint32_t)BLOX_MIN((size_t)n, q->rx_left);
+
+				if (q->params.ddgst)
+					q->rx_crc = nvme_tcp_crc32c_update(
+						q->rx_crc, q->rx_dst, direct);
+				q->rx_dst += direct;
+				q->rx_left -= direct;
+				q->rbuf_off = 0;
+				q->rbuf_len = (uint32_t)n - direct;
+				if (!q->rx_left) {
+					if (q->params.ddgst)
+						q->rx = RX_DDGST;
+					else
+						rx_data_done(q);
+				}
+			}
+		} else {
+			n = recv(fd, q->rbuf, RBUF_SIZE, 0);
+			if (n > 0) {
+				q->rbuf_off = 0;
+				q->rbuf_len = (uint32_t)n;
+			}
+		}
+		if (n == 0) {
+			blox_log(q->t->tgt->log, BLOX_LOG_DEBUG, "%s: closed by peer",
+				 q->peer);
+			tcp_q_hard_close(q);
+			return;
+		}
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			if (errno == EINTR)
+				continue;
+			blox_log(q->t->tgt->log, BLOX_LOG_INFO, "%s: read: %s",
+				 q->peer, strerror(errno));
+			tcp_q_hard_close(q);
+			return;
+		}
+		rx_process(q);
+	}
+	if (!q->fd_closed && !TAILQ_EMPTY(&q->send_list))
+		tcp_q_flush(q);
+}
+

@@ -1,0 +1,257 @@
+/*
+ * NVMe/TCP send side: per-command send state (R2T, C2HData + data +
+ * digest, CapsuleResp) on the queue's send list, written with writev() in
+ * batches of whole PDUs; partial writes resume where they stopped.
+ */
+#include "tcp_internal.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static const uint8_t zero_pad[128];
+
+/* ---- sending ---- */
+
+static uint32_t hd_len(const struct tcp_queue *q)
+{
+	return q->params.hdgst ? NVME_TCP_DIGEST_LEN : 0;
+}
+
+static uint32_t dd_len(const struct tcp_queue *q)
+{
+	return q->params.ddgst ? NVME_TCP_DIGEST_LEN : 0;
+}
+
+static uint8_t digest_flags(const struct tcp_queue *q, bool data)
+{
+	return (uint8_t)((q->params.hdgst ? NVME_TCP_F_HDGST : 0) |
+			 (data && q->params.ddgst ? NVME_TCP_F_DDGST : 0));
+}
+
+static void send_enqueue(struct tcp_queue *q, struct tcp_cmd *c)
+{
+	c->state = CMD_SEND;
+	c->snd_off = 0;
+	TAILQ_INSERT_TAIL(&q->send_list, c, link);
+	/* Flush from the loop so that completions of one pass batch up. */
+	event_active(q->wev, EV_WRITE, 0);
+}
+
+void tcp_queue_r2t(struct tcp_cmd *c)
+{
+	struct tcp_queue *q = c->q;
+	struct nvme_tcp_data *r2t = (void *)c->pdu;
+	uint32_t len = BLOX_MIN(c->req.data_len - c->r2t_off, NVMF_TCP_MAXH2CDATA);
+
+	memset(r2t, 0, sizeof(*r2t));
+	nvme_tcp_hdr_init(&r2t->hdr, NVME_TCP_R2T, digest_flags(q, false),
+			  sizeof(*r2t), 0, sizeof(*r2t) + hd_len(q));
+	r2t->cccid = c->req.cmd.cid;
+	r2t->ttag = c->ttag;
+	r2t->datao = c->r2t_off;
+	r2t->datal = len;
+	if (q->params.hdgst)
+		nvme_tcp_hdgst_set(r2t, sizeof(*r2t));
+	c->r2t_end = c->r2t_off + len;
+	c->r2t_off += len;
+	c->snd = SEND_R2T;
+	send_enqueue(q, c);
+}
+
+void tcp_queue_response(struct nvmf_req *req)
+{
+	struct tcp_cmd *c = container_of(req, struct tcp_cmd, req);
+	struct tcp_queue *q = c->q;
+	struct nvme_tcp_rsp *rsp = (void *)c->rsp;
+	bool ok = (req->cqe.status >> 1) == 0;
+
+	if (q->sq.closing || q->rx == RX_DEAD) {
+		tcp_cmd_put(c); /* the connection is going: nothing to send */
+		return;
+	}
+	nvme_tcp_hdr_init(&rsp->hdr, NVME_TCP_RSP, digest_flags(q, false),
+			  sizeof(*rsp), 0, sizeof(*rsp) + hd_len(q));
+	rsp->cqe = req->cqe;
+	if (q->params.hdgst)
+		nvme_tcp_hdgst_set(rsp, sizeof(*rsp));
+
+	if (ok && req->dir == NVMF_DIR_C2H && req->data_len) {
+		struct nvme_tcp_data *d = (void *)c->pdu;
+		uint32_t align = ((uint32_t)q->hpda + 1) * 4;
+		uint32_t hl = sizeof(*d) + hd_len(q);
+		uint32_t pdo = (hl + align - 1) / align * align;
+		uint8_t flags = digest_flags(q, true) | NVME_TCP_F_DATA_LAST;
+
+		/* SUCCESS (no CapsuleResp) only without SQ flow control. */
+		c->skip_rsp = q->sq.sqhd_disabled;
+		if (c->skip_rsp)
+			flags |= NVME_TCP_F_DATA_SUCCESS;
+		memset(d, 0, sizeof(*d));
+		nvme_tcp_hdr_init(&d->hdr, NVME_TCP_C2H_DATA, flags, sizeof(*d),
+				  (uint8_t)pdo, pdo + req->data_len + dd_len(q));
+		d->cccid = req->cmd.cid;
+		d->datao = 0;
+		d->datal = req->data_len;
+		if (q->params.hdgst)
+			nvme_tcp_hdgst_set(d, sizeof(*d));
+		c->pdu_pad = pdo - hl;
+		if (q->params.ddgst)
+			c->ddgst = nvme_tcp_crc32c(req->buf, req->data_len);
+		c->snd = SEND_C2H;
+	} else {
+		c->snd = SEND_RSP;
+	}
+	send_enqueue(q, c);
+}
+
+/* The iovecs of @c's current PDU; returns their count. */
+static int cmd_iov(struct tcp_cmd *c, struct iovec *iov, uint32_t *total)
+{
+	struct tcp_queue *q = c->q;
+	int n = 0;
+
+	switch (c->snd) {
+	case SEND_R2T:
+		iov[n++] = (struct iovec){ c->pdu, sizeof(struct nvme_tcp_data) +
+							   hd_len(q) };
+		break;
+	case SEND_C2H:
+		iov[n++] = (struct iovec){ c->pdu, sizeof(struct nvme_tcp_data) +
+							   hd_len(q) };
+		if (c->pdu_pad)
+			iov[n++] = (struct iovec){ (void *)zero_pad, c->pdu_pad };
+		iov[n++] = (struct iovec){ c->req.buf, c->req.data_len };
+		if (q->params.ddgst)
+			iov[n++] = (struct iovec){ &c->ddgst, NVME_TCP_DIGEST_LEN };
+		break;
+	case SEND_RSP:
+		iov[n++] = (struct iovec){ c->rsp, sizeof(struct nvme_tcp_rsp) +
+							   hd_len(q) };
+		break;
+	}
+	*total = 0;
+	for (int i = 0; i < n; i++)
+		*total += (uint32_t)iov[i].iov_len;
+	return n;
+}
+
+/* @c's current PDU is fully written: move it on. */
+static void cmd_sent(struct tcp_queue *q, struct tcp_cmd *c)
+{
+	q->t->stats.pdus_tx++;
+	c->snd_off = 0;
+	switch (c->snd) {
+	case SEND_R2T:
+		TAILQ_REMOVE(&q->send_list, c, link);
+		c->state = CMD_H2C;
+		if (q->rx == RX_DEAD)
+			tcp_cmd_put(c); /* closing: its data will never be read */
+		break;
+	case SEND_C2H:
+		if (!c->skip_rsp) {
+			c->snd = SEND_RSP;
+			break;
+		}
+		/* fall through */
+	case SEND_RSP:
+		TAILQ_REMOVE(&q->send_list, c, link);
+		tcp_cmd_put(c);
+		break;
+	}
+}
+
+void tcp_q_flush(struct tcp_queue *q)
+{
+	struct iovec iov[TX_IOV];
+
+	while (!q->fd_closed) {
+		struct tcp_cmd *c;
+		int cnt = 0;
+		ssize_t n;
+
+		/* Gather whole PDUs from the send list, skipping what's sent. */
+		TAILQ_FOREACH(c, &q->send_list, link) {
+			struct iovec piece[4];
+			uint32_t total, skip = c->snd_off;
+			int pn;
+
+			if (cnt + 4 > TX_IOV)
+				break;
+			pn = cmd_iov(c, piece, &total);
+			for (int i = 0; i < pn; i++) {
+				if (skip >= piece[i].iov_len) {
+					skip -= (uint32_t)piece[i].iov_len;
+					continue;
+				}
+				iov[cnt].iov_base = (uint8_t *)piece[i].iov_base + skip;
+				iov[cnt].iov_len = piece[i].iov_len - skip;
+				skip = 0;
+				cnt++;
+			}
+			if (c->snd == SEND_C2H && !c->skip_rsp &&
+			    cnt + 1 <= TX_IOV) {
+				/* The response follows its data in the same call. */
+				iov[cnt++] = (struct iovec){
+					c->rsp, sizeof(struct nvme_tcp_rsp) + hd_len(q)
+				};
+			}
+		}
+		if (cnt == 0 && q->oob_off < q->oob_len) {
+			iov[0].iov_base = q->oob + q->oob_off;
+			iov[0].iov_len = q->oob_len - q->oob_off;
+			cnt = 1;
+		}
+		if (cnt == 0)
+			break;
+
+		n = writev(q->fd, iov, cnt);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				event_add(q->wev, NULL);
+				return;
+			}
+			if (errno == EINTR)
+				continue;
+			blox_log(q->t->tgt->log, BLOX_LOG_INFO, "%s: write: %s",
+				 q->peer, strerror(errno));
+			tcp_q_hard_close(q);
+			return;
+		}
+		/* Account written bytes against the PDUs in order. */
+		while (n > 0 && (c = TAILQ_FIRST(&q->send_list))) {
+			struct iovec piece[4];
+			uint32_t total, left;
+
+			cmd_iov(c, piece, &total);
+			left = total - c->snd_off;
+			if ((size_t)n < left) {
+				c->snd_off += (uint32_t)n;
+				n = 0;
+				break;
+			}
+			n -= left;
+			cmd_sent(q, c);
+		}
+		if (n > 0) {
+			q->oob_off += (uint32_t)n;
+			if (q->oob_off == q->oob_len)
+				q->t->stats.pdus_tx++;
+		}
+	}
+	if (TAILQ_EMPTY(&q->send_list) && q->oob_off == q->oob_len &&
+	    q->close_after_send)
+		tcp_q_finish_close(q);
+}
+
+void tcp_q_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	tcp_q_flush(arg);
+}
+
