@@ -79,6 +79,7 @@ struct blox_bdev {
 
 struct nand_config;
 struct ftl_config;
+struct blox_nand_dev;
 struct blox_clock;
 struct blox_log;
 
@@ -92,6 +93,12 @@ struct blox_bdev_params {
 	/* nand: the FTL's settings and the store file (NULL: RAM store). */
 	const struct ftl_config *ftl;
 	const char *store_path;
+	/*
+	 * nand on a shared device: its dies [first_die, first_die + nr_dies)
+	 * (nand and store_path are then the device's, not used here).
+	 */
+	struct blox_nand_dev *shared;
+	uint32_t first_die, nr_dies;
 	struct event_base *base;
 	const struct blox_clock *clock;
 	const struct blox_log *log;
@@ -124,5 +131,14 @@ int blox_bdev_nand_create(const struct blox_bdev_params *p,
  */
 int blox_bdev_ftl_create(const struct blox_bdev_params *p,
 			 struct blox_io_cq *cq, struct blox_bdev **out);
+/*
+ * A NAND device (store, engine, real-time driver) that several "nand"
+ * namespaces share, each on its own dies. Reference counted: every
+ * namespace on it holds a reference.
+ */
+int blox_nand_dev_open(const struct nand_config *nand, const char *store_path,
+		       struct event_base *base, const struct blox_clock *clock,
+		       struct blox_nand_dev **out);
+void blox_nand_dev_put(struct blox_nand_dev *d);
 
 #endif

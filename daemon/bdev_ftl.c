@@ -20,9 +20,17 @@
 
 struct fb_io;
 
+struct blox_nand_dev {
+	uint32_t refs;
+	struct nand_store *store;
+	struct nand_dev *dev;
+	struct nand_rt *rt;
+};
+
 struct ftl_bdev {
 	struct blox_bdev base;
-	struct nand_store *store;
+	struct blox_nand_dev *nd;
+	struct nand_store *store; /* nd's, for quick access */
 	struct nand_dev *dev;
 	struct nand_rt *rt;
 	struct ftl *ftl;
@@ -73,6 +81,40 @@ static int env_sync(void *ctx)
 	struct ftl_bdev *fb = ctx;
 
 	return fb->store->ops->sync(fb->store);
+}
+
+int blox_nand_dev_open(const struct nand_config *nand, const char *store_path,
+		       struct event_base *base, const struct blox_clock *clock,
+		       struct blox_nand_dev **out)
+{
+	struct blox_nand_dev *d = calloc(1, sizeof(*d));
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	d->refs = 1;
+	rc = store_path ? nand_store_file_open(store_path, &nand->geo, &d->store)
+			: nand_store_ram_open(&nand->geo, &d->store);
+	if (!rc)
+		rc = nand_dev_create(nand, d->store, &d->dev);
+	if (!rc)
+		rc = nand_rt_create(base, clock, d->dev, NAND_RT_SPIN_NS, &d->rt);
+	if (rc) {
+		blox_nand_dev_put(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+void blox_nand_dev_put(struct blox_nand_dev *d)
+{
+	if (!d || --d->refs)
+		return;
+	nand_rt_destroy(d->rt);
+	nand_dev_destroy(d->dev);
+	nand_store_close(d->store);
+	free(d);
 }
 
 static const struct ftl_env_ops env_ops = {
@@ -230,9 +272,7 @@ static void fb_destroy(struct blox_bdev *bdev)
 	}
 	if (fb->kick_ev)
 		event_free(fb->kick_ev);
-	nand_rt_destroy(fb->rt);
-	nand_dev_destroy(fb->dev);
-	nand_store_close(fb->store);
+	blox_nand_dev_put(fb->nd);
 	free(fb->ios);
 	free(fb);
 }
@@ -252,7 +292,7 @@ int blox_bdev_ftl_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 	struct ftl_resources res = { 0 };
 	int rc;
 
-	if (!p->nand || !p->ftl || !p->base || !p->clock)
+	if ((!p->nand && !p->shared) || !p->ftl || !p->base || !p->clock)
 		return -EINVAL;
 	if (p->block_size != FTL_UNIT)
 		return -EINVAL;
@@ -273,26 +313,30 @@ int blox_bdev_ftl_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 		fb->ios[i].fb = fb;
 		TAILQ_INSERT_TAIL(&fb->free_ios, &fb->ios[i], link);
 	}
-	rc = p->store_path ? nand_store_file_open(p->store_path, &p->nand->geo,
-						  &fb->store)
-			   : nand_store_ram_open(&p->nand->geo, &fb->store);
-	if (rc)
-		goto fail;
-	rc = nand_dev_create(p->nand, fb->store, &fb->dev);
-	if (rc)
-		goto fail;
-	rc = nand_rt_create(p->base, p->clock, fb->dev, NAND_RT_SPIN_NS, &fb->rt);
-	if (rc)
-		goto fail;
-	res.nr_dies = nand_dies(&p->nand->geo);
-	if (res.nr_dies > BLOX_FTL_MAX_DIES) {
+	if (p->shared) {
+		fb->nd = p->shared;
+		fb->nd->refs++;
+	} else {
+		rc = blox_nand_dev_open(p->nand, p->store_path, p->base, p->clock,
+					&fb->nd);
+		if (rc)
+			goto fail;
+	}
+	fb->store = fb->nd->store;
+	fb->dev = fb->nd->dev;
+	fb->rt = fb->nd->rt;
+	res.nr_dies = p->shared ? p->nr_dies : nand_dies(&p->nand->geo);
+	if (res.nr_dies == 0 || res.nr_dies > BLOX_FTL_MAX_DIES ||
+	    (p->shared && p->first_die + p->nr_dies >
+				  nand_dies(&nand_dev_config(fb->dev)->geo))) {
 		rc = -EINVAL;
 		goto fail;
 	}
+	/* The instance owns exactly these dies, every block on them. */
 	for (uint32_t i = 0; i < res.nr_dies; i++)
-		res.dies[i] = i;
+		res.dies[i] = (p->shared ? p->first_die : 0) + i;
 	res.first_block = 0;
-	res.nr_blocks = p->nand->geo.blocks_per_plane;
+	res.nr_blocks = nand_dev_config(fb->dev)->geo.blocks_per_plane;
 	env = (struct ftl_env){ .ops = &env_ops, .ctx = fb, .dev = fb->dev,
 				.store = fb->store };
 	rc = ftl_create(p->ftl, &env, &res, &fb->ftl);
@@ -311,9 +355,9 @@ int blox_bdev_ftl_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 
 		ftl_get_stats(fb->ftl, &st);
 		blox_log(p->log, BLOX_LOG_INFO,
-			 "nand: %s store %s, %s, %lu units recovered",
-			 p->store_path ? "file" : "ram",
-			 p->store_path ? p->store_path : "-",
+			 "nand: dies %u..%u of a %s device, %s, %lu units recovered",
+			 res.dies[0], res.dies[res.nr_dies - 1],
+			 fb->store->ops->name,
 			 st.recovered_from_checkpoint ? "checkpoint found" : "no checkpoint",
 			 (unsigned long)st.recovered_units);
 	}

@@ -425,16 +425,24 @@ static int parse_ftl(json_object *o, const char *where, struct blox_cfg_ns *ns,
 	return 0;
 }
 
+uint32_t blox_config_nand_blocks(const struct nand_geometry *g, uint32_t ndies,
+				 uint64_t bytes, uint32_t op_permille)
+{
+	uint64_t units_per_sb = (uint64_t)g->pages_per_block * g->planes_per_die *
+				ndies * (g->page_size / FTL_UNIT);
+	uint64_t want = bytes / FTL_UNIT;
+	uint64_t data = want * 1000 / (1000 - op_permille) + want / 512 + 1;
+
+	/* Data superblocks, plus checkpoints, open streams and GC headroom. */
+	return (uint32_t)((data + units_per_sb - 1) / units_per_sb) + 10;
+}
+
 void blox_config_size_nand(struct blox_cfg_ns *ns)
 {
 	struct nand_geometry *g = &ns->nand.geo;
-	uint64_t units_per_sb = (uint64_t)g->pages_per_block * g->planes_per_die *
-				nand_dies(g) * (g->page_size / FTL_UNIT);
-	uint64_t want = ns->size / FTL_UNIT;
-	uint64_t data = want * 1000 / (1000 - ns->ftl.op_permille) + want / 512 + 1;
 
-	/* Data superblocks, plus checkpoints, open streams and GC headroom. */
-	g->blocks_per_plane = (uint32_t)((data + units_per_sb - 1) / units_per_sb) + 10;
+	g->blocks_per_plane =
+		blox_config_nand_blocks(g, nand_dies(g), ns->size, ns->ftl.op_permille);
 }
 
 static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
@@ -442,7 +450,7 @@ static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 {
 	static const char *const keys[] = { "nsid", "backend", "size",
 					    "block_size", "uuid", "nand", "ftl",
-					    NULL };
+					    "device", NULL };
 	json_object *nand;
 	char uuid[40] = "";
 	uint64_t v = 0;
@@ -511,6 +519,17 @@ static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 		return fail(err, errlen,
 			    "%s.size: must be a non-zero multiple of the block size",
 			    where);
+	if ((rc = get_string(o, "device", where, ns->device, sizeof(ns->device),
+			     false, err, errlen)))
+		return rc;
+	if (ns->device[0] && !is_nand)
+		return fail(err, errlen, "%s.device: only for backend \"nand\"", where);
+	if (ns->device[0] && json_object_object_get_ex(o, "nand", &nand))
+		return fail(err, errlen,
+			    "%s.nand: the geometry belongs to device '%s'", where,
+			    ns->device);
+	if (ns->device[0])
+		ns->auto_blocks = false; /* sized with its device */
 	if (is_nand && ns->nsid == 0)
 		return fail(err, errlen, "%s.nsid: required for backend nand (it names the store file)",
 			    where);
@@ -519,7 +538,8 @@ static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 			    where);
 	if (is_nand && ns->auto_blocks)
 		blox_config_size_nand(ns);
-	if ((is_timing || is_nand) && ns->size > nand_capacity(&ns->nand.geo))
+	if ((is_timing || (is_nand && !ns->device[0])) &&
+	    ns->size > nand_capacity(&ns->nand.geo))
 		return fail(err, errlen,
 			    "%s.size: larger than the NAND geometry's %lu bytes", where,
 			    (unsigned long)nand_capacity(&ns->nand.geo));
@@ -602,6 +622,95 @@ static int parse_subsys(json_object *o, const char *where,
 	return 0;
 }
 
+static int parse_device(json_object *o, const char *where,
+			struct blox_cfg_device *d, char *err, size_t errlen)
+{
+	static const char *const keys[] = { "name", "nand", "store", NULL };
+	char store[8] = "", w[96];
+	json_object *nand, *bpp;
+	int rc;
+
+	if (!json_object_is_type(o, json_type_object))
+		return fail(err, errlen, "%s: expected an object", where);
+	if ((rc = check_keys(o, where, keys, err, errlen)) ||
+	    (rc = get_string(o, "name", where, d->name, sizeof(d->name), true, err,
+			     errlen)) ||
+	    (rc = get_string(o, "store", where, store, sizeof(store), false, err,
+			     errlen)))
+		return rc;
+	if (store[0] && strcmp(store, "file") && strcmp(store, "ram"))
+		return fail(err, errlen, "%s.store: '%s' is not file or ram", where,
+			    store);
+	d->store_ram = !strcmp(store, "ram");
+	for (const char *c = d->name; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_')
+			return fail(err, errlen, "%s.name: letters, digits, - and _ only",
+				    where);
+	nand_config_default(&d->nand);
+	d->auto_blocks = true;
+	if (json_object_object_get_ex(o, "nand", &nand)) {
+		snprintf(w, sizeof(w), "%s.nand", where);
+		if ((rc = parse_nand(nand, w, &d->nand, err, errlen)))
+			return rc;
+		if (json_object_object_get_ex(nand, "blocks_per_plane", &bpp))
+			d->auto_blocks = false;
+	}
+	return 0;
+}
+
+/* Split each device's dies evenly over its namespaces, in config order. */
+static int assign_devices(struct blox_config *cfg, char *err, size_t errlen)
+{
+	for (size_t di = 0; di < cfg->nr_devices; di++) {
+		struct blox_cfg_device *d = &cfg->devices[di];
+		uint32_t dies = nand_dies(&d->nand.geo), k = 0, i = 0, next = 0;
+		uint32_t need = 0;
+
+		for (size_t si = 0; si < cfg->nr_subsys; si++)
+			for (size_t n = 0; n < cfg->subsys[si].nr_ns; n++)
+				k += !strcmp(cfg->subsys[si].ns[n].device, d->name);
+		if (k > dies)
+			return fail(err, errlen,
+				    "device %s: %u namespaces but only %u dies", d->name,
+				    k, dies);
+		for (size_t si = 0; si < cfg->nr_subsys; si++) {
+			for (size_t n = 0; n < cfg->subsys[si].nr_ns; n++) {
+				struct blox_cfg_ns *ns = &cfg->subsys[si].ns[n];
+				uint32_t b;
+
+				if (strcmp(ns->device, d->name))
+					continue;
+				ns->first_die = next;
+				ns->nr_dies = dies / k + (i < dies % k ? 1 : 0);
+				next += ns->nr_dies;
+				i++;
+				ns->nand = d->nand;
+				b = blox_config_nand_blocks(&d->nand.geo, ns->nr_dies, ns->size,
+							    ns->ftl.op_permille);
+				need = b > need ? b : need;
+			}
+		}
+		if (d->auto_blocks && need)
+			d->nand.geo.blocks_per_plane = need;
+	}
+	for (size_t si = 0; si < cfg->nr_subsys; si++)
+		for (size_t n = 0; n < cfg->subsys[si].nr_ns; n++) {
+			struct blox_cfg_ns *ns = &cfg->subsys[si].ns[n];
+			size_t di;
+
+			if (!ns->device[0])
+				continue;
+			for (di = 0; di < cfg->nr_devices; di++)
+				if (!strcmp(cfg->devices[di].name, ns->device))
+					break;
+			if (di == cfg->nr_devices)
+				return fail(err, errlen, "%s namespace %u: no device '%s'",
+					    cfg->subsys[si].nqn, ns->nsid, ns->device);
+			ns->nand = cfg->devices[di].nand;
+		}
+	return 0;
+}
+
 static int parse_listener(json_object *o, const char *where,
 			  struct blox_config *cfg, char *err, size_t errlen)
 {
@@ -629,7 +738,8 @@ static int parse_listener(json_object *o, const char *where,
 int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 		      size_t errlen)
 {
-	static const char *const keys[] = { "listeners", "subsystems", NULL };
+	static const char *const keys[] = { "listeners", "subsystems", "devices",
+					    NULL };
 	enum json_tokener_error jerr;
 	struct json_tokener *tok;
 	json_object *root, *arr;
@@ -677,6 +787,25 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 	}
 	if (rc)
 		goto out;
+	arr = get_array(root, "devices", "top level", &rc, err, errlen);
+	for (size_t i = 0; !rc && arr && i < json_object_array_length(arr); i++) {
+		void *p = grow(cfg->devices, cfg->nr_devices, sizeof(*cfg->devices));
+
+		if (!p) {
+			rc = -ENOMEM;
+			break;
+		}
+		cfg->devices = p;
+		snprintf(w, sizeof(w), "devices[%zu]", i);
+		rc = parse_device(json_object_array_get_idx(arr, i), w,
+				  &cfg->devices[cfg->nr_devices++], err, errlen);
+		for (size_t j = 0; !rc && j + 1 < cfg->nr_devices; j++)
+			if (!strcmp(cfg->devices[j].name, cfg->devices[i].name))
+				rc = fail(err, errlen, "%s.name: '%s' used twice", w,
+					  cfg->devices[i].name);
+	}
+	if (rc)
+		goto out;
 	arr = get_array(root, "subsystems", "top level", &rc, err, errlen);
 	for (size_t i = 0; !rc && arr && i < json_object_array_length(arr); i++) {
 		void *p = grow(cfg->subsys, cfg->nr_subsys, sizeof(*cfg->subsys));
@@ -694,6 +823,8 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 				rc = fail(err, errlen, "%s.nqn: '%s' used twice", w,
 					  cfg->subsys[i].nqn);
 	}
+	if (!rc)
+		rc = assign_devices(cfg, err, errlen);
 out:
 	json_object_put(root);
 	if (rc)
@@ -769,8 +900,61 @@ static int store_path(const struct blox_config *cfg, const char *nqn,
 	return 0;
 }
 
+static int apply_subsystems(const struct blox_config *cfg, struct nvmf_tgt *tgt,
+			    struct blox_nand_dev **devs, char *err, size_t errlen);
+static int apply_listeners(const struct blox_config *cfg, struct nvmf_tgt *tgt,
+			   struct nvmf_tcp *tcp, char *err, size_t errlen);
+
+/* The store file of a shared device. */
+static int device_path(const struct blox_config *cfg, const char *name,
+		       char *out, size_t len, char *err, size_t errlen)
+{
+	const char *dir = cfg->data_dir[0] ? cfg->data_dir : BLOX_DEFAULT_DATA_DIR;
+
+	if (mkdir(dir, 0750) && errno != EEXIST)
+		return fail(err, errlen, "data directory %s: %s (see --data-dir)", dir,
+			    strerror(errno));
+	if ((size_t)snprintf(out, len, "%s/dev-%s.nand", dir, name) >= len)
+		return fail(err, errlen, "data directory path too long");
+	return 0;
+}
+
 int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 		      struct nvmf_tcp *tcp, char *err, size_t errlen)
+{
+	struct blox_nand_dev **devs = calloc(cfg->nr_devices + 1, sizeof(*devs));
+	int rc = 0;
+
+	if (!devs)
+		return -ENOMEM;
+	for (size_t i = 0; i < cfg->nr_devices && !rc; i++) {
+		const struct blox_cfg_device *d = &cfg->devices[i];
+		char path[4200];
+
+		if (!d->store_ram) {
+			rc = device_path(cfg, d->name, path, sizeof(path), err, errlen);
+			if (rc)
+				break;
+		}
+		rc = blox_nand_dev_open(&d->nand, d->store_ram ? NULL : path, tgt->base,
+					tgt->clock, &devs[i]);
+		if (rc)
+			fail(err, errlen, "device %s: %s%s", d->name, strerror(-rc),
+			     rc == -EINVAL ? " (a store file of another geometry?)" : "");
+	}
+	if (!rc)
+		rc = apply_subsystems(cfg, tgt, devs, err, errlen);
+	/* Namespaces hold their own references to the devices. */
+	for (size_t i = 0; i < cfg->nr_devices; i++)
+		blox_nand_dev_put(devs[i]);
+	free(devs);
+	if (rc)
+		return rc;
+	return apply_listeners(cfg, tgt, tcp, err, errlen);
+}
+
+static int apply_subsystems(const struct blox_config *cfg, struct nvmf_tgt *tgt,
+			    struct blox_nand_dev **devs, char *err, size_t errlen)
 {
 	int rc;
 
@@ -805,7 +989,13 @@ int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 						       .clock = tgt->clock,
 						       .log = tgt->log };
 
-			if (!strcmp(cn->backend, "nand") && !cn->store_ram) {
+			if (cn->device[0]) {
+				for (size_t di = 0; di < cfg->nr_devices; di++)
+					if (!strcmp(cfg->devices[di].name, cn->device))
+						bp.shared = devs[di];
+				bp.first_die = cn->first_die;
+				bp.nr_dies = cn->nr_dies;
+			} else if (!strcmp(cn->backend, "nand") && !cn->store_ram) {
 				rc = store_path(cfg, cs->nqn, cn->nsid, path, sizeof(path), err,
 						errlen);
 				if (rc)
@@ -827,6 +1017,14 @@ int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 			}
 		}
 	}
+	return 0;
+}
+
+static int apply_listeners(const struct blox_config *cfg, struct nvmf_tgt *tgt,
+			   struct nvmf_tcp *tcp, char *err, size_t errlen)
+{
+	int rc;
+
 	for (size_t i = 0; i < cfg->nr_listeners; i++) {
 		const struct blox_cfg_listener *cl = &cfg->listeners[i];
 		struct nvmf_port *p;
@@ -855,5 +1053,6 @@ void blox_config_free(struct blox_config *cfg)
 	}
 	free(cfg->subsys);
 	free(cfg->listeners);
+	free(cfg->devices);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -27,6 +27,16 @@ struct blox_cfg_ns {
 	bool auto_blocks; /* blocks_per_plane not given: size to the namespace */
 	struct ftl_config ftl; /* backend "nand" */
 	bool store_ram; /* backend "nand": keep the flash in RAM, not a file */
+	char device[32]; /* backend "nand" on a shared device; "" for its own */
+	uint32_t first_die, nr_dies; /* its share of the device, set at parse */
+};
+
+/* A NAND device that several "nand" namespaces split evenly by dies. */
+struct blox_cfg_device {
+	char name[32];
+	struct nand_config nand;
+	bool auto_blocks;
+	bool store_ram;
 };
 
 struct blox_cfg_subsys {
@@ -52,6 +62,8 @@ struct blox_config {
 	size_t nr_listeners;
 	struct blox_cfg_subsys *subsys;
 	size_t nr_subsys;
+	struct blox_cfg_device *devices;
+	size_t nr_devices;
 };
 
 /* The embedded default: one RAM namespace, 127.0.0.1:4420 and :8009. */
@@ -73,5 +85,8 @@ int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 void blox_config_free(struct blox_config *cfg);
 /* Size the geometry's blocks per plane so the FTL can hold the namespace. */
 void blox_config_size_nand(struct blox_cfg_ns *ns);
+/* Blocks per plane an FTL over @ndies of @g needs for @bytes at @op_permille. */
+uint32_t blox_config_nand_blocks(const struct nand_geometry *g, uint32_t ndies,
+				 uint64_t bytes, uint32_t op_permille);
 
 #endif

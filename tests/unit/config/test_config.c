@@ -623,6 +623,61 @@ static void test_parse_nand_options(void **state)
 	check_errors(cases, BLOX_ARRAY_SIZE(cases));
 }
 
+/* 16. Shared devices: namespaces split a device's dies evenly, in order. */
+static void test_parse_devices(void **state)
+{
+	static const char *json =
+		"{\"devices\":[{\"name\":\"ssd0\",\"store\":\"ram\",\"nand\":"
+		"{\"channels\":4,\"dies_per_channel\":2,\"planes_per_die\":1,"
+		"\"pages_per_block\":96}}],"
+		"\"subsystems\":[{\"nqn\":\"nqn.x:a\",\"namespaces\":["
+		"{\"nsid\":1,\"backend\":\"nand\",\"size\":\"128M\",\"device\":\"ssd0\"},"
+		"{\"nsid\":2,\"backend\":\"nand\",\"size\":\"64M\",\"device\":\"ssd0\"}]},"
+		"{\"nqn\":\"nqn.x:b\",\"namespaces\":["
+		"{\"nsid\":1,\"backend\":\"nand\",\"size\":\"64M\",\"device\":\"ssd0\"}]}]}";
+	static const struct err_case cases[] = {
+		{ "{\"subsystems\":[{\"nqn\":\"nqn.x:a\",\"namespaces\":[{\"nsid\":1,"
+		  "\"backend\":\"nand\",\"size\":\"1M\",\"device\":\"nope\"}]}]}",
+		  "nqn.x:a namespace 1: no device 'nope'" },
+		{ "{\"devices\":[{\"name\":\"d\"},{\"name\":\"d\"}]}",
+		  "devices[1].name: 'd' used twice" },
+		{ "{\"devices\":[{\"name\":\"a b\"}]}",
+		  "devices[0].name: letters, digits, - and _ only" },
+		{ "{\"devices\":[{\"name\":\"d\",\"nand\":{\"channels\":1,"
+		  "\"dies_per_channel\":1}}],\"subsystems\":[{\"nqn\":\"nqn.x:a\","
+		  "\"namespaces\":[{\"nsid\":1,\"backend\":\"nand\",\"size\":\"1M\","
+		  "\"device\":\"d\"},{\"nsid\":2,\"backend\":\"nand\",\"size\":\"1M\","
+		  "\"device\":\"d\"}]}]}",
+		  "device d: 2 namespaces but only 1 dies" },
+		{ "{\"subsystems\":[{\"nqn\":\"nqn.x:a\",\"namespaces\":[{\"nsid\":1,"
+		  "\"backend\":\"ram\",\"size\":\"1M\",\"device\":\"d\"}]}]}",
+		  "subsystems[0].namespaces[0].device: only for backend \"nand\"" },
+	};
+	struct blox_config cfg;
+	char err[256];
+
+	(void)state;
+	if (blox_config_parse(json, &cfg, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(cfg.nr_devices, 1);
+	assert_true(cfg.devices[0].store_ram);
+	/* 8 dies over 3 namespaces: 3, 3, 2 in config order. */
+	assert_int_equal(cfg.subsys[0].ns[0].first_die, 0);
+	assert_int_equal(cfg.subsys[0].ns[0].nr_dies, 3);
+	assert_int_equal(cfg.subsys[0].ns[1].first_die, 3);
+	assert_int_equal(cfg.subsys[0].ns[1].nr_dies, 3);
+	assert_int_equal(cfg.subsys[1].ns[0].first_die, 6);
+	assert_int_equal(cfg.subsys[1].ns[0].nr_dies, 2);
+	/* The device is sized for its largest share: 128 MiB on 3 dies. */
+	assert_int_equal(cfg.devices[0].nand.geo.blocks_per_plane,
+			 blox_config_nand_blocks(&cfg.devices[0].nand.geo, 3, 128u << 20,
+						 cfg.subsys[0].ns[0].ftl.op_permille));
+	assert_int_equal(cfg.subsys[1].ns[0].nand.geo.blocks_per_plane,
+			 cfg.devices[0].nand.geo.blocks_per_plane);
+	blox_config_free(&cfg);
+	check_errors(cases, BLOX_ARRAY_SIZE(cases));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -638,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_parse_uuid_malformed),
 		cmocka_unit_test(test_add_listener),
 		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_parse_devices),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_apply),
 		cmocka_unit_test(test_parse_nand_options),
