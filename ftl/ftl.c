@@ -145,8 +145,10 @@ int ftl_submit(struct ftl *f, struct ftl_io *io)
 	f->outstanding++;
 	f->last_host_ns = f->env.ops->now(f->env.ctx);
 	ftl_prefetch_reset(f);
-	if (io->op == FTL_IO_READ)
+	if (io->op == FTL_IO_READ) {
+		f->st.host_reads += io->nr;
 		ftl_hot_read(f->hot, io->lba, io->nr);
+	}
 	/* Run the first step now; completions still go through the done list. */
 	ftl_io_resume(f, io);
 	return 0;

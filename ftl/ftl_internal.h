@@ -32,7 +32,6 @@ enum ftl_unit_kind {
 	UK_TP = 2, /* lba field: translation page index */
 	UK_CKPT = 3, /* lba field: checkpoint unit index */
 	UK_PAD = 4,
-	UK_TRIM = 5, /* lba field: first LBA; data: uint32_t count */
 };
 
 /* Per-slot OOB record; a page's OOB holds one per slot after a magic. */
@@ -190,9 +189,6 @@ struct ftl {
 	uint64_t next_ticket, done_through;
 	TAILQ_HEAD(, ftl_io) write_wait; /* waiting for buffer space or GC */
 	TAILQ_HEAD(, ftl_io) durable_wait; /* FUA / flush: waiting for programs */
-	/* Trim records written since the last checkpoint (kept valid). */
-	uint32_t *trim_ppns;
-	uint32_t nr_trim_ppns, cap_trim_ppns;
 
 	/* Reading. */
 	struct ftl_rd *rds;
@@ -252,6 +248,8 @@ void ftl_map_set(struct ftl *f, struct ftl_cmt *e, uint32_t lba, uint32_t ppn);
 void ftl_cmt_touch(struct ftl *f, struct ftl_cmt *e);
 /* Write every dirty translation page (flush, checkpoint). */
 int ftl_cmt_writeback_all(struct ftl *f);
+/* Write translation page @tp back if resident and dirty; false: no room now. */
+bool ftl_cmt_writeback_tp(struct ftl *f, uint32_t tp);
 bool ftl_cmt_any_dirty(const struct ftl *f);
 void ftl_idle_prefetch(struct ftl *f);
 void ftl_prefetch_reset(struct ftl *f);
@@ -273,13 +271,12 @@ void ftl_close_stream(struct ftl *f, enum ftl_stream s);
 /* Program ticket covering everything buffered so far. */
 uint64_t ftl_issued_ticket(const struct ftl *f);
 bool ftl_can_buffer(const struct ftl *f, uint32_t units);
+/* GC: copy flash page @fpid (data and OOB) from the write buffer if there. */
+bool ftl_gc_copy_buffered(struct ftl *f, uint32_t fpid);
 void ftl_host_write_step(struct ftl *f, struct ftl_io *io);
 void ftl_flush_step(struct ftl *f, struct ftl_io *io);
 void ftl_trim_step(struct ftl *f, struct ftl_io *io);
-/* GC moved a trim record from @old to @ppn. */
-void ftl_trim_record_moved(struct ftl *f, uint32_t old, uint32_t ppn);
-/* A checkpoint holds every trim: forget the records. */
-void ftl_trim_records_drop(struct ftl *f);
+
 
 /* read.c */
 int ftl_read_init(struct ftl *f);

@@ -186,7 +186,7 @@ static bool gc_move(struct ftl *f)
 				ftl_valid_clear(f, old);
 				continue;
 			}
-			ppn = ftl_put_unit(f, ST_GC, os->lba, UK_TP, 0, data);
+			ppn = ftl_put_unit(f, ST_GC, os->lba, UK_TP, os->dseq, data);
 			if (ppn == FTL_UNMAPPED) {
 				f->gc.waiting = true;
 				TAILQ_INSERT_TAIL(&f->write_wait, &f->gc.tp_waiter, link);
@@ -218,17 +218,6 @@ static bool gc_move(struct ftl *f)
 				return false;
 			}
 			ftl_map_set(f, e, os->lba, ppn);
-		} else if (os->kind == UK_TRIM) {
-			/* A trim record lives until the next checkpoint. */
-			ppn = ftl_put_unit(f, ST_GC, os->lba, UK_TRIM, os->dseq, data);
-			if (ppn == FTL_UNMAPPED) {
-				f->gc.waiting = true;
-				TAILQ_INSERT_TAIL(&f->write_wait, &f->gc.tp_waiter, link);
-				return false;
-			}
-			ftl_valid_clear(f, old);
-			ftl_valid_set(f, ppn);
-			ftl_trim_record_moved(f, old, ppn);
 		} else {
 			ftl_valid_clear(f, old);
 			continue;
@@ -268,6 +257,14 @@ static void gc_continue(struct ftl *f)
 				ftl_close_stream(f, ST_TP);
 				g->last_ticket = ftl_issued_ticket(f);
 				g->tp_waiter.stage = GC_WAIT_PROGRAMS;
+				break;
+			}
+			if (ftl_gc_copy_buffered(f, base / f->slots + g->cursor)) {
+				/* Still in the write buffer: take it from there. */
+				g->move_idx = 0;
+				g->pending_moves = f->slots;
+				g->cursor++;
+				g->tp_waiter.stage = GC_MOVING;
 				break;
 			}
 			memset(&g->op, 0, sizeof(g->op));

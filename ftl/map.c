@@ -71,9 +71,25 @@ void ftl_map_fini(struct ftl *f)
 }
 
 /* Write a dirty translation page into the translation stream. */
+static bool writeback(struct ftl *f, struct ftl_cmt *e);
+
+bool ftl_cmt_writeback_tp(struct ftl *f, uint32_t tp)
+{
+	struct ftl_cmt *e = f->cmt_index[tp];
+
+	if (!e || e->state != CMT_READY || !e->dirty)
+		return true;
+	return writeback(f, e);
+}
+
 static bool writeback(struct ftl *f, struct ftl_cmt *e)
 {
-	uint32_t ppn = ftl_put_unit(f, ST_TP, e->tp, UK_TP, 0, e->map);
+	/*
+	 * A translation page's data version is the write sequence of this
+	 * writeback (the unit's own wseq): it holds every mapping change made
+	 * before it. GC copies keep it, so recovery knows what the copy holds.
+	 */
+	uint32_t ppn = ftl_put_unit(f, ST_TP, e->tp, UK_TP, f->wseq + 1, e->map);
 
 	if (ppn == FTL_UNMAPPED)
 		return false;
@@ -161,6 +177,7 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 	if (!e) {
 		if (io)
 			TAILQ_INSERT_TAIL(&f->write_wait, io, link);
+		ftl_gc_step(f); /* room may depend on GC freeing space */
 		return NULL;
 	}
 	f->st.cmt_misses++;
@@ -292,8 +309,12 @@ static void prefetch_done(struct nand_op *op)
 
 	f->pf.busy = false;
 	f->pf.done[tp / 64] |= 1ull << (tp % 64);
-	/* Scan what was read unless the page moved meanwhile. */
-	if (!op->status && ppn != FTL_UNMAPPED && ppn / f->slots == f->pf.fpid) {
+	/*
+	 * Scan what was read unless the page moved or became resident meanwhile
+	 * (a resident page may hold newer mappings; it was scanned on load).
+	 */
+	if (!op->status && ppn != FTL_UNMAPPED && ppn / f->slots == f->pf.fpid &&
+	    !f->cmt_index[tp]) {
 		ftl_mdc_scan(f->mdc, tp * FTL_TP_ENTRIES,
 			     (const uint32_t *)(f->pf.page +
 						(size_t)(ppn % f->slots) * FTL_UNIT),

@@ -91,7 +91,6 @@ int ftl_checkpoint_write(struct ftl *f)
 
 	if (!st)
 		return 0;
-	ftl_trim_records_drop(f); /* the mapping below holds every trim */
 	gtd_len = (size_t)f->nr_tp * sizeof(uint32_t);
 	sbt_len = (size_t)f->nr_sb * sizeof(struct ckpt_sb);
 	bm_len = bitmap_bytes(f);
@@ -284,17 +283,13 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n)
 {
 	struct nand_store *st = f->env.store;
 	uint8_t *oob_raw = malloc(f->geo->oob_size);
-	uint8_t *page = malloc(f->geo->page_size);
 	struct rec *recs = NULL;
 	size_t cap = 0, cnt = 0;
 	uint32_t pages = f->pages_per_block * f->stripe;
 	int rc = 0;
 
-	if (!oob_raw || !page) {
-		free(oob_raw);
-		free(page);
+	if (!oob_raw)
 		return -ENOMEM;
-	}
 	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb && !rc; sb++) {
 		bool any = false;
 
@@ -306,7 +301,7 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n)
 			if (!page_programmed(f, fpid, &a))
 				continue;
 			any = true;
-			if (st->ops->read(st, nand_page_index(f->geo, &a), page, oob_raw))
+			if (st->ops->read(st, nand_page_index(f->geo, &a), NULL, oob_raw))
 				continue;
 			memcpy(&oob, oob_raw, sizeof(oob));
 			if (oob.magic != FTL_OOB_MAGIC)
@@ -318,40 +313,27 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n)
 					f->wseq = os->wseq;
 				if (os->dseq > f->dseq && os->kind == UK_DATA)
 					f->dseq = os->dseq;
-				uint32_t count = 1, ppn = fpid * f->slots + s;
-				uint32_t kind = os->kind;
-
 				if (os->wseq <= after ||
-				    (kind != UK_DATA && kind != UK_TP && kind != UK_TRIM))
+				    (os->kind != UK_DATA && os->kind != UK_TP))
 					continue;
-				if (kind == UK_TRIM) {
-					/* Replayed as "unmapped" versions of each LBA. */
-					memcpy(&count, page + (size_t)s * FTL_UNIT, sizeof(count));
-					if (os->lba >= f->capacity || count > f->capacity - os->lba)
-						continue;
-					kind = UK_DATA;
-					ppn = FTL_UNMAPPED;
-				}
-				for (uint32_t k = 0; k < count && !rc; k++) {
-					if (cnt == cap) {
-						void *q = realloc(recs, (cap = cap * 2 + 4096) * sizeof(*recs));
+				if (cnt == cap) {
+					void *q = realloc(recs, (cap = cap * 2 + 4096) * sizeof(*recs));
 
-						if (!q) {
-							rc = -ENOMEM;
-							break;
-						}
-						recs = q;
+					if (!q) {
+						rc = -ENOMEM;
+						break;
 					}
-					recs[cnt++] = (struct rec){ kind, os->lba + k, ppn, 0,
-								    os->dseq, os->wseq };
+					recs = q;
 				}
+				recs[cnt++] = (struct rec){ os->kind, os->lba,
+							    fpid * f->slots + s, 0,
+							    os->dseq, os->wseq };
 			}
 		}
 		/* A superblock holding pages is full until GC takes it. */
 		f->sbs[sb].state = any ? SB_FULL : SB_FREE;
 	}
 	free(oob_raw);
-	free(page);
 	*out = recs;
 	*n = cnt;
 	return rc;
@@ -391,9 +373,51 @@ static void load_erase_counts(struct ftl *f)
 	}
 }
 
+/*
+ * Validity from the mapping itself: every PPN a translation page maps, and
+ * every translation page's own location. Translation pages not resident
+ * are read straight from the store.
+ */
+static int rebuild_valid(struct ftl *f)
+{
+	uint8_t *page = malloc(f->geo->page_size);
+
+	if (!page)
+		return -ENOMEM;
+	memset(f->valid, 0, bitmap_bytes(f));
+	for (uint32_t tp = 0; tp < f->nr_tp; tp++) {
+		const struct ftl_cmt *e = f->cmt_index[tp];
+		const uint32_t *map;
+		struct nand_addr a;
+
+		if (f->gtd[tp] != FTL_UNMAPPED)
+			ftl_valid_set(f, f->gtd[tp]);
+		if (e) {
+			map = e->map;
+		} else if ((map = (const uint32_t *)ftl_buffered(f, f->gtd[tp]))) {
+			/* written back during the replay, not programmed yet */
+		} else if (f->gtd[tp] != FTL_UNMAPPED) {
+			ftl_fpid_addr(f, f->gtd[tp] / f->slots, &a);
+			if (f->env.store->ops->read(f->env.store, nand_page_index(f->geo, &a),
+						    page, NULL))
+				continue;
+			map = (const uint32_t *)(page + (size_t)(f->gtd[tp] % f->slots) *
+							 FTL_UNIT);
+		} else {
+			continue;
+		}
+		for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++)
+			if (map[i] != FTL_UNMAPPED &&
+			    map[i] < f->nr_sb * f->units_per_sb)
+				ftl_valid_set(f, map[i]);
+	}
+	free(page);
+	return 0;
+}
+
 int ftl_recover(struct ftl *f, bool *formatted)
 {
-	uint64_t ckpt_wseq;
+	uint64_t ckpt_wseq, *tp_wseq = NULL;
 	struct rec *recs = NULL;
 	size_t n = 0;
 	int rc;
@@ -412,29 +436,53 @@ int ftl_recover(struct ftl *f, bool *formatted)
 	load_erase_counts(f);
 	if (n)
 		qsort(recs, n, sizeof(*recs), rec_cmp);
-	for (size_t i = 0; i < n; i++) {
+	tp_wseq = calloc(f->nr_tp ? f->nr_tp : 1, sizeof(*tp_wseq));
+	if (!tp_wseq) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/*
+	 * Translation pages first (sorted first): the newest copy of each.
+	 * It holds every mapping change written before it.
+	 */
+	for (size_t i = 0; i < n && recs[i].kind == UK_TP; i++) {
 		const struct rec *r = &recs[i];
 
-		/* Only the last of a run of the same key is the newest. */
 		if (i + 1 < n && recs[i + 1].kind == r->kind && recs[i + 1].lba == r->lba)
 			continue;
-		if (r->kind == UK_TP) {
-			if (r->lba >= f->nr_tp)
-				continue;
-			ftl_valid_clear(f, f->gtd[r->lba]);
-			f->gtd[r->lba] = r->ppn;
-			ftl_valid_set(f, r->ppn);
-		} else if (r->lba < f->capacity) {
-			struct ftl_cmt *e = ftl_cmt_get(f, r->lba / FTL_TP_ENTRIES, NULL);
+		if (r->lba >= f->nr_tp)
+			continue;
+		f->gtd[r->lba] = r->ppn;
+		tp_wseq[r->lba] = r->dseq; /* when its content was taken */
+	}
+	/* Then per LBA the newest data version its page does not hold yet. */
+	for (size_t i = 0; i < n;) {
+		const struct rec *best = NULL;
+		size_t j = i;
+
+		if (recs[i].kind != UK_DATA) {
+			i++;
+			continue;
+		}
+		for (; j < n && recs[j].kind == UK_DATA && recs[j].lba == recs[i].lba; j++)
+			if (recs[i].lba < f->capacity &&
+			    recs[j].wseq > tp_wseq[recs[i].lba / FTL_TP_ENTRIES])
+				best = &recs[j]; /* sorted: the last is the newest */
+		i = j;
+		if (best) {
+			struct ftl_cmt *e = ftl_cmt_get(f, best->lba / FTL_TP_ENTRIES, NULL);
 
 			if (!e) {
 				rc = -EIO;
 				goto out;
 			}
-			ftl_map_set(f, e, r->lba, r->ppn);
+			ftl_map_set(f, e, best->lba, best->ppn);
 		}
-		f->st.recovered_units++;
 	}
+	f->st.recovered_units = n; /* units the scan found after the checkpoint */
+	rc = rebuild_valid(f);
+	if (rc)
+		goto out;
 	recount(f);
 	*formatted = !f->st.recovered_from_checkpoint && n == 0;
 	if (*formatted) {
@@ -455,6 +503,7 @@ int ftl_recover(struct ftl *f, bool *formatted)
 		rc = f->fatal ? -EIO : ftl_checkpoint_write(f);
 	}
 out:
+	free(tp_wseq);
 	free(recs);
 	return rc;
 }

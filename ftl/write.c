@@ -47,7 +47,6 @@ void ftl_write_fini(struct ftl *f)
 		free(f->wbufs[i].oob_raw);
 	}
 	free(f->wbufs);
-	free(f->trim_ppns);
 }
 
 static void update_done_through(struct ftl *f)
@@ -123,8 +122,11 @@ static bool stream_page(struct ftl *f, enum ftl_stream s)
 	if (!wb)
 		return false;
 	if (st->sb < 0 || st->next >= f->units_per_sb) {
-		/* Host streams leave the last free superblock to GC. */
-		uint32_t reserve = (s == ST_SEQ || s == ST_RAND) ? 1 : 0;
+		/*
+		 * Host streams leave the last two free superblocks to GC and to
+		 * translation pages, which GC itself may need to write.
+		 */
+		uint32_t reserve = (s == ST_SEQ || s == ST_RAND) ? 2 : 0;
 		int32_t sb;
 
 		if (f->free_sbs <= reserve)
@@ -205,6 +207,20 @@ const uint8_t *ftl_buffered(const struct ftl *f, uint32_t ppn)
 			return wb->data + (size_t)(ppn % f->slots) * FTL_UNIT;
 	}
 	return NULL;
+}
+
+bool ftl_gc_copy_buffered(struct ftl *f, uint32_t fpid)
+{
+	for (uint32_t i = 0; i < f->nr_wbufs; i++) {
+		const struct ftl_wbuf *wb = &f->wbufs[i];
+
+		if (wb->state == WB_FREE || wb->fpid != fpid)
+			continue;
+		memcpy(f->gc.page, wb->data, f->geo->page_size);
+		memcpy(f->gc.oob_raw, &wb->oob, sizeof(wb->oob));
+		return true;
+	}
+	return false;
 }
 
 void ftl_close_stream(struct ftl *f, enum ftl_stream s)
@@ -301,60 +317,31 @@ void ftl_flush_step(struct ftl *f, struct ftl_io *io)
 }
 
 /*
- * Trim: unmap every unit, then write a trim record (first LBA, count and
- * the trim's data version) into the translation stream, so that recovery
- * replays the trim over older data. Records stay valid until the next
- * checkpoint, which holds the trim in its mapping.
+ * Trim: unmap every unit, then write back the translation pages covering
+ * the range, so that once they are programmed (a Flush) the trim is on
+ * flash like any other mapping change and survives a crash.
  */
 void ftl_trim_step(struct ftl *f, struct ftl_io *io)
 {
-	uint32_t rec[FTL_UNIT / 4] = { 0 }, ppn;
-
 	if (io->stage == 0) {
-		io->ticket = ++f->dseq; /* the trim's data version */
+		for (; io->next < io->nr; io->next++) {
+			uint32_t lba = io->lba + io->next;
+			struct ftl_cmt *e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, io);
+
+			if (!e)
+				return;
+			ftl_map_set(f, e, lba, FTL_UNMAPPED);
+			f->st.host_trims++;
+		}
 		io->stage = 1;
+		io->next = io->lba / FTL_TP_ENTRIES; /* now: next page to write back */
 	}
-	for (; io->next < io->nr; io->next++) {
-		uint32_t lba = io->lba + io->next;
-		struct ftl_cmt *e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, io);
-
-		if (!e)
-			return;
-		ftl_map_set(f, e, lba, FTL_UNMAPPED);
-		f->st.host_trims++;
-	}
-	if (f->nr_trim_ppns == f->cap_trim_ppns) {
-		uint32_t cap = f->cap_trim_ppns * 2 + 64;
-		uint32_t *p = realloc(f->trim_ppns, cap * sizeof(*p));
-
-		if (!p) {
-			ftl_io_complete(f, io, -ENOMEM);
+	for (; io->next <= (io->lba + io->nr - 1) / FTL_TP_ENTRIES; io->next++) {
+		if (!ftl_cmt_writeback_tp(f, io->next)) {
+			TAILQ_INSERT_TAIL(&f->write_wait, io, link);
+			ftl_gc_step(f);
 			return;
 		}
-		f->trim_ppns = p;
-		f->cap_trim_ppns = cap;
 	}
-	rec[0] = io->nr;
-	ppn = ftl_put_unit(f, ST_TP, io->lba, UK_TRIM, io->ticket, rec);
-	if (ppn == FTL_UNMAPPED) {
-		TAILQ_INSERT_TAIL(&f->write_wait, io, link);
-		return;
-	}
-	ftl_valid_set(f, ppn);
-	f->trim_ppns[f->nr_trim_ppns++] = ppn;
 	ftl_io_complete(f, io, 0);
-}
-
-void ftl_trim_record_moved(struct ftl *f, uint32_t old, uint32_t ppn)
-{
-	for (uint32_t i = 0; i < f->nr_trim_ppns; i++)
-		if (f->trim_ppns[i] == old)
-			f->trim_ppns[i] = ppn;
-}
-
-void ftl_trim_records_drop(struct ftl *f)
-{
-	for (uint32_t i = 0; i < f->nr_trim_ppns; i++)
-		ftl_valid_clear(f, f->trim_ppns[i]);
-	f->nr_trim_ppns = 0;
 }
