@@ -58,11 +58,32 @@ static int32_t pick_victim(struct ftl *f, bool *wl)
 	*wl = false;
 	erase_counts(f, &emin, &emax);
 	if (f->cfg.wl_threshold && emax - emin > f->cfg.wl_threshold) {
-		for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++)
-			if (f->sbs[i].state == SB_FULL &&
-			    (best < 0 || f->sbs[i].erase_count < f->sbs[best].erase_count))
+		int open_stream = -1;
+
+		for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
+			int os = -1;
+
+			if (f->sbs[i].state == SB_OPEN) {
+				for (int s = ST_SEQ; s <= ST_RAND; s++)
+					if (f->streams[s].sb == (int32_t)i)
+						os = s;
+				if (os < 0)
+					continue;
+			} else if (f->sbs[i].state != SB_FULL) {
+				continue;
+			}
+			if (best < 0 || f->sbs[i].erase_count < f->sbs[best].erase_count) {
 				best = (int32_t)i;
-		if (best >= 0 && f->sbs[best].erase_count < emax) {
+				open_stream = os;
+			}
+		}
+		if (best >= 0 && f->sbs[best].erase_count + f->cfg.wl_threshold < emax) {
+			if (open_stream >= 0) {
+				ftl_close_stream(f, (enum ftl_stream)open_stream);
+				f->streams[open_stream].sb = -1;
+				f->sbs[best].state = SB_FULL;
+				f->sbs[best].closed_ns = now;
+			}
 			*wl = true;
 			return best;
 		}

@@ -269,6 +269,19 @@ static void wait_durable(struct ftl *f, struct ftl_io *io)
 	TAILQ_INSERT_TAIL(&f->durable_wait, io, link);
 }
 
+static bool stream_has_room(const struct ftl *f, int s)
+{
+	const struct ftl_streamstate *st = &f->streams[s];
+
+	if (st->wb)
+		return true;
+	if (TAILQ_EMPTY(&f->free_wbufs))
+		return false;
+	if (st->sb < 0 || st->next >= f->units_per_sb)
+		return f->free_sbs > 2;
+	return true;
+}
+
 void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
 {
 	if (io->stage == 0) {
@@ -290,8 +303,14 @@ void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
 	}
 	for (; io->next < io->nr; io->next++) {
 		uint32_t lba = io->lba + io->next, ppn;
-		struct ftl_cmt *e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, io);
+		struct ftl_cmt *e;
 
+		if (!stream_has_room(f, (int)io->stream)) {
+			TAILQ_INSERT_TAIL(&f->write_wait, io, link);
+			ftl_gc_step(f);
+			return;
+		}
+		e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, io);
 		if (!e)
 			return; /* resumed when the translation page is in */
 		ppn = ftl_put_unit(f, (enum ftl_stream)io->stream, lba, UK_DATA,

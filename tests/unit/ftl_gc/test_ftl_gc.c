@@ -1,0 +1,420 @@
+/*
+ * Unit tests for garbage collection and wear leveling (ftl/gc.c, with
+ * layout.c's allocation): random overwrite against a shadow of every LBA
+ * under greedy and cost-benefit victims, concurrent reads and writes
+ * through a tiny CMT while GC runs, fills up to the last unit, trims
+ * before and during GC, a GC victim whose last page is still being
+ * programmed, dynamic (least-worn) allocation, and static wear leveling
+ * against the same workload with it off.
+ */
+#include "../ftl_common/ftl_fixture.h"
+
+/* After a random-overwrite run: everything reads back, GC did the work. */
+static void expect_gc_worked(struct fx *x)
+{
+	struct ftl_stats s = fx_stats(x);
+
+	fx_verify_all(x);
+	fx_check_invariants(x, true);
+	assert_true(s.gc_runs > 0);
+	assert_true(s.flash_erases >= s.gc_runs * x->f->stripe);
+	assert_true(s.gc_units_moved > 0);
+	assert_true(ftl_waf(x->f) > 1.0);
+	assert_true(s.free_superblocks > 0);
+}
+
+/* Random writes; the fewest free superblocks seen while GC was idle. */
+static uint32_t overwrite_watch(struct fx *x, uint32_t span, uint32_t maxnr, uint64_t units)
+{
+	uint32_t min_free = UINT32_MAX;
+	uint64_t done = 0;
+
+	while (done < units) {
+		uint32_t nr = 1 + fx_below(x, maxnr), lba = fx_below(x, span - nr + 1);
+
+		fx_write(x, lba, nr);
+		done += nr;
+		if (x->f->free_sbs < min_free)
+			min_free = x->f->free_sbs;
+	}
+	return min_free;
+}
+
+static void gc_random(enum ftl_gc_policy policy)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	uint32_t min_free;
+
+	fx_cfg_default(&cfg);
+	cfg.gc_policy = policy;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	fx_seq_fill(x, 0, x->cap);
+	fx_verify_all(x);
+	min_free = overwrite_watch(x, x->cap, 8, 2ull * x->cap);
+	/* Host streams leave the last free superblock to GC. */
+	assert_true(min_free >= 1);
+	expect_gc_worked(x);
+	fx_free(x);
+}
+
+static void test_gc_greedy(void **state)
+{
+	(void)state;
+	gc_random(FTL_GC_GREEDY);
+}
+
+static void test_gc_cost_benefit(void **state)
+{
+	(void)state;
+	gc_random(FTL_GC_COST_BENEFIT);
+}
+
+/* ---- queue depth 8 through a 2-entry CMT while GC runs ---- */
+
+#define QD 8
+
+struct qd_slot {
+	struct fx_req r;
+	uint32_t want[8];
+	uint8_t buf[8 * FTL_UNIT];
+};
+
+static void test_gc_concurrent_small_cmt(void **state)
+{
+	static struct qd_slot slots[QD];
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	uint8_t *busy;
+	int count = 0, submitted = 0;
+	bool active[QD] = { false };
+	uint32_t writes = 0;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.cmt_bytes = 2 * FTL_UNIT;
+	cfg.gc_policy = FTL_GC_COST_BENEFIT;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	fx_seq_fill(x, 0, x->cap);
+	busy = x->aux[0] = calloc(x->cap, 1);
+	assert_non_null(busy);
+	while (writes < 3 * x->cap / 2) {
+		for (int i = 0; i < QD; i++) {
+			struct qd_slot *s = &slots[i];
+			uint32_t nr, lba, u;
+			bool wr;
+
+			if (active[i]) {
+				if (!s->r.done)
+					continue;
+				active[i] = false;
+				assert_int_equal(s->r.io.status, 0);
+				for (u = 0; u < s->r.io.nr; u++) {
+					uint32_t l = s->r.io.lba + u;
+
+					if (s->r.io.op == FTL_IO_READ &&
+					    fx_decode(s->buf + (size_t)u * FTL_UNIT, l) != s->want[u])
+						fail_msg("lba %u: version %d, want %u", l,
+							 (int)fx_decode(s->buf + (size_t)u * FTL_UNIT, l),
+							 s->want[u]);
+					busy[l] = 0;
+				}
+			}
+			nr = 1 + fx_below(x, 8);
+			lba = fx_below(x, x->cap - nr + 1);
+			for (u = 0; u < nr && !busy[lba + u]; u++)
+				;
+			if (u < nr)
+				continue; /* overlaps an I/O in flight: try later */
+			wr = fx_below(x, 10) < 6;
+			for (u = 0; u < nr; u++) {
+				busy[lba + u] = 1;
+				if (wr) {
+					x->shadow[lba + u] = (uint32_t)++x->ver;
+					fx_fill(s->buf + (size_t)u * FTL_UNIT, lba + u,
+						x->shadow[lba + u]);
+				}
+				s->want[u] = x->shadow[lba + u];
+			}
+			writes += wr ? nr : 0;
+			s->r.count = &count;
+			assert_int_equal(fx_submit(x, &s->r, wr ? FTL_IO_WRITE : FTL_IO_READ, lba, nr,
+						   s->buf, false),
+					 0);
+			active[i] = true;
+			submitted++;
+		}
+		fx_wait_count(x, &count, count + 1);
+	}
+	fx_wait_count(x, &count, submitted);
+	assert_true(fx_stats(x).cmt_writebacks > 0);
+	assert_true(fx_stats(x).flash_tp_reads > 0);
+	expect_gc_worked(x);
+	fx_free(x);
+}
+
+/* ---- full devices ---- */
+
+/* 95% and then 100% full, GC at the foreground and urgent levels. */
+static void test_gc_nearly_full(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	uint32_t span;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.wl_threshold = 4;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	span = x->cap / 100 * 95;
+	fx_seq_fill(x, 0, span);
+	overwrite_watch(x, span, 32, x->cap);
+	fx_verify_all(x);
+	fx_seq_fill(x, span, x->cap - span);
+	overwrite_watch(x, x->cap, 4, x->cap / 2);
+	/* FUA and the cache off still complete on a full device. */
+	fx_write_fua(x, 7, 3);
+	ftl_set_volatile_cache(x->f, false);
+	overwrite_watch(x, x->cap, 8, 2000);
+	ftl_set_volatile_cache(x->f, true);
+	expect_gc_worked(x);
+	fx_free(x);
+}
+
+/* ---- trim and GC ---- */
+
+static void test_gc_after_trim(void **state)
+{
+	struct fx_geo g;
+	struct fx *x;
+	struct ftl_stats a, b;
+	uint32_t half;
+
+	(void)state;
+	fx_geo_small(&g);
+	x = fx_new(&g, NULL, false);
+	fx_seq_fill(x, 0, x->cap);
+	half = x->cap / 2;
+	for (uint32_t lba = 0; lba < half; lba += 512)
+		fx_trim(x, lba, half - lba < 512 ? half - lba : 512);
+	a = fx_stats(x);
+	/* Overwrite the live half: the trimmed space is free for GC's taking. */
+	overwrite_watch(x, x->cap - half, 8, x->cap);
+	fx_verify_all(x); /* the trimmed half still reads zeroes */
+	b = fx_stats(x);
+	assert_true(b.gc_runs > a.gc_runs);
+	/* Half the device is empty: GC moves far less than it writes. */
+	assert_true(b.gc_units_moved - a.gc_units_moved < (b.host_writes - a.host_writes) / 2);
+	/* Trims during GC. */
+	for (int i = 0; i < 200; i++) {
+		uint32_t lba = fx_below(x, x->cap - 16);
+
+		if (i % 2)
+			fx_trim(x, lba, 1 + fx_below(x, 16));
+		else
+			fx_write(x, lba, 1 + fx_below(x, 16));
+	}
+	overwrite_watch(x, x->cap, 8, x->cap / 2);
+	fx_verify_all(x);
+	fx_check_invariants(x, true);
+	fx_free(x);
+}
+
+/*
+ * A host trimming, again and again, what is already unmapped (a
+ * filesystem's periodic discard) must not use up the space: with no clean
+ * shutdown in between, writes must keep completing.
+ */
+static void test_repeated_trims_keep_space(void **state)
+{
+	struct fx_geo g;
+	struct fx *x;
+	uint32_t span;
+
+	(void)state;
+	fx_geo_small(&g);
+	x = fx_new(&g, NULL, false);
+	span = x->cap / 100 * 90;
+	fx_seq_fill(x, 0, span);
+	/* As many trims as the device has units, in 14 rounds. */
+	for (int round = 0; round < 14; round++) {
+		for (uint32_t lba = span; lba < x->cap; lba++)
+			fx_trim(x, lba, 1); /* all unmapped already */
+		overwrite_watch(x, span, 8, 1000);
+	}
+	fx_verify_all(x);
+	fx_check_invariants(x, true);
+	fx_free(x);
+}
+
+/*
+ * GC picks a superblock whose last page is still queued for programming:
+ * the GC read must not see an erased page and drop the units on it.
+ */
+static void test_gc_victim_page_still_programming(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	uint32_t ups;
+	int32_t a;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.gc_bg_permille = 1000; /* collect as soon as anything is invalid */
+	cfg.gc_idle_permille = 1000;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	ups = x->f->units_per_sb;
+	fx_seq_fill(x, 0, ups); /* fills the first sequential superblock */
+	a = x->f->streams[ST_SEQ].sb;
+	assert_int_equal(x->f->streams[ST_SEQ].next, ups);
+	/* Keep only the units of its last page. */
+	fx_trim(x, 0, ups - x->f->slots);
+	/* The next unit closes it: GC takes it at once. */
+	fx_write(x, ups, 1);
+	assert_int_equal(x->f->sbs[a].state, SB_GC);
+	{
+		/* GC has it, and the program of its last page has not happened yet. */
+		struct nand_addr last;
+
+		ftl_fpid_addr(x->f, (a + 1) * ups / x->f->slots - 1, &last);
+		assert_true(x->store->blocks[nand_block_index(&x->nc.geo, &last)].write_ptr <=
+			    last.page);
+	}
+	fx_drain(x);
+	assert_true(fx_stats(x).gc_runs >= 1);
+	fx_verify(x, ups - x->f->slots, x->f->slots + 1);
+	fx_verify_all(x);
+	fx_check_invariants(x, true);
+	fx_free(x);
+}
+
+/* ---- wear leveling ---- */
+
+/* Allocation takes the least-worn free superblock. */
+static void test_dynamic_wl_alloc(void **state)
+{
+	struct fx_geo g;
+	struct fx *x;
+	struct ftl *f;
+
+	(void)state;
+	fx_geo_small(&g);
+	x = fx_new(&g, NULL, false);
+	f = x->f;
+	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++)
+		f->sbs[sb].erase_count = 7;
+	f->sbs[17].erase_count = 2;
+	f->sbs[9].erase_count = 3;
+	f->sbs[25].erase_count = 3;
+	fx_write(x, 0, 32);
+	assert_int_equal(f->streams[ST_SEQ].sb, 17);
+	fx_write(x, 5000, 1);
+	assert_int_equal(f->streams[ST_RAND].sb, 9); /* lowest among equals */
+	f->sbs[30].erase_count = 0;
+	fx_flush(x); /* the translation stream opens on a flush's write-back, */
+	fx_trim(x, 5000, 1); /* or on a trim's */
+	assert_int_equal(f->streams[ST_TP].sb, 30);
+	fx_free(x);
+}
+
+static void wl_geo(struct fx_geo *g)
+{
+	*g = (struct fx_geo){ .channels = 4, .dies_per_channel = 1, .planes = 1,
+			      .blocks = 24, .pages = 24 };
+}
+
+struct wl_result {
+	uint32_t spread; /* max - min erase count, every superblock (ftl_stats) */
+	uint32_t full_spread; /* the same over full superblocks only */
+	uint64_t wl_runs, gc_runs;
+};
+
+/* Cold lower half written once, hot upper half overwritten 16 times. */
+static void wl_run(uint32_t threshold, struct wl_result *r)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	struct ftl_stats s;
+	uint32_t half, fmin = UINT32_MAX, fmax = 0;
+
+	fx_cfg_default(&cfg);
+	cfg.wl_threshold = threshold;
+	wl_geo(&g);
+	x = fx_new(&g, &cfg, false);
+	half = x->cap / 2;
+	fx_seq_fill(x, 0, x->cap);
+	for (int i = 0; i < 16; i++) {
+		uint64_t done = 0;
+
+		while (done < x->cap) {
+			uint32_t nr = 1 + fx_below(x, 4), lba = half + fx_below(x, x->cap - half - nr);
+
+			fx_write(x, lba, nr);
+			done += nr;
+		}
+	}
+	fx_verify_all(x);
+	fx_check_invariants(x, true);
+	s = fx_stats(x);
+	assert_true(s.max_erase >= 10); /* the hot half wore blocks out */
+	for (uint32_t i = FTL_CKPT_SBS; i < x->f->nr_sb; i++) {
+		const struct ftl_sb *sb = &x->f->sbs[i];
+
+		if (sb->state != SB_FULL)
+			continue;
+		fmin = sb->erase_count < fmin ? sb->erase_count : fmin;
+		fmax = sb->erase_count > fmax ? sb->erase_count : fmax;
+	}
+	r->spread = s.max_erase - s.min_erase;
+	r->full_spread = fmax - fmin;
+	r->wl_runs = s.wl_runs;
+	r->gc_runs = s.gc_runs;
+	fx_free(x);
+}
+
+static void test_static_wl(void **state)
+{
+	struct wl_result on, off;
+
+	(void)state;
+	wl_run(3, &on);
+	wl_run(0, &off);
+	assert_true(on.wl_runs > 0);
+	assert_int_equal(off.wl_runs, 0);
+	if (on.full_spread > 3 + 2)
+		fail_msg("wear leveling on: full superblocks spread %u > threshold 3 + 2",
+			 on.full_spread);
+	/* Every superblock, the open ones of idle streams included. */
+	if (on.spread > 3 + 2)
+		fail_msg("wear leveling on: spread %u > threshold 3 + 2 (%lu of %lu GC runs "
+			 "were wear leveling)",
+			 on.spread, (unsigned long)on.wl_runs, (unsigned long)on.gc_runs);
+	if (off.spread <= on.spread + 2)
+		fail_msg("wear leveling off: spread %u, on: %u", off.spread, on.spread);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FX_TEST(test_gc_greedy),
+		FX_TEST(test_gc_cost_benefit),
+		FX_TEST(test_gc_concurrent_small_cmt),
+		FX_TEST(test_gc_nearly_full),
+		FX_TEST(test_gc_after_trim),
+		FX_TEST(test_repeated_trims_keep_space),
+		FX_TEST(test_gc_victim_page_still_programming),
+		FX_TEST(test_dynamic_wl_alloc),
+		FX_TEST(test_static_wl),
+	};
+
+	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
+}
