@@ -104,7 +104,7 @@ enum cmt_state {
 };
 
 struct ftl_cmt {
-	uint32_t tp;
+	uint32_t tp, load_ppn;
 	enum cmt_state state;
 	bool dirty;
 	uint32_t *map; /* FTL_TP_ENTRIES PPNs */

@@ -274,8 +274,12 @@ static void gc_continue(struct ftl *f)
 			}
 			if (g->cursor == pages) {
 				/* Everything moved: the copies must be on flash first. */
-				ftl_close_stream(f, ST_GC);
-				ftl_close_stream(f, ST_TP);
+				/*
+				 * Every page that made a victim unit stale (host streams
+				 * too) must be on flash before the erase, or a crash
+				 * would bring back mappings into an erased block.
+				 */
+				ftl_close_pages(f);
 				g->last_ticket = ftl_issued_ticket(f);
 				g->tp_waiter.stage = GC_WAIT_PROGRAMS;
 				break;

@@ -143,7 +143,7 @@ static void tp_read_done(struct nand_op *op)
 {
 	struct ftl_cmt *e = op->cb_arg;
 	struct ftl *f = e->f;
-	uint32_t ppn = f->gtd[e->tp];
+	uint32_t ppn = e->load_ppn; /* where it was read, even if GC moved it since */
 
 	if (op->status) {
 		/* Unreadable translation page: its mappings read as unmapped. */
@@ -210,6 +210,7 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 		return e;
 	}
 	e->state = CMT_LOADING;
+	e->load_ppn = ppn;
 	if (io)
 		TAILQ_INSERT_TAIL(&e->waiters, io, link);
 	memset(&e->op, 0, sizeof(e->op));

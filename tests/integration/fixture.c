@@ -143,7 +143,10 @@ bool fx_alive(struct fx_daemon *d)
 	return reap(d, WNOHANG) != 0;
 }
 
-static int spawn(struct fx_daemon *d, const char *const *args)
+/* Fork and exec bloxd with @args; its stdout and stderr are appended to
+ * @log_path if not NULL, else inherited. */
+static int spawn(struct fx_daemon *d, const char *const *args,
+		 const char *log_path)
 {
 	const char *argv[32];
 	size_t n = 0;
@@ -160,6 +163,17 @@ static int spawn(struct fx_daemon *d, const char *const *args)
 	if (pid == 0) {
 		/* Never outlive the test program (a ctest timeout kills it). */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (log_path) {
+			int fd = open(log_path,
+				      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+				      0644);
+
+			if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
+				fprintf(stderr, "fixture: log %s: %s\n",
+					log_path, strerror(errno));
+				_exit(127);
+			}
+		}
 		execv(argv[0], (char *const *)argv);
 		fprintf(stderr, "fixture: exec %s: %s\n", argv[0],
 			strerror(errno));
@@ -225,7 +239,13 @@ static void cleanup_dir(struct fx_daemon *d)
 
 int fx_start(struct fx_daemon *d, const char *subsystems_json)
 {
-	const char *args[] = { "-c", d->cfg, "--log-level", log_level(), NULL };
+	return fx_start_opts(d, subsystems_json, NULL);
+}
+
+int fx_start_opts(struct fx_daemon *d, const char *subsystems_json,
+		  const struct fx_start_opts *o)
+{
+	const char *args[8] = { "-c", d->cfg, "--log-level", log_level(), NULL };
 	int rc;
 
 	memset(d, 0, sizeof(*d));
@@ -244,7 +264,13 @@ int fx_start(struct fx_daemon *d, const char *subsystems_json)
 	if (rc)
 		goto remove_dir;
 	args[1] = d->cfg;
-	rc = spawn(d, args);
+	if (o && o->log_level)
+		args[3] = o->log_level;
+	if (o && o->data_dir) {
+		args[4] = "--data-dir";
+		args[5] = o->data_dir;
+	}
+	rc = spawn(d, args, o ? o->log_path : NULL);
 	if (rc)
 		goto remove_dir;
 	rc = wait_ready(d, FX_ADDR, d->nvm_port, d->disc_port);
@@ -270,7 +296,7 @@ int fx_start_argv(struct fx_daemon *d, const char *const *argv,
 	memset(d, 0, sizeof(*d));
 	d->nvm_port = wait_port;
 	d->disc_port = wait_port2;
-	rc = spawn(d, argv);
+	rc = spawn(d, argv, NULL);
 	if (rc)
 		return rc;
 	rc = wait_ready(d, wait_addr, wait_port, wait_port2);
@@ -297,6 +323,16 @@ int fx_stop(struct fx_daemon *d)
 			reap(d, 0);
 			d->exit_code = -1;
 		}
+	}
+	cleanup_dir(d);
+	return d->exit_code;
+}
+
+int fx_kill(struct fx_daemon *d, int sig)
+{
+	if (d->pid > 0) {
+		kill(d->pid, sig);
+		reap(d, 0);
 	}
 	cleanup_dir(d);
 	return d->exit_code;

@@ -38,6 +38,15 @@ struct fx_daemon {
  * -errno.
  */
 int fx_start(struct fx_daemon *d, const char *subsystems_json);
+/* What fx_start_opts() adds to fx_start(); NULL members: the defaults. */
+struct fx_start_opts {
+	const char *data_dir; /* --data-dir */
+	const char *log_path; /* bloxd's stdout and stderr, appended */
+	const char *log_level; /* --log-level; NULL: $BLOX_TEST_LOG_LEVEL or 1 */
+};
+/* fx_start() with options; @o NULL is fx_start(). */
+int fx_start_opts(struct fx_daemon *d, const char *subsystems_json,
+		  const struct fx_start_opts *o);
 /*
  * Start bloxd with command-line arguments only (no config file): @argv
  * is a NULL-terminated list appended after the binary name; the ports
@@ -52,6 +61,11 @@ int fx_start_argv(struct fx_daemon *d, const char *const *argv,
  * non-zero), 128+signal if killed by a signal. Removes the temp dir.
  */
 int fx_stop(struct fx_daemon *d);
+/*
+ * Send @sig (SIGKILL: a crash) to the daemon by its pid and reap it.
+ * Returns its exit code (128+signal when the signal killed it).
+ */
+int fx_kill(struct fx_daemon *d, int sig);
 /* The daemon process is still running. */
 bool fx_alive(struct fx_daemon *d);
 /* A currently free TCP port on @addr (bind to port 0 and look). */

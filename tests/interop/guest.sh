@@ -3,7 +3,16 @@
 # initiator VM (../shared/initiator-vm/run-in-vm.sh) against a target on the
 # host, reached from the guest as $HOST_IP (10.0.2.2 = the host's 127.0.0.1).
 #
+# Two modes (env MODE):
+#   full    (default) the checks below; the files written to ext4 and their
+#           sha256 list (SUMS, at the top of the filesystem) stay on the
+#           namespace, as do the raw fio regions
+#   verify  after the target restarted on the same storage: connect, e2fsck,
+#           mount, sha256 of every file against SUMS, fio --verify_only over
+#           each raw region the full run wrote, disconnect
+#
 # Env (all optional):
+#   MODE               full or verify (full)
 #   TARGET_NQN         subsystem to test (nqn.2026-12.io.blox:interop)
 #   NVM_PORT           NVM (I/O) listener port (4420)
 #   DISC_PORT          discovery listener port (8009); may equal NVM_PORT
@@ -31,6 +40,7 @@
 # Each check prints "PASS: ..." or "FAIL: ...", the last line is
 # "interop: N passed, M failed" and the exit status is 1 if any check failed.
 set -u
+MODE=${MODE:-full}
 NQN=${TARGET_NQN:-nqn.2026-12.io.blox:interop}
 ADDR=${HOST_IP:-10.0.2.2}
 NVM_PORT=${NVM_PORT:-4420}
@@ -234,14 +244,91 @@ fio_job() {
 	fi
 }
 
-step "kernel $(uname -r); target $NQN at $ADDR: NVM port $NVM_PORT, discovery port $DISC_PORT"
+# layout: offsets and sizes in KiB from DEVSIZE (see the top of this file).
+layout() {
+	MB=1024
+	SIZEK=$((DEVSIZE / 1024))
+	FSK=$((SIZEK / 2))
+	[ $FSK -le $((256 * MB)) ] || FSK=$((256 * MB))
+	FSK=$((FSK / MB * MB))
+	RESTK=$(((SIZEK - FSK) / 4 / MB * MB))
+	R1=$((16 * MB))
+	R2=$((32 * MB))
+	R3=$((8 * MB))
+	[ $R1 -le $RESTK ] || R1=$RESTK
+	[ $R2 -le $RESTK ] || R2=$RESTK
+	[ $R3 -le $RESTK ] || R3=$RESTK
+	O1=$FSK
+	O2=$((O1 + R1))
+	O3=$((O2 + R2))
+	echo "layout (KiB): ext4 [0,$FSK) fio-4k [$O1,+$R1) fio-128k [$O2,+$R2) fio-digest [$O3,+$R3) of $SIZEK"
+}
+# The raw fio jobs; verify mode replays them with --verify_only.
+FIO_R1="--rw=randwrite --bs=4k --iodepth=32"
+FIO_R2="--rw=write --bs=128k --iodepth=8"
+FIO_R3="--rw=randwrite --bs=4k --iodepth=32"
+# verify_run: MODE=verify, on connect #1: what a full run left on the
+# namespace must all be there after the target restarted. Ends in finish.
+verify_run() {
+	layout
+	if [ -n "$EXPECT_SIZE" ]; then
+		if [ "$DEVSIZE" -eq "$EXPECT_SIZE" ]; then pass "namespace size $DEVSIZE = expected"; else fail "namespace size $DEVSIZE, expected $EXPECT_SIZE"; fi
+	fi
+	step "verify: ext4 written before the restart: e2fsck, mount, sha256 of every file"
+	check "e2fsck -fn after the target restart" timeout "$T" e2fsck -fn "$DEV"
+	if timeout "$T" mount -t ext4 -o ro "$DEV" "$MNT"; then
+		if [ -s "$MNT/SUMS" ]; then
+			nsums=$(wc -l <"$MNT/SUMS")
+			nfiles=$(cd "$MNT" && find . -type f ! -path ./SUMS | wc -l)
+			if (cd "$MNT" && sha256sum -c SUMS >"$W/sumcheck.txt" 2>&1); then
+				pass "all $nsums files read back with matching sha256 after the target restart"
+			else
+				grep -v ': OK$' "$W/sumcheck.txt"
+				fail "sha256 mismatch after the target restart"
+			fi
+			if [ "$nfiles" -eq "$nsums" ]; then
+				pass "ext4 holds exactly the $nsums files of SUMS"
+			else
+				fail "ext4 holds $nfiles files, SUMS lists $nsums"
+			fi
+		else
+			fail "no SUMS file in the filesystem written before the restart"
+		fi
+		check "umount" timeout "$T" umount "$MNT"
+	else
+		fail "mount (read-only) after the target restart"
+	fi
+	# shellcheck disable=SC2086 # FIO_R* are lists of options
+	fio_job "verify-only after the restart: 4k random region, ${R1}k at ${O1}k" \
+		$FIO_R1 --offset="${O1}k" --size="${R1}k" --verify_only
+	# shellcheck disable=SC2086
+	fio_job "verify-only after the restart: 128k sequential region, ${R2}k at ${O2}k" \
+		$FIO_R2 --offset="${O2}k" --size="${R2}k" --verify_only
+	# shellcheck disable=SC2086
+	fio_job "verify-only after the restart: 4k random region written over digests, ${R3}k at ${O3}k" \
+		$FIO_R3 --offset="${O3}k" --size="${R3}k" --verify_only
+	disconnect "connect #1 (verify)"
+	finish
+}
+
+step "MODE=$MODE, kernel $(uname -r); target $NQN at $ADDR: NVM port $NVM_PORT, discovery port $DISC_PORT"
 check "modprobe nvme-tcp" modprobe nvme-tcp || finish
 discover "$DISC_PORT" || finish
 [ "$NVM_PORT" = "$DISC_PORT" ] || discover "$NVM_PORT"
 
 # --- first connection: plain (no digests) -------------------------------------
+case $MODE in
+full | verify) ;;
+*)
+	fail "MODE must be full or verify, not '$MODE'"
+	finish
+	;;
+esac
 connect "connect #1" || finish
 DN=${DEV##*/}
+DEVSIZE=$(($(cat "/sys/block/$DN/size") * 512))
+LBS=$(cat "/sys/block/$DN/queue/logical_block_size")
+[ "$MODE" = full ] || verify_run
 
 step "nvme list"
 if timeout "$T" nvme list >"$W/list.txt" 2>&1; then
@@ -330,23 +417,7 @@ else
 	fail "nvme error-log (exit $rc)"
 fi
 
-# Layout (see the top of this file), in KiB.
-MB=1024
-SIZEK=$((DEVSIZE / 1024))
-FSK=$((SIZEK / 2))
-[ $FSK -le $((256 * MB)) ] || FSK=$((256 * MB))
-FSK=$((FSK / MB * MB))
-RESTK=$(((SIZEK - FSK) / 4 / MB * MB))
-R1=$((16 * MB))
-R2=$((32 * MB))
-R3=$((8 * MB))
-[ $R1 -le $RESTK ] || R1=$RESTK
-[ $R2 -le $RESTK ] || R2=$RESTK
-[ $R3 -le $RESTK ] || R3=$RESTK
-O1=$FSK
-O2=$((O1 + R1))
-O3=$((O2 + R2))
-echo "layout (KiB): ext4 [0,$FSK) fio-4k [$O1,+$R1) fio-128k [$O2,+$R2) fio-digest [$O3,+$R3) of $SIZEK"
+layout
 
 # --- ext4 ------------------------------------------------------------------------
 step "mkfs.ext4 on $DEV (${FSK}k), mount, write files"
@@ -366,7 +437,9 @@ if timeout "$T" mkfs.ext4 -F -q "$DEV" "${FSK}k" && timeout "$T" mount -t ext4 "
 	done
 	(cd "$W/src" && find . -type f | sort | xargs sha256sum) >"$W/sums.txt"
 	echo "$(wc -l <"$W/sums.txt") files, $(du -sk "$W/src" | cut -f1) KiB"
-	if cp -a "$W/src/." "$MNT/" && sync && (cd "$MNT" && sha256sum -c -s "$W/sums.txt"); then
+	# SUMS goes along, for the verify run after a target restart.
+	if cp -a "$W/src/." "$MNT/" && cp "$W/sums.txt" "$MNT/SUMS" && sync &&
+		(cd "$MNT" && sha256sum -c -s "$W/sums.txt" && cmp -s SUMS "$W/sums.txt"); then
 		pass "wrote $(wc -l <"$W/sums.txt") files to ext4, sync"
 	else
 		fail "writing files to ext4"
@@ -381,10 +454,12 @@ else
 fi
 
 # --- raw fio past the filesystem -------------------------------------------------
+# shellcheck disable=SC2086 # FIO_R* are lists of options
 fio_job "4k randwrite iodepth 32, ${R1}k at ${O1}k, verify crc32c" \
-	--rw=randwrite --bs=4k --iodepth=32 --offset="${O1}k" --size="${R1}k"
+	$FIO_R1 --offset="${O1}k" --size="${R1}k"
+# shellcheck disable=SC2086
 fio_job "128k seq write iodepth 8, ${R2}k at ${O2}k, verify crc32c" \
-	--rw=write --bs=128k --iodepth=8 --offset="${O2}k" --size="${R2}k"
+	$FIO_R2 --offset="${O2}k" --size="${R2}k"
 
 step "nvme smart-log /dev/$CTRL after I/O"
 timeout "$T" nvme smart-log "/dev/$CTRL" | grep -iE 'data units|commands' || true
@@ -412,10 +487,12 @@ else
 	fail "ext4 after reconnect: skipped, the filesystem was not written cleanly"
 fi
 
+# shellcheck disable=SC2086
 fio_job "verify-only of the 128k region written before the reconnect" \
-	--rw=write --bs=128k --iodepth=8 --offset="${O2}k" --size="${R2}k" --verify_only
+	$FIO_R2 --offset="${O2}k" --size="${R2}k" --verify_only
+# shellcheck disable=SC2086
 fio_job "4k randwrite iodepth 32, ${R3}k at ${O3}k, verify crc32c, over digests" \
-	--rw=randwrite --bs=4k --iodepth=32 --offset="${O3}k" --size="${R3}k"
+	$FIO_R3 --offset="${O3}k" --size="${R3}k"
 
 disconnect "connect #2"
 finish

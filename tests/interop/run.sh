@@ -7,12 +7,17 @@
 #                  or 6.1)
 #
 # Starts bloxd on the host's 127.0.0.1 with a generated config (subsystem
-# nqn.2026-12.io.blox:interop, one 1 GiB RAM namespace of 4096-byte blocks, an
-# NVM listener and a discovery-only listener), then runs guest.sh inside a
-# QEMU VM (../shared/initiator-vm/run-in-vm.sh beside the repository), whose
-# kernel initiator reaches bloxd as 10.0.2.2.  Afterwards bloxd is stopped
-# with SIGTERM by its PID and must exit 0.  Exit status: the guest's (0 = all
-# checks passed), 1 if bloxd misbehaved or the guest failed, 77 (ctest SKIP)
+# nqn.2026-12.io.blox:interop, one 1 GiB "nand" namespace of 4096-byte
+# blocks: the FTL on emulated flash, kept in a file store in a temporary
+# --data-dir; an NVM listener and a discovery-only listener), then runs
+# guest.sh inside a QEMU VM (../shared/initiator-vm/run-in-vm.sh beside the
+# repository), whose kernel initiator reaches bloxd as 10.0.2.2.  bloxd is
+# then stopped with SIGTERM by its PID and must exit 0 (a clean stop writes
+# the FTL checkpoint), started again on the same data dir and config, and a
+# second VM runs guest.sh with MODE=verify: the ext4 files (sha256) and the
+# raw fio regions written by the first run must all read back.  bloxd is
+# stopped with SIGTERM again and must exit 0.  Exit status: 0 when both
+# runs passed, 1 if bloxd misbehaved or the guest failed, 77 (ctest SKIP)
 # if not root or the harness is missing, unless skipping is refused (below).
 #
 # Environment (all optional):
@@ -25,7 +30,7 @@
 #   BLOX_INTEROP_LOG_LEVEL   bloxd --log-level (2)
 #   BLOX_INTEROP_GUEST_ENV   more NAME=VALUE pairs for guest.sh
 #   BLOX_INTEROP_KEEP        1: keep the work folder (config, logs) on success
-#   INITIATOR_VM_TIMEOUT     VM timeout in seconds (default here 900)
+#   INITIATOR_VM_TIMEOUT     timeout of each VM run in seconds (default here 500)
 #   INITIATOR_VM_LOGLEVEL    guest console log level (default here 4; 7 shows
 #                            the kernel's nvme messages live)
 #   other INITIATOR_VM_* settings (PCAP, QUIET, CACHE, ...) are passed on.
@@ -39,9 +44,10 @@ NS_SIZE=1073741824
 NS_BLOCK=4096
 NAME="interop_linux_${SERIES//./_}"
 # CTest SIGKILLs a test at its TIMEOUT (1200 s), which no trap can catch: a
-# watchdog stops bloxd by then in any case.
+# watchdog stops bloxd by then in any case (two VM runs of at most
+# VM_TIMEOUT each fit).
 DEADLINE=${BLOX_INTEROP_DEADLINE:-1150}
-VM_TIMEOUT=${INITIATOR_VM_TIMEOUT:-900}
+VM_TIMEOUT=${INITIATOR_VM_TIMEOUT:-500}
 
 say() { printf '[%s] %s\n' "$NAME" "$*"; }
 REQUIRE=${BLOX_INTEROP_REQUIRE:-}
@@ -106,8 +112,11 @@ DISC_PORT=$(pick_port "${BLOX_INTEROP_DISC_PORT:-8009}" "$NVM_PORT") || die "no 
 # --- work folder, config -------------------------------------------------------
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/blox-$NAME.XXXXXX") || die "mktemp failed"
 CFG=$DIR/bloxd.json
+DATA=$DIR/data
 BLOG=$DIR/bloxd.log
 CLOG=$DIR/console.log
+CLOG2=$DIR/console-verify.log
+mkdir -p "$DATA" || die "mkdir $DATA failed"
 cat >"$CFG" <<EOF
 {
   "listeners": [
@@ -119,7 +128,8 @@ cat >"$CFG" <<EOF
       "nqn": "$NQN",
       "allow_any_host": true,
       "namespaces": [
-        { "nsid": 1, "backend": "ram", "size": "1G", "block_size": $NS_BLOCK }
+        { "nsid": 1, "backend": "nand", "size": "1G", "block_size": $NS_BLOCK,
+          "ftl": { "store": "file" } }
       ]
     }
   ]
@@ -129,6 +139,8 @@ EOF
 BLOXD_PID=
 VM_PID=
 WATCHDOG_PID=
+T_START=$SECONDS
+BLOXD_REAL=$(readlink -f "$BLOXD")
 # stop_bloxd: SIGTERM by PID, wait up to 30 s (then SIGKILL); sets BLOXD_RC.
 BLOXD_RC=
 stop_bloxd() {
@@ -166,93 +178,114 @@ on_signal() {
 trap on_signal INT TERM
 trap 'stop_bloxd' EXIT
 
-# --- start bloxd --------------------------------------------------------------
-say "bloxd $BLOXD -c $CFG (NVM 127.0.0.1:$NVM_PORT, discovery 127.0.0.1:$DISC_PORT); log $BLOG"
-t0=$SECONDS
-"$BLOXD" -c "$CFG" --log-level "${BLOX_INTEROP_LOG_LEVEL:-2}" </dev/null >"$BLOG" 2>&1 &
-BLOXD_PID=$!
-# Watchdog (survives a SIGKILL of this script): SIGTERM bloxd at the
-# deadline, if that PID is still this bloxd.
-BLOXD_REAL=$(readlink -f "$BLOXD")
-(
-	trap - EXIT INT
-	sleep "$DEADLINE" &
-	s=$!
-	trap 'kill "$s" 2>/dev/null; exit 0' TERM
-	wait "$s"
-	[[ $(readlink "/proc/$BLOXD_PID/exe" 2>/dev/null) == "$BLOXD_REAL" ]] && kill -TERM "$BLOXD_PID"
-) </dev/null >/dev/null 2>&1 &
-WATCHDOG_PID=$!
-
 fail_log() {
 	say "FAIL: $*"
 	say "---- bloxd log ($BLOG), last 150 lines ----"
 	tail -n 150 "$BLOG"
 	say "---- end of bloxd log; work folder kept: $DIR"
 }
+
+# start_bloxd WHAT: start bloxd on $CFG and $DATA (log appended to $BLOG)
+# with a watchdog, and wait until both ports listen; exits 1 on failure.
 listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
-ready=0
-for ((i = 0; i < 300; i++)); do
-	if ! kill -0 "$BLOXD_PID" 2>/dev/null; then
-		wait "$BLOXD_PID"
-		BLOXD_RC=$?
-		BLOXD_PID=
-		fail_log "bloxd exited (status $BLOXD_RC) before listening"
+start_bloxd() {
+	local what=$1 t0=$SECONDS ready=0 i left
+	echo "==== run.sh: $what ====" >>"$BLOG"
+	say "$what: bloxd $BLOXD -c $CFG --data-dir $DATA (NVM 127.0.0.1:$NVM_PORT, discovery 127.0.0.1:$DISC_PORT); log $BLOG"
+	"$BLOXD" -c "$CFG" --data-dir "$DATA" --log-level "${BLOX_INTEROP_LOG_LEVEL:-2}" </dev/null >>"$BLOG" 2>&1 &
+	BLOXD_PID=$!
+	# Watchdog (survives a SIGKILL of this script): SIGTERM bloxd at the
+	# deadline, if that PID is still this bloxd.
+	left=$((DEADLINE - (SECONDS - T_START)))
+	((left > 0)) || left=1
+	(
+		trap - EXIT INT
+		sleep "$left" &
+		s=$!
+		trap 'kill "$s" 2>/dev/null; exit 0' TERM
+		wait "$s"
+		[[ $(readlink "/proc/$BLOXD_PID/exe" 2>/dev/null) == "$BLOXD_REAL" ]] && kill -TERM "$BLOXD_PID"
+	) </dev/null >/dev/null 2>&1 &
+	WATCHDOG_PID=$!
+	for ((i = 0; i < 300; i++)); do
+		if ! kill -0 "$BLOXD_PID" 2>/dev/null; then
+			wait "$BLOXD_PID"
+			BLOXD_RC=$?
+			BLOXD_PID=
+			fail_log "$what: bloxd exited (status $BLOXD_RC) before listening"
+			exit 1
+		fi
+		if command -v ss >/dev/null; then
+			listening "$NVM_PORT" && listening "$DISC_PORT" && ready=1 && break
+		else
+			(exec 3<>"/dev/tcp/127.0.0.1/$NVM_PORT") 2>/dev/null &&
+				(exec 3<>"/dev/tcp/127.0.0.1/$DISC_PORT") 2>/dev/null && ready=1 && break
+		fi
+		sleep 0.1
+	done
+	if ((!ready)); then
+		stop_bloxd
+		fail_log "$what: bloxd not listening on ports $NVM_PORT and $DISC_PORT after 30 s"
 		exit 1
 	fi
-	if command -v ss >/dev/null; then
-		listening "$NVM_PORT" && listening "$DISC_PORT" && ready=1 && break
-	else
-		(exec 3<>"/dev/tcp/127.0.0.1/$NVM_PORT") 2>/dev/null &&
-			(exec 3<>"/dev/tcp/127.0.0.1/$DISC_PORT") 2>/dev/null && ready=1 && break
-	fi
-	sleep 0.1
-done
-if ((!ready)); then
-	stop_bloxd
-	fail_log "bloxd not listening on ports $NVM_PORT and $DISC_PORT after 30 s"
-	exit 1
-fi
-say "bloxd (pid $BLOXD_PID) listening after $((SECONDS - t0))s"
+	say "$what: bloxd (pid $BLOXD_PID) listening after $((SECONDS - t0))s"
+	grep -a 'nand:' "$BLOG" | tail -n 1 | sed "s/^/[$NAME] /"
+}
 
-# --- the initiator VM -----------------------------------------------------------
+# run_vm MODE LOG: guest.sh in the VM with MODE (full or verify); sets
+# VM_RC and VM_SECS.
 GUEST_ENV="TARGET_NQN=$NQN NVM_PORT=$NVM_PORT DISC_PORT=$DISC_PORT EXPECT_SIZE=$NS_SIZE"
 GUEST_ENV+=" EXPECT_BLOCK_SIZE=$NS_BLOCK EXPECT_TRSVCID=$NVM_PORT NR_IO_QUEUES=2 ${BLOX_INTEROP_GUEST_ENV:-}"
-say "run-in-vm.sh guest.sh: kernel $SERIES, VM timeout ${VM_TIMEOUT}s, console log $CLOG"
-t1=$SECONDS
-INITIATOR_VM_KERNEL=$SERIES INITIATOR_VM_KERNEL_PKG='' INITIATOR_VM_LOGLEVEL=${INITIATOR_VM_LOGLEVEL:-4} \
-	INITIATOR_VM_TIMEOUT=$VM_TIMEOUT INITIATOR_VM_LOG=$CLOG INITIATOR_VM_HOSTFWD='' \
-	INITIATOR_VM_ENV=$GUEST_ENV "$VM" "$HERE/guest.sh" </dev/null &
-VM_PID=$!
-wait "$VM_PID"
-VM_RC=$?
-VM_PID=
-VM_SECS=$((SECONDS - t1))
+run_vm() {
+	local mode=$1 log=$2 t1=$SECONDS
+	say "run-in-vm.sh guest.sh MODE=$mode: kernel $SERIES, VM timeout ${VM_TIMEOUT}s, console log $log"
+	INITIATOR_VM_KERNEL=$SERIES INITIATOR_VM_KERNEL_PKG='' INITIATOR_VM_LOGLEVEL=${INITIATOR_VM_LOGLEVEL:-4} \
+		INITIATOR_VM_TIMEOUT=$VM_TIMEOUT INITIATOR_VM_LOG=$log INITIATOR_VM_HOSTFWD='' \
+		INITIATOR_VM_ENV="MODE=$mode $GUEST_ENV" "$VM" "$HERE/guest.sh" </dev/null &
+	VM_PID=$!
+	wait "$VM_PID"
+	VM_RC=$?
+	VM_PID=
+	VM_SECS=$((SECONDS - t1))
+}
 
-# --- stop bloxd, verdict --------------------------------------------------------
+# phase WHAT MODE LOG: run the VM, then SIGTERM bloxd; the problems found
+# go to PROBLEMS, the guest's summary line to SUMMARY.
+PROBLEMS=()
+phase() {
+	local what=$1 mode=$2 log=$3 alive=1
+	run_vm "$mode" "$log"
+	kill -0 "$BLOXD_PID" 2>/dev/null || alive=0
+	stop_bloxd
+	SUMMARY=$(grep -a -E '^interop: [0-9]+ passed, [0-9]+ failed' "$log" 2>/dev/null | tail -n1)
+	case $VM_RC in
+	0) ;;
+	124) PROBLEMS+=("$what: the VM timed out after ${VM_TIMEOUT}s") ;;
+	125) PROBLEMS+=("$what: the initiator-vm harness failed (exit 125)") ;;
+	130) PROBLEMS+=("$what: the VM was interrupted") ;;
+	*) PROBLEMS+=("$what: guest checks failed (exit $VM_RC): ${SUMMARY:-no summary line}") ;;
+	esac
+	((alive)) || PROBLEMS+=("$what: bloxd died during the run (status $BLOXD_RC)")
+	((!alive)) || [[ $BLOXD_RC == 0 ]] || PROBLEMS+=("$what: bloxd exited with status $BLOXD_RC after SIGTERM, not 0")
+	grep -a -E '^FAIL: ' "$log" 2>/dev/null | sed "s/^/[$NAME] $what: guest /"
+	say "$what: VM ${VM_SECS}s, ${SUMMARY:-no summary}; bloxd exit status $BLOXD_RC after SIGTERM"
+	[[ $VM_RC == 0 ]] && ((alive)) && [[ $BLOXD_RC == 0 ]]
+}
+
+# --- run 1: the full checks; run 2, after a clean restart: verify -----------------
+start_bloxd "start"
+if phase "run 1" full "$CLOG"; then
+	start_bloxd "restart on the same data dir"
+	phase "run 2 (verify after restart)" verify "$CLOG2"
+fi
 rc=$VM_RC
-BLOXD_ALIVE=1
-kill -0 "$BLOXD_PID" 2>/dev/null || BLOXD_ALIVE=0
-stop_bloxd
-summary=$(grep -a -E '^interop: [0-9]+ passed, [0-9]+ failed' "$CLOG" 2>/dev/null | tail -n1)
-problems=()
-case $VM_RC in
-0) ;;
-124) problems+=("the VM timed out after ${VM_TIMEOUT}s") ;;
-125) problems+=("the initiator-vm harness failed (exit 125)") ;;
-130) problems+=("the VM was interrupted") ;;
-*) problems+=("guest checks failed (exit $VM_RC): ${summary:-no summary line}") ;;
-esac
-((BLOXD_ALIVE)) || problems+=("bloxd died during the run (status $BLOXD_RC)")
-((!BLOXD_ALIVE)) || [[ $BLOXD_RC == 0 ]] || problems+=("bloxd exited with status $BLOXD_RC after SIGTERM, not 0")
-if ((${#problems[@]} == 0)); then
-	say "PASS: ${summary:-guest passed}; VM ${VM_SECS}s; bloxd exited 0 on SIGTERM"
+if ((${#PROBLEMS[@]} == 0)); then
+	say "PASS: run 1 and, after SIGTERM and a restart on the same data dir, run 2 (verify) passed; bloxd exited 0 on SIGTERM both times; $((SECONDS - T_START))s"
 	if [[ ${BLOX_INTEROP_KEEP:-0} == 1 ]]; then say "work folder kept: $DIR"; else rm -rf "$DIR"; fi
 	exit 0
 fi
-grep -a -E '^FAIL: ' "$CLOG" 2>/dev/null | sed "s/^/[$NAME] guest /"
-msg=$(printf '%s; ' "${problems[@]}")
-fail_log "${msg}VM ${VM_SECS}s"
+msg=$(printf '%s; ' "${PROBLEMS[@]}")
+fail_log "${msg}"
 # Never let a failure look like a ctest skip (77).
 ((rc != 0 && rc != 77)) || rc=1
 exit "$rc"
