@@ -881,43 +881,47 @@ int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 	return rc;
 }
 
-/* The store file of a namespace: stable for its subsystem NQN and nsid. */
-static int store_path(const struct blox_config *cfg, const char *nqn,
-		      uint32_t nsid, char *out, size_t len, char *err, size_t errlen)
+/* "<data dir>/<file>", creating the data directory if it is missing. */
+static int data_file(const struct blox_config *cfg, const char *file, char *out,
+		     size_t len, char *err, size_t errlen)
 {
-	unsigned char md[SHA256_DIGEST_LENGTH];
-	char hex[17];
 	const char *dir = cfg->data_dir[0] ? cfg->data_dir : BLOX_DEFAULT_DATA_DIR;
 
 	if (mkdir(dir, 0750) && errno != EEXIST)
 		return fail(err, errlen, "data directory %s: %s (see --data-dir)", dir,
 			    strerror(errno));
-	SHA256((const unsigned char *)nqn, strlen(nqn), md);
-	for (int i = 0; i < 8; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	if ((size_t)snprintf(out, len, "%s/ns-%s-%u.nand", dir, hex, nsid) >= len)
+	if ((size_t)snprintf(out, len, "%s/%s", dir, file) >= len)
 		return fail(err, errlen, "data directory path too long");
 	return 0;
+}
+
+/* The store file of a namespace: stable for its subsystem NQN and nsid. */
+static int store_path(const struct blox_config *cfg, const char *nqn,
+		      uint32_t nsid, char *out, size_t len, char *err, size_t errlen)
+{
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	char file[64];
+
+	SHA256((const unsigned char *)nqn, strlen(nqn), md);
+	snprintf(file, sizeof(file), "ns-%02x%02x%02x%02x%02x%02x%02x%02x-%u.nand",
+		 md[0], md[1], md[2], md[3], md[4], md[5], md[6], md[7], nsid);
+	return data_file(cfg, file, out, len, err, errlen);
+}
+
+/* The store file of a shared device. */
+static int device_path(const struct blox_config *cfg, const char *name,
+		       char *out, size_t len, char *err, size_t errlen)
+{
+	char file[64];
+
+	snprintf(file, sizeof(file), "dev-%s.nand", name);
+	return data_file(cfg, file, out, len, err, errlen);
 }
 
 static int apply_subsystems(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 			    struct blox_nand_dev **devs, char *err, size_t errlen);
 static int apply_listeners(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 			   struct nvmf_tcp *tcp, char *err, size_t errlen);
-
-/* The store file of a shared device. */
-static int device_path(const struct blox_config *cfg, const char *name,
-		       char *out, size_t len, char *err, size_t errlen)
-{
-	const char *dir = cfg->data_dir[0] ? cfg->data_dir : BLOX_DEFAULT_DATA_DIR;
-
-	if (mkdir(dir, 0750) && errno != EEXIST)
-		return fail(err, errlen, "data directory %s: %s (see --data-dir)", dir,
-			    strerror(errno));
-	if ((size_t)snprintf(out, len, "%s/dev-%s.nand", dir, name) >= len)
-		return fail(err, errlen, "data directory path too long");
-	return 0;
-}
 
 int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 		      struct nvmf_tcp *tcp, char *err, size_t errlen)

@@ -244,8 +244,6 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io);
 bool ftl_map_peek(struct ftl *f, uint32_t lba, uint32_t *ppn);
 /* Set the mapping of @lba (its translation page must be resident). */
 void ftl_map_set(struct ftl *f, struct ftl_cmt *e, uint32_t lba, uint32_t ppn);
-/* Write one dirty translation page back if the CMT needs room. */
-void ftl_cmt_touch(struct ftl *f, struct ftl_cmt *e);
 /* Write every dirty translation page (flush, checkpoint). */
 int ftl_cmt_writeback_all(struct ftl *f);
 /* Write translation page @tp back if resident and dirty; false: no room now. */
@@ -270,7 +268,6 @@ void ftl_close_pages(struct ftl *f);
 void ftl_close_stream(struct ftl *f, enum ftl_stream s);
 /* Program ticket covering everything buffered so far. */
 uint64_t ftl_issued_ticket(const struct ftl *f);
-bool ftl_can_buffer(const struct ftl *f, uint32_t units);
 /* GC: copy flash page @fpid (data and OOB) from the write buffer if there. */
 bool ftl_gc_copy_buffered(struct ftl *f, uint32_t fpid);
 void ftl_host_write_step(struct ftl *f, struct ftl_io *io);

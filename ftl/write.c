@@ -150,12 +150,6 @@ static bool stream_page(struct ftl *f, enum ftl_stream s)
 	return true;
 }
 
-bool ftl_can_buffer(const struct ftl *f, uint32_t units)
-{
-	(void)units;
-	return !TAILQ_EMPTY(&f->free_wbufs);
-}
-
 uint32_t ftl_put_unit(struct ftl *f, enum ftl_stream s, uint32_t lba,
 		      enum ftl_unit_kind kind, uint64_t dseq, const void *data)
 {
