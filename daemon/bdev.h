@@ -15,6 +15,8 @@
 #include <sys/queue.h>
 #include <sys/uio.h>
 
+#include "../ftl/ftl.h"
+
 struct event_base;
 struct event;
 
@@ -59,6 +61,16 @@ void blox_io_cq_post(struct blox_io_cq *cq, struct blox_io *io);
 void blox_io_cq_drain(struct blox_io_cq *cq);
 
 struct blox_bdev;
+struct nand_stats;
+
+/* What a backend on emulated NAND can tell (admin telemetry). */
+struct blox_bdev_telemetry {
+	bool has_ftl;
+	struct ftl_stats ftl;
+	double waf;
+	const struct nand_stats *nand; /* NULL: not on emulated NAND */
+	uint32_t dies, channels;
+};
 
 struct blox_bdev_ops {
 	const char *name;
@@ -68,6 +80,8 @@ struct blox_bdev_ops {
 	void (*destroy)(struct blox_bdev *bdev);
 	/* Optional: the host turned the volatile write cache on or off. */
 	void (*set_write_cache)(struct blox_bdev *bdev, bool on);
+	/* Optional: fill what the backend counts (zeroed by the caller). */
+	void (*telemetry)(struct blox_bdev *bdev, struct blox_bdev_telemetry *t);
 };
 
 struct blox_bdev {

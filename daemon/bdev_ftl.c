@@ -277,11 +277,25 @@ static void fb_destroy(struct blox_bdev *bdev)
 	free(fb);
 }
 
+static void fb_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	const struct nand_geometry *g = &nand_dev_config(fb->dev)->geo;
+
+	t->has_ftl = true;
+	ftl_get_stats(fb->ftl, &t->ftl);
+	t->waf = ftl_waf(fb->ftl);
+	t->nand = nand_dev_stats(fb->dev);
+	t->dies = nand_dies(g);
+	t->channels = g->channels;
+}
+
 static const struct blox_bdev_ops ftl_bdev_ops = {
 	.name = "nand",
 	.submit = fb_submit,
 	.destroy = fb_destroy,
 	.set_write_cache = fb_set_cache,
+	.telemetry = fb_telemetry,
 };
 
 int blox_bdev_ftl_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,

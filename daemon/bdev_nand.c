@@ -212,10 +212,21 @@ static void nbd_destroy(struct blox_bdev *bdev)
 	free(nb);
 }
 
+static void nbd_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t)
+{
+	struct nand_bdev *nb = container_of(bdev, struct nand_bdev, base);
+	const struct nand_geometry *g = &nand_dev_config(nb->dev)->geo;
+
+	t->nand = nand_dev_stats(nb->dev);
+	t->dies = nand_dies(g);
+	t->channels = g->channels;
+}
+
 static const struct blox_bdev_ops nand_bdev_ops = {
-	.name = "nand",
+	.name = "nand-timing",
 	.submit = nbd_submit,
 	.destroy = nbd_destroy,
+	.telemetry = nbd_telemetry,
 };
 
 int blox_bdev_nand_create(const struct blox_bdev_params *p,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <openssl/sha.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -53,43 +54,21 @@ static int listener_add(struct blox_config *cfg, const char *addr,
 	return 0;
 }
 
+/* 8 TLC dies on 4 channels; 24 MiB superblocks suit a 1 GiB disk. */
+static const char default_json[] =
+	"{\"listeners\": ["
+	"{\"address\": \"127.0.0.1\", \"port\": 4420},"
+	"{\"address\": \"127.0.0.1\", \"port\": 8009, \"discovery_only\": true}],"
+	"\"subsystems\": [{\"nqn\": \"" BLOX_DEFAULT_NQN "\", \"allow_any_host\": true,"
+	"\"namespaces\": [{\"nsid\": 1, \"backend\": \"nand\", \"size\": 1073741824,"
+	"\"nand\": {\"channels\": 4, \"dies_per_channel\": 2, \"planes_per_die\": 1,"
+	"\"pages_per_block\": 192}}]}]}";
+
 int blox_config_default(struct blox_config *cfg)
 {
-	struct blox_cfg_subsys *s;
+	char err[256];
 
-	memset(cfg, 0, sizeof(*cfg));
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	s->ns = calloc(1, sizeof(*s->ns));
-	if (!s->ns) {
-		free(s);
-		return -ENOMEM;
-	}
-	snprintf(s->nqn, sizeof(s->nqn), "%s", BLOX_DEFAULT_NQN);
-	s->allow_any_host = true;
-	s->nr_ns = 1;
-	s->ns[0].nsid = 1;
-	snprintf(s->ns[0].backend, sizeof(s->ns[0].backend), "nand");
-	s->ns[0].size = 1ull << 30;
-	s->ns[0].block_size = 4096;
-	nand_config_default(&s->ns[0].nand);
-	/* 8 TLC dies on 4 channels; 24 MiB superblocks suit a 1 GiB disk. */
-	s->ns[0].nand.geo.channels = 4;
-	s->ns[0].nand.geo.dies_per_channel = 2;
-	s->ns[0].nand.geo.planes_per_die = 1;
-	s->ns[0].nand.geo.pages_per_block = 192;
-	s->ns[0].auto_blocks = true;
-	ftl_config_default(&s->ns[0].ftl);
-	blox_config_size_nand(&s->ns[0]);
-	cfg->subsys = s;
-	cfg->nr_subsys = 1;
-	if (listener_add(cfg, "127.0.0.1", "4420", false) ||
-	    listener_add(cfg, "127.0.0.1", "8009", true)) {
-		blox_config_free(cfg);
-		return -ENOMEM;
-	}
-	return 0;
+	return blox_config_parse(default_json, cfg, err, sizeof(err));
 }
 
 void blox_config_clear_listeners(struct blox_config *cfg)
@@ -552,7 +531,26 @@ static int parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 				    uuid);
 		ns->has_uuid = true;
 	}
-	return 0;
+	ns->params = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	return ns->params ? 0 : -ENOMEM;
+}
+
+int blox_config_parse_ns(const char *json, struct blox_cfg_ns *ns, char *err,
+			 size_t errlen)
+{
+	json_object *o = json_tokener_parse(json);
+	int rc;
+
+	memset(ns, 0, sizeof(*ns));
+	if (!o)
+		return fail(err, errlen, "namespace: not valid JSON");
+	rc = parse_ns(o, "namespace", ns, err, errlen);
+	json_object_put(o);
+	if (rc) {
+		free(ns->params);
+		ns->params = NULL;
+	}
+	return rc;
 }
 
 static int parse_subsys(json_object *o, const char *where,
@@ -788,6 +786,12 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 	if (rc)
 		goto out;
 	arr = get_array(root, "devices", "top level", &rc, err, errlen);
+	if (!rc && arr) {
+		cfg->devices_json = strdup(json_object_to_json_string_ext(
+			arr, JSON_C_TO_STRING_PLAIN));
+		if (!cfg->devices_json)
+			rc = -ENOMEM;
+	}
 	for (size_t i = 0; !rc && arr && i < json_object_array_length(arr); i++) {
 		void *p = grow(cfg->devices, cfg->nr_devices, sizeof(*cfg->devices));
 
@@ -882,10 +886,10 @@ int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 }
 
 /* "<data dir>/<file>", creating the data directory if it is missing. */
-static int data_file(const struct blox_config *cfg, const char *file, char *out,
+static int data_file(const char *data_dir, const char *file, char *out,
 		     size_t len, char *err, size_t errlen)
 {
-	const char *dir = cfg->data_dir[0] ? cfg->data_dir : BLOX_DEFAULT_DATA_DIR;
+	const char *dir = data_dir[0] ? data_dir : BLOX_DEFAULT_DATA_DIR;
 
 	if (mkdir(dir, 0750) && errno != EEXIST)
 		return fail(err, errlen, "data directory %s: %s (see --data-dir)", dir,
@@ -896,8 +900,8 @@ static int data_file(const struct blox_config *cfg, const char *file, char *out,
 }
 
 /* The store file of a namespace: stable for its subsystem NQN and nsid. */
-static int store_path(const struct blox_config *cfg, const char *nqn,
-		      uint32_t nsid, char *out, size_t len, char *err, size_t errlen)
+int blox_config_store_path(const char *data_dir, const char *nqn, uint32_t nsid,
+			   char *out, size_t len, char *err, size_t errlen)
 {
 	unsigned char md[SHA256_DIGEST_LENGTH];
 	char file[64];
@@ -905,7 +909,7 @@ static int store_path(const struct blox_config *cfg, const char *nqn,
 	SHA256((const unsigned char *)nqn, strlen(nqn), md);
 	snprintf(file, sizeof(file), "ns-%02x%02x%02x%02x%02x%02x%02x%02x-%u.nand",
 		 md[0], md[1], md[2], md[3], md[4], md[5], md[6], md[7], nsid);
-	return data_file(cfg, file, out, len, err, errlen);
+	return data_file(data_dir, file, out, len, err, errlen);
 }
 
 /* The store file of a shared device. */
@@ -915,11 +919,65 @@ static int device_path(const struct blox_config *cfg, const char *name,
 	char file[64];
 
 	snprintf(file, sizeof(file), "dev-%s.nand", name);
-	return data_file(cfg, file, out, len, err, errlen);
+	return data_file(cfg->data_dir, file, out, len, err, errlen);
 }
 
 static int apply_subsystems(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 			    struct blox_nand_dev **devs, char *err, size_t errlen);
+
+int blox_config_create_ns(const char *data_dir, struct nvmf_subsys *s,
+			  const struct blox_cfg_ns *cn, struct blox_nand_dev *shared,
+			  bool fresh, struct nvmf_ns **out, char *err, size_t errlen)
+{
+	struct nvmf_tgt *tgt = s->tgt;
+	struct blox_bdev_params bp = { .backend = cn->backend,
+				       .size = cn->size,
+				       .block_size = cn->block_size,
+				       .nand = &cn->nand,
+				       .ftl = &cn->ftl,
+				       .base = tgt->base,
+				       .clock = tgt->clock,
+				       .log = tgt->log };
+	struct blox_bdev *bdev;
+	struct nvmf_ns *ns;
+	char path[4200];
+	int rc;
+
+	if (cn->device[0]) {
+		if (!shared)
+			return fail(err, errlen, "%s namespace %u: no device '%s'", s->nqn,
+				    cn->nsid, cn->device);
+		bp.shared = shared;
+		bp.first_die = cn->first_die;
+		bp.nr_dies = cn->nr_dies;
+	} else if (!strcmp(cn->backend, "nand") && !cn->store_ram) {
+		rc = blox_config_store_path(data_dir, s->nqn, cn->nsid, path,
+					    sizeof(path), err, errlen);
+		if (rc)
+			return rc;
+		if (fresh && access(path, F_OK) == 0)
+			return fail(err, errlen,
+				    "%s namespace %u: store file %s exists (flash of an "
+				    "earlier namespace); remove it to create a new one",
+				    s->nqn, cn->nsid, path), -EEXIST;
+		bp.store_path = path;
+	}
+	rc = blox_bdev_create(&bp, &tgt->io_cq, &bdev);
+	if (rc)
+		return fail(err, errlen, "%s namespace %u: backend: %s", s->nqn,
+			    cn->nsid, strerror(-rc)), rc;
+	rc = nvmf_ns_add(s, cn->nsid, bdev, cn->has_uuid ? cn->uuid : NULL, &ns);
+	if (rc) {
+		blox_bdev_destroy(bdev);
+		return fail(err, errlen, "%s namespace %u: %s", s->nqn, cn->nsid,
+			    rc == -EEXIST ? "nsid in use" : strerror(-rc)), rc;
+	}
+	ns->params = cn->params ? strdup(cn->params) : NULL;
+	snprintf(ns->device, sizeof(ns->device), "%s", cn->device);
+	if (out)
+		*out = ns;
+	return 0;
+}
 static int apply_listeners(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 			   struct nvmf_tcp *tcp, char *err, size_t errlen);
 
@@ -983,42 +1041,15 @@ static int apply_subsystems(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 		}
 		for (size_t n = 0; n < cs->nr_ns; n++) {
 			const struct blox_cfg_ns *cn = &cs->ns[n];
-			char path[4200];
-			struct blox_bdev_params bp = { .backend = cn->backend,
-						       .size = cn->size,
-						       .block_size = cn->block_size,
-						       .nand = &cn->nand,
-						       .ftl = &cn->ftl,
-						       .base = tgt->base,
-						       .clock = tgt->clock,
-						       .log = tgt->log };
+			struct blox_nand_dev *shared = NULL;
 
-			if (cn->device[0]) {
-				for (size_t di = 0; di < cfg->nr_devices; di++)
-					if (!strcmp(cfg->devices[di].name, cn->device))
-						bp.shared = devs[di];
-				bp.first_die = cn->first_die;
-				bp.nr_dies = cn->nr_dies;
-			} else if (!strcmp(cn->backend, "nand") && !cn->store_ram) {
-				rc = store_path(cfg, cs->nqn, cn->nsid, path, sizeof(path), err,
-						errlen);
-				if (rc)
-					return rc;
-				bp.store_path = path;
-			}
-			struct blox_bdev *bdev;
-
-			rc = blox_bdev_create(&bp, &tgt->io_cq, &bdev);
+			for (size_t di = 0; cn->device[0] && di < cfg->nr_devices; di++)
+				if (!strcmp(cfg->devices[di].name, cn->device))
+					shared = devs[di];
+			rc = blox_config_create_ns(cfg->data_dir, s, cn, shared, false,
+						   NULL, err, errlen);
 			if (rc)
-				return fail(err, errlen, "%s namespace %u: backend: %s",
-					    cs->nqn, cn->nsid, strerror(-rc)), rc;
-			rc = nvmf_ns_add(s, cn->nsid, bdev, cn->has_uuid ? cn->uuid : NULL,
-					 NULL);
-			if (rc) {
-				blox_bdev_destroy(bdev);
-				return fail(err, errlen, "%s namespace %u: %s", cs->nqn,
-					    cn->nsid, strerror(-rc)), rc;
-			}
+				return rc;
 		}
 	}
 	return 0;
@@ -1053,8 +1084,11 @@ void blox_config_free(struct blox_config *cfg)
 {
 	for (size_t i = 0; i < cfg->nr_subsys; i++) {
 		free(cfg->subsys[i].hosts);
+		for (size_t n = 0; n < cfg->subsys[i].nr_ns; n++)
+			free(cfg->subsys[i].ns[n].params);
 		free(cfg->subsys[i].ns);
 	}
+	free(cfg->devices_json);
 	free(cfg->subsys);
 	free(cfg->listeners);
 	free(cfg->devices);

@@ -29,6 +29,7 @@ struct blox_cfg_ns {
 	bool store_ram; /* backend "nand": keep the flash in RAM, not a file */
 	char device[32]; /* backend "nand" on a shared device; "" for its own */
 	uint32_t first_die, nr_dies; /* its share of the device, set at parse */
+	char *params; /* the namespace's JSON object as text (state file) */
 };
 
 /* A NAND device that several "nand" namespaces split evenly by dies. */
@@ -64,6 +65,7 @@ struct blox_config {
 	size_t nr_subsys;
 	struct blox_cfg_device *devices;
 	size_t nr_devices;
+	char *devices_json; /* the "devices" array as text, NULL if none */
 };
 
 /* The embedded default: one RAM namespace, 127.0.0.1:4420 and :8009. */
@@ -83,6 +85,22 @@ void blox_config_clear_listeners(struct blox_config *cfg);
 int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 		      struct nvmf_tcp *tcp, char *err, size_t errlen);
 void blox_config_free(struct blox_config *cfg);
+/*
+ * One namespace object (the JSON of a "namespaces" entry), checked as
+ * the config parser checks it. Free ns->params after use.
+ */
+int blox_config_parse_ns(const char *json, struct blox_cfg_ns *ns, char *err,
+			 size_t errlen);
+/*
+ * Create namespace @cn in @s: its backend (its own store file in
+ * @data_dir for "nand", or its dies of @shared) and the namespace.
+ * @fresh: refuse when a store file of that name exists already.
+ */
+int blox_config_create_ns(const char *data_dir, struct nvmf_subsys *s,
+			  const struct blox_cfg_ns *cn, struct blox_nand_dev *shared,
+			  bool fresh, struct nvmf_ns **out, char *err, size_t errlen);
+int blox_config_store_path(const char *data_dir, const char *nqn, uint32_t nsid,
+			   char *out, size_t len, char *err, size_t errlen);
 /* Size the geometry's blocks per plane so the FTL can hold the namespace. */
 void blox_config_size_nand(struct blox_cfg_ns *ns);
 /* Blocks per plane an FTL over @ndies of @g needs for @bytes at @op_permille. */

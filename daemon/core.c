@@ -18,6 +18,7 @@ uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 
 	req->sq = sq;
 	req->ns = NULL;
+	req->start_ns = blox_clock_now(sq->tgt->clock);
 	req->execute = NULL;
 	req->dir = NVMF_DIR_NONE;
 	req->transfer_len = 0;
@@ -62,7 +63,14 @@ uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 
 void nvmf_req_execute(struct nvmf_req *req)
 {
-	uint16_t st = req->execute(req);
+	uint16_t st;
+
+	/* Deleted while the command waited for its data. */
+	if (req->ns && req->ns->detached) {
+		nvmf_req_complete(req, NVME_SC_INVALID_NS | NVME_SC_DNR);
+		return;
+	}
+	st = req->execute(req);
 
 	if (st != NVMF_REQ_ASYNC)
 		nvmf_req_complete(req, st);
@@ -78,10 +86,19 @@ void nvmf_req_complete(struct nvmf_req *req, uint16_t status)
 	req->cqe.status = (uint16_t)(status << 1);
 	if (status) {
 		sq->errors++;
-		if (req->ns)
+		if (req->ns) {
 			req->ns->stats.errors++;
-		if (sq->ctrl)
+			req->ns->tm.c.errors++;
+		}
+		if (sq->ctrl) {
 			nvmf_ctrl_log_error(sq->ctrl, req, status);
+			if (sq->qid)
+				sq->ctrl->tm.c.errors++;
+		}
+	}
+	if (req->ns) {
+		nvmf_ns_put(req->ns);
+		req->ns = NULL;
 	}
 	sq->ops->queue_response(req);
 }

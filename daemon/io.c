@@ -64,7 +64,10 @@ static void io_submit(struct nvmf_req *req, enum blox_io_op op, uint64_t slba,
 	io->fua = req->cmd.cdw12 & CDW12_FUA;
 	io->cb = cb;
 	io->cb_arg = req;
-	ns->inflight++;
+	if (++ns->inflight > ns->tm.max_inflight)
+		ns->tm.max_inflight = ns->inflight;
+	if (++req->sq->ctrl->inflight > req->sq->ctrl->tm.max_inflight)
+		req->sq->ctrl->tm.max_inflight = req->sq->ctrl->inflight;
 	blox_bdev_submit(ns->bdev, io);
 }
 
@@ -73,10 +76,25 @@ static struct nvmf_req *io_done(struct blox_io *io)
 	struct nvmf_req *req = io->cb_arg;
 
 	req->ns->inflight--;
+	req->sq->ctrl->inflight--;
 	return req;
 }
 
 /* ---- Read / Write ---- */
+
+static void account(struct nvmf_io_telemetry *tm, bool rd, uint64_t len,
+		    uint64_t lat)
+{
+	if (rd) {
+		tm->c.read_cmds++;
+		tm->c.read_bytes += len;
+		blox_hist_add(&tm->read_lat, lat);
+	} else {
+		tm->c.write_cmds++;
+		tm->c.write_bytes += len;
+		blox_hist_add(&tm->write_lat, lat);
+	}
+}
 
 static void rw_done(struct blox_io *io)
 {
@@ -84,13 +102,18 @@ static void rw_done(struct blox_io *io)
 	struct nvmf_ns_stats *st = &req->ns->stats;
 
 	if (!io->status) {
-		if (io->op == BLOX_IO_READ) {
+		bool rd = io->op == BLOX_IO_READ;
+		uint64_t lat = blox_clock_now(req->sq->tgt->clock) - req->start_ns;
+
+		if (rd) {
 			st->read_cmds++;
 			st->read_bytes += io->len;
 		} else {
 			st->write_cmds++;
 			st->write_bytes += io->len;
 		}
+		account(&req->ns->tm, rd, io->len, lat);
+		account(&req->sq->ctrl->tm, rd, io->len, lat);
 	}
 	nvmf_req_complete(req, errno_to_status(io->status));
 }
@@ -171,6 +194,9 @@ static void flush_next(struct nvmf_req *req)
 		nvmf_req_complete(req, 0);
 		return;
 	}
+	if (req->ns)
+		nvmf_ns_put(req->ns);
+	nvmf_ns_get(ns);
 	req->ns = ns;
 	io_submit(req, BLOX_IO_FLUSH, 0, 0, NULL, flush_done);
 }
@@ -270,6 +296,7 @@ uint16_t nvmf_parse_io(struct nvmf_req *req)
 		req->error_loc = offsetof(struct nvme_sqe, nsid);
 		return NVME_SC_INVALID_NS | NVME_SC_DNR;
 	}
+	nvmf_ns_get(req->ns);
 	switch (req->cmd.opcode) {
 	case nvme_cmd_read:
 		return parse_rw(req, NVMF_DIR_C2H, exec_read);

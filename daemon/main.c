@@ -12,8 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adm.h"
 #include "config.h"
+#include "state.h"
 #include "tcp.h"
+
+#include <unistd.h>
 
 struct bloxd {
 	struct blox_log log;
@@ -23,6 +27,9 @@ struct bloxd {
 	bool tgt_ready;
 	struct nvmf_tcp *tcp;
 	struct event *sigterm, *sigint, *drain;
+	struct blox_admin_opts admin_opts;
+	struct blox_admin *admin;
+	char *devices_json;
 	bool stopping;
 	int exit_code;
 };
@@ -41,7 +48,16 @@ static void usage(FILE *f)
 		"                          replaces the default listeners\n"
 		"  -D, --discovery ADDR:PORT  add a discovery-only listener\n"
 		"      --data-dir DIR      where file-backed namespaces keep their flash\n"
-		"                          (default " BLOX_DEFAULT_DATA_DIR ")\n"
+		"                          and the admin API its state file\n"
+		"                          (default " BLOX_DEFAULT_DATA_DIR "); when\n"
+		"                          DIR/" BLOX_STATE_FILE " exists bloxd starts\n"
+		"                          from it instead of --config or the default\n"
+		"      --admin-socket PATH admin API socket (default " BLOX_DEFAULT_ADMIN_SOCKET ")\n"
+		"      --admin-group NAME  group that may use the socket (mode 0660)\n"
+		"      --admin-tls ADDR:PORT  also serve the admin API over TLS; needs\n"
+		"      --admin-tls-cert F --admin-tls-key F --admin-tls-ca F\n"
+		"                          (clients must present a certificate of that CA)\n"
+		"      --admin-idle-ms N   close admin clients silent for N ms (60000)\n"
 		"      --log-level N       0 error, 1 warn, 2 info (default), 3 debug\n"
 		"  -v, --verbose           same as --log-level 3\n"
 		"  -V, --version           print the version\n"
@@ -71,6 +87,9 @@ static void stop_cb(evutil_socket_t sig, short what, void *arg)
 		return;
 	d->stopping = true;
 	blox_log(&d->log, BLOX_LOG_INFO, "signal %d: shutting down", (int)sig);
+	/* No admin changes while the target drains. */
+	blox_admin_destroy(d->admin);
+	d->admin = NULL;
 	TAILQ_FOREACH(p, &d->tgt.ports, link)
 		nvmf_tcp_unlisten(d->tcp, p);
 	nvmf_tgt_close_ctrls(&d->tgt);
@@ -87,6 +106,13 @@ static int parse_args(int argc, char **argv, struct blox_config *cfg,
 		{ "discovery", required_argument, NULL, 'D' },
 		{ "log-level", required_argument, NULL, 'L' },
 		{ "data-dir", required_argument, NULL, 'd' },
+		{ "admin-socket", required_argument, NULL, 'S' },
+		{ "admin-group", required_argument, NULL, 'G' },
+		{ "admin-tls", required_argument, NULL, 'T' },
+		{ "admin-tls-cert", required_argument, NULL, 'C' },
+		{ "admin-tls-key", required_argument, NULL, 'K' },
+		{ "admin-tls-ca", required_argument, NULL, 'A' },
+		{ "admin-idle-ms", required_argument, NULL, 'I' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -106,6 +132,35 @@ static int parse_args(int argc, char **argv, struct blox_config *cfg,
 		case 'd':
 			data_dir = optarg;
 			break;
+		case 'S':
+			d->admin_opts.socket_path = optarg;
+			break;
+		case 'G':
+			d->admin_opts.group = optarg;
+			break;
+		case 'T':
+			d->admin_opts.tls_listen = optarg;
+			break;
+		case 'C':
+			d->admin_opts.tls_cert = optarg;
+			break;
+		case 'K':
+			d->admin_opts.tls_key = optarg;
+			break;
+		case 'A':
+			d->admin_opts.tls_ca = optarg;
+			break;
+		case 'I': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 100 || v > 86400000) {
+				fprintf(stderr, "bloxd: --admin-idle-ms: expected 100..86400000\n");
+				return 2;
+			}
+			d->admin_opts.idle_timeout_ms = (uint32_t)v;
+			break;
+		}
 		case 'l':
 		case 'D':
 			if (nl == BLOX_ARRAY_SIZE(listen)) {
@@ -144,10 +199,24 @@ static int parse_args(int argc, char **argv, struct blox_config *cfg,
 		fprintf(stderr, "bloxd: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	rc = config ? blox_config_load(config, cfg, err, sizeof(err))
-		    : blox_config_default(cfg);
+	{
+		/* What the admin API changed wins over the start-up config. */
+		const char *dd = data_dir ? data_dir : BLOX_DEFAULT_DATA_DIR;
+		char state[4200];
+
+		snprintf(state, sizeof(state), "%s/%s", dd, BLOX_STATE_FILE);
+		if (access(state, F_OK) == 0) {
+			blox_log(&d->log, BLOX_LOG_INFO, "starting from the state file %s%s",
+				 state, config ? " (--config not used)" : "");
+			rc = blox_config_load(state, cfg, err, sizeof(err));
+			config = state;
+		} else {
+			rc = config ? blox_config_load(config, cfg, err, sizeof(err))
+				    : blox_config_default(cfg);
+		}
+	}
 	if (rc) {
-		fprintf(stderr, "bloxd: %s\n", config ? err : strerror(-rc));
+		fprintf(stderr, "bloxd: %s\n", err);
 		return 1;
 	}
 	if (nl && !config)
@@ -207,6 +276,14 @@ static int setup(struct bloxd *d, const struct blox_config *cfg)
 		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
 		return rc;
 	}
+	d->admin_opts.data_dir = cfg->data_dir;
+	d->admin_opts.devices_json = cfg->devices_json;
+	rc = blox_admin_create(&d->tgt, d->tcp, &d->admin_opts, &d->admin, err,
+			       sizeof(err));
+	if (rc) {
+		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
+		return rc;
+	}
 	return 0;
 }
 
@@ -214,6 +291,8 @@ static void teardown(struct bloxd *d)
 {
 	struct nvmf_port *p;
 
+	blox_admin_destroy(d->admin);
+	d->admin = NULL;
 	if (d->tcp) {
 		if (d->tgt_ready)
 			TAILQ_FOREACH(p, &d->tgt.ports, link)

@@ -18,6 +18,7 @@
 #include <nvme/types.h>
 
 #include "../nand/clock.h"
+#include "../nand/hist.h"
 #include "bdev.h"
 #include "blox_util.h"
 #include "tcp_pdu.h"
@@ -84,6 +85,13 @@ struct nvmf_ns_stats {
 	uint64_t errors;
 };
 
+/* Telemetry of a namespace or a controller: counters and latencies. */
+struct nvmf_io_telemetry {
+	struct nvmf_ns_stats c;
+	struct blox_hist read_lat, write_lat; /* command receipt -> completion */
+	uint64_t max_inflight;
+};
+
 struct nvmf_ns {
 	uint32_t nsid;
 	uint8_t uuid[16];
@@ -92,8 +100,24 @@ struct nvmf_ns {
 	uint64_t nblocks;
 	struct blox_bdev *bdev;
 	struct nvmf_subsys *subsys;
-	uint64_t inflight;
+	uint64_t inflight; /* commands at the backend */
 	struct nvmf_ns_stats stats;
+	struct nvmf_io_telemetry tm;
+	/* Telemetry samples (admin, every second): [0] newest. */
+	struct nvmf_io_telemetry snap[2];
+	uint64_t snap_ns[2];
+	uint64_t created_ns;
+	/*
+	 * Requests holding the namespace (from parse to completion). A
+	 * detached namespace is off its subsystem's list and is freed once
+	 * this drops to zero.
+	 */
+	uint32_t refs;
+	bool detached;
+	void (*freed)(void *arg);
+	void *freed_arg;
+	char *params; /* how it was made (config JSON text), for the state file */
+	char device[32]; /* shared NAND device, "" for its own */
 	TAILQ_ENTRY(nvmf_ns) link;
 };
 
@@ -178,6 +202,7 @@ struct nvmf_req {
 	struct blox_io io;
 	struct iovec iov;
 	uint32_t next; /* multi-step commands: next DSM range or nsid */
+	uint64_t start_ns; /* when the command arrived */
 	TAILQ_ENTRY(nvmf_req) link; /* AER list */
 };
 
@@ -219,6 +244,10 @@ struct nvmf_ctrl {
 	uint64_t timestamp_ms; /* as set by the host */
 	uint64_t timestamp_set_ns; /* clock when it was set; 0: never */
 	uint64_t created_ns;
+	struct nvmf_io_telemetry tm; /* I/O commands of every namespace */
+	uint64_t inflight; /* I/O commands at the backends */
+	struct nvmf_io_telemetry snap[2]; /* samples, as for namespaces */
+	uint64_t snap_ns[2];
 	TAILQ_ENTRY(nvmf_ctrl) link;
 };
 
@@ -259,6 +288,8 @@ int nvmf_subsys_destroy(struct nvmf_subsys *subsys);
 void nvmf_tgt_close_ctrls(struct nvmf_tgt *tgt);
 struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn);
 int nvmf_subsys_add_host(struct nvmf_subsys *subsys, const char *hostnqn);
+/* -ENOENT if @hostnqn is not on the list. */
+int nvmf_subsys_remove_host(struct nvmf_subsys *subsys, const char *hostnqn);
 bool nvmf_subsys_host_allowed(const struct nvmf_subsys *subsys,
 			      const char *hostnqn);
 /* Attach @bdev as namespace @nsid (0: the lowest free). Takes @bdev. */
@@ -266,6 +297,14 @@ int nvmf_ns_add(struct nvmf_subsys *subsys, uint32_t nsid,
 		struct blox_bdev *bdev, const uint8_t *uuid,
 		struct nvmf_ns **out);
 struct nvmf_ns *nvmf_ns_find(const struct nvmf_subsys *subsys, uint32_t nsid);
+/*
+ * Take @ns off its subsystem (hosts see it gone: AEN + log 04h); commands
+ * already holding it fail or finish, then its backend is destroyed and
+ * @freed(@arg) runs from the event loop (at once when @base is NULL).
+ */
+void nvmf_ns_detach(struct nvmf_ns *ns, void (*freed)(void *arg), void *arg);
+void nvmf_ns_get(struct nvmf_ns *ns);
+void nvmf_ns_put(struct nvmf_ns *ns);
 /* Tell every controller of @subsys that @nsid changed (AEN + log 04h). */
 void nvmf_subsys_ns_changed(struct nvmf_subsys *subsys, uint32_t nsid);
 int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,

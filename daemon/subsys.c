@@ -5,6 +5,8 @@
  */
 #include "nvmf.h"
 
+#include <event2/event.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <openssl/sha.h>
@@ -124,6 +126,7 @@ int nvmf_subsys_destroy(struct nvmf_subsys *s)
 	while ((ns = TAILQ_FIRST(&s->namespaces))) {
 		TAILQ_REMOVE(&s->namespaces, ns, link);
 		blox_bdev_destroy(ns->bdev);
+		free(ns->params);
 		free(ns);
 	}
 	if (s != tgt->discovery)
@@ -173,6 +176,21 @@ int nvmf_subsys_add_host(struct nvmf_subsys *s, const char *hostnqn)
 		return -ENOMEM;
 	snprintf(h->nqn, sizeof(h->nqn), "%s", hostnqn);
 	TAILQ_INSERT_TAIL(&s->hosts, h, link);
+	s->tgt->disc_genctr++;
+	return 0;
+}
+
+int nvmf_subsys_remove_host(struct nvmf_subsys *s, const char *hostnqn)
+{
+	struct nvmf_host *h;
+
+	TAILQ_FOREACH(h, &s->hosts, link)
+		if (!strcmp(h->nqn, hostnqn))
+			break;
+	if (!h)
+		return -ENOENT;
+	TAILQ_REMOVE(&s->hosts, h, link);
+	free(h);
 	s->tgt->disc_genctr++;
 	return 0;
 }
@@ -228,6 +246,7 @@ int nvmf_ns_add(struct nvmf_subsys *s, uint32_t nsid, struct blox_bdev *bdev,
 	ns->nblocks = bdev->size >> ns->lba_shift;
 	ns->bdev = bdev;
 	ns->subsys = s;
+	ns->created_ns = blox_clock_now(s->tgt->clock);
 	if (uuid) {
 		memcpy(ns->uuid, uuid, 16);
 	} else {
@@ -258,6 +277,59 @@ struct nvmf_ns *nvmf_ns_find(const struct nvmf_subsys *s, uint32_t nsid)
 		if (ns->nsid == nsid)
 			return ns;
 	return NULL;
+}
+
+void nvmf_ns_get(struct nvmf_ns *ns)
+{
+	ns->refs++;
+}
+
+static void ns_free(struct nvmf_ns *ns)
+{
+	void (*freed)(void *) = ns->freed;
+	void *arg = ns->freed_arg;
+
+	blox_bdev_destroy(ns->bdev);
+	free(ns->params);
+	free(ns);
+	if (freed)
+		freed(arg);
+}
+
+static void ns_free_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	ns_free(arg);
+}
+
+/* Free from the loop: the last reference may drop inside a backend callback. */
+static void ns_free_later(struct nvmf_ns *ns)
+{
+	struct event_base *base = ns->subsys->tgt->base;
+
+	if (!base || event_base_once(base, -1, EV_TIMEOUT, ns_free_cb, ns,
+				     &(struct timeval){ 0, 0 }))
+		ns_free(ns);
+}
+
+void nvmf_ns_put(struct nvmf_ns *ns)
+{
+	if (--ns->refs == 0 && ns->detached)
+		ns_free_later(ns);
+}
+
+void nvmf_ns_detach(struct nvmf_ns *ns, void (*freed)(void *arg), void *arg)
+{
+	struct nvmf_subsys *s = ns->subsys;
+
+	TAILQ_REMOVE(&s->namespaces, ns, link);
+	ns->detached = true;
+	ns->freed = freed;
+	ns->freed_arg = arg;
+	nvmf_subsys_ns_changed(s, ns->nsid);
+	if (ns->refs == 0)
+		ns_free_later(ns);
 }
 
 void nvmf_subsys_ns_changed(struct nvmf_subsys *s, uint32_t nsid)

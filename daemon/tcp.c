@@ -429,6 +429,17 @@ uint32_t nvmf_tcp_nr_queues(const struct nvmf_tcp *t)
 	return t->nr_queues;
 }
 
+uint32_t nvmf_tcp_port_queues(const struct nvmf_tcp *t,
+			      const struct nvmf_port *port)
+{
+	const struct tcp_queue *q;
+	uint32_t n = 0;
+
+	TAILQ_FOREACH(q, &t->queues, link)
+		n += q->sq.port == port;
+	return n;
+}
+
 const struct nvmf_tcp_stats *nvmf_tcp_stats(const struct nvmf_tcp *t)
 {
 	return &t->stats;

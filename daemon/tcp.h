@@ -28,6 +28,9 @@ void nvmf_tcp_unlisten(struct nvmf_tcp *t, struct nvmf_port *port);
 /* Start closing every connection (shutdown). */
 void nvmf_tcp_close_all(struct nvmf_tcp *t);
 uint32_t nvmf_tcp_nr_queues(const struct nvmf_tcp *t);
+/* Queues (connected or connecting) that came in through @port. */
+uint32_t nvmf_tcp_port_queues(const struct nvmf_tcp *t,
+			      const struct nvmf_port *port);
 const struct nvmf_tcp_stats *nvmf_tcp_stats(const struct nvmf_tcp *t);
 
 #endif

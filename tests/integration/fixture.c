@@ -12,7 +12,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -148,13 +151,32 @@ bool fx_alive(struct fx_daemon *d)
 static int spawn(struct fx_daemon *d, const char *const *args,
 		 const char *log_path)
 {
-	const char *argv[32];
+	const char *argv[40];
+	bool has_sock = false, has_data = false;
 	size_t n = 0;
 	pid_t pid;
 
 	argv[n++] = bloxd_path();
-	for (; *args && n < 31; args++)
+	for (; *args && n < 31; args++) {
+		has_sock |= !strcmp(*args, "--admin-socket");
+		has_data |= !strcmp(*args, "--data-dir");
 		argv[n++] = *args;
+	}
+	/* Never the machine's socket or data directory. */
+	if (!has_sock) {
+		snprintf(d->admin_sock, sizeof(d->admin_sock),
+			 "/tmp/bloxd-adm-%d-%lx.sock", (int)getpid(),
+			 (unsigned long)(uintptr_t)d & 0xffffff);
+		argv[n++] = "--admin-socket";
+		argv[n++] = d->admin_sock;
+	}
+	if (!has_data) {
+		snprintf(d->own_data, sizeof(d->own_data), "/tmp/bloxd-data-XXXXXX");
+		if (!mkdtemp(d->own_data))
+			return -errno;
+		argv[n++] = "--data-dir";
+		argv[n++] = d->own_data;
+	}
 	argv[n] = NULL;
 
 	pid = fork();
@@ -305,6 +327,23 @@ int fx_start_argv(struct fx_daemon *d, const char *const *argv,
 	return rc;
 }
 
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Remove the data directory made for the daemon, with what is in it. */
+static void remove_own_data(struct fx_daemon *d)
+{
+	if (d->own_data[0])
+		nftw(d->own_data, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	d->own_data[0] = '\0';
+}
+
 int fx_stop(struct fx_daemon *d)
 {
 	int64_t end;
@@ -325,6 +364,7 @@ int fx_stop(struct fx_daemon *d)
 		}
 	}
 	cleanup_dir(d);
+	remove_own_data(d);
 	return d->exit_code;
 }
 
@@ -335,6 +375,9 @@ int fx_kill(struct fx_daemon *d, int sig)
 		reap(d, 0);
 	}
 	cleanup_dir(d);
+	remove_own_data(d);
+	if (d->admin_sock[0])
+		unlink(d->admin_sock);
 	return d->exit_code;
 }
 

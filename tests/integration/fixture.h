@@ -29,6 +29,8 @@ struct fx_daemon {
 	uint16_t nvm_port; /* NVM + discovery listener */
 	uint16_t disc_port; /* discovery-only listener */
 	int exit_code; /* after fx_stop: exit status, 128+signal, or -1 */
+	char admin_sock[108]; /* its admin API socket (--admin-socket) */
+	char own_data[64]; /* data dir made for it when none was given */
 };
 
 /*

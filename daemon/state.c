@@ -1,0 +1,141 @@
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static json_object *listener_json(const struct nvmf_port *p)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "address", json_object_new_string(p->addr));
+	json_object_object_add(o, "port", json_object_new_int(atoi(p->svcid)));
+	if (p->discovery_only)
+		json_object_object_add(o, "discovery_only", json_object_new_boolean(1));
+	return o;
+}
+
+static json_object *ns_json(const struct nvmf_ns *ns)
+{
+	json_object *o = ns->params ? json_tokener_parse(ns->params) : NULL;
+
+	if (!o)
+		return NULL;
+	/* The nsid it got, so that a restart gives it the same one. */
+	json_object_object_add(o, "nsid", json_object_new_int64(ns->nsid));
+	return o;
+}
+
+static json_object *subsys_json(const struct nvmf_subsys *s)
+{
+	json_object *o = json_object_new_object(), *hosts, *nss;
+	const struct nvmf_host *h;
+	const struct nvmf_ns *ns;
+
+	json_object_object_add(o, "nqn", json_object_new_string(s->nqn));
+	if (s->serial[0])
+		json_object_object_add(o, "serial", json_object_new_string(s->serial));
+	if (s->model[0])
+		json_object_object_add(o, "model", json_object_new_string(s->model));
+	json_object_object_add(o, "allow_any_host",
+			       json_object_new_boolean(s->allow_any_host));
+	hosts = json_object_new_array();
+	TAILQ_FOREACH(h, &s->hosts, link)
+		json_object_array_add(hosts, json_object_new_string(h->nqn));
+	json_object_object_add(o, "hosts", hosts);
+	nss = json_object_new_array();
+	TAILQ_FOREACH(ns, &s->namespaces, link) {
+		json_object *n = ns_json(ns);
+
+		if (n)
+			json_object_array_add(nss, n);
+	}
+	json_object_object_add(o, "namespaces", nss);
+	return o;
+}
+
+char *blox_state_json(const struct nvmf_tgt *tgt, const char *devices_json)
+{
+	json_object *root = json_object_new_object(), *arr;
+	const struct nvmf_port *p;
+	const struct nvmf_subsys *s;
+	char *text;
+
+	if (!root)
+		return NULL;
+	arr = json_object_new_array();
+	TAILQ_FOREACH(p, &tgt->ports, link)
+		json_object_array_add(arr, listener_json(p));
+	json_object_object_add(root, "listeners", arr);
+	if (devices_json) {
+		json_object *d = json_tokener_parse(devices_json);
+
+		if (d)
+			json_object_object_add(root, "devices", d);
+	}
+	arr = json_object_new_array();
+	TAILQ_FOREACH(s, &tgt->subsystems, link)
+		json_object_array_add(arr, subsys_json(s));
+	json_object_object_add(root, "subsystems", arr);
+	text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								    JSON_C_TO_STRING_SPACED));
+	json_object_put(root);
+	return text;
+}
+
+static int fail_errno(char *err, size_t errlen, const char *what, const char *path)
+{
+	int e = errno;
+
+	snprintf(err, errlen, "%s %s: %s", what, path, strerror(e));
+	return -e;
+}
+
+int blox_state_write(const char *path, const char *text, char *err,
+		     size_t errlen)
+{
+	char tmp[4200], dir[4200];
+	size_t len = strlen(text), off = 0;
+	int fd, rc = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
+		snprintf(err, errlen, "state file path too long");
+		return -ENAMETOOLONG;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return fail_errno(err, errlen, "create", tmp);
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = fail_errno(err, errlen, "write", tmp);
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (!rc && fsync(fd))
+		rc = fail_errno(err, errlen, "fsync", tmp);
+	close(fd);
+	if (!rc && rename(tmp, path))
+		rc = fail_errno(err, errlen, "rename to", path);
+	if (rc) {
+		unlink(tmp);
+		return rc;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (fsync(fd))
+			rc = fail_errno(err, errlen, "fsync directory of", path);
+		close(fd);
+	}
+	return rc;
+}
