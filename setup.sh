@@ -53,9 +53,14 @@ build)
 run)
 	install_pkgs "${BUILD_PKGS[@]}"
 	build "$top/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-	# Without root, keep the flash of file-backed namespaces in ./data.
+	# Without root, keep the flash of file-backed namespaces (and the admin
+	# socket) in ./data.
 	if [ "$(id -u)" -ne 0 ] && ! printf '%s\n' "$@" | grep -q -- '--data-dir'; then
 		set -- --data-dir "$top/data" "$@"
+	fi
+	if [ "$(id -u)" -ne 0 ] && ! printf '%s\n' "$@" | grep -q -- '--admin-socket'; then
+		mkdir -p "$top/data"
+		set -- --admin-socket "$top/data/bloxd.sock" "$@"
 	fi
 	exec "$top/build/daemon/bloxd" "$@"
 	;;

@@ -87,9 +87,6 @@ static void stop_cb(evutil_socket_t sig, short what, void *arg)
 		return;
 	d->stopping = true;
 	blox_log(&d->log, BLOX_LOG_INFO, "signal %d: shutting down", (int)sig);
-	/* No admin changes while the target drains. */
-	blox_admin_destroy(d->admin);
-	d->admin = NULL;
 	TAILQ_FOREACH(p, &d->tgt.ports, link)
 		nvmf_tcp_unlisten(d->tcp, p);
 	nvmf_tgt_close_ctrls(&d->tgt);
