@@ -1,0 +1,282 @@
+/*
+ * The admin plane end to end: a running bloxd driven through bloxctl
+ * (path in $BLOXCTL). Namespaces created and deleted while a controller
+ * of the project's initiator is connected (AEN, Changed Namespace List,
+ * Identify, I/O), refusals with their exit codes, JSON output, stats,
+ * then a restart of bloxd from its state file with a nand namespace's
+ * data still there.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+#define SUBNQN "nqn.2026-12.io.blox:adm"
+#define NVME_LOG_CHANGED_NS 0x04
+#define NVME_FEAT_ASYNC_EVENT 0x0b
+#define AEN_NS_ATTR (1u << 8)
+
+static const char subsystems[] =
+	"[ { \"nqn\": \"" SUBNQN "\", \"allow_any_host\": true,"
+	"    \"namespaces\": [ {\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\"} ] } ]";
+
+struct env {
+	struct fx_daemon d;
+	char data[64];
+	char out[65536];
+	uint64_t seed;
+};
+
+static const char *bloxctl(void)
+{
+	const char *p = getenv("BLOXCTL");
+
+	return p ? p : "bloxctl";
+}
+
+/* Run "bloxctl -s SOCK <args>", output (stdout+stderr) in e->out; exit code. */
+static int run(struct env *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int run(struct env *e, const char *fmt, ...)
+{
+	char args[2048], cmd[4096];
+	va_list ap;
+	size_t n = 0;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "%s -s %s %s 2>&1", bloxctl(), e->d.admin_sock, args);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (n + 1 < sizeof(e->out)) {
+		size_t k = fread(e->out + n, 1, sizeof(e->out) - 1 - n, p);
+
+		if (k == 0)
+			break;
+		n += k;
+	}
+	e->out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int start(struct env *e, const char *subs)
+{
+	struct fx_start_opts o = { .data_dir = e->data };
+
+	return fx_start_opts(&e->d, subs, &o);
+}
+
+static int group_setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -1;
+	e->seed = fx_seed("test_admin");
+	snprintf(e->data, sizeof(e->data), "/tmp/bloxd-adm-data-XXXXXX");
+	if (!mkdtemp(e->data) || start(e, subsystems)) {
+		free(e);
+		return -1;
+	}
+	*state = e;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	struct env *e = *state;
+	char cmd[128];
+
+	if (e && e->d.pid)
+		fx_stop(&e->d);
+	if (e) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", e->data);
+		if (system(cmd))
+			fprintf(stderr, "test_admin: could not remove %s\n", e->data);
+	}
+	free(e);
+	return 0;
+}
+
+static void test_status_and_errors(void **state)
+{
+	struct env *e = *state;
+
+	assert_int_equal(run(e, "status"), 0);
+	assert_non_null(strstr(e->out, BLOX_VERSION));
+	/* NOT_FOUND = 2, with a one-line reason. */
+	assert_int_equal(run(e, "ns show %s 9", SUBNQN), 2);
+	assert_non_null(strstr(e->out, "namespace 9 not found in " SUBNQN));
+	assert_int_equal(run(e, "subsys show nqn.2026-12.io.blox:none"), 2);
+	/* INVALID_ARGUMENT = 1: the config parser's own checks. */
+	assert_int_equal(run(e, "ns create %s --size 4097 --backend ram", SUBNQN), 1);
+	assert_int_equal(run(e, "ns create %s --size 1M --backend tape", SUBNQN), 1);
+	/* ALREADY_EXISTS = 3. */
+	assert_int_equal(run(e, "ns create %s --nsid 1 --size 1M --backend ram", SUBNQN), 3);
+	assert_int_equal(run(e, "subsys create %s", SUBNQN), 3);
+	/* A daemon that is not there: UNAVAILABLE = 7. */
+	{
+		char cmd[512];
+		int st;
+
+		snprintf(cmd, sizeof(cmd), "%s -s /tmp/no-such-bloxd.sock status >/dev/null 2>&1",
+			 bloxctl());
+		st = system(cmd);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 7);
+	}
+}
+
+static uint32_t changed_ns_has(struct ini_queue *admin, uint32_t nsid)
+{
+	uint32_t list[1024] = { 0 };
+
+	assert_int_equal(ini_get_log(admin, NVME_LOG_CHANGED_NS, 0xffffffff, 0, list,
+				     sizeof(list)),
+			 0);
+	for (int i = 0; i < 1024 && list[i]; i++)
+		if (list[i] == nsid || list[i] == 0xffffffff)
+			return 1;
+	return 0;
+}
+
+/* Create while connected: the host hears of it and can use it; delete. */
+static void test_ns_create_delete_live(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c;
+	struct ini_req aer;
+	static struct nvme_id_ns id;
+	struct ini_req rd;
+	uint8_t buf[4096];
+
+	assert_int_equal(fx_ctrl(&e->d, SUBNQN, NULL, 1, NULL, &c), 0);
+	assert_int_equal(ini_set_features(c->admin, NVME_FEAT_ASYNC_EVENT, AEN_NS_ATTR,
+					  NULL),
+			 0);
+	ini_req_init(&aer, nvme_admin_async_event, 0, NULL, 0, INI_DIR_NONE);
+	assert_int_equal(ini_submit(c->admin, &aer), 0);
+
+	assert_int_equal(run(e, "ns create %s --nsid 2 --size 64M --backend ram", SUBNQN), 0);
+	assert_int_equal(ini_wait(c->admin, &aer), 0);
+	assert_int_equal(ini_status(&aer.cqe), 0);
+	/* Notice (2), Namespace Attribute Changed (0), log page 04h. */
+	assert_int_equal(aer.cqe.result & 0x7, 2);
+	assert_int_equal((aer.cqe.result >> 8) & 0xff, 0);
+	assert_int_equal((aer.cqe.result >> 16) & 0xff, NVME_LOG_CHANGED_NS);
+	assert_true(changed_ns_has(c->admin, 2));
+	assert_int_equal(ini_identify(c->admin, 0, 2, 0, &id), 0);
+	assert_int_equal(id.nsze, (64u << 20) / 4096);
+	assert_int_equal(fx_rw_check(c->io[0], 2, 7, 4096), 0);
+
+	/* In use: FAILED_PRECONDITION (4) unless forced. */
+	assert_int_equal(run(e, "ns delete %s 2", SUBNQN), 4);
+	assert_non_null(strstr(e->out, "in use"));
+	assert_int_equal(fx_rw_check(c->io[0], 2, 8, 4096), 0);
+	assert_int_equal(run(e, "ns delete %s 2 --force", SUBNQN), 0);
+	ini_req_rw(&rd, nvme_cmd_read, 2, 0, 1, buf, sizeof(buf));
+	assert_int_equal(ini_exec(c->io[0], &rd), 0);
+	assert_int_equal(INI_SC_CODE(ini_status(&rd.cqe)), NVME_SC_INVALID_NS);
+	/* Namespace 1 carries on. */
+	assert_int_equal(fx_rw_check(c->io[0], 1, 9, 4096), 0);
+	assert_int_equal(run(e, "ctrl list"), 0);
+	assert_non_null(strstr(e->out, SUBNQN));
+	ini_ctrl_destroy(c);
+}
+
+static void test_json_and_stats(void **state)
+{
+	struct env *e = *state;
+	json_object *o, *arr;
+	int lines = 0;
+
+	assert_int_equal(run(e, "ns create %s --nsid 3 --size 8M --backend ram", SUBNQN), 0);
+	assert_int_equal(run(e, "--json ns list %s", SUBNQN), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "namespaces", &arr));
+	assert_int_equal(json_object_array_length(arr), 2);
+	json_object_put(o);
+
+	assert_int_equal(run(e, "--json stats %s 1", SUBNQN), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	json_object_put(o);
+	assert_int_equal(run(e, "stats --watch --interval 100 --count 3"), 0);
+	for (const char *p = e->out; (p = strstr(p, SUBNQN)); p++)
+		lines++;
+	assert_true(lines >= 3);
+	assert_int_equal(run(e, "stats %s 77", SUBNQN), 2);
+}
+
+/* A nand namespace made through the API, and the state, survive a restart. */
+static void test_restart_keeps_state(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c;
+	uint8_t wbuf[8192], rbuf[8192];
+	struct ini_req r;
+
+	assert_int_equal(run(e, "ns create %s --nsid 4 --size 32M --backend nand "
+				"--channels 2 --dies-per-channel 1 --pages-per-block 96",
+			     SUBNQN),
+			 0);
+	assert_int_equal(run(e, "subsys create nqn.2026-12.io.blox:adm2 --serial ADM2"), 0);
+	assert_int_equal(run(e, "host allow nqn.2026-12.io.blox:adm2 %s", FX_HOST_A), 0);
+	assert_int_equal(fx_ctrl(&e->d, SUBNQN, NULL, 1, NULL, &c), 0);
+	fx_fill_random(wbuf, sizeof(wbuf), &e->seed);
+	assert_int_equal(ini_write(c->io[0], 4, 100, 2, wbuf, sizeof(wbuf), false), 0);
+	assert_int_equal(ini_flush(c->io[0], 4), 0);
+	ini_ctrl_destroy(c);
+
+	{
+		/* No config at all now: the state file (with its listeners) wins. */
+		uint16_t p1 = e->d.nvm_port, p2 = e->d.disc_port;
+		const char *argv[] = { "--data-dir", e->data, "--log-level", "1", NULL };
+
+		assert_int_equal(fx_stop(&e->d), 0);
+		assert_int_equal(fx_start_argv(&e->d, argv, FX_ADDR, p1, p2), 0);
+	}
+	assert_int_equal(run(e, "ns show %s 4", SUBNQN), 0);
+	assert_int_equal(run(e, "ns show %s 3", SUBNQN), 0);
+	assert_int_equal(run(e, "ns show %s 2", SUBNQN), 2);
+	assert_int_equal(run(e, "subsys show nqn.2026-12.io.blox:adm2"), 0);
+	assert_non_null(strstr(e->out, FX_HOST_A));
+	assert_int_equal(fx_ctrl(&e->d, SUBNQN, NULL, 1, NULL, &c), 0);
+	ini_req_rw(&r, nvme_cmd_read, 4, 100, 2, rbuf, sizeof(rbuf));
+	assert_int_equal(ini_exec(c->io[0], &r), 0);
+	assert_int_equal(ini_status(&r.cqe), 0);
+	assert_memory_equal(wbuf, rbuf, sizeof(wbuf));
+	ini_ctrl_destroy(c);
+	/* Deleting it removes its flash; the state follows. */
+	assert_int_equal(run(e, "ns delete %s 4", SUBNQN), 0);
+	assert_int_equal(run(e, "subsys delete nqn.2026-12.io.blox:adm2"), 0);
+	assert_int_equal(run(e, "config save"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_and_errors),
+		cmocka_unit_test(test_ns_create_delete_live),
+		cmocka_unit_test(test_json_and_stats),
+		cmocka_unit_test(test_restart_keeps_state),
+	};
+
+	return fx_finish(cmocka_run_group_tests(tests, group_setup, group_teardown));
+}
