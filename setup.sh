@@ -14,7 +14,7 @@ BUILD_PKGS=(build-essential cmake pkg-config libevent-dev libssl-dev
 	libprotobuf-c-dev protobuf-c-compiler libcmocka-dev libisal-dev
 	libnvme-dev libjson-c-dev)
 # The interop test's harness installs QEMU and the guest tools itself.
-TEST_PKGS=(iproute2 procps)
+TEST_PKGS=(iproute2 procps openssl)
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

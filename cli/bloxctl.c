@@ -6,6 +6,9 @@
  */
 #include <errno.h>
 #include <json-c/json.h>
+#include <netdb.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -35,6 +38,9 @@ static void on_sigint(int sig)
 
 struct ctl {
 	const char *sock;
+	const char *connect, *cert, *key, *ca; /* TLS to HOST:PORT instead */
+	SSL_CTX *ssl_ctx;
+	SSL *ssl;
 	bool json;
 	int timeout_ms;
 	int fd;
@@ -55,9 +61,69 @@ static int usage_err(const char *fmt, ...)
 	return EX_USAGE;
 }
 
+static int tls_fail(const char *what)
+{
+	unsigned long e = ERR_get_error();
+
+	fprintf(stderr, "bloxctl: TLS %s: %s\n", what,
+		e ? ERR_reason_error_string(e) : "failed");
+	return ADM_S_UNAVAILABLE;
+}
+
+/* TCP to c->connect, then a TLS handshake with our certificate. */
+static int tls_connect(struct ctl *c)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL, *ai;
+	char host[256];
+	uint32_t port;
+	char ports[8];
+
+	if (!c->cert || !c->key || !c->ca)
+		return usage_err("--connect needs --cert, --key and --ca");
+	if (cli_parse_addr(c->connect, host, sizeof(host), &port))
+		return usage_err("--connect: HOST:PORT or [V6ADDR]:PORT");
+	snprintf(ports, sizeof(ports), "%u", port);
+	if (getaddrinfo(host, ports, &hints, &res)) {
+		fprintf(stderr, "bloxctl: cannot resolve %s\n", host);
+		return ADM_S_UNAVAILABLE;
+	}
+	for (ai = res; ai; ai = ai->ai_next) {
+		c->fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+		if (c->fd >= 0 && connect(c->fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = -1;
+	}
+	freeaddrinfo(res);
+	if (c->fd < 0) {
+		fprintf(stderr, "bloxctl: cannot connect to %s: %s\n", c->connect,
+			strerror(errno));
+		return ADM_S_UNAVAILABLE;
+	}
+	c->ssl_ctx = SSL_CTX_new(TLS_client_method());
+	if (!c->ssl_ctx)
+		return tls_fail("context");
+	SSL_CTX_set_min_proto_version(c->ssl_ctx, TLS1_2_VERSION);
+	if (SSL_CTX_use_certificate_chain_file(c->ssl_ctx, c->cert) != 1)
+		return tls_fail("certificate");
+	if (SSL_CTX_use_PrivateKey_file(c->ssl_ctx, c->key, SSL_FILETYPE_PEM) != 1)
+		return tls_fail("key");
+	if (SSL_CTX_load_verify_locations(c->ssl_ctx, c->ca, NULL) != 1)
+		return tls_fail("CA");
+	SSL_CTX_set_verify(c->ssl_ctx, SSL_VERIFY_PEER, NULL);
+	c->ssl = SSL_new(c->ssl_ctx);
+	if (!c->ssl || !SSL_set_fd(c->ssl, c->fd) || SSL_connect(c->ssl) != 1)
+		return tls_fail("handshake");
+	return 0;
+}
+
 static int ctl_connect(struct ctl *c)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+	if (c->connect)
+		return tls_connect(c);
 
 	if (strlen(c->sock) >= sizeof(sun.sun_path)) {
 		fprintf(stderr, "bloxctl: socket path too long\n");
@@ -73,10 +139,20 @@ static int ctl_connect(struct ctl *c)
 	return 0;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+static ssize_t ctl_write(struct ctl *c, const uint8_t *p, size_t n)
+{
+	return c->ssl ? SSL_write(c->ssl, p, (int)n) : write(c->fd, p, n);
+}
+
+static ssize_t ctl_read(struct ctl *c, uint8_t *p, size_t n)
+{
+	return c->ssl ? SSL_read(c->ssl, p, (int)n) : read(c->fd, p, n);
+}
+
+static int write_all(struct ctl *c, const uint8_t *p, size_t n)
 {
 	while (n) {
-		ssize_t k = write(fd, p, n);
+		ssize_t k = ctl_write(c, p, n);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -103,7 +179,7 @@ static int send_req(struct ctl *c, unsigned method, uint8_t flags, uint32_t id,
 	adm_hdr_encode(&h, f);
 	if (plen)
 		protobuf_c_message_pack(in, f + ADM_HDR_LEN);
-	rc = write_all(c->fd, f, ADM_HDR_LEN + plen);
+	rc = write_all(c, f, ADM_HDR_LEN + plen);
 	free(f);
 	return rc;
 }
@@ -115,14 +191,14 @@ static int read_frame(struct ctl *c, struct adm_hdr *h, int timeout_ms)
 
 	while (have < need) {
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
-		int r = poll(&p, 1, timeout_ms);
+		int r = c->ssl && SSL_pending(c->ssl) ? 1 : poll(&p, 1, timeout_ms);
 		ssize_t n;
 
 		if (r < 0 && errno == EINTR)
 			return -EINTR;
 		if (r == 0)
 			return -ETIMEDOUT;
-		n = read(c->fd, c->buf + have, need - have);
+		n = ctl_read(c, c->buf + have, need - have);
 		if (n < 0 && errno == EINTR)
 			return -EINTR;
 		if (n <= 0)
@@ -530,6 +606,7 @@ static const char help_text[] =
 	"\n"
 	"SIZE: bytes, or with K/M/G/T (powers of 1024, e.g. 512M, 4G, 1GiB).\n"
 	"Options: -s/--socket PATH (default $BLOXCTL_SOCKET, else " DEFAULT_SOCKET "),\n"
+	"  --connect HOST:PORT --cert F --key F --ca F (TLS to bloxd --admin-tls instead),\n"
 	"  --json (machine output), --timeout SEC (default 10), -h/--help, -V/--version.\n"
 	"Exit codes: 0 OK, 1 INVALID_ARGUMENT, 2 NOT_FOUND, 3 ALREADY_EXISTS,\n"
 	"  4 FAILED_PRECONDITION, 5 RESOURCE_EXHAUSTED, 6 PERMISSION_DENIED,\n"
@@ -971,6 +1048,14 @@ int main(int argc, char **argv)
 			c.json = true;
 		} else if ((!strcmp(o, "-s") || !strcmp(o, "--socket")) && i + 1 < argc) {
 			c.sock = argv[++i];
+		} else if (!strcmp(o, "--connect") && i + 1 < argc) {
+			c.connect = argv[++i];
+		} else if (!strcmp(o, "--cert") && i + 1 < argc) {
+			c.cert = argv[++i];
+		} else if (!strcmp(o, "--key") && i + 1 < argc) {
+			c.key = argv[++i];
+		} else if (!strcmp(o, "--ca") && i + 1 < argc) {
+			c.ca = argv[++i];
 		} else if (!strcmp(o, "--timeout") && i + 1 < argc) {
 			uint32_t v;
 
@@ -987,6 +1072,12 @@ int main(int argc, char **argv)
 	if (!c.buf)
 		return ADM_S_RESOURCE_EXHAUSTED;
 	rc = run_cmd(&c, argc - i, argv + i);
+	if (c.ssl) {
+		SSL_shutdown(c.ssl);
+		SSL_free(c.ssl);
+	}
+	if (c.ssl_ctx)
+		SSL_CTX_free(c.ssl_ctx);
 	if (c.fd >= 0)
 		close(c.fd);
 	free(c.buf);

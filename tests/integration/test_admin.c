@@ -269,6 +269,66 @@ static void test_restart_keeps_state(void **state)
 	assert_int_equal(run(e, "config save"), 0);
 }
 
+/* The admin API over TLS: a client certificate of the CA gets in, others do not. */
+static void test_tls(void **state)
+{
+	struct env *e = *state;
+	struct fx_daemon d2;
+	char dir[64], cmd[4096], lis[32], tls[32], certs[512];
+	uint16_t port = fx_free_port(FX_ADDR), tport;
+	int st;
+
+	snprintf(dir, sizeof(dir), "/tmp/bloxd-tls-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && (openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem"
+		 " -days 2 -subj /CN=blox-test-ca &&"
+		 " for n in srv cli; do openssl req -newkey rsa:2048 -nodes -keyout $n.key"
+		 " -out $n.csr -subj /CN=$n && openssl x509 -req -in $n.csr -CA ca.pem"
+		 " -CAkey ca.key -CAcreateserial -out $n.pem -days 2 || exit 1; done &&"
+		 " openssl req -x509 -newkey rsa:2048 -nodes -keyout rogue.key -out rogue.pem"
+		 " -days 2 -subj /CN=rogue) >/dev/null 2>&1",
+		 dir);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "test_admin: openssl could not make certificates\n");
+		fail();
+	}
+	do {
+		tport = fx_free_port(FX_ADDR);
+	} while (tport == port);
+	snprintf(lis, sizeof(lis), "%s:%u", FX_ADDR, port);
+	snprintf(tls, sizeof(tls), "%s:%u", FX_ADDR, tport);
+	{
+		char cert[128], key[128], ca[128];
+		const char *argv[] = { "-l", lis, "--admin-tls", tls, "--admin-tls-cert", cert,
+				       "--admin-tls-key", key, "--admin-tls-ca", ca,
+				       "--log-level", "1", NULL };
+
+		snprintf(cert, sizeof(cert), "%s/srv.pem", dir);
+		snprintf(key, sizeof(key), "%s/srv.key", dir);
+		snprintf(ca, sizeof(ca), "%s/ca.pem", dir);
+		assert_int_equal(fx_start_argv(&d2, argv, FX_ADDR, port, 0), 0);
+	}
+	snprintf(certs, sizeof(certs), "--cert %s/cli.pem --key %s/cli.key --ca %s/ca.pem",
+		 dir, dir, dir);
+	snprintf(cmd, sizeof(cmd), "%s --connect %s %s status >/dev/null 2>&1", bloxctl(),
+		 tls, certs);
+	st = system(cmd);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "%s --connect %s --cert %s/rogue.pem --key %s/rogue.key --ca %s/ca.pem status"
+		 " >/dev/null 2>&1",
+		 bloxctl(), tls, dir, dir, dir);
+	st = system(cmd);
+	assert_true(WIFEXITED(st));
+	assert_int_not_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(fx_stop(&d2), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	(void)e;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_ns_create_delete_live),
 		cmocka_unit_test(test_json_and_stats),
 		cmocka_unit_test(test_restart_keeps_state),
+		cmocka_unit_test(test_tls),
 	};
 
 	return fx_finish(cmocka_run_group_tests(tests, group_setup, group_teardown));
