@@ -138,10 +138,11 @@ void adm_closure(const ProtobufCMessage *msg, void *closure_data)
 {
 	struct adm_req *r = closure_data;
 
-	if (!msg && r->status == ADM_S_OK)
-		adm_fail(r, ADM_S_INTERNAL, "no answer");
+	/* Cancelled first: a cancelled stream ends without a message. */
 	if (r->cancelled && r->status == ADM_S_OK)
 		adm_fail(r, ADM_S_CANCELLED, "cancelled");
+	if (!msg && r->status == ADM_S_OK)
+		adm_fail(r, ADM_S_INTERNAL, "no answer");
 	if (r->conn)
 		send_frame(r->conn, r->id, r->method, 0, r->status,
 			   r->status ? r->msg : NULL, r->status ? NULL : msg);
@@ -321,8 +322,11 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
 	struct adm_conn *c = arg;
 
 	if (what & BEV_EVENT_TIMEOUT) {
-		/* Idle: fine while a stream or a wait is running. */
-		if (c->nr_reqs && !c->closing) {
+		/* Idle: fine while a stream or a wait is running, or while
+		 * answers are still owed (a client slow to read them). */
+		if ((c->nr_reqs ||
+		     evbuffer_get_length(bufferevent_get_output(bev))) &&
+		    !c->closing) {
 			bufferevent_enable(bev, EV_READ);
 			return;
 		}

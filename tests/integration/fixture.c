@@ -267,7 +267,8 @@ int fx_start(struct fx_daemon *d, const char *subsystems_json)
 int fx_start_opts(struct fx_daemon *d, const char *subsystems_json,
 		  const struct fx_start_opts *o)
 {
-	const char *args[8] = { "-c", d->cfg, "--log-level", log_level(), NULL };
+	const char *args[24] = { "-c", d->cfg, "--log-level", log_level(), NULL };
+	size_t n = 4;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
@@ -289,9 +290,13 @@ int fx_start_opts(struct fx_daemon *d, const char *subsystems_json,
 	if (o && o->log_level)
 		args[3] = o->log_level;
 	if (o && o->data_dir) {
-		args[4] = "--data-dir";
-		args[5] = o->data_dir;
+		args[n++] = "--data-dir";
+		args[n++] = o->data_dir;
 	}
+	for (size_t i = 0; o && o->extra_args && o->extra_args[i] &&
+			   n < sizeof(args) / sizeof(args[0]) - 1; i++)
+		args[n++] = o->extra_args[i];
+	args[n] = NULL;
 	rc = spawn(d, args, o ? o->log_path : NULL);
 	if (rc)
 		goto remove_dir;

@@ -45,6 +45,8 @@ struct fx_start_opts {
 	const char *data_dir; /* --data-dir */
 	const char *log_path; /* bloxd's stdout and stderr, appended */
 	const char *log_level; /* --log-level; NULL: $BLOX_TEST_LOG_LEVEL or 1 */
+	/* NULL-terminated, appended to bloxd's arguments (at most 16). */
+	const char *const *extra_args;
 };
 /* fx_start() with options; @o NULL is fx_start(). */
 int fx_start_opts(struct fx_daemon *d, const char *subsystems_json,
