@@ -24,10 +24,12 @@ void ftl_config_default(struct ftl_config *cfg)
 		.write_buffer_pages = 64,
 		.volatile_cache = true,
 		.gc_policy = FTL_GC_GREEDY,
-		.gc_idle_permille = 250,
-		.gc_bg_permille = 120,
-		.gc_fg_permille = 60,
-		.gc_urgent_permille = 30,
+		/* Of the spare superblocks (ftl.h), with floors. */
+		.gc_idle_permille = 500,
+		.gc_bg_permille = 200,
+		.gc_fg_permille = 100,
+		.gc_urgent_permille = 50,
+		.gc_min_invalid_permille = 100,
 		.wl_threshold = 64,
 		.idle_ns = 50 * 1000 * 1000ull,
 	};
@@ -85,6 +87,14 @@ void ftl_progress(struct ftl *f)
 	while ((io = TAILQ_FIRST(&again))) {
 		TAILQ_REMOVE(&again, io, link);
 		ftl_io_resume(f, io);
+	}
+	/* Writers paced by GC, once it earned them a credit. */
+	if (ftl_gc_pace_ready(f)) {
+		TAILQ_CONCAT(&again, &f->gc.pace_wait, link);
+		while ((io = TAILQ_FIRST(&again))) {
+			TAILQ_REMOVE(&again, io, link);
+			ftl_io_resume(f, io);
+		}
 	}
 	/* Durability waiters whose programs are all done. */
 	TAILQ_FOREACH_SAFE(io, &f->durable_wait, link, tmp) {
@@ -168,7 +178,7 @@ static void shutdown_step(struct ftl *f)
 {
 	int rc;
 
-	if (f->outstanding || f->gc.active || f->pf.busy)
+	if (f->outstanding || ftl_gc_busy(f) || f->pf.busy)
 		return;
 	rc = ftl_cmt_writeback_all(f);
 	if (rc == -EAGAIN)

@@ -49,8 +49,39 @@ struct ftl_config {
 	uint32_t write_buffer_pages; /* flash pages the write buffer holds */
 	bool volatile_cache; /* writes complete once buffered */
 	enum ftl_gc_policy gc_policy;
-	/* GC levels by free superblocks, in permille of all superblocks. */
+	/*
+	 * GC levels by free superblocks, in permille of the spare superblocks:
+	 * those left once the host capacity and its translation pages are
+	 * stored and one superblock is being collected. Defaults (ftl.c):
+	 * idle 500, background 200, foreground 100, urgent 50. Each is rounded
+	 * to whole superblocks when the instance is created, so a full device
+	 * reaches them on any op_permille. Values above 1000 are allowed (GC
+	 * then runs whenever a victim is worth it); no level exceeds the
+	 * number of superblocks. Floors keep them workable on a small spare:
+	 * urgent at least 2 superblocks (host streams leave the last 2 to GC
+	 * and wait there anyway), foreground at least urgent + 2 (urgent + 1
+	 * with fewer than 8 spare superblocks), background at least
+	 * foreground, idle at least background.
+	 *   idle:       below it, GC runs while the host is idle (idle_ns);
+	 *   background: below it, GC runs; host writes are not held back;
+	 *   foreground: below it, host writes are paced by GC: each unit
+	 *               written outside GC (host data, translation-page
+	 *               write-backs, padding) uses up a credit, which GC earns
+	 *               as it collects: the victim's expected net gain (its
+	 *               invalid units less the translation pages it will write
+	 *               back) spread over its work, the actual gain once its
+	 *               units are moved. So writes and GC interleave and free
+	 *               space holds instead of falling to urgent;
+	 *   urgent:     below it, host writes wait for GC.
+	 * Worth collecting: idle and background GC take a victim with at least
+	 * gc_min_invalid_permille of its units invalid, foreground GC one with
+	 * 1/32, urgent GC (or a host write waiting at the streams' reserve) any
+	 * with an invalid unit. A run that gains less than 1/16 of a
+	 * superblock with no host write or trim meanwhile stops GC (but for
+	 * urgent) until the host writes or trims again.
+	 */
 	uint32_t gc_idle_permille, gc_bg_permille, gc_fg_permille, gc_urgent_permille;
+	uint32_t gc_min_invalid_permille;
 	uint32_t wl_threshold; /* erase-count spread that starts static WL */
 	uint64_t idle_ns; /* idle time before hot-region prefetch */
 };
@@ -141,6 +172,10 @@ struct ftl_stats {
 	uint64_t flash_programs, flash_erases;
 	uint64_t units_written_host, units_written_gc, units_written_tp, units_padded;
 	uint64_t gc_runs, gc_units_moved, wl_runs;
+	/* Translation pages GC read (CMT misses) and wrote back (batches). */
+	uint64_t gc_tp_reads, gc_tp_writebacks;
+	uint64_t gc_paced; /* times a host write waited for a GC credit */
+	uint64_t tp_pages_held; /* translation pages held for the data they map */
 	uint64_t free_superblocks, superblocks;
 	uint32_t max_erase, min_erase;
 	uint64_t recovered_units; /* applied from the OOB scan */

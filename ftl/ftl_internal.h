@@ -4,7 +4,8 @@
  *   map.c       GTD and CMT (DFTL), MDC and hot-region glue, lookups
  *   write.c     streams, write buffer, programs, flush and durability
  *   read.c      the read path
- *   gc.c        garbage collection and wear leveling
+ *   gc.c        garbage collection: moving victims, erasing them
+ *   gc_policy.c GC levels, victims (and wear leveling), host pacing
  *   recovery.c  checkpoints and the OOB scan
  *   ftl.c       life cycle, submit/process, stats
  *
@@ -25,6 +26,8 @@
 #define FTL_CKPT_SBS 2 /* superblocks reserved for checkpoints */
 #define FTL_OOB_MAGIC 0x424c4f58u /* "BLOX" */
 #define FTL_MAX_SLOTS 16
+/* Free superblocks host streams leave to GC and translation pages. */
+#define FTL_HOST_RESERVE_SBS 2
 
 enum ftl_unit_kind {
 	UK_NONE = 0,
@@ -46,7 +49,15 @@ struct ftl_oob {
 	uint32_t magic;
 	uint32_t nslots;
 	struct ftl_oob_slot slot[FTL_MAX_SLOTS];
+	/*
+	 * FTL_OOB_STREAM_TAG() of the stream that programmed the page, for
+	 * recovery to reopen it; 0: a checkpoint page, or a page written
+	 * before this field existed (the bytes past slot[] were zero).
+	 */
+	uint32_t stream;
 };
+
+#define FTL_OOB_STREAM_TAG(s) ((uint32_t)(s) + 1u)
 
 enum sb_state {
 	SB_FREE,
@@ -84,6 +95,20 @@ struct ftl_wbuf {
 	uint32_t fpid; /* flash page: ppn / slots */
 	uint32_t used; /* slots filled */
 	uint64_t ticket; /* program order, once submitted */
+	uint32_t stream; /* enum ftl_stream filling it */
+	uint32_t gen; /* bumped each time it is taken for a page */
+	/*
+	 * A translation-stream page is held (ticketed and on the in-flight
+	 * list, not yet submitted) until the data pages holding units its
+	 * translation pages map are programmed: those in flight before it,
+	 * and those filling when it was full (dep, by generation).
+	 */
+	bool held;
+	uint32_t ndeps;
+	struct {
+		struct ftl_wbuf *wb;
+		uint32_t gen;
+	} dep[ST_COUNT];
 	uint8_t *data;
 	struct ftl_oob oob;
 	uint8_t *oob_raw; /* oob_size bytes handed to the NAND op */
@@ -107,6 +132,7 @@ struct ftl_cmt {
 	uint32_t tp, load_ppn;
 	enum cmt_state state;
 	bool dirty;
+	bool gc_loaded; /* GC brought it in: written back when its batch ends */
 	uint32_t *map; /* FTL_TP_ENTRIES PPNs */
 	uint8_t *page; /* flash page bounce buffer while loading */
 	struct nand_op op;
@@ -129,22 +155,86 @@ struct ftl_rd {
 	TAILQ_ENTRY(ftl_rd) link;
 };
 
+/* GC's own flash reads: the OOB of a victim page, or a page's data. */
+#define FTL_GC_READS 16
+
+struct ftl_gc_rd {
+	struct nand_op op;
+	struct ftl *f;
+	uint32_t fpid;
+	bool busy;
+	int status;
+	uint8_t *page; /* page_size bytes */
+	uint8_t *oob_raw; /* oob_size bytes */
+};
+
+/* A valid unit of the victim, from its OOB: moved in translation-page order. */
+struct ftl_gc_ent {
+	uint32_t lba; /* UK_TP: translation page index */
+	uint32_t ppn; /* where it is in the victim */
+	uint32_t kind; /* UK_DATA or UK_TP */
+};
+
+/* Where GC is (gc.tp_waiter.stage). */
+enum gc_state {
+	GC_IDLE,
+	GC_SCAN, /* pass 1: the OOB of every victim page with valid units */
+	GC_READ, /* pass 2: the data pages of a round */
+	GC_MOVE, /* pass 2: moving the round's units */
+	GC_ERASING, /* waiting for the programs, then erasing */
+};
+
+/* Credits are kept in 1/FTL_GC_CREDIT of a unit. */
+#define FTL_GC_CREDIT 65536
+
 struct ftl_gc {
 	bool active;
 	int32_t victim;
-	uint32_t cursor; /* next flash page of the victim to look at */
-	bool reading;
-	uint8_t *page;
-	uint8_t *oob_raw;
-	struct nand_op op;
-	uint32_t pending_moves; /* valid slots of the page read, to move */
-	uint32_t move_idx;
-	uint64_t last_ticket; /* program ticket of the last moved unit */
+	uint32_t cursor; /* pass 1: next flash page of the victim to look at */
+	uint32_t scan_reads; /* pass 1: OOB reads in flight */
+	struct ftl_gc_rd rds[FTL_GC_READS];
+	struct ftl_gc_ent *ents; /* the victim's valid units, units_per_sb at most */
+	uint32_t nent;
+	uint32_t round_start, round_end; /* pass 2: entries of this round */
+	uint32_t move_idx; /* next entry of the round to move */
+	uint32_t round_reads; /* pass 2: data reads in flight */
+	uint32_t groups_max; /* translation pages one round may load */
+	bool rescan; /* units were left after pass 2: a second pass 1 */
+	/* The collected victim waiting for its programs, then erased. */
+	int32_t erase_sb; /* -1: none */
+	uint64_t erase_ticket;
+	bool erase_issued, erase_wl;
 	uint32_t erases_pending;
 	struct nand_op *erase_ops;
 	bool static_wl;
 	bool waiting; /* tp_waiter sits on a wait list */
+	bool running, again; /* gc_continue() is on the stack / called from inside */
 	struct ftl_io tp_waiter; /* GC waits for translation pages like a host */
+
+	/* Levels in free superblocks (ftl_gc_init) and victim thresholds. */
+	uint32_t spare, lvl_idle, lvl_bg, lvl_fg, lvl_urgent;
+	uint32_t min_invalid_bg, min_invalid_fg;
+	uint32_t level; /* enum ftl_gc_level the victim was taken at */
+	uint64_t host_mark; /* host writes + trims when this victim was taken */
+	uint64_t futile_mark; /* GC gained nothing at this mark: wait for the host */
+	bool futile;
+
+	/*
+	 * Pacing (foreground level): credit is what host writes may still
+	 * consume. Every unit written outside the GC stream costs
+	 * FTL_GC_CREDIT; GC earns the victim's expected net gain as it reads
+	 * its OOB and moves its units, and the rest of the actual gain (which
+	 * may be less) when it is erased.
+	 */
+	int64_t credit;
+	TAILQ_HEAD(, ftl_io) pace_wait; /* host writes waiting for a credit */
+	int64_t granted; /* earned so far for this victim */
+	int64_t expect; /* expected net gain of this victim, credit scale */
+	int64_t grant_base; /* granted when pass 2 began */
+	uint32_t scan_pages, scanned; /* pass 1: pages to read, read */
+	uint32_t last_tp_wb; /* translation pages the last victim wrote back */
+	uint32_t victim_written; /* units GC wrote for this victim */
+	uint32_t victim_tp_wb; /* of which translation-page write-backs */
 };
 
 struct ftl {
@@ -248,6 +338,10 @@ void ftl_map_set(struct ftl *f, struct ftl_cmt *e, uint32_t lba, uint32_t ppn);
 int ftl_cmt_writeback_all(struct ftl *f);
 /* Write translation page @tp back if resident and dirty; false: no room now. */
 bool ftl_cmt_writeback_tp(struct ftl *f, uint32_t tp);
+/* The ready entry of @tp without touching the LRU order, or NULL. */
+struct ftl_cmt *ftl_cmt_resident(struct ftl *f, uint32_t tp);
+/* Make @e the first to be evicted (GC is done with a page it loaded). */
+void ftl_cmt_demote(struct ftl *f, struct ftl_cmt *e);
 bool ftl_cmt_any_dirty(const struct ftl *f);
 void ftl_idle_prefetch(struct ftl *f);
 void ftl_prefetch_reset(struct ftl *f);
@@ -268,8 +362,12 @@ void ftl_close_pages(struct ftl *f);
 void ftl_close_stream(struct ftl *f, enum ftl_stream s);
 /* Program ticket covering everything buffered so far. */
 uint64_t ftl_issued_ticket(const struct ftl *f);
-/* GC: copy flash page @fpid (data and OOB) from the write buffer if there. */
-bool ftl_gc_copy_buffered(struct ftl *f, uint32_t fpid);
+/*
+ * GC: copy flash page @fpid (data into @page unless NULL, OOB into @oob)
+ * from the write buffer if it is there (filling or programming).
+ */
+bool ftl_gc_copy_buffered(const struct ftl *f, uint32_t fpid, uint8_t *page,
+			  struct ftl_oob *oob);
 void ftl_host_write_step(struct ftl *f, struct ftl_io *io);
 void ftl_flush_step(struct ftl *f, struct ftl_io *io);
 void ftl_trim_step(struct ftl *f, struct ftl_io *io);
@@ -283,13 +381,50 @@ void ftl_read_step(struct ftl *f, struct ftl_io *io);
 /* gc.c */
 /* Start or continue garbage collection if space is short. */
 void ftl_gc_step(struct ftl *f);
-/* Host writes must wait for GC (urgent level). */
-bool ftl_gc_urgent(const struct ftl *f);
 int ftl_gc_init(struct ftl *f);
 void ftl_gc_fini(struct ftl *f);
 /* Continue GC after a wait (translation page, buffer space). */
 void ftl_gc_resume(struct ftl *f);
 bool ftl_gc_is_waiter(const struct ftl *f, const struct ftl_io *io);
+/* A victim is being collected or erased. */
+bool ftl_gc_busy(const struct ftl *f);
+
+/* gc_policy.c */
+enum ftl_gc_level {
+	FTL_GC_NONE, /* no GC wanted */
+	FTL_GC_IDLE,
+	FTL_GC_BG,
+	FTL_GC_FG, /* host writes paced */
+	FTL_GC_URGENT, /* host writes wait */
+};
+
+/* Levels in superblocks from the config and the spare (at creation). */
+void ftl_gc_levels_init(struct ftl *f);
+enum ftl_gc_level ftl_gc_level(const struct ftl *f);
+/*
+ * The next victim for GC at @lvl: one worth collecting at that level, or
+ * for static wear leveling (*@wl); -1 when none.
+ */
+int32_t ftl_gc_pick_victim(struct ftl *f, enum ftl_gc_level lvl, bool *wl);
+/* Host writes must wait for GC (urgent level). */
+bool ftl_gc_urgent(const struct ftl *f);
+/*
+ * May the host write one more unit now? false below the foreground level
+ * when GC has not earned a credit for it yet (the write then waits on
+ * gc.pace_wait).
+ */
+bool ftl_gc_pace(struct ftl *f);
+/* Host writes waiting for a credit may go on (ftl_progress). */
+bool ftl_gc_pace_ready(const struct ftl *f);
+/* Host writes and trims so far: GC that gained nothing waits for a change. */
+uint64_t ftl_gc_host_mark(const struct ftl *f);
+/* A host request waits for space (stream room, buffer, credit). */
+bool ftl_gc_host_waits(const struct ftl *f);
+/* A unit was written outside the GC stream: it uses up a credit. */
+static inline void ftl_gc_spend(struct ftl *f, uint32_t units)
+{
+	f->gc.credit -= (int64_t)units * FTL_GC_CREDIT;
+}
 
 /* recovery.c */
 int ftl_recover(struct ftl *f, bool *formatted);

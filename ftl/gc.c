@@ -1,15 +1,38 @@
 /*
  * Garbage collection and wear leveling. One victim superblock at a time:
  * pick it (greedy: fewest valid units; cost-benefit: best
- * (1 - u) * age / (2u)), read each flash page that still holds valid
- * units (at GC priority), rewrite those units into the GC stream keeping
- * their data version, update the mapping (data) or the GTD (translation
- * pages), wait until the copies are programmed, then erase the victim's
- * blocks. Levels by free superblocks: idle (only when the host is away),
- * background, foreground (host writes go on while GC runs) and urgent
- * (host writes wait for GC). Static wear leveling picks the least-worn
- * full superblock as the victim when the erase-count spread passes the
- * threshold, so cold data leaves young blocks.
+ * (1 - u) * age / (2u)), then move its valid units DFTL-style, in batches
+ * grouped by translation page, so that each translation page is loaded
+ * and written back once per victim rather than once per unit:
+ *
+ *   pass 1 (GC_SCAN)  read the OOB of every victim page that holds valid
+ *                     units (the write buffer's copy if it is still
+ *                     there): one entry per valid unit (LBA, PPN), sorted
+ *                     by translation page, then PPN;
+ *   pass 2, by rounds of a few translation pages (as many as a quarter of
+ *                     the CMT, at least one) and up to FTL_GC_READS pages:
+ *     GC_READ         read the data pages the round's units sit on and
+ *                     start loading the round's translation pages;
+ *     GC_MOVE         per translation page, move every unit whose mapping
+ *                     still points into the victim (host writes may have
+ *                     raced) into the GC stream, keeping its data version,
+ *                     and update the mapping; a translation page GC loaded
+ *                     is written back when its last unit is moved (its
+ *                     content version is that write-back's, as for any
+ *                     write-back) and goes to the cold end of the LRU; one
+ *                     that was resident stays dirty in the CMT.
+ *                     Translation pages in the victim move as before: a
+ *                     copy keeping its content version, and the GTD.
+ *   GC_ERASING        every open page is submitted; once those pages
+ *                     (everything that made a victim unit stale) are on
+ *                     flash, the victim is erased.
+ *
+ * Levels (ftl.h) by free superblocks, computed by ftl_gc_init() from the
+ * spare superblocks: idle, background, foreground (host writes paced by
+ * credits GC earns, see ftl_gc_pace()) and urgent (host writes wait).
+ * Static wear leveling picks the least-worn full superblock as the victim
+ * when the erase-count spread passes the threshold, so cold data leaves
+ * young blocks.
  */
 #include "ftl_internal.h"
 
@@ -17,164 +40,110 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum gc_state {
-	GC_IDLE,
-	GC_SCAN, /* find the next page of the victim with valid units */
-	GC_READING,
-	GC_MOVING,
-	GC_WAIT_PROGRAMS,
-	GC_ERASING,
-};
-
-static uint32_t free_permille(const struct ftl *f)
-{
-	uint32_t usable = f->nr_sb - FTL_CKPT_SBS;
-
-	return (uint32_t)((uint64_t)f->free_sbs * 1000 / usable);
-}
-
-bool ftl_gc_urgent(const struct ftl *f)
-{
-	return free_permille(f) < f->cfg.gc_urgent_permille || f->free_sbs <= 1;
-}
-
-static void erase_counts(const struct ftl *f, uint32_t *min, uint32_t *max)
-{
-	*min = UINT32_MAX;
-	*max = 0;
-	for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
-		*min = f->sbs[i].erase_count < *min ? f->sbs[i].erase_count : *min;
-		*max = f->sbs[i].erase_count > *max ? f->sbs[i].erase_count : *max;
-	}
-}
-
-static int32_t pick_victim(struct ftl *f, bool *wl)
-{
-	uint64_t now = f->env.ops->now(f->env.ctx);
-	uint32_t emin, emax;
-	int32_t best = -1;
-	double best_score = -1;
-
-	*wl = false;
-	erase_counts(f, &emin, &emax);
-	if (f->cfg.wl_threshold && emax - emin > f->cfg.wl_threshold) {
-		int open_stream = -1;
-
-		for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
-			int os = -1;
-
-			if (f->sbs[i].state == SB_OPEN) {
-				for (int s = ST_SEQ; s <= ST_RAND; s++)
-					if (f->streams[s].sb == (int32_t)i)
-						os = s;
-				if (os < 0)
-					continue;
-			} else if (f->sbs[i].state != SB_FULL) {
-				continue;
-			}
-			if (best < 0 || f->sbs[i].erase_count < f->sbs[best].erase_count) {
-				best = (int32_t)i;
-				open_stream = os;
-			}
-		}
-		if (best >= 0 && f->sbs[best].erase_count + f->cfg.wl_threshold < emax) {
-			if (open_stream >= 0) {
-				ftl_close_stream(f, (enum ftl_stream)open_stream);
-				f->streams[open_stream].sb = -1;
-				f->sbs[best].state = SB_FULL;
-				f->sbs[best].closed_ns = now;
-			}
-			*wl = true;
-			return best;
-		}
-		best = -1;
-	}
-	for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
-		const struct ftl_sb *sb = &f->sbs[i];
-		double score;
-
-		if (sb->state != SB_FULL || sb->valid >= f->units_per_sb)
-			continue;
-		if (f->cfg.gc_policy == FTL_GC_GREEDY) {
-			score = (double)(f->units_per_sb - sb->valid);
-		} else {
-			double u = (double)sb->valid / f->units_per_sb;
-			double age = (double)(now - sb->closed_ns) + 1.0;
-
-			score = u == 0 ? 1e300 : (1.0 - u) * age / (2.0 * u);
-		}
-		if (score > best_score) {
-			best_score = score;
-			best = (int32_t)i;
-		}
-	}
-	return best;
-}
-
-static bool gc_wanted(const struct ftl *f)
-{
-	uint32_t fp = free_permille(f);
-	bool idle = f->outstanding == 0 &&
-		    f->env.ops->now(f->env.ctx) - f->last_host_ns >= f->cfg.idle_ns;
-
-	return fp < f->cfg.gc_bg_permille || (idle && fp < f->cfg.gc_idle_permille);
-}
-
 static void gc_continue(struct ftl *f);
 
-static void gc_read_done(struct nand_op *op)
+static void grant_to(struct ftl_gc *g, int64_t target)
 {
-	struct ftl *f = op->cb_arg;
-
-	f->gc.reading = false;
-	f->gc.move_idx = 0;
-	/* An unreadable page's units cannot be moved: they are lost. */
-	f->gc.pending_moves = op->status ? 0 : f->slots;
-	if (op->status) {
-		uint32_t base = ftl_ppn(f, (uint32_t)f->gc.victim, 0) +
-				f->gc.cursor * f->slots;
-
-		for (uint32_t s = 0; s < f->slots; s++)
-			ftl_valid_clear(f, base + s);
+	if (target > g->granted) {
+		g->credit += target - g->granted;
+		g->granted = target;
 	}
-	f->gc.cursor++;
-	f->gc.tp_waiter.stage = GC_MOVING;
-	gc_continue(f);
-	ftl_progress(f);
+}
+
+/*
+ * Credit for the host as GC goes: pass 1 earns the gain estimated at the
+ * pick for each page it reads (work = pages to read + units to move);
+ * pass 2 the rest of the gain pass 1 found, for each unit it moves.
+ */
+static void gc_grant_scan(struct ftl *f)
+{
+	struct ftl_gc *g = &f->gc;
+	uint64_t work = (uint64_t)g->scan_pages + f->sbs[g->victim].valid;
+
+	g->scanned++;
+	if (work)
+		grant_to(g, g->expect * (int64_t)g->scanned / (int64_t)work);
+}
+
+static void gc_grant(struct ftl *f, uint32_t processed)
+{
+	struct ftl_gc *g = &f->gc;
+
+	if (g->nent && g->expect > g->grant_base)
+		grant_to(g, g->grant_base + (g->expect - g->grant_base) *
+						    (int64_t)processed / (int64_t)g->nent);
+}
+
+/* What the victim gained and the host was not granted yet (may be negative). */
+static int64_t gc_remainder(const struct ftl *f)
+{
+	const struct ftl_gc *g = &f->gc;
+
+	return ((int64_t)f->units_per_sb - g->victim_written) * FTL_GC_CREDIT - g->granted;
+}
+
+/*
+ * Pass 2 is done. The victim's gain is known now: the host may use it
+ * while the copies are programmed and the victim erased (free space dips
+ * by at most that superblock meanwhile). With no host write or trim
+ * meanwhile, a run that gained (nearly) nothing means the victims left
+ * are not worth it: stop until the host changes something (urgent GC goes
+ * on regardless).
+ */
+static void gc_victim_done(struct ftl *f)
+{
+	struct ftl_gc *g = &f->gc;
+	int64_t gain = ((int64_t)f->units_per_sb - g->victim_written) * FTL_GC_CREDIT;
+	int64_t rest = gc_remainder(f);
+
+	g->credit += rest;
+	g->granted += rest;
+	g->last_tp_wb = g->victim_tp_wb;
+	if (!g->static_wl && ftl_gc_host_mark(f) == g->host_mark && !ftl_gc_host_waits(f) &&
+	    gain < (int64_t)(f->units_per_sb / 16) * FTL_GC_CREDIT) {
+		g->futile = true;
+		g->futile_mark = g->host_mark;
+	}
 }
 
 static void erase_done(struct nand_op *op)
 {
 	struct ftl *f = op->cb_arg;
+	struct ftl_gc *g = &f->gc;
 
-	if (--f->gc.erases_pending)
+	if (--g->erases_pending)
 		return;
-	ftl_sb_freed(f, (uint32_t)f->gc.victim);
+	ftl_sb_freed(f, (uint32_t)g->erase_sb);
 	f->st.gc_runs++;
-	if (f->gc.static_wl)
+	if (g->erase_wl)
 		f->st.wl_runs++;
-	f->gc.active = false;
-	f->gc.victim = -1;
-	f->gc.tp_waiter.stage = GC_IDLE;
+	g->erase_sb = -1;
+	g->erase_issued = false;
+	g->active = false;
+	g->victim = -1;
+	g->tp_waiter.stage = GC_IDLE;
 	ftl_progress(f);
 }
 
-static void gc_erase(struct ftl *f)
+/* Erase the collected superblock once everything up to its ticket is on flash. */
+static void gc_erase_try(struct ftl *f)
 {
+	struct ftl_gc *g = &f->gc;
 	uint32_t n = f->ndies * f->planes;
 
-	f->gc.tp_waiter.stage = GC_ERASING;
-	f->sbs[f->gc.victim].state = SB_ERASING;
-	f->gc.erases_pending = n;
+	if (g->erase_sb < 0 || g->erase_issued || f->done_through < g->erase_ticket)
+		return;
+	g->erase_issued = true;
+	f->sbs[g->erase_sb].state = SB_ERASING;
+	g->erases_pending = n;
 	for (uint32_t s = 0; s < n; s++) {
-		struct nand_op *op = &f->gc.erase_ops[s];
+		struct nand_op *op = &g->erase_ops[s];
 
 		memset(op, 0, sizeof(*op));
 		op->kind = NAND_OP_ERASE;
 		op->prio = NAND_PRIO_ERASE;
 		/* Flash page s of row 0 sits on (plane, die) number s. */
-		ftl_fpid_addr(f, ftl_ppn(f, (uint32_t)f->gc.victim, s * f->slots) /
-					 f->slots,
+		ftl_fpid_addr(f, ftl_ppn(f, (uint32_t)g->erase_sb, s * f->slots) / f->slots,
 			      &op->addr);
 		op->addr.page = 0;
 		op->nplanes = 1;
@@ -188,142 +157,436 @@ static void gc_erase(struct ftl *f)
 	}
 }
 
-/* Move the valid units of the page just read. false: wait and resume. */
-static bool gc_move(struct ftl *f)
+/* ---- reads ---- */
+
+static struct ftl_gc_rd *rd_find(struct ftl *f, uint32_t fpid)
 {
-	const struct ftl_oob *oob = (const void *)f->gc.oob_raw;
-	uint32_t fpid = ftl_ppn(f, (uint32_t)f->gc.victim, 0) / f->slots +
-			f->gc.cursor - 1;
+	for (uint32_t i = 0; i < FTL_GC_READS; i++)
+		if (f->gc.rds[i].fpid == fpid)
+			return &f->gc.rds[i];
+	return NULL;
+}
 
-	for (; f->gc.move_idx < f->gc.pending_moves; f->gc.move_idx++) {
-		uint32_t slot = f->gc.move_idx, old = fpid * f->slots + slot, ppn;
-		const struct ftl_oob_slot *os = &oob->slot[slot];
-		const uint8_t *data = f->gc.page + (size_t)slot * FTL_UNIT;
+static struct ftl_gc_rd *rd_unused(struct ftl *f)
+{
+	return rd_find(f, FTL_UNMAPPED);
+}
 
-		if (!ftl_valid_get(f, old))
+/*
+ * Entries for the valid units of victim page @fpid from its OOB (NULL:
+ * unreadable, so its units are lost). Units no mapping points at lose
+ * their validity bit here.
+ */
+static void gc_collect(struct ftl *f, uint32_t fpid, const struct ftl_oob *oob)
+{
+	for (uint32_t s = 0; s < f->slots; s++) {
+		uint32_t ppn = fpid * f->slots + s;
+		const struct ftl_oob_slot *os = oob ? &oob->slot[s] : NULL;
+		bool keep = false;
+
+		if (!ftl_valid_get(f, ppn))
 			continue;
-		if (os->kind == UK_TP) {
-			if (os->lba >= f->nr_tp || f->gtd[os->lba] != old) {
-				ftl_valid_clear(f, old);
-				continue;
-			}
-			ppn = ftl_put_unit(f, ST_GC, os->lba, UK_TP, os->dseq, data);
-			if (ppn == FTL_UNMAPPED) {
-				f->gc.waiting = true;
-				TAILQ_INSERT_TAIL(&f->write_wait, &f->gc.tp_waiter, link);
-				return false;
-			}
-			ftl_valid_clear(f, old);
-			f->gtd[os->lba] = ppn;
-			ftl_valid_set(f, ppn);
-		} else if (os->kind == UK_DATA) {
-			struct ftl_cmt *e;
-
-			if (os->lba >= f->capacity) {
-				ftl_valid_clear(f, old);
-				continue;
-			}
-			e = ftl_cmt_get(f, os->lba / FTL_TP_ENTRIES, &f->gc.tp_waiter);
-			if (!e) {
-				f->gc.waiting = true; /* on a page load or buffer space */
-				return false;
-			}
-			if (e->map[os->lba % FTL_TP_ENTRIES] != old) {
-				ftl_valid_clear(f, old); /* stale bit */
-				continue;
-			}
-			ppn = ftl_put_unit(f, ST_GC, os->lba, UK_DATA, os->dseq, data);
-			if (ppn == FTL_UNMAPPED) {
-				f->gc.waiting = true;
-				TAILQ_INSERT_TAIL(&f->write_wait, &f->gc.tp_waiter, link);
-				return false;
-			}
-			ftl_map_set(f, e, os->lba, ppn);
-		} else {
-			ftl_valid_clear(f, old);
+		if (!os || oob->magic != FTL_OOB_MAGIC)
+			keep = false;
+		else if (os->kind == UK_DATA)
+			keep = os->lba < f->capacity;
+		else if (os->kind == UK_TP)
+			keep = os->lba < f->nr_tp && f->gtd[os->lba] == ppn;
+		if (!keep) {
+			ftl_valid_clear(f, ppn);
 			continue;
 		}
-		f->st.gc_units_moved++;
+		f->gc.ents[f->gc.nent++] = (struct ftl_gc_ent){ os->lba, ppn, os->kind };
+	}
+}
+
+static void gc_read_done(struct nand_op *op)
+{
+	struct ftl_gc_rd *rd = op->cb_arg;
+	struct ftl *f = rd->f;
+	struct ftl_gc *g = &f->gc;
+
+	rd->busy = false;
+	rd->status = op->status;
+	if (g->tp_waiter.stage == GC_SCAN) {
+		struct ftl_oob oob;
+
+		memcpy(&oob, rd->oob_raw, sizeof(oob));
+		gc_collect(f, rd->fpid, op->status ? NULL : &oob);
+		rd->fpid = FTL_UNMAPPED;
+		g->scan_reads--;
+		gc_grant_scan(f);
+		gc_continue(f);
+	} else if (--g->round_reads == 0) {
+		g->tp_waiter.stage = GC_MOVE;
+		gc_continue(f);
+	}
+	ftl_progress(f);
+}
+
+/* Read victim page rd->fpid: its OOB only, or data and OOB. false: failed. */
+static bool gc_read(struct ftl *f, struct ftl_gc_rd *rd, bool oob_only)
+{
+	struct nand_op *op = &rd->op;
+
+	memset(op, 0, sizeof(*op));
+	op->kind = NAND_OP_READ;
+	op->prio = NAND_PRIO_GC_READ;
+	ftl_fpid_addr(f, rd->fpid, &op->addr);
+	op->nplanes = 1;
+	op->xfer_bytes = oob_only ? f->geo->oob_size : 0;
+	op->data = oob_only ? NULL : rd->page;
+	op->oob = rd->oob_raw;
+	op->cb = gc_read_done;
+	op->cb_arg = rd;
+	rd->busy = true;
+	rd->status = 0;
+	if (f->env.ops->submit(f->env.ctx, op)) {
+		rd->busy = false;
+		rd->status = -EIO;
+		return false;
 	}
 	return true;
 }
 
-static void gc_continue(struct ftl *f)
+static bool page_has_valid(const struct ftl *f, uint32_t fpid)
+{
+	for (uint32_t s = 0; s < f->slots; s++)
+		if (ftl_valid_get(f, fpid * f->slots + s))
+			return true;
+	return false;
+}
+
+/* ---- pass 1 ---- */
+
+/* Sort key: translation pages of the victim first, then by the data's. */
+static uint32_t ent_key(const struct ftl_gc_ent *e)
+{
+	return e->kind == UK_TP ? 0 : 1 + e->lba / FTL_TP_ENTRIES;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct ftl_gc_ent *x = a, *y = b;
+	uint32_t kx = ent_key(x), ky = ent_key(y);
+
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	return x->ppn < y->ppn ? -1 : x->ppn > y->ppn;
+}
+
+/* Pass 1 done: sort, and what the victim should gain for the host. */
+static void gc_sorted(struct ftl *f, bool rescan)
+{
+	struct ftl_gc *g = &f->gc;
+	int64_t tps = 0, gain;
+
+	if (g->nent > 1)
+		qsort(g->ents, g->nent, sizeof(*g->ents), ent_cmp);
+	for (uint32_t i = 0; i < g->nent; i++) {
+		uint32_t k = ent_key(&g->ents[i]);
+
+		if (k && (i == 0 || ent_key(&g->ents[i - 1]) != k) && !f->cmt_index[k - 1])
+			tps++; /* to load and write back */
+	}
+	gain = (int64_t)f->units_per_sb - g->nent - tps;
+	g->grant_base = g->granted;
+	g->expect = rescan || gain <= 0 ? 0 : gain * FTL_GC_CREDIT;
+	g->round_start = g->round_end = 0;
+}
+
+/* false: wait for a read to complete. */
+static bool gc_scan(struct ftl *f)
+{
+	struct ftl_gc *g = &f->gc;
+	uint32_t pages = f->pages_per_block * f->stripe;
+	uint32_t base = ftl_ppn(f, (uint32_t)g->victim, 0) / f->slots;
+
+	while (g->cursor < pages) {
+		uint32_t fpid = base + g->cursor;
+		struct ftl_gc_rd *rd;
+		struct ftl_oob oob;
+
+		if (!page_has_valid(f, fpid)) {
+			g->cursor++;
+			continue;
+		}
+		if (ftl_gc_copy_buffered(f, fpid, NULL, &oob)) {
+			/* Still in the write buffer: take it from there. */
+			gc_collect(f, fpid, &oob);
+			gc_grant_scan(f);
+			g->cursor++;
+			continue;
+		}
+		rd = rd_unused(f);
+		if (!rd)
+			return false;
+		g->cursor++;
+		rd->fpid = fpid;
+		if (gc_read(f, rd, true)) {
+			g->scan_reads++;
+		} else {
+			gc_collect(f, fpid, NULL);
+			rd->fpid = FTL_UNMAPPED;
+			gc_grant_scan(f);
+		}
+	}
+	return g->scan_reads == 0;
+}
+
+/* ---- pass 2 ---- */
+
+/* Start a GC load of translation page @tp unless it is resident or loading. */
+static void gc_load_tp(struct ftl *f, uint32_t tp)
+{
+	uint64_t reads = f->st.flash_tp_reads;
+
+	if (f->cmt_index[tp])
+		return;
+	ftl_cmt_get(f, tp, NULL);
+	f->st.gc_tp_reads += f->st.flash_tp_reads - reads;
+	if (f->cmt_index[tp])
+		f->cmt_index[tp]->gc_loaded = true;
+}
+
+/*
+ * The next round: entries from round_end on, for at most groups_max
+ * translation pages and FTL_GC_READS flash pages. Reads its pages (or
+ * copies them from the write buffer) and starts its translation-page
+ * loads. false: every entry is done.
+ */
+static bool gc_round(struct ftl *f)
+{
+	struct ftl_gc *g = &f->gc;
+	uint32_t end, groups = 0, npages = 0, key = UINT32_MAX;
+
+	for (uint32_t i = 0; i < FTL_GC_READS; i++)
+		g->rds[i].fpid = FTL_UNMAPPED;
+	g->round_start = g->round_end;
+	if (g->round_start == g->nent)
+		return false;
+	for (end = g->round_start; end < g->nent; end++) {
+		const struct ftl_gc_ent *e = &g->ents[end];
+		uint32_t fpid = e->ppn / f->slots;
+
+		if (ent_key(e) != key) {
+			key = ent_key(e);
+			if (key && groups == g->groups_max && end > g->round_start)
+				break;
+			groups += key != 0;
+		}
+		if (!ftl_valid_get(f, e->ppn) || rd_find(f, fpid))
+			continue;
+		if (npages == FTL_GC_READS)
+			break;
+		g->rds[npages++].fpid = fpid;
+	}
+	g->round_end = end;
+	g->move_idx = g->round_start;
+	g->round_reads = 0;
+	for (uint32_t i = 0; i < npages; i++) {
+		struct ftl_gc_rd *rd = &g->rds[i];
+		struct ftl_oob oob;
+
+		rd->status = 0;
+		if (ftl_gc_copy_buffered(f, rd->fpid, rd->page, &oob))
+			memcpy(rd->oob_raw, &oob, sizeof(oob));
+		else if (gc_read(f, rd, false))
+			g->round_reads++;
+	}
+	/* Load the round's translation pages while the data is read. */
+	key = UINT32_MAX;
+	for (uint32_t i = g->round_start; i < g->round_end; i++) {
+		const struct ftl_gc_ent *e = &g->ents[i];
+
+		if (!ent_key(e) || ent_key(e) == key || !ftl_valid_get(f, e->ppn))
+			continue;
+		key = ent_key(e);
+		gc_load_tp(f, key - 1);
+	}
+	return true;
+}
+
+static bool gc_wait_space(struct ftl *f)
+{
+	f->gc.waiting = true;
+	TAILQ_INSERT_TAIL(&f->write_wait, &f->gc.tp_waiter, link);
+	return false;
+}
+
+/* Move one entry (or find it stale). false: wait and resume here. */
+static bool gc_move_one(struct ftl *f, const struct ftl_gc_ent *e)
+{
+	uint32_t old = e->ppn, ppn;
+	const struct ftl_gc_rd *rd;
+	const struct ftl_oob_slot *os;
+	const uint8_t *data;
+
+	if (!ftl_valid_get(f, old))
+		return true; /* overwritten or trimmed meanwhile */
+	rd = rd_find(f, old / f->slots);
+	if (!rd || rd->status) {
+		ftl_valid_clear(f, old); /* unreadable: the unit is lost */
+		return true;
+	}
+	os = &((const struct ftl_oob *)(const void *)rd->oob_raw)->slot[old % f->slots];
+	data = rd->page + (size_t)(old % f->slots) * FTL_UNIT;
+	if (os->lba != e->lba || os->kind != e->kind) {
+		ftl_valid_clear(f, old);
+		return true;
+	}
+	if (e->kind == UK_TP) {
+		if (f->gtd[e->lba] != old) {
+			ftl_valid_clear(f, old);
+			return true;
+		}
+		ppn = ftl_put_unit(f, ST_GC, e->lba, UK_TP, os->dseq, data);
+		if (ppn == FTL_UNMAPPED)
+			return gc_wait_space(f);
+		ftl_valid_clear(f, old);
+		f->gtd[e->lba] = ppn;
+		ftl_valid_set(f, ppn);
+	} else {
+		uint32_t tp = e->lba / FTL_TP_ENTRIES;
+		struct ftl_cmt *c = ftl_cmt_resident(f, tp);
+
+		if (!c) {
+			/* Not loaded yet, or evicted since the round started. */
+			bool absent = !f->cmt_index[tp];
+			uint64_t reads = f->st.flash_tp_reads;
+
+			/* A load that fails at once resumes GC from inside. */
+			f->gc.waiting = true;
+			c = ftl_cmt_get(f, tp, &f->gc.tp_waiter);
+			f->st.gc_tp_reads += f->st.flash_tp_reads - reads;
+			if (absent && f->cmt_index[tp])
+				f->cmt_index[tp]->gc_loaded = true;
+			if (!c)
+				return false;
+			f->gc.waiting = false;
+		}
+		if (c->map[e->lba % FTL_TP_ENTRIES] != old) {
+			ftl_valid_clear(f, old); /* stale bit */
+			return true;
+		}
+		ppn = ftl_put_unit(f, ST_GC, e->lba, UK_DATA, os->dseq, data);
+		if (ppn == FTL_UNMAPPED)
+			return gc_wait_space(f);
+		ftl_map_set(f, c, e->lba, ppn);
+	}
+	f->gc.victim_written++;
+	f->st.gc_units_moved++;
+	return true;
+}
+
+/* The last unit of translation page @tp's batch is done. */
+static void gc_group_done(struct ftl *f, uint32_t tp)
+{
+	struct ftl_cmt *c = ftl_cmt_resident(f, tp);
+
+	if (!c || !c->gc_loaded)
+		return; /* resident before: stays dirty in the CMT */
+	c->gc_loaded = false;
+	if (c->dirty && ftl_cmt_writeback_tp(f, tp)) {
+		/* GC's own write: counted in the victim's gain, not as spent. */
+		f->gc.credit += FTL_GC_CREDIT;
+		f->gc.victim_written++;
+		f->gc.victim_tp_wb++;
+		f->st.gc_tp_writebacks++;
+	}
+	/* No room now: evicted (and written) first instead. */
+	ftl_cmt_demote(f, c);
+}
+
+/* Move the round's entries. false: wait and resume. */
+static bool gc_move(struct ftl *f)
+{
+	struct ftl_gc *g = &f->gc;
+
+	for (; g->move_idx < g->round_end; g->move_idx++) {
+		const struct ftl_gc_ent *e = &g->ents[g->move_idx];
+		uint32_t key = ent_key(e);
+
+		if (!gc_move_one(f, e))
+			return false;
+		gc_grant(f, g->move_idx + 1);
+		if (key && (g->move_idx + 1 == g->nent || ent_key(e + 1) != key))
+			gc_group_done(f, key - 1);
+	}
+	return true;
+}
+
+static void gc_run(struct ftl *f)
 {
 	struct ftl_gc *g = &f->gc;
 
 	for (;;) {
 		switch (g->tp_waiter.stage) {
-		case GC_MOVING:
+		case GC_SCAN:
+			if (!gc_scan(f))
+				return;
+			gc_sorted(f, g->rescan);
+			g->tp_waiter.stage = GC_READ;
+			break;
+		case GC_READ:
+			if (g->round_reads)
+				return;
+			if (!gc_round(f)) {
+				if (f->sbs[g->victim].valid) {
+					/* Nothing should be left; scan again to be sure. */
+					g->cursor = 0;
+					g->nent = 0;
+					g->rescan = true;
+					g->expect = 0;
+					g->tp_waiter.stage = GC_SCAN;
+					break;
+				}
+				/*
+				 * Everything moved. Every page that made a victim
+				 * unit stale (host streams too) must be on flash
+				 * before the erase, or a crash would bring back
+				 * mappings into an erased block.
+				 */
+				gc_victim_done(f);
+				ftl_close_pages(f);
+				g->erase_sb = g->victim;
+				g->erase_ticket = ftl_issued_ticket(f);
+				g->erase_wl = g->static_wl;
+				g->tp_waiter.stage = GC_ERASING;
+				gc_erase_try(f);
+				return;
+			}
+			if (g->round_reads)
+				return; /* gc_read_done moves on */
+			g->tp_waiter.stage = GC_MOVE;
+			break;
+		case GC_MOVE:
 			if (!gc_move(f))
 				return;
-			g->tp_waiter.stage = GC_SCAN;
+			g->tp_waiter.stage = GC_READ;
 			break;
-		case GC_SCAN: {
-			uint32_t pages = f->pages_per_block * f->stripe;
-			uint32_t base = ftl_ppn(f, (uint32_t)g->victim, 0);
-
-			while (g->cursor < pages) {
-				bool any = false;
-
-				for (uint32_t s = 0; s < f->slots && !any; s++)
-					any = ftl_valid_get(f, base + g->cursor * f->slots + s);
-				if (any)
-					break;
-				g->cursor++;
-			}
-			if (g->cursor == pages) {
-				/* Everything moved: the copies must be on flash first. */
-				/*
-				 * Every page that made a victim unit stale (host streams
-				 * too) must be on flash before the erase, or a crash
-				 * would bring back mappings into an erased block.
-				 */
-				ftl_close_pages(f);
-				g->last_ticket = ftl_issued_ticket(f);
-				g->tp_waiter.stage = GC_WAIT_PROGRAMS;
-				break;
-			}
-			if (ftl_gc_copy_buffered(f, base / f->slots + g->cursor)) {
-				/* Still in the write buffer: take it from there. */
-				g->move_idx = 0;
-				g->pending_moves = f->slots;
-				g->cursor++;
-				g->tp_waiter.stage = GC_MOVING;
-				break;
-			}
-			memset(&g->op, 0, sizeof(g->op));
-			g->op.kind = NAND_OP_READ;
-			g->op.prio = NAND_PRIO_GC_READ;
-			ftl_fpid_addr(f, base / f->slots + g->cursor, &g->op.addr);
-			g->op.nplanes = 1;
-			g->op.data = g->page;
-			g->op.oob = g->oob_raw;
-			g->op.cb = gc_read_done;
-			g->op.cb_arg = f;
-			g->reading = true;
-			g->tp_waiter.stage = GC_READING;
-			if (f->env.ops->submit(f->env.ctx, &g->op)) {
-				g->op.status = -EIO;
-				gc_read_done(&g->op);
-			}
-			return;
-		}
-		case GC_WAIT_PROGRAMS:
-			if (f->done_through < g->last_ticket)
-				return;
-			if (f->sbs[g->victim].valid) {
-				/* Host writes raced in nothing here; re-scan to be sure. */
-				g->cursor = 0;
-				g->tp_waiter.stage = GC_SCAN;
-				break;
-			}
-			gc_erase(f);
-			return;
 		default:
 			return;
 		}
 	}
+}
+
+/* Run GC's state machine; a call from inside it (a completion) repeats it. */
+static void gc_continue(struct ftl *f)
+{
+	struct ftl_gc *g = &f->gc;
+
+	if (g->running) {
+		g->again = true;
+		return;
+	}
+	g->running = true;
+	do {
+		g->again = false;
+		if (!g->waiting)
+			gc_run(f);
+	} while (g->again);
+	g->running = false;
 }
 
 void ftl_gc_resume(struct ftl *f)
@@ -335,46 +598,94 @@ void ftl_gc_resume(struct ftl *f)
 
 void ftl_gc_step(struct ftl *f)
 {
+	struct ftl_gc *g = &f->gc;
+	enum ftl_gc_level lvl;
 	bool wl;
 	int32_t v;
 
-	if (f->gc.active) {
-		/* A GC parked on a list is resumed from that list only. */
-		if (f->gc.tp_waiter.stage == GC_WAIT_PROGRAMS && !f->gc.waiting)
-			gc_continue(f);
+	if (g->active) {
+		gc_erase_try(f); /* once its programs are done */
 		return;
 	}
-	if (f->sync_io || f->shutting_down || !gc_wanted(f))
+	if (f->sync_io || f->shutting_down)
 		return;
-	v = pick_victim(f, &wl);
+	lvl = ftl_gc_level(f);
+	if (lvl == FTL_GC_NONE)
+		return;
+	v = ftl_gc_pick_victim(f, lvl, &wl);
 	if (v < 0)
 		return;
-	f->gc.active = true;
-	f->gc.static_wl = wl;
-	f->gc.victim = v;
-	f->gc.cursor = 0;
+	g->active = true;
+	g->static_wl = wl;
+	g->victim = v;
+	g->level = lvl;
+	g->host_mark = ftl_gc_host_mark(f);
+	g->futile = false;
+	g->cursor = 0;
+	g->nent = 0;
+	g->scan_reads = g->round_reads = 0;
+	g->victim_written = g->victim_tp_wb = 0;
+	g->rescan = false;
+	g->granted = 0;
+	g->scanned = g->scan_pages = 0;
+	for (uint32_t p = 0, base = ftl_ppn(f, (uint32_t)v, 0) / f->slots;
+	     p < f->pages_per_block * f->stripe; p++)
+		g->scan_pages += page_has_valid(f, base + p);
+	/* Until pass 1 knows better: invalid units less last run's write-backs. */
+	g->expect = ((int64_t)f->units_per_sb - f->sbs[v].valid - g->last_tp_wb) *
+		    FTL_GC_CREDIT;
+	if (g->expect < 0 || wl)
+		g->expect = 0;
 	f->sbs[v].state = SB_GC;
-	f->gc.tp_waiter.stage = GC_SCAN;
+	g->tp_waiter.stage = GC_SCAN;
 	gc_continue(f);
 }
 
 int ftl_gc_init(struct ftl *f)
 {
-	f->gc.victim = -1;
-	f->gc.page = malloc(f->geo->page_size);
-	f->gc.oob_raw = calloc(1, f->geo->oob_size);
-	f->gc.erase_ops = calloc(f->ndies * f->planes, sizeof(*f->gc.erase_ops));
-	f->gc.tp_waiter.op = FTL_IO_READ; /* unused: marks an internal waiter */
-	if (!f->gc.page || !f->gc.oob_raw || !f->gc.erase_ops)
+	struct ftl_gc *g = &f->gc;
+
+	g->victim = -1;
+	g->erase_sb = -1;
+	TAILQ_INIT(&g->pace_wait);
+	g->ents = calloc(f->units_per_sb, sizeof(*g->ents));
+	g->erase_ops = calloc(f->ndies * f->planes, sizeof(*g->erase_ops));
+	g->tp_waiter.op = FTL_IO_READ; /* unused: marks an internal waiter */
+	if (!g->ents || !g->erase_ops)
 		return -ENOMEM;
+	for (uint32_t i = 0; i < FTL_GC_READS; i++) {
+		struct ftl_gc_rd *rd = &g->rds[i];
+
+		rd->f = f;
+		rd->fpid = FTL_UNMAPPED;
+		rd->page = malloc(f->geo->page_size);
+		rd->oob_raw = calloc(1, f->geo->oob_size);
+		if (!rd->page || !rd->oob_raw)
+			return -ENOMEM;
+	}
+	/* A quarter of the CMT at most per round, so hosts keep theirs. */
+	g->groups_max = f->cmt_cap / 4;
+	if (g->groups_max > FTL_GC_READS)
+		g->groups_max = FTL_GC_READS;
+	if (g->groups_max < 1)
+		g->groups_max = 1;
+	ftl_gc_levels_init(f);
 	return 0;
 }
 
 void ftl_gc_fini(struct ftl *f)
 {
-	free(f->gc.page);
-	free(f->gc.oob_raw);
+	for (uint32_t i = 0; i < FTL_GC_READS; i++) {
+		free(f->gc.rds[i].page);
+		free(f->gc.rds[i].oob_raw);
+	}
+	free(f->gc.ents);
 	free(f->gc.erase_ops);
+}
+
+bool ftl_gc_busy(const struct ftl *f)
+{
+	return f->gc.active || f->gc.erase_sb >= 0;
 }
 
 bool ftl_gc_is_waiter(const struct ftl *f, const struct ftl_io *io)

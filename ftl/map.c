@@ -183,6 +183,7 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 	f->st.cmt_misses++;
 	e->tp = tp;
 	e->dirty = false;
+	e->gc_loaded = false;
 	f->cmt_index[tp] = e;
 	TAILQ_INSERT_TAIL(&f->cmt_lru, e, lru);
 	if (ppn == FTL_UNMAPPED) {
@@ -229,6 +230,19 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 		return NULL;
 	}
 	return NULL;
+}
+
+struct ftl_cmt *ftl_cmt_resident(struct ftl *f, uint32_t tp)
+{
+	struct ftl_cmt *e = f->cmt_index[tp];
+
+	return e && e->state == CMT_READY ? e : NULL;
+}
+
+void ftl_cmt_demote(struct ftl *f, struct ftl_cmt *e)
+{
+	TAILQ_REMOVE(&f->cmt_lru, e, lru);
+	TAILQ_INSERT_HEAD(&f->cmt_lru, e, lru);
 }
 
 bool ftl_map_peek(struct ftl *f, uint32_t lba, uint32_t *ppn)

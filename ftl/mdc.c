@@ -2,7 +2,10 @@
  * Mapping descriptor cache (see mdc.h): a sorted array of non-overlapping
  * runs. Lookups binary-search it; offers and invalidations shift the tail
  * with memmove, which is cheap at the few hundred entries a 2 KiB budget
- * holds. Eviction picks the shortest descriptor by a linear scan.
+ * holds. Eviction picks the shortest descriptor by a linear scan. An
+ * offer first finds the descriptors it overlaps or touches (a contiguous
+ * slice of the array), merges those on its diagonal within the 16-bit
+ * length, and replaces the slice by one descriptor.
  */
 #include "mdc.h"
 
@@ -101,6 +104,17 @@ static uint32_t shortest(const struct ftl_mdc *m)
 	return best;
 }
 
+/* The shortest descriptor but @skip (lowest LBA among equals); @skip if alone. */
+static uint32_t shortest_other(const struct ftl_mdc *m, uint32_t skip)
+{
+	uint32_t best = skip;
+
+	for (uint32_t k = 0; k < m->st.count; k++)
+		if (k != skip && (best == skip || m->d[k].len < m->d[best].len))
+			best = k;
+	return best;
+}
+
 bool ftl_mdc_lookup(struct ftl_mdc *m, uint32_t lba, uint32_t *ppn)
 {
 	uint32_t i;
@@ -115,10 +129,18 @@ bool ftl_mdc_lookup(struct ftl_mdc *m, uint32_t lba, uint32_t *ppn)
 	return true;
 }
 
+/* Run offset of a descriptor: LBA l maps to l + diag. Never wraps in int64. */
+static int64_t diag_of(uint32_t lba, uint32_t ppn)
+{
+	return (int64_t)ppn - (int64_t)lba;
+}
+
 bool ftl_mdc_offer(struct ftl_mdc *m, uint32_t lba, uint32_t ppn, uint32_t len)
 {
-	uint64_t n = len, end;
-	uint32_t i, j, longest = 0;
+	uint64_t n = len, end, lo, hi;
+	uint32_t i, j, first, last, absorbed = 0, conflicts = 0, longest = 0;
+	bool left = false, right = false;
+	int64_t diag = diag_of(lba, ppn);
 
 	m->st.offered++;
 	/* Clamp so that neither the LBA nor the PPN range wraps (or reaches
@@ -129,37 +151,98 @@ bool ftl_mdc_offer(struct ftl_mdc *m, uint32_t lba, uint32_t ppn, uint32_t len)
 		n = (uint64_t)FTL_UNMAPPED - ppn;
 	if (n > FTL_MDC_MAX_RUN)
 		n = FTL_MDC_MAX_RUN;
-	if (n < m->min_run) {
+	if (n == 0) {
 		m->st.rejected_short++;
 		return false;
 	}
 	end = lba + n;
 
-	i = first_ending_after(m, lba);
-	for (j = i; j < m->st.count && m->d[j].lba < end; j++)
-		if (m->d[j].len > longest)
-			longest = m->d[j].len;
-
+	/*
+	 * [i, j): every descriptor that overlaps the run or touches it (ends
+	 * at @lba or starts at @end). Only d[i] can start before the run and
+	 * only d[j - 1] end after it.
+	 */
+	i = first_ending_after(m, lba ? (uint64_t)lba - 1 : 0);
+	for (j = i; j < m->st.count && m->d[j].lba <= end; j++)
+		;
+	/*
+	 * A neighbour on the same diagonal continues the run: merge. Both
+	 * sides if the result fits 16 bits, else the left one, else the right
+	 * one, else neither (a descriptor never exceeds FTL_MDC_MAX_RUN).
+	 */
 	if (j > i) {
-		if (n < longest) {
-			m->st.rejected_overlap++;
-			return false;
+		bool can_l = m->d[i].lba < lba && diag_of(m->d[i].lba, m->d[i].ppn) == diag;
+		bool can_r = desc_end(&m->d[j - 1]) > end &&
+			     diag_of(m->d[j - 1].lba, m->d[j - 1].ppn) == diag;
+		uint64_t l_lo = can_l ? m->d[i].lba : lba;
+		uint64_t r_hi = can_r ? desc_end(&m->d[j - 1]) : end;
+
+		if (r_hi - l_lo <= FTL_MDC_MAX_RUN) {
+			left = can_l;
+			right = can_r;
+		} else if (can_l && end - l_lo <= FTL_MDC_MAX_RUN) {
+			left = true;
+		} else if (can_r && r_hi - lba <= FTL_MDC_MAX_RUN) {
+			right = true;
 		}
-		m->st.superseded += j - i;
-		remove_range(m, i, j);
+	}
+	lo = left ? m->d[i].lba : lba;
+	hi = right ? desc_end(&m->d[j - 1]) : end;
+
+	/*
+	 * What happens to each of [i, j): merged into the result (a chosen
+	 * side, or inside the run on its diagonal), superseded (overlapping,
+	 * another diagonal or a side left out), or kept (only touching).
+	 */
+	first = j;
+	last = i;
+	for (uint32_t k = i; k < j; k++) {
+		const struct ftl_mdc_desc *d = &m->d[k];
+		bool overlaps = d->lba < end && desc_end(d) > lba;
+		bool inside = d->lba >= lba && desc_end(d) <= end;
+
+		if ((k == i && left) || (k == j - 1 && right) ||
+		    (inside && diag_of(d->lba, d->ppn) == diag)) {
+			absorbed++;
+		} else if (overlaps) {
+			conflicts++;
+			if (d->len > longest)
+				longest = d->len;
+		} else {
+			continue;
+		}
+		first = k < first ? k : first;
+		last = k + 1;
+	}
+
+	if (hi - lo < m->min_run) {
+		m->st.rejected_short++;
+		return false;
+	}
+	if (conflicts && hi - lo < longest) {
+		m->st.rejected_overlap++;
+		return false;
+	}
+	if (first < last) {
+		m->st.merged += absorbed;
+		m->st.superseded += conflicts;
+		remove_range(m, first, last);
+		i = first;
 	} else if (m->st.count == m->st.capacity) {
 		uint32_t s = shortest(m);
 
-		if (n <= m->d[s].len) {
+		if (hi - lo <= m->d[s].len) {
 			m->st.rejected_full++;
 			return false;
 		}
 		m->st.replaced++;
 		remove_range(m, s, s + 1);
-		if (s < i)
-			i--;
+		/* Insert before the first descriptor starting after the run. */
+		i = first_ending_after(m, lba);
+	} else {
+		i = first_ending_after(m, lba);
 	}
-	insert_at(m, i, lba, ppn, (uint32_t)n);
+	insert_at(m, i, (uint32_t)lo, (uint32_t)((int64_t)lo + diag), (uint32_t)(hi - lo));
 	m->st.admitted++;
 	return true;
 }
@@ -200,8 +283,20 @@ void ftl_mdc_invalidate(struct ftl_mdc *m, uint32_t lba, uint32_t len)
 	}
 
 	if (j - i == 1 && nkeep == 2) {
+		uint32_t s = shortest_other(m, i);
+		uint32_t small = keep[0].len < keep[1].len ? keep[0].len : keep[1].len;
+
 		if (m->st.count < m->st.capacity) {
 			m->st.split++;
+		} else if (s != i && m->d[s].len < small) {
+			/* Full: both pieces beat the shortest other descriptor. */
+			m->st.split++;
+			m->st.replaced++;
+			remove_range(m, s, s + 1);
+			if (s < i) {
+				i--;
+				j--;
+			}
 		} else {
 			/* No slot for a second piece: keep the longer one. */
 			if (keep[1].len > keep[0].len)

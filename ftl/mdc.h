@@ -3,11 +3,17 @@
  * hot mappings in front of the DFTL cached mapping table. A descriptor
  * (lba, ppn, len) says that LBA l in [lba, lba + len) lives at PPN
  * ppn + (l - lba). Descriptors are kept sorted by start LBA and never
- * overlap, so a lookup is a binary search.
+ * overlap, so a lookup is a binary search. A run that continues a
+ * descriptor (it starts where the descriptor ends and its PPNs go on from
+ * the descriptor's, or the other way round) is merged into it, so one
+ * descriptor may span many translation pages.
  *
  * The budget models the paper's on-controller SRAM: 10 bytes per descriptor
  * (4-byte LBA, 4-byte PPN, 2-byte length), whatever the in-memory layout.
- * LBAs and PPNs are in 4 KiB mapping units.
+ * Merging keeps that layout: a descriptor, merged or not, holds at most
+ * FTL_MDC_MAX_RUN mappings (256 MiB of 4 KiB units); a longer run is kept
+ * as adjacent descriptors of at most that length. LBAs and PPNs are in
+ * 4 KiB mapping units.
  *
  * Not thread-safe: one FTL instance owns one cache.
  */
@@ -36,7 +42,7 @@ struct ftl_mdc_desc {
  * Counters since creation (ftl_mdc_clear() keeps them). Every offer ends in
  * exactly one of admitted / rejected_short / rejected_overlap /
  * rejected_full, and, as long as the cache was never cleared,
- * count == admitted - replaced - superseded - invalidated + split.
+ * count == admitted - replaced - superseded - merged - invalidated + split.
  */
 struct ftl_mdc_stats {
 	uint64_t lookups, hits;
@@ -51,6 +57,8 @@ struct ftl_mdc_stats {
 	/* Beyond the base set: */
 	uint64_t rejected_overlap; /* shorter than the longest it overlaps */
 	uint64_t superseded; /* descriptors removed by an overlapping run */
+	/* Descriptors absorbed into an admitted run that continues or holds them. */
+	uint64_t merged;
 };
 
 /*
@@ -70,18 +78,35 @@ void ftl_mdc_destroy(struct ftl_mdc *m);
 bool ftl_mdc_lookup(struct ftl_mdc *m, uint32_t lba, uint32_t *ppn);
 
 /*
- * Offer the run @lba -> @ppn of @len mappings; true when it was stored.
- * The run is first clamped to FTL_MDC_MAX_RUN entries and to what neither
- * the LBA nor the PPN space overflows (a @ppn of FTL_UNMAPPED clamps to 0).
- * Then, in order:
+ * Offer the run @lba -> @ppn of @len mappings; true when it is held
+ * afterwards (stored, or merged into a descriptor). The run is first
+ * clamped to FTL_MDC_MAX_RUN entries and to what neither the LBA nor the
+ * PPN space overflows (a @ppn of FTL_UNMAPPED clamps to 0; nothing left:
+ * rejected_short).
+ *
+ * Merge: a descriptor on the run's diagonal (LBA l maps to l + @ppn - @lba
+ * in both) that overlaps the run or touches it (ends at @lba, starts at
+ * @lba + len) is merged with it; the result spans their union. The
+ * descriptor reaching below the run and the one reaching above it are
+ * merged if the union fits FTL_MDC_MAX_RUN, else only the lower one if
+ * that fits, else only the upper one, else neither. Descriptors on the
+ * diagonal inside the run are always merged (merged += every descriptor
+ * absorbed). A run held by one descriptor already is admitted with the
+ * cache unchanged (merged++).
+ *
+ * Then the rules apply to the result (the run when nothing merges), in
+ * order:
  *  - shorter than min_run: rejected_short;
- *  - it overlaps held descriptors: it replaces all of them (superseded +=
+ *  - it overlaps descriptors it does not merge (another diagonal, or a
+ *    side left out for length): it replaces all of them (superseded +=
  *    their number) if it is at least as long as the longest of them, else
  *    rejected_overlap;
- *  - the cache is full: it evicts the shortest descriptor (the lowest LBA
- *    among equals; replaced++) if strictly longer than it, else
- *    rejected_full.
- * The caller offers only runs that match the current mapping.
+ *  - it merged or replaced nothing and the cache is full: it evicts the
+ *    shortest descriptor (the lowest LBA among equals; replaced++) if
+ *    strictly longer than it, else rejected_full.
+ * The caller offers only runs that match the current mapping (so, with
+ * descriptors kept right by ftl_mdc_invalidate(), an overlap is always on
+ * the same diagonal and merges).
  */
 bool ftl_mdc_offer(struct ftl_mdc *m, uint32_t lba, uint32_t ppn, uint32_t len);
 
@@ -90,9 +115,11 @@ bool ftl_mdc_offer(struct ftl_mdc *m, uint32_t lba, uint32_t ppn, uint32_t len);
  * every descriptor overlapping it is cut. What lies outside the range
  * survives as up to two descriptors (split++ when one becomes two); a
  * piece shorter than min_run is dropped; invalidated++ per descriptor left
- * with no piece. A split needing a slot in a full cache keeps only the
- * longer piece (the lower one among equals). A GC move of one mapping is
- * invalidate(lba, 1).
+ * with no piece. A split needing a slot in a full cache evicts the shortest
+ * other descriptor (the lowest LBA among equals; replaced++) if it is
+ * shorter than both pieces, else keeps only the longer piece (the lower
+ * one among equals): merged descriptors make pieces worth keeping. A GC
+ * move of one mapping is invalidate(lba, 1).
  */
 void ftl_mdc_invalidate(struct ftl_mdc *m, uint32_t lba, uint32_t len);
 
@@ -102,8 +129,10 @@ void ftl_mdc_invalidate(struct ftl_mdc *m, uint32_t lba, uint32_t len);
  * for maximal runs where LBA and PPN both advance by one, and offer each
  * run whose first LBA is hot (@hot(@ctx, lba); NULL @hot: all are hot). A
  * run longer than FTL_MDC_MAX_RUN is offered as consecutive pieces of at
- * most that length, each judged by its own first LBA. Returns the number
- * of runs admitted.
+ * most that length, each judged by its own first LBA. Each run is
+ * offered through ftl_mdc_offer(), so runs continuing descriptors from
+ * earlier scans (neighbouring translation pages) merge with them. Returns
+ * the number of runs admitted.
  */
 uint32_t ftl_mdc_scan(struct ftl_mdc *m, uint32_t first_lba, const uint32_t *entries,
 		      uint32_t n, bool (*hot)(void *ctx, uint32_t lba), void *ctx);

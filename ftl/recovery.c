@@ -6,13 +6,31 @@
  * the validity bitmap, each unit tagged UK_CKPT with its index and the
  * generation in its OOB. A checkpoint counts only if every unit is there.
  *
+ * Version 2 (BLXCKP2) adds where each stream was writing: its superblock
+ * and next unit offset. A version 1 checkpoint still loads, without them.
+ *
  * At start: load the newest complete checkpoint (if any), then scan the
  * OOB of every programmed page for units written after it (wseq greater
  * than the checkpoint's). Per LBA (and per translation page) the unit with
  * the highest data version wins (GC copies keep the version of the data
  * they move; ties go to the later write) and is applied on top of the
- * checkpoint's mapping. Dirty translation pages are then written back and
- * a new checkpoint is taken, so the next scan starts from here.
+ * checkpoint's mapping.
+ *
+ * Then the streams' superblocks are reopened, so that a restart does not
+ * leave up to one partly written superblock per stream for GC. Every page
+ * carries the stream that programmed it in its OOB. After a clean stop
+ * (nothing on flash newer than the checkpoint) a stream resumes where the
+ * checkpoint says, once the store agrees; otherwise at the newest
+ * superblock the scan found with its pages. A stream resumes only after
+ * the last programmed page of that superblock; holes behind it (programs
+ * in flight at the crash that never finished) are programmed with padding
+ * first, in block order, so no page is ever programmed twice. In doubt (a
+ * programmed page unreadable or not ours, pages of another stream, holes
+ * spread wider than the write buffer could have left), the superblock
+ * stays closed (full) as before.
+ *
+ * Dirty translation pages are then written back and a new checkpoint is
+ * taken, so the next scan starts from here.
  *
  * All of this runs in sync_io mode: the store is read and programmed
  * directly, before the device takes any timed I/O.
@@ -23,8 +41,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CKPT_MAGIC 0x31504b43584c42ull /* "BLXCKP1" */
+#define CKPT_MAGIC_V1 0x31504b43584c42ull /* "BLXCKP1": no stream positions */
+#define CKPT_MAGIC 0x32504b43584c42ull /* "BLXCKP2" */
+#define CKPT_STREAMS 8 /* room for stream positions; ST_COUNT are used */
 
+_Static_assert(ST_COUNT <= CKPT_STREAMS, "checkpoint stream table too small");
+
+/* Where a stream was writing: superblock (-1: none) and next unit offset. */
+struct ckpt_stream {
+	int32_t sb;
+	uint32_t next;
+};
+
+/* The first unit of a checkpoint. Version 1 is the prefix up to wl_runs. */
 struct ckpt_hdr {
 	uint64_t magic;
 	uint64_t gen, wseq, dseq;
@@ -32,6 +61,20 @@ struct ckpt_hdr {
 	uint32_t gtd_units, sb_units, bitmap_units, total_units;
 	uint64_t host_writes, units_written_host, units_written_gc,
 		units_written_tp, units_padded, gc_runs, wl_runs;
+	/* Version 2. */
+	uint32_t nr_streams, pad;
+	struct ckpt_stream streams[CKPT_STREAMS];
+};
+
+_Static_assert(sizeof(struct ckpt_hdr) <= FTL_UNIT, "checkpoint header too large");
+
+/* What the scan saw of one superblock's pages. */
+struct sb_seen {
+	uint64_t top_wseq; /* newest unit */
+	uint32_t stream; /* OOB stream tag of its pages (FTL_OOB_STREAM_TAG) */
+	bool mixed; /* pages of more than one tag */
+	bool bad; /* a programmed page unreadable or without our magic */
+	bool any; /* a page is programmed */
 };
 
 struct ckpt_sb {
@@ -114,6 +157,15 @@ int ftl_checkpoint_write(struct ftl *f)
 	h.units_padded = f->st.units_padded;
 	h.gc_runs = f->st.gc_runs;
 	h.wl_runs = f->st.wl_runs;
+	h.nr_streams = ST_COUNT;
+	for (int s = 0; s < ST_COUNT; s++) {
+		const struct ftl_streamstate *ss = &f->streams[s];
+
+		/* A page still in the buffer is not on flash: nothing to resume. */
+		h.streams[s] = (struct ckpt_stream){ -1, 0 };
+		if (ss->sb >= 0 && !ss->wb && ss->next < f->units_per_sb)
+			h.streams[s] = (struct ckpt_stream){ ss->sb, ss->next };
+	}
 	if (h.total_units > f->units_per_sb)
 		return -E2BIG;
 	total = (size_t)h.total_units * FTL_UNIT;
@@ -184,6 +236,12 @@ static int ckpt_load(struct ftl *f, uint32_t sb, struct ckpt_hdr *h,
 		goto out;
 	memcpy(h, page, sizeof(*h));
 	memcpy(&oob, oob_raw, sizeof(oob));
+	if (h->magic == CKPT_MAGIC_V1) {
+		h->nr_streams = 0; /* written before stream positions were kept */
+		h->magic = CKPT_MAGIC;
+	}
+	if (h->nr_streams > CKPT_STREAMS)
+		h->nr_streams = 0;
 	if (h->magic != CKPT_MAGIC || oob.magic != FTL_OOB_MAGIC ||
 	    oob.slot[0].kind != UK_CKPT || oob.slot[0].dseq != h->gen ||
 	    h->nr_tp != f->nr_tp || h->nr_sb != f->nr_sb ||
@@ -216,7 +274,12 @@ out:
 	return rc;
 }
 
-static int apply_checkpoint(struct ftl *f, uint64_t *ckpt_wseq)
+/*
+ * Load the newest complete checkpoint; its write sequence into @ckpt_wseq
+ * (0: none) and its stream positions into @cs (sb -1 where unknown).
+ */
+static int apply_checkpoint(struct ftl *f, uint64_t *ckpt_wseq,
+			    struct ckpt_stream cs[ST_COUNT])
 {
 	struct ckpt_hdr h[FTL_CKPT_SBS], *best = NULL;
 	uint8_t *img[FTL_CKPT_SBS] = { NULL };
@@ -233,6 +296,8 @@ static int apply_checkpoint(struct ftl *f, uint64_t *ckpt_wseq)
 		}
 	}
 	*ckpt_wseq = 0;
+	for (int s = 0; s < ST_COUNT; s++)
+		cs[s] = (struct ckpt_stream){ -1, 0 };
 	if (best) {
 		const uint8_t *p = img[which];
 		const struct ckpt_sb *sbt;
@@ -258,6 +323,8 @@ static int apply_checkpoint(struct ftl *f, uint64_t *ckpt_wseq)
 		f->st.wl_runs = best->wl_runs;
 		f->st.recovered_from_checkpoint = true;
 		*ckpt_wseq = best->wseq;
+		for (uint32_t s = 0; s < best->nr_streams && s < ST_COUNT; s++)
+			cs[s] = best->streams[s];
 	}
 	for (int i = 0; i < FTL_CKPT_SBS; i++)
 		free(img[i]);
@@ -278,8 +345,12 @@ static int rec_cmp(const void *a, const void *b)
 	return x->wseq < y->wseq ? -1 : x->wseq > y->wseq;
 }
 
-/* Read the OOB of every programmed page; collect units newer than @after. */
-static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n)
+/*
+ * Read the OOB of every programmed page; collect units newer than @after,
+ * and what each superblock holds into @seen.
+ */
+static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n,
+		struct sb_seen *seen)
 {
 	struct nand_store *st = f->env.store;
 	uint8_t *oob_raw = malloc(f->geo->oob_size);
@@ -291,7 +362,7 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n)
 	if (!oob_raw)
 		return -ENOMEM;
 	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb && !rc; sb++) {
-		bool any = false;
+		struct sb_seen *sn = &seen[sb];
 
 		for (uint32_t p = 0; p < pages && !rc; p++) {
 			uint32_t fpid = ftl_ppn(f, sb, 0) / f->slots + p;
@@ -300,15 +371,24 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n)
 
 			if (!page_programmed(f, fpid, &a))
 				continue;
-			any = true;
-			if (st->ops->read(st, nand_page_index(f->geo, &a), NULL, oob_raw))
+			if (st->ops->read(st, nand_page_index(f->geo, &a), NULL, oob_raw)) {
+				sn->any = sn->bad = true;
 				continue;
+			}
 			memcpy(&oob, oob_raw, sizeof(oob));
-			if (oob.magic != FTL_OOB_MAGIC)
+			if (oob.magic != FTL_OOB_MAGIC) {
+				sn->any = sn->bad = true;
 				continue;
+			}
+			if (sn->any && oob.stream != sn->stream)
+				sn->mixed = true;
+			sn->stream = oob.stream;
+			sn->any = true;
 			for (uint32_t s = 0; s < f->slots; s++) {
 				const struct ftl_oob_slot *os = &oob.slot[s];
 
+				if (os->wseq > sn->top_wseq)
+					sn->top_wseq = os->wseq;
 				if (os->wseq > f->wseq)
 					f->wseq = os->wseq;
 				if (os->dseq > f->dseq && os->kind == UK_DATA)
@@ -330,8 +410,9 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n)
 							    os->dseq, os->wseq };
 			}
 		}
-		/* A superblock holding pages is full until GC takes it. */
-		f->sbs[sb].state = any ? SB_FULL : SB_FREE;
+		/* A superblock holding pages is full until GC takes it (or a
+		 * stream is given it back, reopen_streams()). */
+		f->sbs[sb].state = sn->any ? SB_FULL : SB_FREE;
 	}
 	free(oob_raw);
 	*out = recs;
@@ -415,11 +496,140 @@ static int rebuild_valid(struct ftl *f)
 	return 0;
 }
 
+/* ---- reopening the streams' superblocks ---- */
+
+/* Program flash page @fpid with padding of stream @s, straight in the store. */
+static int pad_page(struct ftl *f, enum ftl_stream s, uint32_t fpid, const uint8_t *zero,
+		    uint8_t *oob_raw)
+{
+	struct nand_store *st = f->env.store;
+	struct ftl_oob oob = { .magic = FTL_OOB_MAGIC, .nslots = f->slots,
+			       .stream = FTL_OOB_STREAM_TAG(s) };
+	struct nand_addr a;
+
+	ftl_fpid_addr(f, fpid, &a);
+	/* Only ever the next page of its block: never one programmed already. */
+	if (st->blocks[nand_block_index(f->geo, &a)].write_ptr != a.page)
+		return -EPERM;
+	for (uint32_t k = 0; k < f->slots; k++)
+		oob.slot[k] = (struct ftl_oob_slot){ .kind = UK_PAD, .wseq = ++f->wseq };
+	memset(oob_raw, 0, f->geo->oob_size);
+	memcpy(oob_raw, &oob, sizeof(oob));
+	f->st.units_padded += f->slots;
+	return st->ops->program(st, nand_page_index(f->geo, &a), zero, oob_raw);
+}
+
+/*
+ * Where stream @s can go on writing in superblock @sb: the flash page after
+ * the last programmed one, once the holes before it are padded. @want: the
+ * page the checkpoint says (UINT32_MAX: no say); then there must be no
+ * hole and the page must be that one. Returns the page, or UINT32_MAX when
+ * the superblock stays closed (in doubt, or full).
+ */
+static uint32_t resume_page(struct ftl *f, enum ftl_stream s, uint32_t sb,
+			    const struct sb_seen *sn, uint32_t want)
+{
+	uint32_t pages = f->pages_per_block * f->stripe;
+	uint32_t base = ftl_ppn(f, sb, 0) / f->slots;
+	uint32_t first_free = pages, resume = 0;
+	uint8_t *zero, *oob_raw;
+	int rc = 0;
+
+	if (f->sbs[sb].state != SB_FULL || !sn->any || sn->bad || sn->mixed ||
+	    sn->stream != FTL_OOB_STREAM_TAG(s))
+		return UINT32_MAX;
+	for (uint32_t p = 0; p < pages; p++) {
+		struct nand_addr a;
+
+		if (page_programmed(f, base + p, &a))
+			resume = p + 1;
+		else if (first_free == pages)
+			first_free = p;
+	}
+	if (want != UINT32_MAX && (first_free != want || resume != want))
+		return UINT32_MAX;
+	if (resume >= pages)
+		return UINT32_MAX; /* full */
+	if (first_free == resume)
+		return resume; /* no hole */
+	/*
+	 * Holes: programs in flight at the crash, at most a write buffer's
+	 * worth behind the last one that finished. Anything wider is not what
+	 * a stream leaves (a superblock half erased, say): keep it closed.
+	 */
+	if (resume - first_free > f->nr_wbufs)
+		return UINT32_MAX;
+	zero = calloc(1, f->geo->page_size);
+	oob_raw = malloc(f->geo->oob_size);
+	if (!zero || !oob_raw)
+		rc = -ENOMEM;
+	for (uint32_t p = first_free; !rc && p < resume; p++) {
+		struct nand_addr a;
+
+		if (!page_programmed(f, base + p, &a))
+			rc = pad_page(f, s, base + p, zero, oob_raw);
+	}
+	free(zero);
+	free(oob_raw);
+	/* A pad that failed leaves the superblock closed: nothing follows it. */
+	return rc ? UINT32_MAX : resume;
+}
+
+/* The superblock whose pages stream @s programmed last, or -1. */
+static int32_t newest_of_stream(const struct ftl *f, enum ftl_stream s,
+				const struct sb_seen *seen)
+{
+	int32_t best = -1;
+
+	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++)
+		if (seen[sb].any && !seen[sb].mixed &&
+		    seen[sb].stream == FTL_OOB_STREAM_TAG(s) &&
+		    (best < 0 || seen[sb].top_wseq > seen[best].top_wseq))
+			best = (int32_t)sb;
+	return best;
+}
+
+/*
+ * Give each stream back the superblock it was writing. @clean: nothing on
+ * flash is newer than the checkpoint, so its positions @cs hold.
+ */
+static void reopen_streams(struct ftl *f, const struct sb_seen *seen,
+			   const struct ckpt_stream cs[ST_COUNT], bool clean)
+{
+	for (int i = 0; i < ST_COUNT; i++) {
+		enum ftl_stream s = (enum ftl_stream)i;
+		uint32_t page = UINT32_MAX;
+		int32_t sb = -1;
+
+		if (f->streams[s].sb >= 0 || f->streams[s].wb)
+			continue; /* written already: not ours to move */
+		if (clean && cs[s].sb >= FTL_CKPT_SBS && (uint32_t)cs[s].sb < f->nr_sb &&
+		    cs[s].next % f->slots == 0) {
+			sb = cs[s].sb;
+			page = resume_page(f, s, (uint32_t)sb, &seen[sb], cs[s].next / f->slots);
+		}
+		if (page == UINT32_MAX) {
+			/* No checkpoint position, or the store disagrees: the scan. */
+			sb = newest_of_stream(f, s, seen);
+			if (sb >= 0)
+				page = resume_page(f, s, (uint32_t)sb, &seen[sb], UINT32_MAX);
+		}
+		if (page == UINT32_MAX)
+			continue;
+		f->sbs[sb].state = SB_OPEN;
+		f->streams[s].sb = sb;
+		f->streams[s].next = page * f->slots;
+	}
+}
+
 int ftl_recover(struct ftl *f, bool *formatted)
 {
 	uint64_t ckpt_wseq, *tp_wseq = NULL;
+	struct ckpt_stream cs[ST_COUNT];
+	struct sb_seen *seen = NULL;
 	struct rec *recs = NULL;
 	size_t n = 0;
+	bool clean;
 	int rc;
 
 	*formatted = false;
@@ -427,12 +637,23 @@ int ftl_recover(struct ftl *f, bool *formatted)
 		*formatted = true;
 		return 0;
 	}
-	rc = apply_checkpoint(f, &ckpt_wseq);
+	rc = apply_checkpoint(f, &ckpt_wseq, cs);
 	if (rc)
 		return rc;
-	rc = scan(f, ckpt_wseq, &recs, &n);
+	seen = calloc(f->nr_sb, sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
+	rc = scan(f, ckpt_wseq, &recs, &n, seen);
 	if (rc)
 		goto out;
+	/* Nothing was written after the checkpoint (not even padding). */
+	clean = f->st.recovered_from_checkpoint && f->wseq == ckpt_wseq;
+	/*
+	 * Before anything is written (the replay below writes translation
+	 * pages back when it evicts them): they go on where they were.
+	 */
+	if (f->st.recovered_from_checkpoint || n)
+		reopen_streams(f, seen, cs, clean);
 	load_erase_counts(f);
 	if (n)
 		qsort(recs, n, sizeof(*recs), rec_cmp);
@@ -503,6 +724,7 @@ int ftl_recover(struct ftl *f, bool *formatted)
 		rc = f->fatal ? -EIO : ftl_checkpoint_write(f);
 	}
 out:
+	free(seen);
 	free(tp_wseq);
 	free(recs);
 	return rc;

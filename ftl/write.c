@@ -7,7 +7,12 @@
  * completes once its units are buffered (volatile cache on) or once the
  * pages holding them are programmed and the store synced (FUA, or the
  * cache off). Programs carry tickets in submission order; done_through
- * is the highest ticket below which every program has finished.
+ * is the highest ticket below which every program has finished. A full
+ * translation-stream page takes its ticket but is held back until the
+ * data pages holding units it maps are programmed, so no translation
+ * page on flash maps an LBA to a page that is not. Below
+ * GC's foreground level each host unit waits for a GC credit
+ * (gc_policy.c); every unit written outside the GC stream uses one up.
  */
 #include "ftl_internal.h"
 
@@ -56,6 +61,8 @@ static void update_done_through(struct ftl *f)
 	f->done_through = first ? first->ticket - 1 : f->next_ticket;
 }
 
+static void release_held(struct ftl *f);
+
 static void program_done(struct nand_op *op)
 {
 	struct ftl_wbuf *wb = op->cb_arg;
@@ -69,7 +76,119 @@ static void program_done(struct nand_op *op)
 	}
 	wb->state = WB_FREE;
 	TAILQ_INSERT_TAIL(&f->free_wbufs, wb, link);
+	release_held(f);
 	ftl_progress(f);
+}
+
+static void submit(struct ftl *f, struct ftl_wbuf *wb)
+{
+	int rc = f->env.ops->submit(f->env.ctx, &wb->op);
+
+	if (rc) {
+		wb->op.status = rc;
+		program_done(&wb->op);
+	}
+}
+
+/* Does data page @d hold a unit that translation page @tpw maps? */
+static bool maps_into(const struct ftl *f, const struct ftl_wbuf *tpw,
+		      const struct ftl_wbuf *d)
+{
+	for (uint32_t i = 0; i < d->used && i < f->slots; i++) {
+		const struct ftl_oob_slot *ds = &d->oob.slot[i];
+
+		if (ds->kind != UK_DATA)
+			continue;
+		for (uint32_t j = 0; j < tpw->used && j < f->slots; j++)
+			if (tpw->oob.slot[j].kind == UK_TP &&
+			    tpw->oob.slot[j].lba == ds->lba / FTL_TP_ENTRIES)
+				return true;
+	}
+	return false;
+}
+
+static bool data_stream(uint32_t s)
+{
+	return s == ST_SEQ || s == ST_RAND || s == ST_GC;
+}
+
+/* Translation page @wb may be programmed: what it maps is on flash. */
+static bool tp_page_ready(const struct ftl *f, const struct ftl_wbuf *wb)
+{
+	const struct ftl_wbuf *p;
+
+	for (uint32_t i = 0; i < wb->ndeps; i++)
+		if (wb->dep[i].wb->gen == wb->dep[i].gen && wb->dep[i].wb->state != WB_FREE)
+			return false;
+	TAILQ_FOREACH(p, &f->inflight, link) {
+		if (p->ticket >= wb->ticket)
+			break;
+		if (data_stream(p->stream) && maps_into(f, wb, p))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Submit held translation pages whose data is on flash now, in ticket
+ * order: pages of a block are programmed in order, so one still held
+ * holds back those after it.
+ */
+static void release_held(struct ftl *f)
+{
+	struct ftl_wbuf *wb;
+
+	for (bool again = true; again;) {
+		again = false;
+		TAILQ_FOREACH(wb, &f->inflight, link) {
+			if (!wb->held)
+				continue;
+			if (!tp_page_ready(f, wb))
+				return;
+			wb->held = false;
+			submit(f, wb); /* may complete (fail) at once: look again */
+			again = true;
+			break;
+		}
+	}
+}
+
+static bool any_held(const struct ftl *f)
+{
+	const struct ftl_wbuf *wb;
+
+	TAILQ_FOREACH(wb, &f->inflight, link)
+		if (wb->held)
+			return true;
+	return false;
+}
+
+/*
+ * The write buffer is out of pages and nothing submitted is in flight
+ * (every page in flight is a held translation page): nothing would ever
+ * complete, so pad and program the filling data pages they wait for (a
+ * data page that fills slowly, of an idle host stream, say). Otherwise
+ * the data pages fill (GC's soon) and nothing is padded.
+ */
+static void unstick_held(struct ftl *f)
+{
+	const struct ftl_wbuf *wb;
+
+	if (!TAILQ_EMPTY(&f->free_wbufs) || TAILQ_EMPTY(&f->inflight))
+		return;
+	TAILQ_FOREACH(wb, &f->inflight, link)
+		if (!wb->held)
+			return;
+	for (int s = ST_SEQ; s <= ST_GC; s++) {
+		const struct ftl_wbuf *d = f->streams[s].wb;
+		bool dep = false;
+
+		TAILQ_FOREACH(wb, &f->inflight, link)
+			for (uint32_t i = 0; d && i < wb->ndeps; i++)
+				dep |= wb->dep[i].wb == d && wb->dep[i].gen == d->gen;
+		if (dep)
+			ftl_close_stream(f, (enum ftl_stream)s);
+	}
 }
 
 static void program(struct ftl *f, struct ftl_wbuf *wb, enum ftl_stream s)
@@ -79,6 +198,7 @@ static void program(struct ftl *f, struct ftl_wbuf *wb, enum ftl_stream s)
 
 	wb->oob.magic = FTL_OOB_MAGIC;
 	wb->oob.nslots = f->slots;
+	wb->oob.stream = FTL_OOB_STREAM_TAG(s); /* recovery reopens by stream */
 	memcpy(wb->oob_raw, &wb->oob, sizeof(wb->oob));
 	wb->state = WB_PROGRAMMING;
 	wb->ticket = ++f->next_ticket;
@@ -106,11 +226,29 @@ static void program(struct ftl *f, struct ftl_wbuf *wb, enum ftl_stream s)
 		return;
 	}
 	TAILQ_INSERT_TAIL(&f->inflight, wb, link);
-	rc = f->env.ops->submit(f->env.ctx, op);
-	if (rc) {
-		op->status = rc;
-		program_done(op);
+	wb->held = false;
+	wb->ndeps = 0;
+	if (s == ST_TP) {
+		/*
+		 * Translation pages reach flash only after the data they map,
+		 * or a crash in between would map LBAs to pages never
+		 * programmed (recovery trusts a translation page's content).
+		 */
+		for (int d = ST_SEQ; d <= ST_GC; d++) {
+			struct ftl_wbuf *dw = f->streams[d].wb;
+
+			if (dw && maps_into(f, wb, dw)) {
+				wb->dep[wb->ndeps].wb = dw;
+				wb->dep[wb->ndeps++].gen = dw->gen;
+			}
+		}
+		if (any_held(f) || !tp_page_ready(f, wb)) {
+			wb->held = true;
+			f->st.tp_pages_held++;
+			return;
+		}
 	}
+	submit(f, wb);
 }
 
 /* Open the stream's next page; false when no buffer or space is free. */
@@ -119,14 +257,16 @@ static bool stream_page(struct ftl *f, enum ftl_stream s)
 	struct ftl_streamstate *st = &f->streams[s];
 	struct ftl_wbuf *wb = TAILQ_FIRST(&f->free_wbufs);
 
-	if (!wb)
+	if (!wb) {
+		unstick_held(f);
 		return false;
+	}
 	if (st->sb < 0 || st->next >= f->units_per_sb) {
 		/*
 		 * Host streams leave the last two free superblocks to GC and to
 		 * translation pages, which GC itself may need to write.
 		 */
-		uint32_t reserve = (s == ST_SEQ || s == ST_RAND) ? 2 : 0;
+		uint32_t reserve = (s == ST_SEQ || s == ST_RAND) ? FTL_HOST_RESERVE_SBS : 0;
 		int32_t sb;
 
 		if (f->free_sbs <= reserve)
@@ -143,6 +283,8 @@ static bool stream_page(struct ftl *f, enum ftl_stream s)
 	}
 	TAILQ_REMOVE(&f->free_wbufs, wb, link);
 	wb->state = WB_FILLING;
+	wb->stream = s;
+	wb->gen++;
 	wb->fpid = ftl_ppn(f, (uint32_t)st->sb, st->next) / f->slots;
 	wb->used = 0;
 	memset(&wb->oob, 0, sizeof(wb->oob));
@@ -172,16 +314,18 @@ uint32_t ftl_put_unit(struct ftl *f, enum ftl_stream s, uint32_t lba,
 	};
 	switch (s) {
 	case ST_GC:
-		f->st.units_written_gc++;
+		f->st.units_written_gc++; /* GC accounts for its own writes */
 		break;
 	case ST_TP:
 		f->st.units_written_tp++;
+		ftl_gc_spend(f, 1);
 		break;
 	default:
 		if (kind == UK_DATA)
 			f->st.units_written_host++;
 		else if (kind == UK_TP)
 			f->st.units_written_tp++;
+		ftl_gc_spend(f, 1);
 	}
 	if (wb->used == f->slots) {
 		st->wb = NULL;
@@ -203,15 +347,20 @@ const uint8_t *ftl_buffered(const struct ftl *f, uint32_t ppn)
 	return NULL;
 }
 
-bool ftl_gc_copy_buffered(struct ftl *f, uint32_t fpid)
+bool ftl_gc_copy_buffered(const struct ftl *f, uint32_t fpid, uint8_t *page,
+			  struct ftl_oob *oob)
 {
 	for (uint32_t i = 0; i < f->nr_wbufs; i++) {
 		const struct ftl_wbuf *wb = &f->wbufs[i];
 
 		if (wb->state == WB_FREE || wb->fpid != fpid)
 			continue;
-		memcpy(f->gc.page, wb->data, f->geo->page_size);
-		memcpy(f->gc.oob_raw, &wb->oob, sizeof(wb->oob));
+		if (page)
+			memcpy(page, wb->data, f->geo->page_size);
+		*oob = wb->oob;
+		/* A page still filling has its magic set only when programmed. */
+		oob->magic = FTL_OOB_MAGIC;
+		oob->nslots = f->slots;
 		return true;
 	}
 	return false;
@@ -232,6 +381,7 @@ void ftl_close_stream(struct ftl *f, enum ftl_stream s)
 							   .wseq = ++f->wseq };
 		st->next++;
 		f->st.units_padded++;
+		ftl_gc_spend(f, 1);
 	}
 	st->wb = NULL;
 	program(f, wb, s);
@@ -272,7 +422,7 @@ static bool stream_has_room(const struct ftl *f, int s)
 	if (TAILQ_EMPTY(&f->free_wbufs))
 		return false;
 	if (st->sb < 0 || st->next >= f->units_per_sb)
-		return f->free_sbs > 2;
+		return f->free_sbs > FTL_HOST_RESERVE_SBS;
 	return true;
 }
 
@@ -301,7 +451,14 @@ void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
 
 		if (!stream_has_room(f, (int)io->stream)) {
 			TAILQ_INSERT_TAIL(&f->write_wait, io, link);
+			unstick_held(f);
 			ftl_gc_step(f);
+			return;
+		}
+		/* Below the foreground level each unit waits for a GC credit. */
+		if (!ftl_gc_pace(f)) {
+			f->st.gc_paced++;
+			TAILQ_INSERT_TAIL(&f->gc.pace_wait, io, link);
 			return;
 		}
 		e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, io);

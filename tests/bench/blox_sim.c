@@ -71,7 +71,7 @@ struct opts {
 	int gc; /* 0 greedy, 1 cb, 2 both */
 	uint32_t nranges;
 	uint32_t range_num[MAX_RANGES], range_den[MAX_RANGES];
-	int gc_bg, gc_idle; /* permille; -1: per experiment default */
+	int gc_bg, gc_idle; /* permille of the spare superblocks; -1: the FTL's */
 	uint64_t seed;
 	const char *out, *outdir;
 	char cmdline[2048];
@@ -172,23 +172,16 @@ static void make_geometry(struct nand_geometry *g)
 }
 
 /*
- * GC levels for the read experiments: the FTL's defaults (idle 250,
- * background 120 permille free) are above the free space a full device
- * with op 70 can reach, so GC would rewrite nearly full superblocks
- * without end and change the layout under the reads. Unless told
- * otherwise, exp 1/2 use 60/60 (the foreground level) and exp 3 the FTL's
- * defaults.
+ * GC levels: the FTL's defaults (permille of the spare superblocks, which
+ * a full device reaches on any op_permille, and GC stops when nothing is
+ * worth collecting) unless --gc-bg / --gc-idle say otherwise.
  */
-static void gc_levels(struct ftl_config *fc, bool read_exp)
+static void gc_levels(struct ftl_config *fc)
 {
 	if (O.gc_bg >= 0)
 		fc->gc_bg_permille = (uint32_t)O.gc_bg;
-	else if (read_exp)
-		fc->gc_bg_permille = 60;
 	if (O.gc_idle >= 0)
 		fc->gc_idle_permille = (uint32_t)O.gc_idle;
-	else if (read_exp)
-		fc->gc_idle_permille = 60;
 }
 
 static void base_config(struct ftl_config *fc)
@@ -623,12 +616,21 @@ static void header(struct out *o, struct sim *s, const char *title)
 		" (%.1f MiB), %u translation pages; op_permille %u\n",
 	     f->nr_sb, f->units_per_sb, f->units_per_sb * 4096.0 / MiB, s->cap,
 	     s->cap * 4096.0 / MiB, f->nr_tp, s->fc.op_permille);
-	outf(o, "# gc levels (permille of superblocks free): idle %u, background %u, urgent %u%s;"
-		" write buffer %u pages, volatile cache %s\n",
-	     s->fc.gc_idle_permille, s->fc.gc_bg_permille, s->fc.gc_urgent_permille,
-	     s->fc.gc_bg_permille == 120 && s->fc.gc_idle_permille == 250 ? " (FTL defaults)"
-	     : " (lowered from the FTL's 250/120: a full device cannot reach those, GC would never stop)",
-	     s->fc.write_buffer_pages, s->fc.volatile_cache ? "on" : "off");
+	{
+		struct ftl_config def;
+
+		ftl_config_default(&def);
+		outf(o, "# gc levels (permille of the %u spare superblocks): idle %u, background %u,"
+			" foreground %u, urgent %u%s = %u/%u/%u/%u superblocks free;"
+			" write buffer %u pages, volatile cache %s\n",
+		     f->gc.spare, s->fc.gc_idle_permille, s->fc.gc_bg_permille,
+		     s->fc.gc_fg_permille, s->fc.gc_urgent_permille,
+		     s->fc.gc_bg_permille == def.gc_bg_permille &&
+				     s->fc.gc_idle_permille == def.gc_idle_permille
+			     ? " (FTL defaults)" : "",
+		     f->gc.lvl_idle, f->gc.lvl_bg, f->gc.lvl_fg, f->gc.lvl_urgent,
+		     s->fc.write_buffer_pages, s->fc.volatile_cache ? "on" : "off");
+	}
 }
 
 static void budgets(struct out *o, struct sim *s)
@@ -639,9 +641,10 @@ static void budgets(struct out *o, struct sim *s)
 	outf(o, "# budgets (the paper's, NOT scaled): CMT %u KiB = %u translation pages = %u MiB of LBA"
 		" range; MDC %u B = %u descriptors of 10 B, min run %u\n",
 	     O.cmt_kib, tps, tps * 4, O.mdc_bytes, desc, O.mdc_min_run);
-	outf(o, "#   a descriptor comes from scanning one translation page, so it spans at most 1024 units"
-		" (4 MiB): the MDC covers at most %u x 4 MiB = %u MiB, CMT + MDC at most %u MiB\n",
-	     desc, desc * 4, (desc + tps) * 4);
+	outf(o, "#   a run continuing a descriptor (LBA and PPN both) merges into it, so a descriptor"
+		" spans up to %u units (%.0f MiB) across translation pages: the MDC can cover up to"
+		" %u x %.0f MiB of sequentially written data\n",
+	     FTL_MDC_MAX_RUN, FTL_MDC_MAX_RUN * 4096.0 / MiB, desc, FTL_MDC_MAX_RUN * 4096.0 / MiB);
 	outf(o, "#   budgets kept, capacity scaled: the knees sit at absolute LBA ranges set by the budgets;"
 		" the sweep spans the scaled capacity (%.0f MiB)\n",
 	     s->cap * 4096.0 / MiB);
@@ -671,7 +674,7 @@ static uint64_t settle_gc(struct sim *s)
 
 	for (int i = 0; i < 600; i++) {
 		run_idle(s, 100000000ull); /* 100 ms */
-		if (!s->f->gc.active && s->f->st.gc_runs == runs)
+		if (!ftl_gc_busy(s->f) && s->f->st.gc_runs == runs)
 			break;
 		runs = s->f->st.gc_runs;
 	}
@@ -843,7 +846,7 @@ static void run_exp1(void)
 
 	base_config(&fc);
 	fc.stream_separation = O.sep != 0;
-	gc_levels(&fc, true);
+	gc_levels(&fc);
 	sim_open(s, &fc);
 	out_open(&o, "ftl_exp1.txt");
 	header(&o, s, "experiment 1: sequential fill, then 4 KiB random reads over growing LBA ranges");
@@ -888,7 +891,7 @@ static void run_exp2(void)
 			s = calloc(1, sizeof(*s));
 			base_config(&fc);
 			fc.stream_separation = sep;
-			gc_levels(&fc, true);
+			gc_levels(&fc);
 			sim_open(s, &fc);
 			if (first) {
 				header(&o, s, "experiment 2: sequential fill with one random 4 KiB write"
@@ -982,10 +985,10 @@ static double alpha_implied(double waf)
 static void waf_table(struct out *o, uint32_t cmt_kib, const char *title, bool *first)
 {
 	outf(o, "## %s\n", title);
-	outf(o, "%-5s %-6s %7s %5s %7s %7s %5s %5s %7s %7s %7s %7s %6s %7s %7s %7s %7s %7s %6s %7s\n",
+	outf(o, "%-5s %-6s %7s %5s %7s %7s %5s %5s %7s %7s %7s %7s %6s %6s %7s %7s %7s %7s %7s %6s %7s\n",
 	     "op", "gc", "cap_MiB", "TPs", "rho_nom", "a_phys", "free", "open", "a_eff", "waf_all",
-	     "waf", "waf_gc", "tp/w", "apx_ph", "fxp_ph", "apx_ef", "fxp_ef", "a_impl", "gcruns",
-	     "wall_s");
+	     "waf", "waf_gc", "tp/w", "gctp/w", "apx_ph", "fxp_ph", "apx_ef", "fxp_ef", "a_impl",
+	     "gcruns", "wall_s");
 	for (uint32_t k = 0; k < O.nops; k++) {
 		for (int pol = 0; pol < 2; pol++) {
 			struct sim *s;
@@ -993,7 +996,7 @@ static void waf_table(struct out *o, uint32_t cmt_kib, const char *title, bool *
 			struct ftl_stats a, b, c;
 			double w1 = wall_now(), alpha_phys, alpha_eff, rho_nom, free_avg, open_avg;
 			uint64_t total, last;
-			double waf_all, waf_last, waf_gc_last, tp_last, v0, v1;
+			double waf_all, waf_last, waf_gc_last, tp_last, gctp_last, v0, v1;
 
 			if (O.gc != 2 && O.gc != pol)
 				continue;
@@ -1002,7 +1005,7 @@ static void waf_table(struct out *o, uint32_t cmt_kib, const char *title, bool *
 			fc.cmt_bytes = cmt_kib * 1024;
 			fc.op_permille = O.ops[k];
 			fc.gc_policy = pol ? FTL_GC_COST_BENEFIT : FTL_GC_GREEDY;
-			gc_levels(&fc, false);
+			gc_levels(&fc);
 			sim_open(s, &fc);
 			if (*first) {
 				header(o, s, "experiment 3: write amplification vs over-provisioning, uniform"
@@ -1019,8 +1022,8 @@ static void waf_table(struct out *o, uint32_t cmt_kib, const char *title, bool *
 					" flash over the host capacity)\n");
 				outf(o, "#   a_eff  = a_phys minus what GC cannot use as spare, as time averages over"
 					" the measured writes: the free superblocks\n"
-					"#            (free; GC runs all the time and the host waits below the urgent"
-					" level) and the unwritten part of the open superblocks\n"
+					"#            (free; GC keeps them at its levels, host writes are paced"
+					" below the foreground one) and the unwritten part of the open superblocks\n"
 					"#            (open), and the valid translation pages (TPs)\n");
 				outf(o, "# formulas for greedy under uniform random writes, rho = alpha - 1:\n");
 				outf(o, "#   apx  = (1 + rho) / (2 rho)  (Hu et al. 2009 / Desnoyers 2012 approximation)\n");
@@ -1034,7 +1037,8 @@ static void waf_table(struct out *o, uint32_t cmt_kib, const char *title, bool *
 					" / host units (ftl_waf's definition, counter deltas)\n");
 				outf(o, "#   waf_gc = (host + GC-moved units, data and translation pages) / host units:"
 					" what the formulas model\n");
-				outf(o, "#   tp/w   = translation-page units written (CMT write-backs) per host unit\n");
+				outf(o, "#   tp/w   = translation-page units written (CMT write-backs) per host unit;"
+					" gctp/w = of which GC batches wrote back\n");
 				*first = false;
 			}
 			fill(s, 0, 0);
@@ -1064,18 +1068,29 @@ static void waf_table(struct out *o, uint32_t cmt_kib, const char *title, bool *
 				      (double)(c.units_written_host - b.units_written_host);
 			tp_last = (double)(c.units_written_tp - b.units_written_tp) /
 				  (double)(c.units_written_host - b.units_written_host);
+			gctp_last = (double)(c.gc_tp_writebacks - b.gc_tp_writebacks) /
+				    (double)(c.units_written_host - b.units_written_host);
 			rho_nom = O.ops[k] / (1000.0 - O.ops[k]);
 			alpha_phys = (double)(s->f->nr_sb - FTL_CKPT_SBS) * s->f->units_per_sb / s->cap;
 			alpha_eff = ((double)(s->f->nr_sb - FTL_CKPT_SBS) - free_avg - open_avg) *
 					    s->f->units_per_sb / s->cap -
 				    (double)s->f->nr_tp / s->cap;
+			if (getenv("BLOX_SIM_DEBUG"))
+				fprintf(stderr, "debug: padded %llu (+%llu last), tp pages held %llu, programs %llu, gc moved %llu, gc tp wb %llu, cmt wb %llu\n",
+					(unsigned long long)c.units_padded,
+					(unsigned long long)(c.units_padded - b.units_padded),
+					(unsigned long long)c.tp_pages_held,
+					(unsigned long long)c.flash_programs,
+					(unsigned long long)c.gc_units_moved,
+					(unsigned long long)c.gc_tp_writebacks,
+					(unsigned long long)c.cmt_writebacks);
 			/* Read a sample back. */
 			s->range = s->cap;
 			run_job(s, JOB_READ, 65536);
-			outf(o, "%-5u %-6s %7.0f %5u %7.3f %7.3f %5.1f %5.2f %7.3f %7.3f %7.3f %7.3f %6.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6llu %7.1f\n",
+			outf(o, "%-5u %-6s %7.0f %5u %7.3f %7.3f %5.1f %5.2f %7.3f %7.3f %7.3f %7.3f %6.3f %6.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6llu %7.1f\n",
 			     O.ops[k], pol ? "cb" : "greedy", s->cap * 4096.0 / MiB, s->f->nr_tp, rho_nom,
 			     alpha_phys, free_avg, open_avg, alpha_eff, waf_all, waf_last, waf_gc_last,
-			     tp_last, waf_approx(alpha_phys - 1), waf_fixed_point(alpha_phys),
+			     tp_last, gctp_last, waf_approx(alpha_phys - 1), waf_fixed_point(alpha_phys),
 			     waf_approx(alpha_eff - 1), waf_fixed_point(alpha_eff),
 			     alpha_implied(waf_gc_last), (unsigned long long)(c.gc_runs - a.gc_runs),
 			     wall_now() - w1);
@@ -1143,8 +1158,8 @@ static void usage(void)
 		"  --idle-ms N            idle period, virtual ms (default 200)\n"
 		"  --ranges a/b|NM,...    read ranges as fractions of capacity or N MiB\n"
 		"                         (default 1/64,1/32,1/16,256M,1/8,3/16,1/4,1072M,5/16,3/8,1/2,3/4,1)\n"
-		"  --gc-bg N --gc-idle N  GC background/idle levels, permille free superblocks\n"
-		"                         (default: 60/60 for exp 1/2, the FTL's 120/250 for exp 3)\n"
+		"  --gc-bg N --gc-idle N  GC background/idle levels, permille of the spare superblocks\n"
+		"                         (default: the FTL's, ftl.h)\n"
 		"  --seed N               RNG seed (default 1)\n"
 		"  --out FILE             output file (with a single --exp)\n"
 		"  --outdir DIR           output directory (default docs/results)\n");

@@ -5,7 +5,8 @@
  * units, unmapped and write-buffer reads, superblock striping across
  * dies and planes (down to the NAND address and the page in the store),
  * CMT hits, misses, LRU eviction and write-back, the MDC and hot regions
- * (including idle prefetch), stream detection and trim. GC and wear
+ * (including idle prefetch), stream detection and trim, translation
+ * pages programmed only after the data they map. GC and wear
  * leveling live in test_ftl_gc.c, flush, FUA and recovery in
  * test_ftl_recovery.c.
  */
@@ -730,6 +731,92 @@ static void test_trim(void **state)
 	fx_free(x);
 }
 
+/* ---- write ordering: translation pages after the data they map ---- */
+
+/*
+ * A translation page written back while a unit it maps is still in a
+ * filling buffer page must not reach flash first: a power loss in
+ * between would leave the mapping pointing at a page never programmed.
+ * Here trims write back translation page 0 (mapping LBA 5 to its new,
+ * still buffered copy) and three others, filling a translation page; the
+ * device then goes idle and the power goes.
+ */
+static void test_tp_page_waits_for_data(void **state)
+{
+	static const uint32_t others[] = { 1024, 2048, 3072 };
+	struct fx_geo g;
+	struct fx *x;
+	uint32_t v1;
+
+	(void)state;
+	fx_geo_small(&g);
+	x = fx_new(&g, NULL, false);
+	assert_int_equal(x->f->slots, 4);
+	fx_write(x, 5, 1);
+	fx_write(x, 6, 1);
+	for (int i = 0; i < 3; i++)
+		fx_write(x, others[i], 1);
+	fx_flush(x);
+	v1 = x->shadow[5];
+	fx_write(x, 5, 1); /* in a filling page of the random stream */
+	assert_non_null(x->f->streams[ST_RAND].wb);
+	fx_trim(x, 6, 1); /* translation page 0 written back: LBA 5 -> buffer */
+	for (int i = 0; i < 3; i++)
+		fx_trim(x, others[i], 1);
+	assert_null(x->f->streams[ST_TP].wb); /* that page is full */
+	assert_non_null(x->f->streams[ST_RAND].wb); /* LBA 5's page is not */
+	fx_drain(x);
+	fx_crash(x);
+	assert_int_equal(fx_ftl_create(x), 0);
+	assert_int_equal(fx_io(x, FTL_IO_READ, 5, 1, x->rbuf, false), 0);
+	if (fx_decode(x->rbuf, 5) != v1 && fx_decode(x->rbuf, 5) != x->shadow[5])
+		fail_msg("lba 5 after the crash: version %d, flushed %u, last %u",
+			 (int)fx_decode(x->rbuf, 5), v1, x->shadow[5]);
+	fx_free(x);
+}
+
+/*
+ * Held translation pages must not deadlock a small write buffer: with
+ * five buffer pages, a filling data page that every translation page
+ * waits for (LBA 5's, the host idle otherwise) and write-backs of every
+ * translation page, the buffer runs out; the data page is then padded
+ * and programmed, and everything completes.
+ */
+static void test_tp_held_pages_unstick(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	struct ftl_stats a, b;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.write_buffer_pages = 1;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	for (uint32_t tp = 0; tp < x->f->nr_tp; tp++)
+		fx_write(x, tp * FTL_TP_ENTRIES + 7, 1);
+	fx_flush(x);
+	a = fx_stats(x);
+	for (int round = 0; round < 3; round++) {
+		/* One unit of every translation page, then trim them all. */
+		for (uint32_t tp = 0; tp < x->f->nr_tp; tp++)
+			fx_write(x, tp * FTL_TP_ENTRIES + 5, 1);
+		for (uint32_t tp = 0; tp < x->f->nr_tp; tp++)
+			fx_trim(x, tp * FTL_TP_ENTRIES + 7, 1);
+		for (uint32_t tp = 0; tp < x->f->nr_tp; tp++)
+			fx_write(x, tp * FTL_TP_ENTRIES + 7, 1);
+	}
+	b = fx_stats(x);
+	assert_true(b.tp_pages_held > a.tp_pages_held);
+	fx_flush(x);
+	fx_crash(x);
+	assert_int_equal(fx_ftl_create(x), 0);
+	fx_verify_all(x);
+	fx_check_invariants(x, false);
+	fx_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -750,6 +837,8 @@ int main(void)
 		FX_TEST(test_hot_ranking),
 		FX_TEST(test_streams),
 		FX_TEST(test_trim),
+		FX_TEST(test_tp_page_waits_for_data),
+		FX_TEST(test_tp_held_pages_unstick),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));

@@ -337,14 +337,17 @@ static inline void fx_dump(const struct fx *x)
 	uint32_t n;
 
 	fprintf(stderr, "ftl: outstanding %u free_sbs %u free_wbufs %s inflight %s "
-		"gc active %d victim %d stage %u waiting %d fatal %d\n",
+		"gc active %d victim %d stage %u waiting %d erase %d fatal %d\n",
 		f->outstanding, f->free_sbs, TAILQ_EMPTY(&f->free_wbufs) ? "none" : "some",
 		TAILQ_EMPTY(&f->inflight) ? "none" : "some", f->gc.active, f->gc.victim,
-		f->gc.tp_waiter.stage, f->gc.waiting, f->fatal);
+		f->gc.tp_waiter.stage, f->gc.waiting, f->gc.erase_sb, f->fatal);
 	n = 0;
 	TAILQ_FOREACH(io, &f->write_wait, link)
 		fprintf(stderr, "  write_wait[%u]: op %d lba %u nr %u next %u%s\n", n++, io->op,
 			io->lba, io->nr, io->next, ftl_gc_is_waiter(f, io) ? " (gc)" : "");
+	TAILQ_FOREACH(io, &f->gc.pace_wait, link)
+		fprintf(stderr, "  pace_wait: op %d lba %u next %u (credit %lld)\n", io->op,
+			io->lba, io->next, (long long)f->gc.credit);
 	TAILQ_FOREACH(io, &f->read_wait, link)
 		fprintf(stderr, "  read_wait: op %d lba %u\n", io->op, io->lba);
 	TAILQ_FOREACH(io, &f->durable_wait, link)

@@ -1,10 +1,14 @@
 /*
  * Unit tests for the mapping descriptor cache (ftl/mdc.c), through mdc.h
  * only: lookups at run edges, admission (min_run, clamping, overlap, full
- * cache), invalidation (trim, split, drop, ranges over several
- * descriptors, a full cache), scans of mapping entries, exact counters in
- * scripted cases, and a randomized run against a shadow mapping that
- * checks every descriptor after every step.
+ * cache), merging of runs that continue a descriptor (both directions,
+ * bridging two, partial overlaps, PPNs that do not continue, min_run and a
+ * full cache judged on the merged result, the 16-bit length limit, scans
+ * of neighbouring translation pages), splits of merged descriptors,
+ * invalidation (trim, split, drop, ranges over several descriptors, a
+ * full cache), scans of mapping entries, exact counters in scripted cases,
+ * and randomized runs against a shadow mapping that check every
+ * descriptor after every step.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -81,6 +85,7 @@ static void expect_stats(const struct ftl_mdc *m, const struct ftl_mdc_stats *w)
 	assert_int_equal(s->rejected_full, w->rejected_full);
 	assert_int_equal(s->replaced, w->replaced);
 	assert_int_equal(s->superseded, w->superseded);
+	assert_int_equal(s->merged, w->merged);
 	assert_int_equal(s->invalidated, w->invalidated);
 	assert_int_equal(s->split, w->split);
 	assert_int_equal(s->count, w->count);
@@ -203,22 +208,23 @@ static void test_offer_full(void **state)
 	ftl_mdc_destroy(m);
 }
 
-/* 5. Overlapping offers: replace all overlapped descriptors when at least as
- * long as the longest of them, else rejected; no eviction needed when full. */
+/* 5. Overlapping offers on other diagonals: replace all overlapped
+ * descriptors when at least as long as the longest of them, else rejected;
+ * no eviction needed when full. (Same-diagonal overlaps merge: test 17.) */
 static void test_offer_overlap(void **state)
 {
 	struct ftl_mdc *m = mdc_new(30, 1);
-	const struct ftl_mdc_desc want1[] = { { 95, 2095, 10 } };
-	const struct ftl_mdc_desc want2[] = { { 0, 3000, 20 }, { 95, 2095, 10 } };
-	const struct ftl_mdc_desc want3[] = { { 0, 3000, 20 }, { 95, 2095, 10 }, { 200, 5, 2 } };
+	const struct ftl_mdc_desc want1[] = { { 95, 4095, 10 } };
+	const struct ftl_mdc_desc want2[] = { { 0, 3000, 20 }, { 95, 4095, 10 } };
+	const struct ftl_mdc_desc want3[] = { { 0, 3000, 20 }, { 95, 4095, 10 }, { 200, 5, 2 } };
 	const struct ftl_mdc_desc want4[] = { { 0, 3000, 20 }, { 90, 2090, 114 } };
 
 	(void)state;
 	assert_true(ftl_mdc_offer(m, 100, 2100, 10));
-	assert_false(ftl_mdc_offer(m, 105, 2105, 8)); /* shorter */
+	assert_false(ftl_mdc_offer(m, 105, 7105, 8)); /* shorter */
 	assert_false(ftl_mdc_offer(m, 109, 7, 9)); /* overlaps one LBA */
 	assert_int_equal(ftl_mdc_stats(m)->rejected_overlap, 2);
-	assert_true(ftl_mdc_offer(m, 95, 2095, 10)); /* equal: replaces */
+	assert_true(ftl_mdc_offer(m, 95, 4095, 10)); /* equal: replaces */
 	expect_descs(m, want1, ARRAY_SIZE(want1));
 	expect_miss(m, 105);
 
@@ -239,6 +245,7 @@ static void test_offer_overlap(void **state)
 	assert_int_equal(ftl_mdc_stats(m)->replaced, 0);
 	assert_int_equal(ftl_mdc_stats(m)->superseded, 1 + 2 + 2);
 	assert_int_equal(ftl_mdc_stats(m)->rejected_full, 0);
+	assert_int_equal(ftl_mdc_stats(m)->merged, 0);
 	ftl_mdc_destroy(m);
 }
 
@@ -356,13 +363,17 @@ static void test_invalidate_several(void **state)
 }
 
 /* 10. A split in a full cache keeps only the longer piece (the lower one
- * when they are equal). */
+ * when they are equal), unless another descriptor is shorter than both
+ * pieces: that one is evicted. */
 static void test_invalidate_split_full(void **state)
 {
 	struct ftl_mdc *m = mdc_new(10, 1);
 	const struct ftl_mdc_desc want1[] = { { 107, 1007, 13 } };
 	const struct ftl_mdc_desc want2[] = { { 107, 1007, 6 } };
 	const struct ftl_mdc_desc want3[] = { { 0, 0, 2 }, { 8, 8, 2 } };
+	const struct ftl_mdc_desc want4[] = { { 0, 0, 50 }, { 51, 51, 49 } };
+	const struct ftl_mdc_desc want5[] = { { 11, 11, 39 }, { 51, 51, 49 } };
+	const struct ftl_mdc_desc want6[] = { { 100, 1100, 10 }, { 112, 1112, 8 } };
 
 	(void)state;
 	assert_true(ftl_mdc_offer(m, 100, 1000, 20));
@@ -380,6 +391,30 @@ static void test_invalidate_split_full(void **state)
 	ftl_mdc_invalidate(m, 2, 6);
 	expect_descs(m, want3, ARRAY_SIZE(want3));
 	assert_int_equal(ftl_mdc_stats(m)->split, 1);
+	ftl_mdc_destroy(m);
+
+	/* Full, and another descriptor shorter than both pieces: it goes. */
+	m = mdc_new(20, 1);
+	assert_true(ftl_mdc_offer(m, 0, 0, 100));
+	assert_true(ftl_mdc_offer(m, 500, 5000, 10));
+	ftl_mdc_invalidate(m, 50, 1);
+	expect_descs(m, want4, ARRAY_SIZE(want4));
+	assert_int_equal(ftl_mdc_stats(m)->split, 1);
+	assert_int_equal(ftl_mdc_stats(m)->replaced, 1);
+	/* Not shorter than the shorter piece: only the longer piece stays. */
+	ftl_mdc_invalidate(m, 10, 1);
+	expect_descs(m, want5, ARRAY_SIZE(want5));
+	assert_int_equal(ftl_mdc_stats(m)->split, 1);
+	assert_int_equal(ftl_mdc_stats(m)->replaced, 1);
+	/* Before the split one: indexes shift right. */
+	ftl_mdc_clear(m);
+	assert_true(ftl_mdc_offer(m, 0, 7000, 3));
+	assert_true(ftl_mdc_offer(m, 100, 1100, 20));
+	ftl_mdc_invalidate(m, 110, 2);
+	expect_descs(m, want6, ARRAY_SIZE(want6));
+	expect_hit(m, 109, 1109);
+	expect_hit(m, 112, 1112);
+	expect_miss(m, 0);
 	ftl_mdc_destroy(m);
 }
 
@@ -425,11 +460,12 @@ static void test_scan_runs(void **state)
 	expect_hit(m, 1015, 8);
 	expect_miss(m, 1016);
 	assert_int_equal(ftl_mdc_stats(m)->offered, 6);
-	/* Scanning again replaces each run by itself. */
+	/* Scanning again: each run is held by its descriptor already. */
 	assert_int_equal(ftl_mdc_scan(m, 1000, scan_entries, ARRAY_SIZE(scan_entries), NULL, NULL),
 			 6);
 	expect_descs(m, want, ARRAY_SIZE(want));
-	assert_int_equal(ftl_mdc_stats(m)->superseded, 6);
+	assert_int_equal(ftl_mdc_stats(m)->merged, 6);
+	assert_int_equal(ftl_mdc_stats(m)->superseded, 0);
 	assert_int_equal(ftl_mdc_scan(m, 0, scan_entries, 0, NULL, NULL), 0);
 	ftl_mdc_destroy(m);
 }
@@ -500,14 +536,14 @@ static void test_stats_script(void **state)
 	assert_true(ftl_mdc_offer(m, 40, 300, 6)); /* [40,46): full now */
 	assert_false(ftl_mdc_offer(m, 60, 400, 4)); /* full, equal to shortest */
 	assert_true(ftl_mdc_offer(m, 60, 400, 5)); /* replaces [20,24) */
-	assert_true(ftl_mdc_offer(m, 38, 298, 9)); /* supersedes [40,46) */
+	assert_true(ftl_mdc_offer(m, 38, 298, 9)); /* merges [40,46): same diagonal */
 	w.offered = 8;
 	w.admitted = 5;
 	w.rejected_short = 1;
 	w.rejected_overlap = 1;
 	w.rejected_full = 1;
 	w.replaced = 1;
-	w.superseded = 1;
+	w.merged = 1;
 	w.count = 3;
 	w.covered_lbas = 10 + 9 + 5;
 	expect_stats(m, &w);
@@ -529,7 +565,8 @@ static void test_stats_script(void **state)
 	assert_int_equal(ppn, 306);
 	w.lookups = 3;
 	w.hits = 2;
-	assert_int_equal(w.count, w.admitted - w.replaced - w.superseded - w.invalidated + w.split);
+	assert_int_equal(w.count, w.admitted - w.replaced - w.superseded - w.merged -
+					  w.invalidated + w.split);
 	expect_stats(m, &w);
 
 	ftl_mdc_clear(m);
@@ -574,11 +611,15 @@ static bool shadow_hot_cb(void *ctx, uint32_t lba)
 	return ((lba / 64) * 2654435761u ^ s->hot_salt) & 1;
 }
 
-/* Sorted, disjoint, within limits, consistent with the shadow, counted. */
+/*
+ * Sorted, disjoint, within limits, consistent with the shadow, counted,
+ * and merged: no descriptor continues the previous one (the LBA space is
+ * below FTL_MDC_MAX_RUN, so every merge fits).
+ */
 static void shadow_check(const struct ftl_mdc *m, const struct shadow *s)
 {
 	const struct ftl_mdc_stats *st = ftl_mdc_stats(m);
-	struct ftl_mdc_desc d;
+	struct ftl_mdc_desc d, prev = { 0 };
 	uint64_t prev_end = 0, covered = 0;
 
 	assert_true(st->count <= st->capacity);
@@ -587,6 +628,9 @@ static void shadow_check(const struct ftl_mdc *m, const struct shadow *s)
 		if (d.lba < prev_end)
 			fail_msg("desc %u at %u overlaps the previous (end %llu)", i, d.lba,
 				 (unsigned long long)prev_end);
+		if (i > 0 && d.lba == prev_end && d.ppn == prev.ppn + prev.len)
+			fail_msg("desc %u (%u, %u, %u) continues the previous (%u, %u, %u)", i,
+				 d.lba, d.ppn, d.len, prev.lba, prev.ppn, prev.len);
 		assert_true(d.len >= s->min_run && d.len <= FTL_MDC_MAX_RUN);
 		assert_true((uint64_t)d.lba + d.len <= SH_LBAS);
 		for (uint32_t k = 0; k < d.len; k++)
@@ -595,13 +639,15 @@ static void shadow_check(const struct ftl_mdc *m, const struct shadow *s)
 					 d.lba, d.ppn, d.len, d.lba + k, s->map[d.lba + k],
 					 d.ppn + k);
 		prev_end = (uint64_t)d.lba + d.len;
+		prev = d;
 		covered += d.len;
 	}
 	assert_int_equal(covered, st->covered_lbas);
 	assert_int_equal(st->offered, st->admitted + st->rejected_short + st->rejected_overlap +
 					      st->rejected_full);
 	assert_int_equal((uint64_t)st->count + s->cleared,
-			 st->admitted - st->replaced - st->superseded - st->invalidated + st->split);
+			 st->admitted - st->replaced - st->superseded - st->merged -
+				 st->invalidated + st->split);
 	assert_true(st->hits <= st->lookups);
 }
 
@@ -695,7 +741,8 @@ static void shadow_run(uint64_t seed, uint32_t budget, uint32_t min_run, uint32_
 		if (getenv("MDC_SHADOW_STATS"))
 			print_message("budget %u min_run %u: lookups %llu hits %llu offered %llu "
 				      "admitted %llu short %llu overlap %llu full %llu "
-				      "replaced %llu superseded %llu invalidated %llu split %llu\n",
+				      "replaced %llu superseded %llu merged %llu invalidated %llu "
+				      "split %llu\n",
 				      budget, min_run, (unsigned long long)st->lookups,
 				      (unsigned long long)st->hits, (unsigned long long)st->offered,
 				      (unsigned long long)st->admitted,
@@ -704,10 +751,14 @@ static void shadow_run(uint64_t seed, uint32_t budget, uint32_t min_run, uint32_
 				      (unsigned long long)st->rejected_full,
 				      (unsigned long long)st->replaced,
 				      (unsigned long long)st->superseded,
+				      (unsigned long long)st->merged,
 				      (unsigned long long)st->invalidated,
 				      (unsigned long long)st->split);
-		assert_true(st->hits > 0 && st->admitted > 0 && st->superseded > 0);
-		assert_true(st->invalidated > 0 && st->rejected_overlap > 0);
+		/* Offers match the mapping: overlaps merge, nothing is superseded. */
+		assert_true(st->hits > 0 && st->admitted > 0 && st->merged > 0);
+		assert_int_equal(st->superseded, 0);
+		assert_int_equal(st->rejected_overlap, 0);
+		assert_true(st->invalidated > 0);
 		if (st->capacity > 1) /* a split needs a free slot */
 			assert_true(st->split > 0);
 		if (min_run > 1)
@@ -734,6 +785,392 @@ static void test_random_shadow(void **state)
 			shadow_run(seed * 7919 + c, cfg[c].budget, cfg[c].min_run, 20000);
 }
 
+/* ---- merging ---- */
+
+/* 16. A run starting where a descriptor ends, PPNs going on, extends it;
+ * so does one ending where a descriptor starts; a run between two joins
+ * them; the cache stays one descriptor. */
+static void test_merge_both_directions(void **state)
+{
+	struct ftl_mdc *m = mdc_new(2048, 32);
+	const struct ftl_mdc_desc want1[] = { { 100, 1000, 64 } };
+	const struct ftl_mdc_desc want2[] = { { 68, 968, 96 } };
+	const struct ftl_mdc_desc want3[] = { { 68, 968, 96 }, { 200, 1100, 40 } };
+	const struct ftl_mdc_desc want4[] = { { 68, 968, 172 } };
+	struct ftl_mdc_stats w = { .capacity = 204 };
+
+	(void)state;
+	/* Forward: [100,132) then [132,164). */
+	assert_true(ftl_mdc_offer(m, 100, 1000, 32));
+	assert_true(ftl_mdc_offer(m, 132, 1032, 32));
+	expect_descs(m, want1, ARRAY_SIZE(want1));
+	expect_hit(m, 131, 1031);
+	expect_hit(m, 132, 1032);
+	expect_hit(m, 163, 1063);
+	expect_miss(m, 164);
+	/* Backward: [68,100) ends where the descriptor starts. */
+	assert_true(ftl_mdc_offer(m, 68, 968, 32));
+	expect_descs(m, want2, ARRAY_SIZE(want2));
+	expect_hit(m, 68, 968);
+	expect_hit(m, 99, 999);
+	expect_hit(m, 100, 1000);
+	expect_miss(m, 67);
+	/* Bridge: [164,200) joins [68,164) and [200,240). */
+	assert_true(ftl_mdc_offer(m, 200, 1100, 40));
+	expect_descs(m, want3, ARRAY_SIZE(want3));
+	assert_true(ftl_mdc_offer(m, 164, 1064, 36));
+	expect_descs(m, want4, ARRAY_SIZE(want4));
+	expect_hit(m, 199, 1099);
+	expect_hit(m, 200, 1100);
+	expect_hit(m, 239, 1139);
+	w.offered = 5;
+	w.admitted = 5;
+	w.merged = 1 + 1 + 2;
+	w.count = 1;
+	w.covered_lbas = 172;
+	w.lookups = 11;
+	w.hits = 9;
+	expect_stats(m, &w);
+	ftl_mdc_destroy(m);
+}
+
+/* 17. No merge when the PPNs do not continue (a jump, one off either way,
+ * backward too); an overlap on the same diagonal merges, on another one it
+ * follows the overlap rule. */
+static void test_merge_needs_continuing_ppns(void **state)
+{
+	struct ftl_mdc *m = mdc_new(2048, 4);
+	const struct ftl_mdc_desc want1[] = {
+		{ 60, 9000, 10 }, { 70, 999, 30 }, { 100, 1000, 32 }, { 132, 2000, 32 },
+		{ 164, 2033, 8 },
+	};
+	const struct ftl_mdc_desc want2[] = { { 300, 5000, 120 } };
+	const struct ftl_mdc_desc want3[] = { { 300, 5000, 120 }, { 420, 7000, 10 } };
+
+	(void)state;
+	assert_true(ftl_mdc_offer(m, 100, 1000, 32));
+	assert_true(ftl_mdc_offer(m, 132, 2000, 32)); /* a jump */
+	assert_true(ftl_mdc_offer(m, 164, 2033, 8)); /* one too far */
+	assert_true(ftl_mdc_offer(m, 70, 999, 30)); /* ends at 1029, not 999 */
+	assert_true(ftl_mdc_offer(m, 60, 9000, 10)); /* touches [70,100) */
+	expect_descs(m, want1, ARRAY_SIZE(want1));
+	expect_hit(m, 131, 1031);
+	expect_hit(m, 132, 2000);
+	expect_hit(m, 99, 1028);
+	assert_int_equal(ftl_mdc_stats(m)->merged, 0);
+	ftl_mdc_clear(m);
+
+	/* Same diagonal, partly overlapping on both sides: one descriptor. */
+	assert_true(ftl_mdc_offer(m, 300, 5000, 50));
+	assert_true(ftl_mdc_offer(m, 380, 5080, 40));
+	assert_true(ftl_mdc_offer(m, 340, 5040, 50)); /* [340,390) */
+	expect_descs(m, want2, ARRAY_SIZE(want2));
+	assert_int_equal(ftl_mdc_stats(m)->merged, 2);
+	/* Held already: admitted, nothing changes. */
+	assert_true(ftl_mdc_offer(m, 310, 5010, 5));
+	expect_descs(m, want2, ARRAY_SIZE(want2));
+	assert_int_equal(ftl_mdc_stats(m)->merged, 3);
+	/* Another diagonal overlapping: shorter is rejected, not merged. */
+	assert_false(ftl_mdc_offer(m, 410, 7000, 20));
+	assert_int_equal(ftl_mdc_stats(m)->rejected_overlap, 1);
+	/* Touching on another diagonal: both stay. */
+	assert_true(ftl_mdc_offer(m, 420, 7000, 10));
+	expect_descs(m, want3, ARRAY_SIZE(want3));
+	assert_int_equal(ftl_mdc_stats(m)->merged, 3);
+	assert_int_equal(ftl_mdc_stats(m)->superseded, 0);
+	ftl_mdc_destroy(m);
+}
+
+/* 18. min_run and a full cache judge the merged result. */
+static void test_merge_admission(void **state)
+{
+	struct ftl_mdc *m = mdc_new(20, 32);
+	const struct ftl_mdc_desc want1[] = { { 0, 0, 40 }, { 1000, 5000, 36 } };
+	const struct ftl_mdc_desc want2[] = { { 0, 0, 40 }, { 1000, 5000, 100 } };
+	const struct ftl_mdc_desc want3[] = { { 0, 0, 40 }, { 996, 4996, 104 } };
+
+	(void)state;
+	assert_true(ftl_mdc_offer(m, 0, 0, 40));
+	assert_true(ftl_mdc_offer(m, 1000, 5000, 32));
+	/* Full. A run of 4 is short alone but merges into 36. */
+	assert_true(ftl_mdc_offer(m, 1032, 5032, 4));
+	expect_descs(m, want1, ARRAY_SIZE(want1));
+	/* A run of 4 elsewhere is short. */
+	assert_false(ftl_mdc_offer(m, 2000, 9000, 4));
+	assert_int_equal(ftl_mdc_stats(m)->rejected_short, 1);
+	/* Full: a run not longer than the shortest is rejected alone ... */
+	assert_false(ftl_mdc_offer(m, 3000, 9000, 36));
+	assert_int_equal(ftl_mdc_stats(m)->rejected_full, 1);
+	/* ... but merging needs no slot, whatever the length. */
+	assert_true(ftl_mdc_offer(m, 1036, 5036, 64));
+	expect_descs(m, want2, ARRAY_SIZE(want2));
+	assert_true(ftl_mdc_offer(m, 996, 4996, 4)); /* backward, short alone */
+	expect_descs(m, want3, ARRAY_SIZE(want3));
+	/* A new run still needs to be longer than the shortest to get a slot. */
+	assert_false(ftl_mdc_offer(m, 3000, 9000, 40));
+	assert_true(ftl_mdc_offer(m, 3000, 9000, 41)); /* evicts [0,40) */
+	expect_miss(m, 0);
+	expect_hit(m, 996, 4996);
+	assert_int_equal(ftl_mdc_stats(m)->replaced, 1);
+	assert_int_equal(ftl_mdc_stats(m)->rejected_full, 2);
+	ftl_mdc_destroy(m);
+}
+
+/* 19. A merged descriptor never exceeds 16 bits: the lower side first,
+ * then the upper, else the run stays a descriptor of its own. */
+static void test_merge_max_run(void **state)
+{
+	const uint32_t max = FTL_MDC_MAX_RUN;
+	struct ftl_mdc *m = mdc_new(2048, 1);
+	const struct ftl_mdc_desc want1[] = { { 0, 0, max }, { max, max, 10 } };
+	const struct ftl_mdc_desc want2[] = { { 0, 0, 65100 }, { 65100, 65100, 1000 } };
+	const struct ftl_mdc_desc want3[] = { { 0, 0, 65500 }, { 65500, 65500, 200 } };
+	const struct ftl_mdc_desc want4[] = { { 0, 0, max }, { max, max, 1 }, { max + 1, max + 1, max } };
+
+	(void)state;
+	assert_true(ftl_mdc_offer(m, 0, 0, max));
+	assert_true(ftl_mdc_offer(m, max, max, 10)); /* would be max + 10 */
+	expect_descs(m, want1, ARRAY_SIZE(want1));
+	expect_hit(m, max - 1, max - 1);
+	expect_hit(m, max, max);
+	ftl_mdc_clear(m);
+
+	/* Both sides too long, the lower one fits. */
+	assert_true(ftl_mdc_offer(m, 0, 0, 65000));
+	assert_true(ftl_mdc_offer(m, 65100, 65100, 1000));
+	assert_true(ftl_mdc_offer(m, 65000, 65000, 100));
+	expect_descs(m, want2, ARRAY_SIZE(want2));
+	ftl_mdc_clear(m);
+
+	/* Both and the lower too long: the upper one. */
+	assert_true(ftl_mdc_offer(m, 0, 0, 65500));
+	assert_true(ftl_mdc_offer(m, 65600, 65600, 100));
+	assert_true(ftl_mdc_offer(m, 65500, 65500, 100));
+	expect_descs(m, want3, ARRAY_SIZE(want3));
+	ftl_mdc_clear(m);
+
+	/* Neither: a run of 1 between two full descriptors. */
+	assert_true(ftl_mdc_offer(m, 0, 0, max));
+	assert_true(ftl_mdc_offer(m, max + 1, max + 1, max));
+	assert_true(ftl_mdc_offer(m, max, max, 1));
+	expect_descs(m, want4, ARRAY_SIZE(want4));
+	expect_hit(m, max, max);
+	expect_hit(m, 2 * max, 2 * max);
+	ftl_mdc_destroy(m);
+}
+
+/* Mapping entries of @n LBAs from @first: PPN = LBA + @off. */
+static uint32_t *seq_entries(uint32_t first, uint32_t n, uint32_t off)
+{
+	uint32_t *e = malloc((size_t)n * sizeof(*e));
+
+	assert_non_null(e);
+	for (uint32_t i = 0; i < n; i++)
+		e[i] = first + i + off;
+	return e;
+}
+
+#define TP_N 1024u
+
+/* 20. Scans of neighbouring translation pages of a sequentially written
+ * range merge into one descriptor, in any order; a page whose first LBA is
+ * not hot is not offered and leaves a gap. */
+static void test_merge_scans(void **state)
+{
+	static const uint32_t order[] = { 2, 0, 3, 1, 5 };
+	struct ftl_mdc *m = mdc_new(2048, 32);
+	uint32_t *e = seq_entries(0, 6 * TP_N, 7000);
+	struct hot_ctx h = { .from = 0 };
+	const struct ftl_mdc_desc want1[] = { { 0, 7000, 4 * TP_N }, { 5 * TP_N, 7000 + 5 * TP_N, TP_N } };
+	const struct ftl_mdc_desc want2[] = { { 0, 7000, 6 * TP_N } };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		uint32_t tp = order[i];
+
+		assert_int_equal(ftl_mdc_scan(m, tp * TP_N, e + tp * TP_N, TP_N, hot_from_cb, &h), 1);
+	}
+	expect_descs(m, want1, ARRAY_SIZE(want1));
+	assert_int_equal(ftl_mdc_stats(m)->merged, 3); /* 0 into 2, 3, then 1 bridging */
+	/* TP 4 not hot: nothing offered. */
+	h.from = 5 * TP_N;
+	assert_int_equal(ftl_mdc_scan(m, 4 * TP_N, e + 4 * TP_N, TP_N, hot_from_cb, &h), 0);
+	expect_descs(m, want1, ARRAY_SIZE(want1));
+	expect_miss(m, 4 * TP_N);
+	h.from = 0;
+	assert_int_equal(ftl_mdc_scan(m, 4 * TP_N, e + 4 * TP_N, TP_N, hot_from_cb, &h), 1);
+	expect_descs(m, want2, ARRAY_SIZE(want2));
+	for (uint32_t lba = 0; lba < 6 * TP_N; lba += 97)
+		expect_hit(m, lba, lba + 7000);
+	expect_hit(m, 6 * TP_N - 1, 6 * TP_N - 1 + 7000);
+	expect_miss(m, 6 * TP_N);
+	free(e);
+	ftl_mdc_destroy(m);
+}
+
+/* 21. Overwrites cut a merged descriptor: in the middle (two pieces), at
+ * the first and at the last LBA; a rescan of the page puts back what still
+ * maps in sequence, around the new mapping. */
+static void test_merge_split(void **state)
+{
+	struct ftl_mdc *m = mdc_new(2048, 8);
+	uint32_t *e = seq_entries(0, 4 * TP_N, 100);
+	const uint32_t mid = 2000;
+	const struct ftl_mdc_desc want1[] = { { 0, 100, mid }, { mid + 1, mid + 101, 4 * TP_N - mid - 1 } };
+	const struct ftl_mdc_desc want2[] = { { 1, 101, mid - 1 }, { mid + 1, mid + 101, 4 * TP_N - mid - 2 } };
+	const struct ftl_mdc_desc want3[] = { { 1, 101, mid - 1 }, { mid, 800000, 16 },
+					      { mid + 16, mid + 116, 4 * TP_N - mid - 17 } };
+
+	(void)state;
+	for (uint32_t tp = 4; tp-- > 0;)
+		ftl_mdc_scan(m, tp * TP_N, e + tp * TP_N, TP_N, NULL, NULL);
+	assert_int_equal(ftl_mdc_stats(m)->count, 1);
+	/* Middle: LBA 2000 rewritten elsewhere. */
+	ftl_mdc_invalidate(m, mid, 1);
+	e[mid] = 900000;
+	expect_descs(m, want1, ARRAY_SIZE(want1));
+	expect_hit(m, mid - 1, mid + 99);
+	expect_miss(m, mid);
+	expect_hit(m, mid + 1, mid + 101);
+	assert_int_equal(ftl_mdc_stats(m)->split, 1);
+	/* Both ends. */
+	ftl_mdc_invalidate(m, 0, 1);
+	e[0] = 900001;
+	ftl_mdc_invalidate(m, 4 * TP_N - 1, 1);
+	e[4 * TP_N - 1] = 900002;
+	expect_descs(m, want2, ARRAY_SIZE(want2));
+	expect_miss(m, 0);
+	expect_hit(m, 1, 101);
+	expect_hit(m, 4 * TP_N - 2, 4 * TP_N - 2 + 100);
+	expect_miss(m, 4 * TP_N - 1);
+	/* Rescanning every page: the pieces hold their runs; the new mappings
+	 * are runs of 1, too short; nothing joins across LBA 2000. */
+	for (uint32_t tp = 0; tp < 4; tp++)
+		ftl_mdc_scan(m, tp * TP_N, e + tp * TP_N, TP_N, NULL, NULL);
+	expect_descs(m, want2, ARRAY_SIZE(want2));
+	/* 16 units written at 2000, elsewhere: a run of their own between the
+	 * pieces (another diagonal), which the rescan keeps. */
+	ftl_mdc_invalidate(m, mid, 16);
+	for (uint32_t k = 0; k < 16; k++)
+		e[mid + k] = 800000 + k;
+	ftl_mdc_scan(m, TP_N, e + TP_N, TP_N, NULL, NULL);
+	expect_descs(m, want3, ARRAY_SIZE(want3));
+	expect_hit(m, mid - 1, mid + 99);
+	expect_hit(m, mid, 800000);
+	expect_hit(m, mid + 15, 800015);
+	expect_hit(m, mid + 16, mid + 116);
+	free(e);
+	ftl_mdc_destroy(m);
+}
+
+/* Every descriptor of @m maps as @map says, in order, disjoint, merged. */
+static void map_check(const struct ftl_mdc *m, const uint32_t *map, uint32_t n)
+{
+	const struct ftl_mdc_stats *st = ftl_mdc_stats(m);
+	struct ftl_mdc_desc d, prev = { 0 };
+	uint64_t covered = 0;
+
+	for (uint32_t i = 0; i < st->count; i++) {
+		assert_int_equal(ftl_mdc_desc_at(m, i, &d), 0);
+		assert_true((uint64_t)d.lba + d.len <= n);
+		if (i > 0 && d.lba < prev.lba + prev.len)
+			fail_msg("desc %u at %u overlaps the previous", i, d.lba);
+		if (i > 0 && d.lba == prev.lba + prev.len && d.ppn == prev.ppn + prev.len)
+			fail_msg("desc %u (%u, %u, %u) continues the previous (%u, %u, %u)", i,
+				 d.lba, d.ppn, d.len, prev.lba, prev.ppn, prev.len);
+		for (uint32_t k = 0; k < d.len; k++)
+			if (map[d.lba + k] != d.ppn + k)
+				fail_msg("desc (%u, %u, %u): lba %u maps to %u", d.lba, d.ppn, d.len,
+					 d.lba + k, map[d.lba + k]);
+		covered += d.len;
+		prev = d;
+	}
+	assert_int_equal(covered, st->covered_lbas);
+	assert_int_equal(st->count, st->admitted - st->replaced - st->superseded - st->merged -
+					    st->invalidated + st->split);
+}
+
+/*
+ * 22. A sequentially written range of 16 translation pages, every page
+ * scanned in a random order: one descriptor spans it all. Then random
+ * overwrites (one unit, or a short sequential write at new PPNs), trims,
+ * rescans of random pages and lookups, each lookup checked against the
+ * shadow mapping, and every descriptor every 50 steps.
+ */
+static void test_merge_random_overwrite(void **state)
+{
+	static const uint32_t budgets[] = { 60, 2048 };
+	static const uint64_t min_hits[] = { 300, 3000 };
+	const uint32_t tps = 16, n = tps * TP_N;
+
+	(void)state;
+	for (size_t b = 0; b < ARRAY_SIZE(budgets); b++) {
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			struct shadow rs = { .rng = seed * 104729 + b };
+			struct ftl_mdc *m = mdc_new(budgets[b], 8);
+			uint32_t *map = seq_entries(0, n, 50000), perm[16], next_ppn = 1000000;
+			uint64_t hits = 0;
+			struct ftl_mdc_desc d;
+
+			for (uint32_t i = 0; i < tps; i++)
+				perm[i] = i;
+			for (uint32_t i = tps - 1; i > 0; i--) {
+				uint32_t j = rnd(&rs, i + 1), t = perm[i];
+
+				perm[i] = perm[j];
+				perm[j] = t;
+			}
+			for (uint32_t i = 0; i < tps; i++)
+				ftl_mdc_scan(m, perm[i] * TP_N, map + perm[i] * TP_N, TP_N, NULL, NULL);
+			assert_int_equal(ftl_mdc_stats(m)->count, 1);
+			assert_int_equal(ftl_mdc_desc_at(m, 0, &d), 0);
+			assert_true(d.lba == 0 && d.ppn == 50000 && d.len == n);
+
+			for (uint32_t step = 0; step < 20000; step++) {
+				uint32_t op = rnd(&rs, 100), lba = rnd(&rs, n), ppn;
+
+				if (op < 8) {
+					uint32_t len = rnd(&rs, 2) ? 1 : 1 + rnd(&rs, 16);
+
+					len = len > n - lba ? n - lba : len;
+					ftl_mdc_invalidate(m, lba, len);
+					for (uint32_t k = 0; k < len; k++)
+						map[lba + k] = next_ppn++;
+				} else if (op < 10) {
+					uint32_t len = 1 + rnd(&rs, 32);
+
+					len = len > n - lba ? n - lba : len;
+					ftl_mdc_invalidate(m, lba, len);
+					for (uint32_t k = 0; k < len; k++)
+						map[lba + k] = FTL_UNMAPPED;
+				} else if (op < 35) {
+					uint32_t first = lba / TP_N * TP_N;
+
+					ftl_mdc_scan(m, first, map + first, TP_N, NULL, NULL);
+				} else if (ftl_mdc_lookup(m, lba, &ppn)) {
+					if (ppn != map[lba])
+						fail_msg("seed %llu step %u: lba %u hit ppn %u, true %u",
+							 (unsigned long long)seed, step, lba, ppn,
+							 map[lba]);
+					hits++;
+				}
+				if (step % 50 == 0 || step == 19999)
+					map_check(m, map, n);
+			}
+			if (getenv("MDC_SHADOW_STATS"))
+				print_message("budget %u seed %llu: hits %llu, %u descriptors\n",
+					      budgets[b], (unsigned long long)seed,
+					      (unsigned long long)hits, ftl_mdc_stats(m)->count);
+			assert_true(hits > min_hits[b]);
+			assert_true(ftl_mdc_stats(m)->split > 0);
+			assert_true(ftl_mdc_stats(m)->merged > 0);
+			assert_int_equal(ftl_mdc_stats(m)->superseded, 0);
+			free(map);
+			ftl_mdc_destroy(m);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -752,6 +1189,13 @@ int main(void)
 		cmocka_unit_test(test_scan_long_and_top),
 		cmocka_unit_test(test_stats_script),
 		cmocka_unit_test(test_random_shadow),
+		cmocka_unit_test(test_merge_both_directions),
+		cmocka_unit_test(test_merge_needs_continuing_ppns),
+		cmocka_unit_test(test_merge_admission),
+		cmocka_unit_test(test_merge_max_run),
+		cmocka_unit_test(test_merge_scans),
+		cmocka_unit_test(test_merge_split),
+		cmocka_unit_test(test_merge_random_overwrite),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,185 @@
+/*
+ * GC policy: the levels (in free superblocks, from the spare the
+ * over-provisioning leaves), which level the instance is at, when a victim
+ * is worth collecting, the victim itself (greedy, cost-benefit, or the
+ * least-worn superblock for static wear leveling), and the pacing of host
+ * writes by GC credits below the foreground level. gc.c does the
+ * collecting.
+ */
+#include "ftl_internal.h"
+
+uint64_t ftl_gc_host_mark(const struct ftl *f)
+{
+	return f->st.host_writes + f->st.host_trims;
+}
+
+bool ftl_gc_host_waits(const struct ftl *f)
+{
+	const struct ftl_io *io;
+
+	if (!TAILQ_EMPTY(&f->gc.pace_wait))
+		return true;
+	TAILQ_FOREACH(io, &f->write_wait, link)
+		if (io != &f->gc.tp_waiter)
+			return true;
+	return false;
+}
+
+enum ftl_gc_level ftl_gc_level(const struct ftl *f)
+{
+	const struct ftl_gc *g = &f->gc;
+	uint32_t fr = f->free_sbs;
+	bool idle, waits = ftl_gc_host_waits(f);
+
+	/* At the host streams' reserve a waiting write needs GC, any victim. */
+	if (fr < g->lvl_urgent || fr <= 1 || (waits && fr <= FTL_HOST_RESERVE_SBS))
+		return FTL_GC_URGENT;
+	/* GC that gained nothing waits for the host to change something. */
+	if (g->futile && g->futile_mark == ftl_gc_host_mark(f) && !waits)
+		return FTL_GC_NONE;
+	if (fr < g->lvl_fg)
+		return FTL_GC_FG;
+	if (fr < g->lvl_bg)
+		return FTL_GC_BG;
+	idle = f->outstanding == 0 &&
+	       f->env.ops->now(f->env.ctx) - f->last_host_ns >= f->cfg.idle_ns;
+	return idle && fr < g->lvl_idle ? FTL_GC_IDLE : FTL_GC_NONE;
+}
+
+bool ftl_gc_urgent(const struct ftl *f)
+{
+	return f->free_sbs < f->gc.lvl_urgent || f->free_sbs <= 1;
+}
+
+bool ftl_gc_pace(struct ftl *f)
+{
+	struct ftl_gc *g = &f->gc;
+
+	if (f->free_sbs >= g->lvl_fg) {
+		g->credit = 0; /* credit is earned and spent below the level only */
+		return true;
+	}
+	if (!g->active)
+		ftl_gc_step(f);
+	if (!g->active) {
+		g->credit = 0; /* nothing to collect: nothing to pace with */
+		return true;
+	}
+	return g->credit >= FTL_GC_CREDIT;
+}
+
+bool ftl_gc_pace_ready(const struct ftl *f)
+{
+	const struct ftl_gc *g = &f->gc;
+
+	return f->free_sbs >= g->lvl_fg || !g->active || g->credit >= FTL_GC_CREDIT;
+}
+
+static void erase_counts(const struct ftl *f, uint32_t *min, uint32_t *max)
+{
+	*min = UINT32_MAX;
+	*max = 0;
+	for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
+		*min = f->sbs[i].erase_count < *min ? f->sbs[i].erase_count : *min;
+		*max = f->sbs[i].erase_count > *max ? f->sbs[i].erase_count : *max;
+	}
+}
+
+int32_t ftl_gc_pick_victim(struct ftl *f, enum ftl_gc_level lvl, bool *wl)
+{
+	uint32_t min_invalid = lvl == FTL_GC_URGENT ? 1
+			       : lvl == FTL_GC_FG ? f->gc.min_invalid_fg
+						   : f->gc.min_invalid_bg;
+	uint64_t now = f->env.ops->now(f->env.ctx);
+	uint32_t emin, emax;
+	int32_t best = -1;
+	double best_score = -1;
+
+	*wl = false;
+	erase_counts(f, &emin, &emax);
+	if (f->cfg.wl_threshold && emax - emin > f->cfg.wl_threshold) {
+		int open_stream = -1;
+
+		for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
+			int os = -1;
+
+			if (f->sbs[i].state == SB_OPEN) {
+				for (int s = ST_SEQ; s <= ST_RAND; s++)
+					if (f->streams[s].sb == (int32_t)i)
+						os = s;
+				if (os < 0)
+					continue;
+			} else if (f->sbs[i].state != SB_FULL) {
+				continue;
+			}
+			if (best < 0 || f->sbs[i].erase_count < f->sbs[best].erase_count) {
+				best = (int32_t)i;
+				open_stream = os;
+			}
+		}
+		if (best >= 0 && f->sbs[best].erase_count + f->cfg.wl_threshold < emax) {
+			if (open_stream >= 0) {
+				ftl_close_stream(f, (enum ftl_stream)open_stream);
+				f->streams[open_stream].sb = -1;
+				f->sbs[best].state = SB_FULL;
+				f->sbs[best].closed_ns = now;
+			}
+			*wl = true;
+			return best;
+		}
+		best = -1;
+	}
+	for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
+		const struct ftl_sb *sb = &f->sbs[i];
+		double score;
+
+		if (sb->state != SB_FULL || f->units_per_sb - sb->valid < min_invalid)
+			continue;
+		if (f->cfg.gc_policy == FTL_GC_GREEDY) {
+			score = (double)(f->units_per_sb - sb->valid);
+		} else {
+			double u = (double)sb->valid / f->units_per_sb;
+			double age = (double)(now - sb->closed_ns) + 1.0;
+
+			score = u == 0 ? 1e300 : (1.0 - u) * age / (2.0 * u);
+		}
+		if (score > best_score) {
+			best_score = score;
+			best = (int32_t)i;
+		}
+	}
+	return best;
+}
+
+/* Free superblocks at @permille of the spare ones, all of them at most. */
+static uint32_t level_sbs(const struct ftl *f, uint32_t permille, uint32_t least)
+{
+	uint32_t usable = f->nr_sb - FTL_CKPT_SBS;
+	uint64_t n = ((uint64_t)f->gc.spare * permille + 500) / 1000;
+
+	if (n < least)
+		n = least;
+	return n > usable ? usable : (uint32_t)n;
+}
+
+void ftl_gc_levels_init(struct ftl *f)
+{
+	struct ftl_gc *g = &f->gc;
+	uint32_t usable = f->nr_sb - FTL_CKPT_SBS;
+	uint64_t need = ((uint64_t)f->capacity + f->nr_tp + f->units_per_sb - 1) /
+			f->units_per_sb;
+
+	/* Spare: what is left once the data and one victim in flight are placed. */
+	g->spare = usable > need + 1 ? usable - (uint32_t)need - 1 : 0;
+	g->lvl_urgent = level_sbs(f, f->cfg.gc_urgent_permille, FTL_HOST_RESERVE_SBS);
+	/* Pacing needs room above urgent; a small spare cannot hold much. */
+	g->lvl_fg = level_sbs(f, f->cfg.gc_fg_permille,
+			      g->lvl_urgent + (g->spare >= 8 ? 2 : 1));
+	g->lvl_bg = level_sbs(f, f->cfg.gc_bg_permille, g->lvl_fg);
+	g->lvl_idle = level_sbs(f, f->cfg.gc_idle_permille, g->lvl_bg);
+	g->min_invalid_bg = (uint32_t)((uint64_t)f->units_per_sb *
+				       f->cfg.gc_min_invalid_permille / 1000);
+	if (g->min_invalid_bg < 1)
+		g->min_invalid_bg = 1;
+	g->min_invalid_fg = f->units_per_sb / 32 ? f->units_per_sb / 32 : 1;
+}
