@@ -269,7 +269,7 @@ static int parse_nand(json_object *o, const char *where, struct nand_config *nc,
 		"channels", "dies_per_channel", "planes_per_die", "blocks_per_plane",
 		"pages_per_block", "page_size", "oob_size", "cell", "t_read_us",
 		"t_prog_us", "t_erase_us", "bus_mbps", "t_suspend_us",
-		"t_resume_us", "null_timing", "suspend_policy", NULL
+		"t_resume_us", "null_timing", "suspend_policy", "multi_plane", NULL
 	};
 	struct nand_geometry *g = &nc->geo;
 	char cell[8] = "", pol[16] = "";
@@ -319,6 +319,7 @@ static int parse_nand(json_object *o, const char *where, struct nand_config *nc,
 			 errlen)) ||
 	    (rc = get_bool(o, "null_timing", where, &nc->timing.null_timing, err,
 			   errlen)) ||
+	    (rc = get_bool(o, "multi_plane", where, &nc->multiplane, err, errlen)) ||
 	    (rc = get_string(o, "suspend_policy", where, pol, sizeof(pol), false,
 			     err, errlen)))
 		return rc;

@@ -7,11 +7,15 @@
  *
  * A read holds its die for tR, then the channel for the data out; a
  * program holds the die while its data crosses the channel, then for
- * tPROG; an erase holds the die for tBERS. While a program or erase is in
- * its array phase, queued host reads may suspend it (policy permitting):
- * tSUSPEND, the reads, tRESUME, then the remaining array time.
+ * tPROG; an erase holds the die for tBERS. Programs and erases queued
+ * for the other planes of a die at the same block and page join the one
+ * starting as a multi-plane op (one array time, the data of every plane
+ * on the bus). While a program or erase is in its array phase, queued
+ * host reads may suspend it (policy permitting): tSUSPEND, the reads,
+ * tRESUME, then the remaining array time.
  */
 #include "engine_internal.h"
+#include "blox_queue.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -138,9 +142,12 @@ static uint64_t array_time(const struct nand_dev *dev, const struct nand_op *op)
 static uint64_t bus_time(const struct nand_dev *dev, const struct nand_op *op)
 {
 	const struct nand_timing *t = timing(dev);
-	uint64_t bytes = op->xfer_bytes ? op->xfer_bytes : dev->cfg.geo.page_size;
+	uint64_t bytes = 0;
 
-	bytes *= op->nplanes;
+	/* One command cycle for a multi-plane group, every plane's data. */
+	for (; op; op = op->mp_next)
+		bytes += (uint64_t)(op->xfer_bytes ? op->xfer_bytes : dev->cfg.geo.page_size) *
+			 op->nplanes;
 	/* MB/s is bytes per microsecond: ns = bytes * 1000 / MBps, rounded up. */
 	return t->t_cmd_ns + (bytes * 1000 + t->bus_mbps - 1) / t->bus_mbps;
 }
@@ -212,15 +219,78 @@ static void array_start(struct nand_dev *dev, struct nand_die *d, uint64_t len,
 	die_event_at(dev, d, d->array_end);
 }
 
+static void dequeue(struct nand_die *d, struct nand_op *op)
+{
+	TAILQ_REMOVE(&d->q[op->prio], op, link);
+	d->nq--;
+	d->nq_prio[op->prio]--;
+	d->st.queued = d->nq;
+}
+
+/* Queued ops looked at for partners, per queue: bounds the cost of a start. */
+#define MP_SCAN 32
+
+/*
+ * @lead (a single-plane program or erase, starting at @t) takes queued ops
+ * of the same kind for its die's other planes at the same block (and page)
+ * that may start now, as one multi-plane op.
+ */
+static void mp_gather(struct nand_dev *dev, struct nand_die *d, struct nand_op *lead,
+		      uint64_t t)
+{
+	uint32_t planes = dev->cfg.geo.planes_per_die;
+	uint32_t have = 1u << lead->addr.plane, all = (1u << planes) - 1;
+	struct nand_op **tail = &lead->mp_next, *op, *tmp;
+
+	lead->mp_next = NULL;
+	if (!dev->cfg.multiplane || planes == 1 || lead->nplanes != 1 ||
+	    lead->kind == NAND_OP_READ)
+		return;
+	for (int p = 0; p < NAND_PRIOS && have != all; p++) {
+		uint32_t seen = 0;
+
+		TAILQ_FOREACH_SAFE(op, &d->q[p], link, tmp) {
+			if (++seen > MP_SCAN || have == all)
+				break;
+			if (op->kind != lead->kind || op->nplanes != 1 ||
+			    op->timing_only != lead->timing_only ||
+			    op->addr.block != lead->addr.block ||
+			    (op->kind == NAND_OP_PROGRAM && op->addr.page != lead->addr.page) ||
+			    (have & (1u << op->addr.plane)) || nand_op_start_check(dev, op))
+				continue;
+			dequeue(d, op);
+			op->start_ns = t;
+			op->array_ns = lead->array_ns;
+			op->mp_next = NULL;
+			*tail = op;
+			tail = &op->mp_next;
+			have |= 1u << op->addr.plane;
+			dev->stats.mp_joined++;
+		}
+	}
+	if (lead->mp_next)
+		dev->stats.mp_groups[lead->kind]++;
+}
+
+/* Complete @op and the ops of its multi-plane group, in order. */
+static void group_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
+{
+	while (op) {
+		struct nand_op *next = op->mp_next;
+
+		op->mp_next = NULL;
+		nand_op_complete(dev, op, t); /* its callback may reuse it */
+		op = next;
+	}
+}
+
 static void op_start(struct nand_dev *dev, struct nand_die *d,
 		     struct nand_op *op, uint64_t t)
 {
 	int rc = nand_op_start_check(dev, op);
 
-	TAILQ_REMOVE(&d->q[op->prio], op, link);
-	d->nq--;
-	d->nq_prio[op->prio]--;
-	d->st.queued = d->nq;
+	dequeue(d, op);
+	op->mp_next = NULL;
 	if (rc) {
 		op->status = rc;
 		op->start_ns = t;
@@ -230,6 +300,7 @@ static void op_start(struct nand_dev *dev, struct nand_die *d,
 	op->start_ns = t;
 	op->array_ns = array_time(dev, op);
 	op->remaining_ns = op->array_ns;
+	mp_gather(dev, d, op, t);
 	d->cur = op;
 	if (op->kind == NAND_OP_PROGRAM) {
 		d->phase = DIE_WAIT_BUS_IN;
@@ -303,14 +374,16 @@ static void suspend_now(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 	op->suspends++;
 	ss->suspends[op->kind]++;
 	if (op->kind == NAND_OP_ERASE && !op->timing_only && dev->store) {
-		/* Erase suspension stresses the cells: count it on the block. */
-		for (uint32_t p = 0; p < op->nplanes; p++) {
-			struct nand_addr a = op->addr;
+		/* Erase suspension stresses the cells: count it on each block. */
+		for (const struct nand_op *o = op; o; o = o->mp_next) {
+			for (uint32_t p = 0; p < o->nplanes; p++) {
+				struct nand_addr a = o->addr;
 
-			if (op->nplanes > 1)
-				a.plane = p;
-			dev->store->blocks[nand_block_index(&dev->cfg.geo, &a)]
-				.erase_suspends++;
+				if (o->nplanes > 1)
+					a.plane = p;
+				dev->store->blocks[nand_block_index(&dev->cfg.geo, &a)]
+					.erase_suspends++;
+			}
 		}
 		ss->erase_suspend_wear++;
 	}
@@ -375,7 +448,7 @@ static void die_event(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 		}
 		d->cur = NULL;
 		d->phase = DIE_IDLE;
-		nand_op_complete(dev, op, t);
+		group_complete(dev, op, t);
 		nand_die_kick(dev, d, t);
 		return;
 	case DIE_SUSPENDING:
@@ -484,6 +557,7 @@ void nand_config_default(struct nand_config *cfg)
 	cfg->max_suspends_per_op = 8;
 	cfg->max_reads_per_suspend = 16;
 	cfg->min_progress_ns = 100000; /* 100 us of array time */
+	cfg->multiplane = true;
 }
 
 int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,

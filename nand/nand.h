@@ -186,6 +186,7 @@ struct nand_op {
 	/* Engine private. */
 	uint32_t phase;
 	uint64_t phase_end, remaining_ns, last_resume_ns, array_ns;
+	struct nand_op *mp_next; /* next op of a multi-plane group it leads */
 	TAILQ_ENTRY(nand_op) link;
 };
 
@@ -225,6 +226,15 @@ struct nand_config {
 	uint32_t max_suspends_per_op; /* mechanism cap */
 	uint32_t max_reads_per_suspend; /* then resume, so writes are not starved */
 	uint64_t min_progress_ns; /* array time an op runs between suspensions */
+	/*
+	 * When a single-plane program (or erase) starts on a die, programs
+	 * (erases) already queued there for its other planes at the same
+	 * block and page join it as one multi-plane op: one array time, the
+	 * planes' data one after the other on the bus. Nothing waits for a
+	 * partner: queues hold them when the die is busy, as on a real
+	 * controller. Each op still completes on its own callback.
+	 */
+	bool multiplane;
 };
 
 void nand_config_default(struct nand_config *cfg);
@@ -281,6 +291,8 @@ struct nand_suspend_stats {
 
 struct nand_stats {
 	struct nand_suspend_stats suspend;
+	/* Multi-plane groups formed (by kind) and single-plane ops that joined one. */
+	uint64_t mp_groups[NAND_OP_KINDS], mp_joined;
 	struct blox_hist latency[NAND_OP_KINDS]; /* submit -> completion */
 	struct blox_hist lateness; /* delivered minus modeled time */
 	uint64_t completed;

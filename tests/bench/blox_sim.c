@@ -65,6 +65,7 @@ struct opts {
 	uint32_t qd;
 	uint64_t reads, warmup;
 	bool prefetch;
+	bool multiplane; /* NAND engine groups programs/erases across planes */
 	uint64_t idle_ms;
 	double write_x; /* exp 3: random writes, times the capacity */
 	uint32_t ops[16], nops; /* exp 3 op_permille list */
@@ -202,6 +203,7 @@ static void sim_open(struct sim *s, const struct ftl_config *fc)
 
 	memset(s, 0, sizeof(*s));
 	nand_config_default(&s->nc);
+	s->nc.multiplane = O.multiplane;
 	make_geometry(&s->nc.geo);
 	if (nand_geometry_check(&s->nc.geo, &why))
 		die("geometry: %s", why);
@@ -607,11 +609,12 @@ static void header(struct out *o, struct sim *s, const char *title)
 	     g->pages_per_block, g->page_size / 1024, g->oob_size, raw / MiB,
 	     128.0 * 1024 * MiB / raw);
 	outf(o, "# timing: tR %llu/%llu/%llu us, tPROG %llu/%llu/%llu us, tBERS %llu us, bus %llu MB/s,"
-		" default suspension policy\n",
+		" default suspension policy, multi-plane groups %s\n",
 	     (unsigned long long)t->t_read_ns[0] / 1000, (unsigned long long)t->t_read_ns[1] / 1000,
 	     (unsigned long long)t->t_read_ns[2] / 1000, (unsigned long long)t->t_prog_ns[0] / 1000,
 	     (unsigned long long)t->t_prog_ns[1] / 1000, (unsigned long long)t->t_prog_ns[2] / 1000,
-	     (unsigned long long)t->t_erase_ns / 1000, (unsigned long long)t->bus_mbps);
+	     (unsigned long long)t->t_erase_ns / 1000, (unsigned long long)t->bus_mbps,
+	     g->planes_per_die == 1 ? "n/a (1 plane)" : s->nc.multiplane ? "on" : "off");
 	outf(o, "# ftl: %u superblocks of %u units (%.0f MiB), 2 for checkpoints; capacity %u units"
 		" (%.1f MiB), %u translation pages; op_permille %u\n",
 	     f->nr_sb, f->units_per_sb, f->units_per_sb * 4096.0 / MiB, s->cap,
@@ -827,14 +830,19 @@ static void fill_report(struct out *o, struct sim *s, const char *what, double w
 {
 	struct ftl_stats st;
 
+	const struct nand_stats *ns = nand_dev_stats(s->dev);
+	double vs = blox_clock_now(&s->vd.clock) * 1e-9;
+
 	ftl_get_stats(s->f, &st);
 	outf(o, "# fill (%s): %llu units host, %llu translation-page units, %llu padded, %llu GC"
-		" moved; %.1f s virtual, %.1f s wall; free superblocks after: %llu of %llu\n",
+		" moved; %.1f s virtual (%.1f MiB/s), %.1f s wall; free superblocks after: %llu of %llu;"
+		" multi-plane program groups %llu\n",
 	     what, (unsigned long long)st.units_written_host,
 	     (unsigned long long)st.units_written_tp, (unsigned long long)st.units_padded,
-	     (unsigned long long)st.gc_units_moved,
-	     blox_clock_now(&s->vd.clock) * 1e-9, wall, (unsigned long long)st.free_superblocks,
-	     (unsigned long long)st.superblocks);
+	     (unsigned long long)st.gc_units_moved, vs,
+	     vs > 0 ? st.units_written_host * 4096.0 / MiB / vs : 0.0, wall,
+	     (unsigned long long)st.free_superblocks, (unsigned long long)st.superblocks,
+	     (unsigned long long)ns->mp_groups[NAND_OP_PROGRAM]);
 }
 
 static void run_exp1(void)
@@ -1155,6 +1163,7 @@ static void usage(void)
 		"  --reads N              measured reads per point (default 100000)\n"
 		"  --warmup N             warm-up reads per point (default 32768)\n"
 		"  --prefetch on|off      idle period with idle prefetch after warm-up (default on)\n"
+		"  --multiplane on|off    NAND multi-plane program/erase groups (default on)\n"
 		"  --idle-ms N            idle period, virtual ms (default 200)\n"
 		"  --ranges a/b|NM,...    read ranges as fractions of capacity or N MiB\n"
 		"                         (default 1/64,1/32,1/16,256M,1/8,3/16,1/4,1072M,5/16,3/8,1/2,3/4,1)\n"
@@ -1225,7 +1234,7 @@ int main(int argc, char **argv)
 			   .waf_control = true, .waf_control_kib = 4096, .channels = 4, .dies = 1, .planes = 1, .ppb = 384,
 			   .page_size = 16384, .cmt_kib = 256, .mdc_bytes = 2048, .mdc_min_run = 32,
 			   .hot_regions = 128, .mdc = 2, .sep = 2, .rand_lba = 2, .op_permille = 70,
-			   .qd = 32, .reads = 100000, .warmup = 32768, .prefetch = true,
+			   .qd = 32, .reads = 100000, .warmup = 32768, .prefetch = true, .multiplane = true,
 			   .idle_ms = 200, .write_x = 3.0, .gc = 2, .seed = 1, .gc_bg = -1,
 			   .gc_idle = -1,
 			   .outdir = "docs/results" };
@@ -1305,6 +1314,8 @@ int main(int argc, char **argv)
 			O.warmup = strtoull(v, NULL, 0);
 		else if (!strcmp(k, "--prefetch"))
 			O.prefetch = onoff(v) == 1;
+		else if (!strcmp(k, "--multiplane"))
+			O.multiplane = onoff(v) == 1;
 		else if (!strcmp(k, "--idle-ms"))
 			O.idle_ms = strtoull(v, NULL, 0);
 		else if (!strcmp(k, "--ranges"))

@@ -567,7 +567,7 @@ static void test_parse_nand_options(void **state)
 	static const char json[] = NAND_NS(NAND_SMALL ",\"cell\":\"slc\","
 					   "\"t_read_us\":25,\"t_prog_us\":200,"
 					   "\"t_erase_us\":1500,\"bus_mbps\":800,"
-					   "\"null_timing\":true,"
+					   "\"null_timing\":true,\"multi_plane\":false,"
 					   "\"suspend_policy\":\"never\"");
 	static const struct err_case cases[] = {
 		{ NS("{\"size\":4096,\"nand\":{}}"),
@@ -590,6 +590,8 @@ static void test_parse_nand_options(void **state)
 		  "subsystems[0].namespaces[0].nand.suspend_policy: 'sometimes' is not default, never or always" },
 		{ NAND_NS("\"null_timing\":1"),
 		  "subsystems[0].namespaces[0].nand.null_timing: expected true or false" },
+		{ NAND_NS("\"multi_plane\":\"yes\""),
+		  "subsystems[0].namespaces[0].nand.multi_plane: expected true or false" },
 		{ NAND_NS(NAND_SMALL), /* TLC: 3 pages per word line */
 		  "subsystems[0].namespaces[0].nand: pages_per_block must be a multiple of the bits per cell" },
 		{ NS("{\"backend\":\"nand-timing\",\"size\":\"64M\",\"nand\":{" NAND_SMALL
@@ -618,6 +620,7 @@ static void test_parse_nand_options(void **state)
 	assert_int_equal(ns->nand.timing.t_erase_ns, 1500000);
 	assert_int_equal(ns->nand.timing.bus_mbps, 800);
 	assert_true(ns->nand.timing.null_timing);
+	assert_false(ns->nand.multiplane);
 	blox_config_free(&cfg);
 
 	check_errors(cases, BLOX_ARRAY_SIZE(cases));
