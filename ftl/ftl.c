@@ -152,6 +152,7 @@ int ftl_submit(struct ftl *f, struct ftl_io *io)
 	io->status = 0;
 	io->next = io->pending = io->stage = io->stream = 0;
 	io->ticket = 0;
+	io->cmt_waited = false;
 	f->outstanding++;
 	f->last_host_ns = f->env.ops->now(f->env.ctx);
 	ftl_prefetch_reset(f);

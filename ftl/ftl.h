@@ -137,6 +137,7 @@ struct ftl_io {
 	uint32_t next, pending;
 	uint32_t stage, stream;
 	uint64_t ticket;
+	bool cmt_waited; /* waited for a translation page load: its next lookup is no hit */
 	TAILQ_ENTRY(ftl_io) link;
 };
 
@@ -165,6 +166,11 @@ void ftl_set_volatile_cache(struct ftl *f, bool on);
 
 struct ftl_stats {
 	uint64_t host_reads, host_writes, host_trims, flushes; /* units */
+	/*
+	 * cmt_hits: lookups that found their translation page resident (a
+	 * request resumed after waiting for a load counts none); cmt_misses:
+	 * loads started.
+	 */
 	uint64_t cmt_hits, cmt_misses, cmt_evictions, cmt_writebacks;
 	uint64_t mdc_lookups, mdc_hits, prefetched_tps;
 	uint64_t unmapped_reads, buffer_reads;

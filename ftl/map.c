@@ -166,11 +166,17 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 		if (e->state == CMT_READY) {
 			TAILQ_REMOVE(&f->cmt_lru, e, lru);
 			TAILQ_INSERT_TAIL(&f->cmt_lru, e, lru);
-			f->st.cmt_hits++;
+			/* A request back from waiting for this load is no hit. */
+			if (io && io->cmt_waited)
+				io->cmt_waited = false;
+			else
+				f->st.cmt_hits++;
 			return e;
 		}
-		if (io)
+		if (io) {
+			io->cmt_waited = true;
 			TAILQ_INSERT_TAIL(&e->waiters, io, link);
+		}
 		return NULL;
 	}
 	e = cmt_victim(f);
@@ -212,8 +218,10 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 	}
 	e->state = CMT_LOADING;
 	e->load_ppn = ppn;
-	if (io)
+	if (io) {
+		io->cmt_waited = true;
 		TAILQ_INSERT_TAIL(&e->waiters, io, link);
+	}
 	memset(&e->op, 0, sizeof(e->op));
 	e->op.kind = NAND_OP_READ;
 	e->op.prio = NAND_PRIO_HOST_READ;

@@ -66,7 +66,7 @@ static bool resolve(struct ftl *f, struct ftl_io *io, uint32_t lba,
 	struct ftl_cmt *e = f->cmt_index[lba / FTL_TP_ENTRIES];
 
 	if (e && e->state == CMT_READY) {
-		e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, NULL); /* LRU + stats */
+		e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, io); /* LRU + stats */
 		*ppn = e->map[lba % FTL_TP_ENTRIES];
 		return true;
 	}

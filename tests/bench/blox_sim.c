@@ -787,8 +787,8 @@ static void sweep_header(struct out *o)
 		"#   resolved in SRAM (CMT or MDC) without a translation-page flash read. A read that finds its"
 		" translation page\n"
 		"#   already being loaded for another read counts as a hit here (it issues no flash read of its"
-		" own). cmt_hits is\n"
-		"#   not used: a read resumed after a load counts one more CMT hit (see FTL_RESULTS.md).\n");
+		" own), though\n"
+		"#   the FTL's cmt_hits does not count it (nor a read resumed after its own load).\n");
 	outf(o, "# mdc%% = dmdc_hits / reads; cmt%% = hit%% - mdc%%; tp/rd = translation-page flash reads"
 		" per host read;\n"
 		"# kIOPS = measured reads / virtual time; lat = submit->completion (mean, p99); desc/cov = MDC"
