@@ -1,6 +1,7 @@
 /*
- * Shared by the admin transport (adm_server.c) and the method handlers
- * (adm_methods.c, adm_stats.c).
+ * Shared by the admin transport (adm_server.c), the method handlers
+ * (adm_methods.c with its helpers, adm_m_*.c by object) and telemetry
+ * (adm_stats.c).
  */
 #ifndef BLOX_ADM_INTERNAL_H
 #define BLOX_ADM_INTERNAL_H
@@ -11,6 +12,7 @@
 
 #include "../proto/adm_frame.h"
 #include "adm.h"
+#include "blox_util.h"
 #include "blox_admin.pb-c.h"
 
 struct event;
@@ -33,8 +35,9 @@ struct adm_req {
 	bool cancelled;
 	/* Streams and waits: a timer the handler owns. */
 	struct event *timer;
-	void (*on_cancel)(struct adm_req *r); /* free the handler's state */
-	void *priv;
+	/* The client cancelled or went away; may end the request. */
+	void (*on_cancel)(struct adm_req *r);
+	void *priv; /* the handler's state: one allocation, freed with the request */
 	TAILQ_ENTRY(adm_req) link;
 };
 
@@ -63,20 +66,67 @@ struct blox_admin {
 void adm_fail(struct adm_req *r, enum adm_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
- * The generic closure handed to handlers: @msg NULL sends r->status and
- * r->msg (INTERNAL if no failure was recorded). Ends the request.
+ * The generic closure handed to handlers: sends @msg, or the failure
+ * recorded (r->status, r->msg) when there is one; @msg NULL without a
+ * failure is INTERNAL. Ends the request (and frees r->priv).
  */
 void adm_closure(const ProtobufCMessage *msg, void *closure_data);
+/* End @r with an Empty message, or with the failure recorded. */
+void adm_answer_empty(struct adm_req *r);
 /* One answer of a stream (flag MORE); the request stays. */
 void adm_stream_send(struct adm_req *r, const ProtobufCMessage *msg);
 /* Output the client has not read yet is over the limit: skip a sample. */
 bool adm_conn_congested(const struct adm_req *r);
 uint32_t adm_nr_conns(const struct blox_admin *a);
 
-/* adm_methods.c */
-void adm_methods_init(Blox__Admin__BloxAdmin_Service *svc);
+/* Handlers: the service, the admin context behind it, the request. */
+#define ADM_SVC Blox__Admin__BloxAdmin_Service
+#define ADM_OF(svc) container_of(svc, struct blox_admin, svc)
+#define ADM_REQ(d) ((struct adm_req *)(d))
+/* Record a failure, answer it and return from the handler. */
+#define ADM_FAIL(closure, d, ...)                  \
+	do {                                       \
+		adm_fail(ADM_REQ(d), __VA_ARGS__); \
+		(closure)(NULL, (d));              \
+		return;                            \
+	} while (0)
+/* Answer the failure a helper already recorded and return. */
+#define ADM_FAILED(closure, d)        \
+	do {                          \
+		(closure)(NULL, (d)); \
+		return;               \
+	} while (0)
+
+/* adm_methods.c: the service table and helpers the handlers share. */
+void adm_methods_init(ADM_SVC *svc);
 /* Write the state file; logs and returns -errno on failure. */
 int adm_save_state(struct blox_admin *a, char *err, size_t errlen);
+/* After a change: persist it; false (failure recorded in @r) if not. */
+bool adm_persist(struct adm_req *r);
+/* The NVM subsystem @nqn, or NULL with NOT_FOUND/INVALID_ARGUMENT in @r. */
+struct nvmf_subsys *adm_find_subsys(struct blox_admin *a, struct adm_req *r,
+				    const char *nqn);
+uint32_t adm_nr_ctrls(const struct nvmf_subsys *s);
+void adm_uuid_str(const uint8_t u[16], char out[37]);
+
+/* Each fills its rpcs into the service table. */
+void adm_m_target_init(ADM_SVC *svc); /* daemon, config save, listeners */
+void adm_m_subsys_init(ADM_SVC *svc); /* subsystems, hosts */
+void adm_m_ns_init(ADM_SVC *svc); /* namespaces */
+void adm_m_ctrl_init(ADM_SVC *svc); /* controllers, telemetry */
+
+/* adm_m_ns.c: Namespace messages, also inside Subsystem messages. */
+struct adm_ns_array {
+	Blox__Admin__Namespace *m;
+	Blox__Admin__Namespace **p;
+	char (*uuid)[37];
+	size_t n;
+};
+
+/* The namespaces of @only (NULL: of every subsystem). 0 or -ENOMEM. */
+int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
+		      const struct nvmf_tgt *tgt);
+void adm_ns_array_free(struct adm_ns_array *arr);
 
 /* adm_stats.c */
 void adm_stats_sample(struct blox_admin *a);

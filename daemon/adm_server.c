@@ -121,6 +121,7 @@ static void req_end(struct adm_req *r)
 	}
 	if (r->timer)
 		event_free(r->timer);
+	free(r->priv);
 	free(r);
 }
 
@@ -147,6 +148,13 @@ void adm_closure(const ProtobufCMessage *msg, void *closure_data)
 		send_frame(r->conn, r->id, r->method, 0, r->status,
 			   r->status ? r->msg : NULL, r->status ? NULL : msg);
 	req_end(r);
+}
+
+void adm_answer_empty(struct adm_req *r)
+{
+	Blox__Admin__Empty out = BLOX__ADMIN__EMPTY__INIT;
+
+	adm_closure(&out.base, r);
 }
 
 void adm_stream_send(struct adm_req *r, const ProtobufCMessage *msg)

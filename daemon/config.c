@@ -941,7 +941,7 @@ int blox_config_create_ns(const char *data_dir, struct nvmf_subsys *s,
 				       .log = tgt->log };
 	struct blox_bdev *bdev;
 	struct nvmf_ns *ns;
-	char path[4200];
+	char path[4200], *params, *store;
 	int rc;
 
 	if (cn->device[0]) {
@@ -963,22 +963,41 @@ int blox_config_create_ns(const char *data_dir, struct nvmf_subsys *s,
 				    s->nqn, cn->nsid, path), -EEXIST;
 		bp.store_path = path;
 	}
+	/* The namespace keeps how it was made and where its flash is. */
+	params = cn->params ? strdup(cn->params) : NULL;
+	store = bp.store_path ? strdup(bp.store_path) : NULL;
+	if ((cn->params && !params) || (bp.store_path && !store)) {
+		rc = -ENOMEM;
+		fail(err, errlen, "%s namespace %u: out of memory", s->nqn, cn->nsid);
+		goto free_strings;
+	}
 	rc = blox_bdev_create(&bp, &tgt->io_cq, &bdev);
-	if (rc)
-		return fail(err, errlen, "%s namespace %u: backend: %s", s->nqn,
-			    cn->nsid, strerror(-rc)), rc;
+	if (rc) {
+		fail(err, errlen, "%s namespace %u: backend: %s", s->nqn, cn->nsid,
+		     strerror(-rc));
+		goto free_strings;
+	}
 	rc = nvmf_ns_add(s, cn->nsid, bdev, cn->has_uuid ? cn->uuid : NULL, &ns);
 	if (rc) {
-		blox_bdev_destroy(bdev);
-		return fail(err, errlen, "%s namespace %u: %s", s->nqn, cn->nsid,
-			    rc == -EEXIST ? "nsid in use" : strerror(-rc)), rc;
+		fail(err, errlen, "%s namespace %u: %s", s->nqn, cn->nsid,
+		     rc == -EEXIST ? "nsid in use" : strerror(-rc));
+		goto destroy_bdev;
 	}
-	ns->params = cn->params ? strdup(cn->params) : NULL;
+	ns->params = params;
+	ns->store_path = store;
 	snprintf(ns->device, sizeof(ns->device), "%s", cn->device);
 	if (out)
 		*out = ns;
 	return 0;
+
+destroy_bdev:
+	blox_bdev_destroy(bdev);
+free_strings:
+	free(params);
+	free(store);
+	return rc;
 }
+
 static int apply_listeners(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 			   struct nvmf_tcp *tcp, char *err, size_t errlen);
 

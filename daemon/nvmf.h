@@ -117,6 +117,7 @@ struct nvmf_ns {
 	void (*freed)(void *arg);
 	void *freed_arg;
 	char *params; /* how it was made (config JSON text), for the state file */
+	char *store_path; /* its own store file (file-backed nand), NULL otherwise */
 	char device[32]; /* shared NAND device, "" for its own */
 	TAILQ_ENTRY(nvmf_ns) link;
 };

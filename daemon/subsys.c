@@ -110,6 +110,15 @@ int nvmf_subsys_create(struct nvmf_tgt *tgt, const char *nqn,
 	return 0;
 }
 
+/* The namespace's backend and memory (it is off every list). */
+static void ns_delete(struct nvmf_ns *ns)
+{
+	blox_bdev_destroy(ns->bdev);
+	free(ns->params);
+	free(ns->store_path);
+	free(ns);
+}
+
 int nvmf_subsys_destroy(struct nvmf_subsys *s)
 {
 	struct nvmf_tgt *tgt = s->tgt;
@@ -125,9 +134,7 @@ int nvmf_subsys_destroy(struct nvmf_subsys *s)
 	}
 	while ((ns = TAILQ_FIRST(&s->namespaces))) {
 		TAILQ_REMOVE(&s->namespaces, ns, link);
-		blox_bdev_destroy(ns->bdev);
-		free(ns->params);
-		free(ns);
+		ns_delete(ns);
 	}
 	if (s != tgt->discovery)
 		TAILQ_REMOVE(&tgt->subsystems, s, link);
@@ -289,9 +296,7 @@ static void ns_free(struct nvmf_ns *ns)
 	void (*freed)(void *) = ns->freed;
 	void *arg = ns->freed_arg;
 
-	blox_bdev_destroy(ns->bdev);
-	free(ns->params);
-	free(ns);
+	ns_delete(ns);
 	if (freed)
 		freed(arg);
 }

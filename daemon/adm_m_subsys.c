@@ -1,0 +1,366 @@
+/*
+ * BloxAdmin handlers of subsystems and their host allow lists. A delete
+ * disconnects the subsystem's controllers (when forced), waits until
+ * they and its namespaces' commands are gone, then removes it with its
+ * namespaces and their store files.
+ */
+#include "adm_internal.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct subsys_buf {
+	Blox__Admin__Subsystem m;
+	char **hosts;
+	struct adm_ns_array ns;
+};
+
+static int subsys_msg(const struct nvmf_subsys *s, struct subsys_buf *b)
+{
+	const struct nvmf_host *h;
+	size_t n = 0;
+
+	blox__admin__subsystem__init(&b->m);
+	b->m.nqn = (char *)s->nqn;
+	b->m.serial = (char *)s->serial;
+	b->m.model = (char *)s->model;
+	b->m.allow_any_host = s->allow_any_host;
+	b->m.controllers = adm_nr_ctrls(s);
+	TAILQ_FOREACH(h, &s->hosts, link)
+		n++;
+	b->hosts = calloc(n + 1, sizeof(*b->hosts));
+	if (!b->hosts)
+		return -ENOMEM;
+	TAILQ_FOREACH(h, &s->hosts, link)
+		b->hosts[b->m.n_hosts++] = (char *)h->nqn;
+	b->m.hosts = b->hosts;
+	if (adm_ns_array_fill(&b->ns, s, s->tgt))
+		return -ENOMEM;
+	b->m.n_namespaces = b->ns.n;
+	b->m.namespaces = b->ns.p;
+	return 0;
+}
+
+static void subsys_buf_free(struct subsys_buf *b)
+{
+	free(b->hosts);
+	adm_ns_array_free(&b->ns);
+}
+
+/* Answer with the subsystem as it is now. */
+static void answer_subsys(const struct nvmf_subsys *s,
+			  Blox__Admin__Subsystem_Closure closure, void *d)
+{
+	struct subsys_buf b = { 0 };
+
+	if (subsys_msg(s, &b)) {
+		subsys_buf_free(&b);
+		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+	}
+	closure(&b.m, d);
+	subsys_buf_free(&b);
+}
+
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return false;
+	return true;
+}
+
+static void m_create_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemCreateRequest *in,
+			       Blox__Admin__Subsystem_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	struct nvmf_subsys *s;
+	int rc;
+
+	if (!nvmf_nqn_valid(in->nqn) || !strcmp(in->nqn, NVME_DISC_SUBSYS_NAME))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "'%s' is not a usable subsystem NQN", in->nqn);
+	if (strlen(in->serial) > 20 || !printable(in->serial))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "serial: at most 20 printable ASCII characters");
+	if (strlen(in->model) > 40 || !printable(in->model))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "model: at most 40 printable ASCII characters");
+	for (size_t i = 0; i < in->n_hosts; i++)
+		if (!nvmf_nqn_valid(in->hosts[i]))
+			ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+				 "'%s' is not a host NQN", in->hosts[i]);
+	if (nvmf_subsys_find(a->tgt, in->nqn))
+		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
+			 "subsystem %s already exists", in->nqn);
+	rc = nvmf_subsys_create(a->tgt, in->nqn, &s);
+	if (rc)
+		ADM_FAIL(closure, d, adm_status_from_errno(rc), "subsystem %s: %s",
+			 in->nqn, strerror(-rc));
+	if (in->serial[0])
+		snprintf(s->serial, sizeof(s->serial), "%s", in->serial);
+	if (in->model[0])
+		snprintf(s->model, sizeof(s->model), "%s", in->model);
+	s->allow_any_host = in->allow_any_host;
+	for (size_t i = 0; i < in->n_hosts; i++)
+		nvmf_subsys_add_host(s, in->hosts[i]);
+	blox_log(a->log, BLOX_LOG_INFO, "admin: subsystem %s created", in->nqn);
+	if (!adm_persist(ADM_REQ(d)))
+		ADM_FAILED(closure, d);
+	answer_subsys(s, closure, d);
+}
+
+static void m_list_subsystems(ADM_SVC *svc, const Blox__Admin__Empty *in,
+			      Blox__Admin__SubsystemList_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	Blox__Admin__SubsystemList out = BLOX__ADMIN__SUBSYSTEM_LIST__INIT;
+	const struct nvmf_subsys *s;
+	struct subsys_buf *b;
+	Blox__Admin__Subsystem **p;
+	size_t n = 0;
+	bool oom = false;
+
+	(void)in;
+	TAILQ_FOREACH(s, &a->tgt->subsystems, link)
+		n++;
+	b = calloc(n + 1, sizeof(*b));
+	p = calloc(n + 1, sizeof(*p));
+	if (b && p)
+		TAILQ_FOREACH(s, &a->tgt->subsystems, link) {
+			oom |= subsys_msg(s, &b[out.n_subsystems]) != 0;
+			p[out.n_subsystems] = &b[out.n_subsystems].m;
+			out.n_subsystems++;
+		}
+	out.subsystems = p;
+	if (!b || !p || oom)
+		adm_fail(ADM_REQ(d), ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+	closure(!b || !p || oom ? NULL : &out, d);
+	for (size_t i = 0; b && i < out.n_subsystems; i++)
+		subsys_buf_free(&b[i]);
+	free(b);
+	free(p);
+}
+
+static void m_show_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemRef *in,
+			     Blox__Admin__Subsystem_Closure closure, void *d)
+{
+	struct nvmf_subsys *s = adm_find_subsys(ADM_OF(svc), ADM_REQ(d), in->nqn);
+
+	if (!s)
+		ADM_FAILED(closure, d);
+	answer_subsys(s, closure, d);
+}
+
+/* A subsystem delete waits for its controllers, then for its namespaces. */
+struct subsys_wait {
+	char nqn[NVME_NQN_LENGTH];
+	uint32_t polls;
+};
+
+/* @s is idle (subsys_idle()): nothing can hold it up any more. */
+static void subsys_delete_now(struct adm_req *r, struct nvmf_subsys *s)
+{
+	struct subsys_wait *w = r->priv;
+	struct nvmf_ns *ns;
+	char **stores;
+	size_t n = 0;
+
+	TAILQ_FOREACH(ns, &s->namespaces, link)
+		n++;
+	stores = calloc(n + 1, sizeof(*stores));
+	if (!stores) {
+		adm_fail(r, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+		adm_closure(NULL, r);
+		return;
+	}
+	/* The store files outlive their namespaces until the state is written. */
+	n = 0;
+	TAILQ_FOREACH(ns, &s->namespaces, link) {
+		if (ns->store_path)
+			stores[n++] = ns->store_path;
+		ns->store_path = NULL;
+	}
+	/* Without controllers (idle) the destroy cannot fail. */
+	nvmf_subsys_destroy(s);
+	blox_log(r->a->log, BLOX_LOG_INFO, "admin: subsystem %s deleted", w->nqn);
+	/* The state first: a crash in between leaves a file, not a hole. */
+	if (adm_persist(r))
+		for (size_t i = 0; i < n; i++)
+			unlink(stores[i]);
+	for (size_t i = 0; i < n; i++)
+		free(stores[i]);
+	free(stores);
+	adm_answer_empty(r);
+}
+
+static bool subsys_idle(const struct nvmf_subsys *s)
+{
+	const struct nvmf_ns *ns;
+
+	if (!TAILQ_EMPTY(&s->ctrls))
+		return false;
+	TAILQ_FOREACH(ns, &s->namespaces, link)
+		if (ns->refs)
+			return false;
+	return true;
+}
+
+static void subsys_wait_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct adm_req *r = arg;
+	struct subsys_wait *w = r->priv;
+	struct nvmf_subsys *s = nvmf_subsys_find(r->a->tgt, w->nqn);
+
+	(void)fd;
+	(void)what;
+	if (!s) {
+		adm_fail(r, ADM_S_NOT_FOUND, "subsystem %s went away", w->nqn);
+		adm_closure(NULL, r);
+		return;
+	}
+	if (subsys_idle(s)) {
+		subsys_delete_now(r, s);
+		return;
+	}
+	if (++w->polls > 3000) { /* 30 s */
+		adm_fail(r, ADM_S_UNAVAILABLE,
+			 "subsystem %s: controllers did not close in 30 s", w->nqn);
+		adm_closure(NULL, r);
+		return;
+	}
+	event_add(r->timer, &(struct timeval){ 0, 10000 });
+}
+
+static void m_delete_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemRef *in,
+			       Blox__Admin__Empty_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	struct adm_req *r = ADM_REQ(d);
+	struct nvmf_subsys *s = adm_find_subsys(a, r, in->nqn);
+	struct subsys_wait *w;
+	struct nvmf_ns *ns;
+	uint32_t nc;
+
+	if (!s)
+		ADM_FAILED(closure, d);
+	TAILQ_FOREACH(ns, &s->namespaces, link)
+		if (ns->device[0])
+			ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
+				 "subsystem %s: namespace %u is on shared device %s, "
+				 "whose die split only the config file changes",
+				 s->nqn, ns->nsid, ns->device);
+	nc = adm_nr_ctrls(s);
+	if (nc && !in->force)
+		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
+			 "subsystem %s has %u connected controllers; disconnect "
+			 "them or force", s->nqn, nc);
+	w = calloc(1, sizeof(*w));
+	r->priv = w;
+	r->timer = evtimer_new(a->base, subsys_wait_cb, r);
+	if (!w || !r->timer)
+		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+	snprintf(w->nqn, sizeof(w->nqn), "%s", s->nqn);
+	if (nc) {
+		struct nvmf_ctrl *c, *tmp;
+
+		TAILQ_FOREACH_SAFE(c, &s->ctrls, link, tmp)
+			nvmf_ctrl_fatal(c, "subsystem deleted by the admin");
+	}
+	if (subsys_idle(s)) {
+		subsys_delete_now(r, s);
+		return;
+	}
+	event_add(r->timer, &(struct timeval){ 0, 10000 });
+}
+
+static void m_allow_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
+			 Blox__Admin__Subsystem_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	struct nvmf_subsys *s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
+	const struct nvmf_host *h;
+	int rc;
+
+	if (!s)
+		ADM_FAILED(closure, d);
+	if (!nvmf_nqn_valid(in->host_nqn))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "'%s' is not a host NQN", in->host_nqn);
+	TAILQ_FOREACH(h, &s->hosts, link)
+		if (!strcmp(h->nqn, in->host_nqn))
+			ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
+				 "host %s is already allowed on %s", in->host_nqn,
+				 s->nqn);
+	rc = nvmf_subsys_add_host(s, in->host_nqn);
+	if (rc && rc != -EEXIST)
+		ADM_FAIL(closure, d, adm_status_from_errno(rc), "host %s: %s",
+			 in->host_nqn, strerror(-rc));
+	blox_log(a->log, BLOX_LOG_INFO, "admin: host %s allowed on %s", in->host_nqn,
+		 s->nqn);
+	if (!adm_persist(ADM_REQ(d)))
+		ADM_FAILED(closure, d);
+	answer_subsys(s, closure, d);
+}
+
+/* Controllers of hosts no longer allowed are disconnected. */
+static void drop_disallowed(struct nvmf_subsys *s)
+{
+	struct nvmf_ctrl *c, *tmp;
+
+	TAILQ_FOREACH_SAFE(c, &s->ctrls, link, tmp)
+		if (!nvmf_subsys_host_allowed(s, c->hostnqn))
+			nvmf_ctrl_fatal(c, "host access revoked by the admin");
+}
+
+static void m_deny_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
+			Blox__Admin__Subsystem_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	struct nvmf_subsys *s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
+
+	if (!s)
+		ADM_FAILED(closure, d);
+	if (nvmf_subsys_remove_host(s, in->host_nqn))
+		ADM_FAIL(closure, d, ADM_S_NOT_FOUND,
+			 "host %s is not on the allowed list of %s", in->host_nqn,
+			 s->nqn);
+	drop_disallowed(s);
+	blox_log(a->log, BLOX_LOG_INFO, "admin: host %s denied on %s", in->host_nqn,
+		 s->nqn);
+	if (!adm_persist(ADM_REQ(d)))
+		ADM_FAILED(closure, d);
+	answer_subsys(s, closure, d);
+}
+
+static void m_set_allow_any_host(ADM_SVC *svc, const Blox__Admin__AllowAnyHostRequest *in,
+				 Blox__Admin__Subsystem_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	struct nvmf_subsys *s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
+
+	if (!s)
+		ADM_FAILED(closure, d);
+	s->allow_any_host = in->allow;
+	a->tgt->disc_genctr++;
+	drop_disallowed(s);
+	blox_log(a->log, BLOX_LOG_INFO, "admin: %s allow_any_host %s", s->nqn,
+		 in->allow ? "on" : "off");
+	if (!adm_persist(ADM_REQ(d)))
+		ADM_FAILED(closure, d);
+	answer_subsys(s, closure, d);
+}
+
+void adm_m_subsys_init(ADM_SVC *svc)
+{
+	svc->create_subsystem = m_create_subsystem;
+	svc->delete_subsystem = m_delete_subsystem;
+	svc->list_subsystems = m_list_subsystems;
+	svc->show_subsystem = m_show_subsystem;
+	svc->allow_host = m_allow_host;
+	svc->deny_host = m_deny_host;
+	svc->set_allow_any_host = m_set_allow_any_host;
+}

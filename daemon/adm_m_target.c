@@ -1,0 +1,217 @@
+/*
+ * BloxAdmin handlers of the daemon itself: version, status, config save,
+ * and the NVMe/TCP listeners.
+ */
+#include "adm_internal.h"
+#include "state.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- Daemon ---- */
+
+static void m_get_version(ADM_SVC *svc, const Blox__Admin__Empty *in,
+			  Blox__Admin__VersionReply_Closure closure, void *d)
+{
+	Blox__Admin__VersionReply out = BLOX__ADMIN__VERSION_REPLY__INIT;
+
+	(void)svc;
+	(void)in;
+	out.version = (char *)BLOX_VERSION;
+	out.api_version = ADM_VERSION;
+	closure(&out, d);
+}
+
+static void m_get_status(ADM_SVC *svc, const Blox__Admin__Empty *in,
+			 Blox__Admin__DaemonStatus_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	Blox__Admin__DaemonStatus out = BLOX__ADMIN__DAEMON_STATUS__INIT;
+	const struct nvmf_subsys *s;
+	const struct nvmf_port *p;
+
+	(void)in;
+	out.version = (char *)BLOX_VERSION;
+	out.uptime_ns = blox_clock_now(a->tgt->clock) - a->tgt->start_ns;
+	out.pid = (uint32_t)getpid();
+	out.data_dir = a->data_dir;
+	out.state_file = access(a->state_path, F_OK) == 0 ? a->state_path : (char *)"";
+	TAILQ_FOREACH(s, &a->tgt->subsystems, link) {
+		const struct nvmf_ns *ns;
+
+		out.subsystems++;
+		out.controllers += adm_nr_ctrls(s);
+		TAILQ_FOREACH(ns, &s->namespaces, link)
+			out.namespaces++;
+	}
+	if (a->tgt->discovery)
+		out.controllers += adm_nr_ctrls(a->tgt->discovery);
+	TAILQ_FOREACH(p, &a->tgt->ports, link)
+		out.listeners++;
+	out.admin_connections = adm_nr_conns(a);
+	out.io_queues = nvmf_tcp_nr_queues(a->tcp);
+	closure(&out, d);
+}
+
+static void m_save_config(ADM_SVC *svc, const Blox__Admin__SaveConfigRequest *in,
+			  Blox__Admin__SaveConfigReply_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	Blox__Admin__SaveConfigReply out = BLOX__ADMIN__SAVE_CONFIG_REPLY__INIT;
+	char err[512], *written[2];
+	char *text;
+	int rc;
+
+	if (in->path[0] && in->path[0] != '/')
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "config path %s: must be absolute (it is bloxd's, not yours)",
+			 in->path);
+	if (adm_save_state(a, err, sizeof(err)))
+		ADM_FAIL(closure, d, ADM_S_INTERNAL, "%s", err);
+	written[out.n_written++] = a->state_path;
+	if (in->path[0]) {
+		text = blox_state_json(a->tgt, a->devices_json);
+		if (!text)
+			ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+		rc = blox_state_write(in->path, text, err, sizeof(err));
+		free(text);
+		if (rc)
+			ADM_FAIL(closure, d,
+				 adm_status_from_errno(rc) == ADM_S_PERMISSION_DENIED
+					 ? ADM_S_PERMISSION_DENIED
+					 : ADM_S_FAILED_PRECONDITION,
+				 "%s", err);
+		written[out.n_written++] = in->path;
+	}
+	out.written = written;
+	closure(&out, d);
+}
+
+/* ---- Listeners ---- */
+
+static void listener_msg(struct blox_admin *a, const struct nvmf_port *p,
+			 Blox__Admin__Listener *m)
+{
+	blox__admin__listener__init(m);
+	m->id = p->id;
+	m->address = (char *)p->addr;
+	m->port = (uint32_t)atoi(p->svcid);
+	m->discovery_only = p->discovery_only;
+	m->queues = nvmf_tcp_port_queues(a->tcp, p);
+}
+
+static struct nvmf_port *find_port(struct blox_admin *a, const char *addr,
+				   uint32_t port)
+{
+	struct nvmf_port *p;
+
+	TAILQ_FOREACH(p, &a->tgt->ports, link)
+		if (!strcmp(p->addr, addr) && (uint32_t)atoi(p->svcid) == port)
+			return p;
+	return NULL;
+}
+
+static void m_add_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
+			   Blox__Admin__Listener_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	Blox__Admin__Listener out;
+	struct nvmf_port *p;
+	char port[8];
+	int rc;
+
+	if (in->port == 0 || in->port > 65535)
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "listener port %u: must be 1..65535", in->port);
+	snprintf(port, sizeof(port), "%u", in->port);
+	rc = nvmf_port_add(a->tgt, in->address, port, in->discovery_only, &p);
+	if (rc == -EEXIST)
+		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
+			 "listener %s:%u already exists", in->address, in->port);
+	if (rc)
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "listener '%s': not an IPv4 or IPv6 address", in->address);
+	rc = nvmf_tcp_listen(a->tcp, p);
+	if (rc) {
+		nvmf_port_remove(p);
+		ADM_FAIL(closure, d,
+			 rc == -EADDRINUSE || rc == -EADDRNOTAVAIL || rc == -EACCES
+				 ? ADM_S_FAILED_PRECONDITION
+				 : ADM_S_INTERNAL,
+			 "listener %s:%u: %s", in->address, in->port, strerror(-rc));
+	}
+	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u added", in->address,
+		 in->port);
+	listener_msg(a, p, &out);
+	if (!adm_persist(ADM_REQ(d)))
+		ADM_FAILED(closure, d);
+	closure(&out, d);
+}
+
+static void m_remove_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
+			      Blox__Admin__Empty_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	Blox__Admin__Empty out = BLOX__ADMIN__EMPTY__INIT;
+	struct nvmf_port *p = find_port(a, in->address, in->port);
+	uint32_t q;
+
+	if (!p)
+		ADM_FAIL(closure, d, ADM_S_NOT_FOUND, "listener %s:%u not found",
+			 in->address, in->port);
+	q = nvmf_tcp_port_queues(a->tcp, p);
+	if (q)
+		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
+			 "listener %s:%u has %u connected queues; disconnect its "
+			 "hosts first", in->address, in->port, q);
+	nvmf_tcp_unlisten(a->tcp, p);
+	nvmf_port_remove(p);
+	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u removed",
+		 in->address, in->port);
+	if (!adm_persist(ADM_REQ(d)))
+		ADM_FAILED(closure, d);
+	closure(&out, d);
+}
+
+static void m_list_listeners(ADM_SVC *svc, const Blox__Admin__Empty *in,
+			     Blox__Admin__ListenerList_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	Blox__Admin__ListenerList out = BLOX__ADMIN__LISTENER_LIST__INIT;
+	Blox__Admin__Listener *ls, **lp;
+	struct nvmf_port *p;
+	size_t n = 0;
+
+	(void)in;
+	TAILQ_FOREACH(p, &a->tgt->ports, link)
+		n++;
+	ls = calloc(n + 1, sizeof(*ls));
+	lp = calloc(n + 1, sizeof(*lp));
+	if (!ls || !lp) {
+		free(ls);
+		free(lp);
+		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+	}
+	TAILQ_FOREACH(p, &a->tgt->ports, link) {
+		listener_msg(a, p, &ls[out.n_listeners]);
+		lp[out.n_listeners] = &ls[out.n_listeners];
+		out.n_listeners++;
+	}
+	out.listeners = lp;
+	closure(&out, d);
+	free(ls);
+	free(lp);
+}
+
+void adm_m_target_init(ADM_SVC *svc)
+{
+	svc->get_version = m_get_version;
+	svc->get_status = m_get_status;
+	svc->save_config = m_save_config;
+	svc->add_listener = m_add_listener;
+	svc->remove_listener = m_remove_listener;
+	svc->list_listeners = m_list_listeners;
+}
