@@ -341,11 +341,17 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 	return remove(path);
 }
 
+/* rm -rf @dir */
+static void remove_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* Remove the data directory made for the daemon, with what is in it. */
 static void remove_own_data(struct fx_daemon *d)
 {
 	if (d->own_data[0])
-		nftw(d->own_data, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_tree(d->own_data);
 	d->own_data[0] = '\0';
 }
 
@@ -384,6 +390,53 @@ int fx_kill(struct fx_daemon *d, int sig)
 	if (d->admin_sock[0])
 		unlink(d->admin_sock);
 	return d->exit_code;
+}
+
+int fx_group_setup(void **state, const struct fx_group *g)
+{
+	size_t size = g->size ? g->size : sizeof(struct fx_env);
+	struct fx_env *e = calloc(1, size);
+	struct fx_start_opts o = { .extra_args = g->extra_args };
+
+	if (!e)
+		return -1;
+	if (g->who)
+		e->seed = fx_seed(g->who);
+	if (g->own_data_dir) {
+		snprintf(e->data_dir, sizeof(e->data_dir), "/tmp/bloxd-itest-data-XXXXXX");
+		if (!mkdtemp(e->data_dir)) {
+			free(e);
+			return -1;
+		}
+		o.data_dir = e->data_dir;
+	}
+	if (fx_start_opts(&e->d, g->subsystems, &o)) {
+		if (e->data_dir[0])
+			remove_tree(e->data_dir);
+		free(e);
+		return -1;
+	}
+	*state = e;
+	return 0;
+}
+
+int fx_group_teardown(void **state)
+{
+	struct fx_env *e = *state;
+	int rc = 0;
+
+	if (!e)
+		return 0;
+	if (e->d.pid && fx_stop(&e->d)) {
+		fprintf(stderr, "fixture: bloxd did not stop cleanly (%d)\n",
+			e->d.exit_code);
+		rc = -1;
+	}
+	if (e->data_dir[0])
+		remove_tree(e->data_dir);
+	free(e);
+	*state = NULL;
+	return rc;
 }
 
 int fx_ctrl(const struct fx_daemon *d, const char *subnqn,

@@ -75,6 +75,39 @@ bool fx_alive(struct fx_daemon *d);
 /* A currently free TCP port on @addr (bind to port 0 and look). */
 uint16_t fx_free_port(const char *addr);
 
+/*
+ * What a program keeps between the tests of its cmocka group: the daemon
+ * and a seed. A program with more puts this first in a struct of its own
+ * and gives its size to fx_group_setup().
+ */
+struct fx_env {
+	struct fx_daemon d;
+	uint64_t seed;
+	char data_dir[64]; /* fx_group.own_data_dir: outlives restarts of bloxd */
+};
+
+struct fx_group {
+	const char *who; /* the program, for its seed line (NULL: no seed) */
+	const char *subsystems; /* JSON array, as for fx_start() */
+	const char *const *extra_args; /* NULL-terminated, or NULL */
+	/* A data directory of the program's own (fx_env.data_dir), removed
+	 * at teardown, instead of the one fx_start() makes per start. */
+	bool own_data_dir;
+	size_t size; /* of the program's struct; 0: a plain struct fx_env */
+};
+
+/*
+ * cmocka group setup: a zeroed env of g->size in *@state, its seed,
+ * bloxd started on g->subsystems. 0, or -1 with nothing left behind.
+ */
+int fx_group_setup(void **state, const struct fx_group *g);
+/*
+ * cmocka group teardown: stop bloxd if it still runs (-1 when it does
+ * not exit cleanly, ASan leak reports included), remove the data
+ * directory, free the env.
+ */
+int fx_group_teardown(void **state);
+
 /* Bring a controller up on the fixture's NVM port as @hostnqn (NULL: the
  * initiator's default). @qopts NULL: defaults. */
 int fx_ctrl(const struct fx_daemon *d, const char *subnqn,

@@ -32,10 +32,8 @@ static const char subsystems[] =
 	"    \"namespaces\": [ {\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\"} ] } ]";
 
 struct env {
-	struct fx_daemon d;
-	char data[64];
-	char out[65536];
-	uint64_t seed;
+	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
+	char out[65536]; /* bloxctl's output */
 };
 
 static const char *bloxctl(void)
@@ -59,7 +57,7 @@ static int run(struct env *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s -s %s %s 2>&1", bloxctl(), e->d.admin_sock, args);
+	snprintf(cmd, sizeof(cmd), "%s -s %s %s 2>&1", bloxctl(), e->fx.d.admin_sock, args);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while (n + 1 < sizeof(e->out)) {
@@ -74,43 +72,14 @@ static int run(struct env *e, const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-static int start(struct env *e, const char *subs)
-{
-	struct fx_start_opts o = { .data_dir = e->data };
-
-	return fx_start_opts(&e->d, subs, &o);
-}
-
 static int group_setup(void **state)
 {
-	struct env *e = calloc(1, sizeof(*e));
+	static const struct fx_group g = { .who = "test_admin",
+					   .subsystems = subsystems,
+					   .own_data_dir = true,
+					   .size = sizeof(struct env) };
 
-	if (!e)
-		return -1;
-	e->seed = fx_seed("test_admin");
-	snprintf(e->data, sizeof(e->data), "/tmp/bloxd-adm-data-XXXXXX");
-	if (!mkdtemp(e->data) || start(e, subsystems)) {
-		free(e);
-		return -1;
-	}
-	*state = e;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	struct env *e = *state;
-	char cmd[128];
-
-	if (e && e->d.pid)
-		fx_stop(&e->d);
-	if (e) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", e->data);
-		if (system(cmd))
-			fprintf(stderr, "test_admin: could not remove %s\n", e->data);
-	}
-	free(e);
-	return 0;
+	return fx_group_setup(state, &g);
 }
 
 static void test_status_and_errors(void **state)
@@ -165,7 +134,7 @@ static void test_ns_create_delete_live(void **state)
 	struct ini_req rd;
 	uint8_t buf[4096];
 
-	assert_int_equal(fx_ctrl(&e->d, SUBNQN, NULL, 1, NULL, &c), 0);
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
 	assert_int_equal(ini_set_features(c->admin, NVME_FEAT_ASYNC_EVENT, AEN_NS_ATTR,
 					  NULL),
 			 0);
@@ -238,26 +207,26 @@ static void test_restart_keeps_state(void **state)
 			 0);
 	assert_int_equal(run(e, "subsys create nqn.2026-12.io.blox:adm2 --serial ADM2"), 0);
 	assert_int_equal(run(e, "host allow nqn.2026-12.io.blox:adm2 %s", FX_HOST_A), 0);
-	assert_int_equal(fx_ctrl(&e->d, SUBNQN, NULL, 1, NULL, &c), 0);
-	fx_fill_random(wbuf, sizeof(wbuf), &e->seed);
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	fx_fill_random(wbuf, sizeof(wbuf), &e->fx.seed);
 	assert_int_equal(ini_write(c->io[0], 4, 100, 2, wbuf, sizeof(wbuf), false), 0);
 	assert_int_equal(ini_flush(c->io[0], 4), 0);
 	ini_ctrl_destroy(c);
 
 	{
 		/* No config at all now: the state file (with its listeners) wins. */
-		uint16_t p1 = e->d.nvm_port, p2 = e->d.disc_port;
-		const char *argv[] = { "--data-dir", e->data, "--log-level", "1", NULL };
+		uint16_t p1 = e->fx.d.nvm_port, p2 = e->fx.d.disc_port;
+		const char *argv[] = { "--data-dir", e->fx.data_dir, "--log-level", "1", NULL };
 
-		assert_int_equal(fx_stop(&e->d), 0);
-		assert_int_equal(fx_start_argv(&e->d, argv, FX_ADDR, p1, p2), 0);
+		assert_int_equal(fx_stop(&e->fx.d), 0);
+		assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
 	}
 	assert_int_equal(run(e, "ns show %s 4", SUBNQN), 0);
 	assert_int_equal(run(e, "ns show %s 3", SUBNQN), 0);
 	assert_int_equal(run(e, "ns show %s 2", SUBNQN), 2);
 	assert_int_equal(run(e, "subsys show nqn.2026-12.io.blox:adm2"), 0);
 	assert_non_null(strstr(e->out, FX_HOST_A));
-	assert_int_equal(fx_ctrl(&e->d, SUBNQN, NULL, 1, NULL, &c), 0);
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
 	ini_req_rw(&r, nvme_cmd_read, 4, 100, 2, rbuf, sizeof(rbuf));
 	assert_int_equal(ini_exec(c->io[0], &r), 0);
 	assert_int_equal(ini_status(&r.cqe), 0);
@@ -269,25 +238,65 @@ static void test_restart_keeps_state(void **state)
 	assert_int_equal(run(e, "config save"), 0);
 }
 
-/* The admin API over TLS: a client certificate of the CA gets in, others do not. */
-static void test_tls(void **state)
+/* Run bloxctl over TLS to @host:@port with the client pair @cli; its exit code. */
+static int tls_run(const char *dir, const char *host, uint16_t port, const char *cli)
 {
-	struct env *e = *state;
-	struct fx_daemon d2;
-	char dir[64], cmd[4096], lis[32], tls[32], certs[512];
-	uint16_t port = fx_free_port(FX_ADDR), tport;
+	char cmd[4096];
 	int st;
 
+	snprintf(cmd, sizeof(cmd),
+		 "%s --connect %s:%u --cert %s/%s.pem --key %s/%s.key --ca %s/ca.pem status"
+		 " >/dev/null 2>&1",
+		 bloxctl(), host, port, dir, cli, dir, cli, dir);
+	st = system(cmd);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* bloxd with the admin API on TLS, presenting the server pair @srv. */
+static void tls_start(struct fx_daemon *d, const char *dir, const char *srv,
+		      uint16_t port, uint16_t tport)
+{
+	char lis[32], tls[32], cert[128], key[128], ca[128];
+	const char *argv[] = { "-l", lis, "--admin-tls", tls, "--admin-tls-cert", cert,
+			       "--admin-tls-key", key, "--admin-tls-ca", ca,
+			       "--log-level", "1", NULL };
+
+	snprintf(lis, sizeof(lis), "%s:%u", FX_ADDR, port);
+	snprintf(tls, sizeof(tls), "%s:%u", FX_ADDR, tport);
+	snprintf(cert, sizeof(cert), "%s/%s.pem", dir, srv);
+	snprintf(key, sizeof(key), "%s/%s.key", dir, srv);
+	snprintf(ca, sizeof(ca), "%s/ca.pem", dir);
+	assert_int_equal(fx_start_argv(d, argv, FX_ADDR, port, 0), 0);
+}
+
+/*
+ * The admin API over TLS: a client certificate of the CA gets in, others
+ * do not; bloxctl takes bloxd's certificate only when it names the host
+ * it connected to (IP address or DNS name).
+ */
+static void test_tls(void **state)
+{
+	struct fx_daemon d2;
+	char dir[64], cmd[4096];
+	uint16_t port = fx_free_port(FX_ADDR), tport;
+
+	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/bloxd-tls-XXXXXX");
 	assert_non_null(mkdtemp(dir));
+	/* srv names 127.0.0.1 and localhost; wrong names another host. */
 	snprintf(cmd, sizeof(cmd),
-		 "cd %s && (openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem"
-		 " -days 2 -subj /CN=blox-test-ca &&"
-		 " for n in srv cli; do openssl req -newkey rsa:2048 -nodes -keyout $n.key"
-		 " -out $n.csr -subj /CN=$n && openssl x509 -req -in $n.csr -CA ca.pem"
-		 " -CAkey ca.key -CAcreateserial -out $n.pem -days 2 || exit 1; done &&"
-		 " openssl req -x509 -newkey rsa:2048 -nodes -keyout rogue.key -out rogue.pem"
-		 " -days 2 -subj /CN=rogue) >/dev/null 2>&1",
+		 "cd %s && (printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > srv.ext &&"
+		 " printf 'subjectAltName=DNS:elsewhere.invalid\\n' > wrong.ext &&"
+		 " printf 'basicConstraints=CA:FALSE\\n' > cli.ext &&"
+		 " openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+		 " -keyout ca.key -out ca.pem -days 2 -subj /CN=blox-test-ca &&"
+		 " for n in srv wrong cli; do openssl req -newkey ec"
+		 " -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout $n.key -out $n.csr"
+		 " -subj /CN=$n && openssl x509 -req -in $n.csr -CA ca.pem -CAkey ca.key"
+		 " -CAcreateserial -out $n.pem -days 2 -extfile $n.ext || exit 1; done &&"
+		 " openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+		 " -keyout rogue.key -out rogue.pem -days 2 -subj /CN=rogue) >/dev/null 2>&1",
 		 dir);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "test_admin: openssl could not make certificates\n");
@@ -296,37 +305,22 @@ static void test_tls(void **state)
 	do {
 		tport = fx_free_port(FX_ADDR);
 	} while (tport == port);
-	snprintf(lis, sizeof(lis), "%s:%u", FX_ADDR, port);
-	snprintf(tls, sizeof(tls), "%s:%u", FX_ADDR, tport);
-	{
-		char cert[128], key[128], ca[128];
-		const char *argv[] = { "-l", lis, "--admin-tls", tls, "--admin-tls-cert", cert,
-				       "--admin-tls-key", key, "--admin-tls-ca", ca,
-				       "--log-level", "1", NULL };
 
-		snprintf(cert, sizeof(cert), "%s/srv.pem", dir);
-		snprintf(key, sizeof(key), "%s/srv.key", dir);
-		snprintf(ca, sizeof(ca), "%s/ca.pem", dir);
-		assert_int_equal(fx_start_argv(&d2, argv, FX_ADDR, port, 0), 0);
-	}
-	snprintf(certs, sizeof(certs), "--cert %s/cli.pem --key %s/cli.key --ca %s/ca.pem",
-		 dir, dir, dir);
-	snprintf(cmd, sizeof(cmd), "%s --connect %s %s status >/dev/null 2>&1", bloxctl(),
-		 tls, certs);
-	st = system(cmd);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
-	snprintf(cmd, sizeof(cmd),
-		 "%s --connect %s --cert %s/rogue.pem --key %s/rogue.key --ca %s/ca.pem status"
-		 " >/dev/null 2>&1",
-		 bloxctl(), tls, dir, dir, dir);
-	st = system(cmd);
-	assert_true(WIFEXITED(st));
-	assert_int_not_equal(WEXITSTATUS(st), 0);
+	tls_start(&d2, dir, "srv", port, tport);
+	assert_int_equal(tls_run(dir, FX_ADDR, tport, "cli"), 0);
+	assert_int_equal(tls_run(dir, "localhost", tport, "cli"), 0);
+	/* Our certificate is not of the CA: bloxd refuses us. */
+	assert_int_not_equal(tls_run(dir, FX_ADDR, tport, "rogue"), 0);
 	assert_int_equal(fx_stop(&d2), 0);
+
+	/* bloxd's certificate is of the CA but for another host: we refuse it. */
+	tls_start(&d2, dir, "wrong", port, tport);
+	assert_int_equal(tls_run(dir, FX_ADDR, tport, "cli"), 7);
+	assert_int_equal(tls_run(dir, "localhost", tport, "cli"), 7);
+	assert_int_equal(fx_stop(&d2), 0);
+
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
-	(void)e;
 }
 
 int main(void)
@@ -339,5 +333,5 @@ int main(void)
 		cmocka_unit_test(test_tls),
 	};
 
-	return fx_finish(cmocka_run_group_tests(tests, group_setup, group_teardown));
+	return fx_finish(cmocka_run_group_tests(tests, group_setup, fx_group_teardown));
 }

@@ -48,11 +48,6 @@ static const char subsystems[] =
 	"[ { \"nqn\": \"" SUBNQN "\", \"allow_any_host\": true,"
 	"    \"namespaces\": [ {\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\", \"block_size\": 4096} ] } ]";
 
-struct env {
-	struct fx_daemon d;
-	uint64_t seed;
-};
-
 static const ProtobufCServiceDescriptor *svc(void)
 {
 	return &blox__admin__blox_admin__descriptor;
@@ -71,33 +66,16 @@ static uint16_t midx(const char *name)
 static int group_setup(void **state)
 {
 	static const char *const extra[] = { "--admin-idle-ms", "500", NULL };
-	struct fx_start_opts o = { .extra_args = extra };
-	struct env *e = calloc(1, sizeof(*e));
+	static const struct fx_group g = { .who = "test_admin_badinput",
+					   .subsystems = subsystems,
+					   .extra_args = extra };
 
-	if (!e)
-		return -1;
-	e->seed = fx_seed("test_admin_badinput");
-	if (fx_start_opts(&e->d, subsystems, &o)) {
-		free(e);
-		return -1;
-	}
-	*state = e;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	struct env *e = *state;
-
-	if (e && e->d.pid)
-		fx_stop(&e->d);
-	free(e);
-	return 0;
+	return fx_group_setup(state, &g);
 }
 
 /* ---- Raw socket helpers ---- */
 
-static int adm_connect(const struct env *e)
+static int adm_connect(const struct fx_env *e)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -366,7 +344,7 @@ static void expect_version(int fd, uint32_t id)
 }
 
 /* bloxd is alive and answers GetVersion on a new connection. */
-static void check_admin(struct env *e)
+static void check_admin(struct fx_env *e)
 {
 	int fd;
 
@@ -389,7 +367,7 @@ static struct adm_hdr hdr(uint16_t method, uint32_t id, uint32_t plen)
 /* 1. A valid GetVersion, then 10 pipelined on one connection. */
 static void test_version_pipelined(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	uint8_t buf[10 * ADM_HDR_LEN];
 	bool seen[10] = { false };
 	size_t n = 0;
@@ -422,7 +400,7 @@ static void test_version_pipelined(void **state)
  * timeout; a truncated header left past the idle timeout. */
 static void test_truncated(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct adm_hdr h = hdr(midx("GetVersion"), 2, 100);
 	static const uint8_t zeros[100];
 	uint8_t buf[ADM_HDR_LEN + 100];
@@ -458,7 +436,7 @@ static void test_truncated(void **state)
 /* 3. Over the size limits: RESOURCE_EXHAUSTED with the id, then closed. */
 static void test_too_long(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct adm_hdr h = hdr(midx("GetVersion"), 3, ADM_MAX_PAYLOAD + 1);
 	uint8_t buf[ADM_HDR_LEN];
 	int fd;
@@ -517,7 +495,7 @@ static void test_too_long(void **state)
  * INVALID_ARGUMENT, then closed. */
 static void test_bad_header(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct adm_hdr h = hdr(midx("GetVersion"), 4, 0);
 	uint8_t buf[ADM_HDR_LEN];
 	int fd;
@@ -593,7 +571,7 @@ static void test_bad_header(void **state)
 /* 5. Unknown method index: INVALID_ARGUMENT, the connection stays. */
 static void test_unknown_method(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	const uint16_t bad[] = { 999, (uint16_t)svc()->n_methods, UINT16_MAX };
 	uint8_t buf[ADM_HDR_LEN];
 	int fd = adm_connect(e);
@@ -626,7 +604,7 @@ static void test_unknown_method(void **state)
  * stays. */
 static void test_bad_payload(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	static const uint8_t junk[][4] = {
 		{ 0xff, 0xff, 0xff }, /* truncated varint */
 		{ 0x0a, 0x7f, 'x' }, /* string field 1, length past the end */
@@ -663,7 +641,7 @@ static void test_bad_payload(void **state)
 /* 7. Requests carrying a status or a message: INVALID_ARGUMENT. */
 static void test_status_or_msg(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	uint8_t buf[ADM_HDR_LEN + 16];
 	struct adm_hdr h;
 	size_t n;
@@ -733,7 +711,7 @@ static unsigned collect(int fd, uint32_t first, unsigned n, uint16_t method)
 /* 8. Floods. */
 static void test_flood(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	Blox__Admin__StatsRequest sr = BLOX__ADMIN__STATS_REQUEST__INIT;
 	const unsigned n = 200;
 	uint8_t *buf = malloc(n * 64);
@@ -923,7 +901,7 @@ static void test_flood(void **state)
 /* 9. A silent client is closed after about the idle timeout. */
 static void test_silent_client(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	int fd = adm_connect(e);
 	int64_t ms = expect_closed_ms(fd, 5000);
 
@@ -964,7 +942,7 @@ static void expect_watch(int fd, uint32_t id, uint8_t flags)
 /* 10. Streams: the client vanishes mid-stream; CANCEL; count. */
 static void test_streams(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	Blox__Admin__StatsRequest sr = BLOX__ADMIN__STATS_REQUEST__INIT;
 	unsigned extra = 0;
 	int fd;
@@ -1109,7 +1087,7 @@ static int nobody_child(const char *path)
 /* 11. Peer credentials: a user outside the socket's group is refused. */
 static void test_permission(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	int64_t end;
 	pid_t pid;
 	int st = 0;
@@ -1143,7 +1121,7 @@ static void test_permission(void **state)
 /* 12. The NVMe/TCP side still works and bloxd stops cleanly. */
 static void test_daemon_stops_cleanly(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 
 	check_admin(e);
 	assert_int_equal(fx_check_daemon(&e->d, SUBNQN, NS_BLOCKS, &e->seed), 0);
@@ -1169,6 +1147,5 @@ int main(void)
 	};
 
 	signal(SIGPIPE, SIG_IGN);
-	return fx_finish(cmocka_run_group_tests(tests, group_setup,
-						group_teardown));
+	return fx_finish(cmocka_run_group_tests(tests, group_setup, fx_group_teardown));
 }

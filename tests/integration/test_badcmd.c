@@ -27,42 +27,20 @@ static const char subsystems[] =
 	"[ { \"nqn\": \"" SUBNQN "\", \"allow_any_host\": true,"
 	"    \"namespaces\": [ {\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\", \"block_size\": 4096} ] } ]";
 
-struct env {
-	struct fx_daemon d;
-	uint64_t seed;
-};
-
 static int group_setup(void **state)
 {
-	struct env *e = calloc(1, sizeof(*e));
+	static const struct fx_group g = { .who = "test_badcmd",
+					   .subsystems = subsystems };
 
-	if (!e)
-		return -1;
-	e->seed = fx_seed("test_badcmd");
-	if (fx_start(&e->d, subsystems)) {
-		free(e);
-		return -1;
-	}
-	*state = e;
-	return 0;
+	return fx_group_setup(state, &g);
 }
 
-static int group_teardown(void **state)
-{
-	struct env *e = *state;
-
-	if (e && e->d.pid)
-		fx_stop(&e->d);
-	free(e);
-	return 0;
-}
-
-static void check_daemon(struct env *e)
+static void check_daemon(struct fx_env *e)
 {
 	assert_int_equal(fx_check_daemon(&e->d, SUBNQN, NS_BLOCKS, &e->seed), 0);
 }
 
-static struct ini_ctrl *ctrl_up(struct env *e, uint32_t nr_io)
+static struct ini_ctrl *ctrl_up(struct fx_env *e, uint32_t nr_io)
 {
 	struct ini_ctrl *c = NULL;
 
@@ -92,7 +70,7 @@ static int run_cmd(struct ini_queue *q, uint8_t opcode, uint32_t nsid,
 
 static void test_invalid_opcode(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1);
 
 	assert_int_equal(run_cmd(c->io[0], 0x18, 1, 0, 1, NULL, 0, 0),
@@ -112,7 +90,7 @@ static void test_invalid_opcode(void **state)
 
 static void test_lba_out_of_range(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1);
 	uint8_t *buf = calloc(1, 65536);
 
@@ -141,7 +119,7 @@ static void test_lba_out_of_range(void **state)
 
 static void test_bad_transfer_size(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1);
 	uint8_t *buf = calloc(1, 262144);
 
@@ -167,7 +145,7 @@ static void test_bad_transfer_size(void **state)
 
 static void test_unknown_nsid(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1);
 	uint8_t *buf = calloc(1, 65536);
 
@@ -193,7 +171,7 @@ static void test_unknown_nsid(void **state)
 /* Admin commands with reserved or invalid field values. */
 static void test_invalid_admin_fields(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1);
 	uint8_t *buf = calloc(1, 4096);
 	struct ini_req r;
@@ -239,7 +217,7 @@ static void test_invalid_admin_fields(void **state)
  */
 static void test_in_capsule_too_big(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1);
 	const uint32_t len = 32768;
 	uint8_t *data = calloc(1, len), *pdu = malloc(len + 256);
@@ -275,7 +253,7 @@ static void test_in_capsule_too_big(void **state)
 /* AERs stay outstanding; one more than AERL+1 is refused. */
 static void test_aer_limit_and_teardown(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1);
 	uint32_t n = c->id.aerl + 1u;
 	struct ini_req *aer = calloc(n + 1, sizeof(*aer));
@@ -305,7 +283,7 @@ static void test_aer_limit_and_teardown(void **state)
 static void test_close_with_inflight(void **state)
 {
 	enum { NR = 32, NW = 16, NI = 8 };
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_req *reqs = calloc(NR + NW + NI, sizeof(*reqs));
 	uint8_t *buf = calloc(1, 131072);
 
@@ -344,7 +322,7 @@ static void test_close_with_inflight(void **state)
 static void test_many_idle_connections(void **state)
 {
 	enum { NBARE = 200, NIC = 50 };
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue **q = calloc(NBARE + NIC, sizeof(*q));
 
 	assert_non_null(q);
@@ -364,7 +342,7 @@ static void test_many_idle_connections(void **state)
 
 static void test_daemon_stops_cleanly(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 
 	assert_true(fx_alive(&e->d));
 	assert_int_equal(fx_stop(&e->d), 0);
@@ -384,6 +362,5 @@ int main(void)
 		cmocka_unit_test(test_many_idle_connections),
 		cmocka_unit_test(test_daemon_stops_cleanly),
 	};
-	return fx_finish(cmocka_run_group_tests(tests, group_setup,
-						group_teardown));
+	return fx_finish(cmocka_run_group_tests(tests, group_setup, fx_group_teardown));
 }

@@ -28,44 +28,22 @@ static const char subsystems[] =
 	"[ { \"nqn\": \"" SUBNQN "\", \"allow_any_host\": true,"
 	"    \"namespaces\": [ {\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\", \"block_size\": 4096} ] } ]";
 
-struct env {
-	struct fx_daemon d;
-	uint64_t seed;
-};
-
 static int group_setup(void **state)
 {
-	struct env *e = calloc(1, sizeof(*e));
+	static const struct fx_group g = { .who = "test_badinput",
+					   .subsystems = subsystems };
 
-	if (!e)
-		return -1;
-	e->seed = fx_seed("test_badinput");
-	if (fx_start(&e->d, subsystems)) {
-		free(e);
-		return -1;
-	}
-	*state = e;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	struct env *e = *state;
-
-	if (e && e->d.pid)
-		fx_stop(&e->d);
-	free(e);
-	return 0;
+	return fx_group_setup(state, &g);
 }
 
 /* The daemon is alive and a new controller does I/O. */
-static void check_daemon(struct env *e)
+static void check_daemon(struct fx_env *e)
 {
 	assert_int_equal(fx_check_daemon(&e->d, SUBNQN, NS_BLOCKS, &e->seed), 0);
 }
 
 /* A connection after ICResp, not Connected. */
-static struct ini_queue *ic_queue(struct env *e, bool hdgst, bool ddgst)
+static struct ini_queue *ic_queue(struct fx_env *e, bool hdgst, bool ddgst)
 {
 	struct ini_queue *q = NULL;
 	struct ini_opts o;
@@ -78,7 +56,7 @@ static struct ini_queue *ic_queue(struct env *e, bool hdgst, bool ddgst)
 }
 
 /* A controller with one I/O queue, with the given digests. */
-static struct ini_ctrl *ctrl_up(struct env *e, bool hdgst, bool ddgst)
+static struct ini_ctrl *ctrl_up(struct fx_env *e, bool hdgst, bool ddgst)
 {
 	struct ini_ctrl *c = NULL;
 	struct ini_opts o;
@@ -158,7 +136,7 @@ static uint8_t *build_cmd(struct ini_queue *q, const struct nvme_sqe *s,
 
 static void test_wrong_hlen(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = ic_queue(e, false, false);
 	struct nvme_sqe s;
 	int len;
@@ -175,7 +153,7 @@ static void test_wrong_hlen(void **state)
 
 static void test_plen_too_small(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = ic_queue(e, false, false);
 	struct nvme_sqe s;
 	int len;
@@ -192,7 +170,7 @@ static void test_plen_too_small(void **state)
 
 static void test_unknown_pdu_type(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = ic_queue(e, false, false);
 	uint8_t pdu[24] = { 0x0b, 0, 24, 0, 24, 0, 0, 0 };
 
@@ -204,7 +182,7 @@ static void test_unknown_pdu_type(void **state)
 
 static void test_c2h_type_from_host(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = ic_queue(e, false, false);
 	uint8_t pdu[24] = { NVME_TCP_C2H_DATA, 0, 24, 0, 24, 0, 0, 0 };
 
@@ -216,7 +194,7 @@ static void test_c2h_type_from_host(void **state)
 
 static void test_hdgst_wrong(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = ic_queue(e, true, false);
 	struct nvme_sqe s;
 	int len;
@@ -234,7 +212,7 @@ static void test_hdgst_wrong(void **state)
 
 static void test_hdgst_flag_missing(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = ic_queue(e, true, false);
 	struct nvme_sqe s;
 	uint8_t pdu[72];
@@ -261,7 +239,7 @@ static void icreq_bytes(struct nvme_tcp_icreq *r)
 	nvme_tcp_hdr_init(&r->hdr, NVME_TCP_ICREQ, 0, 128, 0, 128);
 }
 
-static struct ini_queue *bare_queue(struct env *e)
+static struct ini_queue *bare_queue(struct fx_env *e)
 {
 	struct ini_queue *q = NULL;
 
@@ -271,7 +249,7 @@ static struct ini_queue *bare_queue(struct env *e)
 
 static void test_icreq_twice(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = ic_queue(e, false, false);
 	struct nvme_tcp_icreq r;
 
@@ -284,7 +262,7 @@ static void test_icreq_twice(void **state)
 
 static void test_icreq_bad_fields(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct nvme_tcp_icreq r;
 	struct ini_queue *q;
 
@@ -321,7 +299,7 @@ static void test_icreq_bad_fields(void **state)
 
 static void test_cmd_before_icreq(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = bare_queue(e);
 	uint8_t pdu[72] = { NVME_TCP_CMD, 0, 72, 0, 72, 0, 0, 0,
 			    nvme_admin_keep_alive };
@@ -350,7 +328,7 @@ static void expect_rsp(struct ini_queue *q, uint16_t cid, uint16_t status)
 
 static void test_ddgst_wrong_in_capsule(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, false, true);
 	uint8_t data[4096];
 	struct nvme_sqe s;
@@ -417,7 +395,7 @@ static uint8_t *send_h2c(struct ini_queue *q, uint16_t cccid, uint16_t ttag,
 
 static void test_ddgst_wrong_h2c(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, false, true);
 	struct nvme_tcp_data r2t;
 	uint32_t off = 0;
@@ -454,7 +432,7 @@ done:
 
 static void test_h2c_wrong_ttag(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, false, false);
 	struct nvme_tcp_data r2t;
 
@@ -469,7 +447,7 @@ static void test_h2c_wrong_ttag(void **state)
 
 static void test_h2c_out_of_range(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, false, false);
 	struct nvme_tcp_data r2t;
 
@@ -485,7 +463,7 @@ static void test_h2c_out_of_range(void **state)
 
 static void test_h2c_over_maxh2cdata(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, false, false);
 	uint32_t max = ini_queue_icresp(c->io[0])->maxh2cdata;
 	struct nvme_tcp_data r2t;
@@ -501,7 +479,7 @@ static void test_h2c_over_maxh2cdata(void **state)
 
 static void test_h2c_without_r2t(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, false, false);
 
 	/* No command 0x105 is outstanding. */
@@ -528,7 +506,7 @@ static void send_pieces(struct ini_queue *q, const uint8_t *b, size_t len,
 
 static void test_fragmented_pdus(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, true, true);
 	struct ini_queue *q = c->io[0];
 	uint8_t *w = malloc(65536), *r = malloc(65536);
@@ -583,7 +561,7 @@ static void test_fragmented_pdus(void **state)
 static void test_coalesced_pdus(void **state)
 {
 	enum { N = 32, BS = 4096 };
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, false, false);
 	struct ini_queue *q = c->io[0];
 	uint8_t *w = malloc(N * BS), *all = malloc(N * (BS + 128));
@@ -656,7 +634,7 @@ static void test_coalesced_pdus(void **state)
 
 static void test_close_mid_pdu(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q;
 	struct ini_ctrl *c;
 	struct nvme_tcp_data r2t;
@@ -700,7 +678,7 @@ static void test_close_mid_pdu(void **state)
 
 static void test_truncated_header_close(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct nvme_tcp_icreq r;
 	struct ini_queue *q;
 
@@ -723,7 +701,7 @@ static void test_truncated_header_close(void **state)
 
 static void test_garbage(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	uint8_t junk[512];
 	struct ini_queue *q;
 
@@ -752,7 +730,7 @@ static void test_garbage(void **state)
 
 static void test_daemon_stops_cleanly(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 
 	assert_true(fx_alive(&e->d));
 	assert_int_equal(fx_stop(&e->d), 0);
@@ -783,6 +761,5 @@ int main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_daemon_stops_cleanly),
 	};
-	return fx_finish(cmocka_run_group_tests(tests, group_setup,
-						group_teardown));
+	return fx_finish(cmocka_run_group_tests(tests, group_setup, fx_group_teardown));
 }

@@ -32,32 +32,11 @@ static const char subsystems[] =
 	"    \"hosts\": [\"" FX_HOST_A "\"],"
 	"    \"namespaces\": [ {\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\", \"block_size\": 512} ] } ]";
 
-struct env {
-	struct fx_daemon d;
-};
-
 static int group_setup(void **state)
 {
-	struct env *e = calloc(1, sizeof(*e));
+	static const struct fx_group g = { .subsystems = subsystems };
 
-	if (!e)
-		return -1;
-	if (fx_start(&e->d, subsystems)) {
-		free(e);
-		return -1;
-	}
-	*state = e;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	struct env *e = *state;
-
-	if (e && e->d.pid)
-		fx_stop(&e->d);
-	free(e);
-	return 0;
+	return fx_group_setup(state, &g);
 }
 
 static struct ini_queue *queue_on(uint16_t port)
@@ -92,7 +71,7 @@ static uint16_t connect_as(struct ini_queue *q, uint16_t qid, uint16_t sqsize,
 
 static void test_connect_unknown_subsys(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = queue_on(e->d.nvm_port);
 	uint32_t dw0 = 0;
 	uint16_t st;
@@ -107,7 +86,7 @@ static void test_connect_unknown_subsys(void **state)
 
 static void test_connect_host_access(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = queue_on(e->d.nvm_port);
 	struct ini_ctrl *c;
 
@@ -130,7 +109,7 @@ static void test_connect_host_access(void **state)
 
 static void test_connect_queue_sizes(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = queue_on(e->d.nvm_port), *io;
 	struct ini_ctrl *c;
 
@@ -167,7 +146,7 @@ static void test_connect_queue_sizes(void **state)
 
 static void test_connect_bad_queue_refs(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *io;
 	struct ini_ctrl *c;
 	uint16_t st;
@@ -216,7 +195,7 @@ static void test_connect_bad_queue_refs(void **state)
 
 static void test_commands_out_of_order(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = queue_on(e->d.nvm_port);
 	uint8_t *buf = calloc(1, 4096);
 	uint64_t v;
@@ -250,7 +229,7 @@ static void test_commands_out_of_order(void **state)
 
 static void test_property_state_machine(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = queue_on(e->d.nvm_port);
 	const uint32_t cc_on = 1u | 6u << 16 | 4u << 20;
 	uint8_t *buf = calloc(1, 4096);
@@ -399,7 +378,7 @@ static struct ini_ctrl *disc_ctrl(const char *addr, uint16_t port,
 
 static void test_discovery(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	uint16_t ports[2] = { e->d.disc_port, e->d.nvm_port };
 	uint64_t first_genctr = 0;
 
@@ -456,7 +435,7 @@ static void test_discovery(void **state)
 
 static void test_discovery_only_port(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_queue *q = queue_on(e->d.disc_port);
 
 	/* The NVM subsystem is not reachable through a discovery listener. */
@@ -466,7 +445,7 @@ static void test_discovery_only_port(void **state)
 	ini_queue_destroy(q);
 }
 
-static struct ini_ctrl *kato_ctrl(struct env *e, uint32_t kato)
+static struct ini_ctrl *kato_ctrl(struct fx_env *e, uint32_t kato)
 {
 	struct ini_ctrl_args a;
 	struct ini_ctrl *c = NULL;
@@ -480,7 +459,7 @@ static struct ini_ctrl *kato_ctrl(struct env *e, uint32_t kato)
 
 static void test_kato_expiry(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = kato_ctrl(e, 1000);
 	uint32_t kato = 0;
 	int64_t t0, dt;
@@ -502,7 +481,7 @@ static void test_kato_expiry(void **state)
 
 static void test_kato_kept_alive(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = kato_ctrl(e, 1000);
 	int64_t end = fx_now_ms() + 3000;
 
@@ -517,7 +496,7 @@ static void test_kato_kept_alive(void **state)
 
 static void test_features(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c;
 	uint32_t res = 0;
 
@@ -544,7 +523,7 @@ static void test_features(void **state)
 /* Fabrics Disconnect (NVMe-oF 1.1): I/O queues only. */
 static void test_disconnect(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c;
 
 	assert_int_equal(fx_ctrl(&e->d, OPEN_NQN, FX_HOST_A, 2, NULL, &c), 0);
@@ -563,7 +542,7 @@ static void test_disconnect(void **state)
 /* Losing the admin connection ends the controller and its I/O queues. */
 static void test_admin_loss_closes_io(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c;
 
 	assert_int_equal(fx_ctrl(&e->d, OPEN_NQN, FX_HOST_A, 2, NULL, &c), 0);
@@ -576,7 +555,7 @@ static void test_admin_loss_closes_io(void **state)
 /* Set/Get Features Timestamp: 8 bytes of data each way on the admin queue. */
 static void test_timestamp(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	const uint64_t t = 1800000000000ull; /* ms since the epoch */
 	uint8_t ts[8] = { 0 };
 	struct ini_ctrl *c;
@@ -667,7 +646,7 @@ static void test_default_config(void **state)
 
 static void test_daemon_stops_cleanly(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 
 	assert_true(fx_alive(&e->d));
 	assert_int_equal(fx_stop(&e->d), 0);
@@ -693,6 +672,5 @@ int main(void)
 		cmocka_unit_test(test_default_config),
 		cmocka_unit_test(test_daemon_stops_cleanly),
 	};
-	return fx_finish(cmocka_run_group_tests(tests, group_setup,
-						group_teardown));
+	return fx_finish(cmocka_run_group_tests(tests, group_setup, fx_group_teardown));
 }

@@ -39,38 +39,15 @@ static const char subsystems[] =
 static const struct rw_geom ns1 = { 1, 4096, NS1_BLOCKS };
 static const struct rw_geom ns2 = { 2, 512, NS2_BLOCKS };
 
-struct env {
-	struct fx_daemon d;
-	uint64_t seed;
-};
-
 static int group_setup(void **state)
 {
-	struct env *e = calloc(1, sizeof(*e));
+	static const struct fx_group g = { .who = "test_io", .subsystems = subsystems };
 
-	if (!e)
-		return -1;
-	e->seed = fx_seed("test_io");
-	if (fx_start(&e->d, subsystems)) {
-		free(e);
-		return -1;
-	}
-	*state = e;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	struct env *e = *state;
-
-	if (e && e->d.pid)
-		fx_stop(&e->d);
-	free(e);
-	return 0;
+	return fx_group_setup(state, &g);
 }
 
 /* A controller with @nr_io queues of IO_SQSIZE; fails the test if not. */
-static struct ini_ctrl *ctrl_up(struct env *e, uint32_t nr_io,
+static struct ini_ctrl *ctrl_up(struct fx_env *e, uint32_t nr_io,
 				const struct ini_opts *o)
 {
 	struct ini_ctrl_args a;
@@ -98,7 +75,7 @@ static void ctrl_down(struct ini_ctrl *c)
 
 static void test_icresp(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 
 	for (int m = 0; m < 4; m++) {
 		struct ini_opts o;
@@ -122,7 +99,7 @@ static void test_icresp(void **state)
 
 static void test_identify_ctrl(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c1 = ctrl_up(e, 1, NULL), *c2 = ctrl_up(e, 1, NULL);
 	struct nvme_id_ctrl *id = &c1->id;
 	char sn[21], mn[41], nqn[257];
@@ -230,7 +207,7 @@ static void check_descs(struct ini_queue *q, uint32_t nsid, uint8_t *nguid,
 
 static void test_identify_ns(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
 	uint8_t nguid[3][16], uuid[3][16];
 	uint32_t *list = calloc(1024, sizeof(uint32_t));
@@ -286,7 +263,7 @@ static void test_identify_ns(void **state)
  * The write/read matrix for one connection setup: queue 1 sends writes
  * in-capsule when they fit, queue 2 always by R2T.
  */
-static void rw_matrix(struct env *e, bool hdgst, bool ddgst, bool sqflow_off,
+static void rw_matrix(struct fx_env *e, bool hdgst, bool ddgst, bool sqflow_off,
 		      uint32_t h2c_max)
 {
 	static const uint32_t sizes[] = { 4096, 16384, 65536, 131072 };
@@ -361,7 +338,7 @@ static void test_rw_both_digests(void **state)
 /* HPDA: the target must align C2HData payloads (checked on receive). */
 static void test_hpda(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct rw_stats st = { 0 };
 	struct ini_opts o;
 	struct ini_ctrl *c;
@@ -378,7 +355,7 @@ static void test_hpda(void **state)
 
 static void test_fua_and_flush(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
 	uint8_t *w = malloc(16384), *r = malloc(16384);
 	int st;
@@ -403,7 +380,7 @@ static void test_fua_and_flush(void **state)
 }
 
 /* Write 16 random blocks, clear the middle 8 with @op, check the rest. */
-static void clear_middle(struct env *e, bool dsm)
+static void clear_middle(struct fx_env *e, bool dsm)
 {
 	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
 	const uint32_t bs = 4096, n = 16, slba = 9000;
@@ -450,7 +427,7 @@ static void test_dsm_deallocate(void **state)
 
 static void test_compare(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
 	const uint32_t len = 65536; /* beyond in-capsule: R2T */
 	uint8_t *w = malloc(len);
@@ -478,7 +455,7 @@ static void test_compare(void **state)
 static void test_multi_queue(void **state)
 {
 	enum { NQ = 4, QD = 16, LEN = 8192 };
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, NQ, NULL);
 	struct ini_req *reqs = calloc(NQ * QD, sizeof(*reqs)), *done[QD];
 	uint8_t *w = malloc((size_t)NQ * QD * LEN);
@@ -521,7 +498,7 @@ static void test_multi_queue(void **state)
 
 static void test_ns_isolation(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
 	uint8_t *a = malloc(32768), *b = malloc(32768), *r = malloc(32768);
 
@@ -550,7 +527,7 @@ static void test_ns_isolation(void **state)
 /* Like `nvme disconnect` then `nvme connect`: the data must survive. */
 static void test_shutdown_reconnect(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 2, NULL);
 	const uint32_t len = 131072;
 	uint8_t *w = malloc(len), *r = malloc(len);
@@ -576,7 +553,7 @@ static void test_shutdown_reconnect(void **state)
 
 static void test_smart_log(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
 	struct nvme_smart_log *before = calloc(1, sizeof(*before));
 	struct nvme_smart_log *after = calloc(1, sizeof(*after));
@@ -610,7 +587,7 @@ static void test_smart_log(void **state)
 /* With SQ flow control, SQHD advances by one per command, modulo size. */
 static void test_sqhd_advances(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
 	const uint32_t size = IO_SQSIZE + 1;
 	uint8_t buf[4096];
@@ -640,7 +617,7 @@ static void test_sqhd_advances(void **state)
 /* A queue of MQES + 1 entries kept full (SQSIZE commands outstanding). */
 static void test_deep_queue(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl_args a;
 	struct rw_stats st = { 0 };
 	struct ini_ctrl *c = NULL;
@@ -662,7 +639,7 @@ static void test_deep_queue(void **state)
 static void test_admin_queue_depth(void **state)
 {
 	enum { N = 31 };
-	struct env *e = *state;
+	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1, NULL);
 	struct ini_req reqs[N], *done[N];
 	uint8_t *bufs = calloc(N, 4096);
@@ -703,7 +680,7 @@ static void test_admin_queue_depth(void **state)
 
 static void test_daemon_stops_cleanly(void **state)
 {
-	struct env *e = *state;
+	struct fx_env *e = *state;
 
 	assert_true(fx_alive(&e->d));
 	assert_int_equal(fx_stop(&e->d), 0);
@@ -733,6 +710,5 @@ int main(void)
 		cmocka_unit_test(test_admin_queue_depth),
 		cmocka_unit_test(test_daemon_stops_cleanly),
 	};
-	return fx_finish(cmocka_run_group_tests(tests, group_setup,
-						group_teardown));
+	return fx_finish(cmocka_run_group_tests(tests, group_setup, fx_group_teardown));
 }

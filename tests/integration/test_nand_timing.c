@@ -45,9 +45,8 @@ struct run {
 };
 
 struct fixture {
-	struct fx_daemon d;
+	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
 	struct ini_ctrl *c;
-	uint64_t seed;
 	FILE *out;
 };
 
@@ -85,7 +84,7 @@ static struct run read_loop(struct fixture *f, uint32_t nsid, uint32_t qd,
 	t0 = now_ns();
 	for (; issued < qd && issued < total; issued++) {
 		ini_req_rw(&reqs[issued], nvme_cmd_read, nsid,
-			   fx_rand(&f->seed) % NS_BLOCKS, 1, bufs + issued * 4096,
+			   fx_rand(&f->fx.seed) % NS_BLOCKS, 1, bufs + issued * 4096,
 			   4096);
 		reqs[issued].ctx = (void *)(uintptr_t)issued;
 		start[issued] = now_ns();
@@ -103,7 +102,7 @@ static struct run read_loop(struct fixture *f, uint32_t nsid, uint32_t qd,
 			lat[done++] = now_ns() - start[slot];
 			if (issued < total) {
 				ini_req_rw(&reqs[slot], nvme_cmd_read, nsid,
-					   fx_rand(&f->seed) % NS_BLOCKS, 1,
+					   fx_rand(&f->fx.seed) % NS_BLOCKS, 1,
 					   bufs + slot * 4096, 4096);
 				reqs[slot].ctx = (void *)(uintptr_t)slot;
 				start[slot] = now_ns();
@@ -123,13 +122,16 @@ static struct run read_loop(struct fixture *f, uint32_t nsid, uint32_t qd,
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	static const struct fx_group g = { .subsystems = subsystems,
+					   .size = sizeof(struct fixture) };
+	struct fixture *f;
 
-	if (!f || fx_start(&f->d, subsystems))
+	if (fx_group_setup(state, &g))
 		return -1;
-	if (fx_ctrl(&f->d, SUBNQN, NULL, 1, NULL, &f->c))
+	f = *state;
+	f->fx.seed = 0x7e57; /* the same reads every run */
+	if (fx_ctrl(&f->fx.d, SUBNQN, NULL, 1, NULL, &f->c))
 		return -1;
-	f->seed = 0x7e57;
 	f->out = fopen("nand_timing.txt", "w");
 	if (!f->out)
 		return -1;
@@ -138,14 +140,12 @@ static int setup(void **state)
 		T_READ_NS / 1e3, XFER_4K_NS / 1e3);
 	fprintf(f->out, "%-28s %6s %10s %10s\n", "namespace", "qd", "iops",
 		"p50_us");
-	*state = f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	int rc;
 
 	if (!f)
 		return 0;
@@ -155,9 +155,7 @@ static int teardown(void **state)
 	}
 	if (f->out)
 		fclose(f->out);
-	rc = fx_stop(&f->d);
-	free(f);
-	return rc == 0 ? 0 : -1;
+	return fx_group_teardown(state);
 }
 
 static void report(struct fixture *f, const char *what, uint32_t qd,

@@ -1,0 +1,102 @@
+/*
+ * bloxctl's inside: the connection to bloxd and the request/answer
+ * exchange (ctl_client.c), human and JSON output (ctl_output.c), and the
+ * commands, one table of {name, usage, help, exec} per object of the API
+ * (ctl_cmd_*.c) that bloxctl.c dispatches through and builds its help
+ * from. The pure helpers (parsing, tables, JSON) are in cli.h.
+ */
+#ifndef BLOX_CTL_H
+#define BLOX_CTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "adm_frame.h"
+#include "blox_admin.pb-c.h"
+#include "cli.h"
+
+#define CTL_EX_USAGE 64
+#define CTL_DEFAULT_SOCKET "/run/bloxd/bloxd.sock"
+
+struct ssl_ctx_st;
+struct ssl_st;
+
+/* One run of bloxctl: its options and its connection. */
+struct ctl {
+	const char *sock;
+	const char *connect, *cert, *key, *ca; /* TLS to HOST:PORT instead */
+	struct ssl_ctx_st *ssl_ctx;
+	struct ssl_st *ssl;
+	bool json;
+	int timeout_ms;
+	int fd;
+	uint32_t next_id;
+	uint8_t *buf; /* one whole frame */
+};
+
+/* Prints an answer for people (--json prints every answer the same way). */
+typedef void (*ctl_print_fn)(const ProtobufCMessage *m);
+
+/* ctl_client.c */
+/* One request, one answer, printed. Returns the exit code (the status). */
+int ctl_call(struct ctl *c, const char *method, const ProtobufCMessage *in,
+	     ctl_print_fn human);
+/* stats --watch: answers until the stream ends or Ctrl-C cancels it. */
+int ctl_watch(struct ctl *c, Blox__Admin__StatsRequest *in);
+/* Close the connection (TLS shutdown) and free what it holds. */
+void ctl_close(struct ctl *c);
+
+/* ctl_output.c */
+/* @m as JSON (one line with @line) or through @human. */
+void ctl_emit(const struct ctl *c, const ProtobufCMessage *m, ctl_print_fn human,
+	      bool line);
+void ctl_print_ok(const ProtobufCMessage *m);
+void ctl_print_version(const ProtobufCMessage *m);
+void ctl_print_status(const ProtobufCMessage *m);
+void ctl_print_saved(const ProtobufCMessage *m);
+void ctl_print_listeners(const ProtobufCMessage *m);
+void ctl_print_listener(const ProtobufCMessage *m);
+void ctl_print_subsys(const ProtobufCMessage *m);
+void ctl_print_subsys_list(const ProtobufCMessage *m);
+void ctl_print_ns(const ProtobufCMessage *m);
+void ctl_print_ns_list(const ProtobufCMessage *m);
+void ctl_print_ctrls(const ProtobufCMessage *m);
+void ctl_print_stats(const ProtobufCMessage *m);
+
+/* Commands. */
+struct ctl_cmd {
+	const char *name; /* the verb after the object; NULL: the object alone */
+	/* Its arguments for the help text; '\n' starts a continuation line. */
+	const char *usage;
+	const char *help; /* what it does, one short line (may be "") */
+	/* @argv: what follows the verb (the object when name is NULL). */
+	int (*exec)(struct ctl *c, int argc, char **argv);
+};
+
+struct ctl_object {
+	const char *name;
+	const struct ctl_cmd *cmds; /* ends with an entry without exec */
+};
+
+/* ctl_cmd_target.c: status, version, config, listener, ctrl, stats. */
+extern const struct ctl_object ctl_obj_status, ctl_obj_version, ctl_obj_config,
+	ctl_obj_listener, ctl_obj_ctrl, ctl_obj_stats;
+/* ctl_cmd_subsys.c */
+extern const struct ctl_object ctl_obj_subsys, ctl_obj_host;
+/* ctl_cmd_ns.c */
+extern const struct ctl_object ctl_obj_ns;
+
+/* bloxctl.c: argument helpers of the commands. */
+/* "bloxctl: <message> (see bloxctl --help)"; returns CTL_EX_USAGE. */
+int ctl_usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+bool ctl_has_flag(int argc, char **argv, const char *flag);
+/*
+ * The positional arguments of @argv into @pos (at most @max), skipping
+ * the NULL-terminated @flags. Their count, or -1 after a usage error.
+ */
+int ctl_positional(int argc, char **argv, const char *const *flags, char **pos,
+		   int max);
+/* A namespace id (1..); 0, or CTL_EX_USAGE after a usage error. */
+int ctl_parse_nsid(const char *s, uint32_t *out);
+
+#endif

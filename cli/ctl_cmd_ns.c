@@ -1,0 +1,175 @@
+/*
+ * bloxctl ns: create (every namespace parameter of the config file as an
+ * option), delete, list, show.
+ */
+#include "ctl.h"
+
+#include <string.h>
+
+static int ns_create(struct ctl *c, int argc, char **argv)
+{
+	Blox__Admin__NamespaceCreateRequest r = BLOX__ADMIN__NAMESPACE_CREATE_REQUEST__INIT;
+	Blox__Admin__NandParams nand = BLOX__ADMIN__NAND_PARAMS__INIT;
+	Blox__Admin__FtlParams ftl = BLOX__ADMIN__FTL_PARAMS__INIT;
+	bool has_nand = false, has_ftl = false, has_size = false;
+	struct {
+		const char *opt;
+		uint32_t *u;
+		bool ftl;
+	} nums[] = {
+		{ "--channels", &nand.channels, false },
+		{ "--dies-per-channel", &nand.dies_per_channel, false },
+		{ "--planes", &nand.planes_per_die, false },
+		{ "--blocks-per-plane", &nand.blocks_per_plane, false },
+		{ "--pages-per-block", &nand.pages_per_block, false },
+		{ "--page-size", &nand.page_size, false },
+		{ "--oob-size", &nand.oob_size, false },
+		{ "--t-read-us", &nand.t_read_us, false },
+		{ "--t-prog-us", &nand.t_prog_us, false },
+		{ "--t-erase-us", &nand.t_erase_us, false },
+		{ "--bus-mbps", &nand.bus_mbps, false },
+		{ "--t-suspend-us", &nand.t_suspend_us, false },
+		{ "--t-resume-us", &nand.t_resume_us, false },
+		{ "--cmt-kib", &ftl.cmt_kib, true },
+		{ "--mdc-bytes", &ftl.mdc_bytes, true },
+		{ "--mdc-min-run", &ftl.mdc_min_run, true },
+		{ "--op-percent", &ftl.op_percent, true },
+		{ "--write-buffer-pages", &ftl.write_buffer_pages, true },
+		{ "--wl-threshold", &ftl.wl_threshold, true },
+		{ "--nsid", &r.nsid, false },
+		{ "--block-size", &r.block_size, false },
+	};
+	struct {
+		const char *opt;
+		char **s;
+		int kind; /* 0 ns, 1 nand, 2 ftl */
+	} strs[] = {
+		{ "--backend", &r.backend, 0 },	 { "--uuid", &r.uuid, 0 },
+		{ "--cell", &nand.cell, 1 },	 { "--suspend-policy", &nand.suspend_policy, 1 },
+		{ "--store", &ftl.store, 2 },	 { "--gc-policy", &ftl.gc_policy, 2 },
+	};
+	struct {
+		const char *opt;
+		Blox__Admin__Toggle *t;
+		bool ftl;
+	} togs[] = {
+		{ "--null-timing", &nand.null_timing, false },
+		{ "--mdc", &ftl.mdc, true },
+		{ "--stream-separation", &ftl.stream_separation, true },
+	};
+
+	if (argc < 1)
+		return ctl_usage_err("ns create: NQN and --size are required");
+	r.nqn = argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		bool done = false;
+
+		if (!v)
+			return ctl_usage_err("ns create: %s needs a value", o);
+		if (!strcmp(o, "--size")) {
+			if (cli_parse_size(v, &r.size))
+				return ctl_usage_err("ns create: --size '%s' is not a size", v);
+			has_size = done = true;
+		}
+		for (size_t k = 0; !done && k < sizeof(nums) / sizeof(nums[0]); k++)
+			if (!strcmp(o, nums[k].opt)) {
+				if (cli_parse_u32(v, nums[k].u))
+					return ctl_usage_err("ns create: %s '%s' is not a number", o, v);
+				has_ftl |= nums[k].ftl;
+				has_nand |= !nums[k].ftl && nums[k].u != &r.nsid &&
+					    nums[k].u != &r.block_size;
+				done = true;
+			}
+		for (size_t k = 0; !done && k < sizeof(strs) / sizeof(strs[0]); k++)
+			if (!strcmp(o, strs[k].opt)) {
+				*strs[k].s = (char *)v;
+				has_nand |= strs[k].kind == 1;
+				has_ftl |= strs[k].kind == 2;
+				done = true;
+			}
+		for (size_t k = 0; !done && k < sizeof(togs) / sizeof(togs[0]); k++)
+			if (!strcmp(o, togs[k].opt)) {
+				if (strcmp(v, "on") && strcmp(v, "off"))
+					return ctl_usage_err("ns create: %s takes on or off", o);
+				*togs[k].t = !strcmp(v, "on") ? BLOX__ADMIN__TOGGLE__TOGGLE_ON
+							      : BLOX__ADMIN__TOGGLE__TOGGLE_OFF;
+				has_ftl |= togs[k].ftl;
+				has_nand |= !togs[k].ftl;
+				done = true;
+			}
+		if (!done)
+			return ctl_usage_err("ns create: unknown option '%s'", o);
+		i++;
+	}
+	if (!has_size)
+		return ctl_usage_err("ns create: --size is required");
+	if (has_nand)
+		r.nand = &nand;
+	if (has_ftl)
+		r.ftl = &ftl;
+	return ctl_call(c, "CreateNamespace", &r.base, ctl_print_ns);
+}
+
+/* delete and show: NQN NSID, and --force for delete. */
+static int ns_ref(struct ctl *c, int argc, char **argv, bool del)
+{
+	static const char *const force[] = { "--force", NULL };
+	Blox__Admin__NamespaceRef r = BLOX__ADMIN__NAMESPACE_REF__INIT;
+	char *pos[2];
+	int n = ctl_positional(argc, argv, del ? force : NULL, pos, 2);
+
+	if (n < 0)
+		return CTL_EX_USAGE;
+	if (n != 2)
+		return ctl_usage_err("ns %s: NQN and NSID are required",
+				     del ? "delete" : "show");
+	if (ctl_parse_nsid(pos[1], &r.nsid))
+		return CTL_EX_USAGE;
+	r.nqn = pos[0];
+	r.force = del && ctl_has_flag(argc, argv, "--force");
+	return del ? ctl_call(c, "DeleteNamespace", &r.base, ctl_print_ok)
+		   : ctl_call(c, "ShowNamespace", &r.base, ctl_print_ns);
+}
+
+static int ns_delete(struct ctl *c, int argc, char **argv)
+{
+	return ns_ref(c, argc, argv, true);
+}
+
+static int ns_show(struct ctl *c, int argc, char **argv)
+{
+	return ns_ref(c, argc, argv, false);
+}
+
+static int ns_list(struct ctl *c, int argc, char **argv)
+{
+	Blox__Admin__NamespaceListRequest r = BLOX__ADMIN__NAMESPACE_LIST_REQUEST__INIT;
+	char *pos[1];
+	int n = ctl_positional(argc, argv, NULL, pos, 1);
+
+	if (n < 0)
+		return CTL_EX_USAGE;
+	r.nqn = n ? pos[0] : (char *)"";
+	return ctl_call(c, "ListNamespaces", &r.base, ctl_print_ns_list);
+}
+
+static const struct ctl_cmd ns_cmds[] = {
+	{ "create",
+	  "NQN --size SIZE [--nsid N] [--backend nand|ram|null|nand-timing]\n"
+	  "[--block-size 512|4096] [--uuid U]\n"
+	  "NAND: --channels --dies-per-channel --planes --blocks-per-plane\n"
+	  "      --pages-per-block --page-size --oob-size --cell --t-read-us\n"
+	  "      --t-prog-us --t-erase-us --bus-mbps --t-suspend-us --t-resume-us\n"
+	  "      --null-timing on|off --suspend-policy default|never|always\n"
+	  "FTL:  --store file|ram --cmt-kib --mdc on|off --mdc-bytes --mdc-min-run\n"
+	  "      --stream-separation on|off --op-percent --gc-policy greedy|cost-benefit\n"
+	  "      --write-buffer-pages --wl-threshold",
+	  "", ns_create },
+	{ "delete", "NQN NSID [--force]", "--force while hosts are connected", ns_delete },
+	{ "list", "[NQN]", "", ns_list },
+	{ "show", "NQN NSID", "", ns_show },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct ctl_object ctl_obj_ns = { "ns", ns_cmds };

@@ -1,0 +1,160 @@
+/*
+ * bloxctl commands about the daemon and what runs in it: status,
+ * version, config save, listener (add, remove, list), ctrl list, stats.
+ */
+#include "ctl.h"
+
+#include <string.h>
+
+/* A command without arguments that sends an Empty. */
+static int no_args(struct ctl *c, int argc, const char *what, const char *method,
+		   ctl_print_fn print)
+{
+	Blox__Admin__Empty e = BLOX__ADMIN__EMPTY__INIT;
+
+	if (argc)
+		return ctl_usage_err("%s: no arguments", what);
+	return ctl_call(c, method, &e.base, print);
+}
+
+static int status(struct ctl *c, int argc, char **argv)
+{
+	(void)argv;
+	return no_args(c, argc, "status", "GetStatus", ctl_print_status);
+}
+
+static int version(struct ctl *c, int argc, char **argv)
+{
+	(void)argv;
+	return no_args(c, argc, "version", "GetVersion", ctl_print_version);
+}
+
+static int config_save(struct ctl *c, int argc, char **argv)
+{
+	Blox__Admin__SaveConfigRequest r = BLOX__ADMIN__SAVE_CONFIG_REQUEST__INIT;
+
+	if (argc > 1)
+		return ctl_usage_err("config: save [PATH]");
+	if (argc == 1)
+		r.path = argv[0];
+	return ctl_call(c, "SaveConfig", &r.base, ctl_print_saved);
+}
+
+static const struct ctl_cmd status_cmds[] = {
+	{ NULL, "", "daemon state", status },
+	{ NULL, NULL, NULL, NULL },
+};
+static const struct ctl_cmd version_cmds[] = {
+	{ NULL, "", "bloxd's and bloxctl's versions", version },
+	{ NULL, NULL, NULL, NULL },
+};
+static const struct ctl_cmd config_cmds[] = {
+	{ "save", "[PATH]", "write the state file (and PATH)", config_save },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct ctl_object ctl_obj_status = { "status", status_cmds };
+const struct ctl_object ctl_obj_version = { "version", version_cmds };
+const struct ctl_object ctl_obj_config = { "config", config_cmds };
+
+/* add and remove: ADDR:PORT, and --discovery for add. */
+static int listener_change(struct ctl *c, int argc, char **argv, bool add)
+{
+	static const char *const disc[] = { "--discovery", NULL };
+	Blox__Admin__ListenerRequest r = BLOX__ADMIN__LISTENER_REQUEST__INIT;
+	char addr[64], *pos[1];
+	int n = ctl_positional(argc, argv, add ? disc : NULL, pos, 1);
+
+	if (n < 0)
+		return CTL_EX_USAGE;
+	if (n != 1 || cli_parse_addr(pos[0], addr, sizeof(addr), &r.port))
+		return ctl_usage_err("listener %s: ADDR:PORT or [V6ADDR]:PORT is required",
+				     add ? "add" : "remove");
+	r.address = addr;
+	r.discovery_only = ctl_has_flag(argc, argv, "--discovery");
+	return add ? ctl_call(c, "AddListener", &r.base, ctl_print_listener)
+		   : ctl_call(c, "RemoveListener", &r.base, ctl_print_ok);
+}
+
+static int listener_add(struct ctl *c, int argc, char **argv)
+{
+	return listener_change(c, argc, argv, true);
+}
+
+static int listener_remove(struct ctl *c, int argc, char **argv)
+{
+	return listener_change(c, argc, argv, false);
+}
+
+static int listener_list(struct ctl *c, int argc, char **argv)
+{
+	(void)argv;
+	return no_args(c, argc, "listener list", "ListListeners", ctl_print_listeners);
+}
+
+static const struct ctl_cmd listener_cmds[] = {
+	{ "add", "ADDR:PORT [--discovery]", "([V6ADDR]:PORT for IPv6)", listener_add },
+	{ "remove", "ADDR:PORT", "", listener_remove },
+	{ "list", "", "", listener_list },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct ctl_object ctl_obj_listener = { "listener", listener_cmds };
+
+static int ctrl_list(struct ctl *c, int argc, char **argv)
+{
+	Blox__Admin__ControllerListRequest r = BLOX__ADMIN__CONTROLLER_LIST_REQUEST__INIT;
+
+	if (argc > 1)
+		return ctl_usage_err("ctrl: list [NQN]");
+	r.nqn = argc == 1 ? argv[0] : (char *)"";
+	return ctl_call(c, "ListControllers", &r.base, ctl_print_ctrls);
+}
+
+static const struct ctl_cmd ctrl_cmds[] = {
+	{ "list", "[NQN]", "connected controllers and queues", ctrl_list },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct ctl_object ctl_obj_ctrl = { "ctrl", ctrl_cmds };
+
+static int stats(struct ctl *c, int argc, char **argv)
+{
+	Blox__Admin__StatsRequest r = BLOX__ADMIN__STATS_REQUEST__INIT;
+	bool do_watch = false;
+	char *pos[2];
+	int n = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--watch")) {
+			do_watch = true;
+		} else if (!strcmp(argv[i], "--interval") || !strcmp(argv[i], "--count")) {
+			uint32_t v;
+
+			if (i + 1 >= argc || cli_parse_u32(argv[i + 1], &v))
+				return ctl_usage_err("stats: %s needs a number", argv[i]);
+			if (argv[i][2] == 'i')
+				r.interval_ms = v;
+			else
+				r.count = v;
+			i++;
+		} else if (argv[i][0] == '-') {
+			return ctl_usage_err("stats: unknown option '%s'", argv[i]);
+		} else if (n < 2) {
+			pos[n++] = argv[i];
+		} else {
+			return ctl_usage_err("stats: unexpected '%s'", argv[i]);
+		}
+	}
+	r.nqn = n ? pos[0] : (char *)"";
+	if (n == 2 && ctl_parse_nsid(pos[1], &r.nsid))
+		return CTL_EX_USAGE;
+	return do_watch ? ctl_watch(c, &r) : ctl_call(c, "GetStats", &r.base, ctl_print_stats);
+}
+
+static const struct ctl_cmd stats_cmds[] = {
+	{ NULL, "[NQN [NSID]] [--watch] [--interval MS] [--count N]", "", stats },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct ctl_object ctl_obj_stats = { "stats", stats_cmds };

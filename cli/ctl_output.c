@@ -1,0 +1,269 @@
+/*
+ * bloxctl's output: every answer as JSON with --json (from the protobuf
+ * descriptors, cli_msg_to_json), else for people: aligned tables for
+ * lists, "key  value" lines for one object.
+ */
+#include "ctl.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+void ctl_emit(const struct ctl *c, const ProtobufCMessage *m, ctl_print_fn human,
+	      bool line)
+{
+	if (c->json) {
+		json_object *o = cli_msg_to_json(m);
+
+		puts(json_object_to_json_string_ext(
+			o, (line ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY) |
+			       JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	} else if (human) {
+		human(m);
+	}
+	fflush(stdout);
+}
+
+void ctl_print_ok(const ProtobufCMessage *m)
+{
+	(void)m;
+}
+
+void ctl_print_version(const ProtobufCMessage *m)
+{
+	const Blox__Admin__VersionReply *v = (const void *)m;
+
+	printf("bloxd   %s (admin API %u)\nbloxctl %s\n", v->version, v->api_version,
+	       BLOX_VERSION);
+}
+
+void ctl_print_status(const ProtobufCMessage *m)
+{
+	const Blox__Admin__DaemonStatus *s = (const void *)m;
+
+	printf("version            bloxd %s\n", s->version);
+	printf("pid                %u\n", s->pid);
+	printf("uptime             %.1f s\n", (double)s->uptime_ns / 1e9);
+	printf("data dir           %s\n", s->data_dir);
+	printf("state file         %s\n", s->state_file[0] ? s->state_file : "(none yet)");
+	printf("subsystems         %u\n", s->subsystems);
+	printf("namespaces         %u\n", s->namespaces);
+	printf("controllers        %u\n", s->controllers);
+	printf("listeners          %u\n", s->listeners);
+	printf("NVMe/TCP queues    %u\n", s->io_queues);
+	printf("admin connections  %u\n", s->admin_connections);
+}
+
+/* The namespace table of ns list and subsys show. */
+static void ns_table(Blox__Admin__Namespace **ns, size_t n)
+{
+	struct cli_table t;
+
+	cli_table_init(&t, "SUBSYSTEM", "NSID", "BACKEND", "SIZE", "BLOCK", "INFLIGHT",
+		       "DEVICE", "UUID", NULL);
+	for (size_t i = 0; i < n; i++) {
+		char size[32];
+
+		cli_size_str(ns[i]->size, size, sizeof(size));
+		cli_table_cell(&t, "%s", ns[i]->nqn);
+		cli_table_cell(&t, "%u", ns[i]->nsid);
+		cli_table_cell(&t, "%s", ns[i]->backend);
+		cli_table_cell(&t, "%s", size);
+		cli_table_cell(&t, "%u", ns[i]->block_size);
+		cli_table_cell(&t, "%lu", (unsigned long)ns[i]->inflight);
+		cli_table_cell(&t, "%s", ns[i]->device[0] ? ns[i]->device : "-");
+		cli_table_cell(&t, "%s", ns[i]->uuid);
+		cli_table_end_row(&t);
+	}
+	cli_table_print(&t, stdout);
+}
+
+void ctl_print_ns_list(const ProtobufCMessage *m)
+{
+	const Blox__Admin__NamespaceList *l = (const void *)m;
+
+	ns_table(l->namespaces, l->n_namespaces);
+}
+
+void ctl_print_ns(const ProtobufCMessage *m)
+{
+	const Blox__Admin__Namespace *n = (const void *)m;
+	char size[32];
+
+	cli_size_str(n->size, size, sizeof(size));
+	printf("subsystem   %s\nnsid        %u\nbackend     %s\nsize        %s (%lu bytes)\n"
+	       "block size  %u\nuuid        %s\ninflight    %lu\ndevice      %s\nparameters  %s\n",
+	       n->nqn, n->nsid, n->backend, size, (unsigned long)n->size, n->block_size,
+	       n->uuid, (unsigned long)n->inflight, n->device[0] ? n->device : "(own)",
+	       n->params_json);
+}
+
+void ctl_print_subsys(const ProtobufCMessage *m)
+{
+	const Blox__Admin__Subsystem *s = (const void *)m;
+
+	printf("nqn             %s\nserial          %s\nmodel           %s\n"
+	       "allow any host  %s\ncontrollers     %u\nhosts          ",
+	       s->nqn, s->serial, s->model, s->allow_any_host ? "yes" : "no",
+	       s->controllers);
+	for (size_t i = 0; i < s->n_hosts; i++)
+		printf(" %s", s->hosts[i]);
+	printf("%s\n", s->n_hosts ? "" : " (none)");
+	ns_table(s->namespaces, s->n_namespaces);
+}
+
+void ctl_print_subsys_list(const ProtobufCMessage *m)
+{
+	const Blox__Admin__SubsystemList *l = (const void *)m;
+	struct cli_table t;
+
+	cli_table_init(&t, "NQN", "NAMESPACES", "CONTROLLERS", "ANY HOST", "HOSTS",
+		       "SERIAL", NULL);
+	for (size_t i = 0; i < l->n_subsystems; i++) {
+		const Blox__Admin__Subsystem *s = l->subsystems[i];
+
+		cli_table_cell(&t, "%s", s->nqn);
+		cli_table_cell(&t, "%zu", s->n_namespaces);
+		cli_table_cell(&t, "%u", s->controllers);
+		cli_table_cell(&t, "%s", s->allow_any_host ? "yes" : "no");
+		cli_table_cell(&t, "%zu", s->n_hosts);
+		cli_table_cell(&t, "%s", s->serial);
+		cli_table_end_row(&t);
+	}
+	cli_table_print(&t, stdout);
+}
+
+void ctl_print_listeners(const ProtobufCMessage *m)
+{
+	const Blox__Admin__ListenerList *l = (const void *)m;
+	struct cli_table t;
+
+	cli_table_init(&t, "ID", "ADDRESS", "PORT", "KIND", "QUEUES", NULL);
+	for (size_t i = 0; i < l->n_listeners; i++) {
+		const Blox__Admin__Listener *x = l->listeners[i];
+
+		cli_table_cell(&t, "%u", x->id);
+		cli_table_cell(&t, "%s", x->address);
+		cli_table_cell(&t, "%u", x->port);
+		cli_table_cell(&t, "%s", x->discovery_only ? "discovery" : "nvm+discovery");
+		cli_table_cell(&t, "%u", x->queues);
+		cli_table_end_row(&t);
+	}
+	cli_table_print(&t, stdout);
+}
+
+void ctl_print_listener(const ProtobufCMessage *m)
+{
+	const Blox__Admin__Listener *x = (const void *)m;
+
+	printf("listener %u: %s:%u%s\n", x->id, x->address, x->port,
+	       x->discovery_only ? " (discovery only)" : "");
+}
+
+void ctl_print_ctrls(const ProtobufCMessage *m)
+{
+	const Blox__Admin__ControllerList *l = (const void *)m;
+	struct cli_table t;
+
+	cli_table_init(&t, "SUBSYSTEM", "CNTLID", "HOST", "KATO_MS", "IO_QUEUES",
+		       "LISTENER", "AGE_S", "QUEUES(qid:size:cmds:errs)", NULL);
+	for (size_t i = 0; i < l->n_controllers; i++) {
+		const Blox__Admin__Controller *c = l->controllers[i];
+		char q[1024] = "";
+		size_t off = 0;
+
+		for (size_t k = 0; k < c->n_queues && off < sizeof(q) - 64; k++)
+			off += (size_t)snprintf(q + off, sizeof(q) - off, "%s%u:%u:%lu:%lu",
+						k ? " " : "", c->queues[k]->qid,
+						c->queues[k]->size,
+						(unsigned long)c->queues[k]->commands,
+						(unsigned long)c->queues[k]->errors);
+		cli_table_cell(&t, "%s", c->nqn);
+		cli_table_cell(&t, "%u", c->cntlid);
+		cli_table_cell(&t, "%s", c->host_nqn);
+		cli_table_cell(&t, "%u", c->kato_ms);
+		cli_table_cell(&t, "%u", c->io_queues);
+		cli_table_cell(&t, "%s", c->listener);
+		cli_table_cell(&t, "%.0f", (double)c->age_ns / 1e9);
+		cli_table_cell(&t, "%s", q);
+		cli_table_end_row(&t);
+	}
+	cli_table_print(&t, stdout);
+}
+
+static void io_row(struct cli_table *t, const char *what, const char *id,
+		   const Blox__Admin__IoStats *io)
+{
+	char rbw[32], wbw[32];
+	const Blox__Admin__Latency *r = io->read_lat, *w = io->write_lat;
+
+	cli_size_str((uint64_t)io->read_bw, rbw, sizeof(rbw));
+	cli_size_str((uint64_t)io->write_bw, wbw, sizeof(wbw));
+	cli_table_cell(t, "%s", what);
+	cli_table_cell(t, "%s", id);
+	cli_table_cell(t, "%.0f", io->read_iops);
+	cli_table_cell(t, "%.0f", io->write_iops);
+	cli_table_cell(t, "%s/s", rbw);
+	cli_table_cell(t, "%s/s", wbw);
+	cli_table_cell(t, "%.1f/%.1f/%.1f/%.1f", r ? r->p50_ns / 1e3 : 0.0, r ? r->p99_ns / 1e3 : 0.0, r ? r->p999_ns / 1e3 : 0.0, r ? r->max_ns / 1e3 : 0.0);
+	cli_table_cell(t, "%.1f/%.1f/%.1f/%.1f", w ? w->p50_ns / 1e3 : 0.0, w ? w->p99_ns / 1e3 : 0.0, w ? w->p999_ns / 1e3 : 0.0, w ? w->max_ns / 1e3 : 0.0);
+	cli_table_cell(t, "%lu", (unsigned long)io->queue_depth);
+	cli_table_cell(t, "%lu", (unsigned long)io->errors);
+	cli_table_end_row(t);
+}
+
+void ctl_print_stats(const ProtobufCMessage *m)
+{
+	const Blox__Admin__StatsReply *s = (const void *)m;
+	struct cli_table t;
+
+	cli_table_init(&t, "OBJECT", "ID", "R_IOPS", "W_IOPS", "R_BW", "W_BW",
+		       "R_LAT_US p50/p99/p99.9/max", "W_LAT_US p50/p99/p99.9/max", "QD",
+		       "ERRORS", NULL);
+	for (size_t i = 0; i < s->n_namespaces; i++) {
+		char id[300];
+
+		snprintf(id, sizeof(id), "%s/%u", s->namespaces[i]->nqn, s->namespaces[i]->nsid);
+		if (s->namespaces[i]->io)
+			io_row(&t, "ns", id, s->namespaces[i]->io);
+	}
+	for (size_t i = 0; i < s->n_controllers; i++) {
+		char id[300];
+
+		snprintf(id, sizeof(id), "%s/%u", s->controllers[i]->nqn,
+			 s->controllers[i]->cntlid);
+		if (s->controllers[i]->io)
+			io_row(&t, "ctrl", id, s->controllers[i]->io);
+	}
+	cli_table_print(&t, stdout);
+	for (size_t i = 0; i < s->n_namespaces; i++) {
+		const Blox__Admin__NamespaceStats *n = s->namespaces[i];
+
+		if (n->ftl)
+			printf("ftl  %s/%u: CMT hit %.1f%%, MDC hit %.1f%%, WAF %.2f, GC runs %lu "
+			       "(%lu units moved), erases %lu (min %u max %u), free superblocks "
+			       "%lu/%lu\n",
+			       n->nqn, n->nsid, n->ftl->cmt_hit_rate * 100,
+			       n->ftl->mdc_hit_rate * 100, n->ftl->waf,
+			       (unsigned long)n->ftl->gc_runs,
+			       (unsigned long)n->ftl->gc_units_moved,
+			       (unsigned long)n->ftl->flash_erases, n->ftl->min_erase,
+			       n->ftl->max_erase, (unsigned long)n->ftl->free_superblocks,
+			       (unsigned long)n->ftl->superblocks);
+		if (n->nand)
+			printf("nand %s/%u: %u ch, %u dies; reads %lu programs %lu erases %lu; "
+			       "suspends %lu, reads served in suspensions %lu\n",
+			       n->nqn, n->nsid, n->nand->channels, n->nand->dies,
+			       (unsigned long)n->nand->reads, (unsigned long)n->nand->programs,
+			       (unsigned long)n->nand->erases, (unsigned long)n->nand->suspends,
+			       (unsigned long)n->nand->reads_overtaken);
+	}
+}
+
+void ctl_print_saved(const ProtobufCMessage *m)
+{
+	const Blox__Admin__SaveConfigReply *s = (const void *)m;
+
+	for (size_t i = 0; i < s->n_written; i++)
+		printf("written %s\n", s->written[i]);
+}
