@@ -153,6 +153,7 @@ int ftl_submit(struct ftl *f, struct ftl_io *io)
 	io->next = io->pending = io->stage = io->stream = 0;
 	io->ticket = 0;
 	io->cmt_waited = false;
+	io->ordered = false;
 	f->outstanding++;
 	f->last_host_ns = f->env.ops->now(f->env.ctx);
 	ftl_prefetch_reset(f);
@@ -232,6 +233,7 @@ int ftl_create(const struct ftl_config *cfg, const struct ftl_env *env,
 	f->res = *res;
 	f->geo = &nand_dev_config(env->dev)->geo;
 	TAILQ_INIT(&f->write_wait);
+	TAILQ_INIT(&f->seq_wait);
 	TAILQ_INIT(&f->durable_wait);
 	TAILQ_INIT(&f->read_wait);
 	TAILQ_INIT(&f->done);

@@ -138,6 +138,7 @@ struct ftl_io {
 	uint32_t stage, stream;
 	uint64_t ticket;
 	bool cmt_waited; /* waited for a translation page load: its next lookup is no hit */
+	bool ordered; /* a sequential write: placed in arrival order */
 	TAILQ_ENTRY(ftl_io) link;
 };
 

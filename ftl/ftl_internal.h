@@ -278,6 +278,13 @@ struct ftl {
 	TAILQ_HEAD(, ftl_wbuf) inflight; /* programming, by ticket */
 	uint64_t next_ticket, done_through;
 	TAILQ_HEAD(, ftl_io) write_wait; /* waiting for buffer space or GC */
+	/*
+	 * Sequential writes are placed in arrival order: while one waits for
+	 * a translation page (seq_blocker), later ones wait behind it
+	 * (seq_wait) instead of taking the flash pages after its units.
+	 */
+	struct ftl_io *seq_blocker;
+	TAILQ_HEAD(, ftl_io) seq_wait;
 	TAILQ_HEAD(, ftl_io) durable_wait; /* FUA / flush: waiting for programs */
 
 	/* Reading. */

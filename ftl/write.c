@@ -426,6 +426,21 @@ static bool stream_has_room(const struct ftl *f, int s)
 	return true;
 }
 
+/* The sequential write that held the others back has its units placed. */
+static void seq_unblock(struct ftl *f)
+{
+	TAILQ_HEAD(, ftl_io) batch = TAILQ_HEAD_INITIALIZER(batch);
+	struct ftl_io *io;
+
+	f->seq_blocker = NULL;
+	TAILQ_CONCAT(&batch, &f->seq_wait, link);
+	/* In order; one that blocks in turn sends the rest back to seq_wait. */
+	while ((io = TAILQ_FIRST(&batch))) {
+		TAILQ_REMOVE(&batch, io, link);
+		ftl_host_write_step(f, io);
+	}
+}
+
 void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
 {
 	if (io->stage == 0) {
@@ -442,8 +457,18 @@ void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
 		}
 		/* Without separation every host write shares one stream. */
 		io->stream = f->cfg.stream_separation && !seq ? ST_RAND : ST_SEQ;
+		io->ordered = seq;
 		f->last_write_end = io->lba + io->nr;
 		io->stage = 1;
+	}
+	/*
+	 * A sequential write waiting for a translation page would otherwise
+	 * be overtaken by the ones after it, and its units would land after
+	 * theirs: the run on flash breaks (and the MDC sees short runs).
+	 */
+	if (io->ordered && f->seq_blocker && f->seq_blocker != io) {
+		TAILQ_INSERT_TAIL(&f->seq_wait, io, link);
+		return;
 	}
 	for (; io->next < io->nr; io->next++) {
 		uint32_t lba = io->lba + io->next, ppn;
@@ -462,8 +487,11 @@ void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
 			return;
 		}
 		e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, io);
-		if (!e)
+		if (!e) {
+			if (io->ordered)
+				f->seq_blocker = io;
 			return; /* resumed when the translation page is in */
+		}
 		ppn = ftl_put_unit(f, (enum ftl_stream)io->stream, lba, UK_DATA,
 				   ++f->dseq, io->buf + (size_t)io->next * FTL_UNIT);
 		if (ppn == FTL_UNMAPPED) {
@@ -474,6 +502,8 @@ void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
 		ftl_map_set(f, e, lba, ppn);
 		f->st.host_writes++;
 	}
+	if (f->seq_blocker == io)
+		seq_unblock(f);
 	if (io->fua || !f->cfg.volatile_cache)
 		wait_durable(f, io);
 	else

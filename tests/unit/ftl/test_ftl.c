@@ -691,6 +691,62 @@ static void test_streams(void **state)
 	}
 }
 
+/*
+ * Sequential writes are placed in arrival order: one that waits for its
+ * translation page holds back the next sequential write (whose page is
+ * resident) instead of letting it take the flash pages first; a random
+ * write is not held back.
+ */
+static void test_seq_order(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	struct fx_req a = { 0 }, b = { 0 }, r = { 0 };
+	static uint8_t ba[32 * FTL_UNIT], bb[32 * FTL_UNIT], br[FTL_UNIT];
+	const uint32_t la = 3 * FTL_TP_ENTRIES, lb = 4 * FTL_TP_ENTRIES;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.cmt_bytes = 2 * FTL_UNIT;
+	cfg.mdc_enabled = false;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	assert_true(lb + 64 <= x->cap);
+	/* Translation page 3 on flash (evicted, then a flush) and out of the CMT; 4 resident. */
+	fx_write(x, la + 100, 1);
+	fx_write(x, 0, 1);
+	fx_write(x, lb + 100, 1);
+	fx_flush(x);
+	assert_null(x->f->cmt_index[3]);
+	assert_non_null(x->f->cmt_index[4]);
+	for (uint32_t u = 0; u < 32; u++) {
+		fx_fill(ba + (size_t)u * FTL_UNIT, la + u, 1000 + u);
+		fx_fill(bb + (size_t)u * FTL_UNIT, lb + u, 2000 + u);
+		x->shadow[la + u] = 1000 + u;
+		x->shadow[lb + u] = 2000 + u;
+	}
+	fx_fill(br, lb + 500, 3000);
+	x->shadow[lb + 500] = 3000;
+	assert_int_equal(fx_submit(x, &a, FTL_IO_WRITE, la, 32, ba, false), 0);
+	assert_int_equal(fx_submit(x, &b, FTL_IO_WRITE, lb, 32, bb, false), 0);
+	/* A small write elsewhere is random: it goes on at once. */
+	assert_int_equal(fx_submit(x, &r, FTL_IO_WRITE, lb + 500, 1, br, false), 0);
+	assert_ptr_equal(x->f->seq_blocker, &a.io);
+	assert_false(TAILQ_EMPTY(&x->f->seq_wait));
+	fx_wait(x, &a);
+	fx_wait(x, &b);
+	fx_wait(x, &r);
+	assert_null(x->f->seq_blocker);
+	assert_true(TAILQ_EMPTY(&x->f->seq_wait));
+	fx_verify(x, la, 32);
+	fx_verify(x, lb, 32);
+	fx_verify(x, lb + 500, 1);
+	/* One run on flash: b's units follow a's. */
+	assert_int_equal(fx_ppn_resident(x, la + 31) + 1, fx_ppn_resident(x, lb));
+	fx_free(x);
+}
+
 /* ---- trim ---- */
 
 /* Valid data units: all valid bits but the translation pages'. */
@@ -850,6 +906,7 @@ int main(void)
 		FX_TEST(test_mdc_prefetch_races_write),
 		FX_TEST(test_hot_ranking),
 		FX_TEST(test_streams),
+		FX_TEST(test_seq_order),
 		FX_TEST(test_trim),
 		FX_TEST(test_tp_page_waits_for_data),
 		FX_TEST(test_tp_held_pages_unstick),
