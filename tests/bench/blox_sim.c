@@ -641,15 +641,17 @@ static void budgets(struct out *o, struct sim *s)
 	uint32_t tps = O.cmt_kib * 1024 / FTL_UNIT;
 	uint32_t desc = O.mdc_bytes / FTL_MDC_DESC_BYTES;
 
-	outf(o, "# budgets (the paper's, NOT scaled): CMT %u KiB = %u translation pages = %u MiB of LBA"
-		" range; MDC %u B = %u descriptors of 10 B, min run %u\n",
-	     O.cmt_kib, tps, tps * 4, O.mdc_bytes, desc, O.mdc_min_run);
+	outf(o, "# budgets: CMT %u KiB%s = %u translation pages = %u MiB of LBA range; MDC %u B%s ="
+		" %u descriptors of 10 B, min run %u\n",
+	     O.cmt_kib, O.cmt_kib == 256 ? " (the paper's, not scaled)" : "", tps, tps * 4,
+	     O.mdc_bytes, O.mdc_bytes == 2048 ? " (the paper's, not scaled)" : "", desc,
+	     O.mdc_min_run);
 	outf(o, "#   a run continuing a descriptor (LBA and PPN both) merges into it, so a descriptor"
 		" spans up to %u units (%.0f MiB) across translation pages: the MDC can cover up to"
 		" %u x %.0f MiB of sequentially written data\n",
 	     FTL_MDC_MAX_RUN, FTL_MDC_MAX_RUN * 4096.0 / MiB, desc, FTL_MDC_MAX_RUN * 4096.0 / MiB);
-	outf(o, "#   budgets kept, capacity scaled: the knees sit at absolute LBA ranges set by the budgets;"
-		" the sweep spans the scaled capacity (%.0f MiB)\n",
+	outf(o, "#   the knees sit at absolute LBA ranges set by the budgets; the sweep spans the"
+		" capacity (%.0f MiB)\n",
 	     s->cap * 4096.0 / MiB);
 	outf(o, "# hot regions: %u (%.1f MiB each), hot_top %u (every region read can be hot; only the 64"
 		" hottest are prefetched)\n",
