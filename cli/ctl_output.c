@@ -191,6 +191,17 @@ void ctl_print_ctrls(const ProtobufCMessage *m)
 	cli_table_print(&t, stdout);
 }
 
+/* p50/p99/p99.9/max in microseconds (zeroes when nothing was measured). */
+static void lat_cell(struct cli_table *t, const Blox__Admin__Latency *l)
+{
+	if (!l) {
+		cli_table_cell(t, "0.0/0.0/0.0/0.0");
+		return;
+	}
+	cli_table_cell(t, "%.1f/%.1f/%.1f/%.1f", l->p50_ns / 1e3, l->p99_ns / 1e3,
+		       l->p999_ns / 1e3, l->max_ns / 1e3);
+}
+
 static void io_row(struct cli_table *t, const char *what, const char *id,
 		   const Blox__Admin__IoStats *io)
 {
@@ -205,8 +216,8 @@ static void io_row(struct cli_table *t, const char *what, const char *id,
 	cli_table_cell(t, "%.0f", io->write_iops);
 	cli_table_cell(t, "%s/s", rbw);
 	cli_table_cell(t, "%s/s", wbw);
-	cli_table_cell(t, "%.1f/%.1f/%.1f/%.1f", r ? r->p50_ns / 1e3 : 0.0, r ? r->p99_ns / 1e3 : 0.0, r ? r->p999_ns / 1e3 : 0.0, r ? r->max_ns / 1e3 : 0.0);
-	cli_table_cell(t, "%.1f/%.1f/%.1f/%.1f", w ? w->p50_ns / 1e3 : 0.0, w ? w->p99_ns / 1e3 : 0.0, w ? w->p999_ns / 1e3 : 0.0, w ? w->max_ns / 1e3 : 0.0);
+	lat_cell(t, r);
+	lat_cell(t, w);
 	cli_table_cell(t, "%lu", (unsigned long)io->queue_depth);
 	cli_table_cell(t, "%lu", (unsigned long)io->errors);
 	cli_table_end_row(t);

@@ -6,6 +6,7 @@
 #ifndef BLOX_ADM_H
 #define BLOX_ADM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,5 +32,13 @@ int blox_admin_create(struct nvmf_tgt *tgt, struct nvmf_tcp *tcp,
 		      char *err, size_t errlen);
 /* Close every admin connection and the sockets; pending answers are dropped. */
 void blox_admin_destroy(struct blox_admin *a);
+/*
+ * bloxd is stopping: namespace creates are refused from now on, and those
+ * still being made are undone when they finish. Then keep the loop running
+ * while blox_admin_busy(): namespaces are still being made or torn down
+ * off the loop.
+ */
+void blox_admin_stop(struct blox_admin *a);
+bool blox_admin_busy(const struct blox_admin *a);
 
 #endif

@@ -15,6 +15,7 @@
 #include "blox_util.h"
 #include "blox_admin.pb-c.h"
 
+struct blox_cfg_ns;
 struct event;
 struct evconnlistener;
 struct bufferevent;
@@ -59,6 +60,9 @@ struct blox_admin {
 	TAILQ_HEAD(, adm_conn) conns;
 	uint32_t nr_conns;
 	struct event *sample_ev; /* 1 s telemetry sampler */
+	/* Namespaces being made or torn down off the loop (adm_ns_async.c). */
+	TAILQ_HEAD(, adm_claim) claims;
+	bool stopping; /* bloxd is shutting down: no new namespaces */
 };
 
 /* adm_server.c: answers. */
@@ -123,10 +127,57 @@ struct adm_ns_array {
 	size_t n;
 };
 
+/* A Namespace message; strings point into @ns or @uuid. */
+void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, char uuid[37]);
 /* The namespaces of @only (NULL: of every subsystem). 0 or -ENOMEM. */
 int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
 		      const struct nvmf_tgt *tgt);
 void adm_ns_array_free(struct adm_ns_array *arr);
+
+/* adm_work.c: slow work off the loop. */
+/*
+ * Run @run(@arg) on a thread of its own, then @done(@arg) on @base's loop
+ * (everything @run wrote is visible to @done). 0, or -errno with nothing
+ * started: the caller may then run both itself.
+ */
+int adm_work_start(struct event_base *base, void (*run)(void *arg),
+		   void (*done)(void *arg), void *arg);
+
+/* adm_ns_async.c: namespaces made and torn down off the loop. */
+/*
+ * An nsid of a subsystem reserved while its namespace is being made, or
+ * torn down with its store file: nothing else may take it meanwhile.
+ */
+struct adm_claim {
+	char nqn[NVME_NQN_LENGTH];
+	uint32_t nsid;
+	bool deleting;
+	TAILQ_ENTRY(adm_claim) link;
+};
+
+const struct adm_claim *adm_claim_find(const struct blox_admin *a, const char *nqn,
+				       uint32_t nsid);
+/* Any claim on @nqn's namespaces being made. */
+bool adm_subsys_creating(const struct blox_admin *a, const char *nqn);
+/*
+ * Make namespace @cn in @s for @r (the backend on a worker thread when it
+ * is a nand of its own device, else at once), attach it, write the
+ * state, answer. Takes cn->params. @cn's nsid is free and not claimed.
+ */
+void adm_ns_create(struct adm_req *r, struct nvmf_subsys *s, struct blox_cfg_ns *cn);
+
+/* Namespaces leaving the target, with one answer when all are gone. */
+struct adm_teardown;
+/* For up to @n namespaces of @r; NULL: out of memory (nothing changed). */
+struct adm_teardown *adm_teardown_new(struct adm_req *r, size_t n);
+/* Detach @ns (hosts hear of it at once); its backend and store go later. */
+void adm_teardown_add(struct adm_teardown *t, struct nvmf_ns *ns);
+/*
+ * Write the state without them, then destroy their backends off the loop
+ * once their last commands are done, remove their store files (unless the
+ * state was not written), and answer @r.
+ */
+void adm_teardown_commit(struct adm_teardown *t);
 
 /* adm_stats.c */
 void adm_stats_sample(struct blox_admin *a);

@@ -1,9 +1,11 @@
 /*
  * BloxAdmin handlers of namespaces. A create builds the JSON of a config
  * "namespaces" entry and runs it through the config parser, so the API
- * and the file accept the same things. A delete detaches the namespace
- * (hosts hear of it at once) and answers once its last command is done,
- * its backend is gone, the state is written and its store file removed.
+ * and the file accept the same things; the namespace is then made by
+ * adm_ns_async.c, off the loop when that is slow. A delete detaches the
+ * namespace (hosts hear of it at once) and answers once its last command
+ * is done, the state is written, its backend is gone and its store file
+ * removed (adm_ns_async.c).
  */
 #include "adm_internal.h"
 #include "config.h"
@@ -13,11 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-/* A Namespace message; strings point into @ns or @uuid. */
-static void ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m,
-		   char uuid[37])
+void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, char uuid[37])
 {
 	blox__admin__namespace__init(m);
 	m->nqn = (char *)ns->subsys->nqn;
@@ -52,7 +51,7 @@ int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
 	TAILQ_FOREACH(s, &tgt->subsystems, link)
 		if (!only || s == only)
 			TAILQ_FOREACH(ns, &s->namespaces, link) {
-				ns_msg(ns, &arr->m[arr->n], arr->uuid[arr->n]);
+				adm_ns_msg(ns, &arr->m[arr->n], arr->uuid[arr->n]);
 				arr->p[arr->n] = &arr->m[arr->n];
 				arr->n++;
 			}
@@ -145,29 +144,53 @@ static json_object *ns_request_json(const Blox__Admin__NamespaceCreateRequest *i
 	return o;
 }
 
+/*
+ * Record why @nsid of @nqn cannot be created or deleted now, if it is
+ * being made (status @creating) or torn down.
+ */
+static bool refuse_claimed(struct blox_admin *a, struct adm_req *r, const char *nqn,
+			   uint32_t nsid, enum adm_status creating)
+{
+	const struct adm_claim *c = adm_claim_find(a, nqn, nsid);
+
+	if (!c)
+		return false;
+	if (c->deleting)
+		adm_fail(r, ADM_S_FAILED_PRECONDITION,
+			 "namespace %u of %s is still being deleted (its flash is being "
+			 "removed); try again when that is done", nsid, nqn);
+	else
+		adm_fail(r, creating, "namespace %u of %s is being created", nsid, nqn);
+	return true;
+}
+
 static void m_create_namespace(ADM_SVC *svc, const Blox__Admin__NamespaceCreateRequest *in,
 			       Blox__Admin__Namespace_Closure closure, void *d)
 {
 	struct blox_admin *a = ADM_OF(svc);
 	struct nvmf_subsys *s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
 	struct blox_cfg_ns cn;
-	Blox__Admin__Namespace out;
-	struct nvmf_ns *ns;
 	json_object *o;
-	char err[512], uuid[37];
+	char err[512];
 	uint32_t nsid = in->nsid;
 	int rc;
 
 	if (!s)
 		ADM_FAILED(closure, d);
+	if (a->stopping)
+		ADM_FAIL(closure, d, ADM_S_UNAVAILABLE, "bloxd is shutting down");
 	if (nsid > NVMF_MAX_NS)
 		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "nsid %u: must be 1..%u",
 			 nsid, NVMF_MAX_NS);
 	if (nsid && nvmf_ns_find(s, nsid))
 		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
 			 "namespace %u already exists in %s", nsid, s->nqn);
+	if (nsid && refuse_claimed(a, ADM_REQ(d), s->nqn, nsid, ADM_S_ALREADY_EXISTS))
+		ADM_FAILED(closure, d);
 	if (!nsid) {
-		for (nsid = 1; nsid <= NVMF_MAX_NS && nvmf_ns_find(s, nsid); nsid++)
+		for (nsid = 1; nsid <= NVMF_MAX_NS && (nvmf_ns_find(s, nsid) ||
+						       adm_claim_find(a, s->nqn, nsid));
+		     nsid++)
 			;
 		if (nsid > NVMF_MAX_NS)
 			ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED,
@@ -181,21 +204,7 @@ static void m_create_namespace(ADM_SVC *svc, const Blox__Admin__NamespaceCreateR
 		ADM_FAIL(closure, d, rc == -ENOMEM ? ADM_S_RESOURCE_EXHAUSTED
 						   : ADM_S_INVALID_ARGUMENT,
 			 "%s", err);
-	rc = blox_config_create_ns(a->data_dir, s, &cn, NULL, true, &ns, err,
-				   sizeof(err));
-	free(cn.params);
-	if (rc)
-		ADM_FAIL(closure, d,
-			 rc == -EEXIST ? ADM_S_ALREADY_EXISTS
-			 : rc == -EINVAL ? ADM_S_INVALID_ARGUMENT
-					 : adm_status_from_errno(rc),
-			 "%s", err);
-	blox_log(a->log, BLOX_LOG_INFO, "admin: namespace %u (%s, %lu bytes) created in %s",
-		 ns->nsid, cn.backend, (unsigned long)cn.size, s->nqn);
-	if (!adm_persist(ADM_REQ(d)))
-		ADM_FAILED(closure, d);
-	ns_msg(ns, &out, uuid);
-	closure(&out, d);
+	adm_ns_create(ADM_REQ(d), s, &cn);
 }
 
 static struct nvmf_ns *find_ns(struct blox_admin *a, struct adm_req *r,
@@ -212,34 +221,18 @@ static struct nvmf_ns *find_ns(struct blox_admin *a, struct adm_req *r,
 	return ns;
 }
 
-/* A namespace delete waits until the last command holding it is done. */
-struct ns_wait {
-	char *store; /* its store file, removed once the state is written */
-};
-
-/* The namespace and its backend are gone (nvmf_ns_detach). */
-static void ns_freed(void *arg)
-{
-	struct adm_req *r = arg;
-	struct ns_wait *w = r->priv;
-
-	/* The state first: a crash in between leaves a file, not a hole. */
-	if (adm_persist(r) && w->store)
-		unlink(w->store);
-	free(w->store);
-	adm_answer_empty(r);
-}
-
 static void m_delete_namespace(ADM_SVC *svc, const Blox__Admin__NamespaceRef *in,
 			       Blox__Admin__Empty_Closure closure, void *d)
 {
 	struct blox_admin *a = ADM_OF(svc);
 	struct nvmf_ns *ns = find_ns(a, ADM_REQ(d), in->nqn, in->nsid);
-	struct ns_wait *w;
+	struct adm_teardown *t;
 	uint32_t nc;
 
-	if (!ns)
+	if (!ns) {
+		refuse_claimed(a, ADM_REQ(d), in->nqn, in->nsid, ADM_S_FAILED_PRECONDITION);
 		ADM_FAILED(closure, d);
+	}
 	if (ns->device[0])
 		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
 			 "namespace %u of %s is on shared device %s, whose die "
@@ -250,16 +243,13 @@ static void m_delete_namespace(ADM_SVC *svc, const Blox__Admin__NamespaceRef *in
 		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
 			 "namespace %u of %s is in use: %u controllers connected; "
 			 "force to delete it under them", ns->nsid, in->nqn, nc);
-	w = calloc(1, sizeof(*w));
-	if (!w)
+	t = adm_teardown_new(ADM_REQ(d), 1);
+	if (!t)
 		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
-	ADM_REQ(d)->priv = w;
-	/* The namespace goes: its store path is ours now. */
-	w->store = ns->store_path;
-	ns->store_path = NULL;
 	blox_log(a->log, BLOX_LOG_INFO, "admin: namespace %u of %s deleted%s",
 		 ns->nsid, in->nqn, nc ? " (forced)" : "");
-	nvmf_ns_detach(ns, ns_freed, d);
+	adm_teardown_add(t, ns);
+	adm_teardown_commit(t);
 }
 
 static void m_list_namespaces(ADM_SVC *svc, const Blox__Admin__NamespaceListRequest *in,
@@ -291,7 +281,7 @@ static void m_show_namespace(ADM_SVC *svc, const Blox__Admin__NamespaceRef *in,
 
 	if (!ns)
 		ADM_FAILED(closure, d);
-	ns_msg(ns, &out, uuid);
+	adm_ns_msg(ns, &out, uuid);
 	closure(&out, d);
 }
 

@@ -2,7 +2,7 @@
  * BloxAdmin handlers of subsystems and their host allow lists. A delete
  * disconnects the subsystem's controllers (when forced), waits until
  * they and its namespaces' commands are gone, then removes it with its
- * namespaces and their store files.
+ * namespaces, whose backends and store files go off the loop.
  */
 #include "adm_internal.h"
 
@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct subsys_buf {
 	Blox__Admin__Subsystem m;
@@ -161,40 +160,32 @@ struct subsys_wait {
 	uint32_t polls;
 };
 
-/* @s is idle (subsys_idle()): nothing can hold it up any more. */
+/*
+ * @s is idle (subsys_idle()): its namespaces are detached and torn down
+ * like deleted ones (adm_ns_async.c), then it goes, and the answer comes
+ * once their backends and store files are gone too.
+ */
 static void subsys_delete_now(struct adm_req *r, struct nvmf_subsys *s)
 {
 	struct subsys_wait *w = r->priv;
-	struct nvmf_ns *ns;
-	char **stores;
+	struct nvmf_ns *ns, *tmp;
+	struct adm_teardown *t;
 	size_t n = 0;
 
 	TAILQ_FOREACH(ns, &s->namespaces, link)
 		n++;
-	stores = calloc(n + 1, sizeof(*stores));
-	if (!stores) {
+	t = adm_teardown_new(r, n);
+	if (!t) {
 		adm_fail(r, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
 		adm_closure(NULL, r);
 		return;
 	}
-	/* The store files outlive their namespaces until the state is written. */
-	n = 0;
-	TAILQ_FOREACH(ns, &s->namespaces, link) {
-		if (ns->store_path)
-			stores[n++] = ns->store_path;
-		ns->store_path = NULL;
-	}
-	/* Without controllers (idle) the destroy cannot fail. */
+	TAILQ_FOREACH_SAFE(ns, &s->namespaces, link, tmp)
+		adm_teardown_add(t, ns);
+	/* Without controllers and namespaces the destroy cannot fail. */
 	nvmf_subsys_destroy(s);
 	blox_log(r->a->log, BLOX_LOG_INFO, "admin: subsystem %s deleted", w->nqn);
-	/* The state first: a crash in between leaves a file, not a hole. */
-	if (adm_persist(r))
-		for (size_t i = 0; i < n; i++)
-			unlink(stores[i]);
-	for (size_t i = 0; i < n; i++)
-		free(stores[i]);
-	free(stores);
-	adm_answer_empty(r);
+	adm_teardown_commit(t);
 }
 
 static bool subsys_idle(const struct nvmf_subsys *s)
@@ -253,6 +244,10 @@ static void m_delete_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemRef *in
 				 "subsystem %s: namespace %u is on shared device %s, "
 				 "whose die split only the config file changes",
 				 s->nqn, ns->nsid, ns->device);
+	if (adm_subsys_creating(a, s->nqn))
+		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
+			 "subsystem %s: a namespace is being created in it; try again "
+			 "when that is done", s->nqn);
 	nc = adm_nr_ctrls(s);
 	if (nc && !in->force)
 		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,

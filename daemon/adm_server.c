@@ -621,6 +621,7 @@ int blox_admin_create(struct nvmf_tgt *tgt, struct nvmf_tcp *tcp,
 	snprintf(a->data_dir, sizeof(a->data_dir), "%s", dd);
 	snprintf(a->state_path, sizeof(a->state_path), "%s/bloxd-state.json", dd);
 	TAILQ_INIT(&a->conns);
+	TAILQ_INIT(&a->claims);
 	adm_methods_init(&a->svc);
 	if (o->devices_json && !(a->devices_json = strdup(o->devices_json))) {
 		free(a);

@@ -146,6 +146,24 @@ int blox_bdev_nand_create(const struct blox_bdev_params *p,
 int blox_bdev_ftl_create(const struct blox_bdev_params *p,
 			 struct blox_io_cq *cq, struct blox_bdev **out);
 /*
+ * The same in two steps, so that its slow start (store file, FTL format
+ * or recovery: synchronous store I/O) can run off the loop:
+ * blox_bdev_ftl_prepare() touches neither the loop nor anything shared
+ * (a device of its own only, not p->shared; p->base unused) and may run
+ * on any thread; blox_bdev_ftl_bind() then binds the backend to @base,
+ * on the loop's thread. Until bound it takes no I/O; it may be destroyed.
+ */
+int blox_bdev_ftl_prepare(const struct blox_bdev_params *p, struct blox_bdev **out);
+int blox_bdev_ftl_bind(struct blox_bdev *bdev, struct event_base *base,
+		       struct blox_io_cq *cq);
+/*
+ * Unbind a "nand" backend on a device of its own from the loop (on the
+ * loop's thread, with no I/O in flight), so that blox_bdev_destroy() may
+ * run on any thread: the destroy then drives the device to the end of the
+ * FTL's clean stop by itself. false (nothing done) for any other backend.
+ */
+bool blox_bdev_ftl_unbind(struct blox_bdev *bdev);
+/*
  * A NAND device (store, engine, real-time driver) that several "nand"
  * namespaces share, each on its own dies. Reference counted: every
  * namespace on it holds a reference.

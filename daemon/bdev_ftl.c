@@ -6,6 +6,14 @@
  * libevent event. A clean destroy shuts the FTL down (flush, checkpoint)
  * before the store is closed, so a restart finds its data at once; after
  * an unclean stop the FTL recovers from its checkpoint plus an OOB scan.
+ *
+ * Off the loop: a backend on a device of its own is "unbound" while it
+ * is being made (store, device, FTL format or recovery) and while it is
+ * being destroyed (clean stop, checkpoint, store close). Unbound, it has
+ * no event and no real-time driver: the FTL cannot kick (its start-up
+ * runs in sync_io) and the destroy drives the device itself in virtual
+ * time, so both may run on a thread of their own while nothing else
+ * holds the backend.
  */
 #include "bdev.h"
 #include "blox_util.h"
@@ -32,10 +40,12 @@ struct ftl_bdev {
 	struct blox_nand_dev *nd;
 	struct nand_store *store; /* nd's, for quick access */
 	struct nand_dev *dev;
-	struct nand_rt *rt;
+	struct nand_rt *rt; /* nd's driver; NULL while unbound */
 	struct ftl *ftl;
-	struct event *kick_ev;
+	struct event *kick_ev; /* NULL while unbound */
 	bool kicked;
+	uint64_t vnow; /* unbound: the device's time, advanced by the destroy */
+	uint32_t first_die, nr_dies; /* what the FTL owns of the device */
 	const struct blox_clock *clock;
 	const struct blox_log *log;
 	struct fb_io *ios;
@@ -57,6 +67,8 @@ static int env_submit(void *ctx, struct nand_op *op)
 {
 	struct ftl_bdev *fb = ctx;
 
+	if (!fb->rt)
+		return nand_submit(fb->dev, op, fb->vnow);
 	return nand_rt_submit(fb->rt, op);
 }
 
@@ -83,9 +95,9 @@ static int env_sync(void *ctx)
 	return fb->store->ops->sync(fb->store);
 }
 
-int blox_nand_dev_open(const struct nand_config *nand, const char *store_path,
-		       struct event_base *base, const struct blox_clock *clock,
-		       struct blox_nand_dev **out)
+/* Store and device, without a driver: touches no loop. */
+static int nand_dev_open_unbound(const struct nand_config *nand, const char *store_path,
+				 struct blox_nand_dev **out)
 {
 	struct blox_nand_dev *d = calloc(1, sizeof(*d));
 	int rc;
@@ -97,8 +109,24 @@ int blox_nand_dev_open(const struct nand_config *nand, const char *store_path,
 			: nand_store_ram_open(&nand->geo, &d->store);
 	if (!rc)
 		rc = nand_dev_create(nand, d->store, &d->dev);
-	if (!rc)
-		rc = nand_rt_create(base, clock, d->dev, NAND_RT_SPIN_NS, &d->rt);
+	if (rc) {
+		blox_nand_dev_put(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+int blox_nand_dev_open(const struct nand_config *nand, const char *store_path,
+		       struct event_base *base, const struct blox_clock *clock,
+		       struct blox_nand_dev **out)
+{
+	struct blox_nand_dev *d;
+	int rc = nand_dev_open_unbound(nand, store_path, &d);
+
+	if (rc)
+		return rc;
+	rc = nand_rt_create(base, clock, d->dev, NAND_RT_SPIN_NS, &d->rt);
 	if (rc) {
 		blox_nand_dev_put(d);
 		return rc;
@@ -229,7 +257,11 @@ static void shutdown_done(void *arg, int status)
 	*st = status;
 }
 
-/* Drive the device to the end of the FTL's clean shutdown, off the loop. */
+/*
+ * Drive the device to the end of the FTL's clean shutdown without the
+ * loop: nobody waits for these last programs, so time jumps from one
+ * device event to the next instead of passing.
+ */
 static int fb_quiesce(struct ftl_bdev *fb)
 {
 	int status = 1;
@@ -246,7 +278,7 @@ static int fb_quiesce(struct ftl_bdev *fb)
 		}
 		if (next == UINT64_MAX)
 			break;
-		/* No need to wait in real time for the last programs. */
+		fb->vnow = BLOX_MAX(fb->vnow, next);
 		nand_advance(fb->dev, next);
 	}
 	return status == 1 ? -EIO : status;
@@ -256,6 +288,9 @@ static void fb_destroy(struct blox_bdev *bdev)
 {
 	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
 
+	/* Still bound: on the loop, where unbinding is allowed. */
+	if (fb->rt)
+		blox_bdev_ftl_unbind(bdev);
 	if (fb->ftl) {
 		struct ftl_stats st;
 		int rc = fb_quiesce(fb);
@@ -298,15 +333,18 @@ static const struct blox_bdev_ops ftl_bdev_ops = {
 	.telemetry = fb_telemetry,
 };
 
-int blox_bdev_ftl_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,
-			 struct blox_bdev **out)
+/*
+ * The backend up to a running FTL (format or recovery done), on @p's own
+ * device or its dies of @shared. Unbound: no event, no driver of its own.
+ */
+static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 {
 	struct ftl_bdev *fb;
 	struct ftl_env env;
 	struct ftl_resources res = { 0 };
 	int rc;
 
-	if ((!p->nand && !p->shared) || !p->ftl || !p->base || !p->clock)
+	if ((!p->nand && !p->shared) || !p->ftl || !p->clock)
 		return -EINVAL;
 	if (p->block_size != FTL_UNIT)
 		return -EINVAL;
@@ -315,11 +353,11 @@ int blox_bdev_ftl_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 		return -ENOMEM;
 	fb->clock = p->clock;
 	fb->log = p->log;
+	fb->vnow = blox_clock_now(p->clock);
 	TAILQ_INIT(&fb->free_ios);
 	TAILQ_INIT(&fb->waiting);
 	fb->ios = calloc(FTL_BDEV_IOS, sizeof(*fb->ios));
-	fb->kick_ev = event_new(p->base, -1, 0, kick_cb, fb);
-	if (!fb->ios || !fb->kick_ev) {
+	if (!fb->ios) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -328,17 +366,17 @@ int blox_bdev_ftl_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 		TAILQ_INSERT_TAIL(&fb->free_ios, &fb->ios[i], link);
 	}
 	if (p->shared) {
+		/* The device runs for its other namespaces: use its driver. */
 		fb->nd = p->shared;
 		fb->nd->refs++;
+		fb->rt = fb->nd->rt;
 	} else {
-		rc = blox_nand_dev_open(p->nand, p->store_path, p->base, p->clock,
-					&fb->nd);
+		rc = nand_dev_open_unbound(p->nand, p->store_path, &fb->nd);
 		if (rc)
 			goto fail;
 	}
 	fb->store = fb->nd->store;
 	fb->dev = fb->nd->dev;
-	fb->rt = fb->nd->rt;
 	res.nr_dies = p->shared ? p->nr_dies : nand_dies(&p->nand->geo);
 	if (res.nr_dies == 0 || res.nr_dies > BLOX_FTL_MAX_DIES ||
 	    (p->shared && p->first_die + p->nr_dies >
@@ -347,12 +385,15 @@ int blox_bdev_ftl_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 		goto fail;
 	}
 	/* The instance owns exactly these dies, every block on them. */
+	fb->first_die = p->shared ? p->first_die : 0;
+	fb->nr_dies = res.nr_dies;
 	for (uint32_t i = 0; i < res.nr_dies; i++)
-		res.dies[i] = (p->shared ? p->first_die : 0) + i;
+		res.dies[i] = fb->first_die + i;
 	res.first_block = 0;
 	res.nr_blocks = nand_dev_config(fb->dev)->geo.blocks_per_plane;
 	env = (struct ftl_env){ .ops = &env_ops, .ctx = fb, .dev = fb->dev,
 				.store = fb->store };
+	/* Synchronous store I/O (sync_io): no kick, no submit, no loop. */
 	rc = ftl_create(p->ftl, &env, &res, &fb->ftl);
 	if (rc)
 		goto fail;
@@ -364,24 +405,90 @@ int blox_bdev_ftl_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 		rc = -ENOSPC;
 		goto fail;
 	}
-	{
-		struct ftl_stats st;
-
-		ftl_get_stats(fb->ftl, &st);
-		blox_log(p->log, BLOX_LOG_INFO,
-			 "nand: dies %u..%u of a %s device, %s, %lu units recovered",
-			 res.dies[0], res.dies[res.nr_dies - 1],
-			 fb->store->ops->name,
-			 st.recovered_from_checkpoint ? "checkpoint found" : "no checkpoint",
-			 (unsigned long)st.recovered_units);
-	}
 	fb->base.ops = &ftl_bdev_ops;
 	fb->base.size = p->size;
 	fb->base.block_size = p->block_size;
-	fb->base.cq = cq;
-	*out = &fb->base;
+	*out = fb;
 	return 0;
 fail:
 	fb_destroy(&fb->base);
 	return rc;
+}
+
+int blox_bdev_ftl_prepare(const struct blox_bdev_params *p, struct blox_bdev **out)
+{
+	struct ftl_bdev *fb;
+	int rc;
+
+	if (p->shared)
+		return -EINVAL; /* shared state: only on the loop */
+	rc = fb_prepare(p, &fb);
+	if (rc)
+		return rc;
+	*out = &fb->base;
+	return 0;
+}
+
+int blox_bdev_ftl_bind(struct blox_bdev *bdev, struct event_base *base,
+		       struct blox_io_cq *cq)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	struct ftl_stats st;
+	int rc;
+
+	if (!fb->nd->rt) {
+		rc = nand_rt_create(base, fb->clock, fb->dev, NAND_RT_SPIN_NS, &fb->nd->rt);
+		if (rc)
+			return rc;
+	}
+	fb->rt = fb->nd->rt;
+	fb->kick_ev = event_new(base, -1, 0, kick_cb, fb);
+	if (!fb->kick_ev)
+		return -ENOMEM;
+	fb->base.cq = cq;
+	ftl_get_stats(fb->ftl, &st);
+	blox_log(fb->log, BLOX_LOG_INFO,
+		 "nand: dies %u..%u of a %s device, %s, %lu units recovered",
+		 fb->first_die, fb->first_die + fb->nr_dies - 1, fb->store->ops->name,
+		 st.recovered_from_checkpoint ? "checkpoint found" : "no checkpoint",
+		 (unsigned long)st.recovered_units);
+	return 0;
+}
+
+bool blox_bdev_ftl_unbind(struct blox_bdev *bdev)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+
+	/* A shared device keeps running for the others. */
+	if (bdev->ops != &ftl_bdev_ops || fb->nd->refs > 1)
+		return false;
+	if (fb->kick_ev)
+		event_free(fb->kick_ev);
+	fb->kick_ev = NULL;
+	/* Operations in flight stay in the device; the destroy drives them. */
+	nand_rt_destroy(fb->nd->rt);
+	fb->nd->rt = NULL;
+	fb->rt = NULL;
+	fb->vnow = blox_clock_now(fb->clock);
+	return true;
+}
+
+int blox_bdev_ftl_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,
+			 struct blox_bdev **out)
+{
+	struct ftl_bdev *fb;
+	int rc;
+
+	if (!p->base)
+		return -EINVAL;
+	rc = fb_prepare(p, &fb);
+	if (rc)
+		return rc;
+	rc = blox_bdev_ftl_bind(&fb->base, p->base, cq);
+	if (rc) {
+		fb_destroy(&fb->base);
+		return rc;
+	}
+	*out = &fb->base;
+	return 0;
 }

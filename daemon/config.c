@@ -926,62 +926,65 @@ static int device_path(const struct blox_config *cfg, const char *name,
 static int apply_subsystems(const struct blox_config *cfg, struct nvmf_tgt *tgt,
 			    struct blox_nand_dev **devs, char *err, size_t errlen);
 
-int blox_config_create_ns(const char *data_dir, struct nvmf_subsys *s,
-			  const struct blox_cfg_ns *cn, struct blox_nand_dev *shared,
-			  bool fresh, struct nvmf_ns **out, char *err, size_t errlen)
+int blox_config_ns_plan(const char *data_dir, const struct nvmf_subsys *s,
+			const struct blox_cfg_ns *cn, struct blox_nand_dev *shared,
+			bool fresh, struct blox_bdev_params *bp, char *store,
+			size_t storelen, char *err, size_t errlen)
 {
-	struct nvmf_tgt *tgt = s->tgt;
-	struct blox_bdev_params bp = { .backend = cn->backend,
-				       .size = cn->size,
-				       .block_size = cn->block_size,
-				       .nand = &cn->nand,
-				       .ftl = &cn->ftl,
-				       .base = tgt->base,
-				       .clock = tgt->clock,
-				       .log = tgt->log };
-	struct blox_bdev *bdev;
-	struct nvmf_ns *ns;
-	char path[4200], *params, *store;
+	const struct nvmf_tgt *tgt = s->tgt;
 	int rc;
 
+	*bp = (struct blox_bdev_params){ .backend = cn->backend,
+					 .size = cn->size,
+					 .block_size = cn->block_size,
+					 .nand = &cn->nand,
+					 .ftl = &cn->ftl,
+					 .base = tgt->base,
+					 .clock = tgt->clock,
+					 .log = tgt->log };
+	store[0] = '\0';
 	if (cn->device[0]) {
 		if (!shared)
 			return fail(err, errlen, "%s namespace %u: no device '%s'", s->nqn,
 				    cn->nsid, cn->device);
-		bp.shared = shared;
-		bp.first_die = cn->first_die;
-		bp.nr_dies = cn->nr_dies;
+		bp->shared = shared;
+		bp->first_die = cn->first_die;
+		bp->nr_dies = cn->nr_dies;
 	} else if (!strcmp(cn->backend, "nand") && !cn->store_ram) {
-		rc = blox_config_store_path(data_dir, s->nqn, cn->nsid, path,
-					    sizeof(path), err, errlen);
+		rc = blox_config_store_path(data_dir, s->nqn, cn->nsid, store, storelen,
+					    err, errlen);
 		if (rc)
 			return rc;
-		if (fresh && access(path, F_OK) == 0)
+		if (fresh && access(store, F_OK) == 0)
 			return fail(err, errlen,
 				    "%s namespace %u: store file %s exists (flash of an "
 				    "earlier namespace); remove it to create a new one",
-				    s->nqn, cn->nsid, path), -EEXIST;
-		bp.store_path = path;
+				    s->nqn, cn->nsid, store), -EEXIST;
+		bp->store_path = store;
 	}
+	return 0;
+}
+
+int blox_config_ns_attach(struct nvmf_subsys *s, const struct blox_cfg_ns *cn,
+			  struct blox_bdev *bdev, const char *store_path,
+			  struct nvmf_ns **out, char *err, size_t errlen)
+{
 	/* The namespace keeps how it was made and where its flash is. */
-	params = cn->params ? strdup(cn->params) : NULL;
-	store = bp.store_path ? strdup(bp.store_path) : NULL;
-	if ((cn->params && !params) || (bp.store_path && !store)) {
+	char *params = cn->params ? strdup(cn->params) : NULL;
+	char *store = store_path ? strdup(store_path) : NULL;
+	struct nvmf_ns *ns;
+	int rc;
+
+	if ((cn->params && !params) || (store_path && !store)) {
 		rc = -ENOMEM;
 		fail(err, errlen, "%s namespace %u: out of memory", s->nqn, cn->nsid);
-		goto free_strings;
-	}
-	rc = blox_bdev_create(&bp, &tgt->io_cq, &bdev);
-	if (rc) {
-		fail(err, errlen, "%s namespace %u: backend: %s", s->nqn, cn->nsid,
-		     strerror(-rc));
 		goto free_strings;
 	}
 	rc = nvmf_ns_add(s, cn->nsid, bdev, cn->has_uuid ? cn->uuid : NULL, &ns);
 	if (rc) {
 		fail(err, errlen, "%s namespace %u: %s", s->nqn, cn->nsid,
 		     rc == -EEXIST ? "nsid in use" : strerror(-rc));
-		goto destroy_bdev;
+		goto free_strings;
 	}
 	ns->params = params;
 	ns->store_path = store;
@@ -990,11 +993,32 @@ int blox_config_create_ns(const char *data_dir, struct nvmf_subsys *s,
 		*out = ns;
 	return 0;
 
-destroy_bdev:
-	blox_bdev_destroy(bdev);
 free_strings:
 	free(params);
 	free(store);
+	return rc;
+}
+
+int blox_config_create_ns(const char *data_dir, struct nvmf_subsys *s,
+			  const struct blox_cfg_ns *cn, struct blox_nand_dev *shared,
+			  bool fresh, struct nvmf_ns **out, char *err, size_t errlen)
+{
+	struct blox_bdev_params bp;
+	struct blox_bdev *bdev;
+	char store[4200];
+	int rc;
+
+	rc = blox_config_ns_plan(data_dir, s, cn, shared, fresh, &bp, store,
+				 sizeof(store), err, errlen);
+	if (rc)
+		return rc;
+	rc = blox_bdev_create(&bp, &s->tgt->io_cq, &bdev);
+	if (rc)
+		return fail(err, errlen, "%s namespace %u: backend: %s", s->nqn,
+			    cn->nsid, strerror(-rc)), rc;
+	rc = blox_config_ns_attach(s, cn, bdev, bp.store_path, out, err, errlen);
+	if (rc)
+		blox_bdev_destroy(bdev);
 	return rc;
 }
 

@@ -99,6 +99,21 @@ int blox_config_parse_ns(const char *json, struct blox_cfg_ns *ns, char *err,
 int blox_config_create_ns(const char *data_dir, struct nvmf_subsys *s,
 			  const struct blox_cfg_ns *cn, struct blox_nand_dev *shared,
 			  bool fresh, struct nvmf_ns **out, char *err, size_t errlen);
+/*
+ * blox_config_create_ns() in steps, for a backend made elsewhere (on
+ * another thread): its parameters @bp (pointing into @cn and @store) and
+ * its own store file, written to @store ("" when it has none); then,
+ * once made, the namespace over @bdev, keeping @store_path (NULL: none).
+ * On failure @bdev stays the caller's.
+ */
+struct blox_bdev_params;
+int blox_config_ns_plan(const char *data_dir, const struct nvmf_subsys *s,
+			const struct blox_cfg_ns *cn, struct blox_nand_dev *shared,
+			bool fresh, struct blox_bdev_params *bp, char *store,
+			size_t storelen, char *err, size_t errlen);
+int blox_config_ns_attach(struct nvmf_subsys *s, const struct blox_cfg_ns *cn,
+			  struct blox_bdev *bdev, const char *store_path,
+			  struct nvmf_ns **out, char *err, size_t errlen);
 int blox_config_store_path(const char *data_dir, const char *nqn, uint32_t nsid,
 			   char *out, size_t len, char *err, size_t errlen);
 /* Size the geometry's blocks per plane so the FTL can hold the namespace. */

@@ -1,8 +1,9 @@
 /*
  * bloxd: the NVMe/TCP target daemon. Parses flags and the start-up config,
  * builds the target on one libevent loop and runs until SIGTERM/SIGINT,
- * then closes every connection, lets in-flight I/O drain and frees
- * everything.
+ * then closes every connection, lets in-flight I/O drain, waits for the
+ * namespaces the admin API is making or tearing down off the loop, and
+ * frees everything.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -71,7 +72,8 @@ static void drain_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (nvmf_tcp_nr_queues(d->tcp) == 0)
+	/* Namespaces being made or torn down off the loop finish first. */
+	if (nvmf_tcp_nr_queues(d->tcp) == 0 && !blox_admin_busy(d->admin))
 		event_base_loopexit(d->base, NULL);
 	else
 		event_add(d->drain, &(struct timeval){ 0, 10000 });
@@ -87,6 +89,7 @@ static void stop_cb(evutil_socket_t sig, short what, void *arg)
 		return;
 	d->stopping = true;
 	blox_log(&d->log, BLOX_LOG_INFO, "signal %d: shutting down", (int)sig);
+	blox_admin_stop(d->admin);
 	TAILQ_FOREACH(p, &d->tgt.ports, link)
 		nvmf_tcp_unlisten(d->tcp, p);
 	nvmf_tgt_close_ctrls(&d->tgt);

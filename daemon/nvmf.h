@@ -114,8 +114,8 @@ struct nvmf_ns {
 	 */
 	uint32_t refs;
 	bool detached;
-	void (*freed)(void *arg);
-	void *freed_arg;
+	void (*released)(void *arg, struct blox_bdev *bdev);
+	void *released_arg;
 	char *params; /* how it was made (config JSON text), for the state file */
 	char *store_path; /* its own store file (file-backed nand), NULL otherwise */
 	char device[32]; /* shared NAND device, "" for its own */
@@ -300,10 +300,14 @@ int nvmf_ns_add(struct nvmf_subsys *subsys, uint32_t nsid,
 struct nvmf_ns *nvmf_ns_find(const struct nvmf_subsys *subsys, uint32_t nsid);
 /*
  * Take @ns off its subsystem (hosts see it gone: AEN + log 04h); commands
- * already holding it fail or finish, then its backend is destroyed and
- * @freed(@arg) runs from the event loop (at once when @base is NULL).
+ * already holding it fail or finish, then the namespace is freed from the
+ * event loop (at once when @base is NULL) and its backend handed to
+ * @released(@arg, bdev), which must destroy it (when @released is NULL,
+ * the backend is destroyed there and then). @released is never called
+ * from inside nvmf_ns_detach() unless the loop cannot take the event.
  */
-void nvmf_ns_detach(struct nvmf_ns *ns, void (*freed)(void *arg), void *arg);
+void nvmf_ns_detach(struct nvmf_ns *ns,
+		    void (*released)(void *arg, struct blox_bdev *bdev), void *arg);
 void nvmf_ns_get(struct nvmf_ns *ns);
 void nvmf_ns_put(struct nvmf_ns *ns);
 /* Tell every controller of @subsys that @nsid changed (AEN + log 04h). */

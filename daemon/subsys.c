@@ -293,12 +293,15 @@ void nvmf_ns_get(struct nvmf_ns *ns)
 
 static void ns_free(struct nvmf_ns *ns)
 {
-	void (*freed)(void *) = ns->freed;
-	void *arg = ns->freed_arg;
+	void (*released)(void *, struct blox_bdev *) = ns->released;
+	void *arg = ns->released_arg;
+	struct blox_bdev *bdev = ns->bdev;
 
+	if (released)
+		ns->bdev = NULL; /* the callback's now */
 	ns_delete(ns);
-	if (freed)
-		freed(arg);
+	if (released)
+		released(arg, bdev);
 }
 
 static void ns_free_cb(evutil_socket_t fd, short what, void *arg)
@@ -324,14 +327,15 @@ void nvmf_ns_put(struct nvmf_ns *ns)
 		ns_free_later(ns);
 }
 
-void nvmf_ns_detach(struct nvmf_ns *ns, void (*freed)(void *arg), void *arg)
+void nvmf_ns_detach(struct nvmf_ns *ns,
+		    void (*released)(void *arg, struct blox_bdev *bdev), void *arg)
 {
 	struct nvmf_subsys *s = ns->subsys;
 
 	TAILQ_REMOVE(&s->namespaces, ns, link);
 	ns->detached = true;
-	ns->freed = freed;
-	ns->freed_arg = arg;
+	ns->released = released;
+	ns->released_arg = arg;
 	nvmf_subsys_ns_changed(s, ns->nsid);
 	if (ns->refs == 0)
 		ns_free_later(ns);

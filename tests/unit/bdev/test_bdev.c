@@ -1,8 +1,10 @@
 /*
- * Unit tests for the backends (bdev.c, bdev_ram.c, bdev_null.c): geometry
- * checks in blox_bdev_create(), RAM data integrity across 1 MiB chunk
- * boundaries, zeroing operations, range errors, and the rule that
- * completions only ever arrive through blox_io_cq_drain().
+ * Unit tests for the backends (bdev.c, bdev_ram.c, bdev_null.c,
+ * bdev_ftl.c): geometry checks in blox_bdev_create(), RAM data integrity
+ * across 1 MiB chunk boundaries, zeroing operations, range errors, the
+ * rule that completions only ever arrive through blox_io_cq_drain(), and
+ * the nand backend made and destroyed on threads of their own (unbound
+ * from the loop), its data surviving the round trip.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,9 +16,12 @@
 
 #include <cmocka.h>
 #include <event2/event.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include "bdev.h"
 #include "blox_util.h"
+#include "config.h"
 
 #define MiB (1ull << 20)
 
@@ -455,6 +460,148 @@ static void test_cq_event_loop(void **state)
 	event_base_free(base);
 }
 
+/* A small nand backend with its flash in @store_path (NULL: RAM). */
+struct ftl_case {
+	struct nand_config nand;
+	struct ftl_config ftl;
+	struct blox_clock clock;
+	struct blox_log log;
+	struct blox_bdev_params p;
+	struct blox_bdev *bdev;
+	int rc;
+};
+
+static void ftl_case_init(struct ftl_case *c, const char *store_path)
+{
+	memset(c, 0, sizeof(*c));
+	nand_config_default(&c->nand);
+	c->nand.geo.channels = 2;
+	c->nand.geo.dies_per_channel = 1;
+	c->nand.geo.planes_per_die = 1;
+	c->nand.geo.pages_per_block = 96; /* a multiple of 3 (TLC) */
+	c->nand.timing.null_timing = true;
+	ftl_config_default(&c->ftl);
+	c->nand.geo.blocks_per_plane =
+		blox_config_nand_blocks(&c->nand.geo, 2, 8 * MiB, c->ftl.op_permille);
+	blox_clock_init_real(&c->clock);
+	c->p = (struct blox_bdev_params){ .backend = "nand", .size = 8 * MiB,
+					  .block_size = 4096, .nand = &c->nand,
+					  .ftl = &c->ftl, .store_path = store_path,
+					  .clock = &c->clock, .log = &c->log };
+}
+
+static void *prepare_thread(void *arg)
+{
+	struct ftl_case *c = arg;
+
+	c->rc = blox_bdev_ftl_prepare(&c->p, &c->bdev);
+	return NULL;
+}
+
+static void *destroy_thread(void *arg)
+{
+	blox_bdev_destroy(arg);
+	return NULL;
+}
+
+static void run_thread(void *(*fn)(void *), void *arg)
+{
+	pthread_t t;
+
+	assert_int_equal(pthread_create(&t, NULL, fn, arg), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+}
+
+/* One 4 KiB I/O through the loop until it completes; its status. */
+static int ftl_io(struct event_base *base, struct fixture *f, enum blox_io_op op,
+		  uint64_t off, uint8_t *buf)
+{
+	struct test_io t;
+
+	memset(&t, 0, sizeof(t));
+	t.io.op = op;
+	t.io.offset = off;
+	t.io.len = 4096;
+	t.iov[0] = (struct iovec){ buf, 4096 };
+	t.io.iov = t.iov;
+	t.io.iovcnt = 1;
+	t.io.cb = io_cb;
+	t.io.cb_arg = f;
+	blox_bdev_submit(f->bdev, &t.io);
+	while (!t.done)
+		assert_true(event_base_loop(base, EVLOOP_ONCE) >= 0);
+	return t.io.status;
+}
+
+/*
+ * 11. A nand backend made on a thread, bound to the loop, used, unbound
+ * and destroyed on a thread (clean stop and checkpoint without the loop),
+ * then made again from its store file: the data is there.
+ */
+static void test_ftl_off_loop(void **state)
+{
+	char dir[] = "/tmp/blox-bdev-XXXXXX", path[64];
+	struct event_base *base = event_base_new();
+	struct ftl_case c;
+	struct fixture f;
+	uint8_t w[4096], r[4096];
+
+	(void)state;
+	assert_non_null(base);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ns.nand", dir);
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(blox_io_cq_init(&f.cq, base), 0);
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = (uint8_t)(i * 7 + 3);
+
+	ftl_case_init(&c, path);
+	run_thread(prepare_thread, &c);
+	assert_int_equal(c.rc, 0);
+	assert_int_equal(blox_bdev_ftl_bind(c.bdev, base, &f.cq), 0);
+	f.bdev = c.bdev;
+	assert_int_equal(ftl_io(base, &f, BLOX_IO_WRITE, 5 * 4096, w), 0);
+	assert_int_equal(ftl_io(base, &f, BLOX_IO_READ, 5 * 4096, r), 0);
+	assert_memory_equal(w, r, sizeof(w));
+	assert_true(blox_bdev_ftl_unbind(c.bdev));
+	run_thread(destroy_thread, c.bdev);
+
+	/* Back from the file: the clean stop wrote everything down. */
+	ftl_case_init(&c, path);
+	run_thread(prepare_thread, &c);
+	assert_int_equal(c.rc, 0);
+	assert_int_equal(blox_bdev_ftl_bind(c.bdev, base, &f.cq), 0);
+	f.bdev = c.bdev;
+	memset(r, 0, sizeof(r));
+	assert_int_equal(ftl_io(base, &f, BLOX_IO_READ, 5 * 4096, r), 0);
+	assert_memory_equal(w, r, sizeof(w));
+	/* Destroyed while bound (on the loop, as at bloxd's exit). */
+	blox_bdev_destroy(c.bdev);
+
+	unlink(path);
+	rmdir(dir);
+	blox_io_cq_fini(&f.cq);
+	event_base_free(base);
+}
+
+/* 12. Only a nand backend of its own device leaves the loop. */
+static void test_ftl_unbind_others(void **state)
+{
+	struct fixture *f = *state;
+	struct ftl_case c;
+
+	assert_false(blox_bdev_ftl_unbind(f->bdev));
+	/* A RAM store, and a shared device, cannot be prepared off the loop. */
+	ftl_case_init(&c, NULL);
+	c.p.shared = (struct blox_nand_dev *)f; /* never dereferenced */
+	assert_int_equal(blox_bdev_ftl_prepare(&c.p, &c.bdev), -EINVAL);
+	c.p.shared = NULL;
+	run_thread(prepare_thread, &c);
+	assert_int_equal(c.rc, 0);
+	assert_true(blox_bdev_ftl_unbind(c.bdev));
+	run_thread(destroy_thread, c.bdev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +622,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_null_backend, setup_null,
 						teardown),
 		cmocka_unit_test(test_cq_event_loop),
+		cmocka_unit_test(test_ftl_off_loop),
+		cmocka_unit_test_setup_teardown(test_ftl_unbind_others, setup_ram,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
