@@ -1,0 +1,170 @@
+/*
+ * blox-sim's internal header: the parsed options, one simulated device
+ * (struct sim: NAND, FTL and the closed loop driving it in virtual time),
+ * the output file, and the functions the simulator's files share:
+ *
+ *   sim_core.c   one device: open/restart/close, the closed loop, fill, idle
+ *   sim_out.c    output files and the header lines the experiments share
+ *   sim_reads.c  experiments 1 and 2 (read sweeps, DFTL vs MDC)
+ *   sim_waf.c    experiment 3 (write amplification vs over-provisioning)
+ *   blox_sim.c   command line and main
+ *
+ * Nothing here is global: the options are parsed into a struct sim_opts
+ * that main passes down (const), and each device keeps a pointer to them.
+ */
+#ifndef BLOX_BENCH_SIM_H
+#define BLOX_BENCH_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ftl.h"
+#include "hist.h"
+#include "nand.h"
+#include "vdrive.h"
+
+#define MiB (1024.0 * 1024.0)
+#define SIM_MAGIC 0x534c4258u /* "XBLS" */
+#define SIM_MAX_QD 256u
+#define SIM_SEQ_UNITS 32u /* 128 KiB */
+#define SIM_MAX_RANGES 32
+#define SIM_MAX_OPS 16
+
+/* The command line, parsed (see usage() in blox_sim.c for the meanings). */
+struct sim_opts {
+	int exp; /* 1, 2, 3; 0: all */
+	uint64_t raw_mib, waf_raw_mib;
+	uint32_t waf_ppb, waf_control_kib;
+	bool waf_control;
+	uint32_t channels, dies, planes, ppb, page_size;
+	uint32_t cmt_kib, mdc_bytes, mdc_min_run, hot_regions, hot_top;
+	int mdc; /* 0 off, 1 on, 2 both */
+	int sep; /* 0 off, 1 on, 2 both */
+	bool sep_set; /* --sep given (else exp 1 runs with it on) */
+	int rand_lba; /* exp 2: 0 uniform, 1 ahead, 2 both */
+	uint32_t op_permille; /* exp 1/2 */
+	uint32_t qd;
+	uint64_t reads, warmup;
+	bool prefetch;
+	bool multiplane; /* NAND engine groups programs/erases across planes */
+	uint64_t idle_ms;
+	double write_x; /* exp 3: random writes, times the capacity */
+	uint32_t ops[SIM_MAX_OPS], nops; /* exp 3 op_permille list */
+	int gc; /* 0 greedy, 1 cb, 2 both */
+	uint32_t nranges;
+	uint32_t range_num[SIM_MAX_RANGES], range_den[SIM_MAX_RANGES];
+	int gc_bg, gc_idle; /* permille of the spare superblocks; -1: the FTL's */
+	uint64_t seed;
+	bool debug; /* BLOX_SIM_DEBUG set: counter deltas to stderr */
+	const char *out, *outdir;
+	char cmdline[2048];
+};
+
+/* ---- one simulated device (sim_core.c) ---- */
+
+enum sim_job { SIM_JOB_READ, SIM_JOB_FILL, SIM_JOB_RANDW };
+
+struct sim;
+
+/* One queue slot of the closed loop: an I/O and its buffer. */
+struct sim_slot {
+	struct ftl_io io;
+	struct sim *s;
+	uint8_t *buf;
+	uint64_t t_sub;
+	bool busy, parked;
+	uint32_t lba, nr; /* in flight */
+	uint32_t ver[SIM_SEQ_UNITS]; /* versions written */
+};
+
+struct sim {
+	const struct sim_opts *o;
+	struct nand_config nc;
+	struct nand_store *store;
+	struct nand_dev *dev;
+	struct ftl_vdrive vd;
+	struct ftl_config fc;
+	struct ftl_resources res;
+	struct ftl *f;
+	uint32_t cap;
+	uint32_t *shadow; /* version per LBA, 0: never written */
+	uint32_t next_ver;
+	uint64_t rng;
+	struct sim_slot slots[SIM_MAX_QD];
+	uint32_t qd;
+
+	/* The running job. */
+	enum sim_job kind;
+	uint64_t to_submit, submitted, completed, inflight;
+	bool done;
+	uint32_t range; /* reads: [0, range) */
+	uint32_t fill_ptr; /* fill: next sequential LBA */
+	uint32_t since_rand; /* fill: units since the last random write */
+	uint32_t rand_every; /* fill: 0 none, else units between random writes */
+	int rand_mode; /* 0 uniform, 1 ahead of the fill pointer */
+	bool pending_rand;
+	uint64_t bad, io_errors;
+	struct blox_hist lat;
+	/* exp 3 sampling */
+	double free_sum, open_sum;
+	uint64_t samples;
+};
+
+/* Print "blox-sim: <message>" to stderr and exit(1). */
+__attribute__((noreturn, format(printf, 1, 2))) void sim_die(const char *fmt, ...);
+/* Monotonic wall-clock seconds (for the "wall" figures only). */
+double sim_wall_now(void);
+
+/* The FTL configuration of exp 1/2 from @o (budgets, op_permille). */
+void sim_base_config(struct ftl_config *fc, const struct sim_opts *o);
+/* GC levels: the FTL's defaults unless --gc-bg / --gc-idle say otherwise. */
+void sim_gc_levels(struct ftl_config *fc, const struct sim_opts *o);
+
+/*
+ * Zero @s, create the NAND device of @o's geometry (raw_mib, ppb, ...) in
+ * RAM and an FTL with @fc on it. @o must outlive @s.
+ */
+void sim_open(struct sim *s, const struct sim_opts *o, const struct ftl_config *fc);
+/* Clean stop, then start again with @fc (recovery from the checkpoint). */
+void sim_restart(struct sim *s, const struct ftl_config *fc);
+void sim_close(struct sim *s);
+
+/*
+ * Run @n ops of @kind in a closed loop at the options' queue depth until
+ * all completed; dies on a hang, a failed I/O or a read that does not
+ * match what was written.
+ */
+void sim_run_job(struct sim *s, enum sim_job kind, uint64_t n);
+/* Let the FTL sit idle for @ns of virtual time, calling ftl_process. */
+void sim_run_idle(struct sim *s, uint64_t ns);
+/*
+ * Write the whole capacity sequentially in 128 KiB writes; with
+ * @rand_every, one 4 KiB write after every @rand_every units, to a random
+ * LBA (@rand_mode 0) or one the fill has not reached yet (1).
+ */
+void sim_fill(struct sim *s, uint32_t rand_every, int rand_mode);
+
+/* ---- output (sim_out.c) ---- */
+
+/* An experiment's output file; every line also goes to stdout. */
+struct sim_out {
+	FILE *fp;
+};
+
+/* --out with a single --exp, else @name in --outdir. */
+void sim_out_open(struct sim_out *out, const struct sim_opts *o, const char *name);
+void sim_out_close(struct sim_out *out);
+__attribute__((format(printf, 2, 3))) void sim_outf(struct sim_out *out, const char *fmt, ...);
+/* The header every experiment starts with: command, machine, device, FTL. */
+void sim_out_header(struct sim_out *out, const struct sim *s, const char *title);
+/* The CMT/MDC/hot-region budgets (exp 1/2). */
+void sim_out_budgets(struct sim_out *out, const struct sim *s);
+
+/* ---- the experiments ---- */
+
+void sim_exp1(const struct sim_opts *o); /* sim_reads.c */
+void sim_exp2(const struct sim_opts *o); /* sim_reads.c */
+void sim_exp3(const struct sim_opts *o); /* sim_waf.c */
+
+#endif
