@@ -3,7 +3,8 @@
 # then runs bloxd or the tests.
 #
 #   ./setup.sh run [bloxd options]   build (release) and start bloxd in the foreground
-#   ./setup.sh test                  build with ASan/UBSan and run every test (ctest)
+#   ./setup.sh test                  build with ASan/UBSan and run every test (ctest),
+#                                    then the unit and loopback tests on the optimized build
 #   ./setup.sh deps | build          only install packages / only build
 set -euo pipefail
 
@@ -66,8 +67,13 @@ run)
 	;;
 test)
 	install_pkgs "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}"
+	# Every test under ASan/UBSan; then the unit and loopback tests again on
+	# the optimized build that './setup.sh run' starts, so code that only
+	# breaks under the optimizer is caught too.
 	build "$top/build-test" -DCMAKE_BUILD_TYPE=Debug -DBLOX_SANITIZE=ON -DBLOX_WERROR=ON
-	cd "$top/build-test"
+	build "$top/build-rel" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOX_WERROR=ON -DBLOX_INTEROP=OFF
+	(cd "$top/build-test" && ctest --output-on-failure --timeout 1800 "$@")
+	cd "$top/build-rel"
 	ctest --output-on-failure --timeout 1800 "$@"
 	;;
 *)

@@ -139,7 +139,7 @@ static void ctrl_msg(const struct nvmf_ctrl *c, uint64_t now,
 static void m_list_controllers(ADM_SVC *svc, const Blox__Admin__ControllerListRequest *in,
 			       Blox__Admin__ControllerList_Closure closure, void *d)
 {
-	enum { QMAX = NVMF_MAX_IO_QUEUES + 1, LIS = NVMF_TRADDR_SIZE + 8 };
+	enum { QMAX = NVMF_MAX_IO_QUEUES + 1, LIS = NVMF_TRADDR_SIZE + 1 + NVMF_TRSVCID_SIZE };
 	struct blox_admin *a = ADM_OF(svc);
 	Blox__Admin__ControllerList out = BLOX__ADMIN__CONTROLLER_LIST__INIT;
 	struct nvmf_subsys *only = NULL, *s, *disc = a->tgt->discovery;

@@ -39,8 +39,16 @@ static void rx_expect_data(struct tcp_queue *q, struct tcp_cmd *c,
 static uint16_t sgl_parse(struct tcp_queue *q, struct tcp_cmd *c,
 			  uint32_t inline_len)
 {
-	const struct nvme_sgl_desc *sgl = (const void *)c->req.cmd.dptr;
 	uint32_t max_inline = q->sq.qid ? NVMF_IO_INLINE : NVMF_ADMIN_INLINE;
+	struct nvme_sgl_desc d;
+	const struct nvme_sgl_desc *sgl = &d;
+
+	/*
+	 * Copied out, not read through a cast: dptr is bytes stored by a
+	 * struct nvme_sqe assignment, and an optimizer may assume another
+	 * struct type never reads them (it did: every length read as 0).
+	 */
+	memcpy(&d, c->req.cmd.dptr, sizeof(d));
 
 	c->req.data_len = sgl->length;
 	if (inline_len) {
