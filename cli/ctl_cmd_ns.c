@@ -54,6 +54,7 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		bool ftl;
 	} togs[] = {
 		{ "--null-timing", &nand.null_timing, false },
+		{ "--multi-plane", &nand.multi_plane, false },
 		{ "--mdc", &ftl.mdc, true },
 		{ "--stream-separation", &ftl.stream_separation, true },
 	};
@@ -161,7 +162,8 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "NAND: --channels --dies-per-channel --planes --blocks-per-plane\n"
 	  "      --pages-per-block --page-size --oob-size --cell --t-read-us\n"
 	  "      --t-prog-us --t-erase-us --bus-mbps --t-suspend-us --t-resume-us\n"
-	  "      --null-timing on|off --suspend-policy default|never|always\n"
+	  "      --null-timing on|off --multi-plane on|off\n"
+	  "      --suspend-policy default|never|always\n"
 	  "FTL:  --store file|ram --cmt-kib --mdc on|off --mdc-bytes --mdc-min-run\n"
 	  "      --stream-separation on|off --op-percent --gc-policy greedy|cost-benefit\n"
 	  "      --write-buffer-pages --wl-threshold",

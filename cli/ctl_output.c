@@ -252,21 +252,28 @@ void ctl_print_stats(const ProtobufCMessage *m)
 
 		if (n->ftl)
 			printf("ftl  %s/%u: CMT hit %.1f%%, MDC hit %.1f%%, WAF %.2f, GC runs %lu "
-			       "(%lu units moved), erases %lu (min %u max %u), free superblocks "
+			       "(%lu units moved, %lu translation pages written back), host "
+			       "writes paced %lu, erases %lu (min %u max %u), free superblocks "
 			       "%lu/%lu\n",
 			       n->nqn, n->nsid, n->ftl->cmt_hit_rate * 100,
 			       n->ftl->mdc_hit_rate * 100, n->ftl->waf,
 			       (unsigned long)n->ftl->gc_runs,
 			       (unsigned long)n->ftl->gc_units_moved,
+			       (unsigned long)n->ftl->gc_tp_writebacks,
+			       (unsigned long)n->ftl->gc_paced,
 			       (unsigned long)n->ftl->flash_erases, n->ftl->min_erase,
 			       n->ftl->max_erase, (unsigned long)n->ftl->free_superblocks,
 			       (unsigned long)n->ftl->superblocks);
 		if (n->nand)
-			printf("nand %s/%u: %u ch, %u dies; reads %lu programs %lu erases %lu; "
-			       "suspends %lu, reads served in suspensions %lu\n",
+			printf("nand %s/%u: %u ch, %u dies; reads %lu programs %lu erases %lu "
+			       "(multi-plane groups %lu/%lu); suspends %lu, reads served in "
+			       "suspensions %lu\n",
 			       n->nqn, n->nsid, n->nand->channels, n->nand->dies,
 			       (unsigned long)n->nand->reads, (unsigned long)n->nand->programs,
-			       (unsigned long)n->nand->erases, (unsigned long)n->nand->suspends,
+			       (unsigned long)n->nand->erases,
+			       (unsigned long)n->nand->mp_program_groups,
+			       (unsigned long)n->nand->mp_erase_groups,
+			       (unsigned long)n->nand->suspends,
 			       (unsigned long)n->nand->reads_overtaken);
 	}
 }

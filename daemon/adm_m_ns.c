@@ -117,6 +117,7 @@ static json_object *ns_request_json(const Blox__Admin__NamespaceCreateRequest *i
 		put_u(j, "t_resume_us", n->t_resume_us);
 		put_t(j, "null_timing", n->null_timing);
 		put_s(j, "suspend_policy", n->suspend_policy);
+		put_t(j, "multi_plane", n->multi_plane);
 		if (json_object_object_length(j))
 			json_object_object_add(o, "nand", j);
 		else

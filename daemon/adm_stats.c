@@ -166,6 +166,12 @@ static void device_stats(struct blox_bdev *bdev, Blox__Admin__NamespaceStats *m)
 		f->min_erase = s->min_erase;
 		f->max_erase = s->max_erase;
 		f->waf = t.waf;
+		f->units_padded = s->units_padded;
+		f->gc_tp_reads = s->gc_tp_reads;
+		f->gc_tp_writebacks = s->gc_tp_writebacks;
+		f->gc_paced = s->gc_paced;
+		f->tp_pages_held = s->tp_pages_held;
+		f->recovered_units = s->recovered_units;
 		/* A read is a hit when the CMT or the MDC had its mapping. */
 		f->cmt_hit_rate = lookups ? (double)s->cmt_hits / (double)lookups : 0;
 		f->mdc_hit_rate = s->mdc_lookups ? (double)s->mdc_hits / (double)s->mdc_lookups
@@ -188,6 +194,9 @@ static void device_stats(struct blox_bdev *bdev, Blox__Admin__NamespaceStats *m)
 		n->read_lat = nand_lat(&s->latency[NAND_OP_READ]);
 		n->program_lat = nand_lat(&s->latency[NAND_OP_PROGRAM]);
 		n->erase_lat = nand_lat(&s->latency[NAND_OP_ERASE]);
+		n->mp_program_groups = s->mp_groups[NAND_OP_PROGRAM];
+		n->mp_erase_groups = s->mp_groups[NAND_OP_ERASE];
+		n->mp_joined = s->mp_joined;
 		n->dies = t.dies;
 		n->channels = t.channels;
 	}

@@ -202,9 +202,14 @@ static void test_restart_keeps_state(void **state)
 	struct ini_req r;
 
 	assert_int_equal(run(e, "ns create %s --nsid 4 --size 32M --backend nand "
-				"--channels 2 --dies-per-channel 1 --pages-per-block 96",
+				"--channels 2 --dies-per-channel 1 --pages-per-block 96 "
+				"--multi-plane off",
 			     SUBNQN),
 			 0);
+	assert_int_equal(run(e, "ns create %s --nsid 5 --size 32M --backend nand "
+				"--multi-plane maybe",
+			     SUBNQN),
+			 64);
 	assert_int_equal(run(e, "subsys create nqn.2026-12.io.blox:adm2 --serial ADM2"), 0);
 	assert_int_equal(run(e, "host allow nqn.2026-12.io.blox:adm2 %s", FX_HOST_A), 0);
 	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
@@ -212,6 +217,10 @@ static void test_restart_keeps_state(void **state)
 	assert_int_equal(ini_write(c->io[0], 4, 100, 2, wbuf, sizeof(wbuf), false), 0);
 	assert_int_equal(ini_flush(c->io[0], 4), 0);
 	ini_ctrl_destroy(c);
+	/* The FTL's and the device's counters, new ones included. */
+	assert_int_equal(run(e, "--json stats %s 4", SUBNQN), 0);
+	assert_non_null(strstr(e->out, "\"gc_paced\""));
+	assert_non_null(strstr(e->out, "\"mp_program_groups\""));
 
 	{
 		/* No config at all now: the state file (with its listeners) wins. */
@@ -222,6 +231,7 @@ static void test_restart_keeps_state(void **state)
 		assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
 	}
 	assert_int_equal(run(e, "ns show %s 4", SUBNQN), 0);
+	assert_non_null(strstr(e->out, "multi_plane"));
 	assert_int_equal(run(e, "ns show %s 3", SUBNQN), 0);
 	assert_int_equal(run(e, "ns show %s 2", SUBNQN), 2);
 	assert_int_equal(run(e, "subsys show nqn.2026-12.io.blox:adm2"), 0);
