@@ -4,8 +4,9 @@
  * virtual-time driver, one FTL instance, synchronous I/O helpers that
  * check completions never come from inside ftl_submit(), a data pattern
  * that names its LBA and version in every word, a shadow of what each LBA
- * should hold, and an invariant check of the mapping against the validity
- * bitmap and the superblock table.
+ * should hold, an invariant check of the mapping against the validity
+ * bitmap and the superblock table, and a log of the versions a crash may
+ * leave (flushed, or written since).
  *
  * Header-only (static inline functions): each test program includes it once.
  */
@@ -654,6 +655,93 @@ static inline void fx_check_invariants(const struct fx *x, bool exact)
 			 (unsigned long)mapped);
 	fx_tmp_free(seen);
 	fx_tmp_free(map);
+}
+
+/* ---- what may be read after a crash ---- */
+
+/*
+ * The versions a crash may leave: each LBA's version as of the last
+ * flush, and every version written (or trimmed: version 0) since.
+ */
+struct fx_crash_log {
+	struct fx *x; /* owns the arrays (aux), so a failed test leaks nothing */
+	uint32_t *durable; /* version per LBA as of the last flush */
+	struct {
+		uint32_t lba, ver; /* ver 0: a trim */
+	} *ent;
+	size_t n, cap;
+};
+
+static inline void fx_log_init(struct fx_crash_log *l, struct fx *x)
+{
+	memset(l, 0, sizeof(*l));
+	l->x = x;
+	l->durable = x->aux[0] = calloc(x->cap, sizeof(*l->durable));
+	assert_non_null(l->durable);
+}
+
+/* Everything in the shadow is now durable (a flush completed). */
+static inline void fx_log_flushed(struct fx_crash_log *l)
+{
+	memcpy(l->durable, l->x->shadow, (size_t)l->x->cap * sizeof(*l->durable));
+	l->n = 0;
+}
+
+/* [lba, lba + nr) now hold their shadow versions, not flushed yet. */
+static inline void fx_log_add(struct fx_crash_log *l, uint32_t lba, uint32_t nr)
+{
+	for (uint32_t u = 0; u < nr; u++) {
+		if (l->n == l->cap) {
+			l->cap = l->cap * 2 + 1024;
+			l->ent = l->x->aux[1] = realloc(l->ent, l->cap * sizeof(*l->ent));
+			assert_non_null(l->ent);
+		}
+		l->ent[l->n].lba = lba + u;
+		l->ent[l->n++].ver = l->x->shadow[lba + u];
+	}
+}
+
+static inline void fx_log_write(struct fx_crash_log *l, uint32_t lba, uint32_t nr)
+{
+	fx_write(l->x, lba, nr);
+	fx_log_add(l, lba, nr);
+}
+
+static inline void fx_log_trim(struct fx_crash_log *l, uint32_t lba, uint32_t nr)
+{
+	fx_trim(l->x, lba, nr);
+	fx_log_add(l, lba, nr);
+}
+
+/*
+ * After recovery: each LBA holds its durable version or one written
+ * since; that is what it holds from now on (recovery checkpointed it).
+ * Returns how many LBAs hold something newer than their durable version.
+ */
+static inline uint32_t fx_log_check(struct fx_crash_log *l)
+{
+	struct fx *x = l->x;
+	uint32_t newer = 0;
+
+	for (uint32_t lba = 0; lba < x->cap; lba += FX_MAX_IO) {
+		uint32_t nr = x->cap - lba < FX_MAX_IO ? x->cap - lba : FX_MAX_IO;
+
+		assert_int_equal(fx_io(x, FTL_IO_READ, lba, nr, x->rbuf, false), 0);
+		for (uint32_t u = 0; u < nr; u++) {
+			uint32_t got = fx_decode(x->rbuf + (size_t)u * FTL_UNIT, lba + u);
+			bool ok = got == l->durable[lba + u];
+
+			for (size_t i = 0; !ok && i < l->n; i++)
+				ok = l->ent[i].lba == lba + u && l->ent[i].ver == got;
+			if (!ok)
+				fail_msg("lba %u after the crash: version %d, flushed %u, last %u",
+					 lba + u, (int)got, l->durable[lba + u], x->shadow[lba + u]);
+			newer += got != l->durable[lba + u];
+			x->shadow[lba + u] = got;
+		}
+	}
+	fx_log_flushed(l);
+	return newer;
 }
 
 #endif

@@ -803,58 +803,6 @@ static void test_gc_levels_reachable(void **state)
 
 /* ---- crash during GC batches ---- */
 
-struct gc_log {
-	uint32_t *durable; /* version per LBA as of the last flush */
-	struct {
-		uint32_t lba, ver;
-	} *ent;
-	size_t n, cap;
-	struct fx *x;
-};
-
-static void gcl_flushed(struct gc_log *l)
-{
-	memcpy(l->durable, l->x->shadow, (size_t)l->x->cap * sizeof(*l->durable));
-	l->n = 0;
-}
-
-static void gcl_add(struct gc_log *l, uint32_t lba, uint32_t nr)
-{
-	for (uint32_t u = 0; u < nr; u++) {
-		if (l->n == l->cap) {
-			l->cap = l->cap * 2 + 1024;
-			l->ent = l->x->aux[1] = realloc(l->ent, l->cap * sizeof(*l->ent));
-			assert_non_null(l->ent);
-		}
-		l->ent[l->n].lba = lba + u;
-		l->ent[l->n++].ver = l->x->shadow[lba + u];
-	}
-}
-
-/* Each LBA holds its flushed version or one written since, never garbage. */
-static void gcl_check(struct gc_log *l)
-{
-	struct fx *x = l->x;
-
-	for (uint32_t lba = 0; lba < x->cap; lba += FX_MAX_IO) {
-		uint32_t nr = x->cap - lba < FX_MAX_IO ? x->cap - lba : FX_MAX_IO;
-
-		assert_int_equal(fx_io(x, FTL_IO_READ, lba, nr, x->rbuf, false), 0);
-		for (uint32_t u = 0; u < nr; u++) {
-			uint32_t got = fx_decode(x->rbuf + (size_t)u * FTL_UNIT, lba + u);
-			bool ok = got == l->durable[lba + u];
-
-			for (size_t i = l->n; !ok && i-- > 0;)
-				ok = l->ent[i].lba == lba + u && l->ent[i].ver == got;
-			if (!ok)
-				fail_msg("lba %u after the crash: version %d, flushed %u, last %u",
-					 lba + u, (int)got, l->durable[lba + u], x->shadow[lba + u]);
-			x->shadow[lba + u] = got;
-		}
-	}
-	gcl_flushed(l);
-}
-
 /*
  * Power loss in the middle of GC batches (translation pages loaded,
  * updated and written back, units moved, victim not erased yet), with and
@@ -866,7 +814,7 @@ static void test_gc_batch_crash(void **state)
 	struct ftl_config cfg;
 	struct gc_levels lv;
 	struct fx_geo g;
-	struct gc_log l = { 0 };
+	struct fx_crash_log l;
 	struct fx *x;
 	uint32_t crashes_mid = 0;
 
@@ -875,12 +823,10 @@ static void test_gc_batch_crash(void **state)
 	cfg.cmt_bytes = 3 * FTL_UNIT;
 	fx_geo_small(&g);
 	x = fx_new(&g, &cfg, false);
-	l.x = x;
-	l.durable = x->aux[0] = calloc(x->cap, sizeof(*l.durable));
-	assert_non_null(l.durable);
+	fx_log_init(&l, x);
 	fx_seq_fill(x, 0, x->cap);
 	fx_flush(x);
-	gcl_flushed(&l);
+	fx_log_flushed(&l);
 	for (int cycle = 0; cycle < 8; cycle++) {
 		uint64_t wb;
 
@@ -893,11 +839,11 @@ static void test_gc_batch_crash(void **state)
 				fx_write(x, lba, nr);
 				done += nr;
 			}
-			gcl_add(&l, lba, nr);
+			fx_log_add(&l, lba, nr);
 		}
 		if (cycle % 3 == 0) {
 			fx_flush(x);
-			gcl_flushed(&l);
+			fx_log_flushed(&l);
 		}
 		/* Start a victim and stop the power once some batches are written back. */
 		fx_drain(x);
@@ -912,7 +858,7 @@ static void test_gc_batch_crash(void **state)
 		crashes_mid += x->f->gc.active && x->f->gc.tp_waiter.stage >= GC_READ;
 		fx_crash(x);
 		assert_int_equal(fx_ftl_create(x), 0);
-		gcl_check(&l);
+		fx_log_check(&l);
 		fx_check_invariants(x, false);
 	}
 	assert_true(crashes_mid >= 4);

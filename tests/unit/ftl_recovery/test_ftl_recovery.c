@@ -96,87 +96,6 @@ static void test_flush_and_fua(void **state)
 	fx_free(x);
 }
 
-/* ---- what may be read after a crash ---- */
-
-struct crash_log {
-	struct fx *x; /* owns the arrays (aux), so a failed test leaks nothing */
-	uint32_t *durable; /* version per LBA as of the last flush */
-	struct {
-		uint32_t lba, ver; /* ver 0: a trim */
-	} *ent;
-	size_t n, cap;
-};
-
-static void log_init(struct crash_log *l, struct fx *x)
-{
-	memset(l, 0, sizeof(*l));
-	l->x = x;
-	l->durable = x->aux[0] = calloc(x->cap, sizeof(*l->durable));
-	assert_non_null(l->durable);
-}
-
-/* Everything in the shadow is now durable (a flush completed). */
-static void log_flushed(struct crash_log *l, const struct fx *x)
-{
-	memcpy(l->durable, x->shadow, (size_t)x->cap * sizeof(*l->durable));
-	l->n = 0;
-}
-
-static void log_add(struct crash_log *l, uint32_t lba, uint32_t nr, const struct fx *x)
-{
-	for (uint32_t u = 0; u < nr; u++) {
-		if (l->n == l->cap) {
-			l->cap = l->cap * 2 + 1024;
-			l->ent = l->x->aux[1] = realloc(l->ent, l->cap * sizeof(*l->ent));
-			assert_non_null(l->ent);
-		}
-		l->ent[l->n].lba = lba + u;
-		l->ent[l->n++].ver = x->shadow[lba + u];
-	}
-}
-
-static void log_write(struct crash_log *l, struct fx *x, uint32_t lba, uint32_t nr)
-{
-	fx_write(x, lba, nr);
-	log_add(l, lba, nr, x);
-}
-
-static void log_trim(struct crash_log *l, struct fx *x, uint32_t lba, uint32_t nr)
-{
-	fx_trim(x, lba, nr);
-	log_add(l, lba, nr, x);
-}
-
-/*
- * After recovery: each LBA holds its durable version or one written
- * since; that is what it holds from now on (recovery checkpointed it).
- * Returns how many LBAs hold something newer than their durable version.
- */
-static uint32_t log_check(struct crash_log *l, struct fx *x)
-{
-	uint32_t newer = 0;
-
-	for (uint32_t lba = 0; lba < x->cap; lba += FX_MAX_IO) {
-		uint32_t nr = x->cap - lba < FX_MAX_IO ? x->cap - lba : FX_MAX_IO;
-
-		assert_int_equal(fx_io(x, FTL_IO_READ, lba, nr, x->rbuf, false), 0);
-		for (uint32_t u = 0; u < nr; u++) {
-			uint32_t got = fx_decode(x->rbuf + (size_t)u * FTL_UNIT, lba + u);
-			bool ok = got == l->durable[lba + u];
-
-			for (size_t i = 0; !ok && i < l->n; i++)
-				ok = l->ent[i].lba == lba + u && l->ent[i].ver == got;
-			if (!ok)
-				fail_msg("lba %u after the crash: version %d, flushed %u, last %u",
-					 lba + u, (int)got, l->durable[lba + u], x->shadow[lba + u]);
-			newer += got != l->durable[lba + u];
-			x->shadow[lba + u] = got;
-		}
-	}
-	log_flushed(l, x);
-	return newer;
-}
-
 /* ---- life cycle ---- */
 
 struct sd {
@@ -276,60 +195,60 @@ static void test_clean_shutdown(void **state)
 /* The only checkpoint is the one written when the store was formatted. */
 static void test_unclean_format_checkpoint_only(void **state)
 {
-	struct crash_log l;
+	struct fx_crash_log l;
 	struct fx *x;
 
 	(void)state;
 	x = rec_new(NULL);
 	assert_int_equal(x->f->ckpt_gen, 1);
-	log_init(&l, x);
+	fx_log_init(&l, x);
 	fx_seq_fill(x, 0, 3000);
 	fx_random_writes(x, 3000, 8, 2000);
 	fx_flush(x);
-	log_flushed(&l, x);
+	fx_log_flushed(&l);
 	fx_crash(x);
 	fx_restart(x);
 	assert_true(fx_stats(x).recovered_from_checkpoint);
 	assert_true(fx_stats(x).recovered_units >= 3000);
-	assert_int_equal(log_check(&l, x), 0);
+	assert_int_equal(fx_log_check(&l), 0);
 	fx_check_invariants(x, false);
 	/* The recovery checkpointed: a second crash at once needs no scan. */
 	assert_int_equal(x->f->ckpt_gen, 2);
 	fx_crash(x);
 	fx_restart(x);
 	assert_int_equal(fx_stats(x).recovered_units, 0);
-	assert_int_equal(log_check(&l, x), 0);
+	assert_int_equal(fx_log_check(&l), 0);
 	fx_free(x);
 }
 
 /* Flushed data survives; unflushed writes are old or new, never garbage. */
 static void test_unclean_unflushed(void **state)
 {
-	struct crash_log l;
+	struct fx_crash_log l;
 	struct fx *x;
 	uint32_t newer;
 
 	(void)state;
 	x = rec_new(NULL);
-	log_init(&l, x);
+	fx_log_init(&l, x);
 	fx_seq_fill(x, 0, 2000);
 	clean_restart(x); /* a checkpoint newer than the format */
 	assert_int_equal(x->f->ckpt_gen, 3);
-	log_flushed(&l, x);
+	fx_log_flushed(&l);
 	fx_random_writes(x, 6000, 8, 3000);
 	fx_flush(x);
-	log_flushed(&l, x);
+	fx_log_flushed(&l);
 	/* Unflushed: overwrites of flushed LBAs and new ones, enough to fill pages. */
 	for (int i = 0; i < 300; i++) {
 		uint32_t nr = 1 + fx_below(x, 4);
 
-		log_write(&l, x, fx_below(x, 8000 - nr), nr);
+		fx_log_write(&l, fx_below(x, 8000 - nr), nr);
 	}
 	fx_crash(x);
 	fx_restart(x);
 	assert_true(fx_stats(x).recovered_from_checkpoint);
 	assert_true(fx_stats(x).recovered_units > 0);
-	newer = log_check(&l, x);
+	newer = fx_log_check(&l);
 	/* Whole pages were programmed before the crash: some writes made it. */
 	assert_true(newer > 0);
 	fx_check_invariants(x, false);
@@ -339,12 +258,12 @@ static void test_unclean_unflushed(void **state)
 /* A flushed trim survives a crash; so does a write after it. */
 static void test_unclean_trims(void **state)
 {
-	struct crash_log l;
+	struct fx_crash_log l;
 	struct fx *x;
 
 	(void)state;
 	x = rec_new(NULL);
-	log_init(&l, x);
+	fx_log_init(&l, x);
 	fx_seq_fill(x, 0, 4096);
 	clean_restart(x); /* the data is in the checkpoint's mapping */
 	fx_trim(x, 1000, 100);
@@ -353,17 +272,17 @@ static void test_unclean_trims(void **state)
 	fx_trim(x, 1050, 10);
 	fx_write(x, 1055, 2); /* trimmed, then written again */
 	fx_flush(x);
-	log_flushed(&l, x);
+	fx_log_flushed(&l);
 	fx_crash(x);
 	fx_restart(x);
-	assert_int_equal(log_check(&l, x), 0);
+	assert_int_equal(fx_log_check(&l), 0);
 	fx_check_invariants(x, false);
 	/* Unflushed trims: old data or zeroes. */
-	log_trim(&l, x, 200, 30);
-	log_trim(&l, x, 5040, 8);
+	fx_log_trim(&l, 200, 30);
+	fx_log_trim(&l, 5040, 8);
 	fx_crash(x);
 	fx_restart(x);
-	log_check(&l, x);
+	fx_log_check(&l);
 	fx_free(x);
 }
 
@@ -485,7 +404,7 @@ static void test_no_checkpoint_full_scan(void **state)
  * a CMT smaller than the working set, can exhaust the free superblocks:
  * that is test_gc_concurrent_small_cmt's business, not this file's.)
  */
-static void hot_overwrite(struct crash_log *l, struct fx *x, uint64_t units)
+static void hot_overwrite(struct fx_crash_log *l, struct fx *x, uint64_t units)
 {
 	uint64_t done = 0;
 
@@ -493,7 +412,7 @@ static void hot_overwrite(struct crash_log *l, struct fx *x, uint64_t units)
 		uint32_t nr = 1 + fx_below(x, 8), lba = fx_below(x, 4096 - nr);
 
 		if (l)
-			log_write(l, x, lba, nr);
+			fx_log_write(l, lba, nr);
 		else
 			fx_write(x, lba, nr);
 		done += nr;
@@ -505,7 +424,7 @@ static void hot_overwrite(struct crash_log *l, struct fx *x, uint64_t units)
 static void test_gc_heavy_crash(void **state)
 {
 	struct ftl_config cfg;
-	struct crash_log l;
+	struct fx_crash_log l;
 	struct fx *x;
 	struct ftl_stats a;
 
@@ -513,20 +432,20 @@ static void test_gc_heavy_crash(void **state)
 	fx_cfg_default(&cfg);
 	cfg.cmt_bytes = 4 * FTL_UNIT; /* translation pages come and go */
 	x = rec_new(&cfg);
-	log_init(&l, x);
+	fx_log_init(&l, x);
 	fx_seq_fill(x, 0, x->cap);
 	a = fx_stats(x);
 	hot_overwrite(NULL, x, 3ull * x->cap);
 	assert_true(fx_stats(x).gc_runs - a.gc_runs > 40);
 	assert_true(fx_stats(x).cmt_writebacks - a.cmt_writebacks > 40);
 	fx_flush(x);
-	log_flushed(&l, x);
+	fx_log_flushed(&l);
 	hot_overwrite(&l, x, 1000);
-	log_trim(&l, x, 100, 50);
-	log_trim(&l, x, 9000, 50);
+	fx_log_trim(&l, 100, 50);
+	fx_log_trim(&l, 9000, 50);
 	fx_crash(x);
 	fx_restart(x);
-	log_check(&l, x);
+	fx_log_check(&l);
 	/* Every mapped unit kept its validity bit, or GC would drop it. */
 	fx_check_invariants(x, false);
 	/* GC through everything again: nothing recovered may get lost. */
@@ -534,10 +453,10 @@ static void test_gc_heavy_crash(void **state)
 	fx_verify_all(x);
 	fx_check_invariants(x, false);
 	fx_flush(x);
-	log_flushed(&l, x);
+	fx_log_flushed(&l);
 	fx_crash(x);
 	fx_restart(x);
-	assert_int_equal(log_check(&l, x), 0);
+	assert_int_equal(fx_log_check(&l), 0);
 	fx_free(x);
 }
 
@@ -549,33 +468,33 @@ static void test_gc_heavy_crash(void **state)
 static void test_recovery_replay_evicts(void **state)
 {
 	struct ftl_config cfg;
-	struct crash_log l;
+	struct fx_crash_log l;
 	struct fx *x;
 
 	(void)state;
 	fx_cfg_default(&cfg);
 	cfg.cmt_bytes = 2 * FTL_UNIT;
 	x = rec_new(&cfg);
-	log_init(&l, x);
+	fx_log_init(&l, x);
 	/* A: one full page in each of ten translation pages, all on flash. */
 	for (uint32_t tp = 0; tp < 10; tp++)
 		fx_write(x, tp * 1024, 4);
 	fx_flush(x);
-	log_flushed(&l, x);
+	fx_log_flushed(&l);
 	/*
 	 * B: a page more in tp 0..4. Evicting tp 0..2 writes their copies into
 	 * a translation page that stays in the buffer (3 of 4 slots); tp 3 and
 	 * 4 stay dirty in the CMT. The data pages are full: programmed.
 	 */
 	for (uint32_t tp = 0; tp < 5; tp++)
-		log_write(&l, x, tp * 1024 + 4, 4);
+		fx_log_write(&l, tp * 1024 + 4, 4);
 	fx_drain(x);
 	assert_non_null(x->f->streams[ST_TP].wb);
 	fx_crash(x);
 	fx_restart(x);
 	/* Five translation pages to replay through a two-entry CMT. */
 	fx_check_invariants(x, false);
-	assert_int_equal(log_check(&l, x), 20); /* every B unit was on flash */
+	assert_int_equal(fx_log_check(&l), 20); /* every B unit was on flash */
 	fx_random_writes(x, x->cap, 8, x->cap);
 	fx_verify_all(x);
 	fx_free(x);
@@ -592,7 +511,7 @@ static void test_crash_cycles(void **state)
 		uint8_t buf[8 * FTL_UNIT];
 	} q[CYCLE_QD];
 	struct ftl_config cfg;
-	struct crash_log l;
+	struct fx_crash_log l;
 	struct fx *x;
 	uint32_t newer = 0;
 
@@ -600,10 +519,10 @@ static void test_crash_cycles(void **state)
 	fx_cfg_default(&cfg);
 	cfg.cmt_bytes = 8 * FTL_UNIT;
 	x = rec_new(&cfg);
-	log_init(&l, x);
+	fx_log_init(&l, x);
 	fx_seq_fill(x, 0, x->cap / 2);
 	fx_flush(x);
-	log_flushed(&l, x);
+	fx_log_flushed(&l);
 	for (int cycle = 0; cycle < 10; cycle++) {
 		uint32_t ops = 200 + fx_below(x, 800);
 		int count = 0, sent = 0;
@@ -614,11 +533,11 @@ static void test_crash_cycles(void **state)
 			k = fx_below(x, 100);
 			if (k < 3) {
 				fx_flush(x);
-				log_flushed(&l, x);
+				fx_log_flushed(&l);
 			} else if (k < 8) {
-				log_trim(&l, x, lba, nr);
+				fx_log_trim(&l, lba, nr);
 			} else {
-				log_write(&l, x, lba, nr);
+				fx_log_write(&l, lba, nr);
 			}
 		}
 		/* A last batch in flight, then the power goes at a random time. */
@@ -629,7 +548,7 @@ static void test_crash_cycles(void **state)
 				x->shadow[lba + u] = (uint32_t)++x->ver;
 				fx_fill(q[i].buf + (size_t)u * FTL_UNIT, lba + u, x->shadow[lba + u]);
 			}
-			log_add(&l, lba, 8, x);
+			fx_log_add(&l, lba, 8);
 			q[i].r.count = &count;
 			assert_int_equal(fx_submit(x, &q[i].r, FTL_IO_WRITE, lba, 8, q[i].buf,
 						   fx_below(x, 2)),
@@ -639,7 +558,7 @@ static void test_crash_cycles(void **state)
 		ftl_vdrive_run(&x->vd, x->f, x->vd.clock.virt_ns + fx_below(x, 4000000));
 		fx_crash(x);
 		fx_restart(x);
-		newer += log_check(&l, x);
+		newer += fx_log_check(&l);
 		(void)sent;
 	}
 	assert_true(newer > 0);
@@ -735,14 +654,14 @@ static void expect_streams_sane(const struct fx *x)
 }
 
 /* Host writes that make every stream open a superblock (TP via evictions). */
-static void touch_all_streams(struct fx *x, struct crash_log *l)
+static void touch_all_streams(struct fx *x, struct fx_crash_log *l)
 {
 	for (uint32_t i = 0; i < 40; i++) {
 		uint32_t lba = fx_below(x, x->cap - 64);
 
 		if (l) {
-			log_write(l, x, lba, 1); /* random stream */
-			log_write(l, x, (lba * 7) % (x->cap - 64), 32); /* sequential */
+			fx_log_write(l, lba, 1); /* random stream */
+			fx_log_write(l, (lba * 7) % (x->cap - 64), 32); /* sequential */
 		} else {
 			fx_write(x, lba, 1);
 			fx_write(x, (lba * 7) % (x->cap - 64), 32);
@@ -815,20 +734,20 @@ static void test_reopen_after_crash(void **state)
 {
 	struct ftl_config cfg;
 	struct stream_pos before[ST_COUNT], after[ST_COUNT];
-	struct crash_log l;
+	struct fx_crash_log l;
 	struct fx *x;
 
 	(void)state;
 	fx_cfg_default(&cfg);
 	cfg.cmt_bytes = 4 * FTL_UNIT;
 	x = rec_new(&cfg);
-	log_init(&l, x);
+	fx_log_init(&l, x);
 	fx_seq_fill(x, 0, x->cap / 2);
 	clean_restart(x);
-	log_flushed(&l, x);
+	fx_log_flushed(&l);
 	touch_all_streams(x, &l);
 	fx_flush(x);
-	log_flushed(&l, x);
+	fx_log_flushed(&l);
 	streams_get(x, before);
 	assert_true(before[ST_SEQ].sb >= 0 && before[ST_RAND].sb >= 0 && before[ST_TP].sb >= 0);
 	fx_crash(x);
@@ -847,7 +766,7 @@ static void test_reopen_after_crash(void **state)
 	}
 	expect_streams_sane(x);
 	assert_int_equal(partly_written_closed(x), 0);
-	assert_int_equal(log_check(&l, x), 0);
+	assert_int_equal(fx_log_check(&l), 0);
 	fx_check_invariants(x, false);
 
 	/* At once again: the checkpoint's positions. */
@@ -862,10 +781,10 @@ static void test_reopen_after_crash(void **state)
 	}
 	/* Separation holds: new writes land in their own stream's superblock. */
 	fx_write(x, 5, 1);
-	log_add(&l, 5, 1, x);
+	fx_log_add(&l, 5, 1);
 	assert_int_equal(ftl_ppn_sb(x->f, fx_ppn_resident(x, 5)), (uint32_t)after[ST_RAND].sb);
 	fx_write(x, 1000, 32);
-	log_add(&l, 1000, 32, x);
+	fx_log_add(&l, 1000, 32);
 	assert_int_equal(ftl_ppn_sb(x->f, fx_ppn_resident(x, 1000)), (uint32_t)after[ST_SEQ].sb);
 	fx_verify_all(x);
 	fx_free(x);
@@ -876,7 +795,7 @@ static void test_reopen_after_crash(void **state)
  * @s would have: data units of @lba.. with new versions (recorded in the
  * shadow and the log), OOB write sequences from @wseq; or garbage.
  */
-static void fake_program(struct fx *x, struct crash_log *l, uint32_t sb, uint32_t p,
+static void fake_program(struct fx *x, struct fx_crash_log *l, uint32_t sb, uint32_t p,
 			 enum ftl_stream s, uint32_t lba, uint64_t *wseq, bool garbage)
 {
 	const struct nand_geometry *g = &x->nc.geo;
@@ -893,7 +812,7 @@ static void fake_program(struct fx *x, struct crash_log *l, uint32_t sb, uint32_
 						     .wseq = ++*wseq, .dseq = *wseq };
 	}
 	if (l)
-		log_add(l, lba, slots, x);
+		fx_log_add(l, lba, slots);
 	memcpy(raw, &oob, sizeof(oob));
 	if (garbage)
 		memset(raw, 0x5a, g->oob_size);
@@ -918,17 +837,17 @@ enum hole {
 static void hole(enum hole how)
 {
 	struct stream_pos before[ST_COUNT];
-	struct crash_log l;
+	struct fx_crash_log l;
 	struct fx *x;
 	uint64_t wseq;
 	uint32_t sb, at, pages, last, fake_ver;
 
 	x = rec_new(NULL);
-	log_init(&l, x);
+	fx_log_init(&l, x);
 	fx_seq_fill(x, 0, 4000);
 	touch_all_streams(x, &l);
 	fx_flush(x);
-	log_flushed(&l, x);
+	fx_log_flushed(&l);
 	streams_get(x, before);
 	sb = (uint32_t)before[ST_RAND].sb;
 	at = before[ST_RAND].next / x->f->slots;
@@ -980,7 +899,7 @@ static void hole(enum hole how)
 	assert_int_equal(x->f->streams[ST_SEQ].next, before[ST_SEQ].next);
 	expect_streams_sane(x);
 	/* What made it to flash is read back (but a garbage page). */
-	log_check(&l, x);
+	fx_log_check(&l);
 	if (how != HOLE_GARBAGE)
 		assert_int_equal(x->shadow[8000], fake_ver); /* recovered */
 	fx_verify(x, 8000, x->f->slots);
@@ -1099,7 +1018,7 @@ static void test_reopen_crash_cycles(void **state)
 		uint8_t buf[8 * FTL_UNIT];
 	} q[CYCLE_QD];
 	struct ftl_config cfg;
-	struct crash_log l;
+	struct fx_crash_log l;
 	struct fx *x;
 	uint32_t reopened = 0;
 
@@ -1107,19 +1026,19 @@ static void test_reopen_crash_cycles(void **state)
 	fx_cfg_default(&cfg);
 	cfg.cmt_bytes = 8 * FTL_UNIT;
 	x = rec_new(&cfg);
-	log_init(&l, x);
+	fx_log_init(&l, x);
 	fx_seq_fill(x, 0, x->cap / 2);
 	fx_flush(x);
-	log_flushed(&l, x);
+	fx_log_flushed(&l);
 	for (int cycle = 0; cycle < 12; cycle++) {
 		int count = 0;
 
 		for (uint32_t i = 0; i < 300; i++) {
 			uint32_t nr = 1 + fx_below(x, 8), lba = fx_below(x, x->cap - 64);
 
-			log_write(&l, x, lba, nr);
+			fx_log_write(&l, lba, nr);
 			if (i % 20 == 0)
-				log_write(&l, x, lba, 32);
+				fx_log_write(&l, lba, 32);
 		}
 		for (int i = 0; i < CYCLE_QD; i++) {
 			uint32_t lba = (uint32_t)i * (x->cap / CYCLE_QD) + fx_below(x, 1000);
@@ -1128,7 +1047,7 @@ static void test_reopen_crash_cycles(void **state)
 				x->shadow[lba + u] = (uint32_t)++x->ver;
 				fx_fill(q[i].buf + (size_t)u * FTL_UNIT, lba + u, x->shadow[lba + u]);
 			}
-			log_add(&l, lba, 8, x);
+			fx_log_add(&l, lba, 8);
 			q[i].r.count = &count;
 			assert_int_equal(fx_submit(x, &q[i].r, FTL_IO_WRITE, lba, 8, q[i].buf, false),
 					 0);
@@ -1139,7 +1058,7 @@ static void test_reopen_crash_cycles(void **state)
 		for (int s = 0; s < ST_COUNT; s++)
 			reopened += x->f->streams[s].sb >= 0;
 		expect_streams_sane(x);
-		log_check(&l, x);
+		fx_log_check(&l);
 		fx_check_invariants(x, false);
 		/* GC collects the closed ones; the reopened never pile up. */
 		assert_true(partly_written_closed(x) <= 2);
