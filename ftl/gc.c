@@ -336,17 +336,27 @@ static bool gc_scan(struct ftl *f)
 
 /* ---- pass 2 ---- */
 
+/*
+ * ftl_cmt_get() on GC's behalf: its flash reads count as GC's, and a page
+ * GC brought into the CMT is marked to be written back when its batch ends.
+ */
+static struct ftl_cmt *gc_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
+{
+	bool absent = !f->cmt_index[tp];
+	uint64_t reads = f->st.flash_tp_reads;
+	struct ftl_cmt *c = ftl_cmt_get(f, tp, io);
+
+	f->st.gc_tp_reads += f->st.flash_tp_reads - reads;
+	if (absent && f->cmt_index[tp])
+		f->cmt_index[tp]->gc_loaded = true;
+	return c;
+}
+
 /* Start a GC load of translation page @tp unless it is resident or loading. */
 static void gc_load_tp(struct ftl *f, uint32_t tp)
 {
-	uint64_t reads = f->st.flash_tp_reads;
-
-	if (f->cmt_index[tp])
-		return;
-	ftl_cmt_get(f, tp, NULL);
-	f->st.gc_tp_reads += f->st.flash_tp_reads - reads;
-	if (f->cmt_index[tp])
-		f->cmt_index[tp]->gc_loaded = true;
+	if (!f->cmt_index[tp])
+		gc_cmt_get(f, tp, NULL);
 }
 
 /*
@@ -451,16 +461,12 @@ static bool gc_move_one(struct ftl *f, const struct ftl_gc_ent *e)
 		struct ftl_cmt *c = ftl_cmt_resident(f, tp);
 
 		if (!c) {
-			/* Not loaded yet, or evicted since the round started. */
-			bool absent = !f->cmt_index[tp];
-			uint64_t reads = f->st.flash_tp_reads;
-
-			/* A load that fails at once resumes GC from inside. */
+			/*
+			 * Not loaded yet, or evicted since the round started. A
+			 * load that fails at once resumes GC from inside.
+			 */
 			f->gc.waiting = true;
-			c = ftl_cmt_get(f, tp, &f->gc.tp_waiter);
-			f->st.gc_tp_reads += f->st.flash_tp_reads - reads;
-			if (absent && f->cmt_index[tp])
-				f->cmt_index[tp]->gc_loaded = true;
+			c = gc_cmt_get(f, tp, &f->gc.tp_waiter);
 			if (!c)
 				return false;
 			f->gc.waiting = false;
