@@ -11,8 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* "4096", "512M", "4G", "1GiB", "10T" (K/M/G/T: powers of 1024). 0 or -EINVAL/-ERANGE. */
-int cli_parse_size(const char *s, uint64_t *out);
+/* A count up to 2^32 - 1 (blox_parse_count). 0 or -EINVAL. Sizes: blox_parse_size(). */
 int cli_parse_u32(const char *s, uint32_t *out);
 /* "ADDR:PORT" or "[V6ADDR]:PORT". 0 or -EINVAL. */
 int cli_parse_addr(const char *s, char *addr, size_t alen, uint32_t *port);

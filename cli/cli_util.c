@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "blox_parse.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,47 +9,12 @@
 
 int cli_parse_u32(const char *s, uint32_t *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
+	int rc = blox_parse_count(s, UINT32_MAX, &v);
 
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > UINT32_MAX)
+	if (rc)
 		return -EINVAL;
 	*out = (uint32_t)v;
-	return 0;
-}
-
-int cli_parse_size(const char *s, uint64_t *out)
-{
-	static const char units[] = "KMGT";
-	unsigned long long v;
-	char *end;
-	int shift = 0;
-
-	if (!s || !*s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -ERANGE;
-	if (*end) {
-		const char *u = strchr(units, *end >= 'a' ? *end - 32 : *end);
-
-		if (!u || !*u)
-			return -EINVAL;
-		shift = 10 * (int)(u - units + 1);
-		end++;
-		if (!strcasecmp(end, "ib") || !strcasecmp(end, "b"))
-			end += strlen(end);
-		if (*end)
-			return -EINVAL;
-	}
-	if (shift && v > (UINT64_MAX >> shift))
-		return -ERANGE;
-	*out = (uint64_t)v << shift;
 	return 0;
 }
 

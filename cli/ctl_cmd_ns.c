@@ -3,6 +3,7 @@
  * option), delete, list, show.
  */
 #include "ctl.h"
+#include "blox_parse.h"
 
 #include <string.h>
 
@@ -69,7 +70,7 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		if (!v)
 			return ctl_usage_err("ns create: %s needs a value", o);
 		if (!strcmp(o, "--size")) {
-			if (cli_parse_size(v, &r.size))
+			if (blox_parse_size(v, &r.size))
 				return ctl_usage_err("ns create: --size '%s' is not a size", v);
 			has_size = done = true;
 		}

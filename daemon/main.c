@@ -13,10 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adm.h"
-#include "config.h"
-#include "state.h"
-#include "tcp.h"
+#include "mgmt.h"
 
 #include <unistd.h>
 

@@ -6,7 +6,7 @@
 #ifndef BLOX_FTL_VDRIVE_H
 #define BLOX_FTL_VDRIVE_H
 
-#include "../nand/clock.h"
+#include "blox_clock.h"
 #include "ftl.h"
 
 struct ftl_vdrive {

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "hist.h"
+#include "blox_hist.h"
 #include "nand.h"
 
 #define XFER_BYTES 4096u

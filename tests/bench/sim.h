@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "ftl.h"
-#include "hist.h"
+#include "blox_hist.h"
 #include "nand.h"
 #include "vdrive.h"
 

@@ -16,6 +16,7 @@
 
 #include "adm_frame.h"
 #include "blox_admin.pb-c.h"
+#include "blox_parse.h"
 #include "cli.h"
 
 static void test_roundtrip(void **state)
@@ -103,20 +104,20 @@ static void test_cli_parse(void **state)
 	char a[64];
 
 	(void)state;
-	assert_int_equal(cli_parse_size("4096", &v), 0);
+	assert_int_equal(blox_parse_size("4096", &v), 0);
 	assert_int_equal(v, 4096);
-	assert_int_equal(cli_parse_size("512M", &v), 0);
+	assert_int_equal(blox_parse_size("512M", &v), 0);
 	assert_int_equal(v, 512ull << 20);
-	assert_int_equal(cli_parse_size("1GiB", &v), 0);
+	assert_int_equal(blox_parse_size("1GiB", &v), 0);
 	assert_int_equal(v, 1ull << 30);
-	assert_int_equal(cli_parse_size("10t", &v), 0);
+	assert_int_equal(blox_parse_size("10t", &v), 0);
 	assert_int_equal(v, 10ull << 40);
-	assert_int_not_equal(cli_parse_size("", &v), 0);
-	assert_int_not_equal(cli_parse_size("-1", &v), 0);
-	assert_int_not_equal(cli_parse_size("12Q", &v), 0);
-	assert_int_not_equal(cli_parse_size("1Gx", &v), 0);
-	assert_int_not_equal(cli_parse_size("99999999999999999999", &v), 0);
-	assert_int_not_equal(cli_parse_size("20000000T", &v), 0);
+	assert_int_not_equal(blox_parse_size("", &v), 0);
+	assert_int_not_equal(blox_parse_size("-1", &v), 0);
+	assert_int_not_equal(blox_parse_size("12Q", &v), 0);
+	assert_int_not_equal(blox_parse_size("1Gx", &v), 0);
+	assert_int_not_equal(blox_parse_size("99999999999999999999", &v), 0);
+	assert_int_not_equal(blox_parse_size("20000000T", &v), 0);
 	assert_int_equal(cli_parse_u32("4294967295", &u), 0);
 	assert_int_not_equal(cli_parse_u32("4294967296", &u), 0);
 	assert_int_not_equal(cli_parse_u32("1x", &u), 0);

@@ -21,7 +21,7 @@
 
 #include "bdev.h"
 #include "blox_util.h"
-#include "config.h"
+#include "mgmt.h"
 
 #define MiB (1ull << 20)
 

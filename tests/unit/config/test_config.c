@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "config.h"
+#include "mgmt.h"
 
 #define HOST1 "nqn.2014-08.org.nvmexpress:uuid:aaaaaaaa-0000-0000-0000-000000000001"
 #define HOST2 "nqn.2014-08.org.nvmexpress:uuid:aaaaaaaa-0000-0000-0000-000000000002"

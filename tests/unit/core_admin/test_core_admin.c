@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "../common/fake_nvmf.h"
+#include "fake_nvmf.h"
 
 /* Namespaces of the fixture: added out of order on purpose. */
 #define NS1_SIZE (1u << 20) /* 512-byte blocks: 2048 */

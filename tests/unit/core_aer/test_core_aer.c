@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../common/fake_nvmf.h"
+#include "fake_nvmf.h"
 
 struct fixture {
 	struct fake_tgt ft;

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "../common/fake_nvmf.h"
+#include "fake_nvmf.h"
 
 #define NQN_A "nqn.2026-12.io.blox:a" /* any host */
 #define NQN_B "nqn.2026-12.io.blox:b" /* FAKE_HOSTNQN2 only */

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../common/fake_nvmf.h"
+#include "fake_nvmf.h"
 
 /* Connect Invalid Parameters result: IPO in bits 15:0, IATTR (1: the
  * offset is in the Connect data, 0: in the SQE) in bit 16.

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../common/fake_nvmf.h"
+#include "fake_nvmf.h"
 
 #define NS1_BLOCKS 8192u /* 4 MiB of 512-byte blocks */
 #define NS2_BLOCKS 512u /* 2 MiB of 4096-byte blocks */

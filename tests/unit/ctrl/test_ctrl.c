@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../common/fake_nvmf.h"
+#include "fake_nvmf.h"
 
 #define MS 1000000ull
 

@@ -10,7 +10,7 @@
  * leveling live in test_ftl_gc.c, flush, FUA and recovery in
  * test_ftl_recovery.c.
  */
-#include "../ftl_common/ftl_fixture.h"
+#include "ftl_fixture.h"
 
 /* ---- submission ---- */
 

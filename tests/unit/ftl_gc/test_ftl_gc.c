@@ -13,7 +13,7 @@
  * the foreground level never reach urgent, GC stops on an idle full
  * device with the default levels, the levels fit the spare on any OP.
  */
-#include "../ftl_common/ftl_fixture.h"
+#include "ftl_fixture.h"
 
 /* After a random-overwrite run: everything reads back, GC did the work. */
 static void expect_gc_worked(struct fx *x)

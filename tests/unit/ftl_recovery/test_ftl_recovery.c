@@ -16,7 +16,7 @@
  * partly written; in doubt (holes too wide, a garbage page) the superblock
  * stays closed; a version 1 checkpoint still loads.
  */
-#include "../ftl_common/ftl_fixture.h"
+#include "ftl_fixture.h"
 
 /* ---- flush and FUA ---- */
 

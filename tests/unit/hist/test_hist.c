@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "hist.h"
+#include "blox_hist.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 

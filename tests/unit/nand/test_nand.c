@@ -5,7 +5,7 @@
  * order, erase before reprogram), erased reads, multi-plane data layout
  * and timing-only ops. Timing is in test_nand_engine.
  */
-#include "../nand_common/nand_fixture.h"
+#include "nand_fixture.h"
 
 /* ---- geometry and addresses ---- */
 

@@ -6,7 +6,7 @@
  * behind. Expected times are literal numbers worked out from the TLC
  * defaults (see nand_fixture.h).
  */
-#include "../nand_common/nand_fixture.h"
+#include "nand_fixture.h"
 
 /* ---- timing ---- */
 

@@ -1,0 +1,497 @@
+/*
+ * The "nand" backend: every LBA goes through an FTL instance onto the
+ * emulated NAND device, whose pages live in a backing store (a sparse
+ * file in the data directory, or RAM). The device runs in real time on
+ * the event loop (nand_rt); the FTL asks to be processed through a
+ * libevent event. A clean destroy shuts the FTL down (flush, checkpoint)
+ * before the store is closed, so a restart finds its data at once; after
+ * an unclean stop the FTL recovers from its checkpoint plus an OOB scan.
+ *
+ * Off the loop: a backend on a device of its own is "unbound" while it
+ * is being made (store, device, FTL format or recovery) and while it is
+ * being destroyed (clean stop, checkpoint, store close). Unbound, it has
+ * no event and no real-time driver: the FTL cannot kick (its start-up
+ * runs in sync_io) and the destroy drives the device itself in virtual
+ * time, so both may run on a thread of their own while nothing else
+ * holds the backend.
+ */
+#include "bdev.h"
+#include "blox_log.h"
+#include "blox_util.h"
+#include "nand_rt.h"
+
+#include "ftl.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fb_io;
+
+struct blox_nand_dev {
+	uint32_t refs;
+	struct nand_store *store;
+	struct nand_dev *dev;
+	struct nand_rt *rt;
+};
+
+struct ftl_bdev {
+	struct blox_bdev base;
+	struct blox_nand_dev *nd;
+	struct nand_store *store; /* nd's, for quick access */
+	struct nand_dev *dev;
+	struct nand_rt *rt; /* nd's driver; NULL while unbound */
+	struct ftl *ftl;
+	struct event *kick_ev; /* NULL while unbound */
+	bool kicked;
+	uint64_t vnow; /* unbound: the device's time, advanced by the destroy */
+	uint32_t first_die, nr_dies; /* what the FTL owns of the device */
+	const struct blox_clock *clock;
+	const struct blox_log *log;
+	struct fb_io *ios;
+	TAILQ_HEAD(, fb_io) free_ios;
+	TAILQ_HEAD(, blox_io) waiting;
+};
+
+#define FTL_BDEV_IOS 4096
+
+/* A request to the FTL on behalf of a blox_io; pooled. */
+struct fb_io {
+	struct ftl_io fio;
+	struct blox_io *io;
+	struct ftl_bdev *fb;
+	TAILQ_ENTRY(fb_io) link;
+};
+
+static int env_submit(void *ctx, struct nand_op *op)
+{
+	struct ftl_bdev *fb = ctx;
+
+	if (!fb->rt)
+		return nand_submit(fb->dev, op, fb->vnow);
+	return nand_rt_submit(fb->rt, op);
+}
+
+static uint64_t env_now(void *ctx)
+{
+	struct ftl_bdev *fb = ctx;
+
+	return blox_clock_now(fb->clock);
+}
+
+static void env_kick(void *ctx)
+{
+	struct ftl_bdev *fb = ctx;
+
+	fb->kicked = true;
+	if (fb->kick_ev)
+		event_active(fb->kick_ev, 0, 0);
+}
+
+static int env_sync(void *ctx)
+{
+	struct ftl_bdev *fb = ctx;
+
+	return fb->store->ops->sync(fb->store);
+}
+
+/* Store and device, without a driver: touches no loop. */
+static int nand_dev_open_unbound(const struct nand_config *nand, const char *store_path,
+				 struct blox_nand_dev **out)
+{
+	struct blox_nand_dev *d = calloc(1, sizeof(*d));
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	d->refs = 1;
+	rc = store_path ? nand_store_file_open(store_path, &nand->geo, &d->store)
+			: nand_store_ram_open(&nand->geo, &d->store);
+	if (!rc)
+		rc = nand_dev_create(nand, d->store, &d->dev);
+	if (rc) {
+		blox_nand_dev_put(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+int blox_nand_dev_open(const struct nand_config *nand, const char *store_path,
+		       struct event_base *base, const struct blox_clock *clock,
+		       struct blox_nand_dev **out)
+{
+	struct blox_nand_dev *d;
+	int rc = nand_dev_open_unbound(nand, store_path, &d);
+
+	if (rc)
+		return rc;
+	rc = nand_rt_create(base, clock, d->dev, NAND_RT_SPIN_NS, &d->rt);
+	if (rc) {
+		blox_nand_dev_put(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+void blox_nand_dev_put(struct blox_nand_dev *d)
+{
+	if (!d || --d->refs)
+		return;
+	nand_rt_destroy(d->rt);
+	nand_dev_destroy(d->dev);
+	nand_store_close(d->store);
+	free(d);
+}
+
+static const struct ftl_env_ops env_ops = {
+	.submit = env_submit,
+	.now = env_now,
+	.kick = env_kick,
+	.sync = env_sync,
+};
+
+static void kick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ftl_bdev *fb = arg;
+
+	(void)fd;
+	(void)what;
+	fb->kicked = false;
+	ftl_process(fb->ftl);
+}
+
+static void fb_start(struct ftl_bdev *fb, struct blox_io *io);
+
+static void io_done(struct ftl_io *fio)
+{
+	struct fb_io *r = container_of(fio, struct fb_io, fio);
+	struct ftl_bdev *fb = r->fb;
+	struct blox_io *io = r->io;
+
+	io->status = fio->status;
+	TAILQ_INSERT_TAIL(&fb->free_ios, r, link);
+	io->cb(io);
+	while ((io = TAILQ_FIRST(&fb->waiting)) && !TAILQ_EMPTY(&fb->free_ios)) {
+		TAILQ_REMOVE(&fb->waiting, io, link);
+		fb_start(fb, io);
+	}
+}
+
+static void fb_start(struct ftl_bdev *fb, struct blox_io *io)
+{
+	struct fb_io *r = TAILQ_FIRST(&fb->free_ios);
+	struct ftl_io *fio = &r->fio;
+	int rc;
+
+	TAILQ_REMOVE(&fb->free_ios, r, link);
+	memset(fio, 0, sizeof(*fio));
+	r->io = io;
+	fio->lba = (uint32_t)(io->offset / FTL_UNIT);
+	fio->nr = (uint32_t)(io->len / FTL_UNIT);
+	fio->fua = io->fua;
+	fio->cb = io_done;
+	switch (io->op) {
+	case BLOX_IO_READ:
+		fio->op = FTL_IO_READ;
+		fio->buf = io->iov[0].iov_base;
+		break;
+	case BLOX_IO_WRITE:
+		fio->op = FTL_IO_WRITE;
+		fio->buf = io->iov[0].iov_base;
+		break;
+	case BLOX_IO_WRITE_ZEROES:
+	case BLOX_IO_TRIM:
+		/* Unmapped units read as zeroes: both are a deallocate. */
+		fio->op = FTL_IO_TRIM;
+		break;
+	case BLOX_IO_FLUSH:
+		fio->op = FTL_IO_FLUSH;
+		break;
+	}
+	rc = ftl_submit(fb->ftl, fio);
+	if (rc) {
+		TAILQ_INSERT_TAIL(&fb->free_ios, r, link);
+		io->status = rc;
+		blox_io_cq_post(fb->base.cq, io);
+	}
+}
+
+static void fb_submit(struct blox_bdev *bdev, struct blox_io *io)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+
+	if (io->op != BLOX_IO_FLUSH &&
+	    (io->offset % FTL_UNIT || io->len % FTL_UNIT || io->offset > bdev->size ||
+	     io->len > bdev->size - io->offset ||
+	     (io->op <= BLOX_IO_WRITE && (io->iovcnt != 1 || io->len == 0)))) {
+		io->status = io->offset % FTL_UNIT || io->len % FTL_UNIT ? -EINVAL
+									 : -ERANGE;
+		blox_io_cq_post(bdev->cq, io);
+		return;
+	}
+	if (io->op != BLOX_IO_FLUSH && io->len == 0) {
+		io->status = 0;
+		blox_io_cq_post(bdev->cq, io);
+		return;
+	}
+	if (TAILQ_EMPTY(&fb->free_ios) || !TAILQ_EMPTY(&fb->waiting)) {
+		TAILQ_INSERT_TAIL(&fb->waiting, io, link);
+		return;
+	}
+	fb_start(fb, io);
+}
+
+static void fb_set_cache(struct blox_bdev *bdev, bool on)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+
+	ftl_set_volatile_cache(fb->ftl, on);
+}
+
+static void shutdown_done(void *arg, int status)
+{
+	int *st = arg;
+
+	*st = status;
+}
+
+/*
+ * Drive the device to the end of the FTL's clean shutdown without the
+ * loop: nobody waits for these last programs, so time jumps from one
+ * device event to the next instead of passing.
+ */
+static int fb_quiesce(struct ftl_bdev *fb)
+{
+	int status = 1;
+
+	if (ftl_shutdown(fb->ftl, shutdown_done, &status))
+		return -EALREADY;
+	while (status == 1) {
+		uint64_t next = nand_next_event(fb->dev);
+
+		if (fb->kicked) {
+			fb->kicked = false;
+			ftl_process(fb->ftl);
+			continue;
+		}
+		if (next == UINT64_MAX)
+			break;
+		fb->vnow = BLOX_MAX(fb->vnow, next);
+		nand_advance(fb->dev, next);
+	}
+	return status == 1 ? -EIO : status;
+}
+
+static void fb_destroy(struct blox_bdev *bdev)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+
+	/* Still bound: on the loop, where unbinding is allowed. */
+	if (fb->rt)
+		blox_bdev_ftl_unbind(bdev);
+	if (fb->ftl) {
+		struct ftl_stats st;
+		int rc = fb_quiesce(fb);
+
+		ftl_get_stats(fb->ftl, &st);
+		blox_log(fb->log, rc ? BLOX_LOG_ERR : BLOX_LOG_INFO,
+			 "ftl: clean stop %s; %lu host units written, WAF %.3f, "
+			 "CMT hits %lu misses %lu, MDC hits %lu/%lu, GC runs %lu",
+			 rc ? "FAILED" : "done", (unsigned long)st.units_written_host,
+			 ftl_waf(fb->ftl), (unsigned long)st.cmt_hits,
+			 (unsigned long)st.cmt_misses, (unsigned long)st.mdc_hits,
+			 (unsigned long)st.mdc_lookups, (unsigned long)st.gc_runs);
+		ftl_destroy(fb->ftl);
+	}
+	if (fb->kick_ev)
+		event_free(fb->kick_ev);
+	blox_nand_dev_put(fb->nd);
+	free(fb->ios);
+	free(fb);
+}
+
+static void fb_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	const struct nand_geometry *g = &nand_dev_config(fb->dev)->geo;
+
+	if (t->ftl) {
+		t->has_ftl = true;
+		ftl_get_stats(fb->ftl, t->ftl);
+	}
+	t->waf = ftl_waf(fb->ftl);
+	t->nand = nand_dev_stats(fb->dev);
+	t->dies = nand_dies(g);
+	t->channels = g->channels;
+}
+
+static const struct blox_bdev_ops ftl_bdev_ops = {
+	.name = "nand",
+	.submit = fb_submit,
+	.destroy = fb_destroy,
+	.set_write_cache = fb_set_cache,
+	.telemetry = fb_telemetry,
+};
+
+/*
+ * The backend up to a running FTL (format or recovery done), on @p's own
+ * device or its dies of @shared. Unbound: no event, no driver of its own.
+ */
+static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
+{
+	struct ftl_bdev *fb;
+	struct ftl_env env;
+	struct ftl_resources res = { 0 };
+	int rc;
+
+	if ((!p->nand && !p->shared) || !p->ftl || !p->clock)
+		return -EINVAL;
+	if (p->block_size != FTL_UNIT)
+		return -EINVAL;
+	fb = calloc(1, sizeof(*fb));
+	if (!fb)
+		return -ENOMEM;
+	fb->clock = p->clock;
+	fb->log = p->log;
+	fb->vnow = blox_clock_now(p->clock);
+	TAILQ_INIT(&fb->free_ios);
+	TAILQ_INIT(&fb->waiting);
+	fb->ios = calloc(FTL_BDEV_IOS, sizeof(*fb->ios));
+	if (!fb->ios) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (uint32_t i = 0; i < FTL_BDEV_IOS; i++) {
+		fb->ios[i].fb = fb;
+		TAILQ_INSERT_TAIL(&fb->free_ios, &fb->ios[i], link);
+	}
+	if (p->shared) {
+		/* The device runs for its other namespaces: use its driver. */
+		fb->nd = p->shared;
+		fb->nd->refs++;
+		fb->rt = fb->nd->rt;
+	} else {
+		rc = nand_dev_open_unbound(p->nand, p->store_path, &fb->nd);
+		if (rc)
+			goto fail;
+	}
+	fb->store = fb->nd->store;
+	fb->dev = fb->nd->dev;
+	res.nr_dies = p->shared ? p->nr_dies : nand_dies(&p->nand->geo);
+	if (res.nr_dies == 0 || res.nr_dies > BLOX_FTL_MAX_DIES ||
+	    (p->shared && p->first_die + p->nr_dies >
+				  nand_dies(&nand_dev_config(fb->dev)->geo))) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	/* The instance owns exactly these dies, every block on them. */
+	fb->first_die = p->shared ? p->first_die : 0;
+	fb->nr_dies = res.nr_dies;
+	for (uint32_t i = 0; i < res.nr_dies; i++)
+		res.dies[i] = fb->first_die + i;
+	res.first_block = 0;
+	res.nr_blocks = nand_dev_config(fb->dev)->geo.blocks_per_plane;
+	env = (struct ftl_env){ .ops = &env_ops, .ctx = fb, .dev = fb->dev,
+				.store = fb->store };
+	/* Synchronous store I/O (sync_io): no kick, no submit, no loop. */
+	rc = ftl_create(p->ftl, &env, &res, &fb->ftl);
+	if (rc)
+		goto fail;
+	if ((uint64_t)ftl_capacity(fb->ftl) * FTL_UNIT < p->size) {
+		blox_log(p->log, BLOX_LOG_ERR,
+			 "nand: %lu bytes asked, the FTL offers %lu on this geometry",
+			 (unsigned long)p->size,
+			 (unsigned long)ftl_capacity(fb->ftl) * FTL_UNIT);
+		rc = -ENOSPC;
+		goto fail;
+	}
+	fb->base.ops = &ftl_bdev_ops;
+	fb->base.size = p->size;
+	fb->base.block_size = p->block_size;
+	*out = fb;
+	return 0;
+fail:
+	fb_destroy(&fb->base);
+	return rc;
+}
+
+int blox_bdev_ftl_prepare(const struct blox_bdev_params *p, struct blox_bdev **out)
+{
+	struct ftl_bdev *fb;
+	int rc;
+
+	if (p->shared)
+		return -EINVAL; /* shared state: only on the loop */
+	rc = fb_prepare(p, &fb);
+	if (rc)
+		return rc;
+	*out = &fb->base;
+	return 0;
+}
+
+int blox_bdev_ftl_bind(struct blox_bdev *bdev, struct event_base *base,
+		       struct blox_io_cq *cq)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	struct ftl_stats st;
+	int rc;
+
+	if (!fb->nd->rt) {
+		rc = nand_rt_create(base, fb->clock, fb->dev, NAND_RT_SPIN_NS, &fb->nd->rt);
+		if (rc)
+			return rc;
+	}
+	fb->rt = fb->nd->rt;
+	fb->kick_ev = event_new(base, -1, 0, kick_cb, fb);
+	if (!fb->kick_ev)
+		return -ENOMEM;
+	fb->base.cq = cq;
+	ftl_get_stats(fb->ftl, &st);
+	blox_log(fb->log, BLOX_LOG_INFO,
+		 "nand: dies %u..%u of a %s device, %s, %lu units recovered",
+		 fb->first_die, fb->first_die + fb->nr_dies - 1, fb->store->ops->name,
+		 st.recovered_from_checkpoint ? "checkpoint found" : "no checkpoint",
+		 (unsigned long)st.recovered_units);
+	return 0;
+}
+
+bool blox_bdev_ftl_unbind(struct blox_bdev *bdev)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+
+	/* A shared device keeps running for the others. */
+	if (bdev->ops != &ftl_bdev_ops || fb->nd->refs > 1)
+		return false;
+	if (fb->kick_ev)
+		event_free(fb->kick_ev);
+	fb->kick_ev = NULL;
+	/* Operations in flight stay in the device; the destroy drives them. */
+	nand_rt_destroy(fb->nd->rt);
+	fb->nd->rt = NULL;
+	fb->rt = NULL;
+	fb->vnow = blox_clock_now(fb->clock);
+	return true;
+}
+
+int blox_bdev_ftl_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,
+			 struct blox_bdev **out)
+{
+	struct ftl_bdev *fb;
+	int rc;
+
+	if (!p->base)
+		return -EINVAL;
+	rc = fb_prepare(p, &fb);
+	if (rc)
+		return rc;
+	rc = blox_bdev_ftl_bind(&fb->base, p->base, cq);
+	if (rc) {
+		fb_destroy(&fb->base);
+		return rc;
+	}
+	*out = &fb->base;
+	return 0;
+}

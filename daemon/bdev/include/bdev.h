@@ -1,0 +1,180 @@
+/*
+ * Namespace backends. A backend is a block device behind an ops table
+ * (ram, null, later nand); the I/O command set talks to it through
+ * struct blox_io and never knows which one it has.
+ *
+ * Contract for every backend: submit() returns at once; the completion
+ * callback is always called later from the event loop (through the
+ * completion queue the backend was given), never from inside submit().
+ */
+#ifndef BLOX_BDEV_H
+#define BLOX_BDEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/uio.h>
+
+
+struct event_base;
+struct event;
+
+enum blox_io_op {
+	BLOX_IO_READ,
+	BLOX_IO_WRITE,
+	BLOX_IO_FLUSH,
+	BLOX_IO_WRITE_ZEROES, /* data reads back as zeroes; may unmap */
+	BLOX_IO_TRIM, /* deallocate; reads of the range return zeroes */
+};
+
+struct blox_io;
+typedef void (*blox_io_cb)(struct blox_io *io);
+
+struct blox_io {
+	enum blox_io_op op;
+	uint64_t offset; /* bytes */
+	uint64_t len; /* bytes; 0 for FLUSH */
+	struct iovec *iov; /* READ/WRITE data, covering len */
+	int iovcnt;
+	bool fua;
+	int status; /* 0 or -errno, set by the backend before the callback */
+	blox_io_cb cb;
+	void *cb_arg;
+	TAILQ_ENTRY(blox_io) link; /* owned by the backend while in flight */
+};
+
+/*
+ * Completions that must not run inside submit() are parked here and
+ * delivered from the event loop. One per target; shared by its backends.
+ */
+struct blox_io_cq {
+	TAILQ_HEAD(, blox_io) done;
+	struct event *ev;
+};
+
+int blox_io_cq_init(struct blox_io_cq *cq, struct event_base *base);
+void blox_io_cq_fini(struct blox_io_cq *cq);
+/* Queue @io's completion (status already set) for the next loop pass. */
+void blox_io_cq_post(struct blox_io_cq *cq, struct blox_io *io);
+/* Deliver everything queued now (used by the loop event and by tests). */
+void blox_io_cq_drain(struct blox_io_cq *cq);
+
+struct blox_bdev;
+struct nand_stats;
+struct ftl_stats;
+
+/*
+ * What a backend on emulated NAND can tell (admin telemetry). The caller
+ * zeroes it and points @ftl at a buffer of its own; the layers below stay
+ * out of this header so that the NVMe core does not compile against them.
+ */
+struct blox_bdev_telemetry {
+	struct ftl_stats *ftl; /* in: the caller's; filled when has_ftl is set */
+	bool has_ftl;
+	double waf;
+	const struct nand_stats *nand; /* NULL: not on emulated NAND */
+	uint32_t dies, channels;
+};
+
+struct blox_bdev_ops {
+	const char *name;
+	/* Start @io. Returns nothing: errors come back through io->status. */
+	void (*submit)(struct blox_bdev *bdev, struct blox_io *io);
+	/* Free the device. No I/O is in flight when this is called. */
+	void (*destroy)(struct blox_bdev *bdev);
+	/* Optional: the host turned the volatile write cache on or off. */
+	void (*set_write_cache)(struct blox_bdev *bdev, bool on);
+	/* Optional: fill what the backend counts (zeroed by the caller). */
+	void (*telemetry)(struct blox_bdev *bdev, struct blox_bdev_telemetry *t);
+};
+
+struct blox_bdev {
+	const struct blox_bdev_ops *ops;
+	uint64_t size; /* bytes, a multiple of block_size */
+	uint32_t block_size;
+	struct blox_io_cq *cq;
+};
+
+struct nand_config;
+struct ftl_config;
+struct blox_nand_dev;
+struct blox_clock;
+struct blox_log;
+
+/* Parameters common to the backends built into the daemon. */
+struct blox_bdev_params {
+	const char *backend; /* "ram", "null" or "nand" */
+	uint64_t size;
+	uint32_t block_size;
+	/* nand, nand-timing: the device model, and the loop and clock that drive it. */
+	const struct nand_config *nand;
+	/* nand: the FTL's settings and the store file (NULL: RAM store). */
+	const struct ftl_config *ftl;
+	const char *store_path;
+	/*
+	 * nand on a shared device: its dies [first_die, first_die + nr_dies)
+	 * (nand and store_path are then the device's, not used here).
+	 */
+	struct blox_nand_dev *shared;
+	uint32_t first_die, nr_dies;
+	struct event_base *base;
+	const struct blox_clock *clock;
+	const struct blox_log *log;
+};
+
+/* Create a backend by name. -EINVAL for unknown names or bad geometry. */
+int blox_bdev_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,
+		     struct blox_bdev **out);
+void blox_bdev_destroy(struct blox_bdev *bdev);
+
+static inline void blox_bdev_submit(struct blox_bdev *bdev, struct blox_io *io)
+{
+	bdev->ops->submit(bdev, io);
+}
+
+int blox_bdev_ram_create(const struct blox_bdev_params *p,
+			 struct blox_io_cq *cq, struct blox_bdev **out);
+int blox_bdev_null_create(const struct blox_bdev_params *p,
+			  struct blox_io_cq *cq, struct blox_bdev **out);
+/*
+ * Timing-only NAND backend: data lives in RAM as with "ram", and every
+ * read and write is delayed by the NAND engine as the flash pages it
+ * touches would be (a fixed striping of pages across dies, no FTL).
+ */
+int blox_bdev_nand_create(const struct blox_bdev_params *p,
+			  struct blox_io_cq *cq, struct blox_bdev **out);
+/*
+ * NAND backend with an FTL: every LBA goes through the FTL onto emulated
+ * flash kept in a sparse file (or RAM). 4096-byte blocks only.
+ */
+int blox_bdev_ftl_create(const struct blox_bdev_params *p,
+			 struct blox_io_cq *cq, struct blox_bdev **out);
+/*
+ * The same in two steps, so that its slow start (store file, FTL format
+ * or recovery: synchronous store I/O) can run off the loop:
+ * blox_bdev_ftl_prepare() touches neither the loop nor anything shared
+ * (a device of its own only, not p->shared; p->base unused) and may run
+ * on any thread; blox_bdev_ftl_bind() then binds the backend to @base,
+ * on the loop's thread. Until bound it takes no I/O; it may be destroyed.
+ */
+int blox_bdev_ftl_prepare(const struct blox_bdev_params *p, struct blox_bdev **out);
+int blox_bdev_ftl_bind(struct blox_bdev *bdev, struct event_base *base,
+		       struct blox_io_cq *cq);
+/*
+ * Unbind a "nand" backend on a device of its own from the loop (on the
+ * loop's thread, with no I/O in flight), so that blox_bdev_destroy() may
+ * run on any thread: the destroy then drives the device to the end of the
+ * FTL's clean stop by itself. false (nothing done) for any other backend.
+ */
+bool blox_bdev_ftl_unbind(struct blox_bdev *bdev);
+/*
+ * A NAND device (store, engine, real-time driver) that several "nand"
+ * namespaces share, each on its own dies. Reference counted: every
+ * namespace on it holds a reference.
+ */
+int blox_nand_dev_open(const struct nand_config *nand, const char *store_path,
+		       struct event_base *base, const struct blox_clock *clock,
+		       struct blox_nand_dev **out);
+void blox_nand_dev_put(struct blox_nand_dev *d);
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ * Shared by the admin transport (adm_server.c), the method handlers
+ * (adm_methods.c with its helpers, adm_m_*.c by object) and telemetry
+ * (adm_stats.c).
+ */
+#ifndef BLOX_ADM_INTERNAL_H
+#define BLOX_ADM_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <sys/queue.h>
+
+#include "adm_frame.h"
+#include "mgmt.h"
+#include "blox_util.h"
+#include "blox_admin.pb-c.h"
+
+struct blox_cfg_ns;
+struct event;
+struct evconnlistener;
+struct bufferevent;
+struct ssl_ctx_st;
+
+#define ADM_MAX_INFLIGHT 64 /* requests in flight per connection */
+
+struct adm_conn;
+
+/* One request between its frame and its last answer. */
+struct adm_req {
+	struct blox_admin *a;
+	struct adm_conn *conn; /* NULL once the client is gone */
+	uint32_t id;
+	uint16_t method;
+	uint16_t status;
+	char msg[ADM_MAX_MSG];
+	bool cancelled;
+	/* Streams and waits: a timer the handler owns. */
+	struct event *timer;
+	/* The client cancelled or went away; may end the request. */
+	void (*on_cancel)(struct adm_req *r);
+	void *priv; /* the handler's state: one allocation, freed with the request */
+	TAILQ_ENTRY(adm_req) link;
+};
+
+struct blox_admin {
+	Blox__Admin__BloxAdmin_Service svc;
+	struct nvmf_tgt *tgt;
+	struct nvmf_tcp *tcp;
+	struct event_base *base;
+	const struct blox_log *log;
+	char data_dir[4096];
+	char state_path[4200];
+	char sock_path[108];
+	char *devices_json;
+	uint32_t idle_ms;
+	gid_t sock_gid;
+	int sock_fd;
+	struct evconnlistener *unix_lev, *tls_lev;
+	struct ssl_ctx_st *ssl_ctx;
+	TAILQ_HEAD(, adm_conn) conns;
+	uint32_t nr_conns;
+	struct event *sample_ev; /* 1 s telemetry sampler */
+	/* Namespaces being made or torn down off the loop (adm_ns_async.c). */
+	TAILQ_HEAD(, adm_claim) claims;
+	bool stopping; /* bloxd is shutting down: no new namespaces */
+};
+
+/* adm_server.c: answers. */
+/* Record a failure for @r's answer (printf-style message). */
+void adm_fail(struct adm_req *r, enum adm_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*
+ * The generic closure handed to handlers: sends @msg, or the failure
+ * recorded (r->status, r->msg) when there is one; @msg NULL without a
+ * failure is INTERNAL. Ends the request (and frees r->priv).
+ */
+void adm_closure(const ProtobufCMessage *msg, void *closure_data);
+/* End @r with an Empty message, or with the failure recorded. */
+void adm_answer_empty(struct adm_req *r);
+/* One answer of a stream (flag MORE); the request stays. */
+void adm_stream_send(struct adm_req *r, const ProtobufCMessage *msg);
+/* Output the client has not read yet is over the limit: skip a sample. */
+bool adm_conn_congested(const struct adm_req *r);
+uint32_t adm_nr_conns(const struct blox_admin *a);
+
+/* Handlers: the service, the admin context behind it, the request. */
+#define ADM_SVC Blox__Admin__BloxAdmin_Service
+#define ADM_OF(svc) container_of(svc, struct blox_admin, svc)
+#define ADM_REQ(d) ((struct adm_req *)(d))
+/* Record a failure, answer it and return from the handler. */
+#define ADM_FAIL(closure, d, ...)                  \
+	do {                                       \
+		adm_fail(ADM_REQ(d), __VA_ARGS__); \
+		(closure)(NULL, (d));              \
+		return;                            \
+	} while (0)
+/* Answer the failure a helper already recorded and return. */
+#define ADM_FAILED(closure, d)        \
+	do {                          \
+		(closure)(NULL, (d)); \
+		return;               \
+	} while (0)
+
+/* adm_methods.c: the service table and helpers the handlers share. */
+void adm_methods_init(ADM_SVC *svc);
+/* Write the state file; logs and returns -errno on failure. */
+int adm_save_state(struct blox_admin *a, char *err, size_t errlen);
+/* After a change: persist it; false (failure recorded in @r) if not. */
+bool adm_persist(struct adm_req *r);
+/* The NVM subsystem @nqn, or NULL with NOT_FOUND/INVALID_ARGUMENT in @r. */
+struct nvmf_subsys *adm_find_subsys(struct blox_admin *a, struct adm_req *r,
+				    const char *nqn);
+uint32_t adm_nr_ctrls(const struct nvmf_subsys *s);
+void adm_uuid_str(const uint8_t u[16], char out[37]);
+
+/* Each fills its rpcs into the service table. */
+void adm_m_target_init(ADM_SVC *svc); /* daemon, config save, listeners */
+void adm_m_subsys_init(ADM_SVC *svc); /* subsystems, hosts */
+void adm_m_ns_init(ADM_SVC *svc); /* namespaces */
+void adm_m_ctrl_init(ADM_SVC *svc); /* controllers, telemetry */
+
+/* adm_m_ns.c: Namespace messages, also inside Subsystem messages. */
+struct adm_ns_array {
+	Blox__Admin__Namespace *m;
+	Blox__Admin__Namespace **p;
+	char (*uuid)[37];
+	size_t n;
+};
+
+/* A Namespace message; strings point into @ns or @uuid. */
+void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, char uuid[37]);
+/* The namespaces of @only (NULL: of every subsystem). 0 or -ENOMEM. */
+int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
+		      const struct nvmf_tgt *tgt);
+void adm_ns_array_free(struct adm_ns_array *arr);
+
+/* adm_work.c: slow work off the loop. */
+/*
+ * Run @run(@arg) on a thread of its own, then @done(@arg) on @base's loop
+ * (everything @run wrote is visible to @done). 0, or -errno with nothing
+ * started: the caller may then run both itself.
+ */
+int adm_work_start(struct event_base *base, void (*run)(void *arg),
+		   void (*done)(void *arg), void *arg);
+
+/* adm_ns_async.c: namespaces made and torn down off the loop. */
+/*
+ * An nsid of a subsystem reserved while its namespace is being made, or
+ * torn down with its store file: nothing else may take it meanwhile.
+ */
+struct adm_claim {
+	char nqn[NVME_NQN_LENGTH];
+	uint32_t nsid;
+	bool deleting;
+	TAILQ_ENTRY(adm_claim) link;
+};
+
+const struct adm_claim *adm_claim_find(const struct blox_admin *a, const char *nqn,
+				       uint32_t nsid);
+/* Any claim on @nqn's namespaces being made. */
+bool adm_subsys_creating(const struct blox_admin *a, const char *nqn);
+/*
+ * Make namespace @cn in @s for @r (the backend on a worker thread when it
+ * is a nand of its own device, else at once), attach it, write the
+ * state, answer. Takes cn->params. @cn's nsid is free and not claimed.
+ */
+void adm_ns_create(struct adm_req *r, struct nvmf_subsys *s, struct blox_cfg_ns *cn);
+
+/* Namespaces leaving the target, with one answer when all are gone. */
+struct adm_teardown;
+/* For up to @n namespaces of @r; NULL: out of memory (nothing changed). */
+struct adm_teardown *adm_teardown_new(struct adm_req *r, size_t n);
+/* Detach @ns (hosts hear of it at once); its backend and store go later. */
+void adm_teardown_add(struct adm_teardown *t, struct nvmf_ns *ns);
+/*
+ * Write the state without them, then destroy their backends off the loop
+ * once their last commands are done, remove their store files (unless the
+ * state was not written), and answer @r.
+ */
+void adm_teardown_commit(struct adm_teardown *t);
+
+/* adm_stats.c */
+void adm_stats_sample(struct blox_admin *a);
+void adm_stats_fill(struct blox_admin *a, const Blox__Admin__StatsRequest *in,
+		    Blox__Admin__StatsReply *out, bool *found);
+void adm_stats_free(Blox__Admin__StatsReply *out);
+
+#endif

@@ -1,0 +1,368 @@
+/*
+ * Namespaces made and torn down without stalling the event loop, so that
+ * the other namespaces' I/O goes on meanwhile.
+ *
+ * Create: a "nand" namespace on a device of its own is slow to make (its
+ * store file, then the FTL's format or recovery, synchronous store I/O
+ * throughout). That part runs on a worker thread (adm_work.c) on a backend
+ * nobody else knows of yet; the loop then binds it (real-time driver,
+ * kick event), attaches the namespace (AEN), writes the state and
+ * answers. Other backends are made at once, on the loop.
+ *
+ * Delete (of a namespace, or of a subsystem with its namespaces): the
+ * namespace is detached at once (AEN; new commands fail) and the state
+ * written without it. Once its last command is done, the backend is
+ * unbound from the loop and a worker runs the FTL's clean stop on the
+ * device by itself, the checkpoint, the store close and the store file's
+ * removal; the answer comes when all of that is done.
+ *
+ * Meanwhile the nsid is claimed: a create of it is refused (ALREADY_EXISTS
+ * while it is being made, FAILED_PRECONDITION while its flash is being
+ * removed), a delete of it or of its subsystem too. bloxd's shutdown
+ * waits until no claim is left (blox_admin_busy()); a create that
+ * finishes after the shutdown began is undone (backend destroyed, store
+ * file removed) and answered UNAVAILABLE, so no half-made namespace and
+ * no store file the state does not list are left behind.
+ */
+#include "adm_internal.h"
+#include "mgmt.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- Claims ---- */
+
+static void claim_take(struct blox_admin *a, struct adm_claim *c, const char *nqn,
+		       uint32_t nsid, bool deleting)
+{
+	snprintf(c->nqn, sizeof(c->nqn), "%s", nqn);
+	c->nsid = nsid;
+	c->deleting = deleting;
+	TAILQ_INSERT_TAIL(&a->claims, c, link);
+}
+
+static void claim_drop(struct blox_admin *a, struct adm_claim *c)
+{
+	TAILQ_REMOVE(&a->claims, c, link);
+}
+
+const struct adm_claim *adm_claim_find(const struct blox_admin *a, const char *nqn,
+				       uint32_t nsid)
+{
+	const struct adm_claim *c;
+
+	TAILQ_FOREACH(c, &a->claims, link)
+		if (c->nsid == nsid && !strcmp(c->nqn, nqn))
+			return c;
+	return NULL;
+}
+
+bool adm_subsys_creating(const struct blox_admin *a, const char *nqn)
+{
+	const struct adm_claim *c;
+
+	TAILQ_FOREACH(c, &a->claims, link)
+		if (!c->deleting && !strcmp(c->nqn, nqn))
+			return true;
+	return false;
+}
+
+bool blox_admin_busy(const struct blox_admin *a)
+{
+	return a && !TAILQ_EMPTY(&a->claims);
+}
+
+void blox_admin_stop(struct blox_admin *a)
+{
+	if (a)
+		a->stopping = true;
+}
+
+/* ---- Create ---- */
+
+/* A create between its request and its answer (the request's r->priv). */
+struct ns_create {
+	struct adm_claim claim;
+	struct blox_cfg_ns cn; /* owns cn.params */
+	struct blox_bdev_params bp; /* points into cn and store */
+	char store[4200]; /* its own store file, "" if none */
+	struct blox_bdev *bdev;
+	int rc;
+	char err[512];
+};
+
+static enum adm_status create_status(int rc)
+{
+	return rc == -EEXIST ? ADM_S_ALREADY_EXISTS
+	       : rc == -EINVAL ? ADM_S_INVALID_ARGUMENT
+			       : adm_status_from_errno(rc);
+}
+
+/* Record why the create failed: c->err when a step wrote it, else @rc. */
+static void create_fail(struct adm_req *r, int rc)
+{
+	struct ns_create *c = r->priv;
+
+	if (c->err[0])
+		adm_fail(r, create_status(rc), "%s", c->err);
+	else
+		adm_fail(r, create_status(rc), "%s namespace %u: backend: %s",
+			 c->claim.nqn, c->cn.nsid, strerror(-rc));
+}
+
+/* Answer @msg (NULL: the failure recorded) and release the nsid. */
+static void create_answer(struct adm_req *r, const ProtobufCMessage *msg)
+{
+	struct ns_create *c = r->priv;
+
+	claim_drop(r->a, &c->claim);
+	free(c->cn.params);
+	adm_closure(msg, r);
+}
+
+/* Attach the namespace over c->bdev, write the state, answer. */
+static int create_attach(struct adm_req *r, struct nvmf_subsys *s)
+{
+	struct ns_create *c = r->priv;
+	Blox__Admin__Namespace out;
+	struct nvmf_ns *ns;
+	char uuid[37];
+	int rc;
+
+	rc = blox_config_ns_attach(s, &c->cn, c->bdev, c->bp.store_path, &ns, c->err,
+				   sizeof(c->err));
+	if (rc)
+		return rc;
+	blox_log(r->a->log, BLOX_LOG_INFO,
+		 "admin: namespace %u (%s, %lu bytes) created in %s", ns->nsid,
+		 c->cn.backend, (unsigned long)c->cn.size, s->nqn);
+	if (!adm_persist(r)) {
+		create_answer(r, NULL);
+		return 0;
+	}
+	adm_ns_msg(ns, &out, uuid);
+	create_answer(r, &out.base);
+	return 0;
+}
+
+/* Worker: the backend, from nothing to a running FTL. */
+static void create_work(void *arg)
+{
+	struct adm_req *r = arg;
+	struct ns_create *c = r->priv;
+
+	c->rc = blox_bdev_ftl_prepare(&c->bp, &c->bdev);
+	/* The store was not there before (blox_config_ns_plan, the claim). */
+	if (c->rc && c->store[0])
+		unlink(c->store);
+}
+
+/* Worker: what a create made, gone again. */
+static void undo_work(void *arg)
+{
+	struct adm_req *r = arg;
+	struct ns_create *c = r->priv;
+
+	blox_bdev_destroy(c->bdev);
+	if (c->store[0])
+		unlink(c->store);
+}
+
+static void undo_done(void *arg)
+{
+	create_answer(arg, NULL);
+}
+
+/* Undo a made backend (failure recorded in @r) off the loop, then answer. */
+static void create_undo(struct adm_req *r)
+{
+	struct ns_create *c = r->priv;
+
+	blox_bdev_ftl_unbind(c->bdev);
+	if (adm_work_start(r->a->base, undo_work, undo_done, r)) {
+		undo_work(r);
+		undo_done(r);
+	}
+}
+
+static void create_done(void *arg)
+{
+	struct adm_req *r = arg;
+	struct ns_create *c = r->priv;
+	struct blox_admin *a = r->a;
+	struct nvmf_subsys *s;
+	int rc;
+
+	if (c->rc) {
+		create_fail(r, c->rc);
+		create_answer(r, NULL);
+		return;
+	}
+	if (a->stopping) {
+		adm_fail(r, ADM_S_UNAVAILABLE, "bloxd is shutting down: namespace %u of %s "
+			 "not created", c->cn.nsid, c->claim.nqn);
+		create_undo(r);
+		return;
+	}
+	/* Deleted meanwhile? Look it up again. */
+	s = nvmf_subsys_find(a->tgt, c->claim.nqn);
+	if (!s) {
+		adm_fail(r, ADM_S_NOT_FOUND, "subsystem %s went away", c->claim.nqn);
+		create_undo(r);
+		return;
+	}
+	rc = blox_bdev_ftl_bind(c->bdev, a->base, &a->tgt->io_cq);
+	if (!rc)
+		rc = create_attach(r, s);
+	if (rc) {
+		create_fail(r, rc);
+		create_undo(r);
+	}
+}
+
+void adm_ns_create(struct adm_req *r, struct nvmf_subsys *s, struct blox_cfg_ns *cn)
+{
+	struct blox_admin *a = r->a;
+	struct ns_create *c = calloc(1, sizeof(*c));
+	int rc;
+
+	if (!c) {
+		free(cn->params);
+		adm_fail(r, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+		adm_closure(NULL, r);
+		return;
+	}
+	r->priv = c;
+	c->cn = *cn;
+	claim_take(a, &c->claim, s->nqn, cn->nsid, false);
+	rc = blox_config_ns_plan(a->data_dir, s, &c->cn, NULL, true, &c->bp, c->store,
+				 sizeof(c->store), c->err, sizeof(c->err));
+	if (rc) {
+		create_fail(r, rc);
+		create_answer(r, NULL);
+		return;
+	}
+	if (strcmp(c->cn.backend, "nand")) {
+		/* Quick to make: at once, bound to the loop. */
+		rc = blox_bdev_create(&c->bp, &a->tgt->io_cq, &c->bdev);
+		if (!rc && (rc = create_attach(r, s)))
+			blox_bdev_destroy(c->bdev);
+		if (rc) {
+			create_fail(r, rc);
+			create_answer(r, NULL);
+		}
+		return;
+	}
+	if (adm_work_start(a->base, create_work, create_done, r)) {
+		/* No thread: the same work, here (the loop waits for it). */
+		create_work(r);
+		create_done(r);
+	}
+}
+
+/* ---- Teardown ---- */
+
+/* One namespace on its way out. */
+struct adm_gone {
+	struct adm_teardown *t;
+	struct adm_claim claim;
+	struct blox_bdev *bdev; /* once released (its last command done) */
+	bool released;
+	char *store; /* its store file, or NULL */
+};
+
+struct adm_teardown {
+	struct adm_req *r;
+	struct blox_admin *a;
+	size_t n;
+	size_t left; /* namespaces not gone yet, plus a hold by commit */
+	bool committed; /* the state without them is written (or failed) */
+	bool keep_stores; /* it failed: the state file still lists their flash */
+	struct adm_gone gone[];
+};
+
+struct adm_teardown *adm_teardown_new(struct adm_req *r, size_t n)
+{
+	struct adm_teardown *t = calloc(1, sizeof(*t) + n * sizeof(t->gone[0]));
+
+	if (!t)
+		return NULL;
+	t->r = r;
+	t->a = r->a;
+	return t;
+}
+
+static void teardown_put(struct adm_teardown *t)
+{
+	if (--t->left)
+		return;
+	adm_answer_empty(t->r); /* or the failure recorded */
+	free(t);
+}
+
+/* Worker (or loop, for a backend that cannot leave it). */
+static void gone_work(void *arg)
+{
+	struct adm_gone *g = arg;
+
+	blox_bdev_destroy(g->bdev);
+	/* The state first: a crash before this leaves a file, not a hole. */
+	if (g->store && !g->t->keep_stores)
+		unlink(g->store);
+}
+
+static void gone_done(void *arg)
+{
+	struct adm_gone *g = arg;
+
+	claim_drop(g->t->a, &g->claim);
+	free(g->store);
+	teardown_put(g->t);
+}
+
+static void gone_start(struct adm_gone *g)
+{
+	if (blox_bdev_ftl_unbind(g->bdev) &&
+	    !adm_work_start(g->t->a->base, gone_work, gone_done, g))
+		return;
+	/* Not a backend that can leave the loop (quick to free), or no thread. */
+	gone_work(g);
+	gone_done(g);
+}
+
+static void gone_released(void *arg, struct blox_bdev *bdev)
+{
+	struct adm_gone *g = arg;
+
+	g->bdev = bdev;
+	g->released = true;
+	if (g->t->committed)
+		gone_start(g);
+}
+
+void adm_teardown_add(struct adm_teardown *t, struct nvmf_ns *ns)
+{
+	struct adm_gone *g = &t->gone[t->n++];
+
+	g->t = t;
+	claim_take(t->a, &g->claim, ns->subsys->nqn, ns->nsid, true);
+	/* The namespace goes: its store path is ours now. */
+	g->store = ns->store_path;
+	ns->store_path = NULL;
+	t->left++;
+	nvmf_ns_detach(ns, gone_released, g);
+}
+
+void adm_teardown_commit(struct adm_teardown *t)
+{
+	t->left++; /* hold: the loop below may see every one of them gone */
+	t->keep_stores = !adm_persist(t->r);
+	t->committed = true;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->gone[i].released)
+			gone_start(&t->gone[i]);
+	teardown_put(t);
+}

@@ -1,0 +1,140 @@
+/*
+ * Typed getters over the json-c objects of the start-up configuration,
+ * shared by the config parsers. Strict: unknown keys and wrong types are
+ * errors that name the offending field ("where.key").
+ */
+#include "config_internal.h"
+#include "blox_parse.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cfg_fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+void *cfg_grow(void *arr, size_t n, size_t elem)
+{
+	void *p = realloc(arr, (n + 1) * elem);
+
+	if (p)
+		memset((char *)p + n * elem, 0, elem);
+	return p;
+}
+
+int cfg_check_keys(json_object *o, const char *where,
+		   const char *const *allowed, char *err, size_t errlen)
+{
+	json_object_object_foreach(o, key, val) {
+		bool ok = false;
+
+		(void)val;
+		for (const char *const *a = allowed; *a; a++)
+			ok |= !strcmp(*a, key);
+		if (!ok)
+			return cfg_fail(err, errlen, "%s: unknown key '%s'", where, key);
+	}
+	return 0;
+}
+
+int cfg_get_string(json_object *o, const char *key, const char *where,
+		   char *dst, size_t dlen, bool required, char *err,
+		   size_t errlen)
+{
+	json_object *v;
+	const char *s;
+
+	if (!json_object_object_get_ex(o, key, &v)) {
+		if (required)
+			return cfg_fail(err, errlen, "%s: '%s' is required", where, key);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string))
+		return cfg_fail(err, errlen, "%s.%s: expected a string", where, key);
+	s = json_object_get_string(v);
+	if (strlen(s) >= dlen)
+		return cfg_fail(err, errlen, "%s.%s: longer than %zu bytes", where, key,
+				dlen - 1);
+	snprintf(dst, dlen, "%s", s);
+	return 0;
+}
+
+int cfg_get_bool(json_object *o, const char *key, const char *where,
+		 bool *dst, char *err, size_t errlen)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean))
+		return cfg_fail(err, errlen, "%s.%s: expected true or false", where, key);
+	*dst = json_object_get_boolean(v);
+	return 0;
+}
+
+/* A non-negative integer, or for sizes also a string such as "64M". */
+int cfg_get_u64(json_object *o, const char *key, const char *where,
+		bool allow_suffix, uint64_t *dst, bool *present, char *err,
+		size_t errlen)
+{
+	json_object *v;
+
+	*present = json_object_object_get_ex(o, key, &v);
+	if (!*present)
+		return 0;
+	if (json_object_is_type(v, json_type_int)) {
+		int64_t i = json_object_get_int64(v);
+
+		if (i < 0)
+			return cfg_fail(err, errlen, "%s.%s: must not be negative", where, key);
+		*dst = (uint64_t)i;
+		return 0;
+	}
+	if (allow_suffix && json_object_is_type(v, json_type_string) &&
+	    blox_parse_size(json_object_get_string(v), dst) == 0)
+		return 0;
+	return cfg_fail(err, errlen, "%s.%s: expected %s", where, key,
+			allow_suffix ? "a size such as 4096 or \"64M\"" : "an integer");
+}
+
+json_object *cfg_get_array(json_object *o, const char *key,
+			   const char *where, int *rc, char *err,
+			   size_t errlen)
+{
+	json_object *v;
+
+	*rc = 0;
+	if (!json_object_object_get_ex(o, key, &v))
+		return NULL;
+	if (!json_object_is_type(v, json_type_array)) {
+		*rc = cfg_fail(err, errlen, "%s.%s: expected an array", where, key);
+		return NULL;
+	}
+	return v;
+}
+
+/* Optional unsigned field into a uint32_t, bounded. */
+int cfg_get_u32(json_object *o, const char *key, const char *where,
+		uint32_t *dst, uint64_t max, char *err, size_t errlen)
+{
+	uint64_t v = 0;
+	bool present;
+	int rc = cfg_get_u64(o, key, where, false, &v, &present, err, errlen);
+
+	if (rc || !present)
+		return rc;
+	if (v > max)
+		return cfg_fail(err, errlen, "%s.%s: at most %lu", where, key,
+				(unsigned long)max);
+	*dst = (uint32_t)v;
+	return 0;
+}

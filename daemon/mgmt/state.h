@@ -1,0 +1,20 @@
+/*
+ * The state file: what the admin API changed, as a start-up config (the
+ * same JSON as --config), rebuilt from the running target and written
+ * atomically (temporary file, fsync, rename, fsync of the directory).
+ * bloxd starts from it when it exists in the data directory.
+ */
+#ifndef BLOX_STATE_H
+#define BLOX_STATE_H
+
+#include <stddef.h>
+
+#include "mgmt.h"
+
+/* The running configuration as JSON text (malloc'd). NULL on ENOMEM. */
+char *blox_state_json(const struct nvmf_tgt *tgt, const char *devices_json);
+/* Write @text to @path atomically. 0 or -errno with a reason in @err. */
+int blox_state_write(const char *path, const char *text, char *err,
+		     size_t errlen);
+
+#endif

@@ -1,0 +1,396 @@
+/*
+ * The NVMe-oF target core: every object the target knows (target, port,
+ * subsystem, namespace, controller, queue, request) and the functions that
+ * move a request through its life. Transports (tcp.c) plug in through
+ * struct nvmf_transport_ops; the core never knows which one it talks to.
+ *
+ * Error domains: functions returning int use 0 / -errno; functions
+ * returning uint16_t return an NVMe status field (SCT << 8 | SC, plus
+ * NVME_SC_DNR) as libnvme's <nvme/types.h> defines it.
+ */
+#ifndef BLOX_NVMF_H
+#define BLOX_NVMF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "bdev.h"
+#include "blox_clock.h"
+#include "blox_hist.h"
+#include "blox_log.h"
+#include "blox_queue.h"
+#include "blox_util.h"
+#include "nvme_spec.h"
+
+struct event_base;
+struct event;
+
+/* Status values with their status code type (libnvme's SC are bare). */
+#define NVMF_SC_CMD(sc) ((NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT) | (sc))
+#define NVMF_SC_MEDIA(sc) ((NVME_SCT_MEDIA << NVME_SCT_SHIFT) | (sc))
+/* Generic "Transient Transport Error" (NVMe 1.4), not in libnvme 1.3. */
+#define NVMF_SC_TRANSIENT_TRANSPORT 0x22
+
+/* Limits the target advertises. */
+#define NVMF_MQES 1023 /* 0's based: 1024 entries per I/O queue */
+#define NVMF_ADMIN_MAX_SQSIZE 31 /* 0's based */
+#define NVMF_MAX_IO_QUEUES 64
+#define NVMF_MDTS_SHIFT 5 /* 2^5 * 4 KiB = 128 KiB */
+#define NVMF_MAX_XFER (4096u << NVMF_MDTS_SHIFT)
+#define NVMF_IO_INLINE 16384 /* in-capsule data on I/O queues */
+#define NVMF_ADMIN_INLINE 8192 /* what Linux assumes for the admin queue */
+#define NVMF_AERL 3 /* 0's based: 4 outstanding AERs */
+#define NVMF_ACL 3 /* 0's based abort limit */
+#define NVMF_ERR_LOG_ENTRIES 64
+#define NVMF_KAS_100MS 1 /* keep alive granularity: 100 ms */
+#define NVMF_MAX_CHANGED_NS 1024
+#define NVMF_MAX_NS 1024
+#define NVMF_CNTLID_MIN 1
+#define NVMF_CNTLID_MAX 0xffef
+#define NVMF_MODEL "blox NAND SSD"
+#define NVMF_FW_REV "0.1"
+
+enum nvmf_subsys_type {
+	NVMF_SUBSYS_NVM,
+	NVMF_SUBSYS_DISCOVERY,
+};
+
+struct nvmf_tgt;
+struct nvmf_ctrl;
+struct nvmf_sq;
+struct nvmf_req;
+
+/* A listening address. Every NVM listener serves every subsystem. */
+struct nvmf_port {
+	uint16_t id;
+	char addr[NVMF_TRADDR_SIZE]; /* as configured, e.g. 127.0.0.1 */
+	char svcid[NVMF_TRSVCID_SIZE]; /* port number as text */
+	int family; /* AF_INET or AF_INET6 */
+	bool discovery_only; /* only the discovery subsystem is reachable */
+	struct nvmf_tgt *tgt;
+	void *transport_priv;
+	TAILQ_ENTRY(nvmf_port) link;
+};
+
+struct nvmf_host {
+	char nqn[NVME_NQN_LENGTH];
+	TAILQ_ENTRY(nvmf_host) link;
+};
+
+/* Per-namespace counters reported in SMART and telemetry. */
+struct nvmf_ns_stats {
+	uint64_t read_cmds, write_cmds;
+	uint64_t read_bytes, write_bytes;
+	uint64_t errors;
+};
+
+/* Telemetry of a namespace or a controller: counters and latencies. */
+struct nvmf_io_telemetry {
+	struct nvmf_ns_stats c;
+	struct blox_hist read_lat, write_lat; /* command receipt -> completion */
+	uint64_t max_inflight;
+};
+
+struct nvmf_ns {
+	uint32_t nsid;
+	uint8_t uuid[16];
+	uint8_t nguid[16];
+	uint8_t lba_shift;
+	uint64_t nblocks;
+	struct blox_bdev *bdev;
+	struct nvmf_subsys *subsys;
+	uint64_t inflight; /* commands at the backend */
+	struct nvmf_ns_stats stats;
+	struct nvmf_io_telemetry tm;
+	/* Telemetry samples (admin, every second): [0] newest. */
+	struct nvmf_io_telemetry snap[2];
+	uint64_t snap_ns[2];
+	uint64_t created_ns;
+	/*
+	 * Requests holding the namespace (from parse to completion). A
+	 * detached namespace is off its subsystem's list and is freed once
+	 * this drops to zero.
+	 */
+	uint32_t refs;
+	bool detached;
+	void (*released)(void *arg, struct blox_bdev *bdev);
+	void *released_arg;
+	char *params; /* how it was made (config JSON text), for the state file */
+	char *store_path; /* its own store file (file-backed nand), NULL otherwise */
+	char device[32]; /* shared NAND device, "" for its own */
+	TAILQ_ENTRY(nvmf_ns) link;
+};
+
+struct nvmf_subsys {
+	enum nvmf_subsys_type type;
+	char nqn[NVME_NQN_LENGTH];
+	char serial[21];
+	char model[41];
+	bool allow_any_host;
+	TAILQ_HEAD(, nvmf_host) hosts;
+	TAILQ_HEAD(, nvmf_ns) namespaces;
+	TAILQ_HEAD(, nvmf_ctrl) ctrls;
+	uint16_t next_cntlid;
+	struct nvmf_tgt *tgt;
+	TAILQ_ENTRY(nvmf_subsys) link;
+};
+
+/*
+ * Core -> transport. One table per transport; a queue points at it.
+ */
+struct nvmf_transport_ops {
+	const char *name;
+	/*
+	 * Send @req's completion (req->cqe filled) and, for a successful
+	 * controller-to-host command, its data (req->buf, req->data_len).
+	 * Called exactly once per request that reached the core.
+	 */
+	void (*queue_response)(struct nvmf_req *req);
+	/*
+	 * The queue was accepted by a Connect for @size entries (1's based):
+	 * allocate its command contexts now. 0 or -errno.
+	 */
+	int (*install_queue)(struct nvmf_sq *sq, uint32_t size);
+	/*
+	 * The core wants the queue gone (controller teardown, keep-alive
+	 * expiry, Disconnect). The transport closes the connection and calls
+	 * nvmf_sq_fini() once nothing of the queue is in flight.
+	 */
+	void (*queue_close)(struct nvmf_sq *sq);
+	/*
+	 * Local address the host reached the queue by (for discovery entries
+	 * of wildcard listeners). Writes a string into @buf.
+	 */
+	void (*local_addr)(struct nvmf_sq *sq, char *buf, size_t len);
+};
+
+/* A submission/completion queue pair, embedded in a transport queue. */
+struct nvmf_sq {
+	const struct nvmf_transport_ops *ops;
+	struct nvmf_port *port;
+	struct nvmf_tgt *tgt;
+	struct nvmf_ctrl *ctrl; /* NULL until Connect */
+	uint16_t qid;
+	uint32_t size; /* 1's based */
+	uint16_t sqhd;
+	bool sqhd_disabled;
+	bool closing;
+	uint64_t cmds, errors;
+};
+
+enum nvmf_data_dir {
+	NVMF_DIR_NONE,
+	NVMF_DIR_H2C, /* host to controller: data arrives before execute */
+	NVMF_DIR_C2H, /* controller to host: data goes out with the response */
+};
+
+struct nvmf_req {
+	struct nvme_sqe cmd;
+	struct nvme_cqe cqe;
+	struct nvmf_sq *sq;
+	struct nvmf_ns *ns;
+	enum nvmf_data_dir dir;
+	/* Length of the data buffer the host described (SGL length). */
+	uint32_t data_len;
+	/* Bytes the command moves, set by the parser; must match data_len. */
+	uint32_t transfer_len;
+	bool data_in_capsule;
+	uint8_t *buf; /* transport-owned, at least NVMF_MAX_XFER bytes */
+	uint8_t *scratch; /* a second buffer of the same size (Compare) */
+	uint16_t error_loc; /* byte offset in the SQE of a bad field */
+	uint16_t (*execute)(struct nvmf_req *req);
+	struct blox_io io;
+	struct iovec iov;
+	uint32_t next; /* multi-step commands: next DSM range or nsid */
+	uint64_t start_ns; /* when the command arrived */
+	TAILQ_ENTRY(nvmf_req) link; /* AER list */
+};
+
+/* Result value meaning "completion will come later" from execute(). */
+#define NVMF_REQ_ASYNC 0xffff
+
+struct nvmf_err_entry {
+	struct nvme_error_log_page e;
+};
+
+struct nvmf_ctrl {
+	uint16_t cntlid;
+	struct nvmf_subsys *subsys;
+	struct nvmf_tgt *tgt;
+	char hostnqn[NVME_NQN_LENGTH];
+	uint8_t hostid[16];
+	uint32_t cc, csts;
+	uint32_t kato_ms;
+	uint64_t last_activity_ns;
+	struct event *kato_ev;
+	uint16_t nr_io_queues; /* granted by Set Features, 1's based */
+	struct nvmf_sq **sqs; /* indexed by qid, NVMF_MAX_IO_QUEUES + 1 */
+	uint32_t nr_sqs; /* live entries in sqs */
+	bool dying;
+	/* Async events. */
+	TAILQ_HEAD(, nvmf_req) aer_reqs;
+	uint32_t nr_aer;
+	uint32_t aen_enabled; /* Set Features Async Event Configuration */
+	bool aen_ns_changed_pending;
+	bool aen_ns_masked; /* notice sent, log page 04h not read yet */
+	uint32_t changed_ns[NVMF_MAX_CHANGED_NS];
+	uint32_t nr_changed_ns; /* > NVMF_MAX_CHANGED_NS means overflow */
+	/* Error information log ring. */
+	struct nvme_error_log_page errors[NVMF_ERR_LOG_ENTRIES];
+	uint64_t err_count;
+	/* Features. */
+	uint32_t arbitration;
+	bool vwc_enabled;
+	uint64_t timestamp_ms; /* as set by the host */
+	uint64_t timestamp_set_ns; /* clock when it was set; 0: never */
+	uint64_t created_ns;
+	struct nvmf_io_telemetry tm; /* I/O commands of every namespace */
+	uint64_t inflight; /* I/O commands at the backends */
+	struct nvmf_io_telemetry snap[2]; /* samples, as for namespaces */
+	uint64_t snap_ns[2];
+	TAILQ_ENTRY(nvmf_ctrl) link;
+};
+
+struct nvmf_tgt_stats {
+	uint64_t ctrls_created, ctrls_destroyed, kato_expired;
+	uint64_t connects_rejected;
+};
+
+struct nvmf_tgt {
+	struct event_base *base;
+	const struct blox_clock *clock;
+	const struct blox_log *log;
+	struct blox_io_cq io_cq;
+	TAILQ_HEAD(, nvmf_subsys) subsystems;
+	TAILQ_HEAD(, nvmf_port) ports;
+	struct nvmf_subsys *discovery;
+	uint64_t disc_genctr;
+	uint16_t next_port_id;
+	uint64_t start_ns;
+	struct nvmf_tgt_stats stats;
+};
+
+/*
+ * Target life. @base may be NULL in unit tests that drive no timers.
+ * nvmf_tgt_fini() expects every controller to be gone already
+ * (nvmf_tgt_close_ctrls(), then let the transports drain).
+ */
+int nvmf_tgt_init(struct nvmf_tgt *tgt, struct event_base *base,
+		  const struct blox_clock *clock, const struct blox_log *log);
+void nvmf_tgt_fini(struct nvmf_tgt *tgt);
+
+/* Configuration objects. */
+int nvmf_subsys_create(struct nvmf_tgt *tgt, const char *nqn,
+		       struct nvmf_subsys **out);
+/* -EBUSY while the subsystem still has controllers. */
+int nvmf_subsys_destroy(struct nvmf_subsys *subsys);
+/* Start closing every controller of every subsystem (shutdown). */
+void nvmf_tgt_close_ctrls(struct nvmf_tgt *tgt);
+struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn);
+int nvmf_subsys_add_host(struct nvmf_subsys *subsys, const char *hostnqn);
+/* -ENOENT if @hostnqn is not on the list. */
+int nvmf_subsys_remove_host(struct nvmf_subsys *subsys, const char *hostnqn);
+bool nvmf_subsys_host_allowed(const struct nvmf_subsys *subsys,
+			      const char *hostnqn);
+/* Attach @bdev as namespace @nsid (0: the lowest free). Takes @bdev. */
+int nvmf_ns_add(struct nvmf_subsys *subsys, uint32_t nsid,
+		struct blox_bdev *bdev, const uint8_t *uuid,
+		struct nvmf_ns **out);
+struct nvmf_ns *nvmf_ns_find(const struct nvmf_subsys *subsys, uint32_t nsid);
+/*
+ * Take @ns off its subsystem (hosts see it gone: AEN + log 04h); commands
+ * already holding it fail or finish, then the namespace is freed from the
+ * event loop (at once when @base is NULL) and its backend handed to
+ * @released(@arg, bdev), which must destroy it (when @released is NULL,
+ * the backend is destroyed there and then). @released is never called
+ * from inside nvmf_ns_detach() unless the loop cannot take the event.
+ */
+void nvmf_ns_detach(struct nvmf_ns *ns,
+		    void (*released)(void *arg, struct blox_bdev *bdev), void *arg);
+void nvmf_ns_get(struct nvmf_ns *ns);
+void nvmf_ns_put(struct nvmf_ns *ns);
+/* Tell every controller of @subsys that @nsid changed (AEN + log 04h). */
+void nvmf_subsys_ns_changed(struct nvmf_subsys *subsys, uint32_t nsid);
+int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
+		  bool discovery_only, struct nvmf_port **out);
+void nvmf_port_remove(struct nvmf_port *port);
+/* Valid NQN per NVMe base spec 4.5: non-empty, < 224 bytes, UTF-8 text. */
+bool nvmf_nqn_valid(const char *nqn);
+
+/* Queue life, called by transports. */
+void nvmf_sq_init(struct nvmf_sq *sq, struct nvmf_tgt *tgt,
+		  struct nvmf_port *port, const struct nvmf_transport_ops *ops);
+/*
+ * The transport stopped taking commands on @sq: requests the core parks
+ * (Asynchronous Event Requests) are completed now so that the transport
+ * can count its in-flight commands down to zero.
+ */
+void nvmf_sq_quiesce(struct nvmf_sq *sq);
+/* The transport's connection is gone and nothing is in flight. */
+void nvmf_sq_fini(struct nvmf_sq *sq);
+
+/*
+ * Request life, called by transports:
+ * 1. fill req->cmd, req->data_len, req->data_in_capsule, req->buf;
+ * 2. nvmf_req_init(): parses and validates, returns an NVMe status
+ *    (0: go on); sets req->dir and req->transfer_len;
+ * 3. once H2C data is in req->buf, nvmf_req_execute();
+ * 4. the core calls ops->queue_response() exactly once, from
+ *    nvmf_req_complete().
+ * A non-zero status from step 2 is completed with nvmf_req_complete()
+ * by the transport once any in-capsule data has been drained.
+ */
+uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq);
+void nvmf_req_execute(struct nvmf_req *req);
+void nvmf_req_complete(struct nvmf_req *req, uint16_t status);
+
+/* Parsers per command set; each sets req->execute or returns a status. */
+uint16_t nvmf_parse_fabrics(struct nvmf_req *req);
+uint16_t nvmf_parse_admin(struct nvmf_req *req);
+uint16_t nvmf_parse_discovery(struct nvmf_req *req);
+uint16_t nvmf_parse_io(struct nvmf_req *req);
+/* Admin commands shared by NVM and discovery controllers. */
+uint16_t nvmf_parse_admin_common(struct nvmf_req *req, bool discovery);
+uint16_t nvmf_parse_identify(struct nvmf_req *req, bool discovery);
+uint16_t nvmf_parse_get_log_page(struct nvmf_req *req, bool discovery);
+void nvmf_fill_id_ctrl(struct nvmf_ctrl *ctrl, struct nvme_id_ctrl *id);
+/* Build the discovery log for the host of @req into @out; its length. */
+size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap);
+
+/* Controllers. */
+int nvmf_ctrl_create(struct nvmf_subsys *subsys, const char *hostnqn,
+		     const uint8_t hostid[16], uint32_t kato_ms,
+		     struct nvmf_ctrl **out);
+/* Bind @sq to @ctrl as queue @qid; -EEXIST if taken. */
+int nvmf_ctrl_attach_sq(struct nvmf_ctrl *ctrl, struct nvmf_sq *sq,
+			uint16_t qid);
+/* Change the keep alive timeout (0: off) and restart the timer. */
+void nvmf_ctrl_set_kato(struct nvmf_ctrl *ctrl, uint32_t kato_ms);
+/* CC.EN=1 accepted and not being torn down. */
+bool nvmf_ctrl_ready(const struct nvmf_ctrl *ctrl);
+struct nvmf_ctrl *nvmf_ctrl_find(struct nvmf_subsys *subsys, uint16_t cntlid);
+/* Tear a controller down: close all its queues. Safe to call twice. */
+void nvmf_ctrl_fatal(struct nvmf_ctrl *ctrl, const char *why);
+/* Any command received: re-arms traffic based keep alive. */
+void nvmf_ctrl_touch(struct nvmf_ctrl *ctrl);
+/* Keep-alive check at time @now; true if the controller expired. */
+bool nvmf_ctrl_kato_check(struct nvmf_ctrl *ctrl, uint64_t now_ns);
+/* Property access (fabrics Property Get/Set). */
+uint16_t nvmf_prop_get(struct nvmf_ctrl *ctrl, uint32_t ofst, bool size8,
+		       uint64_t *val);
+uint16_t nvmf_prop_set(struct nvmf_ctrl *ctrl, uint32_t ofst, bool size8,
+		       uint64_t val);
+uint64_t nvmf_ctrl_cap(const struct nvmf_ctrl *ctrl);
+/* Record an error completion in the controller's error log. */
+void nvmf_ctrl_log_error(struct nvmf_ctrl *ctrl, const struct nvmf_req *req,
+			 uint16_t status);
+/* Complete one outstanding AER if an enabled event is pending. */
+void nvmf_ctrl_aen_kick(struct nvmf_ctrl *ctrl);
+
+/* Copy @len bytes of @src at @off into req->buf, zero-filling the rest. */
+uint16_t nvmf_req_copy_out(struct nvmf_req *req, const void *src, size_t len);
+/* A host NQN/serial etc. string into a fixed, space padded field. */
+void nvmf_strpad(char *dst, size_t dlen, const char *src);
+
+#endif

@@ -1,0 +1,155 @@
+/*
+ * Private state of the NVMe/TCP transport, shared by tcp.c (contexts,
+ * closing, listening, accepting), tcp_tx.c (the send side) and tcp_rx.c
+ * (the receive state machine).
+ */
+#ifndef BLOX_TCP_INTERNAL_H
+#define BLOX_TCP_INTERNAL_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <event2/util.h>
+
+#include "tcp.h"
+#include "tcp_pdu.h"
+
+#define RBUF_SIZE (64u * 1024)
+#define RX_BUDGET 16 /* recv() calls per read event */
+#define TX_IOV 64
+#define CMD_SLACK 16 /* contexts beyond the SQ size */
+#define CONNECT_TTAG 0xfffe /* transfer tag of the pre-Connect context */
+
+enum rx_state {
+	RX_ICREQ, /* waiting for the ICReq */
+	RX_HDR, /* collecting a PDU header (+ header digest) */
+	RX_PAD, /* skipping padding up to PDO */
+	RX_DATA, /* payload into a command's buffer */
+	RX_DDGST, /* data digest */
+	RX_DEAD, /* fatal error or closing: nothing more is read */
+};
+
+enum cmd_state {
+	CMD_FREE,
+	CMD_RECV_INLINE, /* in-capsule data arriving */
+	CMD_H2C, /* waiting for H2CData answering our R2T */
+	CMD_EXEC, /* in the core or the backend */
+	CMD_SEND, /* on the send list */
+};
+
+enum send_state {
+	SEND_R2T,
+	SEND_C2H, /* C2HData header, data, data digest */
+	SEND_RSP, /* CapsuleResp */
+};
+
+struct tcp_queue;
+
+struct tcp_cmd {
+	struct nvmf_req req;
+	struct tcp_queue *q;
+	uint16_t ttag;
+	enum cmd_state state;
+	enum send_state snd;
+	uint16_t early_status; /* error found before execution */
+	uint32_t r2t_off; /* bytes requested by R2Ts so far */
+	uint32_t r2t_end; /* end of the outstanding R2T */
+	uint32_t rcv_off; /* bytes of H2C data received */
+	uint32_t snd_off; /* bytes of the current PDU already written */
+	uint8_t pdu[sizeof(struct nvme_tcp_data) + NVME_TCP_DIGEST_LEN] __attribute__((aligned(8)));
+	uint32_t pdu_pad; /* zero bytes between C2HData header and data */
+	uint8_t rsp[sizeof(struct nvme_tcp_rsp) + NVME_TCP_DIGEST_LEN] __attribute__((aligned(8)));
+	uint32_t ddgst;
+	bool skip_rsp;
+	TAILQ_ENTRY(tcp_cmd) link;
+};
+
+struct tcp_queue {
+	struct nvmf_sq sq;
+	struct nvmf_tcp *t;
+	int fd;
+	struct event *rev, *wev, *free_ev;
+	char peer[INET6_ADDRSTRLEN + 8];
+
+	/* Receive side. */
+	enum rx_state rx;
+	uint8_t hdr[NVME_TCP_MAX_HLEN + NVME_TCP_DIGEST_LEN] __attribute__((aligned(8)));
+	uint32_t hdr_have, hdr_need;
+	struct nvme_tcp_hdr_check chk;
+	uint32_t pad_left;
+	struct tcp_cmd *rx_cmd;
+	uint8_t *rx_dst;
+	uint32_t rx_left, rx_len;
+	uint32_t rx_crc;
+	uint8_t rx_ddgst[NVME_TCP_DIGEST_LEN];
+	uint32_t rx_ddgst_have;
+	uint8_t *rbuf;
+	uint32_t rbuf_off, rbuf_len;
+
+	/* Negotiated at ICReq. */
+	struct nvme_tcp_params params;
+	uint8_t hpda;
+	uint32_t maxr2t;
+
+	/* Commands. */
+	struct tcp_cmd *cmds;
+	uint32_t nr_cmds;
+	uint8_t *bufs;
+	size_t bufs_len;
+	struct tcp_cmd *connect_cmd;
+	uint8_t *connect_bufs;
+	TAILQ_HEAD(, tcp_cmd) free_cmds;
+	TAILQ_HEAD(, tcp_cmd) send_list;
+	uint32_t inflight; /* contexts not on the free list */
+
+	/* A PDU outside any command: ICResp or C2HTermReq. */
+	uint8_t oob[sizeof(struct nvme_tcp_icresp) + NVME_TCP_TERM_MAX_DATA] __attribute__((aligned(8)));
+	uint32_t oob_len, oob_off;
+	bool close_after_send; /* close once everything queued is written */
+	bool fd_closed;
+	TAILQ_ENTRY(tcp_queue) link;
+};
+
+struct tcp_listener {
+	struct nvmf_port *port;
+	struct evconnlistener *lev;
+	struct nvmf_tcp *t;
+};
+
+struct nvmf_tcp {
+	struct nvmf_tgt *tgt;
+	TAILQ_HEAD(, tcp_queue) queues;
+	uint32_t nr_queues;
+	struct nvmf_tcp_stats stats;
+};
+
+static inline struct tcp_queue *sq_to_q(struct nvmf_sq *sq)
+{
+	return container_of(sq, struct tcp_queue, sq);
+}
+
+/* tcp.c: contexts and closing. */
+int tcp_cmds_alloc(uint32_t n, struct tcp_cmd **cmds, uint8_t **bufs,
+		   size_t *bufs_len);
+struct tcp_cmd *tcp_cmd_get(struct tcp_queue *q);
+/* Return a context; may schedule the queue's free when it was the last. */
+void tcp_cmd_put(struct tcp_cmd *c);
+void tcp_q_maybe_free(struct tcp_queue *q);
+void tcp_q_finish_close(struct tcp_queue *q);
+/* The peer is gone or broke the socket: close now, drop what is queued. */
+void tcp_q_hard_close(struct tcp_queue *q);
+/* Fatal transport error: C2HTermReq with @fes/@fei, then close. */
+void tcp_q_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei);
+
+/* tcp_tx.c: the send side. */
+void tcp_queue_response(struct nvmf_req *req);
+/* Ask for the next R2T of @c (up to MAXH2CDATA). */
+void tcp_queue_r2t(struct tcp_cmd *c);
+/* Write as much of the send list as the socket takes. */
+void tcp_q_flush(struct tcp_queue *q);
+void tcp_q_write_cb(evutil_socket_t fd, short what, void *arg);
+
+/* tcp_rx.c: the receive side. */
+void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg);
+
+#endif

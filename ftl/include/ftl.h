@@ -1,0 +1,196 @@
+/*
+ * ftl/: a DRAM-less page-mapping FTL, one instance per namespace, over
+ * the dies (and block range) it is given on an emulated NAND device.
+ *
+ * Mapping is DFTL: the whole L2P table lives in 4 KiB translation pages
+ * on flash; the GTD (translation page -> flash address) is in memory; the
+ * CMT caches whole translation pages (LRU) within a byte budget. A mapping
+ * descriptor cache (MDC) of run-length-compressed runs of hot regions is
+ * consulted before the GTD. Writes are buffered into flash pages per
+ * stream (sequential, random, GC, translation), superblocks stripe across
+ * the instance's dies, greedy or cost-benefit GC reclaims them, wear
+ * leveling evens erase counts, and a checkpoint plus an OOB scan recovers
+ * the mapping after any stop.
+ *
+ * Asynchronous: ftl_submit() returns at once; completions come later from
+ * NAND completions or from ftl_process(), which the driver calls when the
+ * FTL asks for it through ops->kick(). Never from inside ftl_submit().
+ */
+#ifndef BLOX_FTL_H
+#define BLOX_FTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "blox_queue.h"
+#include "nand.h"
+
+#define FTL_UNIT 4096u /* mapping unit and LBA size */
+#define BLOX_FTL_MAX_DIES 256
+#ifndef FTL_UNMAPPED
+#define FTL_UNMAPPED 0xffffffffu
+#endif
+
+enum ftl_gc_policy {
+	FTL_GC_GREEDY,
+	FTL_GC_COST_BENEFIT,
+};
+
+struct ftl_config {
+	uint32_t cmt_bytes; /* translation pages cached: budget / 4 KiB */
+	bool mdc_enabled;
+	uint32_t mdc_bytes; /* 10 bytes per descriptor */
+	uint32_t mdc_min_run;
+	uint32_t hot_regions; /* LBA space / hot_regions per region */
+	uint32_t hot_top; /* regions counted hot */
+	uint32_t hot_decay_reads;
+	bool stream_separation;
+	uint32_t seq_min_units; /* a write this long is sequential by itself */
+	uint32_t op_permille; /* over-provisioning, of the raw capacity */
+	uint32_t write_buffer_pages; /* flash pages the write buffer holds */
+	bool volatile_cache; /* writes complete once buffered */
+	enum ftl_gc_policy gc_policy;
+	/*
+	 * GC levels by free superblocks, in permille of the spare superblocks:
+	 * those left once the host capacity and its translation pages are
+	 * stored and one superblock is being collected. Defaults (ftl.c):
+	 * idle 500, background 200, foreground 100, urgent 50. Each is rounded
+	 * to whole superblocks when the instance is created, so a full device
+	 * reaches them on any op_permille. Values above 1000 are allowed (GC
+	 * then runs whenever a victim is worth it); no level exceeds the
+	 * number of superblocks. Floors keep them workable on a small spare:
+	 * urgent at least 2 superblocks (host streams leave the last 2 to GC
+	 * and wait there anyway), foreground at least urgent + 2 (urgent + 1
+	 * with fewer than 8 spare superblocks), background at least
+	 * foreground, idle at least background.
+	 *   idle:       below it, GC runs while the host is idle (idle_ns);
+	 *   background: below it, GC runs; host writes are not held back;
+	 *   foreground: below it, host writes are paced by GC: each unit
+	 *               written outside GC (host data, translation-page
+	 *               write-backs, padding) uses up a credit, which GC earns
+	 *               as it collects: the victim's expected net gain (its
+	 *               invalid units less the translation pages it will write
+	 *               back) spread over its work, the actual gain once its
+	 *               units are moved. So writes and GC interleave and free
+	 *               space holds instead of falling to urgent;
+	 *   urgent:     below it, host writes wait for GC.
+	 * Worth collecting: idle and background GC take a victim with at least
+	 * gc_min_invalid_permille of its units invalid, foreground GC one with
+	 * 1/32, urgent GC (or a host write waiting at the streams' reserve) any
+	 * with an invalid unit. A run that gains less than 1/16 of a
+	 * superblock with no host write or trim meanwhile stops GC (but for
+	 * urgent) until the host writes or trims again.
+	 */
+	uint32_t gc_idle_permille, gc_bg_permille, gc_fg_permille, gc_urgent_permille;
+	uint32_t gc_min_invalid_permille;
+	uint32_t wl_threshold; /* erase-count spread that starts static WL */
+	uint64_t idle_ns; /* idle time before hot-region prefetch */
+};
+
+void ftl_config_default(struct ftl_config *cfg);
+
+/* What an instance owns: whole dies, and a block range on each plane. */
+struct ftl_resources {
+	uint32_t nr_dies;
+	uint32_t dies[BLOX_FTL_MAX_DIES]; /* global die indexes (ch * dies_per_channel + die) */
+	uint32_t first_block, nr_blocks; /* per plane; superblock b = block b everywhere */
+};
+
+/* How the FTL reaches its NAND device and its driver. */
+struct ftl_env_ops {
+	/* Submit a NAND op now (the driver stamps the time). 0 or -errno. */
+	int (*submit)(void *ctx, struct nand_op *op);
+	/* Current time, for idle detection and cost-benefit ages. */
+	uint64_t (*now)(void *ctx);
+	/* Please call ftl_process() soon, from the loop (not from here). */
+	void (*kick)(void *ctx);
+	/* Make programmed pages durable (the store's sync). 0 or -errno. */
+	int (*sync)(void *ctx);
+};
+
+struct ftl_env {
+	const struct ftl_env_ops *ops;
+	void *ctx;
+	struct nand_dev *dev; /* geometry and store access */
+	struct nand_store *store; /* NULL: no recovery possible */
+};
+
+enum ftl_io_op {
+	FTL_IO_READ,
+	FTL_IO_WRITE,
+	FTL_IO_TRIM,
+	FTL_IO_FLUSH,
+};
+
+struct ftl_io;
+typedef void (*ftl_io_cb)(struct ftl_io *io);
+
+struct ftl_io {
+	enum ftl_io_op op;
+	uint32_t lba; /* in FTL_UNIT */
+	uint32_t nr; /* units; 0 for FLUSH */
+	uint8_t *buf; /* nr * FTL_UNIT bytes for READ/WRITE */
+	bool fua;
+	int status;
+	ftl_io_cb cb;
+	void *cb_arg;
+	/* FTL private. */
+	uint32_t next, pending;
+	uint32_t stage, stream;
+	uint64_t ticket;
+	bool cmt_waited; /* waited for a translation page load: its next lookup is no hit */
+	bool ordered; /* a sequential write: placed in arrival order */
+	TAILQ_ENTRY(ftl_io) link;
+};
+
+struct ftl;
+
+/*
+ * Create an instance: formats the resources if they hold nothing of
+ * ours, else recovers from the newest checkpoint plus an OOB scan.
+ */
+int ftl_create(const struct ftl_config *cfg, const struct ftl_env *env,
+	       const struct ftl_resources *res, struct ftl **out);
+/*
+ * Start a clean stop: flush everything, write a checkpoint. @done runs
+ * when it is on flash (then ftl_destroy()).
+ */
+int ftl_shutdown(struct ftl *f, void (*done)(void *arg, int status), void *arg);
+void ftl_destroy(struct ftl *f);
+
+/* Units the host may address. */
+uint32_t ftl_capacity(const struct ftl *f);
+/* 0, or -ERANGE / -EINVAL with no completion. */
+int ftl_submit(struct ftl *f, struct ftl_io *io);
+/* Deliver deferred completions and run background work. */
+void ftl_process(struct ftl *f);
+void ftl_set_volatile_cache(struct ftl *f, bool on);
+
+struct ftl_stats {
+	uint64_t host_reads, host_writes, host_trims, flushes; /* units */
+	/*
+	 * cmt_hits: lookups that found their translation page resident (a
+	 * request resumed after waiting for a load counts none); cmt_misses:
+	 * loads started.
+	 */
+	uint64_t cmt_hits, cmt_misses, cmt_evictions, cmt_writebacks;
+	uint64_t mdc_lookups, mdc_hits, prefetched_tps;
+	uint64_t unmapped_reads, buffer_reads;
+	uint64_t flash_data_reads, flash_tp_reads;
+	uint64_t flash_programs, flash_erases;
+	uint64_t units_written_host, units_written_gc, units_written_tp, units_padded;
+	uint64_t gc_runs, gc_units_moved, wl_runs;
+	/* Translation pages GC read (CMT misses) and wrote back (batches). */
+	uint64_t gc_tp_reads, gc_tp_writebacks;
+	uint64_t gc_paced; /* times a host write waited for a GC credit */
+	uint64_t tp_pages_held; /* translation pages held for the data they map */
+	uint64_t free_superblocks, superblocks;
+	uint32_t max_erase, min_erase;
+	uint64_t recovered_units; /* applied from the OOB scan */
+	bool recovered_from_checkpoint;
+};
+
+void ftl_get_stats(const struct ftl *f, struct ftl_stats *st);
+/* Write amplification: flash units programmed / host units written. */
+double ftl_waf(const struct ftl *f);
+
+#endif

@@ -1,0 +1,309 @@
+/*
+ * nand/: an emulated NAND flash device. Real geometry (channels, dies,
+ * planes, blocks, pages), a backing store for page data and OOB behind an
+ * ops table, flash rules enforced (program erased pages in order, erase
+ * whole blocks), and a discrete-event timing engine: per-die priority
+ * queues, a shared bus per channel, program/erase suspension, and
+ * completions delivered by nand_advance() at their modeled time.
+ *
+ * The engine knows no clock: the caller says what time it is. The daemon
+ * drives it from a real-time loop; tests and simulators from a virtual
+ * clock, event to event (nand_next_event() / nand_advance()).
+ */
+#ifndef BLOX_NAND_H
+#define BLOX_NAND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "blox_hist.h"
+
+/* ---- geometry ---- */
+
+enum nand_cell {
+	NAND_SLC = 1,
+	NAND_MLC = 2,
+	NAND_TLC = 3,
+	NAND_QLC = 4,
+};
+
+struct nand_geometry {
+	uint32_t channels;
+	uint32_t dies_per_channel; /* chips (one die each) per channel */
+	uint32_t planes_per_die;
+	uint32_t blocks_per_plane;
+	uint32_t pages_per_block;
+	uint32_t page_size; /* bytes of data per page */
+	uint32_t oob_size; /* bytes of out-of-band area per page */
+	enum nand_cell cell;
+};
+
+/* A physical page address. Blocks are numbered per plane. */
+struct nand_addr {
+	uint32_t ch, die, plane, block, page;
+};
+
+/* Fill @g with defaults: 8 ch x 4 dies x 2 planes x 64 blocks x 384 pages, 16 KiB + 1 KiB, TLC. */
+void nand_geometry_default(struct nand_geometry *g);
+/* 0, or -EINVAL with a reason in @why when a field is zero or too large. */
+int nand_geometry_check(const struct nand_geometry *g, const char **why);
+uint32_t nand_dies(const struct nand_geometry *g);
+uint64_t nand_blocks(const struct nand_geometry *g); /* whole device */
+uint64_t nand_pages(const struct nand_geometry *g); /* whole device */
+uint64_t nand_capacity(const struct nand_geometry *g); /* bytes of data */
+
+/* Bounds check. */
+bool nand_addr_valid(const struct nand_geometry *g, const struct nand_addr *a);
+/*
+ * Dense integer forms (mixed radix, page fastest): a page index in
+ * [0, nand_pages) and a block index in [0, nand_blocks). Inverse of each
+ * other for valid input.
+ */
+uint64_t nand_page_index(const struct nand_geometry *g, const struct nand_addr *a);
+void nand_page_addr(const struct nand_geometry *g, uint64_t idx, struct nand_addr *a);
+uint64_t nand_block_index(const struct nand_geometry *g, const struct nand_addr *a);
+uint32_t nand_die_index(const struct nand_geometry *g, const struct nand_addr *a);
+/* Page type within its block (0 = LSB, 1 = CSB, 2 = MSB, 3 = TSB). */
+uint32_t nand_page_type(const struct nand_geometry *g, uint32_t page);
+
+/* ---- timing ---- */
+
+struct nand_timing {
+	uint64_t t_read_ns[4]; /* array read per page type */
+	uint64_t t_prog_ns[4]; /* array program per page type */
+	uint64_t t_erase_ns;
+	uint64_t bus_mbps; /* channel bandwidth, MB/s (10^6 bytes) */
+	uint64_t t_cmd_ns; /* bus time for a command/address cycle */
+	uint64_t t_suspend_ns, t_resume_ns;
+	bool null_timing; /* every op completes at its submit time */
+};
+
+/* Literature defaults per cell type (TLC: tR 56/65/74 us, tPROG 1.2/2/3 ms, tBERS 10 ms by page type). */
+void nand_timing_default(struct nand_timing *t, enum nand_cell cell);
+
+/* ---- backing store ---- */
+
+struct nand_store;
+
+/* Per-block state kept with the data. */
+struct nand_block_meta {
+	uint32_t erase_count;
+	uint32_t write_ptr; /* next page to program; pages_per_block when full */
+	uint32_t erase_suspends; /* extra wear: erase suspensions seen */
+	uint32_t flags;
+};
+
+/* Counters that persist with the store, per die. */
+struct nand_die_counters {
+	uint64_t reads, programs, erases;
+};
+
+struct nand_store_ops {
+	const char *name;
+	/* Page data and OOB of a programmed page into @data/@oob (either NULL). */
+	int (*read)(struct nand_store *s, uint64_t page, void *data, void *oob);
+	/*
+	 * Store a page's data and OOB (NULL: zeroes) and advance its block's
+	 * write pointer (kept durable with the page by the file store).
+	 */
+	int (*program)(struct nand_store *s, uint64_t page, const void *data,
+		       const void *oob);
+	/*
+	 * Forget every page of a block (freeing its memory or disk space),
+	 * count the erase and rewind the write pointer.
+	 */
+	int (*erase)(struct nand_store *s, uint64_t block);
+	/* Persist block meta and counters (file store); 0 for RAM. */
+	int (*sync)(struct nand_store *s);
+	void (*close)(struct nand_store *s);
+};
+
+struct nand_store {
+	const struct nand_store_ops *ops;
+	struct nand_geometry geo;
+	struct nand_block_meta *blocks; /* nand_blocks() entries */
+	struct nand_die_counters *dies; /* nand_dies() entries */
+	uint64_t pages_stored; /* pages holding data now */
+};
+
+/* A store in memory: only programmed pages cost memory. */
+int nand_store_ram_open(const struct nand_geometry *g, struct nand_store **out);
+/*
+ * A sparse file keeping data, OOB, block meta and counters across
+ * restarts. Created with @g if missing; if present its geometry must match
+ * @g (-EINVAL otherwise). Erased blocks are punched out of the file.
+ */
+int nand_store_file_open(const char *path, const struct nand_geometry *g,
+			 struct nand_store **out);
+void nand_store_close(struct nand_store *s);
+
+/* ---- operations ---- */
+
+enum nand_op_kind {
+	NAND_OP_READ,
+	NAND_OP_PROGRAM,
+	NAND_OP_ERASE,
+	NAND_OP_KINDS,
+};
+
+/* Queue classes on a die, highest priority first. */
+enum nand_prio {
+	NAND_PRIO_HOST_READ,
+	NAND_PRIO_GC_READ,
+	NAND_PRIO_HOST_WRITE,
+	NAND_PRIO_GC_WRITE,
+	NAND_PRIO_ERASE,
+	NAND_PRIOS,
+};
+
+struct nand_op;
+typedef void (*nand_op_cb)(struct nand_op *op);
+
+struct nand_op {
+	/* Set by the submitter. */
+	enum nand_op_kind kind;
+	enum nand_prio prio;
+	struct nand_addr addr; /* plane ignored for multi-plane ops */
+	uint32_t nplanes; /* 1, or planes_per_die for a multi-plane op */
+	uint32_t xfer_bytes; /* bus bytes per plane; 0 = whole page */
+	/*
+	 * Data and OOB per plane, laid out plane after plane
+	 * (page_size / oob_size apart). NULL for timing-only ops, which
+	 * touch neither the store nor the flash rules.
+	 */
+	void *data;
+	void *oob;
+	bool timing_only;
+	nand_op_cb cb;
+	void *cb_arg;
+	/* Results. */
+	int status; /* 0 or -errno */
+	bool erased; /* READ: the page was never programmed (data is 0xff) */
+	uint64_t submit_ns, start_ns, done_ns;
+	uint32_t suspends; /* times this op was suspended */
+	/* Engine private. */
+	uint32_t phase;
+	uint64_t phase_end, remaining_ns, last_resume_ns, array_ns;
+	struct nand_op *mp_next; /* next op of a multi-plane group it leads */
+	TAILQ_ENTRY(nand_op) link;
+};
+
+/* ---- suspension policy ---- */
+
+struct nand_suspend_query {
+	enum nand_op_kind running; /* PROGRAM or ERASE */
+	uint64_t elapsed_ns, total_ns; /* of the running op's array time */
+	uint32_t suspends; /* of the running op so far */
+	enum nand_prio waiting; /* best priority waiting */
+	uint32_t reads_waiting;
+	uint64_t now_ns;
+};
+
+struct nand_suspend_policy {
+	const char *name;
+	/* Suspend the running op to serve waiting reads? Called often: cheap. */
+	bool (*should_suspend)(void *ctx, const struct nand_suspend_query *q);
+	void *ctx;
+};
+
+/* Suspend for host reads unless the op is more than @ctx fraction done. */
+struct nand_suspend_default_cfg {
+	double max_progress; /* e.g. 0.9 */
+};
+extern const struct nand_suspend_policy nand_suspend_never;
+extern const struct nand_suspend_policy nand_suspend_always;
+void nand_suspend_default(struct nand_suspend_policy *p,
+			  const struct nand_suspend_default_cfg *cfg);
+
+/* ---- device ---- */
+
+struct nand_config {
+	struct nand_geometry geo;
+	struct nand_timing timing;
+	struct nand_suspend_policy policy;
+	uint32_t max_suspends_per_op; /* mechanism cap */
+	uint32_t max_reads_per_suspend; /* then resume, so writes are not starved */
+	uint64_t min_progress_ns; /* array time an op runs between suspensions */
+	/*
+	 * When a single-plane program (or erase) starts on a die, programs
+	 * (erases) already queued there for its other planes at the same
+	 * block and page join it as one multi-plane op: one array time, the
+	 * planes' data one after the other on the bus. Nothing waits for a
+	 * partner: queues hold them when the die is busy, as on a real
+	 * controller. Each op still completes on its own callback.
+	 */
+	bool multiplane;
+};
+
+void nand_config_default(struct nand_config *cfg);
+
+struct nand_dev;
+
+/* @store may be NULL for a timing-only device. The device does not own it. */
+int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
+		    struct nand_dev **out);
+void nand_dev_destroy(struct nand_dev *dev);
+const struct nand_config *nand_dev_config(const struct nand_dev *dev);
+
+/*
+ * Queue @op at time @now_ns. Bad addresses and broken flash rules are
+ * returned here (-EINVAL, -ERANGE, -EPERM) and no completion follows; on 0
+ * the completion comes from a later nand_advance(), never from here.
+ */
+int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now_ns);
+/* Time of the next event, or UINT64_MAX when idle. */
+uint64_t nand_next_event(const struct nand_dev *dev);
+/*
+ * Complete everything due at or before @now_ns and start what can start.
+ * Completion callbacks run from here and may submit new ops.
+ * Returns the number of ops completed.
+ */
+uint32_t nand_advance(struct nand_dev *dev, uint64_t now_ns);
+/* Ops submitted and not yet completed. */
+uint64_t nand_inflight(const struct nand_dev *dev);
+
+/* ---- telemetry ---- */
+
+struct nand_die_stats {
+	uint64_t busy_ns[NAND_OP_KINDS]; /* array time by kind */
+	uint64_t suspend_overhead_ns; /* tSUSPEND + tRESUME paid */
+	uint64_t ops[NAND_OP_KINDS];
+	uint32_t queued, max_queued;
+};
+
+struct nand_channel_stats {
+	uint64_t busy_ns;
+	uint64_t transfers;
+	uint32_t waiting, max_waiting;
+};
+
+struct nand_suspend_stats {
+	uint64_t suspends[NAND_OP_KINDS]; /* PROGRAM and ERASE used */
+	uint64_t resumes[NAND_OP_KINDS];
+	uint64_t declined; /* policy said no */
+	uint64_t capped; /* mechanism cap said no */
+	uint64_t suspended_ns; /* time ops spent suspended */
+	uint64_t reads_overtaken; /* reads served during a suspension */
+	uint64_t erase_suspend_wear; /* extra wear recorded on blocks */
+};
+
+struct nand_stats {
+	struct nand_suspend_stats suspend;
+	/* Multi-plane groups formed (by kind) and single-plane ops that joined one. */
+	uint64_t mp_groups[NAND_OP_KINDS], mp_joined;
+	struct blox_hist latency[NAND_OP_KINDS]; /* submit -> completion */
+	struct blox_hist lateness; /* delivered minus modeled time */
+	uint64_t completed;
+};
+
+const struct nand_stats *nand_dev_stats(const struct nand_dev *dev);
+const struct nand_die_stats *nand_die_stats(const struct nand_dev *dev,
+					    uint32_t die);
+const struct nand_channel_stats *nand_channel_stats(const struct nand_dev *dev,
+						    uint32_t ch);
+const struct nand_block_meta *nand_block_meta(const struct nand_dev *dev,
+					      uint64_t block);
+
+#endif
