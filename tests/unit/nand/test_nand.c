@@ -71,7 +71,7 @@ static void test_geometry_check(void **state)
 	};
 
 	(void)state;
-	small_geo(&ok);
+	fx_small_geo(&ok);
 	why = "stale";
 	assert_int_equal(nand_geometry_check(&ok, &why), 0);
 	assert_null(why);
@@ -188,33 +188,33 @@ static void test_submit_errors(void **state)
 
 	(void)state;
 	fx_init(&f);
-	small_geo(&f.cfg.geo);
+	fx_small_geo(&f.cfg.geo);
 	fx_create(&f, false);
 	for (int i = 0; i < 5; i++) {
-		op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 1, 1, 3, 5);
+		fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 1, 1, 3, 5);
 		op.addr.plane = 1;
 		((uint32_t *)&op.addr)[i]++;
-		assert_int_equal(submit(&f, &op, 0), -ERANGE);
+		assert_int_equal(fx_submit(&f, &op, 0), -ERANGE);
 	}
-	op_init(&f, &op, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 4, 0);
-	assert_int_equal(submit(&f, &op, 0), -ERANGE);
-	op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	fx_op_init(&f, &op, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 4, 0);
+	assert_int_equal(fx_submit(&f, &op, 0), -ERANGE);
+	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
 	op.cb = NULL;
-	assert_int_equal(submit(&f, &op, 0), -EINVAL);
-	op_init(&f, &op, NAND_OP_KINDS, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
-	assert_int_equal(submit(&f, &op, 0), -EINVAL);
-	op_init(&f, &op, NAND_OP_READ, NAND_PRIOS, 0, 0, 0, 0);
-	assert_int_equal(submit(&f, &op, 0), -EINVAL);
-	op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	fx_op_init(&f, &op, NAND_OP_KINDS, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIOS, 0, 0, 0, 0);
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
 	op.nplanes = 3;
-	assert_int_equal(submit(&f, &op, 0), -EINVAL);
-	op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
 	op.xfer_bytes = 4097;
-	assert_int_equal(submit(&f, &op, 0), -EINVAL);
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
 	/* Data ops need a store. */
-	op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
 	op.timing_only = false;
-	assert_int_equal(submit(&f, &op, 0), -EINVAL);
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
 	assert_int_equal(nand_inflight(f.dev), 0);
 	assert_int_equal(nand_next_event(f.dev), UINT64_MAX);
 	assert_int_equal(nand_advance(f.dev, UINT64_MAX - 1), 0);
@@ -229,7 +229,7 @@ static void test_submit_errors(void **state)
 	c.timing.bus_mbps = 0;
 	assert_int_equal(nand_dev_create(&c, NULL, &d), -EINVAL);
 	nand_config_default(&c);
-	small_geo(&c.geo);
+	fx_small_geo(&c.geo);
 	assert_int_equal(nand_store_ram_open(&c.geo, &s), 0);
 	c.geo.blocks_per_plane = 5;
 	assert_int_equal(nand_dev_create(&c, s, &d), -EINVAL);
@@ -245,22 +245,22 @@ static void test_rules_program_twice(void **state)
 
 	(void)state;
 	fx_init(&f);
-	small_geo(&f.cfg.geo);
+	fx_small_geo(&f.cfg.geo);
 	fx_create(&f, true);
-	data_op(&f, &op, NAND_OP_PROGRAM, 2, 0, data, oob);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 2, 0, data, oob);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(op.status, 0);
-	assert_int_equal(nand_block_meta(f.dev, blk_idx(&f, 2))->write_ptr, 1);
-	data_op(&f, &op, NAND_OP_PROGRAM, 2, 0, data, oob);
-	assert_int_equal(submit(&f, &op, 1000), -EPERM);
+	assert_int_equal(nand_block_meta(f.dev, fx_blk_idx(&f, 2))->write_ptr, 1);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 2, 0, data, oob);
+	assert_int_equal(fx_submit(&f, &op, 1000), -EPERM);
 	/* A multi-plane program covering that page is refused too. */
-	data_op(&f, &mp, NAND_OP_PROGRAM, 2, 0, NULL, NULL);
+	fx_data_op(&f, &mp, NAND_OP_PROGRAM, 2, 0, NULL, NULL);
 	mp.nplanes = 2;
-	assert_int_equal(submit(&f, &mp, 1000), -EPERM);
-	run_all(&f);
+	assert_int_equal(fx_submit(&f, &mp, 1000), -EPERM);
+	fx_run_all(&f);
 	assert_int_equal(f.n, 1);
-	assert_int_equal(nand_block_meta(f.dev, blk_idx(&f, 2))->write_ptr, 1);
+	assert_int_equal(nand_block_meta(f.dev, fx_blk_idx(&f, 2))->write_ptr, 1);
 	fx_destroy(&f);
 }
 
@@ -272,27 +272,27 @@ static void test_rules_out_of_order(void **state)
 
 	(void)state;
 	fx_init(&f);
-	small_geo(&f.cfg.geo);
+	fx_small_geo(&f.cfg.geo);
 	fx_create(&f, true);
 	/* Page 1 of an erased block: accepted, fails at its start (t = 0). */
-	data_op(&f, &a, NAND_OP_PROGRAM, 1, 1, NULL, NULL);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	run_all(&f);
-	expect_done(&a, -EPERM, 0);
-	assert_int_equal(nand_block_meta(f.dev, blk_idx(&f, 1))->write_ptr, 0);
+	fx_data_op(&f, &a, NAND_OP_PROGRAM, 1, 1, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	fx_run_all(&f);
+	fx_expect_done(&a, -EPERM, 0);
+	assert_int_equal(nand_block_meta(f.dev, fx_blk_idx(&f, 1))->write_ptr, 0);
 	/* Page 0, page 0 again and page 2 queued together. */
-	data_op(&f, &b, NAND_OP_PROGRAM, 1, 0, NULL, NULL);
-	data_op(&f, &c, NAND_OP_PROGRAM, 1, 0, NULL, NULL);
-	data_op(&f, &d, NAND_OP_PROGRAM, 1, 2, NULL, NULL);
-	assert_int_equal(submit(&f, &b, 100), 0);
-	assert_int_equal(submit(&f, &c, 100), 0);
-	assert_int_equal(submit(&f, &d, 100), 0);
-	run_all(&f);
+	fx_data_op(&f, &b, NAND_OP_PROGRAM, 1, 0, NULL, NULL);
+	fx_data_op(&f, &c, NAND_OP_PROGRAM, 1, 0, NULL, NULL);
+	fx_data_op(&f, &d, NAND_OP_PROGRAM, 1, 2, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &b, 100), 0);
+	assert_int_equal(fx_submit(&f, &c, 100), 0);
+	assert_int_equal(fx_submit(&f, &d, 100), 0);
+	fx_run_all(&f);
 	/* 4 KiB pages: xfer = 500 + 2048 = 2548 ns. */
-	expect_done(&b, 0, 100 + 2548 + TPROG0);
-	expect_done(&c, -EPERM, 100 + 2548 + TPROG0);
-	expect_done(&d, -EPERM, 100 + 2548 + TPROG0);
-	assert_int_equal(nand_block_meta(f.dev, blk_idx(&f, 1))->write_ptr, 1);
+	fx_expect_done(&b, 0, 100 + 2548 + TPROG0);
+	fx_expect_done(&c, -EPERM, 100 + 2548 + TPROG0);
+	fx_expect_done(&d, -EPERM, 100 + 2548 + TPROG0);
+	assert_int_equal(nand_block_meta(f.dev, fx_blk_idx(&f, 1))->write_ptr, 1);
 	assert_int_equal(f.store->pages_stored, 1);
 	fx_destroy(&f);
 }
@@ -306,43 +306,43 @@ static void test_rules_erase_reprogram(void **state)
 
 	(void)state;
 	fx_init(&f);
-	small_geo(&f.cfg.geo);
+	fx_small_geo(&f.cfg.geo);
 	fx_create(&f, true);
 	for (uint32_t p = 0; p < 6; p++) {
-		fill(data, sizeof(data), p);
-		data_op(&f, &op, NAND_OP_PROGRAM, 3, p, data, oob);
-		assert_int_equal(submit(&f, &op, 0), 0);
-		run_all(&f);
+		fx_fill(data, sizeof(data), p);
+		fx_data_op(&f, &op, NAND_OP_PROGRAM, 3, p, data, oob);
+		assert_int_equal(fx_submit(&f, &op, 0), 0);
+		fx_run_all(&f);
 		assert_int_equal(op.status, 0);
 	}
-	assert_int_equal(nand_block_meta(f.dev, blk_idx(&f, 3))->write_ptr, 6);
+	assert_int_equal(nand_block_meta(f.dev, fx_blk_idx(&f, 3))->write_ptr, 6);
 	assert_int_equal(f.store->pages_stored, 6);
-	data_op(&f, &op, NAND_OP_PROGRAM, 3, 5, data, oob);
-	assert_int_equal(submit(&f, &op, 0), -EPERM);
-	data_op(&f, &op, NAND_OP_ERASE, 3, 0, NULL, NULL);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 3, 5, data, oob);
+	assert_int_equal(fx_submit(&f, &op, 0), -EPERM);
+	fx_data_op(&f, &op, NAND_OP_ERASE, 3, 0, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(op.status, 0);
-	assert_int_equal(nand_block_meta(f.dev, blk_idx(&f, 3))->write_ptr, 0);
-	assert_int_equal(nand_block_meta(f.dev, blk_idx(&f, 3))->erase_count, 1);
+	assert_int_equal(nand_block_meta(f.dev, fx_blk_idx(&f, 3))->write_ptr, 0);
+	assert_int_equal(nand_block_meta(f.dev, fx_blk_idx(&f, 3))->erase_count, 1);
 	assert_int_equal(f.store->pages_stored, 0);
-	fill(data, sizeof(data), 99);
-	fill(oob, sizeof(oob), 98);
-	data_op(&f, &op, NAND_OP_PROGRAM, 3, 0, data, oob);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	fx_fill(data, sizeof(data), 99);
+	fx_fill(oob, sizeof(oob), 98);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 3, 0, data, oob);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(op.status, 0);
-	data_op(&f, &op, NAND_OP_READ, 3, 0, back, oback);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	fx_data_op(&f, &op, NAND_OP_READ, 3, 0, back, oback);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(op.status, 0);
 	assert_false(op.erased);
 	assert_memory_equal(back, data, sizeof(data));
 	assert_memory_equal(oback, oob, sizeof(oob));
 	/* Old page 1 is gone with the erase. */
-	data_op(&f, &op, NAND_OP_READ, 3, 1, back, oback);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	fx_data_op(&f, &op, NAND_OP_READ, 3, 1, back, oback);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_true(op.erased);
 	fx_destroy(&f);
 }
@@ -364,43 +364,43 @@ static void test_read_erased(void **state)
 
 	(void)state;
 	fx_init(&f);
-	small_geo(&f.cfg.geo);
+	fx_small_geo(&f.cfg.geo);
 	fx_create(&f, true);
 	memset(back, 0, sizeof(back));
 	memset(oback, 0, sizeof(oback));
-	data_op(&f, &op, NAND_OP_READ, 0, 0, back, oback);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	fx_data_op(&f, &op, NAND_OP_READ, 0, 0, back, oback);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(op.status, 0);
 	assert_true(op.erased);
 	assert_true(all_bytes(back, sizeof(back), 0xff));
 	assert_true(all_bytes(oback, sizeof(oback), 0xff));
 
-	fill(data, sizeof(data), 5);
-	fill(oob, sizeof(oob), 6);
-	data_op(&f, &op, NAND_OP_PROGRAM, 0, 0, data, oob);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
-	data_op(&f, &op, NAND_OP_READ, 0, 0, back, oback);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	fx_fill(data, sizeof(data), 5);
+	fx_fill(oob, sizeof(oob), 6);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 0, 0, data, oob);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
+	fx_data_op(&f, &op, NAND_OP_READ, 0, 0, back, oback);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(op.status, 0);
 	assert_false(op.erased);
 	assert_memory_equal(back, data, sizeof(data));
 	assert_memory_equal(oback, oob, sizeof(oob));
 	/* Beyond the write pointer of a partly written block. */
-	data_op(&f, &op, NAND_OP_READ, 0, 4, back, NULL);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	fx_data_op(&f, &op, NAND_OP_READ, 0, 4, back, NULL);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_true(op.erased);
 	assert_true(all_bytes(back, sizeof(back), 0xff));
 	/* A NULL-data program stores zeroes. */
-	data_op(&f, &op, NAND_OP_PROGRAM, 0, 1, NULL, NULL);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
-	data_op(&f, &op, NAND_OP_READ, 0, 1, back, oback);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 0, 1, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
+	fx_data_op(&f, &op, NAND_OP_READ, 0, 1, back, oback);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_false(op.erased);
 	assert_true(all_bytes(back, sizeof(back), 0));
 	assert_true(all_bytes(oback, sizeof(oback), 0));
@@ -420,31 +420,31 @@ static void test_multiplane_data(void **state)
 
 	(void)state;
 	fx_init(&f);
-	small_geo(&f.cfg.geo);
+	fx_small_geo(&f.cfg.geo);
 	fx_create(&f, true);
-	fill(data, sizeof(data), 11);
-	fill(oob, sizeof(oob), 12);
-	data_op(&f, &op, NAND_OP_PROGRAM, 2, 0, data, oob);
+	fx_fill(data, sizeof(data), 11);
+	fx_fill(oob, sizeof(oob), 12);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 2, 0, data, oob);
 	op.nplanes = 2;
 	op.addr.plane = 1; /* ignored */
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(op.status, 0);
 	assert_int_equal(nand_block_meta(f.dev, nand_block_index(&f.cfg.geo, &a))->write_ptr, 1);
 	a.plane = 1;
 	assert_int_equal(nand_block_meta(f.dev, nand_block_index(&f.cfg.geo, &a))->write_ptr, 1);
 	/* Plane 1 alone. */
-	data_op(&f, &op, NAND_OP_READ, 2, 0, back, oback);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	fx_data_op(&f, &op, NAND_OP_READ, 2, 0, back, oback);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_memory_equal(back, data + 4096, 4096);
 	assert_memory_equal(oback, oob + 64, 64);
 	/* Both planes. */
 	memset(back, 0, sizeof(back));
-	data_op(&f, &op, NAND_OP_READ, 2, 0, back, oback);
+	fx_data_op(&f, &op, NAND_OP_READ, 2, 0, back, oback);
 	op.nplanes = 2;
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(op.status, 0);
 	assert_memory_equal(back, data, sizeof(data));
 	assert_memory_equal(oback, oob, sizeof(oob));
@@ -459,13 +459,13 @@ static void test_timing_only(void **state)
 
 	(void)state;
 	fx_init(&f);
-	small_geo(&f.cfg.geo);
+	fx_small_geo(&f.cfg.geo);
 	fx_create(&f, true);
-	op_init(&f, &a, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 1, 0, 2, 4);
-	op_init(&f, &b, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 1, 0, 2, 4);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &b, 0), 0);
-	run_all(&f);
+	fx_op_init(&f, &a, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 1, 0, 2, 4);
+	fx_op_init(&f, &b, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 1, 0, 2, 4);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(a.status, 0);
 	assert_int_equal(b.status, 0);
 	assert_int_equal(f.store->pages_stored, 0);
@@ -479,17 +479,17 @@ static void test_timing_only(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_defaults, teardown),
-		cmocka_unit_test_teardown(test_geometry_check, teardown),
-		cmocka_unit_test_teardown(test_addr_roundtrip, teardown),
-		cmocka_unit_test_teardown(test_addr_bounds, teardown),
-		cmocka_unit_test_teardown(test_submit_errors, teardown),
-		cmocka_unit_test_teardown(test_rules_program_twice, teardown),
-		cmocka_unit_test_teardown(test_rules_out_of_order, teardown),
-		cmocka_unit_test_teardown(test_rules_erase_reprogram, teardown),
-		cmocka_unit_test_teardown(test_read_erased, teardown),
-		cmocka_unit_test_teardown(test_multiplane_data, teardown),
-		cmocka_unit_test_teardown(test_timing_only, teardown),
+		cmocka_unit_test_teardown(test_defaults, fx_teardown),
+		cmocka_unit_test_teardown(test_geometry_check, fx_teardown),
+		cmocka_unit_test_teardown(test_addr_roundtrip, fx_teardown),
+		cmocka_unit_test_teardown(test_addr_bounds, fx_teardown),
+		cmocka_unit_test_teardown(test_submit_errors, fx_teardown),
+		cmocka_unit_test_teardown(test_rules_program_twice, fx_teardown),
+		cmocka_unit_test_teardown(test_rules_out_of_order, fx_teardown),
+		cmocka_unit_test_teardown(test_rules_erase_reprogram, fx_teardown),
+		cmocka_unit_test_teardown(test_read_erased, fx_teardown),
+		cmocka_unit_test_teardown(test_multiplane_data, fx_teardown),
+		cmocka_unit_test_teardown(test_timing_only, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,8 +22,8 @@ static void test_read_alone(void **state)
 	fx_init(&f);
 	fx_create(&f, false);
 	for (uint32_t p = 0; p < 3; p++) {
-		op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 3, 2, 7, p);
-		assert_int_equal(submit(&f, &op, 1000), 0);
+		fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 3, 2, 7, p);
+		assert_int_equal(fx_submit(&f, &op, 1000), 0);
 		assert_int_equal(f.n, 0);
 		assert_int_equal(nand_inflight(f.dev), 1);
 		assert_int_equal(nand_next_event(f.dev), 1000);
@@ -31,9 +31,9 @@ static void test_read_alone(void **state)
 		assert_int_equal(nand_advance(f.dev, 1000), 0);
 		assert_int_equal(op.start_ns, 1000);
 		assert_int_equal(nand_next_event(f.dev), 1000 + f.cfg.timing.t_read_ns[p]);
-		run_all(&f);
+		fx_run_all(&f);
 		assert_int_equal(f.n, 1);
-		expect_done(&op, 0, want[p]);
+		fx_expect_done(&op, 0, want[p]);
 		assert_int_equal(op.submit_ns, 1000);
 		assert_int_equal(op.suspends, 0);
 		fx_destroy(&f);
@@ -41,26 +41,26 @@ static void test_read_alone(void **state)
 		fx_create(&f, false);
 	}
 	/* 4 KiB transfer. */
-	op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
 	op.xfer_bytes = 4096;
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
-	expect_done(&op, 0, 56000 + 2548);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
+	fx_expect_done(&op, 0, 56000 + 2548);
 	/* Odd sizes round the transfer up: 1001 B at 2000 MB/s = 500.5 ns. */
-	op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
 	op.xfer_bytes = 1001;
-	assert_int_equal(submit(&f, &op, 100000), 0);
-	run_all(&f);
-	expect_done(&op, 0, 100000 + 56000 + 500 + 501);
+	assert_int_equal(fx_submit(&f, &op, 100000), 0);
+	fx_run_all(&f);
+	fx_expect_done(&op, 0, 100000 + 56000 + 500 + 501);
 	fx_destroy(&f);
 	/* 16384 B at 333 MB/s = 49201.2 ns. */
 	fx_init(&f);
 	f.cfg.timing.bus_mbps = 333;
 	fx_create(&f, false);
-	op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
-	expect_done(&op, 0, 56000 + 500 + 49202);
+	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
+	fx_expect_done(&op, 0, 56000 + 500 + 49202);
 	fx_destroy(&f);
 }
 
@@ -73,14 +73,14 @@ static void test_read_same_die(void **state)
 	(void)state;
 	fx_init(&f);
 	fx_create(&f, false);
-	op_init(&f, &a, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
-	op_init(&f, &b, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 1);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &b, 0), 0);
-	run_all(&f);
-	expect_done(&a, 0, RD0);
+	fx_op_init(&f, &a, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	fx_op_init(&f, &b, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 1);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
+	fx_run_all(&f);
+	fx_expect_done(&a, 0, RD0);
 	assert_int_equal(b.start_ns, RD0);
-	expect_done(&b, 0, RD0 + 65000 + XFER);
+	fx_expect_done(&b, 0, RD0 + 65000 + XFER);
 	assert_ptr_equal(f.order[0], &a);
 	assert_ptr_equal(f.order[1], &b);
 	fx_destroy(&f);
@@ -96,16 +96,16 @@ static void test_read_shared_channel(void **state)
 	(void)state;
 	fx_init(&f);
 	fx_create(&f, false);
-	op_init(&f, &a, NAND_OP_READ, NAND_PRIO_HOST_READ, 5, 0, 0, 0);
-	op_init(&f, &b, NAND_OP_READ, NAND_PRIO_HOST_READ, 5, 3, 0, 0);
-	op_init(&f, &c, NAND_OP_READ, NAND_PRIO_HOST_READ, 5, 1, 0, 0);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &b, 0), 0);
-	assert_int_equal(submit(&f, &c, 0), 0);
-	run_all(&f);
-	expect_done(&a, 0, RD0);
-	expect_done(&c, 0, RD0 + XFER);
-	expect_done(&b, 0, RD0 + 2 * XFER);
+	fx_op_init(&f, &a, NAND_OP_READ, NAND_PRIO_HOST_READ, 5, 0, 0, 0);
+	fx_op_init(&f, &b, NAND_OP_READ, NAND_PRIO_HOST_READ, 5, 3, 0, 0);
+	fx_op_init(&f, &c, NAND_OP_READ, NAND_PRIO_HOST_READ, 5, 1, 0, 0);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
+	assert_int_equal(fx_submit(&f, &c, 0), 0);
+	fx_run_all(&f);
+	fx_expect_done(&a, 0, RD0);
+	fx_expect_done(&c, 0, RD0 + XFER);
+	fx_expect_done(&b, 0, RD0 + 2 * XFER);
 	cs = nand_channel_stats(f.dev, 5);
 	assert_int_equal(cs->busy_ns, 3 * XFER);
 	assert_int_equal(cs->transfers, 3);
@@ -125,13 +125,13 @@ static void test_read_two_channels(void **state)
 	(void)state;
 	fx_init(&f);
 	fx_create(&f, false);
-	op_init(&f, &a, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
-	op_init(&f, &b, NAND_OP_READ, NAND_PRIO_HOST_READ, 7, 0, 0, 0);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &b, 0), 0);
-	run_all(&f);
-	expect_done(&a, 0, RD0);
-	expect_done(&b, 0, RD0);
+	fx_op_init(&f, &a, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	fx_op_init(&f, &b, NAND_OP_READ, NAND_PRIO_HOST_READ, 7, 0, 0, 0);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
+	fx_run_all(&f);
+	fx_expect_done(&a, 0, RD0);
+	fx_expect_done(&b, 0, RD0);
 	fx_destroy(&f);
 }
 
@@ -146,25 +146,25 @@ static void test_program_timing(void **state)
 	for (uint32_t p = 0; p < 3; p++) {
 		fx_init(&f);
 		fx_create(&f, false);
-		op_init(&f, &a, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 1, 1, 1, p);
-		assert_int_equal(submit(&f, &a, 500), 0);
-		run_all(&f);
-		expect_done(&a, 0, 500 + XFER + tprog[p]);
+		fx_op_init(&f, &a, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 1, 1, 1, p);
+		assert_int_equal(fx_submit(&f, &a, 500), 0);
+		fx_run_all(&f);
+		fx_expect_done(&a, 0, 500 + XFER + tprog[p]);
 		assert_int_equal(a.start_ns, 500);
 		fx_destroy(&f);
 	}
 	fx_init(&f);
 	fx_create(&f, false);
-	op_init(&f, &a, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 2, 0, 0, 0);
-	op_init(&f, &b, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 2, 1, 0, 0);
-	op_init(&f, &c, NAND_OP_ERASE, NAND_PRIO_ERASE, 2, 2, 0, 0);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &b, 0), 0);
-	assert_int_equal(submit(&f, &c, 0), 0);
-	run_all(&f);
-	expect_done(&a, 0, XFER + TPROG0);
-	expect_done(&b, 0, 2 * XFER + TPROG0);
-	expect_done(&c, 0, TBERS);
+	fx_op_init(&f, &a, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 2, 0, 0, 0);
+	fx_op_init(&f, &b, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 2, 1, 0, 0);
+	fx_op_init(&f, &c, NAND_OP_ERASE, NAND_PRIO_ERASE, 2, 2, 0, 0);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
+	assert_int_equal(fx_submit(&f, &c, 0), 0);
+	fx_run_all(&f);
+	fx_expect_done(&a, 0, XFER + TPROG0);
+	fx_expect_done(&b, 0, 2 * XFER + TPROG0);
+	fx_expect_done(&c, 0, TBERS);
 	fx_destroy(&f);
 }
 
@@ -177,20 +177,20 @@ static void test_multiplane_timing(void **state)
 	(void)state;
 	fx_init(&f);
 	fx_create(&f, false);
-	op_init(&f, &a, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	fx_op_init(&f, &a, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
 	a.nplanes = 2;
-	op_init(&f, &b, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 1, 0, 0, 0);
+	fx_op_init(&f, &b, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 1, 0, 0, 0);
 	b.nplanes = 2;
-	op_init(&f, &c, NAND_OP_READ, NAND_PRIO_HOST_READ, 2, 0, 0, 2);
+	fx_op_init(&f, &c, NAND_OP_READ, NAND_PRIO_HOST_READ, 2, 0, 0, 2);
 	c.nplanes = 2;
 	c.xfer_bytes = 4096;
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &b, 0), 0);
-	assert_int_equal(submit(&f, &c, 0), 0);
-	run_all(&f);
-	expect_done(&a, 0, 56000 + 16884);
-	expect_done(&b, 0, 16884 + TPROG0);
-	expect_done(&c, 0, 74000 + 500 + 4096);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
+	assert_int_equal(fx_submit(&f, &c, 0), 0);
+	fx_run_all(&f);
+	fx_expect_done(&a, 0, 56000 + 16884);
+	fx_expect_done(&b, 0, 16884 + TPROG0);
+	fx_expect_done(&c, 0, 74000 + 500 + 4096);
 	assert_int_equal(nand_channel_stats(f.dev, 0)->busy_ns, 16884);
 	fx_destroy(&f);
 }
@@ -205,20 +205,20 @@ static void test_bus_priority(void **state)
 	fx_init(&f);
 	fx_create(&f, false);
 	/* Die 2 holds the bus 56000..64692. */
-	op_init(&f, &r0, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 2, 0, 0);
-	assert_int_equal(submit(&f, &r0, 0), 0);
+	fx_op_init(&f, &r0, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 2, 0, 0);
+	assert_int_equal(fx_submit(&f, &r0, 0), 0);
 	/* Die 1's read: tR 6000..62000, then waits. */
-	op_init(&f, &r1, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 1, 0, 0);
-	run_to(&f, 6000);
-	assert_int_equal(submit(&f, &r1, 6000), 0);
+	fx_op_init(&f, &r1, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 1, 0, 0);
+	fx_run_to(&f, 6000);
+	assert_int_equal(fx_submit(&f, &r1, 6000), 0);
 	/* Die 0's program asks for the bus at 60000, before die 1's read. */
-	op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 0, 0);
-	run_to(&f, 60000);
-	assert_int_equal(submit(&f, &w, 60000), 0);
-	run_all(&f);
-	expect_done(&r0, 0, RD0);
-	expect_done(&r1, 0, RD0 + XFER);
-	expect_done(&w, 0, RD0 + 2 * XFER + TPROG0);
+	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 0, 0);
+	fx_run_to(&f, 60000);
+	assert_int_equal(fx_submit(&f, &w, 60000), 0);
+	fx_run_all(&f);
+	fx_expect_done(&r0, 0, RD0);
+	fx_expect_done(&r1, 0, RD0 + XFER);
+	fx_expect_done(&w, 0, RD0 + 2 * XFER + TPROG0);
 	fx_destroy(&f);
 }
 
@@ -227,12 +227,12 @@ static void erase_then_read(struct fx *f, struct nand_op *e, struct nand_op *r,
 			    uint64_t t_read)
 {
 	fx_create(f, false);
-	op_init(f, e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	op_init(f, r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0);
-	assert_int_equal(submit(f, e, 0), 0);
-	run_to(f, t_read);
-	assert_int_equal(submit(f, r, t_read), 0);
-	run_all(f);
+	fx_op_init(f, e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	fx_op_init(f, r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0);
+	assert_int_equal(fx_submit(f, e, 0), 0);
+	fx_run_to(f, t_read);
+	assert_int_equal(fx_submit(f, r, t_read), 0);
+	fx_run_all(f);
 }
 
 /* 8. Policy never: the read waits for the whole tBERS. */
@@ -246,8 +246,8 @@ static void test_suspend_never(void **state)
 	fx_init(&f);
 	f.cfg.policy = nand_suspend_never;
 	erase_then_read(&f, &e, &r, 1000000);
-	expect_done(&e, 0, TBERS);
-	expect_done(&r, 0, TBERS + RD0);
+	fx_expect_done(&e, 0, TBERS);
+	fx_expect_done(&r, 0, TBERS + RD0);
 	assert_int_equal(r.start_ns, TBERS);
 	st = nand_dev_stats(f.dev);
 	assert_int_equal(st->suspend.suspends[NAND_OP_ERASE], 0);
@@ -263,8 +263,8 @@ static void check_one_erase_suspend(struct fx *f, struct nand_op *e,
 	const struct nand_stats *st = nand_dev_stats(f->dev);
 	const struct nand_die_stats *ds = nand_die_stats(f->dev, 0);
 
-	expect_done(r, 0, t_sus + TSUS + RD0);
-	expect_done(e, 0, TBERS + TSUS + RD0 + 20000);
+	fx_expect_done(r, 0, t_sus + TSUS + RD0);
+	fx_expect_done(e, 0, TBERS + TSUS + RD0 + 20000);
 	assert_int_equal(r->start_ns, t_sus + TSUS);
 	assert_int_equal(e->suspends, 1);
 	assert_int_equal(r->suspends, 0);
@@ -311,14 +311,14 @@ static void test_suspend_program(void **state)
 	/* Read at 500 us: tPROG runs 8692..1208692. */
 	fx_init(&f);
 	fx_create(&f, false);
-	op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 0, 0);
-	op_init(&f, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
-	assert_int_equal(submit(&f, &w, 0), 0);
-	run_to(&f, 500000);
-	assert_int_equal(submit(&f, &r, 500000), 0);
-	run_all(&f);
-	expect_done(&r, 0, 500000 + TSUS + RD0);
-	expect_done(&w, 0, XFER + TPROG0 + TSUS + RD0 + 20000);
+	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 0, 0);
+	fx_op_init(&f, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
+	assert_int_equal(fx_submit(&f, &w, 0), 0);
+	fx_run_to(&f, 500000);
+	assert_int_equal(fx_submit(&f, &r, 500000), 0);
+	fx_run_all(&f);
+	fx_expect_done(&r, 0, 500000 + TSUS + RD0);
+	fx_expect_done(&w, 0, XFER + TPROG0 + TSUS + RD0 + 20000);
 	assert_int_equal(w.suspends, 1);
 	assert_int_equal(nand_dev_stats(f.dev)->suspend.suspends[NAND_OP_PROGRAM], 1);
 	assert_int_equal(nand_die_stats(f.dev, 0)->busy_ns[NAND_OP_PROGRAM], TPROG0);
@@ -330,14 +330,14 @@ static void test_suspend_program(void **state)
 	 */
 	fx_init(&f);
 	fx_create(&f, false);
-	op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 0, 0);
-	op_init(&f, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
-	assert_int_equal(submit(&f, &w, 0), 0);
-	run_to(&f, 1000);
-	assert_int_equal(submit(&f, &r, 1000), 0);
-	run_all(&f);
-	expect_done(&r, 0, XFER + 100000 + TSUS + RD0);
-	expect_done(&w, 0, XFER + TPROG0 + TSUS + RD0 + 20000);
+	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 0, 0);
+	fx_op_init(&f, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
+	assert_int_equal(fx_submit(&f, &w, 0), 0);
+	fx_run_to(&f, 1000);
+	assert_int_equal(fx_submit(&f, &r, 1000), 0);
+	fx_run_all(&f);
+	fx_expect_done(&r, 0, XFER + 100000 + TSUS + RD0);
+	fx_expect_done(&w, 0, XFER + TPROG0 + TSUS + RD0 + 20000);
 	fx_destroy(&f);
 }
 
@@ -368,19 +368,19 @@ static void test_suspend_min_progress(void **state)
 		struct nand_op r2;
 		const uint64_t resumed = 500000 + TSUS + RD0 + 20000;
 
-		op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-		op_init(&f, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0);
-		op_init(&f, &r2, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 4, 0);
-		assert_int_equal(submit(&f, &e, 0), 0);
-		run_to(&f, 10000);
-		assert_int_equal(submit(&f, &r, 10000), 0);
-		run_to(&f, resumed + 30000);
+		fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+		fx_op_init(&f, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0);
+		fx_op_init(&f, &r2, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 4, 0);
+		assert_int_equal(fx_submit(&f, &e, 0), 0);
+		fx_run_to(&f, 10000);
+		assert_int_equal(fx_submit(&f, &r, 10000), 0);
+		fx_run_to(&f, resumed + 30000);
 		assert_int_equal(f.n, 1);
-		assert_int_equal(submit(&f, &r2, resumed + 30000), 0);
-		run_all(&f);
-		expect_done(&r, 0, 500000 + TSUS + RD0);
-		expect_done(&r2, 0, resumed + 500000 + TSUS + RD0);
-		expect_done(&e, 0, TBERS + 2 * (TSUS + RD0 + 20000));
+		assert_int_equal(fx_submit(&f, &r2, resumed + 30000), 0);
+		fx_run_all(&f);
+		fx_expect_done(&r, 0, 500000 + TSUS + RD0);
+		fx_expect_done(&r2, 0, resumed + 500000 + TSUS + RD0);
+		fx_expect_done(&e, 0, TBERS + 2 * (TSUS + RD0 + 20000));
 		assert_int_equal(e.suspends, 2);
 	}
 	fx_destroy(&f);
@@ -396,19 +396,19 @@ static void test_suspend_during_resume(void **state)
 	(void)state;
 	fx_init(&f);
 	fx_create(&f, false);
-	op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	op_init(&f, &r1, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0);
-	op_init(&f, &r2, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 4, 0);
-	assert_int_equal(submit(&f, &e, 0), 0);
-	run_to(&f, 1000000);
-	assert_int_equal(submit(&f, &r1, 1000000), 0);
-	run_to(&f, resumed - 10000);
+	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	fx_op_init(&f, &r1, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0);
+	fx_op_init(&f, &r2, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 4, 0);
+	assert_int_equal(fx_submit(&f, &e, 0), 0);
+	fx_run_to(&f, 1000000);
+	assert_int_equal(fx_submit(&f, &r1, 1000000), 0);
+	fx_run_to(&f, resumed - 10000);
 	assert_int_equal(f.dev->dies[0].phase, DIE_RESUMING);
-	assert_int_equal(submit(&f, &r2, resumed - 10000), 0);
-	run_all(&f);
-	expect_done(&r1, 0, 1000000 + TSUS + RD0);
-	expect_done(&r2, 0, resumed + 100000 + TSUS + RD0);
-	expect_done(&e, 0, TBERS + 2 * (TSUS + RD0 + 20000));
+	assert_int_equal(fx_submit(&f, &r2, resumed - 10000), 0);
+	fx_run_all(&f);
+	fx_expect_done(&r1, 0, 1000000 + TSUS + RD0);
+	fx_expect_done(&r2, 0, resumed + 100000 + TSUS + RD0);
+	fx_expect_done(&e, 0, TBERS + 2 * (TSUS + RD0 + 20000));
 	assert_int_equal(e.suspends, 2);
 	fx_destroy(&f);
 }
@@ -426,18 +426,18 @@ static void test_suspend_cap(void **state)
 	f.cfg.policy = nand_suspend_always;
 	f.cfg.max_suspends_per_op = 2;
 	fx_create(&f, false);
-	op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	assert_int_equal(submit(&f, &e, 0), 0);
+	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	assert_int_equal(fx_submit(&f, &e, 0), 0);
 	for (int i = 0; i < 3; i++) {
-		op_init(&f, &r[i], NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
-		run_to(&f, at[i]);
-		assert_int_equal(submit(&f, &r[i], at[i]), 0);
+		fx_op_init(&f, &r[i], NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
+		fx_run_to(&f, at[i]);
+		assert_int_equal(fx_submit(&f, &r[i], at[i]), 0);
 	}
-	run_all(&f);
-	expect_done(&r[0], 0, at[0] + TSUS + RD0);
-	expect_done(&r[1], 0, at[1] + TSUS + RD0);
-	expect_done(&e, 0, end);
-	expect_done(&r[2], 0, end + RD0);
+	fx_run_all(&f);
+	fx_expect_done(&r[0], 0, at[0] + TSUS + RD0);
+	fx_expect_done(&r[1], 0, at[1] + TSUS + RD0);
+	fx_expect_done(&e, 0, end);
+	fx_expect_done(&r[2], 0, end + RD0);
 	assert_int_equal(e.suspends, 2);
 	assert_int_equal(nand_dev_stats(f.dev)->suspend.suspends[NAND_OP_ERASE], 2);
 	assert_int_equal(nand_dev_stats(f.dev)->suspend.capped, 1);
@@ -454,8 +454,8 @@ static void test_suspend_too_late(void **state)
 	fx_init(&f);
 	f.cfg.policy = nand_suspend_always;
 	erase_then_read(&f, &e, &r, TBERS - 10000);
-	expect_done(&e, 0, TBERS);
-	expect_done(&r, 0, TBERS + RD0);
+	fx_expect_done(&e, 0, TBERS);
+	fx_expect_done(&r, 0, TBERS + RD0);
 	assert_int_equal(e.suspends, 0);
 	fx_destroy(&f);
 }
@@ -469,8 +469,8 @@ static void test_suspend_default_90(void **state)
 	(void)state;
 	fx_init(&f);
 	erase_then_read(&f, &e, &r, 9010000);
-	expect_done(&e, 0, TBERS);
-	expect_done(&r, 0, TBERS + RD0);
+	fx_expect_done(&e, 0, TBERS);
+	fx_expect_done(&r, 0, TBERS + RD0);
 	assert_int_equal(nand_dev_stats(f.dev)->suspend.declined, 1);
 	fx_destroy(&f);
 
@@ -505,15 +505,15 @@ static void test_suspend_query(void **state)
 	fx_init(&f);
 	f.cfg.policy = (struct nand_suspend_policy){ "cap", qcap_cb, &cap };
 	fx_create(&f, false);
-	op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 1, 0);
-	op_init(&f, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0);
-	assert_int_equal(submit(&f, &e, 0), 0);
-	run_to(&f, 1000000);
-	assert_int_equal(submit(&f, &w, 1000000), 0);
+	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 1, 0);
+	fx_op_init(&f, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0);
+	assert_int_equal(fx_submit(&f, &e, 0), 0);
+	fx_run_to(&f, 1000000);
+	assert_int_equal(fx_submit(&f, &w, 1000000), 0);
 	assert_int_equal(cap.calls, 0); /* a write does not ask */
-	run_to(&f, 2000000);
-	assert_int_equal(submit(&f, &r, 2000000), 0);
+	fx_run_to(&f, 2000000);
+	assert_int_equal(fx_submit(&f, &r, 2000000), 0);
 	assert_int_equal(cap.calls, 1);
 	assert_int_equal(cap.q.running, NAND_OP_ERASE);
 	assert_int_equal(cap.q.elapsed_ns, 2000000);
@@ -523,7 +523,7 @@ static void test_suspend_query(void **state)
 	assert_int_equal(cap.q.now_ns, 2000000);
 	/* One read waits; the queued program is not a read. */
 	assert_int_equal(cap.q.reads_waiting, 1);
-	run_all(&f);
+	fx_run_all(&f);
 	fx_destroy(&f);
 }
 
@@ -537,22 +537,22 @@ static void test_suspend_batch(void **state)
 	(void)state;
 	fx_init(&f);
 	fx_create(&f, false);
-	op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	assert_int_equal(submit(&f, &e, 0), 0);
-	run_to(&f, 1000000);
+	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	assert_int_equal(fx_submit(&f, &e, 0), 0);
+	fx_run_to(&f, 1000000);
 	for (int i = 0; i < 3; i++) {
-		op_init(&f, &r[i], NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
-		assert_int_equal(submit(&f, &r[i], 1000000), 0);
+		fx_op_init(&f, &r[i], NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
+		assert_int_equal(fx_submit(&f, &r[i], 1000000), 0);
 	}
 	/* Arrives while the suspended die serves the first read. */
-	op_init(&f, &late, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 2, 0);
-	run_to(&f, s + 1000);
-	assert_int_equal(submit(&f, &late, s + 1000), 0);
-	run_all(&f);
+	fx_op_init(&f, &late, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 2, 0);
+	fx_run_to(&f, s + 1000);
+	assert_int_equal(fx_submit(&f, &late, s + 1000), 0);
+	fx_run_all(&f);
 	for (int i = 0; i < 3; i++)
-		expect_done(&r[i], 0, s + (uint64_t)(i + 1) * RD0);
-	expect_done(&late, 0, s + 4 * RD0);
-	expect_done(&e, 0, TBERS + TSUS + 4 * RD0 + 20000);
+		fx_expect_done(&r[i], 0, s + (uint64_t)(i + 1) * RD0);
+	fx_expect_done(&late, 0, s + 4 * RD0);
+	fx_expect_done(&e, 0, TBERS + TSUS + 4 * RD0 + 20000);
 	assert_int_equal(e.suspends, 1);
 	assert_int_equal(nand_dev_stats(f.dev)->suspend.reads_overtaken, 4);
 	fx_destroy(&f);
@@ -560,14 +560,14 @@ static void test_suspend_batch(void **state)
 	fx_init(&f);
 	f.cfg.policy = nand_suspend_always;
 	fx_create(&f, false);
-	op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	op_init(&f, &gc, NAND_OP_READ, NAND_PRIO_GC_READ, 0, 0, 1, 0);
-	assert_int_equal(submit(&f, &e, 0), 0);
-	run_to(&f, 1000000);
-	assert_int_equal(submit(&f, &gc, 1000000), 0);
-	run_all(&f);
-	expect_done(&e, 0, TBERS);
-	expect_done(&gc, 0, TBERS + RD0);
+	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	fx_op_init(&f, &gc, NAND_OP_READ, NAND_PRIO_GC_READ, 0, 0, 1, 0);
+	assert_int_equal(fx_submit(&f, &e, 0), 0);
+	fx_run_to(&f, 1000000);
+	assert_int_equal(fx_submit(&f, &gc, 1000000), 0);
+	fx_run_all(&f);
+	fx_expect_done(&e, 0, TBERS);
+	fx_expect_done(&gc, 0, TBERS + RD0);
 	fx_destroy(&f);
 }
 
@@ -580,19 +580,19 @@ static void test_suspend_wear(void **state)
 
 	(void)state;
 	fx_init(&f);
-	small_geo(&f.cfg.geo);
+	fx_small_geo(&f.cfg.geo);
 	fx_create(&f, true);
-	data_op(&f, &e, NAND_OP_ERASE, 3, 0, NULL, NULL);
-	data_op(&f, &r, NAND_OP_READ, 0, 0, NULL, NULL);
-	assert_int_equal(submit(&f, &e, 0), 0);
-	run_to(&f, 2000000);
-	assert_int_equal(submit(&f, &r, 2000000), 0);
-	run_all(&f);
+	fx_data_op(&f, &e, NAND_OP_ERASE, 3, 0, NULL, NULL);
+	fx_data_op(&f, &r, NAND_OP_READ, 0, 0, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &e, 0), 0);
+	fx_run_to(&f, 2000000);
+	assert_int_equal(fx_submit(&f, &r, 2000000), 0);
+	fx_run_all(&f);
 	assert_int_equal(e.status, 0);
 	assert_true(r.erased);
 	/* 4 KiB pages on this geometry: read die time 56000 + 2548. */
-	expect_done(&r, 0, 2000000 + TSUS + 56000 + 2548);
-	expect_done(&e, 0, TBERS + TSUS + 56000 + 2548 + 20000);
+	fx_expect_done(&r, 0, 2000000 + TSUS + 56000 + 2548);
+	fx_expect_done(&e, 0, TBERS + TSUS + 56000 + 2548 + 20000);
 	assert_int_equal(nand_block_meta(f.dev, nand_block_index(&f.cfg.geo, &a))->erase_suspends, 1);
 	assert_int_equal(nand_block_meta(f.dev, nand_block_index(&f.cfg.geo, &a))->erase_count, 1);
 	assert_int_equal(nand_dev_stats(f.dev)->suspend.erase_suspend_wear, 1);
@@ -610,34 +610,34 @@ static void test_priorities(void **state)
 	(void)state;
 	fx_init(&f);
 	fx_create(&f, false);
-	op_init(&f, &busy, NAND_OP_READ, NAND_PRIO_HOST_READ, 4, 1, 0, 0);
-	op_init(&f, &gw, NAND_OP_PROGRAM, NAND_PRIO_GC_WRITE, 4, 1, 1, 0);
-	op_init(&f, &hw, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 4, 1, 2, 0);
-	op_init(&f, &er, NAND_OP_ERASE, NAND_PRIO_ERASE, 4, 1, 3, 0);
-	op_init(&f, &gr, NAND_OP_READ, NAND_PRIO_GC_READ, 4, 1, 4, 0);
-	op_init(&f, &hr, NAND_OP_READ, NAND_PRIO_HOST_READ, 4, 1, 5, 0);
-	assert_int_equal(submit(&f, &busy, 0), 0);
-	run_to(&f, 1000);
-	assert_int_equal(submit(&f, &er, 1000), 0);
-	assert_int_equal(submit(&f, &gw, 1000), 0);
-	assert_int_equal(submit(&f, &hw, 1000), 0);
-	assert_int_equal(submit(&f, &gr, 1000), 0);
-	assert_int_equal(submit(&f, &hr, 1000), 0);
+	fx_op_init(&f, &busy, NAND_OP_READ, NAND_PRIO_HOST_READ, 4, 1, 0, 0);
+	fx_op_init(&f, &gw, NAND_OP_PROGRAM, NAND_PRIO_GC_WRITE, 4, 1, 1, 0);
+	fx_op_init(&f, &hw, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 4, 1, 2, 0);
+	fx_op_init(&f, &er, NAND_OP_ERASE, NAND_PRIO_ERASE, 4, 1, 3, 0);
+	fx_op_init(&f, &gr, NAND_OP_READ, NAND_PRIO_GC_READ, 4, 1, 4, 0);
+	fx_op_init(&f, &hr, NAND_OP_READ, NAND_PRIO_HOST_READ, 4, 1, 5, 0);
+	assert_int_equal(fx_submit(&f, &busy, 0), 0);
+	fx_run_to(&f, 1000);
+	assert_int_equal(fx_submit(&f, &er, 1000), 0);
+	assert_int_equal(fx_submit(&f, &gw, 1000), 0);
+	assert_int_equal(fx_submit(&f, &hw, 1000), 0);
+	assert_int_equal(fx_submit(&f, &gr, 1000), 0);
+	assert_int_equal(fx_submit(&f, &hr, 1000), 0);
 	assert_int_equal(nand_die_stats(f.dev, 17)->max_queued, 5);
-	run_all(&f);
+	fx_run_all(&f);
 	assert_int_equal(f.n, 6);
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
 		if (f.order[i] != want[i])
 			fail_msg("completion %zu is prio %d kind %d", i, f.order[i]->prio,
 				 f.order[i]->kind);
 	t = RD0;
-	expect_done(&busy, 0, t);
-	expect_done(&hr, 0, t += RD0);
-	expect_done(&gr, 0, t += RD0);
+	fx_expect_done(&busy, 0, t);
+	fx_expect_done(&hr, 0, t += RD0);
+	fx_expect_done(&gr, 0, t += RD0);
 	assert_int_equal(hw.start_ns, t);
-	expect_done(&hw, 0, t += XFER + TPROG0);
-	expect_done(&gw, 0, t += XFER + TPROG0);
-	expect_done(&er, 0, t += TBERS);
+	fx_expect_done(&hw, 0, t += XFER + TPROG0);
+	fx_expect_done(&gw, 0, t += XFER + TPROG0);
+	fx_expect_done(&er, 0, t += TBERS);
 	assert_int_equal(nand_die_stats(f.dev, 17)->queued, 0);
 	fx_destroy(&f);
 }
@@ -651,10 +651,10 @@ static void test_closed_loop(void **state)
 	(void)state;
 	fx_init(&f);
 	fx_create(&f, false);
-	op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
 	f.chain = 9;
-	assert_int_equal(submit(&f, &op, 0), 0);
-	run_all(&f);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(f.n, 10);
 	for (uint32_t i = 0; i < 10; i++)
 		assert_int_equal(f.when[i], (uint64_t)(i + 1) * RD0);
@@ -665,7 +665,7 @@ static void test_closed_loop(void **state)
 
 		f.n = 0;
 		f.chain = 4;
-		assert_int_equal(submit(&f, &op, base), 0);
+		assert_int_equal(fx_submit(&f, &op, base), 0);
 		assert_int_equal(nand_advance(f.dev, base + 10 * RD0), 5);
 		for (uint32_t i = 0; i < 5; i++)
 			assert_int_equal(f.when[i], base + (uint64_t)(i + 1) * RD0);
@@ -686,18 +686,18 @@ static void test_null_timing(void **state)
 	fx_init(&f);
 	f.cfg.timing.null_timing = true;
 	fx_create(&f, false);
-	op_init(&f, &a, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 0, 0);
-	assert_int_equal(submit(&f, &a, 5000), 0);
+	fx_op_init(&f, &a, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 0, 0);
+	assert_int_equal(fx_submit(&f, &a, 5000), 0);
 	assert_int_equal(f.n, 0);
 	assert_int_equal(nand_inflight(f.dev), 1);
 	assert_int_equal(nand_next_event(f.dev), 5000);
 	assert_int_equal(nand_advance(f.dev, 5000), 1);
-	expect_done(&a, 0, 5000);
+	fx_expect_done(&a, 0, 5000);
 	assert_int_equal(a.start_ns, 5000);
 	assert_int_equal(nand_dev_stats(f.dev)->latency[NAND_OP_ERASE].max, 0);
 	/* A resubmission from the callback waits for the next advance. */
 	f.chain = 1;
-	assert_int_equal(submit(&f, &a, 6000), 0);
+	assert_int_equal(fx_submit(&f, &a, 6000), 0);
 	assert_int_equal(nand_advance(f.dev, 6000), 1);
 	assert_int_equal(nand_inflight(f.dev), 1);
 	assert_int_equal(nand_next_event(f.dev), 6000);
@@ -717,11 +717,11 @@ static void test_null_timing_not_early(void **state)
 	fx_init(&f);
 	f.cfg.timing.null_timing = true;
 	fx_create(&f, false);
-	op_init(&f, &b, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
-	assert_int_equal(submit(&f, &b, 9000), 0);
+	fx_op_init(&f, &b, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	assert_int_equal(fx_submit(&f, &b, 9000), 0);
 	assert_int_equal(nand_advance(f.dev, 8000), 0);
 	assert_int_equal(nand_advance(f.dev, 9000), 1);
-	expect_done(&b, 0, 9000);
+	fx_expect_done(&b, 0, 9000);
 	fx_destroy(&f);
 }
 
@@ -733,19 +733,19 @@ static void test_null_timing_rules(void **state)
 
 	(void)state;
 	fx_init(&f);
-	small_geo(&f.cfg.geo);
+	fx_small_geo(&f.cfg.geo);
 	f.cfg.timing.null_timing = true;
 	fx_create(&f, true);
-	data_op(&f, &a, NAND_OP_PROGRAM, 0, 1, NULL, NULL);
-	assert_int_equal(submit(&f, &a, 0), 0);
+	fx_data_op(&f, &a, NAND_OP_PROGRAM, 0, 1, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
 	assert_int_equal(nand_advance(f.dev, 0), 1);
 	assert_int_equal(a.status, -EPERM);
-	assert_int_equal(nand_block_meta(f.dev, blk_idx(&f, 0))->write_ptr, 0);
+	assert_int_equal(nand_block_meta(f.dev, fx_blk_idx(&f, 0))->write_ptr, 0);
 	/* The same page twice before either executes. */
-	data_op(&f, &a, NAND_OP_PROGRAM, 1, 0, NULL, NULL);
-	data_op(&f, &b, NAND_OP_PROGRAM, 1, 0, NULL, NULL);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &b, 0), 0);
+	fx_data_op(&f, &a, NAND_OP_PROGRAM, 1, 0, NULL, NULL);
+	fx_data_op(&f, &b, NAND_OP_PROGRAM, 1, 0, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
 	assert_int_equal(nand_advance(f.dev, 0), 2);
 	assert_int_equal(a.status, 0);
 	assert_int_equal(b.status, -EPERM);
@@ -765,23 +765,23 @@ static void test_telemetry(void **state)
 	(void)state;
 	fx_init(&f);
 	fx_create(&f, false);
-	op_init(&f, &r1, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
-	op_init(&f, &r2, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 1);
-	op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 1, 0);
-	op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 2, 0);
-	op_init(&f, &r3, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 1, 0, 2);
-	assert_int_equal(submit(&f, &r1, 0), 0);
-	assert_int_equal(submit(&f, &r2, 0), 0);
-	assert_int_equal(submit(&f, &w, 0), 0);
-	assert_int_equal(submit(&f, &e, 0), 0);
-	assert_int_equal(submit(&f, &r3, 0), 0);
+	fx_op_init(&f, &r1, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	fx_op_init(&f, &r2, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 1);
+	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 1, 0);
+	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 2, 0);
+	fx_op_init(&f, &r3, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 1, 0, 2);
+	assert_int_equal(fx_submit(&f, &r1, 0), 0);
+	assert_int_equal(fx_submit(&f, &r2, 0), 0);
+	assert_int_equal(fx_submit(&f, &w, 0), 0);
+	assert_int_equal(fx_submit(&f, &e, 0), 0);
+	assert_int_equal(fx_submit(&f, &r3, 0), 0);
 	assert_int_equal(nand_inflight(f.dev), 5);
-	run_all(&f);
-	expect_done(&r1, 0, RD0);
-	expect_done(&r3, 0, 74000 + XFER);
-	expect_done(&r2, 0, RD0 + 65000 + XFER);
-	expect_done(&w, 0, r2.done_ns + XFER + TPROG0);
-	expect_done(&e, 0, w.done_ns + TBERS);
+	fx_run_all(&f);
+	fx_expect_done(&r1, 0, RD0);
+	fx_expect_done(&r3, 0, 74000 + XFER);
+	fx_expect_done(&r2, 0, RD0 + 65000 + XFER);
+	fx_expect_done(&w, 0, r2.done_ns + XFER + TPROG0);
+	fx_expect_done(&e, 0, w.done_ns + TBERS);
 
 	d0 = nand_die_stats(f.dev, 0);
 	d1 = nand_die_stats(f.dev, 1);
@@ -831,8 +831,8 @@ static void test_die_phases(void **state)
 	fx_init(&f);
 	fx_create(&f, false);
 	d = &f.dev->dies[0];
-	op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
-	assert_int_equal(submit(&f, &op, 0), 0);
+	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
 	assert_int_equal(d->phase, DIE_IDLE);
 	nand_advance(f.dev, 0);
 	assert_int_equal(d->phase, DIE_ARRAY);
@@ -854,8 +854,8 @@ static void plane_pair(struct fx *f, struct nand_op *a, struct nand_op *b,
 {
 	enum nand_prio prio = kind == NAND_OP_ERASE ? NAND_PRIO_ERASE : NAND_PRIO_HOST_WRITE;
 
-	op_init(f, a, kind, prio, 0, 0, block, p0);
-	op_init(f, b, kind, prio, 0, 0, block, p1);
+	fx_op_init(f, a, kind, prio, 0, 0, block, p0);
+	fx_op_init(f, b, kind, prio, 0, 0, block, p1);
 	b->addr.plane = 1;
 }
 
@@ -870,12 +870,12 @@ static void test_mp_group_program(void **state)
 	fx_init(&f);
 	fx_create(&f, false);
 	plane_pair(&f, &a, &b, NAND_OP_PROGRAM, 3, 0, 0);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &b, 0), 0);
-	run_all(&f);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
+	fx_run_all(&f);
 	/* One command cycle, both pages on the bus, one tPROG. */
-	expect_done(&a, 0, 16884 + TPROG0);
-	expect_done(&b, 0, 16884 + TPROG0);
+	fx_expect_done(&a, 0, 16884 + TPROG0);
+	fx_expect_done(&b, 0, 16884 + TPROG0);
 	assert_int_equal(a.start_ns, 0);
 	assert_int_equal(b.start_ns, 0);
 	assert_int_equal(f.n, 2);
@@ -894,11 +894,11 @@ static void test_mp_group_program(void **state)
 	f.cfg.multiplane = false;
 	fx_create(&f, false);
 	plane_pair(&f, &a, &b, NAND_OP_PROGRAM, 3, 0, 0);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &b, 0), 0);
-	run_all(&f);
-	expect_done(&a, 0, XFER + TPROG0);
-	expect_done(&b, 0, 2 * (XFER + TPROG0));
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
+	fx_run_all(&f);
+	fx_expect_done(&a, 0, XFER + TPROG0);
+	fx_expect_done(&b, 0, 2 * (XFER + TPROG0));
 	assert_int_equal(nand_dev_stats(f.dev)->mp_groups[NAND_OP_PROGRAM], 0);
 	assert_int_equal(nand_dev_stats(f.dev)->mp_joined, 0);
 	fx_destroy(&f);
@@ -914,19 +914,19 @@ static void test_mp_group_mismatch(void **state)
 	fx_init(&f);
 	fx_create(&f, false);
 	plane_pair(&f, &a, &b, NAND_OP_PROGRAM, 3, 0, 1); /* another page */
-	op_init(&f, &c, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 4, 0); /* block 4 */
+	fx_op_init(&f, &c, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 4, 0); /* block 4 */
 	c.addr.plane = 1;
-	op_init(&f, &d, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 3, 0); /* plane 0 again */
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &b, 0), 0);
-	assert_int_equal(submit(&f, &c, 0), 0);
-	assert_int_equal(submit(&f, &d, 0), 0);
-	run_all(&f);
+	fx_op_init(&f, &d, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 3, 0); /* plane 0 again */
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
+	assert_int_equal(fx_submit(&f, &c, 0), 0);
+	assert_int_equal(fx_submit(&f, &d, 0), 0);
+	fx_run_all(&f);
 	/* Page 1 is a CSB page: tPROG 2 ms. */
-	expect_done(&a, 0, XFER + TPROG0);
-	expect_done(&b, 0, 2 * XFER + TPROG0 + 2000000);
-	expect_done(&c, 0, 3 * XFER + 2 * TPROG0 + 2000000);
-	expect_done(&d, 0, 4 * XFER + 3 * TPROG0 + 2000000);
+	fx_expect_done(&a, 0, XFER + TPROG0);
+	fx_expect_done(&b, 0, 2 * XFER + TPROG0 + 2000000);
+	fx_expect_done(&c, 0, 3 * XFER + 2 * TPROG0 + 2000000);
+	fx_expect_done(&d, 0, 4 * XFER + 3 * TPROG0 + 2000000);
 	assert_int_equal(nand_dev_stats(f.dev)->mp_joined, 0);
 	fx_destroy(&f);
 }
@@ -943,47 +943,47 @@ static void test_mp_group_rules(void **state)
 
 	(void)state;
 	fx_init(&f);
-	small_geo(&f.cfg.geo);
+	fx_small_geo(&f.cfg.geo);
 	fx_create(&f, true);
-	fill(d0, sizeof(d0), 1);
-	fill(d1, sizeof(d1), 2);
+	fx_fill(d0, sizeof(d0), 1);
+	fx_fill(d1, sizeof(d1), 2);
 	/* Plane 1's page 1 before its page 0: not a partner, -EPERM. */
-	data_op(&f, &a, NAND_OP_PROGRAM, 2, 0, d0, oob);
+	fx_data_op(&f, &a, NAND_OP_PROGRAM, 2, 0, d0, oob);
 	a.addr.plane = 0;
-	data_op(&f, &c, NAND_OP_PROGRAM, 2, 1, d1, oob);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &c, 0), 0);
-	run_all(&f);
+	fx_data_op(&f, &c, NAND_OP_PROGRAM, 2, 1, d1, oob);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &c, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(a.status, 0);
 	assert_int_equal(c.status, -EPERM);
 	assert_int_equal(nand_dev_stats(f.dev)->mp_joined, 0);
 	/* Plane 1's page 0 then joins plane 0's page 1. */
-	data_op(&f, &a, NAND_OP_PROGRAM, 2, 1, d0, oob);
+	fx_data_op(&f, &a, NAND_OP_PROGRAM, 2, 1, d0, oob);
 	a.addr.plane = 0;
-	data_op(&f, &b, NAND_OP_PROGRAM, 2, 0, d1, oob);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &b, 0), 0);
-	run_all(&f);
+	fx_data_op(&f, &b, NAND_OP_PROGRAM, 2, 0, d1, oob);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(a.status, 0);
 	assert_int_equal(b.status, 0);
 	assert_int_equal(nand_dev_stats(f.dev)->mp_joined, 0); /* pages differ */
-	data_op(&f, &b, NAND_OP_PROGRAM, 2, 1, d1, oob);
-	data_op(&f, &a, NAND_OP_PROGRAM, 2, 2, d0, oob);
+	fx_data_op(&f, &b, NAND_OP_PROGRAM, 2, 1, d1, oob);
+	fx_data_op(&f, &a, NAND_OP_PROGRAM, 2, 2, d0, oob);
 	a.addr.plane = 0;
-	data_op(&f, &c, NAND_OP_PROGRAM, 2, 2, d1, oob);
-	assert_int_equal(submit(&f, &b, 0), 0);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &c, 0), 0);
-	run_all(&f);
+	fx_data_op(&f, &c, NAND_OP_PROGRAM, 2, 2, d1, oob);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &c, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(b.status, 0);
 	assert_int_equal(a.status, 0);
 	assert_int_equal(c.status, 0);
 	/* b (plane 1, page 1) ran alone; a and c (page 2) as a group. */
 	assert_int_equal(nand_dev_stats(f.dev)->mp_groups[NAND_OP_PROGRAM], 1);
-	data_op(&f, &r, NAND_OP_READ, 2, 2, back, oback);
+	fx_data_op(&f, &r, NAND_OP_READ, 2, 2, back, oback);
 	r.nplanes = 2;
-	assert_int_equal(submit(&f, &r, 0), 0);
-	run_all(&f);
+	assert_int_equal(fx_submit(&f, &r, 0), 0);
+	fx_run_all(&f);
 	assert_int_equal(r.status, 0);
 	assert_memory_equal(back, d0, sizeof(d0));
 	assert_memory_equal(back + 4096, d1, sizeof(d1));
@@ -999,20 +999,20 @@ static void test_mp_group_erase(void **state)
 
 	(void)state;
 	fx_init(&f);
-	small_geo(&f.cfg.geo);
+	fx_small_geo(&f.cfg.geo);
 	fx_create(&f, true);
-	data_op(&f, &a, NAND_OP_ERASE, 3, 0, NULL, NULL);
+	fx_data_op(&f, &a, NAND_OP_ERASE, 3, 0, NULL, NULL);
 	a.addr.plane = 0;
-	data_op(&f, &b, NAND_OP_ERASE, 3, 0, NULL, NULL);
-	data_op(&f, &r, NAND_OP_READ, 0, 0, NULL, NULL);
-	assert_int_equal(submit(&f, &a, 0), 0);
-	assert_int_equal(submit(&f, &b, 0), 0);
-	run_to(&f, 2000000);
-	assert_int_equal(submit(&f, &r, 2000000), 0);
-	run_all(&f);
-	expect_done(&r, 0, 2000000 + TSUS + 56000 + 2548);
-	expect_done(&a, 0, TBERS + TSUS + 56000 + 2548 + 20000);
-	expect_done(&b, 0, TBERS + TSUS + 56000 + 2548 + 20000);
+	fx_data_op(&f, &b, NAND_OP_ERASE, 3, 0, NULL, NULL);
+	fx_data_op(&f, &r, NAND_OP_READ, 0, 0, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, 0), 0);
+	fx_run_to(&f, 2000000);
+	assert_int_equal(fx_submit(&f, &r, 2000000), 0);
+	fx_run_all(&f);
+	fx_expect_done(&r, 0, 2000000 + TSUS + 56000 + 2548);
+	fx_expect_done(&a, 0, TBERS + TSUS + 56000 + 2548 + 20000);
+	fx_expect_done(&b, 0, TBERS + TSUS + 56000 + 2548 + 20000);
 	assert_int_equal(nand_dev_stats(f.dev)->mp_groups[NAND_OP_ERASE], 1);
 	assert_int_equal(nand_block_meta(f.dev, nand_block_index(&f.cfg.geo, &p0))->erase_count, 1);
 	assert_int_equal(nand_block_meta(f.dev, nand_block_index(&f.cfg.geo, &p1))->erase_count, 1);
@@ -1025,35 +1025,35 @@ static void test_mp_group_erase(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_read_alone, teardown),
-		cmocka_unit_test_teardown(test_read_same_die, teardown),
-		cmocka_unit_test_teardown(test_read_shared_channel, teardown),
-		cmocka_unit_test_teardown(test_read_two_channels, teardown),
-		cmocka_unit_test_teardown(test_program_timing, teardown),
-		cmocka_unit_test_teardown(test_multiplane_timing, teardown),
-		cmocka_unit_test_teardown(test_bus_priority, teardown),
-		cmocka_unit_test_teardown(test_suspend_never, teardown),
-		cmocka_unit_test_teardown(test_suspend_erase, teardown),
-		cmocka_unit_test_teardown(test_suspend_program, teardown),
-		cmocka_unit_test_teardown(test_suspend_min_progress, teardown),
-		cmocka_unit_test_teardown(test_suspend_during_resume, teardown),
-		cmocka_unit_test_teardown(test_suspend_cap, teardown),
-		cmocka_unit_test_teardown(test_suspend_too_late, teardown),
-		cmocka_unit_test_teardown(test_suspend_default_90, teardown),
-		cmocka_unit_test_teardown(test_suspend_query, teardown),
-		cmocka_unit_test_teardown(test_suspend_batch, teardown),
-		cmocka_unit_test_teardown(test_suspend_wear, teardown),
-		cmocka_unit_test_teardown(test_priorities, teardown),
-		cmocka_unit_test_teardown(test_closed_loop, teardown),
-		cmocka_unit_test_teardown(test_null_timing, teardown),
-		cmocka_unit_test_teardown(test_null_timing_not_early, teardown),
-		cmocka_unit_test_teardown(test_null_timing_rules, teardown),
-		cmocka_unit_test_teardown(test_telemetry, teardown),
-		cmocka_unit_test_teardown(test_die_phases, teardown),
-		cmocka_unit_test_teardown(test_mp_group_program, teardown),
-		cmocka_unit_test_teardown(test_mp_group_mismatch, teardown),
-		cmocka_unit_test_teardown(test_mp_group_rules, teardown),
-		cmocka_unit_test_teardown(test_mp_group_erase, teardown),
+		cmocka_unit_test_teardown(test_read_alone, fx_teardown),
+		cmocka_unit_test_teardown(test_read_same_die, fx_teardown),
+		cmocka_unit_test_teardown(test_read_shared_channel, fx_teardown),
+		cmocka_unit_test_teardown(test_read_two_channels, fx_teardown),
+		cmocka_unit_test_teardown(test_program_timing, fx_teardown),
+		cmocka_unit_test_teardown(test_multiplane_timing, fx_teardown),
+		cmocka_unit_test_teardown(test_bus_priority, fx_teardown),
+		cmocka_unit_test_teardown(test_suspend_never, fx_teardown),
+		cmocka_unit_test_teardown(test_suspend_erase, fx_teardown),
+		cmocka_unit_test_teardown(test_suspend_program, fx_teardown),
+		cmocka_unit_test_teardown(test_suspend_min_progress, fx_teardown),
+		cmocka_unit_test_teardown(test_suspend_during_resume, fx_teardown),
+		cmocka_unit_test_teardown(test_suspend_cap, fx_teardown),
+		cmocka_unit_test_teardown(test_suspend_too_late, fx_teardown),
+		cmocka_unit_test_teardown(test_suspend_default_90, fx_teardown),
+		cmocka_unit_test_teardown(test_suspend_query, fx_teardown),
+		cmocka_unit_test_teardown(test_suspend_batch, fx_teardown),
+		cmocka_unit_test_teardown(test_suspend_wear, fx_teardown),
+		cmocka_unit_test_teardown(test_priorities, fx_teardown),
+		cmocka_unit_test_teardown(test_closed_loop, fx_teardown),
+		cmocka_unit_test_teardown(test_null_timing, fx_teardown),
+		cmocka_unit_test_teardown(test_null_timing_not_early, fx_teardown),
+		cmocka_unit_test_teardown(test_null_timing_rules, fx_teardown),
+		cmocka_unit_test_teardown(test_telemetry, fx_teardown),
+		cmocka_unit_test_teardown(test_die_phases, fx_teardown),
+		cmocka_unit_test_teardown(test_mp_group_program, fx_teardown),
+		cmocka_unit_test_teardown(test_mp_group_mismatch, fx_teardown),
+		cmocka_unit_test_teardown(test_mp_group_rules, fx_teardown),
+		cmocka_unit_test_teardown(test_mp_group_erase, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "nand.h"
+#include "nand_fixture.h"
 
 struct sfx {
 	char dir[64];
@@ -31,20 +32,6 @@ struct sfx {
 	struct nand_geometry geo;
 	uint32_t done;
 };
-
-static void small_geo(struct nand_geometry *g)
-{
-	*g = (struct nand_geometry){
-		.channels = 2,
-		.dies_per_channel = 2,
-		.planes_per_die = 2,
-		.blocks_per_plane = 4,
-		.pages_per_block = 6,
-		.page_size = 4096,
-		.oob_size = 64,
-		.cell = NAND_TLC,
-	};
-}
 
 static int setup(void **state)
 {
@@ -58,7 +45,7 @@ static int setup(void **state)
 		return -1;
 	}
 	snprintf(f->path, sizeof(f->path), "%s/nand.img", f->dir);
-	small_geo(&f->geo);
+	fx_small_geo(&f->geo);
 	*state = f;
 	return 0;
 }
