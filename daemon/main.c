@@ -1,9 +1,11 @@
 /*
  * bloxd: the NVMe/TCP target daemon. Parses flags and the start-up config,
- * builds the target on one libevent loop and runs until SIGTERM/SIGINT,
- * then closes every connection, lets in-flight I/O drain, waits for the
- * namespaces the admin API is making or tearing down off the loop, and
- * frees everything.
+ * then builds the daemon as a list of steps (event loop, NVMe-oF target,
+ * TCP transport, signals, provisioning service, configuration, admin API)
+ * run in order; a failure undoes the steps done, in reverse. It runs until
+ * SIGTERM/SIGINT, then closes every connection, lets in-flight I/O drain,
+ * waits for the namespaces the admin API is making or tearing down off
+ * the loop, and undoes every step in reverse.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -22,12 +24,12 @@ struct bloxd {
 	struct blox_clock clock;
 	struct event_base *base;
 	struct nvmf_tgt tgt;
-	bool tgt_ready;
 	struct nvmf_tcp *tcp;
 	struct event *sigterm, *sigint, *drain;
+	struct blox_prov *prov;
+	struct blox_config *cfg; /* during start-up */
 	struct blox_admin_opts admin_opts;
 	struct blox_admin *admin;
-	char *devices_json;
 	bool stopping;
 	int exit_code;
 };
@@ -239,11 +241,11 @@ static int parse_args(int argc, char **argv, struct blox_config *cfg,
 	return 0;
 }
 
-static int setup(struct bloxd *d, const struct blox_config *cfg)
+/* ---- Start-up and shut-down steps ---- */
+
+static int loop_start(struct bloxd *d)
 {
 	struct event_config *ec = event_config_new();
-	char err[512];
-	int rc;
 
 	if (!ec)
 		return -ENOMEM;
@@ -251,16 +253,37 @@ static int setup(struct bloxd *d, const struct blox_config *cfg)
 	event_config_set_flag(ec, EVENT_BASE_FLAG_PRECISE_TIMER);
 	d->base = event_base_new_with_config(ec);
 	event_config_free(ec);
-	if (!d->base)
-		return -ENOMEM;
+	return d->base ? 0 : -ENOMEM;
+}
+
+static void loop_stop(struct bloxd *d)
+{
+	event_base_free(d->base);
+}
+
+static int target_start(struct bloxd *d)
+{
 	blox_clock_init_real(&d->clock);
-	rc = nvmf_tgt_init(&d->tgt, d->base, &d->clock, &d->log);
-	if (rc)
-		return rc;
-	d->tgt_ready = true;
-	rc = nvmf_tcp_create(&d->tgt, &d->tcp);
-	if (rc)
-		return rc;
+	return nvmf_tgt_init(&d->tgt, d->base, &d->clock, &d->log);
+}
+
+static void target_stop(struct bloxd *d)
+{
+	nvmf_tgt_fini(&d->tgt);
+}
+
+static int transport_start(struct bloxd *d)
+{
+	return nvmf_tcp_create(&d->tgt, &d->tcp);
+}
+
+static void transport_stop(struct bloxd *d)
+{
+	nvmf_tcp_destroy(d->tcp);
+}
+
+static int signals_start(struct bloxd *d)
+{
 	d->sigterm = evsignal_new(d->base, SIGTERM, stop_cb, d);
 	d->sigint = evsignal_new(d->base, SIGINT, stop_cb, d);
 	d->drain = evtimer_new(d->base, drain_cb, d);
@@ -268,44 +291,98 @@ static int setup(struct bloxd *d, const struct blox_config *cfg)
 		return -ENOMEM;
 	event_add(d->sigterm, NULL);
 	event_add(d->sigint, NULL);
-	rc = blox_config_apply(cfg, &d->tgt, d->tcp, err, sizeof(err));
-	if (rc) {
-		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
-		return rc;
-	}
-	d->admin_opts.data_dir = cfg->data_dir;
-	d->admin_opts.devices_json = cfg->devices_json;
-	rc = blox_admin_create(&d->tgt, d->tcp, &d->admin_opts, &d->admin, err,
-			       sizeof(err));
-	if (rc) {
-		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
-		return rc;
-	}
 	return 0;
 }
 
-static void teardown(struct bloxd *d)
+static void signals_stop(struct bloxd *d)
 {
-	struct nvmf_port *p;
-
-	blox_admin_destroy(d->admin);
-	d->admin = NULL;
-	if (d->tcp) {
-		if (d->tgt_ready)
-			TAILQ_FOREACH(p, &d->tgt.ports, link)
-				nvmf_tcp_unlisten(d->tcp, p);
-		nvmf_tcp_destroy(d->tcp);
-	}
-	if (d->tgt_ready)
-		nvmf_tgt_fini(&d->tgt);
 	if (d->sigterm)
 		event_free(d->sigterm);
 	if (d->sigint)
 		event_free(d->sigint);
 	if (d->drain)
 		event_free(d->drain);
-	if (d->base)
-		event_base_free(d->base);
+}
+
+static int prov_start(struct bloxd *d)
+{
+	return blox_prov_create(&d->tgt, d->tcp, d->cfg->data_dir, &d->prov);
+}
+
+static void prov_stop(struct bloxd *d)
+{
+	blox_prov_destroy(d->prov);
+}
+
+static int config_start(struct bloxd *d)
+{
+	char err[512];
+	int rc = blox_prov_apply(d->prov, d->cfg, err, sizeof(err));
+
+	if (rc) {
+		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
+		/* A step that fails leaves nothing of itself behind. */
+		blox_prov_clear(d->prov);
+	}
+	return rc;
+}
+
+static void config_stop(struct bloxd *d)
+{
+	blox_prov_clear(d->prov);
+}
+
+static int admin_start(struct bloxd *d)
+{
+	char err[512];
+	int rc = blox_admin_create(d->prov, &d->admin_opts, &d->admin, err, sizeof(err));
+
+	if (rc)
+		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
+	return rc;
+}
+
+static void admin_stop(struct bloxd *d)
+{
+	blox_admin_destroy(d->admin);
+}
+
+/* Run in this order; undone in reverse, from the last one done. */
+static const struct step {
+	const char *name;
+	int (*start)(struct bloxd *d);
+	void (*stop)(struct bloxd *d);
+} steps[] = {
+	{ "event loop", loop_start, loop_stop },
+	{ "NVMe-oF target", target_start, target_stop },
+	{ "NVMe/TCP transport", transport_start, transport_stop },
+	{ "signals", signals_start, signals_stop },
+	{ "provisioning service", prov_start, prov_stop },
+	{ "configuration", config_start, config_stop },
+	{ "admin API", admin_start, admin_stop },
+};
+
+/* Undo the first @n steps, last first. */
+static void steps_undo(struct bloxd *d, size_t n)
+{
+	while (n--)
+		steps[n].stop(d);
+}
+
+/* Run every step; on a failure, undo those done. Steps done, or -1. */
+static int steps_run(struct bloxd *d)
+{
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(steps); i++) {
+		int rc = steps[i].start(d);
+
+		if (rc) {
+			blox_log(&d->log, BLOX_LOG_ERR, "start-up: %s: %s", steps[i].name,
+				 strerror(-rc));
+			steps_undo(d, i);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -321,15 +398,15 @@ int main(int argc, char **argv)
 		blox_config_free(&cfg);
 		return rc;
 	}
-	rc = setup(&d, &cfg);
+	d.cfg = &cfg;
+	rc = steps_run(&d);
+	d.cfg = NULL;
 	blox_config_free(&cfg);
-	if (rc) {
-		teardown(&d);
+	if (rc)
 		return 1;
-	}
 	blox_log(&d.log, BLOX_LOG_INFO, "bloxd %s ready", BLOX_VERSION);
 	event_base_dispatch(d.base);
-	teardown(&d);
+	steps_undo(&d, BLOX_ARRAY_SIZE(steps));
 	blox_log(&d.log, BLOX_LOG_INFO, "stopped");
 	return d.exit_code;
 }

@@ -24,13 +24,17 @@
 
 #include <errno.h>
 #include <event2/event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct fb_io;
 
 struct blox_nand_dev {
+	char name[32];
 	uint32_t refs;
+	TAILQ_ENTRY(blox_nand_dev) link; /* in a registry */
+	bool registered;
 	struct nand_store *store;
 	struct nand_dev *dev;
 	struct nand_rt *rt;
@@ -46,7 +50,7 @@ struct ftl_bdev {
 	struct event *kick_ev; /* NULL while unbound */
 	bool kicked;
 	uint64_t vnow; /* unbound: the device's time, advanced by the destroy */
-	uint32_t first_die, nr_dies; /* what the FTL owns of the device */
+	struct ftl_resources res; /* what the FTL owns of the device */
 	const struct blox_clock *clock;
 	const struct blox_log *log;
 	struct fb_io *ios;
@@ -97,8 +101,8 @@ static int env_sync(void *ctx)
 }
 
 /* Store and device, without a driver: touches no loop. */
-static int nand_dev_open_unbound(const struct nand_config *nand, const char *store_path,
-				 struct blox_nand_dev **out)
+static int nand_dev_open_unbound(const char *name, const struct nand_config *nand,
+				 const char *store_path, struct blox_nand_dev **out)
 {
 	struct blox_nand_dev *d = calloc(1, sizeof(*d));
 	int rc;
@@ -106,6 +110,7 @@ static int nand_dev_open_unbound(const struct nand_config *nand, const char *sto
 	if (!d)
 		return -ENOMEM;
 	d->refs = 1;
+	snprintf(d->name, sizeof(d->name), "%s", name ? name : "");
 	rc = store_path ? nand_store_file_open(store_path, &nand->geo, &d->store)
 			: nand_store_ram_open(&nand->geo, &d->store);
 	if (!rc)
@@ -118,12 +123,12 @@ static int nand_dev_open_unbound(const struct nand_config *nand, const char *sto
 	return 0;
 }
 
-int blox_nand_dev_open(const struct nand_config *nand, const char *store_path,
-		       struct event_base *base, const struct blox_clock *clock,
-		       struct blox_nand_dev **out)
+int blox_nand_dev_open(const char *name, const struct nand_config *nand,
+		       const char *store_path, struct event_base *base,
+		       const struct blox_clock *clock, struct blox_nand_dev **out)
 {
 	struct blox_nand_dev *d;
-	int rc = nand_dev_open_unbound(nand, store_path, &d);
+	int rc = nand_dev_open_unbound(name, nand, store_path, &d);
 
 	if (rc)
 		return rc;
@@ -134,6 +139,68 @@ int blox_nand_dev_open(const struct nand_config *nand, const char *store_path,
 	}
 	*out = d;
 	return 0;
+}
+
+void blox_nand_dev_get(struct blox_nand_dev *d)
+{
+	d->refs++;
+}
+
+const char *blox_nand_dev_name(const struct blox_nand_dev *d)
+{
+	return d->name;
+}
+
+const struct nand_config *blox_nand_dev_config(const struct blox_nand_dev *d)
+{
+	return nand_dev_config(d->dev);
+}
+
+uint32_t blox_nand_dev_refs(const struct blox_nand_dev *d)
+{
+	return d->refs;
+}
+
+void blox_dev_registry_init(struct blox_dev_registry *r)
+{
+	TAILQ_INIT(&r->devs);
+}
+
+void blox_dev_registry_fini(struct blox_dev_registry *r)
+{
+	struct blox_nand_dev *d;
+
+	while ((d = TAILQ_FIRST(&r->devs)))
+		blox_dev_unregister(r, d);
+}
+
+int blox_dev_register(struct blox_dev_registry *r, struct blox_nand_dev *d)
+{
+	if (d->registered || !d->name[0])
+		return -EINVAL;
+	if (blox_dev_find(r, d->name))
+		return -EEXIST;
+	d->refs++;
+	d->registered = true;
+	TAILQ_INSERT_TAIL(&r->devs, d, link);
+	return 0;
+}
+
+void blox_dev_unregister(struct blox_dev_registry *r, struct blox_nand_dev *d)
+{
+	TAILQ_REMOVE(&r->devs, d, link);
+	d->registered = false;
+	blox_nand_dev_put(d);
+}
+
+struct blox_nand_dev *blox_dev_find(const struct blox_dev_registry *r, const char *name)
+{
+	struct blox_nand_dev *d;
+
+	TAILQ_FOREACH(d, &r->devs, link)
+		if (!strcmp(d->name, name))
+			return d;
+	return NULL;
 }
 
 void blox_nand_dev_put(struct blox_nand_dev *d)
@@ -336,12 +403,32 @@ static const struct blox_bdev_ops ftl_bdev_ops = {
 	.telemetry = fb_telemetry,
 };
 
+/* Dies in range and each once, blocks in range. */
+static int check_share(const struct ftl_resources *res, const struct nand_geometry *g)
+{
+	uint32_t dies = nand_dies(g);
+
+	if (res->nr_dies == 0 || res->nr_dies > BLOX_FTL_MAX_DIES ||
+	    res->first_block >= g->blocks_per_plane || res->nr_blocks == 0 ||
+	    res->nr_blocks > g->blocks_per_plane - res->first_block)
+		return -EINVAL;
+	for (uint32_t i = 0; i < res->nr_dies; i++) {
+		if (res->dies[i] >= dies)
+			return -EINVAL;
+		for (uint32_t j = 0; j < i; j++)
+			if (res->dies[j] == res->dies[i])
+				return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * The backend up to a running FTL (format or recovery done), on @p's own
  * device or its dies of @shared. Unbound: no event, no driver of its own.
  */
 static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 {
+	const struct nand_geometry *g;
 	struct ftl_bdev *fb;
 	struct ftl_env env;
 	struct ftl_resources res = { 0 };
@@ -374,26 +461,30 @@ static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 		fb->nd->refs++;
 		fb->rt = fb->nd->rt;
 	} else {
-		rc = nand_dev_open_unbound(p->nand, p->store_path, &fb->nd);
+		rc = nand_dev_open_unbound(NULL, p->nand, p->store_path, &fb->nd);
 		if (rc)
 			goto fail;
 	}
 	fb->store = fb->nd->store;
 	fb->dev = fb->nd->dev;
-	res.nr_dies = p->shared ? p->nr_dies : nand_dies(&p->nand->geo);
-	if (res.nr_dies == 0 || res.nr_dies > BLOX_FTL_MAX_DIES ||
-	    (p->shared && p->first_die + p->nr_dies >
-				  nand_dies(&nand_dev_config(fb->dev)->geo))) {
-		rc = -EINVAL;
-		goto fail;
+	g = &nand_dev_config(fb->dev)->geo;
+	/* The instance owns exactly these dies and blocks, nothing else. */
+	if (p->shared) {
+		res.nr_dies = p->nr_dies;
+		for (uint32_t i = 0; i < p->nr_dies && i < BLOX_FTL_MAX_DIES; i++)
+			res.dies[i] = p->dies[i];
+	} else {
+		res.nr_dies = nand_dies(g);
+		for (uint32_t i = 0; i < res.nr_dies && i < BLOX_FTL_MAX_DIES; i++)
+			res.dies[i] = i;
 	}
-	/* The instance owns exactly these dies, every block on them. */
-	fb->first_die = p->shared ? p->first_die : 0;
-	fb->nr_dies = res.nr_dies;
-	for (uint32_t i = 0; i < res.nr_dies; i++)
-		res.dies[i] = fb->first_die + i;
-	res.first_block = 0;
-	res.nr_blocks = nand_dev_config(fb->dev)->geo.blocks_per_plane;
+	res.first_block = p->shared ? p->first_block : 0;
+	res.nr_blocks = p->shared && p->nr_blocks ? p->nr_blocks
+						   : g->blocks_per_plane - res.first_block;
+	rc = check_share(&res, g);
+	if (rc)
+		goto fail;
+	fb->res = res;
 	env = (struct ftl_env){ .ops = &env_ops, .ctx = fb, .dev = fb->dev,
 				.store = fb->store };
 	/* Synchronous store I/O (sync_io): no kick, no submit, no loop. */
@@ -451,8 +542,9 @@ int blox_bdev_ftl_bind(struct blox_bdev *bdev, struct event_base *base,
 	fb->base.cq = cq;
 	ftl_get_stats(fb->ftl, &st);
 	blox_log(fb->log, BLOX_LOG_INFO,
-		 "nand: dies %u..%u of a %s device, %s, %lu units recovered",
-		 fb->first_die, fb->first_die + fb->nr_dies - 1, fb->store->ops->name,
+		 "nand: %u dies (%u..%u) of a %s device, %s, %lu units recovered",
+		 fb->res.nr_dies, fb->res.dies[0], fb->res.dies[fb->res.nr_dies - 1],
+		 fb->store->ops->name,
 		 st.recovered_from_checkpoint ? "checkpoint found" : "no checkpoint",
 		 (unsigned long)st.recovered_units);
 	return 0;

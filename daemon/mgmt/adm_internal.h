@@ -11,11 +11,11 @@
 #include <sys/queue.h>
 
 #include "adm_frame.h"
-#include "mgmt.h"
-#include "blox_util.h"
 #include "blox_admin.pb-c.h"
+#include "blox_util.h"
+#include "mgmt.h"
+#include "prov.h"
 
-struct blox_cfg_ns;
 struct event;
 struct evconnlistener;
 struct bufferevent;
@@ -44,6 +44,7 @@ struct adm_req {
 
 struct blox_admin {
 	Blox__Admin__BloxAdmin_Service svc;
+	struct blox_prov *prov; /* every change goes through it */
 	struct nvmf_tgt *tgt;
 	struct nvmf_tcp *tcp;
 	struct event_base *base;
@@ -51,7 +52,6 @@ struct blox_admin {
 	char data_dir[4096];
 	char state_path[4200];
 	char sock_path[108];
-	char *devices_json;
 	uint32_t idle_ms;
 	gid_t sock_gid;
 	int sock_fd;
@@ -111,7 +111,6 @@ bool adm_persist(struct adm_req *r);
 struct nvmf_subsys *adm_find_subsys(struct blox_admin *a, struct adm_req *r,
 				    const char *nqn);
 uint32_t adm_nr_ctrls(const struct nvmf_subsys *s);
-void adm_uuid_str(const uint8_t u[16], char out[37]);
 
 /* Each fills its rpcs into the service table. */
 void adm_m_target_init(ADM_SVC *svc); /* daemon, config save, listeners */
@@ -124,11 +123,16 @@ struct adm_ns_array {
 	Blox__Admin__Namespace *m;
 	Blox__Admin__Namespace **p;
 	char (*uuid)[37];
+	char **params; /* each Namespace's params_json */
 	size_t n;
 };
 
-/* A Namespace message; strings point into @ns or @uuid. */
-void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, char uuid[37]);
+/*
+ * A Namespace message; strings point into @ns, @uuid or *@params (its
+ * parameters as config JSON, malloc'd: free it after use).
+ */
+void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, char uuid[37],
+		char **params);
 /* The namespaces of @only (NULL: of every subsystem). 0 or -ENOMEM. */
 int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
 		      const struct nvmf_tgt *tgt);
@@ -162,9 +166,9 @@ bool adm_subsys_creating(const struct blox_admin *a, const char *nqn);
 /*
  * Make namespace @cn in @s for @r (the backend on a worker thread when it
  * is a nand of its own device, else at once), attach it, write the
- * state, answer. Takes cn->params. @cn's nsid is free and not claimed.
+ * state, answer. @cn's nsid is free and not claimed.
  */
-void adm_ns_create(struct adm_req *r, struct nvmf_subsys *s, struct blox_cfg_ns *cn);
+void adm_ns_create(struct adm_req *r, struct nvmf_subsys *s, const struct blox_cfg_ns *cn);
 
 /* Namespaces leaving the target, with one answer when all are gone. */
 struct adm_teardown;

@@ -3,6 +3,7 @@
  * queues, and telemetry (one answer, or a stream every interval).
  */
 #include "adm_internal.h"
+#include "params.h"
 
 #include <event2/event.h>
 #include <stdio.h>
@@ -110,7 +111,7 @@ static void ctrl_msg(const struct nvmf_ctrl *c, uint64_t now,
 	m->nqn = (char *)c->subsys->nqn;
 	m->cntlid = c->cntlid;
 	m->host_nqn = (char *)c->hostnqn;
-	adm_uuid_str(c->hostid, id);
+	blox_uuid_str(c->hostid, id);
 	m->host_id = id;
 	m->kato_ms = c->kato_ms;
 	m->io_queues = c->nr_sqs ? c->nr_sqs - 1 : 0;

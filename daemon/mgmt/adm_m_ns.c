@@ -1,14 +1,17 @@
 /*
- * BloxAdmin handlers of namespaces. A create builds the JSON of a config
- * "namespaces" entry and runs it through the config parser, so the API
- * and the file accept the same things; the namespace is then made by
- * adm_ns_async.c, off the loop when that is slow. A delete detaches the
+ * BloxAdmin handlers of namespaces. A create copies the request into the
+ * typed namespace parameters (struct blox_ns_params) field by field, by
+ * the names the config file uses too, and resolves them with the same
+ * checks (params.c), so the API and the file accept the same things; the
+ * provisioning service then makes it (adm_ns_async.c), off the loop when
+ * that is slow. A delete detaches the
  * namespace (hosts hear of it at once) and answers once its last command
  * is done, the state is written, its backend is gone and its store file
  * removed (adm_ns_async.c).
  */
 #include "adm_internal.h"
-#include "mgmt.h"
+#include "config_internal.h"
+#include "params.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -16,19 +19,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, char uuid[37])
+void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, char uuid[37],
+		char **params)
 {
+	const struct prov_ns_rec *rec = prov_ns_rec(ns);
+	json_object *o = rec ? cfg_ns_json(&rec->params) : NULL;
+
+	*params = o ? strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN))
+		    : NULL;
+	json_object_put(o);
 	blox__admin__namespace__init(m);
 	m->nqn = (char *)ns->subsys->nqn;
 	m->nsid = ns->nsid;
 	m->backend = (char *)ns->bdev->ops->name;
 	m->size = ns->bdev->size;
 	m->block_size = ns->bdev->block_size;
-	adm_uuid_str(ns->uuid, uuid);
+	blox_uuid_str(ns->uuid, uuid);
 	m->uuid = uuid;
 	m->inflight = ns->inflight;
-	m->params_json = ns->params ? ns->params : (char *)"";
-	m->device = (char *)ns->device;
+	m->params_json = *params ? *params : (char *)"";
+	m->device = rec && rec->dev ? rec->dev->cfg.name : (char *)"";
 }
 
 int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
@@ -45,13 +55,15 @@ int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
 	arr->m = calloc(n + 1, sizeof(*arr->m));
 	arr->p = calloc(n + 1, sizeof(*arr->p));
 	arr->uuid = calloc(n + 1, sizeof(*arr->uuid));
+	arr->params = calloc(n + 1, sizeof(*arr->params));
 	arr->n = 0;
-	if (!arr->m || !arr->p || !arr->uuid)
+	if (!arr->m || !arr->p || !arr->uuid || !arr->params)
 		return -ENOMEM;
 	TAILQ_FOREACH(s, &tgt->subsystems, link)
 		if (!only || s == only)
 			TAILQ_FOREACH(ns, &s->namespaces, link) {
-				adm_ns_msg(ns, &arr->m[arr->n], arr->uuid[arr->n]);
+				adm_ns_msg(ns, &arr->m[arr->n], arr->uuid[arr->n],
+					   &arr->params[arr->n]);
 				arr->p[arr->n] = &arr->m[arr->n];
 				arr->n++;
 			}
@@ -63,86 +75,98 @@ void adm_ns_array_free(struct adm_ns_array *arr)
 	free(arr->m);
 	free(arr->p);
 	free(arr->uuid);
+	for (size_t i = 0; arr->params && i < arr->n; i++)
+		free(arr->params[i]);
+	free(arr->params);
 }
 
-/* The request as JSON, without the defaults it leaves out. */
-static void put_u(json_object *o, const char *k, uint64_t v)
+/*
+ * The fields of table @t that the protobuf message @m sets (a number not
+ * 0, a Toggle not DEFAULT, a string not empty), found by name, into
+ * @params with their bits. -EINVAL with a reason for a string too long.
+ */
+static int params_from_proto(const struct blox_param_table *t, const ProtobufCMessage *m,
+			     const char *where, void *params, char *err, size_t errlen)
 {
-	if (v)
-		json_object_object_add(o, k, json_object_new_int64((int64_t)v));
-}
+	char *base = params;
 
-static void put_s(json_object *o, const char *k, const char *v)
-{
-	if (v && v[0])
-		json_object_object_add(o, k, json_object_new_string(v));
-}
+	for (size_t i = 0; m && i < t->n; i++) {
+		const struct blox_param_field *f = &t->fields[i];
+		const ProtobufCFieldDescriptor *fd =
+			protobuf_c_message_descriptor_get_field_by_name(m->descriptor, f->key);
+		const char *v;
 
-static void put_t(json_object *o, const char *k, Blox__Admin__Toggle t)
-{
-	if (t == BLOX__ADMIN__TOGGLE__TOGGLE_ON || t == BLOX__ADMIN__TOGGLE__TOGGLE_OFF)
-		json_object_object_add(o, k,
-				       json_object_new_boolean(t == BLOX__ADMIN__TOGGLE__TOGGLE_ON));
-}
+		if (!fd)
+			continue;
+		v = (const char *)m + fd->offset;
+		if (f->kind == BLOX_PK_U32 && fd->type == PROTOBUF_C_TYPE_UINT32) {
+			if (!*(const uint32_t *)v)
+				continue;
+			*(uint32_t *)(base + f->off) = *(const uint32_t *)v;
+		} else if (f->kind == BLOX_PK_BOOL && fd->type == PROTOBUF_C_TYPE_ENUM) {
+			int tg = *(const int *)v;
 
-/* The request as a config "namespaces" entry: one parser checks both. */
-static json_object *ns_request_json(const Blox__Admin__NamespaceCreateRequest *in,
-				    uint32_t nsid)
-{
-	json_object *o = json_object_new_object();
+			if (tg != BLOX__ADMIN__TOGGLE__TOGGLE_ON &&
+			    tg != BLOX__ADMIN__TOGGLE__TOGGLE_OFF)
+				continue;
+			*(bool *)(base + f->off) = tg == BLOX__ADMIN__TOGGLE__TOGGLE_ON;
+		} else if (f->kind == BLOX_PK_STR && fd->type == PROTOBUF_C_TYPE_STRING) {
+			const char *str = *(const char *const *)v;
 
-	put_u(o, "nsid", nsid);
-	json_object_object_add(o, "backend",
-			       json_object_new_string(in->backend[0] ? in->backend : "nand"));
-	json_object_object_add(o, "size", json_object_new_int64((int64_t)in->size));
-	put_u(o, "block_size", in->block_size);
-	put_s(o, "uuid", in->uuid);
-	if (in->nand) {
-		const Blox__Admin__NandParams *n = in->nand;
-		json_object *j = json_object_new_object();
-
-		put_u(j, "channels", n->channels);
-		put_u(j, "dies_per_channel", n->dies_per_channel);
-		put_u(j, "planes_per_die", n->planes_per_die);
-		put_u(j, "blocks_per_plane", n->blocks_per_plane);
-		put_u(j, "pages_per_block", n->pages_per_block);
-		put_u(j, "page_size", n->page_size);
-		put_u(j, "oob_size", n->oob_size);
-		put_s(j, "cell", n->cell);
-		put_u(j, "t_read_us", n->t_read_us);
-		put_u(j, "t_prog_us", n->t_prog_us);
-		put_u(j, "t_erase_us", n->t_erase_us);
-		put_u(j, "bus_mbps", n->bus_mbps);
-		put_u(j, "t_suspend_us", n->t_suspend_us);
-		put_u(j, "t_resume_us", n->t_resume_us);
-		put_t(j, "null_timing", n->null_timing);
-		put_s(j, "suspend_policy", n->suspend_policy);
-		put_t(j, "multi_plane", n->multi_plane);
-		if (json_object_object_length(j))
-			json_object_object_add(o, "nand", j);
-		else
-			json_object_put(j);
+			if (!str || !str[0])
+				continue;
+			if (strlen(str) >= f->len)
+				return blox_fail(err, errlen, "%s.%s: longer than %zu bytes",
+						 where, f->key, f->len - 1);
+			snprintf(base + f->off, f->len, "%s", str);
+		} else {
+			continue;
+		}
+		*blox_params_set(params) |= 1u << i;
 	}
-	if (in->ftl) {
-		const Blox__Admin__FtlParams *f = in->ftl;
-		json_object *j = json_object_new_object();
+	return 0;
+}
 
-		put_s(j, "store", f->store);
-		put_u(j, "cmt_kib", f->cmt_kib);
-		put_t(j, "mdc", f->mdc);
-		put_u(j, "mdc_bytes", f->mdc_bytes);
-		put_u(j, "mdc_min_run", f->mdc_min_run);
-		put_t(j, "stream_separation", f->stream_separation);
-		put_u(j, "op_percent", f->op_percent);
-		put_s(j, "gc_policy", f->gc_policy);
-		put_u(j, "write_buffer_pages", f->write_buffer_pages);
-		put_u(j, "wl_threshold", f->wl_threshold);
-		if (json_object_object_length(j))
-			json_object_object_add(o, "ftl", j);
-		else
-			json_object_put(j);
+/* The request as namespace parameters, resolved into @cn. */
+static int ns_from_request(const Blox__Admin__NamespaceCreateRequest *in, uint32_t nsid,
+			   struct blox_cfg_ns *cn, char *err, size_t errlen)
+{
+	struct blox_ns_params *p = calloc(1, sizeof(*p));
+	int rc;
+
+	if (!p)
+		return -ENOMEM;
+	p->nsid = nsid;
+	rc = -EINVAL;
+	if (strlen(in->backend) >= sizeof(p->backend)) {
+		blox_fail(err, errlen, "namespace.backend: '%s' is not one of ram, null, "
+			  "nand, nand-timing", in->backend);
+		goto out;
 	}
-	return o;
+	snprintf(p->backend, sizeof(p->backend), "%s", in->backend[0] ? in->backend : "nand");
+	p->size = in->size;
+	p->block_size = in->block_size;
+	if (in->uuid[0]) {
+		if (blox_uuid_parse(in->uuid, p->uuid)) {
+			blox_fail(err, errlen, "namespace.uuid: '%s' is not a UUID", in->uuid);
+			goto out;
+		}
+		p->has_uuid = true;
+	}
+	p->has_nand = in->nand != NULL;
+	p->has_ftl = in->ftl != NULL;
+	if ((rc = params_from_proto(&blox_nand_table, in->nand ? &in->nand->base : NULL,
+				    "namespace.nand", &p->nand, err, errlen)) ||
+	    (rc = params_from_proto(&blox_ftl_table, in->ftl ? &in->ftl->base : NULL,
+				    "namespace.ftl", &p->ftl, err, errlen)))
+		goto out;
+	/* Empty objects are no objects (as a request without them). */
+	p->has_nand &= p->nand.set != 0;
+	p->has_ftl &= p->ftl.set != 0;
+	rc = blox_ns_resolve(p, "namespace", cn, err, errlen);
+out:
+	free(p);
+	return rc;
 }
 
 /*
@@ -170,8 +194,7 @@ static void m_create_namespace(ADM_SVC *svc, const Blox__Admin__NamespaceCreateR
 {
 	struct blox_admin *a = ADM_OF(svc);
 	struct nvmf_subsys *s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
-	struct blox_cfg_ns cn;
-	json_object *o;
+	struct blox_cfg_ns *cn;
 	char err[512];
 	uint32_t nsid = in->nsid;
 	int rc;
@@ -197,15 +220,16 @@ static void m_create_namespace(ADM_SVC *svc, const Blox__Admin__NamespaceCreateR
 			ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED,
 				 "%s has %u namespaces, the limit", s->nqn, NVMF_MAX_NS);
 	}
-	o = ns_request_json(in, nsid);
-	rc = blox_config_parse_ns(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
-				  &cn, err, sizeof(err));
-	json_object_put(o);
-	if (rc)
+	cn = malloc(sizeof(*cn));
+	rc = cn ? ns_from_request(in, nsid, cn, err, sizeof(err)) : -ENOMEM;
+	if (rc) {
+		free(cn);
 		ADM_FAIL(closure, d, rc == -ENOMEM ? ADM_S_RESOURCE_EXHAUSTED
 						   : ADM_S_INVALID_ARGUMENT,
-			 "%s", err);
-	adm_ns_create(ADM_REQ(d), s, &cn);
+			 "%s", rc == -ENOMEM ? "out of memory" : err);
+	}
+	adm_ns_create(ADM_REQ(d), s, cn);
+	free(cn);
 }
 
 static struct nvmf_ns *find_ns(struct blox_admin *a, struct adm_req *r,
@@ -234,11 +258,11 @@ static void m_delete_namespace(ADM_SVC *svc, const Blox__Admin__NamespaceRef *in
 		refuse_claimed(a, ADM_REQ(d), in->nqn, in->nsid, ADM_S_FAILED_PRECONDITION);
 		ADM_FAILED(closure, d);
 	}
-	if (ns->device[0])
+	if (prov_ns_rec(ns) && prov_ns_rec(ns)->dev)
 		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
 			 "namespace %u of %s is on shared device %s, whose die "
 			 "split only the config file changes",
-			 ns->nsid, in->nqn, ns->device);
+			 ns->nsid, in->nqn, prov_ns_rec(ns)->dev->cfg.name);
 	nc = adm_nr_ctrls(ns->subsys);
 	if (nc && !in->force)
 		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
@@ -278,12 +302,13 @@ static void m_show_namespace(ADM_SVC *svc, const Blox__Admin__NamespaceRef *in,
 {
 	struct nvmf_ns *ns = find_ns(ADM_OF(svc), ADM_REQ(d), in->nqn, in->nsid);
 	Blox__Admin__Namespace out;
-	char uuid[37];
+	char uuid[37], *params;
 
 	if (!ns)
 		ADM_FAILED(closure, d);
-	adm_ns_msg(ns, &out, uuid);
+	adm_ns_msg(ns, &out, uuid, &params);
 	closure(&out, d);
+	free(params);
 }
 
 void adm_m_ns_init(ADM_SVC *svc)

@@ -76,7 +76,10 @@ static void m_create_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemCreateR
 			       Blox__Admin__Subsystem_Closure closure, void *d)
 {
 	struct blox_admin *a = ADM_OF(svc);
+	char (*cs_hosts)[NVME_NQN_LENGTH];
+	struct blox_cfg_subsys *cs;
 	struct nvmf_subsys *s;
+	char err[512];
 	int rc;
 
 	if (!nvmf_nqn_valid(in->nqn) || !strcmp(in->nqn, NVME_DISC_SUBSYS_NAME))
@@ -95,17 +98,26 @@ static void m_create_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemCreateR
 	if (nvmf_subsys_find(a->tgt, in->nqn))
 		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
 			 "subsystem %s already exists", in->nqn);
-	rc = nvmf_subsys_create(a->tgt, in->nqn, &s);
-	if (rc)
-		ADM_FAIL(closure, d, adm_status_from_errno(rc), "subsystem %s: %s",
-			 in->nqn, strerror(-rc));
-	if (in->serial[0])
-		snprintf(s->serial, sizeof(s->serial), "%s", in->serial);
-	if (in->model[0])
-		snprintf(s->model, sizeof(s->model), "%s", in->model);
-	s->allow_any_host = in->allow_any_host;
+	cs = calloc(1, sizeof(*cs));
+	cs_hosts = calloc(in->n_hosts + 1, sizeof(*cs_hosts));
+	if (!cs || !cs_hosts) {
+		free(cs);
+		free(cs_hosts);
+		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+	}
+	snprintf(cs->nqn, sizeof(cs->nqn), "%s", in->nqn);
+	snprintf(cs->serial, sizeof(cs->serial), "%s", in->serial);
+	snprintf(cs->model, sizeof(cs->model), "%s", in->model);
+	cs->allow_any_host = in->allow_any_host;
 	for (size_t i = 0; i < in->n_hosts; i++)
-		nvmf_subsys_add_host(s, in->hosts[i]);
+		snprintf(cs_hosts[i], sizeof(cs_hosts[i]), "%s", in->hosts[i]);
+	cs->hosts = cs_hosts;
+	cs->nr_hosts = in->n_hosts;
+	rc = prov_subsys_create(a->prov, cs, &s, err, sizeof(err));
+	free(cs_hosts);
+	free(cs);
+	if (rc)
+		ADM_FAIL(closure, d, adm_status_from_errno(rc), "%s", err);
 	blox_log(a->log, BLOX_LOG_INFO, "admin: subsystem %s created", in->nqn);
 	if (!adm_persist(ADM_REQ(d)))
 		ADM_FAILED(closure, d);
@@ -183,7 +195,7 @@ static void subsys_delete_now(struct adm_req *r, struct nvmf_subsys *s)
 	TAILQ_FOREACH_SAFE(ns, &s->namespaces, link, tmp)
 		adm_teardown_add(t, ns);
 	/* Without controllers and namespaces the destroy cannot fail. */
-	nvmf_subsys_destroy(s);
+	prov_subsys_delete(r->a->prov, s);
 	blox_log(r->a->log, BLOX_LOG_INFO, "admin: subsystem %s deleted", w->nqn);
 	adm_teardown_commit(t);
 }
@@ -238,12 +250,15 @@ static void m_delete_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemRef *in
 
 	if (!s)
 		ADM_FAILED(closure, d);
-	TAILQ_FOREACH(ns, &s->namespaces, link)
-		if (ns->device[0])
+	TAILQ_FOREACH(ns, &s->namespaces, link) {
+		const struct prov_ns_rec *rec = prov_ns_rec(ns);
+
+		if (rec && rec->dev)
 			ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
 				 "subsystem %s: namespace %u is on shared device %s, "
 				 "whose die split only the config file changes",
-				 s->nqn, ns->nsid, ns->device);
+				 s->nqn, ns->nsid, rec->dev->cfg.name);
+	}
 	if (adm_subsys_creating(a, s->nqn))
 		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
 			 "subsystem %s: a namespace is being created in it; try again "
@@ -290,7 +305,7 @@ static void m_allow_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 			ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
 				 "host %s is already allowed on %s", in->host_nqn,
 				 s->nqn);
-	rc = nvmf_subsys_add_host(s, in->host_nqn);
+	rc = prov_host_add(a->prov, s, in->host_nqn);
 	if (rc && rc != -EEXIST)
 		ADM_FAIL(closure, d, adm_status_from_errno(rc), "host %s: %s",
 			 in->host_nqn, strerror(-rc));
@@ -319,7 +334,7 @@ static void m_deny_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 
 	if (!s)
 		ADM_FAILED(closure, d);
-	if (nvmf_subsys_remove_host(s, in->host_nqn))
+	if (prov_host_remove(a->prov, s, in->host_nqn))
 		ADM_FAIL(closure, d, ADM_S_NOT_FOUND,
 			 "host %s is not on the allowed list of %s", in->host_nqn,
 			 s->nqn);
@@ -339,8 +354,7 @@ static void m_set_allow_any_host(ADM_SVC *svc, const Blox__Admin__AllowAnyHostRe
 
 	if (!s)
 		ADM_FAILED(closure, d);
-	s->allow_any_host = in->allow;
-	a->tgt->disc_genctr++;
+	prov_subsys_allow_any_host(a->prov, s, in->allow);
 	drop_disallowed(s);
 	blox_log(a->log, BLOX_LOG_INFO, "admin: %s allow_any_host %s", s->nqn,
 		 in->allow ? "on" : "off");

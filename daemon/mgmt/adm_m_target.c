@@ -73,7 +73,7 @@ static void m_save_config(ADM_SVC *svc, const Blox__Admin__SaveConfigRequest *in
 		ADM_FAIL(closure, d, ADM_S_INTERNAL, "%s", err);
 	written[out.n_written++] = a->state_path;
 	if (in->path[0]) {
-		text = blox_state_json(a->tgt, a->devices_json);
+		text = blox_state_json(a->prov);
 		if (!text)
 			ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
 		rc = blox_state_write(in->path, text, err, sizeof(err));
@@ -118,31 +118,34 @@ static void m_add_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
 			   Blox__Admin__Listener_Closure closure, void *d)
 {
 	struct blox_admin *a = ADM_OF(svc);
+	struct blox_cfg_listener l = { 0 };
 	Blox__Admin__Listener out;
 	struct nvmf_port *p;
-	char port[8];
+	char err[256];
 	int rc;
 
 	if (in->port == 0 || in->port > 65535)
 		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
 			 "listener port %u: must be 1..65535", in->port);
-	snprintf(port, sizeof(port), "%u", in->port);
-	rc = nvmf_port_add(a->tgt, in->address, port, in->discovery_only, &p);
+	if (strlen(in->address) >= sizeof(l.addr))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "listener '%s': not an IPv4 or IPv6 address", in->address);
+	snprintf(l.addr, sizeof(l.addr), "%s", in->address);
+	snprintf(l.port, sizeof(l.port), "%u", in->port);
+	l.discovery_only = in->discovery_only;
+	rc = prov_listener_add(a->prov, &l, &p, err, sizeof(err));
 	if (rc == -EEXIST)
 		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
 			 "listener %s:%u already exists", in->address, in->port);
-	if (rc)
+	if (rc == -EINVAL)
 		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
 			 "listener '%s': not an IPv4 or IPv6 address", in->address);
-	rc = nvmf_tcp_listen(a->tcp, p);
-	if (rc) {
-		nvmf_port_remove(p);
+	if (rc)
 		ADM_FAIL(closure, d,
 			 rc == -EADDRINUSE || rc == -EADDRNOTAVAIL || rc == -EACCES
 				 ? ADM_S_FAILED_PRECONDITION
 				 : ADM_S_INTERNAL,
 			 "listener %s:%u: %s", in->address, in->port, strerror(-rc));
-	}
 	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u added", in->address,
 		 in->port);
 	listener_msg(a, p, &out);
@@ -167,8 +170,7 @@ static void m_remove_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *
 		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
 			 "listener %s:%u has %u connected queues; disconnect its "
 			 "hosts first", in->address, in->port, q);
-	nvmf_tcp_unlisten(a->tcp, p);
-	nvmf_port_remove(p);
+	prov_listener_remove(a->prov, p);
 	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u removed",
 		 in->address, in->port);
 	if (!adm_persist(ADM_REQ(d)))

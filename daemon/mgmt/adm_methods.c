@@ -16,7 +16,7 @@
 
 int adm_save_state(struct blox_admin *a, char *err, size_t errlen)
 {
-	char *text = blox_state_json(a->tgt, a->devices_json);
+	char *text = blox_state_json(a->prov);
 	int rc;
 
 	if (!text)
@@ -65,14 +65,6 @@ uint32_t adm_nr_ctrls(const struct nvmf_subsys *s)
 	TAILQ_FOREACH(c, &s->ctrls, link)
 		n++;
 	return n;
-}
-
-void adm_uuid_str(const uint8_t u[16], char out[37])
-{
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
-		 u[11], u[12], u[13], u[14], u[15]);
 }
 
 void adm_methods_init(ADM_SVC *svc)

@@ -25,7 +25,6 @@
  * no store file the state does not list are left behind.
  */
 #include "adm_internal.h"
-#include "mgmt.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -86,12 +85,9 @@ void blox_admin_stop(struct blox_admin *a)
 /* A create between its request and its answer (the request's r->priv). */
 struct ns_create {
 	struct adm_claim claim;
-	struct blox_cfg_ns cn; /* owns cn.params */
-	struct blox_bdev_params bp; /* points into cn and store */
-	char store[4200]; /* its own store file, "" if none */
-	struct blox_bdev *bdev;
+	struct prov_ns_plan plan; /* the provisioning service's, step by step */
 	int rc;
-	char err[512];
+	char err[1024];
 };
 
 static enum adm_status create_status(int rc)
@@ -110,7 +106,7 @@ static void create_fail(struct adm_req *r, int rc)
 		adm_fail(r, create_status(rc), "%s", c->err);
 	else
 		adm_fail(r, create_status(rc), "%s namespace %u: backend: %s",
-			 c->claim.nqn, c->cn.nsid, strerror(-rc));
+			 c->claim.nqn, c->plan.cn.nsid, strerror(-rc));
 }
 
 /* Answer @msg (NULL: the failure recorded) and release the nsid. */
@@ -119,32 +115,31 @@ static void create_answer(struct adm_req *r, const ProtobufCMessage *msg)
 	struct ns_create *c = r->priv;
 
 	claim_drop(r->a, &c->claim);
-	free(c->cn.params);
 	adm_closure(msg, r);
 }
 
-/* Attach the namespace over c->bdev, write the state, answer. */
+/* Attach the built namespace, write the state, answer. */
 static int create_attach(struct adm_req *r, struct nvmf_subsys *s)
 {
 	struct ns_create *c = r->priv;
 	Blox__Admin__Namespace out;
 	struct nvmf_ns *ns;
-	char uuid[37];
+	char uuid[37], *params;
 	int rc;
 
-	rc = blox_config_ns_attach(s, &c->cn, c->bdev, c->bp.store_path, &ns, c->err,
-				   sizeof(c->err));
+	rc = prov_ns_attach(r->a->prov, s, &c->plan, &ns, c->err, sizeof(c->err));
 	if (rc)
 		return rc;
 	blox_log(r->a->log, BLOX_LOG_INFO,
 		 "admin: namespace %u (%s, %lu bytes) created in %s", ns->nsid,
-		 c->cn.backend, (unsigned long)c->cn.size, s->nqn);
+		 c->plan.cn.backend, (unsigned long)c->plan.cn.size, s->nqn);
 	if (!adm_persist(r)) {
 		create_answer(r, NULL);
 		return 0;
 	}
-	adm_ns_msg(ns, &out, uuid);
+	adm_ns_msg(ns, &out, uuid, &params);
 	create_answer(r, &out.base);
+	free(params);
 	return 0;
 }
 
@@ -153,11 +148,12 @@ static void create_work(void *arg)
 {
 	struct adm_req *r = arg;
 	struct ns_create *c = r->priv;
+	char why[256];
 
-	c->rc = blox_bdev_ftl_prepare(&c->bp, &c->bdev);
-	/* The store was not there before (blox_config_ns_plan, the claim). */
-	if (c->rc && c->store[0])
-		unlink(c->store);
+	c->rc = prov_ns_build(r->a->prov, &c->plan, why, sizeof(why));
+	if (c->rc)
+		snprintf(c->err, sizeof(c->err), "%s namespace %u: %s", c->claim.nqn,
+			 c->plan.cn.nsid, why);
 }
 
 /* Worker: what a create made, gone again. */
@@ -166,9 +162,7 @@ static void undo_work(void *arg)
 	struct adm_req *r = arg;
 	struct ns_create *c = r->priv;
 
-	blox_bdev_destroy(c->bdev);
-	if (c->store[0])
-		unlink(c->store);
+	prov_ns_discard(&c->plan);
 }
 
 static void undo_done(void *arg)
@@ -176,12 +170,12 @@ static void undo_done(void *arg)
 	create_answer(arg, NULL);
 }
 
-/* Undo a made backend (failure recorded in @r) off the loop, then answer. */
+/* Undo a built backend (failure recorded in @r) off the loop, then answer. */
 static void create_undo(struct adm_req *r)
 {
 	struct ns_create *c = r->priv;
 
-	blox_bdev_ftl_unbind(c->bdev);
+	prov_ns_unbind(&c->plan);
 	if (adm_work_start(r->a->base, undo_work, undo_done, r)) {
 		undo_work(r);
 		undo_done(r);
@@ -203,7 +197,7 @@ static void create_done(void *arg)
 	}
 	if (a->stopping) {
 		adm_fail(r, ADM_S_UNAVAILABLE, "bloxd is shutting down: namespace %u of %s "
-			 "not created", c->cn.nsid, c->claim.nqn);
+			 "not created", c->plan.cn.nsid, c->claim.nqn);
 		create_undo(r);
 		return;
 	}
@@ -214,42 +208,39 @@ static void create_done(void *arg)
 		create_undo(r);
 		return;
 	}
-	rc = blox_bdev_ftl_bind(c->bdev, a->base, &a->tgt->io_cq);
-	if (!rc)
-		rc = create_attach(r, s);
+	rc = create_attach(r, s);
 	if (rc) {
 		create_fail(r, rc);
 		create_undo(r);
 	}
 }
 
-void adm_ns_create(struct adm_req *r, struct nvmf_subsys *s, struct blox_cfg_ns *cn)
+void adm_ns_create(struct adm_req *r, struct nvmf_subsys *s, const struct blox_cfg_ns *cn)
 {
 	struct blox_admin *a = r->a;
 	struct ns_create *c = calloc(1, sizeof(*c));
 	int rc;
 
 	if (!c) {
-		free(cn->params);
 		adm_fail(r, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
 		adm_closure(NULL, r);
 		return;
 	}
 	r->priv = c;
-	c->cn = *cn;
 	claim_take(a, &c->claim, s->nqn, cn->nsid, false);
-	rc = blox_config_ns_plan(a->data_dir, s, &c->cn, NULL, true, &c->bp, c->store,
-				 sizeof(c->store), c->err, sizeof(c->err));
+	rc = prov_ns_plan(a->prov, s, cn, true, &c->plan, c->err, sizeof(c->err));
 	if (rc) {
 		create_fail(r, rc);
 		create_answer(r, NULL);
 		return;
 	}
-	if (strcmp(c->cn.backend, "nand")) {
-		/* Quick to make: at once, bound to the loop. */
-		rc = blox_bdev_create(&c->bp, &a->tgt->io_cq, &c->bdev);
+	if (!prov_ns_slow(&c->plan)) {
+		/* Quick to make: at once, on the loop. */
+		create_work(r);
+		rc = c->rc;
+		/* Once attached, the answer is sent and @c is gone. */
 		if (!rc && (rc = create_attach(r, s)))
-			blox_bdev_destroy(c->bdev);
+			prov_ns_discard(&c->plan);
 		if (rc) {
 			create_fail(r, rc);
 			create_answer(r, NULL);
@@ -350,8 +341,7 @@ void adm_teardown_add(struct adm_teardown *t, struct nvmf_ns *ns)
 	g->t = t;
 	claim_take(t->a, &g->claim, ns->subsys->nqn, ns->nsid, true);
 	/* The namespace goes: its store path is ours now. */
-	g->store = ns->store_path;
-	ns->store_path = NULL;
+	g->store = prov_ns_take_store(ns);
 	t->left++;
 	nvmf_ns_detach(ns, gone_released, g);
 }

@@ -602,31 +602,27 @@ static void sample_cb(evutil_socket_t fd, short what, void *arg)
 	adm_stats_sample(arg);
 }
 
-int blox_admin_create(struct nvmf_tgt *tgt, struct nvmf_tcp *tcp,
-		      const struct blox_admin_opts *o, struct blox_admin **out,
-		      char *err, size_t errlen)
+int blox_admin_create(struct blox_prov *prov, const struct blox_admin_opts *o,
+		      struct blox_admin **out, char *err, size_t errlen)
 {
 	struct blox_admin *a = calloc(1, sizeof(*a));
-	const char *dd = o->data_dir && o->data_dir[0] ? o->data_dir
-						       : "/var/lib/bloxd";
+	const char *dd = blox_prov_data_dir(prov);
+	struct nvmf_tgt *tgt = prov->tgt;
 	int rc;
 
 	if (!a)
 		return -ENOMEM;
+	a->prov = prov;
 	a->tgt = tgt;
-	a->tcp = tcp;
+	a->tcp = prov->tcp;
 	a->base = tgt->base;
 	a->log = tgt->log;
 	a->idle_ms = o->idle_timeout_ms ? o->idle_timeout_ms : 60000;
 	snprintf(a->data_dir, sizeof(a->data_dir), "%s", dd);
-	snprintf(a->state_path, sizeof(a->state_path), "%s/bloxd-state.json", dd);
+	snprintf(a->state_path, sizeof(a->state_path), "%s/%s", dd, BLOX_STATE_FILE);
 	TAILQ_INIT(&a->conns);
 	TAILQ_INIT(&a->claims);
 	adm_methods_init(&a->svc);
-	if (o->devices_json && !(a->devices_json = strdup(o->devices_json))) {
-		free(a);
-		return -ENOMEM;
-	}
 	rc = open_unix(a, o, err, errlen);
 	if (!rc && o->tls_listen)
 		rc = open_tls(a, o, err, errlen);
@@ -666,6 +662,5 @@ void blox_admin_destroy(struct blox_admin *a)
 		SSL_CTX_free(a->ssl_ctx);
 	if (a->sample_ev)
 		event_free(a->sample_ev);
-	free(a->devices_json);
 	free(a);
 }

@@ -1,11 +1,12 @@
 /*
  * JSON start-up configuration (json-c): the top level, listeners,
- * subsystems and hosts, loading a file, and applying a parsed
- * configuration to the target. Strict: unknown keys and wrong types are
- * errors that name the offending field, because a typo in a storage
- * config should never silently produce a different device. The typed
- * getters are in config_json.c, "nand", "ftl" and "devices" in
- * config_nand.c, namespaces in config_ns.c.
+ * subsystems and hosts, and loading a file, into the typed configuration
+ * that the provisioning service applies (prov.c). Strict: unknown keys
+ * and wrong types are errors that name the offending field, because a
+ * typo in a storage config should never silently produce a different
+ * device. The typed
+ * getters are in config_json.c, namespaces and devices in config_ns.c,
+ * what their values mean in params.c.
  */
 #include "config_internal.h"
 
@@ -65,7 +66,7 @@ int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 		const char *close = strchr(spec, ']');
 
 		if (!close || close[1] != ':')
-			return cfg_fail(err, errlen,
+			return blox_fail(err, errlen,
 					"listener '%s': expected [ADDR]:PORT", spec);
 		alen = (size_t)(close - spec - 1);
 		memcpy(addr, spec + 1, BLOX_MIN(alen, sizeof(addr) - 1));
@@ -73,14 +74,14 @@ int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 	} else {
 		colon = strrchr(spec, ':');
 		if (!colon)
-			return cfg_fail(err, errlen, "listener '%s': expected ADDR:PORT",
+			return blox_fail(err, errlen, "listener '%s': expected ADDR:PORT",
 					spec);
 		alen = (size_t)(colon - spec);
 		memcpy(addr, spec, BLOX_MIN(alen, sizeof(addr) - 1));
 		port = colon + 1;
 	}
 	if (alen == 0 || alen >= sizeof(addr) || !*port || strlen(port) > 5)
-		return cfg_fail(err, errlen, "listener '%s': bad address or port", spec);
+		return blox_fail(err, errlen, "listener '%s': bad address or port", spec);
 	addr[alen] = '\0';
 	return listener_add(cfg, addr, port, disc) ? -ENOMEM : 0;
 }
@@ -96,7 +97,7 @@ static int parse_listener(json_object *o, const char *where,
 	int rc;
 
 	if (!json_object_is_type(o, json_type_object))
-		return cfg_fail(err, errlen, "%s: expected an object", where);
+		return blox_fail(err, errlen, "%s: expected an object", where);
 	if ((rc = cfg_check_keys(o, where, keys, err, errlen)) ||
 	    (rc = cfg_get_string(o, "address", where, addr, sizeof(addr), true, err,
 				 errlen)) ||
@@ -104,7 +105,7 @@ static int parse_listener(json_object *o, const char *where,
 	    (rc = cfg_get_bool(o, "discovery_only", where, &disc, err, errlen)))
 		return rc;
 	if (!present || pnum == 0 || pnum > 65535)
-		return cfg_fail(err, errlen, "%s.port: must be 1..65535", where);
+		return blox_fail(err, errlen, "%s.port: must be 1..65535", where);
 	snprintf(port, sizeof(port), "%u", (unsigned)pnum);
 	return listener_add(cfg, addr, port, disc);
 }
@@ -120,7 +121,7 @@ static int parse_subsys(json_object *o, const char *where,
 	int rc;
 
 	if (!json_object_is_type(o, json_type_object))
-		return cfg_fail(err, errlen, "%s: expected an object", where);
+		return blox_fail(err, errlen, "%s: expected an object", where);
 	if ((rc = cfg_check_keys(o, where, keys, err, errlen)) ||
 	    (rc = cfg_get_string(o, "nqn", where, s->nqn, sizeof(s->nqn), true, err,
 				 errlen)) ||
@@ -132,7 +133,7 @@ static int parse_subsys(json_object *o, const char *where,
 			       errlen)))
 		return rc;
 	if (!nvmf_nqn_valid(s->nqn) || !strcmp(s->nqn, NVME_DISC_SUBSYS_NAME))
-		return cfg_fail(err, errlen, "%s.nqn: '%s' is not a usable NQN", where,
+		return blox_fail(err, errlen, "%s.nqn: '%s' is not a usable NQN", where,
 				s->nqn);
 
 	arr = cfg_get_array(o, "hosts", where, &rc, err, errlen);
@@ -144,7 +145,7 @@ static int parse_subsys(json_object *o, const char *where,
 
 		if (!json_object_is_type(h, json_type_string) ||
 		    !nvmf_nqn_valid(json_object_get_string(h)))
-			return cfg_fail(err, errlen, "%s.hosts[%zu]: expected a host NQN",
+			return blox_fail(err, errlen, "%s.hosts[%zu]: expected a host NQN",
 					where, i);
 		p = cfg_grow(s->hosts, s->nr_hosts, sizeof(*s->hosts));
 		if (!p)
@@ -170,7 +171,7 @@ static int parse_subsys(json_object *o, const char *where,
 			return rc;
 		for (size_t j = 0; j + 1 < s->nr_ns; j++)
 			if (s->ns[j].nsid && s->ns[j].nsid == s->ns[s->nr_ns - 1].nsid)
-				return cfg_fail(err, errlen, "%s.nsid: %u used twice", w,
+				return blox_fail(err, errlen, "%s.nsid: %u used twice", w,
 						s->ns[j].nsid);
 	}
 	return 0;
@@ -203,20 +204,20 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 		if (*end) {
 			json_object_put(root);
 			json_tokener_free(tok);
-			return cfg_fail(err, errlen,
+			return blox_fail(err, errlen,
 					"not valid JSON: text after the end");
 		}
 	}
 	json_tokener_free(tok);
 	if (!root || jerr != json_tokener_success) {
 		json_object_put(root);
-		return cfg_fail(err, errlen, "not valid JSON: %s",
+		return blox_fail(err, errlen, "not valid JSON: %s",
 				json_tokener_error_desc(jerr == json_tokener_success
 								? json_tokener_continue
 								: jerr));
 	}
 	if (!json_object_is_type(root, json_type_object)) {
-		rc = cfg_fail(err, errlen, "top level: expected an object");
+		rc = blox_fail(err, errlen, "top level: expected an object");
 		goto out;
 	}
 	if ((rc = cfg_check_keys(root, "top level", keys, err, errlen)))
@@ -230,12 +231,6 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 	if (rc)
 		goto out;
 	arr = cfg_get_array(root, "devices", "top level", &rc, err, errlen);
-	if (!rc && arr) {
-		cfg->devices_json = strdup(json_object_to_json_string_ext(
-			arr, JSON_C_TO_STRING_PLAIN));
-		if (!cfg->devices_json)
-			rc = -ENOMEM;
-	}
 	for (size_t i = 0; !rc && arr && i < json_object_array_length(arr); i++) {
 		void *p = cfg_grow(cfg->devices, cfg->nr_devices, sizeof(*cfg->devices));
 
@@ -249,7 +244,7 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 				      &cfg->devices[cfg->nr_devices++], err, errlen);
 		for (size_t j = 0; !rc && j + 1 < cfg->nr_devices; j++)
 			if (!strcmp(cfg->devices[j].name, cfg->devices[i].name))
-				rc = cfg_fail(err, errlen, "%s.name: '%s' used twice", w,
+				rc = blox_fail(err, errlen, "%s.name: '%s' used twice", w,
 					      cfg->devices[i].name);
 	}
 	if (rc)
@@ -268,11 +263,16 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 				  &cfg->subsys[cfg->nr_subsys++], err, errlen);
 		for (size_t j = 0; !rc && j + 1 < cfg->nr_subsys; j++)
 			if (!strcmp(cfg->subsys[j].nqn, cfg->subsys[i].nqn))
-				rc = cfg_fail(err, errlen, "%s.nqn: '%s' used twice", w,
+				rc = blox_fail(err, errlen, "%s.nqn: '%s' used twice", w,
 					      cfg->subsys[i].nqn);
 	}
+	/*
+	 * Shared devices: the provisioning service plans where their
+	 * namespaces go now, so that a file it cannot place is refused whole
+	 * (it plans again, the same way, when it applies the file).
+	 */
 	if (!rc)
-		rc = cfg_assign_devices(cfg, err, errlen);
+		rc = blox_prov_plan(cfg, err, errlen);
 out:
 	json_object_put(root);
 	if (rc)
@@ -291,7 +291,7 @@ int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 	if (!f) {
 		int e = errno;
 
-		cfg_fail(err, errlen, "%s: %s", path, strerror(e));
+		blox_fail(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
 	for (;;) {
@@ -315,7 +315,7 @@ int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 	fclose(f);
 	if (rc) {
 		free(buf);
-		return cfg_fail(err, errlen, "%s: read error", path), rc;
+		return blox_fail(err, errlen, "%s: read error", path), rc;
 	}
 	buf[len] = '\0';
 	rc = blox_config_parse(buf, cfg, err, errlen);
@@ -329,125 +329,12 @@ int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 	return rc;
 }
 
-/* The store file of a shared device. */
-static int device_path(const struct blox_config *cfg, const char *name,
-		       char *out, size_t len, char *err, size_t errlen)
-{
-	char file[64];
-
-	snprintf(file, sizeof(file), "dev-%s.nand", name);
-	return cfg_data_file(cfg->data_dir, file, out, len, err, errlen);
-}
-
-static int apply_subsystems(const struct blox_config *cfg, struct nvmf_tgt *tgt,
-			    struct blox_nand_dev **devs, char *err, size_t errlen)
-{
-	int rc;
-
-	for (size_t i = 0; i < cfg->nr_subsys; i++) {
-		const struct blox_cfg_subsys *cs = &cfg->subsys[i];
-		struct nvmf_subsys *s;
-
-		rc = nvmf_subsys_create(tgt, cs->nqn, &s);
-		if (rc)
-			return cfg_fail(err, errlen, "subsystem %s: %s", cs->nqn,
-					strerror(-rc)), rc;
-		if (cs->serial[0])
-			snprintf(s->serial, sizeof(s->serial), "%s", cs->serial);
-		if (cs->model[0])
-			snprintf(s->model, sizeof(s->model), "%s", cs->model);
-		s->allow_any_host = cs->allow_any_host;
-		for (size_t h = 0; h < cs->nr_hosts; h++) {
-			rc = nvmf_subsys_add_host(s, cs->hosts[h]);
-			if (rc && rc != -EEXIST)
-				return cfg_fail(err, errlen, "subsystem %s: host %s: %s",
-						cs->nqn, cs->hosts[h], strerror(-rc)), rc;
-		}
-		for (size_t n = 0; n < cs->nr_ns; n++) {
-			const struct blox_cfg_ns *cn = &cs->ns[n];
-			struct blox_nand_dev *shared = NULL;
-
-			for (size_t di = 0; cn->device[0] && di < cfg->nr_devices; di++)
-				if (!strcmp(cfg->devices[di].name, cn->device))
-					shared = devs[di];
-			rc = blox_config_create_ns(cfg->data_dir, s, cn, shared, false,
-						   NULL, err, errlen);
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
-}
-
-static int apply_listeners(const struct blox_config *cfg, struct nvmf_tgt *tgt,
-			   struct nvmf_tcp *tcp, char *err, size_t errlen)
-{
-	int rc;
-
-	for (size_t i = 0; i < cfg->nr_listeners; i++) {
-		const struct blox_cfg_listener *cl = &cfg->listeners[i];
-		struct nvmf_port *p;
-
-		rc = nvmf_port_add(tgt, cl->addr, cl->port, cl->discovery_only, &p);
-		if (rc)
-			return cfg_fail(err, errlen, "listener %s:%s: %s", cl->addr,
-					cl->port,
-					rc == -EINVAL ? "bad address or port"
-						      : strerror(-rc)), rc;
-		rc = nvmf_tcp_listen(tcp, p);
-		if (rc) {
-			nvmf_port_remove(p);
-			return cfg_fail(err, errlen, "listener %s:%s: %s", cl->addr,
-					cl->port, strerror(-rc)), rc;
-		}
-	}
-	return 0;
-}
-
-int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
-		      struct nvmf_tcp *tcp, char *err, size_t errlen)
-{
-	struct blox_nand_dev **devs = calloc(cfg->nr_devices + 1, sizeof(*devs));
-	int rc = 0;
-
-	if (!devs)
-		return -ENOMEM;
-	for (size_t i = 0; i < cfg->nr_devices && !rc; i++) {
-		const struct blox_cfg_device *d = &cfg->devices[i];
-		char path[4200];
-
-		if (!d->store_ram) {
-			rc = device_path(cfg, d->name, path, sizeof(path), err, errlen);
-			if (rc)
-				break;
-		}
-		rc = blox_nand_dev_open(&d->nand, d->store_ram ? NULL : path, tgt->base,
-					tgt->clock, &devs[i]);
-		if (rc)
-			cfg_fail(err, errlen, "device %s: %s%s", d->name, strerror(-rc),
-				 rc == -EINVAL ? " (a store file of another geometry?)"
-					       : "");
-	}
-	if (!rc)
-		rc = apply_subsystems(cfg, tgt, devs, err, errlen);
-	/* Namespaces hold their own references to the devices. */
-	for (size_t i = 0; i < cfg->nr_devices; i++)
-		blox_nand_dev_put(devs[i]);
-	free(devs);
-	if (rc)
-		return rc;
-	return apply_listeners(cfg, tgt, tcp, err, errlen);
-}
-
 void blox_config_free(struct blox_config *cfg)
 {
 	for (size_t i = 0; i < cfg->nr_subsys; i++) {
 		free(cfg->subsys[i].hosts);
-		for (size_t n = 0; n < cfg->subsys[i].nr_ns; n++)
-			free(cfg->subsys[i].ns[n].params);
 		free(cfg->subsys[i].ns);
 	}
-	free(cfg->devices_json);
 	free(cfg->subsys);
 	free(cfg->listeners);
 	free(cfg->devices);

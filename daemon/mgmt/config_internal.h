@@ -1,8 +1,7 @@
 /*
- * Private to the config parser: the typed JSON getters and the error
- * helper (config_json.c), and the parsers one file hands to another —
- * "nand", "ftl", "devices" (config_nand.c) and namespace entries
- * (config_ns.c) — used by the top level in config.c.
+ * Private to the config parser: the typed JSON getters and the parameter
+ * tables in JSON (config_json.c), namespace and device entries
+ * (config_ns.c), used by the top level in config.c and by the state file.
  *
  * Every function that can fail writes a one-line reason naming the
  * offending field ("where.key") to @err and returns a negative errno.
@@ -16,12 +15,10 @@
 #include <stdint.h>
 
 #include "mgmt.h"
+#include "params.h"
 
 /* config_json.c */
 
-/* Format the reason into @err; returns -EINVAL. */
-int cfg_fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 /* @arr (of @n elements of @elem bytes) grown by one zeroed element. */
 void *cfg_grow(void *arr, size_t n, size_t elem);
 /* Refuse any key of @o not in the NULL-terminated @allowed. */
@@ -45,28 +42,23 @@ int cfg_get_u32(json_object *o, const char *key, const char *where,
 json_object *cfg_get_array(json_object *o, const char *key,
 			   const char *where, int *rc, char *err,
 			   size_t errlen);
+/*
+ * The fields of table @t present in the object @o into @params (a struct
+ * blox_nand_params or blox_ftl_params), their bits set. Types only: the
+ * values are checked when resolved.
+ */
+int cfg_read_params(const struct blox_param_table *t, json_object *o,
+		    const char *where, void *params, char *err, size_t errlen);
+/* The fields given in @params as a JSON object. */
+json_object *cfg_params_json(const struct blox_param_table *t, const void *params);
 
-/* config_nand.c */
-
-/* A "nand" object over the defaults already in @nc. */
-int cfg_parse_nand(json_object *o, const char *where, struct nand_config *nc,
-		   char *err, size_t errlen);
-/* An "ftl" object over the defaults already in @ns->ftl. */
-int cfg_parse_ftl(json_object *o, const char *where, struct blox_cfg_ns *ns,
-		  char *err, size_t errlen);
-/* One "devices" entry into the zeroed @d. */
-int cfg_parse_device(json_object *o, const char *where,
-		     struct blox_cfg_device *d, char *err, size_t errlen);
-/* Split each device's dies evenly over its namespaces, in config order. */
-int cfg_assign_devices(struct blox_config *cfg, char *err, size_t errlen);
-
-/* config_ns.c */
-
-/* One "namespaces" entry into the zeroed @ns; sets ns->params on success. */
+/* config_ns.c: a "namespaces" entry, and a "devices" entry. */
 int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 		 char *err, size_t errlen);
-/* "<data dir>/<file>", creating the data directory if it is missing. */
-int cfg_data_file(const char *data_dir, const char *file, char *out,
-		  size_t len, char *err, size_t errlen);
+int cfg_parse_device(json_object *o, const char *where,
+		     struct blox_cfg_device *d, char *err, size_t errlen);
+/* The parameters of a namespace (with its nsid) or a device, as config JSON. */
+json_object *cfg_ns_json(const struct blox_ns_params *p);
+json_object *cfg_device_json(const struct blox_device_params *p);
 
 #endif

@@ -1,26 +1,18 @@
 /*
  * Typed getters over the json-c objects of the start-up configuration,
- * shared by the config parsers. Strict: unknown keys and wrong types are
+ * shared by the config parsers, and the NAND/FTL parameter tables read
+ * from and written to JSON (config file and state file). Strict: unknown keys and wrong types are
  * errors that name the offending field ("where.key").
  */
 #include "config_internal.h"
 #include "blox_parse.h"
+#include "params.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int cfg_fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 void *cfg_grow(void *arr, size_t n, size_t elem)
 {
@@ -41,7 +33,7 @@ int cfg_check_keys(json_object *o, const char *where,
 		for (const char *const *a = allowed; *a; a++)
 			ok |= !strcmp(*a, key);
 		if (!ok)
-			return cfg_fail(err, errlen, "%s: unknown key '%s'", where, key);
+			return blox_fail(err, errlen, "%s: unknown key '%s'", where, key);
 	}
 	return 0;
 }
@@ -55,14 +47,14 @@ int cfg_get_string(json_object *o, const char *key, const char *where,
 
 	if (!json_object_object_get_ex(o, key, &v)) {
 		if (required)
-			return cfg_fail(err, errlen, "%s: '%s' is required", where, key);
+			return blox_fail(err, errlen, "%s: '%s' is required", where, key);
 		return 0;
 	}
 	if (!json_object_is_type(v, json_type_string))
-		return cfg_fail(err, errlen, "%s.%s: expected a string", where, key);
+		return blox_fail(err, errlen, "%s.%s: expected a string", where, key);
 	s = json_object_get_string(v);
 	if (strlen(s) >= dlen)
-		return cfg_fail(err, errlen, "%s.%s: longer than %zu bytes", where, key,
+		return blox_fail(err, errlen, "%s.%s: longer than %zu bytes", where, key,
 				dlen - 1);
 	snprintf(dst, dlen, "%s", s);
 	return 0;
@@ -76,7 +68,7 @@ int cfg_get_bool(json_object *o, const char *key, const char *where,
 	if (!json_object_object_get_ex(o, key, &v))
 		return 0;
 	if (!json_object_is_type(v, json_type_boolean))
-		return cfg_fail(err, errlen, "%s.%s: expected true or false", where, key);
+		return blox_fail(err, errlen, "%s.%s: expected true or false", where, key);
 	*dst = json_object_get_boolean(v);
 	return 0;
 }
@@ -95,14 +87,14 @@ int cfg_get_u64(json_object *o, const char *key, const char *where,
 		int64_t i = json_object_get_int64(v);
 
 		if (i < 0)
-			return cfg_fail(err, errlen, "%s.%s: must not be negative", where, key);
+			return blox_fail(err, errlen, "%s.%s: must not be negative", where, key);
 		*dst = (uint64_t)i;
 		return 0;
 	}
 	if (allow_suffix && json_object_is_type(v, json_type_string) &&
 	    blox_parse_size(json_object_get_string(v), dst) == 0)
 		return 0;
-	return cfg_fail(err, errlen, "%s.%s: expected %s", where, key,
+	return blox_fail(err, errlen, "%s.%s: expected %s", where, key,
 			allow_suffix ? "a size such as 4096 or \"64M\"" : "an integer");
 }
 
@@ -116,7 +108,7 @@ json_object *cfg_get_array(json_object *o, const char *key,
 	if (!json_object_object_get_ex(o, key, &v))
 		return NULL;
 	if (!json_object_is_type(v, json_type_array)) {
-		*rc = cfg_fail(err, errlen, "%s.%s: expected an array", where, key);
+		*rc = blox_fail(err, errlen, "%s.%s: expected an array", where, key);
 		return NULL;
 	}
 	return v;
@@ -133,8 +125,69 @@ int cfg_get_u32(json_object *o, const char *key, const char *where,
 	if (rc || !present)
 		return rc;
 	if (v > max)
-		return cfg_fail(err, errlen, "%s.%s: at most %lu", where, key,
+		return blox_fail(err, errlen, "%s.%s: at most %lu", where, key,
 				(unsigned long)max);
 	*dst = (uint32_t)v;
 	return 0;
+}
+
+int cfg_read_params(const struct blox_param_table *t, json_object *o,
+		    const char *where, void *params, char *err, size_t errlen)
+{
+	char *base = params;
+	int rc;
+
+	if (!json_object_is_type(o, json_type_object))
+		return blox_fail(err, errlen, "%s: expected an object", where);
+	if ((rc = cfg_check_keys(o, where, t->keys, err, errlen)))
+		return rc;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct blox_param_field *f = &t->fields[i];
+		bool present = json_object_object_get_ex(o, f->key, NULL);
+		uint64_t v;
+
+		if (!present)
+			continue;
+		switch (f->kind) {
+		case BLOX_PK_U32:
+			rc = cfg_get_u64(o, f->key, where, false, &v, &present, err, errlen);
+			/* Past 32 bits: out of range, said by blox_params_check(). */
+			*(uint32_t *)(base + f->off) = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+			break;
+		case BLOX_PK_BOOL:
+			rc = cfg_get_bool(o, f->key, where, (bool *)(base + f->off), err, errlen);
+			break;
+		case BLOX_PK_STR:
+			rc = cfg_get_string(o, f->key, where, base + f->off, f->len, false, err,
+					    errlen);
+			break;
+		}
+		if (rc)
+			return rc;
+		*blox_params_set(params) |= 1u << i;
+	}
+	return 0;
+}
+
+json_object *cfg_params_json(const struct blox_param_table *t, const void *params)
+{
+	json_object *o = json_object_new_object();
+	const char *base = params;
+
+	for (size_t i = 0; o && i < t->n; i++) {
+		const struct blox_param_field *f = &t->fields[i];
+
+		if (!blox_param_given(params, i))
+			continue;
+		if (f->kind == BLOX_PK_U32)
+			json_object_object_add(o, f->key, json_object_new_int64(
+				*(const uint32_t *)(base + f->off)));
+		else if (f->kind == BLOX_PK_BOOL)
+			json_object_object_add(o, f->key, json_object_new_boolean(
+				*(const bool *)(base + f->off)));
+		else
+			json_object_object_add(o, f->key,
+					       json_object_new_string(base + f->off));
+	}
+	return o;
 }

@@ -1,3 +1,9 @@
+/*
+ * The state file: written from the running target and the provisioning
+ * service's records, atomically.
+ */
+#include "config_internal.h"
+#include "prov.h"
 #include "state.h"
 
 #include <errno.h>
@@ -22,13 +28,10 @@ static json_object *listener_json(const struct nvmf_port *p)
 
 static json_object *ns_json(const struct nvmf_ns *ns)
 {
-	json_object *o = ns->params ? json_tokener_parse(ns->params) : NULL;
+	const struct prov_ns_rec *rec = prov_ns_rec(ns);
 
-	if (!o)
-		return NULL;
-	/* The nsid it got, so that a restart gives it the same one. */
-	json_object_object_add(o, "nsid", json_object_new_int64(ns->nsid));
-	return o;
+	/* Its parameters hold the nsid it got: a restart gives it the same. */
+	return rec ? cfg_ns_json(&rec->params) : NULL;
 }
 
 static json_object *subsys_json(const struct nvmf_subsys *s)
@@ -59,9 +62,11 @@ static json_object *subsys_json(const struct nvmf_subsys *s)
 	return o;
 }
 
-char *blox_state_json(const struct nvmf_tgt *tgt, const char *devices_json)
+char *blox_state_json(const struct blox_prov *pv)
 {
+	const struct nvmf_tgt *tgt = pv->tgt;
 	json_object *root = json_object_new_object(), *arr;
+	const struct prov_device *d;
 	const struct nvmf_port *p;
 	const struct nvmf_subsys *s;
 	char *text;
@@ -72,11 +77,11 @@ char *blox_state_json(const struct nvmf_tgt *tgt, const char *devices_json)
 	TAILQ_FOREACH(p, &tgt->ports, link)
 		json_object_array_add(arr, listener_json(p));
 	json_object_object_add(root, "listeners", arr);
-	if (devices_json) {
-		json_object *d = json_tokener_parse(devices_json);
-
-		if (d)
-			json_object_object_add(root, "devices", d);
+	if (!TAILQ_EMPTY(&pv->devices)) {
+		arr = json_object_new_array();
+		TAILQ_FOREACH(d, &pv->devices, link)
+			json_object_array_add(arr, cfg_device_json(&d->cfg.params));
+		json_object_object_add(root, "devices", arr);
 	}
 	arr = json_object_new_array();
 	TAILQ_FOREACH(s, &tgt->subsystems, link)

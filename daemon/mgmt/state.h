@@ -1,6 +1,8 @@
 /*
  * The state file: what the admin API changed, as a start-up config (the
- * same JSON as --config), rebuilt from the running target and written
+ * same JSON as --config), rebuilt from the running target and the
+ * provisioning service's records (the parameters each device and
+ * namespace was made with), written
  * atomically (temporary file, fsync, rename, fsync of the directory).
  * bloxd starts from it when it exists in the data directory.
  */
@@ -11,8 +13,12 @@
 
 #include "mgmt.h"
 
-/* The running configuration as JSON text (malloc'd). NULL on ENOMEM. */
-char *blox_state_json(const struct nvmf_tgt *tgt, const char *devices_json);
+/*
+ * The running configuration of @p's target as JSON text (malloc'd): its
+ * listeners, the registered devices and the subsystems with their hosts
+ * and namespaces, each as it was asked for. NULL on ENOMEM.
+ */
+char *blox_state_json(const struct blox_prov *p);
 /* Write @text to @path atomically. 0 or -errno with a reason in @err. */
 int blox_state_write(const char *path, const char *text, char *err,
 		     size_t errlen);

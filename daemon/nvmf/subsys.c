@@ -114,8 +114,8 @@ int nvmf_subsys_create(struct nvmf_tgt *tgt, const char *nqn,
 static void ns_delete(struct nvmf_ns *ns)
 {
 	blox_bdev_destroy(ns->bdev);
-	free(ns->params);
-	free(ns->store_path);
+	if (ns->owner_free)
+		ns->owner_free(ns->owner);
 	free(ns);
 }
 

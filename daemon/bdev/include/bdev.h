@@ -101,9 +101,12 @@ struct blox_nand_dev;
 struct blox_clock;
 struct blox_log;
 
+/* Dies a backend may use: global die indexes (channel * dies_per_channel + die). */
+#define BLOX_BDEV_MAX_DIES 256
+
 /* Parameters common to the backends built into the daemon. */
 struct blox_bdev_params {
-	const char *backend; /* "ram", "null" or "nand" */
+	const char *backend; /* "ram", "null", "nand" or "nand-timing" */
 	uint64_t size;
 	uint32_t block_size;
 	/* nand, nand-timing: the device model, and the loop and clock that drive it. */
@@ -112,11 +115,15 @@ struct blox_bdev_params {
 	const struct ftl_config *ftl;
 	const char *store_path;
 	/*
-	 * nand on a shared device: its dies [first_die, first_die + nr_dies)
-	 * (nand and store_path are then the device's, not used here).
+	 * nand on a registered device: exactly the dies @dies[0..@nr_dies)
+	 * of it, blocks [@first_block, @first_block + @nr_blocks) of each
+	 * plane (@nr_blocks 0: every block). @nand and @store_path are then
+	 * the device's, not used here.
 	 */
 	struct blox_nand_dev *shared;
-	uint32_t first_die, nr_dies;
+	const uint32_t *dies;
+	uint32_t nr_dies;
+	uint32_t first_block, nr_blocks;
 	struct event_base *base;
 	const struct blox_clock *clock;
 	const struct blox_log *log;
@@ -169,12 +176,35 @@ int blox_bdev_ftl_bind(struct blox_bdev *bdev, struct event_base *base,
 bool blox_bdev_ftl_unbind(struct blox_bdev *bdev);
 /*
  * A NAND device (store, engine, real-time driver) that several "nand"
- * namespaces share, each on its own dies. Reference counted: every
- * namespace on it holds a reference.
+ * namespaces share, each on its own dies. Named, so that it can be
+ * registered and looked up. Reference counted: every namespace on it
+ * holds a reference, and so does a registry that lists it.
  */
-int blox_nand_dev_open(const struct nand_config *nand, const char *store_path,
-		       struct event_base *base, const struct blox_clock *clock,
-		       struct blox_nand_dev **out);
+int blox_nand_dev_open(const char *name, const struct nand_config *nand,
+		       const char *store_path, struct event_base *base,
+		       const struct blox_clock *clock, struct blox_nand_dev **out);
+void blox_nand_dev_get(struct blox_nand_dev *d);
 void blox_nand_dev_put(struct blox_nand_dev *d);
+const char *blox_nand_dev_name(const struct blox_nand_dev *d);
+const struct nand_config *blox_nand_dev_config(const struct blox_nand_dev *d);
+/* References held: 1 + the namespaces on it, when registered. */
+uint32_t blox_nand_dev_refs(const struct blox_nand_dev *d);
+
+/*
+ * Devices by name. The registry holds a reference to each device it
+ * lists; a device is in at most one registry.
+ */
+struct blox_dev_registry {
+	TAILQ_HEAD(, blox_nand_dev) devs;
+};
+
+void blox_dev_registry_init(struct blox_dev_registry *r);
+/* Drop every device (the registry's references). */
+void blox_dev_registry_fini(struct blox_dev_registry *r);
+/* List @d under its name, taking a reference. -EEXIST if the name is taken. */
+int blox_dev_register(struct blox_dev_registry *r, struct blox_nand_dev *d);
+/* Take @d off the list, dropping the registry's reference. */
+void blox_dev_unregister(struct blox_dev_registry *r, struct blox_nand_dev *d);
+struct blox_nand_dev *blox_dev_find(const struct blox_dev_registry *r, const char *name);
 
 #endif

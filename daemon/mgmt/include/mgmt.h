@@ -24,7 +24,104 @@
 
 #define BLOX_DEFAULT_NQN "nqn.2026-12.io.blox:default"
 
+/* ---- Parameters, as asked ---- */
+
+/*
+ * What a namespace or a device is made of, as a config entry, an admin
+ * request or the state file asks for it: typed, one struct for all three.
+ * A NAND or FTL field counts only when its bit is in @set, so that what
+ * was left to the default stays the default and the state file writes
+ * back exactly what was asked. Bits follow the field order below.
+ */
+enum blox_nand_param {
+	BLOX_NP_CHANNELS,
+	BLOX_NP_DIES_PER_CHANNEL,
+	BLOX_NP_PLANES_PER_DIE,
+	BLOX_NP_BLOCKS_PER_PLANE,
+	BLOX_NP_PAGES_PER_BLOCK,
+	BLOX_NP_PAGE_SIZE,
+	BLOX_NP_OOB_SIZE,
+	BLOX_NP_CELL,
+	BLOX_NP_T_READ_US,
+	BLOX_NP_T_PROG_US,
+	BLOX_NP_T_ERASE_US,
+	BLOX_NP_T_SUSPEND_US,
+	BLOX_NP_T_RESUME_US,
+	BLOX_NP_NULL_TIMING,
+	BLOX_NP_MULTI_PLANE,
+	BLOX_NP_SUSPEND_POLICY,
+	BLOX_NP_BUS_MBPS,
+	BLOX_NP_COUNT
+};
+
+struct blox_nand_params {
+	uint32_t set; /* 1u << enum blox_nand_param, for each field given */
+	uint32_t channels, dies_per_channel, planes_per_die, blocks_per_plane;
+	uint32_t pages_per_block, page_size, oob_size;
+	char cell[8]; /* slc, mlc, tlc, qlc */
+	uint32_t t_read_us, t_prog_us, t_erase_us, t_suspend_us, t_resume_us;
+	bool null_timing, multi_plane;
+	char suspend_policy[16]; /* default, never, always */
+	uint32_t bus_mbps;
+};
+
+enum blox_ftl_param {
+	BLOX_FP_STORE,
+	BLOX_FP_CMT_KIB,
+	BLOX_FP_MDC,
+	BLOX_FP_MDC_BYTES,
+	BLOX_FP_MDC_MIN_RUN,
+	BLOX_FP_STREAM_SEPARATION,
+	BLOX_FP_OP_PERCENT,
+	BLOX_FP_GC_POLICY,
+	BLOX_FP_WRITE_BUFFER_PAGES,
+	BLOX_FP_WL_THRESHOLD,
+	BLOX_FP_COUNT
+};
+
+struct blox_ftl_params {
+	uint32_t set; /* 1u << enum blox_ftl_param, for each field given */
+	char store[8]; /* file, ram */
+	uint32_t cmt_kib;
+	bool mdc;
+	uint32_t mdc_bytes, mdc_min_run;
+	bool stream_separation;
+	uint32_t op_percent;
+	char gc_policy[16]; /* greedy, cost-benefit */
+	uint32_t write_buffer_pages, wl_threshold;
+};
+
+/* A namespace as asked. */
+struct blox_ns_params {
+	uint32_t nsid; /* 0: none given */
+	char backend[16]; /* ram, null, nand, nand-timing */
+	uint64_t size; /* bytes */
+	uint32_t block_size; /* 0: 4096 */
+	bool has_uuid;
+	uint8_t uuid[16];
+	char device[32]; /* backend nand on a registered device; "" for its own */
+	bool has_nand, has_ftl; /* a "nand" / "ftl" object was given, even empty */
+	struct blox_nand_params nand;
+	struct blox_ftl_params ftl;
+};
+
+/* A NAND device several "nand" namespaces share, as asked. */
+struct blox_device_params {
+	char name[32]; /* letters, digits, - and _ */
+	char store[8]; /* file (default), ram */
+	bool has_nand;
+	struct blox_nand_params nand;
+};
+
+/* ---- Resolved: parameters checked, defaults filled in ---- */
+
+/*
+ * A namespace resolved from its parameters (blox_ns_resolve()): the NAND
+ * and FTL configurations it runs with. On a shared device, @nand is the
+ * device's and @dies the share the provisioning service gave it.
+ */
 struct blox_cfg_ns {
+	struct blox_ns_params params; /* as asked, for the state file */
 	uint32_t nsid; /* 0: next free */
 	char backend[16];
 	uint64_t size;
@@ -36,17 +133,29 @@ struct blox_cfg_ns {
 	struct ftl_config ftl; /* backend "nand" */
 	bool store_ram; /* backend "nand": keep the flash in RAM, not a file */
 	char device[32]; /* backend "nand" on a shared device; "" for its own */
-	uint32_t first_die, nr_dies; /* its share of the device, set at parse */
-	char *params; /* the namespace's JSON object as text (state file) */
+	uint32_t nr_dies; /* on a shared device: its dies, by the provisioning service */
+	uint32_t dies[BLOX_FTL_MAX_DIES];
 };
 
-/* A NAND device that several "nand" namespaces split evenly by dies. */
+/* A shared NAND device, resolved (blox_device_resolve()). */
 struct blox_cfg_device {
+	struct blox_device_params params; /* as asked, for the state file */
 	char name[32];
 	struct nand_config nand;
 	bool auto_blocks;
 	bool store_ram;
 };
+
+/*
+ * Check @p and resolve it into @out (zeroed here). Every failure writes a
+ * one-line reason naming the field ("@where.key") to @err and returns
+ * -EINVAL. A namespace on a shared device gets its NAND configuration and
+ * dies from the provisioning service later.
+ */
+int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
+		    struct blox_cfg_ns *out, char *err, size_t errlen);
+int blox_device_resolve(const struct blox_device_params *p, const char *where,
+			struct blox_cfg_device *out, char *err, size_t errlen);
 
 struct blox_cfg_subsys {
 	char nqn[NVME_NQN_LENGTH];
@@ -73,7 +182,6 @@ struct blox_config {
 	size_t nr_subsys;
 	struct blox_cfg_device *devices;
 	size_t nr_devices;
-	char *devices_json; /* the "devices" array as text, NULL if none */
 };
 
 /* The embedded default: one RAM namespace, 127.0.0.1:4420 and :8009. */
@@ -87,49 +195,52 @@ int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 			     bool discovery_only, char *err, size_t errlen);
 void blox_config_clear_listeners(struct blox_config *cfg);
-/* Create everything in @cfg on @tgt and listen through @tcp. */
 #define BLOX_DEFAULT_DATA_DIR "/var/lib/bloxd"
 
-int blox_config_apply(const struct blox_config *cfg, struct nvmf_tgt *tgt,
-		      struct nvmf_tcp *tcp, char *err, size_t errlen);
 void blox_config_free(struct blox_config *cfg);
-/*
- * One namespace object (the JSON of a "namespaces" entry), checked as
- * the config parser checks it. Free ns->params after use.
- */
-int blox_config_parse_ns(const char *json, struct blox_cfg_ns *ns, char *err,
-			 size_t errlen);
-/*
- * Create namespace @cn in @s: its backend (its own store file in
- * @data_dir for "nand", or its dies of @shared) and the namespace.
- * @fresh: refuse when a store file of that name exists already.
- */
-int blox_config_create_ns(const char *data_dir, struct nvmf_subsys *s,
-			  const struct blox_cfg_ns *cn, struct blox_nand_dev *shared,
-			  bool fresh, struct nvmf_ns **out, char *err, size_t errlen);
-/*
- * blox_config_create_ns() in steps, for a backend made elsewhere (on
- * another thread): its parameters @bp (pointing into @cn and @store) and
- * its own store file, written to @store ("" when it has none); then,
- * once made, the namespace over @bdev, keeping @store_path (NULL: none).
- * On failure @bdev stays the caller's.
- */
-struct blox_bdev_params;
-int blox_config_ns_plan(const char *data_dir, const struct nvmf_subsys *s,
-			const struct blox_cfg_ns *cn, struct blox_nand_dev *shared,
-			bool fresh, struct blox_bdev_params *bp, char *store,
-			size_t storelen, char *err, size_t errlen);
-int blox_config_ns_attach(struct nvmf_subsys *s, const struct blox_cfg_ns *cn,
-			  struct blox_bdev *bdev, const char *store_path,
-			  struct nvmf_ns **out, char *err, size_t errlen);
-int blox_config_store_path(const char *data_dir, const char *nqn, uint32_t nsid,
-			   char *out, size_t len, char *err, size_t errlen);
-/* Size the geometry's blocks per plane so the FTL can hold the namespace. */
-void blox_config_size_nand(struct blox_cfg_ns *ns);
 /* Blocks per plane an FTL over @ndies of @g needs for @bytes at @op_permille. */
 uint32_t blox_config_nand_blocks(const struct nand_geometry *g, uint32_t ndies,
 				 uint64_t bytes, uint32_t op_permille);
 
+
+/* ---- The provisioning service ---- */
+
+/*
+ * The one place that makes and unmakes what the target serves: devices
+ * (registered by name), subsystems and their hosts, namespaces with their
+ * backends and flash, listeners. The config loader, the admin API and
+ * the state file go through it, and it decides which flash a namespace
+ * gets. Its calls in steps are private to daemon/mgmt (prov.h).
+ */
+struct blox_prov;
+
+/*
+ * For @tgt, listening through @tcp (NULL: add no sockets), keeping
+ * file-backed flash in @data_dir (NULL or "": BLOX_DEFAULT_DATA_DIR).
+ */
+int blox_prov_create(struct nvmf_tgt *tgt, struct nvmf_tcp *tcp, const char *data_dir,
+		     struct blox_prov **out);
+/*
+ * Take everything off the target: the subsystems with their namespaces
+ * (their backends stop cleanly) and the listeners. Nothing may be
+ * connected any more (shutdown: the transport's queues are gone).
+ */
+void blox_prov_clear(struct blox_prov *p);
+/* Free the service: its records and the registered devices it holds. */
+void blox_prov_destroy(struct blox_prov *p);
+const char *blox_prov_data_dir(const struct blox_prov *p);
+/*
+ * Decide the flash of @cfg's shared devices: each device sized for the
+ * namespaces on it (when its blocks per plane are not given), and each
+ * namespace on it given its dies, an even split in config order. Done by
+ * blox_prov_apply(); on its own for tests.
+ */
+int blox_prov_plan(struct blox_config *cfg, char *err, size_t errlen);
+/*
+ * Make everything in @cfg: its plan, devices, subsystems with their hosts
+ * and namespaces, then listeners. A one-line reason in @err on failure.
+ */
+int blox_prov_apply(struct blox_prov *p, struct blox_config *cfg, char *err, size_t errlen);
 
 /* ---- The admin plane ---- */
 
@@ -141,15 +252,13 @@ struct blox_admin_opts {
 	/* TLS listener ADDR:PORT (NULL: none), with its PEM files. */
 	const char *tls_listen, *tls_cert, *tls_key, *tls_ca;
 	uint32_t idle_timeout_ms; /* a silent client is closed; 0: 60 s */
-	const char *data_dir; /* state file and namespace stores */
-	const char *devices_json; /* shared devices of the config, or NULL */
 };
 
 struct blox_admin;
 
-int blox_admin_create(struct nvmf_tgt *tgt, struct nvmf_tcp *tcp,
-		      const struct blox_admin_opts *o, struct blox_admin **out,
-		      char *err, size_t errlen);
+/* Serve the admin API for @prov's target (its data directory keeps the state file). */
+int blox_admin_create(struct blox_prov *prov, const struct blox_admin_opts *o,
+		      struct blox_admin **out, char *err, size_t errlen);
 /* Close every admin connection and the sockets; pending answers are dropped. */
 void blox_admin_destroy(struct blox_admin *a);
 /*

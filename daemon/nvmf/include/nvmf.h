@@ -116,9 +116,13 @@ struct nvmf_ns {
 	bool detached;
 	void (*released)(void *arg, struct blox_bdev *bdev);
 	void *released_arg;
-	char *params; /* how it was made (config JSON text), for the state file */
-	char *store_path; /* its own store file (file-backed nand), NULL otherwise */
-	char device[32]; /* shared NAND device, "" for its own */
+	/*
+	 * Whoever made the namespace keeps its own record here (how it was
+	 * made, where its flash is); @owner_free(@owner) is called when the
+	 * namespace is freed, after its backend is gone.
+	 */
+	void *owner;
+	void (*owner_free)(void *owner);
 	TAILQ_ENTRY(nvmf_ns) link;
 };
 

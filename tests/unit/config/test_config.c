@@ -513,15 +513,17 @@ static void test_apply(void **state)
 	struct nvmf_tgt tgt;
 	struct blox_config cfg;
 	struct nvmf_subsys *a, *b;
+	struct blox_prov *prov;
 	struct nvmf_ns *ns;
 	char err[256];
 
 	(void)state;
 	blox_clock_init_virtual(&clock, 1);
 	assert_int_equal(nvmf_tgt_init(&tgt, NULL, &clock, &log), 0);
+	assert_int_equal(blox_prov_create(&tgt, NULL, NULL, &prov), 0);
 	assert_int_equal(blox_config_parse(full_json, &cfg, err, sizeof(err)), 0);
 	blox_config_clear_listeners(&cfg); /* no sockets in a unit test */
-	assert_int_equal(blox_config_apply(&cfg, &tgt, NULL, err, sizeof(err)), 0);
+	assert_int_equal(blox_prov_apply(prov, &cfg, err, sizeof(err)), 0);
 
 	a = nvmf_subsys_find(&tgt, "nqn.2026-12.io.blox:a");
 	b = nvmf_subsys_find(&tgt, "nqn.2026-12.io.blox:b");
@@ -548,10 +550,11 @@ static void test_apply(void **state)
 	assert_null(nvmf_ns_find(a, 3));
 
 	/* Applying again: the subsystem exists, and the error says which. */
-	assert_int_equal(blox_config_apply(&cfg, &tgt, NULL, err, sizeof(err)),
-			 -EEXIST);
+	assert_int_equal(blox_prov_apply(prov, &cfg, err, sizeof(err)), -EEXIST);
 	assert_string_equal(err, "subsystem nqn.2026-12.io.blox:a: File exists");
 	blox_config_free(&cfg);
+	blox_prov_clear(prov);
+	blox_prov_destroy(prov);
 	nvmf_tgt_fini(&tgt);
 }
 
@@ -626,7 +629,11 @@ static void test_parse_nand_options(void **state)
 	check_errors(cases, BLOX_ARRAY_SIZE(cases));
 }
 
-/* 16. Shared devices: namespaces split a device's dies evenly, in order. */
+/*
+ * 16. Shared devices: the provisioning service's plan (made when the file
+ * is parsed, so that a file it cannot place is refused) splits a device's
+ * dies evenly over its namespaces, in order.
+ */
 static void test_parse_devices(void **state)
 {
 	static const char *json =
@@ -665,11 +672,11 @@ static void test_parse_devices(void **state)
 	assert_int_equal(cfg.nr_devices, 1);
 	assert_true(cfg.devices[0].store_ram);
 	/* 8 dies over 3 namespaces: 3, 3, 2 in config order. */
-	assert_int_equal(cfg.subsys[0].ns[0].first_die, 0);
+	assert_int_equal(cfg.subsys[0].ns[0].dies[0], 0);
 	assert_int_equal(cfg.subsys[0].ns[0].nr_dies, 3);
-	assert_int_equal(cfg.subsys[0].ns[1].first_die, 3);
+	assert_int_equal(cfg.subsys[0].ns[1].dies[0], 3);
 	assert_int_equal(cfg.subsys[0].ns[1].nr_dies, 3);
-	assert_int_equal(cfg.subsys[1].ns[0].first_die, 6);
+	assert_int_equal(cfg.subsys[1].ns[0].dies[0], 6);
 	assert_int_equal(cfg.subsys[1].ns[0].nr_dies, 2);
 	/* The device is sized for its largest share: 128 MiB on 3 dies. */
 	assert_int_equal(cfg.devices[0].nand.geo.blocks_per_plane,

@@ -1,0 +1,537 @@
+/*
+ * The provisioning service: the one place that makes and unmakes what the
+ * target serves, through typed calls. Devices are opened and registered
+ * by name; subsystems, hosts and listeners are added; a namespace is
+ * planned (checks, its store file, its dies), built (its backend) and
+ * attached (hosts see it), and the service keeps a record of it (how it
+ * was asked for, where its flash is) as the namespace's owner, which the
+ * state file is written from. The config loader (blox_prov_apply), the
+ * admin API (adm_*.c) and the state file go through here; no JSON is made
+ * or read on the way.
+ *
+ * Which flash a namespace gets is decided here: a namespace on a device
+ * of its own gets all of it; on a registered device, the dies
+ * blox_prov_plan() gave it (an even split of the device's dies over the
+ * namespaces the configuration puts there, in config order), checked
+ * against what the other namespaces on the device hold.
+ */
+#include "config_internal.h"
+#include "prov.h"
+
+#include <errno.h>
+#include <openssl/sha.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int blox_prov_create(struct nvmf_tgt *tgt, struct nvmf_tcp *tcp, const char *data_dir,
+		     struct blox_prov **out)
+{
+	struct blox_prov *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->tgt = tgt;
+	p->tcp = tcp;
+	p->log = tgt->log;
+	snprintf(p->data_dir, sizeof(p->data_dir), "%s",
+		 data_dir && data_dir[0] ? data_dir : BLOX_DEFAULT_DATA_DIR);
+	blox_dev_registry_init(&p->registry);
+	TAILQ_INIT(&p->devices);
+	*out = p;
+	return 0;
+}
+
+void blox_prov_clear(struct blox_prov *p)
+{
+	struct nvmf_subsys *s;
+	struct nvmf_port *port;
+
+	while ((s = TAILQ_FIRST(&p->tgt->subsystems)))
+		if (nvmf_subsys_destroy(s))
+			break;
+	while ((port = TAILQ_FIRST(&p->tgt->ports)))
+		prov_listener_remove(p, port);
+}
+
+static void rec_free(void *arg);
+
+void blox_prov_destroy(struct blox_prov *p)
+{
+	struct prov_device *d;
+	struct nvmf_subsys *s;
+	struct nvmf_ns *ns;
+
+	if (!p)
+		return;
+	/* Namespaces still there (controllers held them) outlive the devices' records. */
+	TAILQ_FOREACH(s, &p->tgt->subsystems, link)
+		TAILQ_FOREACH(ns, &s->namespaces, link)
+			if (ns->owner_free == rec_free)
+				((struct prov_ns_rec *)ns->owner)->dev = NULL;
+	while ((d = TAILQ_FIRST(&p->devices))) {
+		TAILQ_REMOVE(&p->devices, d, link);
+		free(d->taken);
+		free(d);
+	}
+	blox_dev_registry_fini(&p->registry);
+	free(p);
+}
+
+const char *blox_prov_data_dir(const struct blox_prov *p)
+{
+	return p->data_dir;
+}
+
+/* ---- Files in the data directory ---- */
+
+/* "<data dir>/<file>", creating the data directory if it is missing. */
+static int data_file(const struct blox_prov *p, const char *file, char *out, size_t len,
+		     char *err, size_t errlen)
+{
+	if (mkdir(p->data_dir, 0750) && errno != EEXIST)
+		return blox_fail(err, errlen, "data directory %s: %s (see --data-dir)",
+				 p->data_dir, strerror(errno));
+	if ((size_t)snprintf(out, len, "%s/%s", p->data_dir, file) >= len)
+		return blox_fail(err, errlen, "data directory path too long");
+	return 0;
+}
+
+/* The store file of a namespace: stable for its subsystem NQN and nsid. */
+static int store_path(const struct blox_prov *p, const char *nqn, uint32_t nsid,
+		      char *out, size_t len, char *err, size_t errlen)
+{
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	char file[64];
+
+	SHA256((const unsigned char *)nqn, strlen(nqn), md);
+	snprintf(file, sizeof(file), "ns-%02x%02x%02x%02x%02x%02x%02x%02x-%u.nand",
+		 md[0], md[1], md[2], md[3], md[4], md[5], md[6], md[7], nsid);
+	return data_file(p, file, out, len, err, errlen);
+}
+
+/* ---- Devices ---- */
+
+static struct prov_device *device_find(const struct blox_prov *p, const char *name)
+{
+	struct prov_device *d;
+
+	TAILQ_FOREACH(d, &p->devices, link)
+		if (!strcmp(d->cfg.name, name))
+			return d;
+	return NULL;
+}
+
+int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, char *err,
+		       size_t errlen)
+{
+	struct prov_device *d;
+	char path[4200], file[64];
+	int rc;
+
+	if (blox_dev_find(&p->registry, cd->name))
+		return blox_fail(err, errlen, "device %s: exists already", cd->name), -EEXIST;
+	if (!cd->store_ram) {
+		snprintf(file, sizeof(file), "dev-%s.nand", cd->name);
+		if ((rc = data_file(p, file, path, sizeof(path), err, errlen)))
+			return rc;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->cfg = *cd;
+	d->nr_dies = nand_dies(&cd->nand.geo);
+	d->taken = calloc(d->nr_dies, sizeof(*d->taken));
+	if (!d->taken) {
+		free(d);
+		return -ENOMEM;
+	}
+	rc = blox_nand_dev_open(cd->name, &cd->nand, cd->store_ram ? NULL : path,
+				p->tgt->base, p->tgt->clock, &d->dev);
+	if (rc) {
+		free(d->taken);
+		free(d);
+		return blox_fail(err, errlen, "device %s: %s%s", cd->name, strerror(-rc),
+				 rc == -EINVAL ? " (a store file of another geometry?)" : ""),
+		       rc;
+	}
+	/* The registry holds it from now on. */
+	rc = blox_dev_register(&p->registry, d->dev);
+	blox_nand_dev_put(d->dev);
+	if (rc) {
+		free(d->taken);
+		free(d);
+		return blox_fail(err, errlen, "device %s: %s", cd->name, strerror(-rc)), rc;
+	}
+	TAILQ_INSERT_TAIL(&p->devices, d, link);
+	return 0;
+}
+
+int prov_device_destroy(struct blox_prov *p, const char *name)
+{
+	struct prov_device *d = device_find(p, name);
+
+	if (!d)
+		return -ENOENT;
+	for (uint32_t i = 0; i < d->nr_dies; i++)
+		if (d->taken[i])
+			return -EBUSY;
+	TAILQ_REMOVE(&p->devices, d, link);
+	blox_dev_unregister(&p->registry, d->dev);
+	free(d->taken);
+	free(d);
+	return 0;
+}
+
+/* ---- Planning a configuration: device sizes and die shares ---- */
+
+int blox_prov_plan(struct blox_config *cfg, char *err, size_t errlen)
+{
+	for (size_t di = 0; di < cfg->nr_devices; di++) {
+		struct blox_cfg_device *d = &cfg->devices[di];
+		uint32_t dies = nand_dies(&d->nand.geo), k = 0, i = 0, next = 0;
+		uint32_t need = 0;
+
+		for (size_t si = 0; si < cfg->nr_subsys; si++)
+			for (size_t n = 0; n < cfg->subsys[si].nr_ns; n++)
+				k += !strcmp(cfg->subsys[si].ns[n].device, d->name);
+		if (k > dies)
+			return blox_fail(err, errlen, "device %s: %u namespaces but only %u dies",
+					 d->name, k, dies);
+		for (size_t si = 0; si < cfg->nr_subsys; si++) {
+			for (size_t n = 0; n < cfg->subsys[si].nr_ns; n++) {
+				struct blox_cfg_ns *ns = &cfg->subsys[si].ns[n];
+				uint32_t b;
+
+				if (strcmp(ns->device, d->name))
+					continue;
+				ns->nr_dies = dies / k + (i < dies % k ? 1 : 0);
+				if (ns->nr_dies > BLOX_FTL_MAX_DIES)
+					return blox_fail(err, errlen,
+							 "device %s: a namespace's share of %u dies is over the FTL's %u",
+							 d->name, ns->nr_dies, BLOX_FTL_MAX_DIES);
+				for (uint32_t j = 0; j < ns->nr_dies; j++)
+					ns->dies[j] = next + j;
+				next += ns->nr_dies;
+				i++;
+				b = blox_config_nand_blocks(&d->nand.geo, ns->nr_dies, ns->size,
+							    ns->ftl.op_permille);
+				need = b > need ? b : need;
+			}
+		}
+		if (d->auto_blocks && need)
+			d->nand.geo.blocks_per_plane = need;
+	}
+	for (size_t si = 0; si < cfg->nr_subsys; si++)
+		for (size_t n = 0; n < cfg->subsys[si].nr_ns; n++) {
+			struct blox_cfg_ns *ns = &cfg->subsys[si].ns[n];
+			size_t di;
+
+			if (!ns->device[0])
+				continue;
+			for (di = 0; di < cfg->nr_devices; di++)
+				if (!strcmp(cfg->devices[di].name, ns->device))
+					break;
+			if (di == cfg->nr_devices)
+				return blox_fail(err, errlen, "%s namespace %u: no device '%s'",
+						 cfg->subsys[si].nqn, ns->nsid, ns->device);
+			ns->nand = cfg->devices[di].nand;
+		}
+	return 0;
+}
+
+/* ---- Namespaces ---- */
+
+static void rec_free(void *arg)
+{
+	struct prov_ns_rec *rec = arg;
+
+	if (!rec)
+		return;
+	/* Its dies are free again. */
+	for (uint32_t i = 0; rec->dev && i < rec->nr_dies; i++)
+		rec->dev->taken[rec->dies[i]] = false;
+	free(rec->store_path);
+	free(rec);
+}
+
+const struct prov_ns_rec *prov_ns_rec(const struct nvmf_ns *ns)
+{
+	return ns->owner_free == rec_free ? ns->owner : NULL;
+}
+
+char *prov_ns_take_store(struct nvmf_ns *ns)
+{
+	struct prov_ns_rec *rec = ns->owner_free == rec_free ? ns->owner : NULL;
+	char *path = rec ? rec->store_path : NULL;
+
+	if (rec)
+		rec->store_path = NULL;
+	return path;
+}
+
+int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
+		 const struct blox_cfg_ns *cn, bool fresh, struct prov_ns_plan *pl,
+		 char *err, size_t errlen)
+{
+	int rc;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->cn = *cn;
+	pl->bp = (struct blox_bdev_params){ .backend = pl->cn.backend,
+					    .size = pl->cn.size,
+					    .block_size = pl->cn.block_size,
+					    .nand = &pl->cn.nand,
+					    .ftl = &pl->cn.ftl,
+					    .base = p->tgt->base,
+					    .clock = p->tgt->clock,
+					    .log = p->log };
+	if (cn->device[0]) {
+		pl->dev = device_find(p, cn->device);
+		if (!pl->dev)
+			return blox_fail(err, errlen, "%s namespace %u: no device '%s'", s->nqn,
+					 cn->nsid, cn->device);
+		if (cn->nr_dies == 0)
+			return blox_fail(err, errlen,
+					 "%s namespace %u: no dies of device %s given to it",
+					 s->nqn, cn->nsid, cn->device);
+		for (uint32_t i = 0; i < cn->nr_dies; i++)
+			if (cn->dies[i] >= pl->dev->nr_dies || pl->dev->taken[cn->dies[i]])
+				return blox_fail(err, errlen,
+						 "%s namespace %u: die %u of device %s is %s",
+						 s->nqn, cn->nsid, cn->dies[i], cn->device,
+						 cn->dies[i] >= pl->dev->nr_dies ? "not there"
+										 : "taken"),
+				       -EBUSY;
+		pl->bp.shared = pl->dev->dev;
+		pl->bp.dies = pl->cn.dies;
+		pl->bp.nr_dies = pl->cn.nr_dies;
+	} else if (!strcmp(cn->backend, "nand") && !cn->store_ram) {
+		rc = store_path(p, s->nqn, cn->nsid, pl->store, sizeof(pl->store), err, errlen);
+		if (rc)
+			return rc;
+		if (access(pl->store, F_OK) == 0) {
+			if (fresh)
+				return blox_fail(err, errlen,
+						 "%s namespace %u: store file %s exists (flash of an "
+						 "earlier namespace); remove it to create a new one",
+						 s->nqn, cn->nsid, pl->store),
+				       -EEXIST;
+		} else {
+			pl->fresh_store = true;
+		}
+		pl->bp.store_path = pl->store;
+	}
+	return 0;
+}
+
+bool prov_ns_slow(const struct prov_ns_plan *pl)
+{
+	return !strcmp(pl->cn.backend, "nand") && !pl->dev;
+}
+
+int prov_ns_build(struct blox_prov *p, struct prov_ns_plan *pl, char *err, size_t errlen)
+{
+	int rc;
+
+	if (prov_ns_slow(pl))
+		rc = blox_bdev_ftl_prepare(&pl->bp, &pl->bdev);
+	else
+		rc = blox_bdev_create(&pl->bp, &p->tgt->io_cq, &pl->bdev);
+	if (rc) {
+		pl->bdev = NULL;
+		/* A store file the failed create made is not anybody's flash. */
+		if (pl->fresh_store)
+			unlink(pl->store);
+		blox_fail(err, errlen, "backend: %s", strerror(-rc));
+	}
+	return rc;
+}
+
+int prov_ns_attach(struct blox_prov *p, struct nvmf_subsys *s, struct prov_ns_plan *pl,
+		   struct nvmf_ns **out, char *err, size_t errlen)
+{
+	struct prov_ns_rec *rec = calloc(1, sizeof(*rec));
+	struct nvmf_ns *ns;
+	int rc;
+
+	if (!rec || (pl->store[0] && !(rec->store_path = strdup(pl->store)))) {
+		rc = -ENOMEM;
+		blox_fail(err, errlen, "%s namespace %u: out of memory", s->nqn, pl->cn.nsid);
+		goto fail;
+	}
+	if (prov_ns_slow(pl)) {
+		rc = blox_bdev_ftl_bind(pl->bdev, p->tgt->base, &p->tgt->io_cq);
+		if (rc) {
+			blox_fail(err, errlen, "%s namespace %u: backend: %s", s->nqn,
+				  pl->cn.nsid, strerror(-rc));
+			goto fail;
+		}
+	}
+	rc = nvmf_ns_add(s, pl->cn.nsid, pl->bdev, pl->cn.has_uuid ? pl->cn.uuid : NULL,
+			 &ns);
+	if (rc) {
+		blox_fail(err, errlen, "%s namespace %u: %s", s->nqn, pl->cn.nsid,
+			  rc == -EEXIST ? "nsid in use" : strerror(-rc));
+		goto fail;
+	}
+	/* The namespace owns the backend now; the service keeps its record. */
+	pl->bdev = NULL;
+	rec->params = pl->cn.params;
+	rec->params.nsid = ns->nsid;
+	rec->dev = pl->dev;
+	rec->nr_dies = pl->cn.nr_dies;
+	memcpy(rec->dies, pl->cn.dies, sizeof(rec->dies[0]) * pl->cn.nr_dies);
+	for (uint32_t i = 0; rec->dev && i < rec->nr_dies; i++)
+		rec->dev->taken[rec->dies[i]] = true;
+	ns->owner = rec;
+	ns->owner_free = rec_free;
+	if (out)
+		*out = ns;
+	return 0;
+fail:
+	rec_free(rec);
+	return rc;
+}
+
+void prov_ns_unbind(struct prov_ns_plan *pl)
+{
+	if (pl->bdev)
+		blox_bdev_ftl_unbind(pl->bdev);
+}
+
+void prov_ns_discard(struct prov_ns_plan *pl)
+{
+	if (pl->bdev)
+		blox_bdev_destroy(pl->bdev);
+	pl->bdev = NULL;
+	if (pl->fresh_store)
+		unlink(pl->store);
+}
+
+int prov_ns_create(struct blox_prov *p, struct nvmf_subsys *s, const struct blox_cfg_ns *cn,
+		   bool fresh, struct nvmf_ns **out, char *err, size_t errlen)
+{
+	struct prov_ns_plan *pl = malloc(sizeof(*pl));
+	char why[256];
+	int rc;
+
+	if (!pl)
+		return -ENOMEM;
+	rc = prov_ns_plan(p, s, cn, fresh, pl, err, errlen);
+	if (!rc && (rc = prov_ns_build(p, pl, why, sizeof(why))))
+		blox_fail(err, errlen, "%s namespace %u: %s", s->nqn, cn->nsid, why);
+	if (!rc && (rc = prov_ns_attach(p, s, pl, out, err, errlen))) {
+		prov_ns_unbind(pl);
+		prov_ns_discard(pl);
+	}
+	free(pl);
+	return rc;
+}
+
+/* ---- Subsystems, hosts, listeners ---- */
+
+int prov_subsys_create(struct blox_prov *p, const struct blox_cfg_subsys *cs,
+		       struct nvmf_subsys **out, char *err, size_t errlen)
+{
+	struct nvmf_subsys *s;
+	int rc;
+
+	rc = nvmf_subsys_create(p->tgt, cs->nqn, &s);
+	if (rc)
+		return blox_fail(err, errlen, "subsystem %s: %s", cs->nqn, strerror(-rc)), rc;
+	if (cs->serial[0])
+		snprintf(s->serial, sizeof(s->serial), "%s", cs->serial);
+	if (cs->model[0])
+		snprintf(s->model, sizeof(s->model), "%s", cs->model);
+	s->allow_any_host = cs->allow_any_host;
+	for (size_t h = 0; h < cs->nr_hosts; h++) {
+		rc = prov_host_add(p, s, cs->hosts[h]);
+		if (rc && rc != -EEXIST) {
+			nvmf_subsys_destroy(s);
+			return blox_fail(err, errlen, "subsystem %s: host %s: %s", cs->nqn,
+					 cs->hosts[h], strerror(-rc)),
+			       rc;
+		}
+	}
+	if (out)
+		*out = s;
+	return 0;
+}
+
+void prov_subsys_delete(struct blox_prov *p, struct nvmf_subsys *s)
+{
+	(void)p;
+	nvmf_subsys_destroy(s);
+}
+
+void prov_subsys_allow_any_host(struct blox_prov *p, struct nvmf_subsys *s, bool allow)
+{
+	s->allow_any_host = allow;
+	/* The discovery log of every host may change. */
+	p->tgt->disc_genctr++;
+}
+
+int prov_host_add(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn)
+{
+	(void)p;
+	return nvmf_subsys_add_host(s, hostnqn);
+}
+
+int prov_host_remove(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn)
+{
+	(void)p;
+	return nvmf_subsys_remove_host(s, hostnqn);
+}
+
+int prov_listener_add(struct blox_prov *p, const struct blox_cfg_listener *l,
+		      struct nvmf_port **out, char *err, size_t errlen)
+{
+	struct nvmf_port *port;
+	int rc;
+
+	rc = nvmf_port_add(p->tgt, l->addr, l->port, l->discovery_only, &port);
+	if (rc)
+		return blox_fail(err, errlen, "listener %s:%s: %s", l->addr, l->port,
+				 rc == -EINVAL ? "bad address or port" : strerror(-rc)),
+		       rc;
+	if (p->tcp && (rc = nvmf_tcp_listen(p->tcp, port))) {
+		nvmf_port_remove(port);
+		return blox_fail(err, errlen, "listener %s:%s: %s", l->addr, l->port,
+				 strerror(-rc)),
+		       rc;
+	}
+	if (out)
+		*out = port;
+	return 0;
+}
+
+void prov_listener_remove(struct blox_prov *p, struct nvmf_port *port)
+{
+	if (p->tcp)
+		nvmf_tcp_unlisten(p->tcp, port);
+	nvmf_port_remove(port);
+}
+
+/* ---- A whole configuration ---- */
+
+int blox_prov_apply(struct blox_prov *p, struct blox_config *cfg, char *err, size_t errlen)
+{
+	int rc = blox_prov_plan(cfg, err, errlen);
+
+	for (size_t i = 0; !rc && i < cfg->nr_devices; i++)
+		rc = prov_device_create(p, &cfg->devices[i], err, errlen);
+	for (size_t i = 0; !rc && i < cfg->nr_subsys; i++) {
+		const struct blox_cfg_subsys *cs = &cfg->subsys[i];
+		struct nvmf_subsys *s;
+
+		rc = prov_subsys_create(p, cs, &s, err, errlen);
+		for (size_t n = 0; !rc && n < cs->nr_ns; n++)
+			rc = prov_ns_create(p, s, &cs->ns[n], false, NULL, err, errlen);
+	}
+	for (size_t i = 0; !rc && i < cfg->nr_listeners; i++)
+		rc = prov_listener_add(p, &cfg->listeners[i], NULL, err, errlen);
+	return rc;
+}
