@@ -1,0 +1,323 @@
+/* The CMT (LRU, write-back, thrashing), the MDC and hot regions, idle prefetch. */
+#include "ftl_tests.h"
+
+/* ---- CMT ---- */
+
+void test_cmt_lru_and_writeback(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	struct ftl_stats s;
+	struct ftl *f;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.cmt_bytes = 2 * FTL_UNIT;
+	cfg.mdc_enabled = false;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	f = x->f;
+	assert_int_equal(f->cmt_cap, 2);
+	fx_write(x, 0, 1); /* tp0: miss */
+	fx_write(x, 1, 1); /* tp0: hit */
+	fx_write(x, 1024, 1); /* tp1: miss */
+	fx_verify(x, 0, 1); /* tp0: hit, now most recent */
+	s = fx_stats(x);
+	assert_int_equal(s.cmt_misses, 2);
+	assert_int_equal(s.cmt_hits, 2);
+	assert_int_equal(s.cmt_evictions, 0);
+	assert_int_equal(s.cmt_writebacks, 0);
+	assert_int_equal(s.units_written_tp, 0);
+
+	fx_write(x, 2048, 1); /* tp2: evicts tp1 (LRU), which is dirty */
+	s = fx_stats(x);
+	assert_int_equal(s.cmt_misses, 3);
+	assert_int_equal(s.cmt_evictions, 1);
+	assert_int_equal(s.cmt_writebacks, 1);
+	assert_int_equal(s.units_written_tp, 1);
+	assert_null(f->cmt_index[1]);
+	assert_non_null(f->cmt_index[0]);
+	assert_non_null(f->cmt_index[2]);
+	assert_int_not_equal(f->gtd[1], FTL_UNMAPPED);
+
+	/* tp1 again: from the buffered translation page; evicts tp0. */
+	fx_verify(x, 1024, 1);
+	s = fx_stats(x);
+	assert_int_equal(s.cmt_misses, 4);
+	assert_int_equal(s.cmt_writebacks, 2);
+	assert_int_equal(s.flash_tp_reads, 0);
+	assert_null(f->cmt_index[0]);
+
+	/*
+	 * After a flush the translation pages are on flash: a load reads one.
+	 * The read that waited for it counts a miss, not a hit as well when
+	 * it resumes (its second unit shares the flash read); the next
+	 * lookup of the page is a hit.
+	 */
+	fx_flush(x);
+	{
+		uint64_t hits = fx_stats(x).cmt_hits, misses = fx_stats(x).cmt_misses;
+
+		fx_verify(x, 0, 2); /* evicts tp2 */
+		s = fx_stats(x);
+		assert_int_equal(s.cmt_misses, misses + 1);
+		assert_int_equal(s.cmt_hits, hits);
+		fx_verify(x, 1, 1);
+		s = fx_stats(x);
+		assert_int_equal(s.cmt_hits, hits + 1);
+	}
+	assert_int_equal(s.flash_tp_reads, 1);
+	assert_int_equal(s.cmt_writebacks, 3);
+	fx_verify(x, 2048, 1);
+	fx_verify(x, 1024, 1);
+	fx_check_invariants(x, true);
+	fx_free(x);
+}
+
+/* Many translation pages through a 3-entry CMT, with data checked. */
+void test_cmt_thrash(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	struct ftl_stats s;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.cmt_bytes = 3 * FTL_UNIT;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	for (int round = 0; round < 3; round++)
+		for (uint32_t tp = 0; tp < x->f->nr_tp; tp++) {
+			uint32_t lba = tp * 1024 + (uint32_t)round * 40;
+
+			if (lba + 8 <= x->cap)
+				fx_write(x, lba, 8);
+		}
+	fx_flush(x);
+	fx_check_invariants(x, true);
+	for (uint32_t tp = 0; tp < x->f->nr_tp; tp++)
+		fx_verify(x, tp * 1024, 96 <= x->cap - tp * 1024 ? 32 : 1);
+	s = fx_stats(x);
+	assert_true(s.cmt_evictions >= 3 * x->f->nr_tp - 3);
+	assert_true(s.cmt_writebacks >= 2 * x->f->nr_tp);
+	assert_int_equal(s.units_written_tp, s.cmt_writebacks);
+	assert_true(s.flash_tp_reads > 0);
+	fx_verify_all(x);
+	fx_free(x);
+}
+
+/* ---- MDC and hot regions ---- */
+
+static void mdc_cfg(struct ftl_config *cfg)
+{
+	fx_cfg_default(cfg);
+	cfg->cmt_bytes = 2 * FTL_UNIT;
+	cfg->mdc_enabled = true;
+	cfg->hot_regions = 16;
+	cfg->hot_top = 2;
+}
+
+/* Read [0, 1000) often enough that region 0 becomes the hot one. */
+static void heat_region0(struct fx *x, uint32_t reads)
+{
+	for (uint32_t i = 0; i < reads; i++)
+		fx_verify(x, fx_below(x, 1000 - 8), 1 + fx_below(x, 8));
+}
+
+/* Evict tp0 and tp1: touch two unmapped translation pages. */
+static void evict_low_tps(struct fx *x)
+{
+	fx_verify(x, 12 * 1024, 1);
+	fx_verify(x, 13 * 1024, 1);
+	assert_null(x->f->cmt_index[0]);
+	assert_null(x->f->cmt_index[1]);
+}
+
+void test_mdc_hits(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	struct ftl_stats a, b;
+	uint32_t top[2];
+
+	(void)state;
+	mdc_cfg(&cfg);
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	fx_seq_fill(x, 0, 8 * 1024);
+	fx_flush(x);
+	heat_region0(x, FTL_HOT_REFRESH_READS + 16);
+	assert_int_equal(ftl_hot_top(x->f->hot, top, 2), 1);
+	assert_int_equal(top[0], 0);
+	assert_true(ftl_hot_is_hot(x->f->hot, 0));
+	assert_false(ftl_hot_is_hot(x->f->hot, 5000));
+	/* Reload tp0 now that region 0 is hot: its runs enter the MDC. */
+	evict_low_tps(x);
+	fx_verify(x, 0, 1);
+	assert_true(ftl_mdc_stats(x->f->mdc)->count > 0);
+	evict_low_tps(x);
+	a = fx_stats(x);
+	for (uint32_t lba = 0; lba < 1000; lba += 37)
+		fx_verify(x, lba, 1);
+	b = fx_stats(x);
+	assert_true(b.mdc_hits - a.mdc_hits >= 27);
+	assert_true(b.mdc_lookups > b.mdc_hits);
+	assert_int_equal(b.cmt_misses, a.cmt_misses); /* no translation page loaded */
+	assert_int_equal(b.flash_tp_reads, a.flash_tp_reads);
+
+	/* Writes and trims invalidate what the MDC holds. */
+	fx_write(x, 100, 32);
+	fx_trim(x, 300, 40);
+	fx_write(x, 700, 1);
+	evict_low_tps(x);
+	for (uint32_t lba = 0; lba < 1000; lba += 32)
+		fx_verify(x, lba, 32);
+	evict_low_tps(x);
+	fx_flush(x);
+	evict_low_tps(x);
+	fx_verify(x, 90, 32);
+	fx_verify(x, 290, 32);
+	fx_verify(x, 320, 32);
+	fx_verify(x, 699, 3);
+	fx_check_invariants(x, true);
+	fx_free(x);
+}
+
+void test_mdc_disabled(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	struct ftl_stats s;
+
+	(void)state;
+	mdc_cfg(&cfg);
+	cfg.mdc_enabled = false;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	fx_seq_fill(x, 0, 4 * 1024);
+	fx_flush(x);
+	heat_region0(x, FTL_HOT_REFRESH_READS + 16);
+	evict_low_tps(x);
+	fx_verify(x, 0, 32);
+	evict_low_tps(x);
+	fx_verify(x, 64, 32);
+	s = fx_stats(x);
+	assert_int_equal(s.mdc_lookups, 0);
+	assert_int_equal(s.mdc_hits, 0);
+	assert_int_equal(ftl_mdc_stats(x->f->mdc)->count, 0);
+	fx_free(x);
+}
+
+/* Idle periods prefetch hot translation pages into the MDC. */
+void test_mdc_idle_prefetch(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	struct ftl_stats a, b;
+
+	(void)state;
+	mdc_cfg(&cfg);
+	cfg.idle_ns = 1000000;
+	cfg.gc_idle_permille = 0;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	fx_seq_fill(x, 0, 4 * 1024);
+	fx_flush(x);
+	heat_region0(x, FTL_HOT_REFRESH_READS + 16);
+	evict_low_tps(x);
+	assert_int_equal(ftl_mdc_stats(x->f->mdc)->count, 0);
+	/* Idle: the driver's next ftl_process() starts prefetching. */
+	blox_clock_set(&x->vd.clock, x->vd.clock.virt_ns + 2 * cfg.idle_ns);
+	for (int i = 0; i < 4; i++) {
+		ftl_process(x->f);
+		fx_drain(x);
+	}
+	a = fx_stats(x);
+	assert_true(a.prefetched_tps >= 1);
+	assert_true(ftl_mdc_stats(x->f->mdc)->count > 0);
+	for (uint32_t lba = 0; lba < 1000; lba += 50)
+		fx_verify(x, lba, 1);
+	b = fx_stats(x);
+	assert_true(b.mdc_hits - a.mdc_hits >= 20);
+	assert_int_equal(b.flash_tp_reads, a.flash_tp_reads);
+	fx_free(x);
+}
+
+/*
+ * A prefetch read of a translation page is in flight when a host write
+ * changes a mapping on it: the prefetched (old) copy must not enter the
+ * MDC, or the LBA reads its old data once the page leaves the CMT.
+ */
+void test_mdc_prefetch_races_write(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	struct fx_req r = { 0 };
+
+	(void)state;
+	mdc_cfg(&cfg);
+	cfg.idle_ns = 1000000;
+	cfg.gc_idle_permille = 0;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	fx_seq_fill(x, 0, 4 * 1024);
+	fx_flush(x);
+	heat_region0(x, FTL_HOT_REFRESH_READS + 16);
+	evict_low_tps(x);
+	blox_clock_set(&x->vd.clock, x->vd.clock.virt_ns + 2 * cfg.idle_ns);
+	ftl_process(x->f);
+	assert_true(x->f->pf.busy);
+	assert_int_equal(x->f->pf.tp, 0);
+	/* The host comes back before the prefetch read completes. */
+	fx_prepare(x, 5, 1);
+	assert_int_equal(fx_submit(x, &r, FTL_IO_WRITE, 5, 1, x->wbuf, false), 0);
+	fx_wait(x, &r);
+	ftl_vdrive_run(&x->vd, x->f, x->vd.clock.virt_ns + 1);
+	fx_drain(x);
+	assert_false(x->f->pf.busy);
+	fx_verify(x, 5, 1);
+	evict_low_tps(x); /* tp0 written back: only the MDC knows lba 5 now */
+	fx_verify(x, 0, 8);
+	fx_free(x);
+}
+
+/* Hot regions rank by reads, hottest first. */
+void test_hot_ranking(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+	uint32_t top[4], first, nr;
+
+	(void)state;
+	mdc_cfg(&cfg);
+	cfg.hot_top = 3;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	ftl_hot_region_range(x->f->hot, 5, &first, &nr);
+	assert_int_equal(nr, (x->cap + 15) / 16);
+	for (int i = 0; i < 60; i++)
+		fx_verify(x, first + (uint32_t)i, 1);
+	ftl_hot_region_range(x->f->hot, 2, &first, &nr);
+	for (int i = 0; i < 30; i++)
+		fx_verify(x, first + (uint32_t)i, 1);
+	/* One read over the edge of regions 8 and 9 counts in both. */
+	ftl_hot_region_range(x->f->hot, 9, &first, &nr);
+	for (int i = 0; i < 10; i++)
+		fx_verify(x, first - 2, 4);
+	ftl_hot_refresh(x->f->hot);
+	assert_int_equal(ftl_hot_top(x->f->hot, top, 4), 3);
+	assert_int_equal(top[0], 5);
+	assert_int_equal(top[1], 2);
+	assert_int_equal(top[2], 8); /* 8 and 9 tie: lower first */
+	assert_int_equal(ftl_hot_count(x->f->hot, 5), 60);
+	assert_int_equal(ftl_hot_count(x->f->hot, 9), 10);
+	assert_false(ftl_hot_is_hot(x->f->hot, first));
+	fx_free(x);
+}

@@ -1,0 +1,277 @@
+/*
+ * Batched GC: translation-page order, tiny CMTs, races with the host, and
+ * power loss in the middle of batches.
+ */
+#include "gc_tests.h"
+
+/* ---- batched GC: translation-page order, tiny CMTs, races, pacing, levels ---- */
+
+/* Make GC collect now (any victim worth it), or go back to the levels. */
+struct gc_levels {
+	uint32_t bg, idle, min_invalid;
+};
+
+static void force_gc(struct fx *x, struct gc_levels *save)
+{
+	struct ftl_gc *g = &x->f->gc;
+
+	save->bg = g->lvl_bg;
+	save->idle = g->lvl_idle;
+	save->min_invalid = g->min_invalid_bg;
+	g->lvl_bg = g->lvl_idle = x->f->nr_sb;
+	g->min_invalid_bg = 1;
+	g->futile = false;
+}
+
+static void unforce_gc(struct fx *x, const struct gc_levels *save)
+{
+	x->f->gc.lvl_bg = save->bg;
+	x->f->gc.lvl_idle = save->idle;
+	x->f->gc.min_invalid_bg = save->min_invalid;
+}
+
+/* Translation pages with a valid data unit in superblock @sb; the units. */
+static uint32_t victim_tps(struct fx *x, uint32_t sb, uint32_t *units)
+{
+	const struct ftl *f = x->f;
+	uint32_t *map = fx_tmp_alloc(FTL_UNIT), n = 0;
+
+	*units = 0;
+	for (uint32_t tp = 0; tp < f->nr_tp; tp++) {
+		bool any = false;
+
+		fx_tp_contents(x, tp, map);
+		for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++) {
+			if (tp * FTL_TP_ENTRIES + i >= f->capacity || map[i] == FTL_UNMAPPED ||
+			    map[i] / f->units_per_sb != sb)
+				continue;
+			any = true;
+			++*units;
+		}
+		n += any;
+	}
+	fx_tmp_free(map);
+	return n;
+}
+
+/*
+ * Random overwrite and trims through CMTs of 1 (2: the minimum) to 4
+ * translation pages: GC batches then hold one translation page per
+ * round; every LBA is checked against the shadow.
+ */
+void test_gc_tiny_cmt_shadow(void **state)
+{
+	(void)state;
+	for (uint32_t pages = 1; pages <= 4; pages++) {
+		struct ftl_config cfg;
+		struct fx_geo g;
+		struct fx *x;
+		struct ftl_stats s;
+
+		fx_cfg_default(&cfg);
+		cfg.cmt_bytes = pages * FTL_UNIT;
+		cfg.gc_policy = pages % 2 ? FTL_GC_GREEDY : FTL_GC_COST_BENEFIT;
+		fx_geo_small(&g);
+		x = fx_new(&g, &cfg, false);
+		x->rng += pages;
+		assert_int_equal(x->f->gc.groups_max, 1);
+		fx_seq_fill(x, 0, x->cap);
+		for (int i = 0; i < 4; i++) {
+			fx_random_writes(x, x->cap, 8, x->cap / 4);
+			fx_trim(x, fx_below(x, x->cap - 64), 1 + fx_below(x, 64));
+			fx_verify(x, fx_below(x, x->cap - 32), 32);
+		}
+		s = fx_stats(x);
+		assert_true(s.gc_runs > 5);
+		assert_true(s.gc_tp_reads > 0);
+		assert_true(s.gc_tp_writebacks > 0);
+		expect_gc_worked(x);
+		fx_free(x);
+	}
+}
+
+/*
+ * One GC run: translation-page reads and write-backs are bounded by the
+ * translation pages the victim's units belong to, not by units moved.
+ */
+void test_gc_tp_io_per_run(void **state)
+{
+	struct ftl_config cfg;
+	struct gc_levels lv;
+	struct fx_geo g;
+	struct fx *x;
+	struct ftl_stats a, b;
+	uint32_t tps, units;
+	int32_t v;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.cmt_bytes = 4 * FTL_UNIT; /* 4 of 18 translation pages */
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	fx_seq_fill(x, 0, x->cap);
+	fx_random_writes(x, x->cap, 4, x->cap);
+	fx_drain(x);
+	assert_false(ftl_gc_busy(x->f));
+	for (int run = 0; run < 3; run++) {
+		a = fx_stats(x);
+		force_gc(x, &lv);
+		ftl_gc_step(x->f);
+		unforce_gc(x, &lv);
+		assert_true(x->f->gc.active);
+		v = x->f->gc.victim;
+		tps = victim_tps(x, (uint32_t)v, &units);
+		assert_true(units > 4 * tps); /* worth batching */
+		/* Until its units are moved (the erase follows, the next may start). */
+		while (x->f->gc.active && x->f->gc.victim == v)
+			assert_true(fx_step(x));
+		b = fx_stats(x);
+		if (b.flash_tp_reads - a.flash_tp_reads > tps ||
+		    b.gc_tp_writebacks - a.gc_tp_writebacks > tps ||
+		    b.cmt_writebacks - a.cmt_writebacks > 2 * tps)
+			fail_msg("GC run: %u units of %u translation pages moved %lu units with "
+				 "%lu translation-page reads, %lu GC write-backs, %lu write-backs",
+				 units, tps, (unsigned long)(b.gc_units_moved - a.gc_units_moved),
+				 (unsigned long)(b.flash_tp_reads - a.flash_tp_reads),
+				 (unsigned long)(b.gc_tp_writebacks - a.gc_tp_writebacks),
+				 (unsigned long)(b.cmt_writebacks - a.cmt_writebacks));
+		assert_int_equal(b.gc_units_moved - a.gc_units_moved, units);
+		assert_int_equal(b.gc_tp_reads - a.gc_tp_reads, b.flash_tp_reads - a.flash_tp_reads);
+		fx_drain(x);
+	}
+	fx_verify_all(x);
+	fx_check_invariants(x, true);
+	fx_free(x);
+}
+
+/*
+ * Host writes and trims race a GC batch: after the victim's OOB is read
+ * (its units listed) and before they move, some of them are overwritten
+ * or trimmed. Those must not be moved, and nothing may come back.
+ */
+void test_gc_batch_races_host(void **state)
+{
+	struct ftl_config cfg;
+	struct gc_levels lv;
+	struct fx_geo g;
+	struct fx *x;
+	struct ftl_stats a;
+	uint32_t tps, units, hit = 0, sb;
+	uint32_t *map;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.cmt_bytes = 2 * FTL_UNIT;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	fx_seq_fill(x, 0, x->cap);
+	fx_random_writes(x, x->cap, 4, x->cap / 2);
+	fx_drain(x);
+	a = fx_stats(x);
+	force_gc(x, &lv);
+	ftl_gc_step(x->f);
+	unforce_gc(x, &lv);
+	assert_true(x->f->gc.active);
+	sb = (uint32_t)x->f->gc.victim;
+	tps = victim_tps(x, sb, &units);
+	/* Pass 1 done: the units are listed, none moved yet. */
+	while (x->f->gc.tp_waiter.stage == GC_SCAN)
+		assert_true(fx_step(x));
+	assert_int_equal(x->f->gc.nent, units);
+	assert_int_equal(fx_stats(x).gc_units_moved, a.gc_units_moved);
+	map = fx_tmp_alloc(FTL_UNIT);
+	for (uint32_t tp = 0; tp < x->f->nr_tp && hit < 64; tp++) {
+		fx_tp_contents(x, tp, map);
+		for (uint32_t i = 0; i < FTL_TP_ENTRIES && hit < 64; i += 7) {
+			uint32_t lba = tp * FTL_TP_ENTRIES + i;
+
+			if (lba >= x->cap || map[i] == FTL_UNMAPPED ||
+			    map[i] / x->f->units_per_sb != sb)
+				continue;
+			/* The write may wait for GC itself; GC goes on meanwhile. */
+			if (hit++ % 2)
+				fx_trim(x, lba, 1);
+			else
+				fx_write(x, lba, 1);
+		}
+	}
+	fx_tmp_free(map);
+	assert_true(hit > 8);
+	fx_drain(x);
+	assert_true(fx_stats(x).gc_runs > a.gc_runs);
+	/* The raced units were not moved (later runs may have moved others). */
+	if (fx_stats(x).gc_runs == a.gc_runs + 1)
+		assert_true(fx_stats(x).gc_units_moved - a.gc_units_moved <= units - hit);
+	(void)tps;
+	fx_verify_all(x);
+	fx_check_invariants(x, true);
+	fx_free(x);
+}
+
+/* ---- crash during GC batches ---- */
+
+/*
+ * Power loss in the middle of GC batches (translation pages loaded,
+ * updated and written back, units moved, victim not erased yet), with and
+ * without writes since the last flush: recovery brings back every flushed
+ * LBA, and unflushed ones as flushed or as written, never garbage.
+ */
+void test_gc_batch_crash(void **state)
+{
+	struct ftl_config cfg;
+	struct gc_levels lv;
+	struct fx_geo g;
+	struct fx_crash_log l;
+	struct fx *x;
+	uint32_t crashes_mid = 0;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.cmt_bytes = 3 * FTL_UNIT;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	fx_log_init(&l, x);
+	fx_seq_fill(x, 0, x->cap);
+	fx_flush(x);
+	fx_log_flushed(&l);
+	for (int cycle = 0; cycle < 8; cycle++) {
+		uint64_t wb;
+
+		for (uint32_t done = 0; done < x->cap / 3;) {
+			uint32_t nr = 1 + fx_below(x, 8), lba = fx_below(x, x->cap - nr);
+
+			if (fx_below(x, 100) < 4) {
+				fx_trim(x, lba, nr);
+			} else {
+				fx_write(x, lba, nr);
+				done += nr;
+			}
+			fx_log_add(&l, lba, nr);
+		}
+		if (cycle % 3 == 0) {
+			fx_flush(x);
+			fx_log_flushed(&l);
+		}
+		/* Start a victim and stop the power once some batches are written back. */
+		fx_drain(x);
+		force_gc(x, &lv);
+		ftl_gc_step(x->f);
+		unforce_gc(x, &lv);
+		wb = fx_stats(x).gc_tp_writebacks;
+		for (uint32_t k = 1 + fx_below(x, 4);
+		     x->f->gc.active && k && fx_step(x);)
+			if (fx_stats(x).gc_tp_writebacks >= wb + k)
+				k = 0;
+		crashes_mid += x->f->gc.active && x->f->gc.tp_waiter.stage >= GC_READ;
+		fx_crash(x);
+		assert_int_equal(fx_ftl_create(x), 0);
+		fx_log_check(&l);
+		fx_check_invariants(x, false);
+	}
+	assert_true(crashes_mid >= 4);
+	/* GC through everything again: nothing recovered may get lost. */
+	fx_random_writes(x, x->cap, 8, x->cap);
+	fx_verify_all(x);
+	fx_check_invariants(x, false);
+	fx_free(x);
+}
