@@ -341,9 +341,8 @@ void adm_teardown_add(struct adm_teardown *t, struct nvmf_ns *ns)
 	g->t = t;
 	claim_take(t->a, &g->claim, ns->subsys->nqn, ns->nsid, true);
 	/* The namespace goes: its store path is ours now. */
-	g->store = prov_ns_take_store(ns);
 	t->left++;
-	nvmf_ns_detach(ns, gone_released, g);
+	g->store = prov_ns_delete(t->a->prov, ns, gone_released, g);
 }
 
 void adm_teardown_commit(struct adm_teardown *t)

@@ -262,13 +262,16 @@ const struct prov_ns_rec *prov_ns_rec(const struct nvmf_ns *ns)
 	return ns->owner_free == rec_free ? ns->owner : NULL;
 }
 
-char *prov_ns_take_store(struct nvmf_ns *ns)
+char *prov_ns_delete(struct blox_prov *p, struct nvmf_ns *ns,
+		     void (*released)(void *arg, struct blox_bdev *bdev), void *arg)
 {
 	struct prov_ns_rec *rec = ns->owner_free == rec_free ? ns->owner : NULL;
 	char *path = rec ? rec->store_path : NULL;
 
+	(void)p;
 	if (rec)
 		rec->store_path = NULL;
+	nvmf_ns_detach(ns, released, arg);
 	return path;
 }
 

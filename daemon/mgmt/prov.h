@@ -82,10 +82,13 @@ int prov_ns_create(struct blox_prov *p, struct nvmf_subsys *s, const struct blox
 /* The record of a namespace the service made (NULL for any other). */
 const struct prov_ns_rec *prov_ns_rec(const struct nvmf_ns *ns);
 /*
- * The namespace is being deleted: its store file's path is the caller's
- * now (to remove once the backend is gone); NULL when it has none.
+ * Delete @ns: off its subsystem at once (hosts hear of it), its backend
+ * handed to @released(@arg, bdev) once its last command is done (see
+ * nvmf_ns_detach()). Returns its store file's path, the caller's now (to
+ * remove once the backend is gone), or NULL when it has none.
  */
-char *prov_ns_take_store(struct nvmf_ns *ns);
+char *prov_ns_delete(struct blox_prov *p, struct nvmf_ns *ns,
+		     void (*released)(void *arg, struct blox_bdev *bdev), void *arg);
 
 /* Subsystems (@cs without its namespaces), hosts, listeners. */
 int prov_subsys_create(struct blox_prov *p, const struct blox_cfg_subsys *cs,

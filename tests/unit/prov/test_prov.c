@@ -1,0 +1,282 @@
+/*
+ * Unit tests for the provisioning service (daemon/mgmt/prov.c): a
+ * configuration applied through it (shared device dies given out and
+ * owned, records kept), namespaces made from typed parameters in steps,
+ * the state file written from its records and read back to the same
+ * parameters, and the device registry.
+ */
+#include <errno.h>
+#include <event2/event.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "params.h"
+#include "prov.h"
+#include "state.h"
+
+/* A RAM device of 8 dies, two namespaces on it, one RAM namespace. */
+static const char cfg_json[] =
+	"{\"devices\":[{\"name\":\"ssd0\",\"store\":\"ram\",\"nand\":"
+	"{\"channels\":4,\"dies_per_channel\":2,\"planes_per_die\":1,"
+	"\"pages_per_block\":96,\"null_timing\":true}}],"
+	"\"subsystems\":[{\"nqn\":\"nqn.2026-12.io.blox:a\",\"allow_any_host\":true,"
+	"\"hosts\":[\"nqn.2014-08.org.nvmexpress:h1\"],\"namespaces\":["
+	"{\"nsid\":1,\"backend\":\"nand\",\"size\":\"32M\",\"device\":\"ssd0\","
+	"\"ftl\":{\"op_percent\":20,\"gc_policy\":\"cost-benefit\",\"mdc\":false}},"
+	"{\"nsid\":2,\"backend\":\"nand\",\"size\":\"16M\",\"device\":\"ssd0\"},"
+	"{\"nsid\":5,\"backend\":\"ram\",\"size\":\"1M\",\"block_size\":512,"
+	"\"uuid\":\"01234567-89ab-cdef-0123-456789abcdef\"}]}]}";
+
+struct fx {
+	struct event_base *base;
+	struct blox_clock clock;
+	struct blox_log log;
+	struct nvmf_tgt tgt;
+	struct blox_prov *prov;
+	struct blox_config cfg;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	char err[256];
+
+	assert_non_null(f);
+	f->base = event_base_new();
+	assert_non_null(f->base);
+	f->log.level = -1;
+	blox_clock_init_virtual(&f->clock, 1);
+	assert_int_equal(nvmf_tgt_init(&f->tgt, f->base, &f->clock, &f->log), 0);
+	assert_int_equal(blox_prov_create(&f->tgt, NULL, "/nonexistent", &f->prov), 0);
+	if (blox_config_parse(cfg_json, &f->cfg, err, sizeof(err)))
+		fail_msg("%s", err);
+	if (blox_prov_apply(f->prov, &f->cfg, err, sizeof(err)))
+		fail_msg("%s", err);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	blox_config_free(&f->cfg);
+	blox_prov_clear(f->prov);
+	blox_prov_destroy(f->prov);
+	nvmf_tgt_fini(&f->tgt);
+	event_base_free(f->base);
+	free(f);
+	return 0;
+}
+
+static struct prov_device *first_device(struct fx *f)
+{
+	return TAILQ_FIRST(&f->prov->devices);
+}
+
+/* 1. Applied: the device is registered, its dies owned as planned, each namespace has a record. */
+static void test_apply_records(void **state)
+{
+	struct fx *f = *state;
+	struct nvmf_subsys *s = nvmf_subsys_find(&f->tgt, "nqn.2026-12.io.blox:a");
+	struct prov_device *d = first_device(f);
+	const struct prov_ns_rec *r1, *r2, *r5;
+
+	assert_non_null(s);
+	assert_non_null(d);
+	assert_ptr_equal(blox_dev_find(&f->prov->registry, "ssd0"), d->dev);
+	assert_int_equal(d->nr_dies, 8);
+	r1 = prov_ns_rec(nvmf_ns_find(s, 1));
+	r2 = prov_ns_rec(nvmf_ns_find(s, 2));
+	r5 = prov_ns_rec(nvmf_ns_find(s, 5));
+	assert_non_null(r1);
+	assert_non_null(r2);
+	assert_non_null(r5);
+	/* 8 dies over 2 namespaces, in config order. */
+	assert_int_equal(r1->nr_dies, 4);
+	assert_int_equal(r1->dies[0], 0);
+	assert_int_equal(r2->nr_dies, 4);
+	assert_int_equal(r2->dies[0], 4);
+	assert_ptr_equal(r1->dev, d);
+	for (uint32_t i = 0; i < 8; i++)
+		assert_true(d->taken[i]);
+	assert_null(r5->dev);
+	assert_null(r5->store_path);
+	assert_int_equal(r5->params.block_size, 512);
+	assert_true(r5->params.has_uuid);
+	/* A device with namespaces on it stays. */
+	assert_int_equal(prov_device_destroy(f->prov, "ssd0"), -EBUSY);
+	assert_int_equal(prov_device_destroy(f->prov, "nope"), -ENOENT);
+}
+
+/* 2. A die another namespace holds is refused, and so is one that is not there. */
+static void test_dies_owned(void **state)
+{
+	struct fx *f = *state;
+	struct nvmf_subsys *s = nvmf_subsys_find(&f->tgt, "nqn.2026-12.io.blox:a");
+	struct blox_cfg_ns cn = f->cfg.subsys[0].ns[1];
+	struct prov_ns_plan *pl = malloc(sizeof(*pl));
+	char err[512];
+
+	assert_non_null(pl);
+	cn.nsid = 3;
+	assert_int_equal(prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)), -EBUSY);
+	assert_string_equal(err, "nqn.2026-12.io.blox:a namespace 3: die 4 of device ssd0 is taken");
+	cn.nr_dies = 1;
+	cn.dies[0] = 8;
+	assert_int_equal(prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)), -EBUSY);
+	assert_string_equal(err, "nqn.2026-12.io.blox:a namespace 3: die 8 of device ssd0 is not there");
+	cn.nr_dies = 0;
+	assert_int_equal(prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)), -EINVAL);
+	free(pl);
+}
+
+/* 3. Deleting a namespace frees its dies; a new one can then have them. */
+static void test_delete_frees_dies(void **state)
+{
+	struct fx *f = *state;
+	struct nvmf_subsys *s = nvmf_subsys_find(&f->tgt, "nqn.2026-12.io.blox:a");
+	struct blox_cfg_ns cn = f->cfg.subsys[0].ns[1];
+	struct prov_device *d = first_device(f);
+	struct prov_ns_plan *pl = malloc(sizeof(*pl));
+	struct nvmf_ns *ns;
+	char err[512];
+
+	assert_non_null(pl);
+	/* No released callback: the backend goes with the namespace. */
+	assert_null(prov_ns_delete(f->prov, nvmf_ns_find(s, 2), NULL, NULL));
+	event_base_loop(f->base, EVLOOP_NONBLOCK);
+	assert_null(nvmf_ns_find(s, 2));
+	for (uint32_t i = 4; i < 8; i++)
+		assert_false(d->taken[i]);
+	cn.nsid = 3;
+	if (prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)) ||
+	    prov_ns_build(f->prov, pl, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_false(prov_ns_slow(pl)); /* on a shared device: on the loop */
+	if (prov_ns_attach(f->prov, s, pl, &ns, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(ns->nsid, 3);
+	assert_int_equal(prov_ns_rec(ns)->dies[0], 4);
+	assert_true(d->taken[4]);
+	free(pl);
+}
+
+/* 4. A namespace made from typed parameters alone; a bad one names its field. */
+static void test_typed_create(void **state)
+{
+	struct fx *f = *state;
+	struct nvmf_subsys *s = nvmf_subsys_find(&f->tgt, "nqn.2026-12.io.blox:a");
+	struct blox_ns_params p = { .nsid = 9, .backend = "null", .size = 1 << 20 };
+	struct blox_cfg_ns *cn = malloc(sizeof(*cn));
+	struct nvmf_ns *ns;
+	char err[512];
+
+	assert_non_null(cn);
+	if (blox_ns_resolve(&p, "namespace", cn, err, sizeof(err)) ||
+	    prov_ns_create(f->prov, s, cn, true, &ns, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(ns->nsid, 9);
+	assert_int_equal(prov_ns_rec(ns)->params.size, 1 << 20);
+	/* The same nsid again: refused by the core, the error says which. */
+	assert_int_equal(prov_ns_create(f->prov, s, cn, true, &ns, err, sizeof(err)), -EEXIST);
+	assert_string_equal(err, "nqn.2026-12.io.blox:a namespace 9: nsid in use");
+
+	p.nand.set = 1u << BLOX_NP_CHANNELS;
+	p.nand.channels = 65;
+	p.has_nand = true;
+	snprintf(p.backend, sizeof(p.backend), "nand-timing");
+	assert_int_equal(blox_ns_resolve(&p, "namespace", cn, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "namespace.nand.channels: at most 64");
+	p.nand.channels = 2;
+	p.nand.set |= 1u << BLOX_NP_SUSPEND_POLICY;
+	snprintf(p.nand.suspend_policy, sizeof(p.nand.suspend_policy), "sometimes");
+	assert_int_equal(blox_ns_resolve(&p, "namespace", cn, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "namespace.nand.suspend_policy: 'sometimes' is not "
+				 "default, never or always");
+	free(cn);
+}
+
+/* 5. The state file from the records reads back to the same parameters. */
+static void test_state_round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct blox_config back;
+	char *text = blox_state_json(f->prov);
+	char err[256];
+
+	assert_non_null(text);
+	if (blox_config_parse(text, &back, err, sizeof(err)))
+		fail_msg("%s\n%s", err, text);
+	assert_int_equal(back.nr_devices, 1);
+	assert_memory_equal(&back.devices[0].params, &f->cfg.devices[0].params,
+			    sizeof(back.devices[0].params));
+	assert_int_equal(back.nr_subsys, 1);
+	assert_int_equal(back.subsys[0].nr_hosts, 1);
+	assert_int_equal(back.subsys[0].nr_ns, f->cfg.subsys[0].nr_ns);
+	for (size_t i = 0; i < back.subsys[0].nr_ns; i++) {
+		const struct blox_ns_params *a = &back.subsys[0].ns[i].params;
+		struct blox_ns_params b = f->cfg.subsys[0].ns[i].params;
+
+		/* What the state adds: the block size each got, spelt out. */
+		if (!b.block_size)
+			b.block_size = back.subsys[0].ns[i].block_size;
+		assert_memory_equal(a, &b, sizeof(b));
+		assert_memory_equal(back.subsys[0].ns[i].dies, f->cfg.subsys[0].ns[i].dies,
+				    sizeof(back.subsys[0].ns[i].dies));
+	}
+	blox_config_free(&back);
+	free(text);
+}
+
+/* 6. The registry: names are unique, lookups find them. */
+static void test_registry(void **state)
+{
+	struct fx *f = *state;
+	struct blox_cfg_device d = f->cfg.devices[0];
+	struct blox_dev_registry reg;
+	struct blox_nand_dev *nd;
+	char err[256];
+
+	assert_int_equal(prov_device_create(f->prov, &d, err, sizeof(err)), -EEXIST);
+	assert_string_equal(err, "device ssd0: exists already");
+	blox_dev_registry_init(&reg);
+	assert_int_equal(blox_nand_dev_open("x", &d.nand, NULL, f->base, &f->clock, &nd), 0);
+	assert_int_equal(blox_dev_register(&reg, nd), 0);
+	assert_int_equal(blox_nand_dev_refs(nd), 2);
+	assert_int_equal(blox_dev_register(&reg, nd), -EINVAL);
+	assert_ptr_equal(blox_dev_find(&reg, "x"), nd);
+	assert_null(blox_dev_find(&reg, "y"));
+	assert_string_equal(blox_nand_dev_name(nd), "x");
+	blox_nand_dev_put(nd);
+	blox_dev_registry_fini(&reg);
+	assert_null(blox_dev_find(&reg, "x"));
+	/* A second device under its own name. */
+	snprintf(d.name, sizeof(d.name), "ssd1");
+	if (prov_device_create(f->prov, &d, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_non_null(blox_dev_find(&f->prov->registry, "ssd1"));
+	assert_int_equal(prov_device_destroy(f->prov, "ssd1"), 0);
+	assert_null(blox_dev_find(&f->prov->registry, "ssd1"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_apply_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dies_owned, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delete_frees_dies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_typed_create, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
