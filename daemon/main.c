@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blox_parse.h"
 #include "mgmt.h"
 
 #include <unistd.h>
@@ -96,8 +97,28 @@ static void stop_cb(evutil_socket_t sig, short what, void *arg)
 	event_active(d->drain, 0, 0);
 }
 
-static int parse_args(int argc, char **argv, struct blox_config *cfg,
-		      struct bloxd *d)
+/* What the command line asks for, before any file is read. */
+struct args {
+	const char *config, *data_dir;
+	struct {
+		const char *spec;
+		bool disc;
+	} listen[64];
+	size_t nr_listen;
+};
+
+/* A count in [@min, @max] for option @name, or 2 (usage) with a message. */
+static int count_arg(const char *name, uint64_t min, uint64_t max, uint64_t *v)
+{
+	if (blox_parse_count(optarg, max, v) || *v < min) {
+		fprintf(stderr, "bloxd: --%s: expected %lu..%lu\n", name, (unsigned long)min,
+			(unsigned long)max);
+		return 2;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -117,19 +138,16 @@ static int parse_args(int argc, char **argv, struct blox_config *cfg,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *data_dir = NULL;
-	struct { const char *spec; bool disc; } listen[64];
-	size_t nl = 0;
-	char err[512];
-	int c, rc;
+	uint64_t v;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "c:l:D:vVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			config = optarg;
+			a->config = optarg;
 			break;
 		case 'd':
-			data_dir = optarg;
+			a->data_dir = optarg;
 			break;
 		case 'S':
 			d->admin_opts.socket_path = optarg;
@@ -149,37 +167,25 @@ static int parse_args(int argc, char **argv, struct blox_config *cfg,
 		case 'A':
 			d->admin_opts.tls_ca = optarg;
 			break;
-		case 'I': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v < 100 || v > 86400000) {
-				fprintf(stderr, "bloxd: --admin-idle-ms: expected 100..86400000\n");
+		case 'I':
+			if (count_arg("admin-idle-ms", 100, 86400000, &v))
 				return 2;
-			}
 			d->admin_opts.idle_timeout_ms = (uint32_t)v;
 			break;
-		}
 		case 'l':
 		case 'D':
-			if (nl == BLOX_ARRAY_SIZE(listen)) {
+			if (a->nr_listen == BLOX_ARRAY_SIZE(a->listen)) {
 				fprintf(stderr, "bloxd: too many listeners\n");
 				return 2;
 			}
-			listen[nl].spec = optarg;
-			listen[nl++].disc = c == 'D';
+			a->listen[a->nr_listen].spec = optarg;
+			a->listen[a->nr_listen++].disc = c == 'D';
 			break;
-		case 'L': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v < 0 || v > 3) {
-				fprintf(stderr, "bloxd: --log-level: expected 0..3\n");
+		case 'L':
+			if (count_arg("log-level", 0, 3, &v))
 				return 2;
-			}
 			d->log.level = (int)v;
 			break;
-		}
 		case 'v':
 			d->log.level = BLOX_LOG_DEBUG;
 			break;
@@ -198,37 +204,47 @@ static int parse_args(int argc, char **argv, struct blox_config *cfg,
 		fprintf(stderr, "bloxd: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	{
-		/* What the admin API changed wins over the start-up config. */
-		const char *dd = data_dir ? data_dir : BLOX_DEFAULT_DATA_DIR;
-		char state[4200];
+	return 0;
+}
 
-		snprintf(state, sizeof(state), "%s/%s", dd, BLOX_STATE_FILE);
-		if (access(state, F_OK) == 0) {
-			blox_log(&d->log, BLOX_LOG_INFO, "starting from the state file %s%s",
-				 state, config ? " (--config not used)" : "");
-			rc = blox_config_load(state, cfg, err, sizeof(err));
-			config = state;
-		} else {
-			rc = config ? blox_config_load(config, cfg, err, sizeof(err))
-				    : blox_config_default(cfg);
-		}
+/*
+ * The configuration to start from: the state file in the data directory
+ * when there is one (what the admin API changed wins), else --config or
+ * the embedded default; then the command line's data directory and
+ * listeners over it.
+ */
+static int load_config(struct bloxd *d, const struct args *a, struct blox_config *cfg)
+{
+	const char *dd = a->data_dir ? a->data_dir : BLOX_DEFAULT_DATA_DIR;
+	const char *config = a->config;
+	char state[4200], err[512];
+	int rc;
+
+	snprintf(state, sizeof(state), "%s/%s", dd, BLOX_STATE_FILE);
+	if (access(state, F_OK) == 0) {
+		blox_log(&d->log, BLOX_LOG_INFO, "starting from the state file %s%s", state,
+			 config ? " (--config not used)" : "");
+		rc = blox_config_load(state, cfg, err, sizeof(err));
+		config = state;
+	} else {
+		rc = config ? blox_config_load(config, cfg, err, sizeof(err))
+			    : blox_config_default(cfg);
 	}
 	if (rc) {
 		fprintf(stderr, "bloxd: %s\n", err);
 		return 1;
 	}
-	if (nl && !config)
+	if (a->nr_listen && !config)
 		blox_config_clear_listeners(cfg);
-	if (data_dir) {
-		if (strlen(data_dir) >= sizeof(cfg->data_dir)) {
+	if (a->data_dir) {
+		if (strlen(a->data_dir) >= sizeof(cfg->data_dir)) {
 			fprintf(stderr, "bloxd: --data-dir: path too long\n");
 			return 2;
 		}
-		snprintf(cfg->data_dir, sizeof(cfg->data_dir), "%s", data_dir);
+		snprintf(cfg->data_dir, sizeof(cfg->data_dir), "%s", a->data_dir);
 	}
-	for (size_t i = 0; i < nl; i++) {
-		if (blox_config_add_listener(cfg, listen[i].spec, listen[i].disc, err,
+	for (size_t i = 0; i < a->nr_listen; i++) {
+		if (blox_config_add_listener(cfg, a->listen[i].spec, a->listen[i].disc, err,
 					     sizeof(err))) {
 			fprintf(stderr, "bloxd: %s\n", err);
 			return 2;
@@ -389,11 +405,14 @@ int main(int argc, char **argv)
 {
 	struct bloxd d = { .log = { .level = BLOX_LOG_INFO } };
 	struct blox_config cfg;
+	struct args args = { 0 };
 	int rc;
 
 	signal(SIGPIPE, SIG_IGN);
 	memset(&cfg, 0, sizeof(cfg));
-	rc = parse_args(argc, argv, &cfg, &d);
+	rc = parse_args(argc, argv, &args, &d);
+	if (!rc)
+		rc = load_config(&d, &args, &cfg);
 	if (rc) {
 		blox_config_free(&cfg);
 		return rc;
