@@ -3,6 +3,12 @@
  * ports with a generated config, and the helpers the test programs
  * share. See fixture.h.
  */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include "fixture.h"
 
 #include <arpa/inet.h>
@@ -416,7 +422,12 @@ int fx_group_setup(void **state, const struct fx_group *g)
 		free(e);
 		return -1;
 	}
+	e->group = g;
 	*state = e;
+	if (g->setup && g->setup(e)) {
+		fx_group_teardown(state);
+		return -1;
+	}
 	return 0;
 }
 
@@ -427,6 +438,8 @@ int fx_group_teardown(void **state)
 
 	if (!e)
 		return 0;
+	if (e->group && e->group->teardown)
+		e->group->teardown(e);
 	if (e->d.pid && fx_stop(&e->d)) {
 		fprintf(stderr, "fixture: bloxd did not stop cleanly (%d)\n",
 			e->d.exit_code);
@@ -437,6 +450,30 @@ int fx_group_teardown(void **state)
 	free(e);
 	*state = NULL;
 	return rc;
+}
+
+/* The group fx_main() runs its tests with. */
+static const struct fx_group *main_group;
+
+static int main_group_setup(void **state)
+{
+	return fx_group_setup(state, main_group);
+}
+
+int fx_main(const struct fx_group *g, const struct CMUnitTest *tests, size_t n)
+{
+	signal(SIGPIPE, SIG_IGN);
+	main_group = g;
+	return fx_finish(_cmocka_run_group_tests("tests", tests, n, g ? main_group_setup : NULL,
+						 g ? fx_group_teardown : NULL));
+}
+
+void fx_test_daemon_stops_cleanly(void **state)
+{
+	struct fx_env *e = *state;
+
+	assert_true(fx_alive(&e->d));
+	assert_int_equal(fx_stop(&e->d), 0);
 }
 
 int fx_ctrl(const struct fx_daemon *d, const char *subnqn,

@@ -84,6 +84,7 @@ struct fx_env {
 	struct fx_daemon d;
 	uint64_t seed;
 	char data_dir[64]; /* fx_group.own_data_dir: outlives restarts of bloxd */
+	const struct fx_group *group; /* what fx_group_setup() was given */
 };
 
 struct fx_group {
@@ -94,19 +95,45 @@ struct fx_group {
 	 * at teardown, instead of the one fx_start() makes per start. */
 	bool own_data_dir;
 	size_t size; /* of the program's struct; 0: a plain struct fx_env */
+	/* The program's own set-up of its struct once bloxd runs: 0 or -1. */
+	int (*setup)(void *env);
+	/* Its own clean-up, first thing at teardown (a failed set-up too). */
+	void (*teardown)(void *env);
 };
 
 /*
  * cmocka group setup: a zeroed env of g->size in *@state, its seed,
- * bloxd started on g->subsystems. 0, or -1 with nothing left behind.
+ * bloxd started on g->subsystems, then g->setup. 0, or -1 with nothing
+ * left behind.
  */
 int fx_group_setup(void **state, const struct fx_group *g);
 /*
- * cmocka group teardown: stop bloxd if it still runs (-1 when it does
- * not exit cleanly, ASan leak reports included), remove the data
- * directory, free the env.
+ * cmocka group teardown: the group's teardown, stop bloxd if it still
+ * runs (-1 when it does not exit cleanly, ASan leak reports included),
+ * remove the data directory, free the env.
  */
 int fx_group_teardown(void **state);
+
+struct CMUnitTest;
+
+/*
+ * main() of a test program: @tests as one cmocka group, with
+ * fx_group_setup(@g) and fx_group_teardown() around them (@g NULL: no
+ * group set-up, the tests bring their own), SIGPIPE ignored (a peer that
+ * closes fails a send, not the program). Returns what main returns (see
+ * fx_finish()).
+ */
+int fx_main(const struct fx_group *g, const struct CMUnitTest *tests, size_t n);
+#define FX_MAIN(g, tests) fx_main(g, tests, sizeof(tests) / sizeof((tests)[0]))
+
+/*
+ * The last test of a group: bloxd still runs and stops cleanly on
+ * SIGTERM (exit code 0, so no ASan leak report either). *@state is the
+ * group's struct fx_env.
+ */
+void fx_test_daemon_stops_cleanly(void **state);
+#define FX_TEST_DAEMON_STOPS_CLEANLY                                              \
+	{ .name = "test_daemon_stops_cleanly", .test_func = fx_test_daemon_stops_cleanly }
 
 /* Bring a controller up on the fixture's NVM port as @hostnqn (NULL: the
  * initiator's default). @qopts NULL: defaults. */

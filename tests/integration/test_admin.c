@@ -72,16 +72,6 @@ static int run(struct env *e, const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-static int group_setup(void **state)
-{
-	static const struct fx_group g = { .who = "test_admin",
-					   .subsystems = subsystems,
-					   .own_data_dir = true,
-					   .size = sizeof(struct env) };
-
-	return fx_group_setup(state, &g);
-}
-
 static void test_status_and_errors(void **state)
 {
 	struct env *e = *state;
@@ -335,6 +325,10 @@ static void test_tls(void **state)
 
 int main(void)
 {
+	static const struct fx_group g = { .who = "test_admin",
+					   .subsystems = subsystems,
+					   .own_data_dir = true,
+					   .size = sizeof(struct env) };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status_and_errors),
 		cmocka_unit_test(test_ns_create_delete_live),
@@ -343,5 +337,5 @@ int main(void)
 		cmocka_unit_test(test_tls),
 	};
 
-	return fx_finish(cmocka_run_group_tests(tests, group_setup, fx_group_teardown));
+	return FX_MAIN(&g, tests);
 }

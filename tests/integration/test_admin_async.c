@@ -194,17 +194,11 @@ static int store_files(const char *dir, uint32_t nsid)
 	return n;
 }
 
-static int group_setup(void **state)
+/* The group's own set-up and clean-up (fx_group.setup, .teardown). */
+static int env_setup(void *arg)
 {
-	static const struct fx_group g = { .who = "test_admin_async",
-					   .subsystems = subsystems,
-					   .own_data_dir = true,
-					   .size = sizeof(struct env) };
-	struct env *e;
+	struct env *e = arg;
 
-	if (fx_group_setup(state, &g))
-		return -1;
-	e = *state;
 	snprintf(e->out_path, sizeof(e->out_path), "/tmp/bloxctl-async-%d.out",
 		 (int)getpid());
 	e->txt = fopen("admin_async.txt", "w");
@@ -215,24 +209,22 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static int group_teardown(void **state)
+static void env_teardown(void *arg)
 {
-	struct env *e = *state;
+	struct env *e = arg;
 
-	if (e) {
-		if (e->txt)
-			fclose(e->txt);
+	if (e->txt)
+		fclose(e->txt);
+	if (e->out_path[0])
 		unlink(e->out_path);
-		if (e->data2[0]) {
-			char cmd[128];
+	if (e->data2[0]) {
+		char cmd[128];
 
-			/* Also after a failed assertion, which skips the test's own cleanup. */
-			snprintf(cmd, sizeof(cmd), "rm -rf %s", e->data2);
-			if (system(cmd))
-				fprintf(stderr, "test_admin_async: could not remove %s\n", e->data2);
-		}
+		/* Also after a failed assertion, which skips the test's own cleanup. */
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", e->data2);
+		if (system(cmd))
+			fprintf(stderr, "test_admin_async: could not remove %s\n", e->data2);
 	}
-	return fx_group_teardown(state);
 }
 
 /* The other namespace's I/O goes on while a big one comes and goes. */
@@ -324,12 +316,17 @@ static void test_sigterm_while_pending(void **state)
 
 int main(void)
 {
+	static const struct fx_group g = { .who = "test_admin_async",
+					   .subsystems = subsystems,
+					   .own_data_dir = true,
+					   .size = sizeof(struct env),
+					   .setup = env_setup,
+					   .teardown = env_teardown };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_stall),
 		cmocka_unit_test(test_pending_create),
 		cmocka_unit_test(test_sigterm_while_pending),
 	};
 
-	signal(SIGPIPE, SIG_IGN);
-	return fx_finish(cmocka_run_group_tests(tests, group_setup, group_teardown));
+	return FX_MAIN(&g, tests);
 }

@@ -27,14 +27,6 @@ static const char subsystems[] =
 	"[ { \"nqn\": \"" SUBNQN "\", \"allow_any_host\": true,"
 	"    \"namespaces\": [ {\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\", \"block_size\": 4096} ] } ]";
 
-static int group_setup(void **state)
-{
-	static const struct fx_group g = { .who = "test_badcmd",
-					   .subsystems = subsystems };
-
-	return fx_group_setup(state, &g);
-}
-
 static void check_daemon(struct fx_env *e)
 {
 	assert_int_equal(fx_check_daemon(&e->d, SUBNQN, NS_BLOCKS, &e->seed), 0);
@@ -340,16 +332,10 @@ static void test_many_idle_connections(void **state)
 	check_daemon(e);
 }
 
-static void test_daemon_stops_cleanly(void **state)
-{
-	struct fx_env *e = *state;
-
-	assert_true(fx_alive(&e->d));
-	assert_int_equal(fx_stop(&e->d), 0);
-}
-
 int main(void)
 {
+	static const struct fx_group g = { .who = "test_badcmd",
+					   .subsystems = subsystems };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_invalid_opcode),
 		cmocka_unit_test(test_lba_out_of_range),
@@ -360,7 +346,7 @@ int main(void)
 		cmocka_unit_test(test_aer_limit_and_teardown),
 		cmocka_unit_test(test_close_with_inflight),
 		cmocka_unit_test(test_many_idle_connections),
-		cmocka_unit_test(test_daemon_stops_cleanly),
+		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};
-	return fx_finish(cmocka_run_group_tests(tests, group_setup, fx_group_teardown));
+	return FX_MAIN(&g, tests);
 }

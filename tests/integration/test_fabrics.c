@@ -32,13 +32,6 @@ static const char subsystems[] =
 	"    \"hosts\": [\"" FX_HOST_A "\"],"
 	"    \"namespaces\": [ {\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\", \"block_size\": 512} ] } ]";
 
-static int group_setup(void **state)
-{
-	static const struct fx_group g = { .subsystems = subsystems };
-
-	return fx_group_setup(state, &g);
-}
-
 static struct ini_queue *queue_on(uint16_t port)
 {
 	struct ini_queue *q = NULL;
@@ -644,16 +637,9 @@ static void test_default_config(void **state)
 	}
 }
 
-static void test_daemon_stops_cleanly(void **state)
-{
-	struct fx_env *e = *state;
-
-	assert_true(fx_alive(&e->d));
-	assert_int_equal(fx_stop(&e->d), 0);
-}
-
 int main(void)
 {
+	static const struct fx_group g = { .subsystems = subsystems };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_connect_unknown_subsys),
 		cmocka_unit_test(test_connect_host_access),
@@ -670,7 +656,7 @@ int main(void)
 		cmocka_unit_test(test_admin_loss_closes_io),
 		cmocka_unit_test(test_timestamp),
 		cmocka_unit_test(test_default_config),
-		cmocka_unit_test(test_daemon_stops_cleanly),
+		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};
-	return fx_finish(cmocka_run_group_tests(tests, group_setup, fx_group_teardown));
+	return FX_MAIN(&g, tests);
 }

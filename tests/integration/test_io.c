@@ -39,13 +39,6 @@ static const char subsystems[] =
 static const struct rw_geom ns1 = { 1, 4096, NS1_BLOCKS };
 static const struct rw_geom ns2 = { 2, 512, NS2_BLOCKS };
 
-static int group_setup(void **state)
-{
-	static const struct fx_group g = { .who = "test_io", .subsystems = subsystems };
-
-	return fx_group_setup(state, &g);
-}
-
 /* A controller with @nr_io queues of IO_SQSIZE; fails the test if not. */
 static struct ini_ctrl *ctrl_up(struct fx_env *e, uint32_t nr_io,
 				const struct ini_opts *o)
@@ -678,16 +671,9 @@ static void test_admin_queue_depth(void **state)
 	ctrl_down(c);
 }
 
-static void test_daemon_stops_cleanly(void **state)
-{
-	struct fx_env *e = *state;
-
-	assert_true(fx_alive(&e->d));
-	assert_int_equal(fx_stop(&e->d), 0);
-}
-
 int main(void)
 {
+	static const struct fx_group g = { .who = "test_io", .subsystems = subsystems };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_icresp),
 		cmocka_unit_test(test_identify_ctrl),
@@ -708,7 +694,7 @@ int main(void)
 		cmocka_unit_test(test_sqhd_advances),
 		cmocka_unit_test(test_deep_queue),
 		cmocka_unit_test(test_admin_queue_depth),
-		cmocka_unit_test(test_daemon_stops_cleanly),
+		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};
-	return fx_finish(cmocka_run_group_tests(tests, group_setup, fx_group_teardown));
+	return FX_MAIN(&g, tests);
 }

@@ -120,15 +120,11 @@ static struct run read_loop(struct fixture *f, uint32_t nsid, uint32_t qd,
 	return r;
 }
 
-static int setup(void **state)
+/* The group's own set-up and clean-up (fx_group.setup, .teardown). */
+static int fixture_setup(void *arg)
 {
-	static const struct fx_group g = { .subsystems = subsystems,
-					   .size = sizeof(struct fixture) };
-	struct fixture *f;
+	struct fixture *f = arg;
 
-	if (fx_group_setup(state, &g))
-		return -1;
-	f = *state;
 	f->fx.seed = 0x7e57; /* the same reads every run */
 	if (fx_ctrl(&f->fx.d, SUBNQN, NULL, 1, NULL, &f->c))
 		return -1;
@@ -143,19 +139,16 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
+static void fixture_teardown(void *arg)
 {
-	struct fixture *f = *state;
+	struct fixture *f = arg;
 
-	if (!f)
-		return 0;
 	if (f->c) {
 		ini_ctrl_shutdown(f->c);
 		ini_ctrl_destroy(f->c);
 	}
 	if (f->out)
 		fclose(f->out);
-	return fx_group_teardown(state);
 }
 
 static void report(struct fixture *f, const char *what, uint32_t qd,
@@ -212,10 +205,14 @@ static void test_qd_scaling(void **state)
 
 int main(void)
 {
+	static const struct fx_group g = { .subsystems = subsystems,
+					   .size = sizeof(struct fixture),
+					   .setup = fixture_setup,
+					   .teardown = fixture_teardown };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_qd1_latency),
 		cmocka_unit_test(test_qd_scaling),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return FX_MAIN(&g, tests);
 }

@@ -1,0 +1,246 @@
+/*
+ * test_durability's daemon and load: starting bloxd on the round's store,
+ * its log, and the random write load (with Flushes or FUA) that a kill
+ * interrupts.
+ */
+#include "durability.h"
+
+/* --- daemon ---------------------------------------------------------- */
+
+void print_log_tail(const struct run *r, int lines)
+{
+	char cmd[160];
+
+	fprintf(stderr, "---- bloxd log %s (last %d lines but debug) ----\n",
+		r->log, lines);
+	snprintf(cmd, sizeof(cmd), "grep -v ': debug: ' '%s' | tail -n %d >&2",
+		 r->log, lines);
+	if (system(cmd) != 0)
+		fprintf(stderr, "(no log)\n");
+	fprintf(stderr, "---- end of bloxd log ----\n");
+}
+
+void make_config(struct run *r)
+{
+	snprintf(r->subsystems, sizeof(r->subsystems),
+		 "[{\"nqn\": \"" SUBNQN "\", \"allow_any_host\": true,"
+		 " \"namespaces\": [{\"nsid\": 1, \"backend\": \"nand\","
+		 " \"size\": \"64M\", \"block_size\": 4096, \"nand\": {"
+		 "\"channels\": 2, \"dies_per_channel\": 2, \"planes_per_die\": 1,"
+		 " \"pages_per_block\": 96, \"null_timing\": %s},"
+		 " \"ftl\": {\"store\": \"file\"}}]}]",
+		 r->rd->null_timing ? "true" : "false");
+}
+
+void log_mark(const struct run *r, const char *what)
+{
+	FILE *f = fopen(r->log, "a");
+
+	if (f) {
+		fprintf(f, "==== test: %s, cycle %u ====\n", what, r->cycle);
+		fclose(f);
+	}
+}
+
+int64_t start_daemon(struct run *r)
+{
+	const char *lvl = getenv("BLOX_TEST_LOG_LEVEL");
+	struct fx_start_opts o = { .data_dir = r->dir, .log_path = r->log,
+				   .log_level = lvl && *lvl ? lvl : "3" };
+	struct ini_opts qo;
+	int64_t t0 = fx_now_ms();
+
+	log_mark(r, "start");
+	if (fx_start_opts(&r->d, r->subsystems, &o)) {
+		print_log_tail(r, 40);
+		fail_msg("cycle %u: bloxd did not start on %s", r->cycle, r->dir);
+	}
+	r->started = true;
+	ini_opts_init(&qo);
+	qo.timeout_ms = Q_TIMEOUT_MS;
+	if (fx_ctrl(&r->d, SUBNQN, NULL, NR_QUEUES, &qo, &r->c)) {
+		print_log_tail(r, 40);
+		fail_msg("cycle %u: no controller after start", r->cycle);
+	}
+	return fx_now_ms() - t0;
+}
+
+void daemon_gone(struct run *r, const char *what, int rc)
+{
+	bool alive = fx_alive(&r->d);
+
+	print_log_tail(r, 60);
+	fail_msg("cycle %u: %s: %s; bloxd %s (exit %d)", r->cycle, what,
+		 strerror(-rc), alive ? "alive (hang?)" : "gone",
+		 alive ? 0 : r->d.exit_code);
+}
+
+/* --- load ------------------------------------------------------------ */
+
+static bool pick_write(struct run *r, uint32_t *slba, uint32_t *nlb)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		uint32_t n = fx_rand(&r->seed) % 10 < 7 ? 1 : MAX_NLB;
+		uint32_t span = fx_rand(&r->seed) % 2 ? HOT_LBAS : NLBA;
+		uint32_t s = (uint32_t)(fx_rand(&r->seed) % (span - n + 1));
+		uint32_t l;
+
+		for (l = s; l < s + n && !r->busy[l]; l++)
+			;
+		if (l == s + n) {
+			*slba = s;
+			*nlb = n;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void submit_write(struct run *r, int qi, struct slot *s, bool fua)
+{
+	uint32_t slba, nlb;
+	int rc;
+
+	if (!pick_write(r, &slba, &nlb))
+		return;
+	s->id = new_write(r, slba, nlb, fua);
+	for (uint32_t i = 0; i < nlb; i++) {
+		fill_block(r, s->buf + i * BLK, s->id, slba + i);
+		r->busy[slba + i] = 1;
+	}
+	ini_req_rw(&s->r, nvme_cmd_write, 1, slba, nlb, s->buf, nlb * BLK);
+	if (fua)
+		s->r.sqe.cdw12 |= 1u << 30;
+	s->r.ctx = s;
+	s->flush = false;
+	s->busy = true;
+	rc = ini_submit(r->c->io[qi], &s->r);
+	if (rc)
+		daemon_gone(r, "write submit", rc);
+}
+
+static void submit_flush(struct run *r, int qi, struct slot *s)
+{
+	int rc;
+
+	ini_req_init(&s->r, nvme_cmd_flush, 1, NULL, 0, INI_DIR_NONE);
+	s->r.ctx = s;
+	s->flush = true;
+	s->busy = true;
+	s->mark = r->cseq;
+	rc = ini_submit(r->c->io[qi], &s->r);
+	if (rc)
+		daemon_gone(r, "flush submit", rc);
+}
+
+void load(struct run *r, bool crash, struct load_stats *ls)
+{
+	const struct round *rd = r->rd;
+	int span = rd->load_max_ms - rd->load_min_ms;
+	int ms = rd->load_min_ms + (int)(fx_rand(&r->seed) % (uint64_t)(span + 1));
+	int64_t t0 = fx_now_ms(), end = t0 + ms;
+	uint64_t next_flush = r->cseq + 8 + fx_rand(&r->seed) % 400;
+	bool flush_out = false, stop = false;
+	bool idle_kill = crash && fx_rand(&r->seed) % 5 == 0;
+	uint32_t outstanding = 0;
+	int rr = 0;
+
+	memset(ls, 0, sizeof(*ls));
+	ls->idle_kill = idle_kill;
+	for (;;) {
+		struct ini_req *got[MAX_QD];
+		int qi, n;
+
+		if (fx_now_ms() >= end) {
+			if (crash && !idle_kill)
+				break;
+			stop = true;
+		}
+		for (qi = 0; !stop && qi < NR_QUEUES; qi++) {
+			for (uint32_t k = 0; k < rd->qd; k++) {
+				struct slot *s = &r->slots[qi][k];
+
+				if (s->busy)
+					continue;
+				if (!rd->fua_only && !flush_out &&
+				    r->cseq >= next_flush) {
+					submit_flush(r, qi, s);
+					flush_out = true;
+				} else {
+					/* Some FUA writes in flush mode too. */
+					submit_write(r, qi, s,
+						     rd->fua_only ||
+							     fx_rand(&r->seed) % 20 == 0);
+				}
+				if (s->busy)
+					outstanding++;
+			}
+		}
+		if (!outstanding) {
+			if (stop)
+				break;
+			continue;
+		}
+		for (qi = rr; !ini_queue_outstanding(r->c->io[qi]);)
+			qi = (qi + 1) % NR_QUEUES;
+		rr = (qi + 1) % NR_QUEUES;
+		n = ini_poll(r->c->io[qi], got, MAX_QD);
+		if (n < 0)
+			daemon_gone(r, "waiting for completions", n);
+		for (int i = 0; i < n; i++) {
+			struct slot *s = got[i]->ctx;
+			uint16_t st = ini_status(&s->r.cqe);
+
+			if (st) {
+				print_log_tail(r, 40);
+				fail_msg("cycle %u: %s failed with status 0x%x",
+					 r->cycle, s->flush ? "flush" : "write", st);
+			}
+			s->busy = false;
+			outstanding--;
+			if (s->flush) {
+				model_flushed(r, s->mark);
+				flush_out = false;
+				next_flush = r->cseq + 8 + fx_rand(&r->seed) % 400;
+				ls->flushes++;
+			} else {
+				model_write_done(r, s->id);
+				ls->writes++;
+				ls->bytes += r->w[s->id].nlb * BLK;
+				r->t_fua += r->w[s->id].fua;
+			}
+		}
+	}
+	ls->ms = (int)(fx_now_ms() - t0);
+	if (!crash)
+		return;
+	if (idle_kill)
+		fx_sleep_ms((int)(fx_rand(&r->seed) % 300));
+	/* kill -9 by PID, mostly with the load still running. */
+	log_mark(r, idle_kill ? "kill -9 (idle)" : "kill -9");
+	if (fx_kill(&r->d, SIGKILL) != 128 + SIGKILL)
+		fail_msg("cycle %u: bloxd was not killed by SIGKILL (exit %d)",
+			 r->cycle, r->d.exit_code);
+	r->started = false;
+	for (int qi = 0; qi < NR_QUEUES; qi++) {
+		for (uint32_t k = 0; k < rd->qd; k++) {
+			struct slot *s = &r->slots[qi][k];
+			struct wrec *w;
+
+			if (!s->busy)
+				continue;
+			s->busy = false;
+			if (s->flush)
+				continue;
+			w = &r->w[s->id];
+			w->at_kill = true;
+			ls->at_kill++;
+			for (uint32_t l = w->slba; l < w->slba + w->nlb; l++) {
+				r->busy[l] = 0;
+				hist_add(&r->hist[l], s->id, AT_KILL);
+			}
+		}
+	}
+	ini_ctrl_destroy(r->c);
+	r->c = NULL;
+}
