@@ -198,6 +198,37 @@ uint16_t fake_exec(struct fake_tgt *ft, struct fake_q *q,
 	return fake_status(c);
 }
 
+/* ---- the core tests' fixtures ---- */
+
+void *fake_fixture_new(size_t size)
+{
+	struct fake_tgt *ft = calloc(1, size);
+
+	assert_non_null(ft);
+	fake_tgt_init(ft);
+	return ft;
+}
+
+int fake_fixture_teardown(void **state)
+{
+	struct fake_tgt *ft = *state;
+
+	fake_tgt_fini(ft);
+	free(ft);
+	return 0;
+}
+
+struct fake_q *fake_admin_q(struct fake_tgt *ft, struct nvmf_port *port,
+			    const char *subnqn, uint16_t *cntlid)
+{
+	struct fake_q *q = fake_q_new_on(ft, port ? port : ft->port);
+	uint16_t id = fake_admin_up(ft, q, subnqn);
+
+	if (cntlid)
+		*cntlid = id;
+	return q;
+}
+
 /* ---- fabrics ---- */
 
 void fake_prep_connect(struct fake_tgt *ft, struct fake_cmd *c,

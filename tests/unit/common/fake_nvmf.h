@@ -115,6 +115,28 @@ uint16_t fake_status(const struct fake_cmd *c);
 uint16_t fake_exec(struct fake_tgt *ft, struct fake_q *q,
 		   struct fake_cmd *c);
 
+/* ---- the core tests' fixtures ---- */
+
+/*
+ * A test program's fixture starts with its struct fake_tgt (member ft).
+ * FAKE_FIXTURE_NEW(type): a zeroed one, the target initialised (virtual
+ * clock, one port); it will not compile unless ft comes first.
+ */
+void *fake_fixture_new(size_t size);
+#define FAKE_FIXTURE_NEW(type)                                                           \
+	((type *)fake_fixture_new(sizeof(type) +                                         \
+				  0 * sizeof(char[offsetof(type, ft) == 0 ? 1 : -1])))
+/* cmocka teardown of such a fixture: fake_tgt_fini(), then free it. */
+int fake_fixture_teardown(void **state);
+
+/*
+ * A new admin queue on @port (NULL: the target's port), connected to
+ * @subnqn as FAKE_HOSTNQN and enabled; *@cntlid (if not NULL) gets its
+ * controller ID.
+ */
+struct fake_q *fake_admin_q(struct fake_tgt *ft, struct nvmf_port *port,
+			    const char *subnqn, uint16_t *cntlid);
+
 /* ---- fabrics ---- */
 
 struct fake_connect_args {

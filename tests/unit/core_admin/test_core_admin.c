@@ -31,28 +31,15 @@ struct fixture {
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct fixture *f = FAKE_FIXTURE_NEW(struct fixture);
 
-	if (!f)
-		return -1;
-	fake_tgt_init(&f->ft);
 	f->subsys = fake_subsys(&f->ft, FAKE_SUBNQN, true);
 	f->ns7 = fake_ns(&f->ft, f->subsys, 7, "null", NS7_SIZE, 512);
 	f->ns1 = fake_ns(&f->ft, f->subsys, 1, "ram", NS1_SIZE, 512);
 	f->ns3 = fake_ns(&f->ft, f->subsys, 3, "ram", NS3_SIZE, 4096);
-	f->q = fake_q_new(&f->ft);
-	f->cntlid = fake_admin_up(&f->ft, f->q, FAKE_SUBNQN);
+	f->q = fake_admin_q(&f->ft, NULL, FAKE_SUBNQN, &f->cntlid);
 	f->c = fake_cmd_new(&f->ft);
 	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	fake_tgt_fini(&f->ft);
-	free(f);
 	return 0;
 }
 
@@ -644,7 +631,7 @@ static void test_log_numdu(void **state)
 
 int main(void)
 {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_identify_ctrl),
 		T(test_identify_ns),

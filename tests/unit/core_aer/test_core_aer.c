@@ -23,28 +23,15 @@ struct fixture {
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct fixture *f = FAKE_FIXTURE_NEW(struct fixture);
 
-	if (!f)
-		return -1;
-	fake_tgt_init(&f->ft);
 	f->subsys = fake_subsys(&f->ft, FAKE_SUBNQN, true);
 	fake_ns(&f->ft, f->subsys, 1, "null", 1 << 20, 512);
 	fake_ns(&f->ft, f->subsys, 3, "null", 1 << 20, 512);
 	fake_ns(&f->ft, f->subsys, 7, "null", 1 << 20, 512);
-	f->q = fake_q_new(&f->ft);
-	fake_admin_up(&f->ft, f->q, FAKE_SUBNQN);
+	f->q = fake_admin_q(&f->ft, NULL, FAKE_SUBNQN, NULL);
 	f->c = fake_cmd_new(&f->ft);
 	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	fake_tgt_fini(&f->ft);
-	free(f);
 	return 0;
 }
 
@@ -193,7 +180,7 @@ static void test_changed_ns_overflow(void **state)
 
 int main(void)
 {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_aer_limit),
 		T(test_aer_ns_changed),

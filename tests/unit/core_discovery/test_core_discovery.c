@@ -32,12 +32,9 @@ struct fixture {
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct fixture *f = FAKE_FIXTURE_NEW(struct fixture);
 	struct nvmf_subsys *s;
 
-	if (!f)
-		return -1;
-	fake_tgt_init(&f->ft);
 	assert_int_equal(nvmf_port_add(&f->ft.tgt, "::1", "4421", false, &f->p6), 0);
 	assert_int_equal(nvmf_port_add(&f->ft.tgt, "0.0.0.0", "4422", false,
 				       &f->pwild),
@@ -51,19 +48,9 @@ static int setup(void **state)
 	s = fake_subsys(&f->ft, NQN_C, false);
 	assert_int_equal(nvmf_subsys_add_host(s, FAKE_HOSTNQN), 0);
 	fake_subsys(&f->ft, NQN_D, false);
-	f->q = fake_q_new_on(&f->ft, f->pdisc);
-	fake_admin_up(&f->ft, f->q, FAKE_DISCNQN);
+	f->q = fake_admin_q(&f->ft, f->pdisc, FAKE_DISCNQN, NULL);
 	f->c = fake_cmd_new(&f->ft);
 	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	fake_tgt_fini(&f->ft);
-	free(f);
 	return 0;
 }
 
@@ -289,7 +276,7 @@ static void test_needs_enable(void **state)
 
 int main(void)
 {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_identify),
 		T(test_commands),

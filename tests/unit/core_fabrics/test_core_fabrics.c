@@ -27,23 +27,11 @@ struct fixture {
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct fixture *f = FAKE_FIXTURE_NEW(struct fixture);
 
-	if (!f)
-		return -1;
-	fake_tgt_init(&f->ft);
 	f->subsys = fake_subsys(&f->ft, FAKE_SUBNQN, true);
 	fake_ns(&f->ft, f->subsys, 1, "ram", 1 << 20, 512);
 	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	fake_tgt_fini(&f->ft);
-	free(f);
 	return 0;
 }
 
@@ -649,7 +637,7 @@ static void test_tgt_close_ctrls(void **state)
 
 int main(void)
 {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_connect_admin),
 		T(test_connect_unknown_subsys),

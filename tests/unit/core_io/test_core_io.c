@@ -27,32 +27,19 @@ struct fixture {
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct fixture *f = FAKE_FIXTURE_NEW(struct fixture);
 	uint16_t cntlid;
 
-	if (!f)
-		return -1;
-	fake_tgt_init(&f->ft);
 	f->subsys = fake_subsys(&f->ft, FAKE_SUBNQN, true);
 	f->ns1 = fake_ns(&f->ft, f->subsys, 1, "ram", NS1_BLOCKS * 512ull, 512);
 	f->ns2 = fake_ns(&f->ft, f->subsys, 2, "ram", NS2_BLOCKS * 4096ull, 4096);
-	f->aq = fake_q_new(&f->ft);
+	f->aq = fake_admin_q(&f->ft, NULL, FAKE_SUBNQN, &cntlid);
 	f->ioq = fake_q_new(&f->ft);
-	cntlid = fake_admin_up(&f->ft, f->aq, FAKE_SUBNQN);
 	assert_int_equal(fake_io_connect(&f->ft, f->ioq, FAKE_SUBNQN, cntlid, 1,
 					 127),
 			 0);
 	f->c = fake_cmd_new(&f->ft);
 	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	fake_tgt_fini(&f->ft);
-	free(f);
 	return 0;
 }
 
@@ -458,7 +445,7 @@ static void test_io_after_reset(void **state)
 
 int main(void)
 {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_write_read),
 		T(test_completion_deferred),

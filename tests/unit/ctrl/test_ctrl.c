@@ -31,28 +31,16 @@ struct fixture {
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
+	struct fixture *f = FAKE_FIXTURE_NEW(struct fixture);
 	struct fake_connect_args a = { .qid = 0, .sqsize = 31, .cntlid = 0xffff,
 				       .kato = 1000, .subnqn = FAKE_SUBNQN,
 				       .hostnqn = FAKE_HOSTNQN };
 
-	if (!f)
-		return -1;
-	fake_tgt_init(&f->ft);
 	fake_subsys(&f->ft, FAKE_SUBNQN, true);
 	f->q = fake_q_new(&f->ft);
 	assert_int_equal(fake_connect(&f->ft, f->q, &a, NULL), 0);
 	f->ctrl = f->q->sq.ctrl;
 	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	fake_tgt_fini(&f->ft);
-	free(f);
 	return 0;
 }
 
@@ -374,7 +362,7 @@ static void test_kato_event_loop(void **state)
 
 int main(void)
 {
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_cap),
 		T(test_vs_and_sizes),
