@@ -20,8 +20,8 @@
  * measured point, so each point starts with cold caches.
  *
  * Telemetry beyond ftl_get_stats (MDC descriptor count and coverage, free
- * superblocks, open-superblock fill) is read, never written, from the
- * private state in ftl_internal.h.
+ * superblocks, open-superblock fill, layout, GC levels) comes from the
+ * FTL's read-only inspection functions (ftl_inspect_*() in ftl.h).
  *
  * Run with --help for the options. BLOX_SIM_DEBUG=1 in the environment
  * prints per-point counter deltas (and the state after each restart) to

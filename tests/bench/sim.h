@@ -87,6 +87,7 @@ struct sim {
 	struct ftl_config fc;
 	struct ftl_resources res;
 	struct ftl *f;
+	struct ftl_layout lay; /* f's (ftl_inspect_layout()), set at open and restart */
 	uint32_t cap;
 	uint32_t *shadow; /* version per LBA, 0: never written */
 	uint32_t next_ver;

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "ftl_internal.h"
 #include "sim.h"
 
 void sim_die(const char *fmt, ...)
@@ -114,6 +113,7 @@ void sim_open(struct sim *s, const struct sim_opts *o, const struct ftl_config *
 	s->res.nr_blocks = s->nc.geo.blocks_per_plane;
 	if ((rc = ftl_create(&s->fc, &s->vd.env, &s->res, &s->f)))
 		sim_die("ftl_create: %d", rc);
+	ftl_inspect_layout(s->f, &s->lay);
 	s->cap = ftl_capacity(s->f);
 	s->shadow = calloc(s->cap, sizeof(*s->shadow));
 	s->qd = o->qd;
@@ -164,6 +164,7 @@ void sim_restart(struct sim *s, const struct ftl_config *fc)
 		sim_die("ftl_create (restart): %d", rc);
 	if (ftl_capacity(s->f) != s->cap)
 		sim_die("capacity changed across restart");
+	ftl_inspect_layout(s->f, &s->lay);
 	if (s->o->debug) {
 		struct ftl_stats st;
 
@@ -316,14 +317,19 @@ static void check_read(struct sim *s, struct sim_slot *sl)
 
 static void sample_space(struct sim *s)
 {
-	const struct ftl *f = s->f;
+	uint32_t ups = s->lay.units_per_sb;
 	uint64_t open_left = 0;
+	struct ftl_stream_info si;
+	struct ftl_activity a;
 
-	for (int st = 0; st < ST_COUNT; st++)
-		if (f->streams[st].sb >= 0)
-			open_left += f->units_per_sb - f->streams[st].next;
-	s->free_sum += f->free_sbs;
-	s->open_sum += (double)open_left / f->units_per_sb;
+	for (int st = 0; st < FTL_STREAMS; st++) {
+		ftl_inspect_stream(s->f, st, &si);
+		if (si.sb >= 0)
+			open_left += ups - si.next;
+	}
+	ftl_inspect_activity(s->f, &a);
+	s->free_sum += a.free_sbs;
+	s->open_sum += (double)open_left / ups;
 	s->samples++;
 }
 
@@ -379,15 +385,19 @@ void sim_run_job(struct sim *s, enum sim_job kind, uint64_t n)
 	ftl_vdrive_run_until(&s->vd, s->f, &s->done);
 	if (!s->done) {
 		struct ftl_stats st;
+		struct ftl_activity a;
+		struct ftl_gc_info g;
 
 		ftl_get_stats(s->f, &st);
+		ftl_inspect_activity(s->f, &a);
+		ftl_inspect_gc(s->f, &g);
 		sim_die("FTL HANG: job %d: %llu of %llu submitted, %llu in flight, nothing "
 		    "pending in the NAND engine and no kick (free sb %llu, gc active %d, "
 		    "write_wait %d, read_wait %d)",
 		    kind, (unsigned long long)s->submitted,
 		    (unsigned long long)s->to_submit, (unsigned long long)s->inflight,
-		    (unsigned long long)st.free_superblocks, s->f->gc.active,
-		    !TAILQ_EMPTY(&s->f->write_wait), !TAILQ_EMPTY(&s->f->read_wait));
+		    (unsigned long long)st.free_superblocks, g.active, a.write_waiting > 0,
+		    a.read_waiting > 0);
 	}
 	if (s->bad || s->io_errors)
 		sim_die("DATA ERROR: %llu bad reads, %llu I/O errors",

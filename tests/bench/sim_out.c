@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "ftl_internal.h"
+#include "mdc.h" /* FTL_MDC_DESC_BYTES, FTL_MDC_MAX_RUN */
 #include "sim.h"
 
 void sim_outf(struct sim_out *out, const char *fmt, ...)
@@ -74,7 +74,8 @@ void sim_out_header(struct sim_out *out, const struct sim *s, const char *title)
 {
 	const struct nand_geometry *g = &s->nc.geo;
 	const struct nand_timing *t = &s->nc.timing;
-	const struct ftl *f = s->f;
+	const struct ftl_layout *l = &s->lay;
+	struct ftl_gc_info gc;
 	double raw = (double)nand_capacity(g);
 	char m[512];
 
@@ -96,8 +97,9 @@ void sim_out_header(struct sim_out *out, const struct sim *s, const char *title)
 	     g->planes_per_die == 1 ? "n/a (1 plane)" : s->nc.multiplane ? "on" : "off");
 	sim_outf(out, "# ftl: %u superblocks of %u units (%.0f MiB), 2 for checkpoints; capacity %u units"
 		" (%.1f MiB), %u translation pages; op_permille %u\n",
-	     f->nr_sb, f->units_per_sb, f->units_per_sb * 4096.0 / MiB, s->cap,
-	     s->cap * 4096.0 / MiB, f->nr_tp, s->fc.op_permille);
+	     l->nr_sb, l->units_per_sb, l->units_per_sb * 4096.0 / MiB, s->cap,
+	     s->cap * 4096.0 / MiB, l->nr_tp, s->fc.op_permille);
+	ftl_inspect_gc(s->f, &gc);
 	{
 		struct ftl_config def;
 
@@ -105,12 +107,12 @@ void sim_out_header(struct sim_out *out, const struct sim *s, const char *title)
 		sim_outf(out, "# gc levels (permille of the %u spare superblocks): idle %u, background %u,"
 			" foreground %u, urgent %u%s = %u/%u/%u/%u superblocks free;"
 			" write buffer %u pages, volatile cache %s\n",
-		     f->gc.spare, s->fc.gc_idle_permille, s->fc.gc_bg_permille,
+		     gc.spare, s->fc.gc_idle_permille, s->fc.gc_bg_permille,
 		     s->fc.gc_fg_permille, s->fc.gc_urgent_permille,
 		     s->fc.gc_bg_permille == def.gc_bg_permille &&
 				     s->fc.gc_idle_permille == def.gc_idle_permille
 			     ? " (FTL defaults)" : "",
-		     f->gc.lvl_idle, f->gc.lvl_bg, f->gc.lvl_fg, f->gc.lvl_urgent,
+		     gc.lvl_idle, gc.lvl_bg, gc.lvl_fg, gc.lvl_urgent,
 		     s->fc.write_buffer_pages, s->fc.volatile_cache ? "on" : "off");
 	}
 }

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ftl_internal.h"
 #include "sim.h"
 
 /* One measured point of a sweep. */
@@ -19,6 +18,15 @@ struct point {
 	double hit, cmt, mdc, tp_per_read, kiops, mean_us, p99_us;
 	uint64_t prefetched, gc_runs, mdc_count, mdc_cover;
 };
+
+/* GC runs so far. */
+static uint64_t gc_runs(const struct sim *s)
+{
+	struct ftl_stats st;
+
+	ftl_get_stats(s->f, &st);
+	return st.gc_runs;
+}
 
 /*
  * After a restart the streams' last superblocks (padded at shutdown) come
@@ -29,13 +37,16 @@ struct point {
 static uint64_t settle_gc(struct sim *s)
 {
 	uint64_t t0 = blox_clock_now(&s->vd.clock);
-	uint64_t runs = s->f->st.gc_runs;
+	uint64_t runs = gc_runs(s);
 
 	for (int i = 0; i < 600; i++) {
+		struct ftl_gc_info g;
+
 		sim_run_idle(s, 100000000ull); /* 100 ms */
-		if (!ftl_gc_busy(s->f) && s->f->st.gc_runs == runs)
+		ftl_inspect_gc(s->f, &g);
+		if (!g.busy && gc_runs(s) == runs)
 			break;
-		runs = s->f->st.gc_runs;
+		runs = gc_runs(s);
 	}
 	return (blox_clock_now(&s->vd.clock) - t0) / 1000000;
 }
@@ -45,6 +56,7 @@ static void measure_range(struct sim *s, const struct ftl_config *fc, uint32_t r
 {
 	const struct sim_opts *o = s->o;
 	struct ftl_stats a, b;
+	struct ftl_mdc_info mi;
 	uint64_t t0, t1;
 
 	memset(p, 0, sizeof(*p));
@@ -92,8 +104,9 @@ static void measure_range(struct sim *s, const struct ftl_config *fc, uint32_t r
 			(unsigned long long)(b.gc_runs - a.gc_runs),
 			(unsigned long long)(b.flash_programs - a.flash_programs),
 			(unsigned long long)(b.flash_erases - a.flash_erases));
-	p->mdc_count = ftl_mdc_stats(s->f->mdc)->count;
-	p->mdc_cover = ftl_mdc_stats(s->f->mdc)->covered_lbas;
+	ftl_inspect_mdc(s->f, &mi);
+	p->mdc_count = mi.count;
+	p->mdc_cover = mi.covered;
 }
 
 /* --ranges in units of @s's capacity, ascending, no repeats. */
@@ -177,7 +190,7 @@ static void sweep(struct sim_out *out, struct sim *s, const char *label, bool md
 		measure_range(s, &fc, ranges[i], &p);
 		sim_outf(out, "%-22s %9.0f %6.4f %5u %7.2f %7.2f %7.2f %6.3f %8.2f %8.1f %8.1f %4llu %7.0f %5llu %3llu\n",
 		     label, ranges[i] * 4096.0 / MiB, (double)ranges[i] / s->cap,
-		     (ranges[i] + FTL_TP_ENTRIES - 1) / FTL_TP_ENTRIES, p.hit, p.cmt, p.mdc,
+		     (ranges[i] + s->lay.tp_entries - 1) / s->lay.tp_entries, p.hit, p.cmt, p.mdc,
 		     p.tp_per_read, p.kiops, p.mean_us, p.p99_us, (unsigned long long)p.mdc_count,
 		     p.mdc_cover * 4096.0 / MiB, (unsigned long long)p.prefetched,
 		     (unsigned long long)p.gc_runs);

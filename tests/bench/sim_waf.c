@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "ftl_internal.h"
 #include "sim.h"
 
 /* Principal branch of Lambert W on [-1/e, 0). */
@@ -166,10 +165,10 @@ static void waf_row(struct sim_out *out, const struct sim_opts *o, uint32_t cmt_
 	gctp_last = (double)(c.gc_tp_writebacks - b.gc_tp_writebacks) /
 		    (double)(c.units_written_host - b.units_written_host);
 	rho_nom = op / (1000.0 - op);
-	alpha_phys = (double)(s->f->nr_sb - FTL_CKPT_SBS) * s->f->units_per_sb / s->cap;
-	alpha_eff = ((double)(s->f->nr_sb - FTL_CKPT_SBS) - free_avg - open_avg) *
-			    s->f->units_per_sb / s->cap -
-		    (double)s->f->nr_tp / s->cap;
+	alpha_phys = (double)(s->lay.nr_sb - s->lay.ckpt_sbs) * s->lay.units_per_sb / s->cap;
+	alpha_eff = ((double)(s->lay.nr_sb - s->lay.ckpt_sbs) - free_avg - open_avg) *
+			    s->lay.units_per_sb / s->cap -
+		    (double)s->lay.nr_tp / s->cap;
 	if (o->debug)
 		fprintf(stderr, "debug: padded %llu (+%llu last), tp pages held %llu, programs %llu, gc moved %llu, gc tp wb %llu, cmt wb %llu\n",
 			(unsigned long long)c.units_padded,
@@ -183,7 +182,7 @@ static void waf_row(struct sim_out *out, const struct sim_opts *o, uint32_t cmt_
 	s->range = s->cap;
 	sim_run_job(s, SIM_JOB_READ, 65536);
 	sim_outf(out, "%-5u %-6s %7.0f %5u %7.3f %7.3f %5.1f %5.2f %7.3f %7.3f %7.3f %7.3f %6.3f %6.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6llu %7.1f\n",
-	     op, pol ? "cb" : "greedy", s->cap * 4096.0 / MiB, s->f->nr_tp, rho_nom,
+	     op, pol ? "cb" : "greedy", s->cap * 4096.0 / MiB, s->lay.nr_tp, rho_nom,
 	     alpha_phys, free_avg, open_avg, alpha_eff, waf_all, waf_last, waf_gc_last,
 	     tp_last, gctp_last, waf_approx(alpha_phys - 1), waf_fixed_point(alpha_phys),
 	     waf_approx(alpha_eff - 1), waf_fixed_point(alpha_eff),

@@ -1,5 +1,16 @@
 /* The CMT (LRU, write-back, thrashing), the MDC and hot regions, idle prefetch. */
 #include "ftl_tests.h"
+/* The hot-region tests drive the FTL's tracker (hot.h) themselves. */
+#include "ftl_internal.h"
+
+/* Descriptors in the FTL's MDC. */
+static uint32_t mdc_count(const struct fx *x)
+{
+	struct ftl_mdc_info m;
+
+	ftl_inspect_mdc(x->f, &m);
+	return m.count;
+}
 
 /* ---- CMT ---- */
 
@@ -9,7 +20,6 @@ void test_cmt_lru_and_writeback(void **state)
 	struct fx_geo g;
 	struct fx *x;
 	struct ftl_stats s;
-	struct ftl *f;
 
 	(void)state;
 	fx_cfg_default(&cfg);
@@ -17,8 +27,7 @@ void test_cmt_lru_and_writeback(void **state)
 	cfg.mdc_enabled = false;
 	fx_geo_small(&g);
 	x = fx_new(&g, &cfg, false);
-	f = x->f;
-	assert_int_equal(f->cmt_cap, 2);
+	assert_int_equal(x->lay.cmt_pages, 2);
 	fx_write(x, 0, 1); /* tp0: miss */
 	fx_write(x, 1, 1); /* tp0: hit */
 	fx_write(x, 1024, 1); /* tp1: miss */
@@ -36,10 +45,10 @@ void test_cmt_lru_and_writeback(void **state)
 	assert_int_equal(s.cmt_evictions, 1);
 	assert_int_equal(s.cmt_writebacks, 1);
 	assert_int_equal(s.units_written_tp, 1);
-	assert_null(f->cmt_index[1]);
-	assert_non_null(f->cmt_index[0]);
-	assert_non_null(f->cmt_index[2]);
-	assert_int_not_equal(f->gtd[1], FTL_UNMAPPED);
+	assert_false(fx_tp(x, 1).cached);
+	assert_true(fx_tp(x, 0).cached);
+	assert_true(fx_tp(x, 2).cached);
+	assert_int_not_equal(fx_tp(x, 1).ppn, FTL_UNMAPPED);
 
 	/* tp1 again: from the buffered translation page; evicts tp0. */
 	fx_verify(x, 1024, 1);
@@ -47,7 +56,7 @@ void test_cmt_lru_and_writeback(void **state)
 	assert_int_equal(s.cmt_misses, 4);
 	assert_int_equal(s.cmt_writebacks, 2);
 	assert_int_equal(s.flash_tp_reads, 0);
-	assert_null(f->cmt_index[0]);
+	assert_false(fx_tp(x, 0).cached);
 
 	/*
 	 * After a flush the translation pages are on flash: a load reads one.
@@ -89,7 +98,7 @@ void test_cmt_thrash(void **state)
 	fx_geo_small(&g);
 	x = fx_new(&g, &cfg, false);
 	for (int round = 0; round < 3; round++)
-		for (uint32_t tp = 0; tp < x->f->nr_tp; tp++) {
+		for (uint32_t tp = 0; tp < x->lay.nr_tp; tp++) {
 			uint32_t lba = tp * 1024 + (uint32_t)round * 40;
 
 			if (lba + 8 <= x->cap)
@@ -97,11 +106,11 @@ void test_cmt_thrash(void **state)
 		}
 	fx_flush(x);
 	fx_check_invariants(x, true);
-	for (uint32_t tp = 0; tp < x->f->nr_tp; tp++)
+	for (uint32_t tp = 0; tp < x->lay.nr_tp; tp++)
 		fx_verify(x, tp * 1024, 96 <= x->cap - tp * 1024 ? 32 : 1);
 	s = fx_stats(x);
-	assert_true(s.cmt_evictions >= 3 * x->f->nr_tp - 3);
-	assert_true(s.cmt_writebacks >= 2 * x->f->nr_tp);
+	assert_true(s.cmt_evictions >= 3 * x->lay.nr_tp - 3);
+	assert_true(s.cmt_writebacks >= 2 * x->lay.nr_tp);
 	assert_int_equal(s.units_written_tp, s.cmt_writebacks);
 	assert_true(s.flash_tp_reads > 0);
 	fx_verify_all(x);
@@ -131,8 +140,8 @@ static void evict_low_tps(struct fx *x)
 {
 	fx_verify(x, 12 * 1024, 1);
 	fx_verify(x, 13 * 1024, 1);
-	assert_null(x->f->cmt_index[0]);
-	assert_null(x->f->cmt_index[1]);
+	assert_false(fx_tp(x, 0).cached);
+	assert_false(fx_tp(x, 1).cached);
 }
 
 void test_mdc_hits(void **state)
@@ -157,7 +166,7 @@ void test_mdc_hits(void **state)
 	/* Reload tp0 now that region 0 is hot: its runs enter the MDC. */
 	evict_low_tps(x);
 	fx_verify(x, 0, 1);
-	assert_true(ftl_mdc_stats(x->f->mdc)->count > 0);
+	assert_true(mdc_count(x) > 0);
 	evict_low_tps(x);
 	a = fx_stats(x);
 	for (uint32_t lba = 0; lba < 1000; lba += 37)
@@ -208,7 +217,7 @@ void test_mdc_disabled(void **state)
 	s = fx_stats(x);
 	assert_int_equal(s.mdc_lookups, 0);
 	assert_int_equal(s.mdc_hits, 0);
-	assert_int_equal(ftl_mdc_stats(x->f->mdc)->count, 0);
+	assert_int_equal(mdc_count(x), 0);
 	fx_free(x);
 }
 
@@ -230,7 +239,7 @@ void test_mdc_idle_prefetch(void **state)
 	fx_flush(x);
 	heat_region0(x, FTL_HOT_REFRESH_READS + 16);
 	evict_low_tps(x);
-	assert_int_equal(ftl_mdc_stats(x->f->mdc)->count, 0);
+	assert_int_equal(mdc_count(x), 0);
 	/* Idle: the driver's next ftl_process() starts prefetching. */
 	blox_clock_set(&x->vd.clock, x->vd.clock.virt_ns + 2 * cfg.idle_ns);
 	for (int i = 0; i < 4; i++) {
@@ -239,7 +248,7 @@ void test_mdc_idle_prefetch(void **state)
 	}
 	a = fx_stats(x);
 	assert_true(a.prefetched_tps >= 1);
-	assert_true(ftl_mdc_stats(x->f->mdc)->count > 0);
+	assert_true(mdc_count(x) > 0);
 	for (uint32_t lba = 0; lba < 1000; lba += 50)
 		fx_verify(x, lba, 1);
 	b = fx_stats(x);
@@ -272,15 +281,15 @@ void test_mdc_prefetch_races_write(void **state)
 	evict_low_tps(x);
 	blox_clock_set(&x->vd.clock, x->vd.clock.virt_ns + 2 * cfg.idle_ns);
 	ftl_process(x->f);
-	assert_true(x->f->pf.busy);
-	assert_int_equal(x->f->pf.tp, 0);
+	assert_true(fx_activity(x).prefetch_busy);
+	assert_int_equal(fx_activity(x).prefetch_tp, 0);
 	/* The host comes back before the prefetch read completes. */
 	fx_prepare(x, 5, 1);
 	assert_int_equal(fx_submit(x, &r, FTL_IO_WRITE, 5, 1, x->wbuf, false), 0);
 	fx_wait(x, &r);
 	ftl_vdrive_run(&x->vd, x->f, x->vd.clock.virt_ns + 1);
 	fx_drain(x);
-	assert_false(x->f->pf.busy);
+	assert_false(fx_activity(x).prefetch_busy);
 	fx_verify(x, 5, 1);
 	evict_low_tps(x); /* tp0 written back: only the MDC knows lba 5 now */
 	fx_verify(x, 0, 8);

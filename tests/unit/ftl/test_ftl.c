@@ -1,10 +1,10 @@
 /*
- * Unit tests for the FTL's mapping paths (ftl/), through ftl.h and the
- * virtual-time driver, looking at ftl_internal.h state where the public
- * surface says too little. This file: submit-time checks, round trips of
- * 1..32 units, unmapped and write-buffer reads, superblock striping across
- * dies and planes (down to the NAND address and the page in the store);
- * main(). The others:
+ * Unit tests for the FTL's mapping paths (ftl/), through ftl.h (its
+ * read-only ftl_inspect_*() functions where the I/O surface says too
+ * little) and the virtual-time driver. This file: submit-time checks,
+ * round trips of 1..32 units, unmapped and write-buffer reads, superblock
+ * striping across dies and planes (down to the NAND address and the page
+ * in the store); main(). The others:
  *   ftl_cache.c    CMT hits, misses, LRU eviction and write-back, the MDC
  *                  and hot regions (including idle prefetch)
  *   ftl_streams.c  stream detection and trim, translation pages programmed
@@ -29,11 +29,11 @@ static void test_capacity_and_bounds(void **state)
 	fx_geo_small(&g);
 	x = fx_new(&g, NULL, false);
 	/* 32 superblocks of 48 pages x 4 dies x 4 slots; 2 checkpoint, 4 open, 1 GC. */
-	assert_int_equal(x->f->units_per_sb, 48 * 4 * 4);
+	assert_int_equal(x->lay.units_per_sb, 48 * 4 * 4);
 	units = (uint64_t)(32 - 2 - 4 - 1) * 768 * (1000 - 70) / 1000;
 	units -= (units + 1023) / 1024;
 	assert_int_equal(x->cap, units);
-	assert_int_equal(x->f->nr_tp, (x->cap + 1023) / 1024);
+	assert_int_equal(x->lay.nr_tp, (x->cap + 1023) / 1024);
 
 	assert_int_equal(fx_submit(x, &r, FTL_IO_READ, x->cap, 1, one, false), -ERANGE);
 	assert_int_equal(fx_submit(x, &r, FTL_IO_WRITE, x->cap - 1, 2, one, false), -ERANGE);
@@ -44,7 +44,7 @@ static void test_capacity_and_bounds(void **state)
 	assert_int_equal(fx_submit(x, &r, FTL_IO_READ, 0, 1, NULL, false), -EINVAL);
 	assert_int_equal(fx_submit(x, &r, FTL_IO_WRITE, 0, 1, NULL, false), -EINVAL);
 	assert_int_equal(fx_submit(x, &r, (enum ftl_io_op)17, 0, 1, one, false), -EINVAL);
-	assert_int_equal(x->f->outstanding, 0);
+	assert_int_equal(fx_activity(x).outstanding, 0);
 	fx_drain(x);
 	assert_false(r.done);
 	assert_int_equal(fx_stats(x).host_writes, 0);
@@ -88,12 +88,12 @@ static void test_completions_deferred(void **state)
 	assert_int_equal(fx_submit(x, &fl, FTL_IO_FLUSH, 0, 0, NULL, false), 0);
 	assert_int_equal(fx_submit(x, &tr, FTL_IO_TRIM, 9000, 4, NULL, false), 0);
 	assert_false(rd.done || fl.done || tr.done);
-	assert_int_equal(x->f->outstanding, 11);
+	assert_int_equal(fx_activity(x).outstanding, 11);
 	fx_wait_count(x, &count, 11);
 	for (int i = 0; i < 8; i++)
 		assert_int_equal(w[i].io.status, 0);
 	assert_int_equal(fl.io.status, 0);
-	assert_int_equal(x->f->outstanding, 0);
+	assert_int_equal(fx_activity(x).outstanding, 0);
 	for (int i = 0; i < 8; i++)
 		fx_verify(x, i * 100, 4);
 	fx_free(x);
@@ -147,7 +147,7 @@ static void test_read_shares_pages(void **state)
 	a = fx_stats(x);
 	fx_verify(x, 64, 32);
 	b = fx_stats(x);
-	assert_int_equal(b.flash_data_reads - a.flash_data_reads, 32 / x->f->slots);
+	assert_int_equal(b.flash_data_reads - a.flash_data_reads, 32 / x->lay.slots);
 	assert_int_equal(b.buffer_reads, a.buffer_reads);
 	/* Unaligned: 2 + 3 units over two pages. */
 	fx_verify(x, 66, 5);
@@ -212,22 +212,22 @@ static void test_buffer_reads(void **state)
 	x = fx_new(&g, NULL, false);
 	fx_write(x, 0, 1);
 	ppn = fx_ppn_resident(x, 0);
-	assert_non_null(ftl_buffered(x->f, ppn));
-	assert_int_equal(x->f->streams[ST_SEQ].wb->state, WB_FILLING);
+	assert_non_null(ftl_inspect_buffered(x->f, ppn));
+	assert_true(fx_stream(x, FTL_STREAM_SEQ).filling);
 	a = fx_stats(x);
 	fx_verify(x, 0, 1);
 	assert_int_equal(fx_stats(x).buffer_reads - a.buffer_reads, 1);
 	assert_int_equal(fx_stats(x).flash_data_reads, a.flash_data_reads);
 	/* Fill the page: it is programming, and still read from the buffer. */
 	fx_write(x, 1, 3);
-	assert_true(TAILQ_FIRST(&x->f->inflight) != NULL);
-	assert_non_null(ftl_buffered(x->f, ppn));
+	assert_true(fx_activity(x).pages_in_flight > 0);
+	assert_non_null(ftl_inspect_buffered(x->f, ppn));
 	fx_verify(x, 0, 4);
 	assert_int_equal(fx_stats(x).buffer_reads - a.buffer_reads, 5);
 	assert_int_equal(fx_stats(x).flash_data_reads, a.flash_data_reads);
 	/* Once programmed, from flash. */
 	fx_drain(x);
-	assert_null(ftl_buffered(x->f, ppn));
+	assert_null(ftl_inspect_buffered(x->f, ppn));
 	fx_verify(x, 0, 4);
 	assert_int_equal(fx_stats(x).flash_data_reads - a.flash_data_reads, 1);
 	fx_free(x);
@@ -247,7 +247,7 @@ static void check_striping(const struct fx_geo *g, const uint32_t *dies, uint32_
 	struct ftl_config cfg;
 	struct fx *x;
 	struct fx_geo gg = *g;
-	const struct ftl *f;
+	const struct ftl_layout *l;
 	uint8_t *page;
 	uint32_t seen = 0, sb;
 
@@ -260,33 +260,33 @@ static void check_striping(const struct fx_geo *g, const uint32_t *dies, uint32_
 	x->res.nr_blocks = nr_blocks;
 	memcpy(x->res.dies, dies, x->res.nr_dies * sizeof(*dies));
 	assert_int_equal(fx_ftl_create(x), 0);
-	f = x->f;
+	l = &x->lay;
 	fx_write(x, 0, 32);
 	fx_flush(x);
-	page = fx_tmp_alloc(f->geo->page_size);
-	sb = fx_ppn_resident(x, 0) / f->units_per_sb;
+	page = fx_tmp_alloc(x->nc.geo.page_size);
+	sb = fx_ppn_resident(x, 0) / l->units_per_sb;
 	for (uint32_t u = 0; u < 32; u++) {
-		uint32_t ppn = fx_ppn_resident(x, u), fp = u / f->slots, s = fp % f->stripe;
-		uint32_t plane = s / f->ndies, die = dies[s % f->ndies];
+		uint32_t ppn = fx_ppn_resident(x, u), fp = u / l->slots, s = fp % l->stripe;
+		uint32_t plane = s / l->ndies, die = dies[s % l->ndies];
 		struct nand_addr a;
 
-		/* The layout formula of ftl_internal.h. */
-		assert_int_equal(ppn, sb * f->units_per_sb + u);
-		ftl_fpid_addr(f, ppn / f->slots, &a);
+		/* The layout formula (ftl_internal.h). */
+		assert_int_equal(ppn, sb * l->units_per_sb + u);
+		ftl_inspect_page_addr(x->f, ppn / l->slots, &a);
 		assert_int_equal(a.ch, die / g->dies_per_channel);
 		assert_int_equal(a.die, die % g->dies_per_channel);
 		assert_int_equal(a.plane, plane);
 		assert_int_equal(a.block, first_block + sb);
-		assert_int_equal(a.page, fp / f->stripe);
+		assert_int_equal(a.page, fp / l->stripe);
 		seen |= 1u << (die * g->planes + plane);
-		assert_int_equal(x->store->ops->read(x->store, nand_page_index(f->geo, &a), page,
-						     NULL),
+		assert_int_equal(x->store->ops->read(x->store, nand_page_index(&x->nc.geo, &a),
+						     page, NULL),
 				 0);
-		assert_int_equal(fx_decode(page + (size_t)(ppn % f->slots) * FTL_UNIT, u),
+		assert_int_equal(fx_decode(page + (size_t)(ppn % l->slots) * FTL_UNIT, u),
 				 x->shadow[u]);
 	}
 	/* 8 pages covered every (die, plane) at least once. */
-	assert_int_equal(__builtin_popcount(seen), f->stripe < 8 ? f->stripe : 8);
+	assert_int_equal(__builtin_popcount(seen), l->stripe < 8 ? l->stripe : 8);
 	fx_tmp_free(page);
 	fx_free(x);
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "ftl_fixture.h"
+#include "ftl_internal.h"
 
 /* Set while ftl_submit() runs: a completion then is a bug. */
 static bool fx_in_submit;
@@ -120,8 +121,10 @@ int fx_ftl_create(struct fx *x)
 {
 	int rc = ftl_create(&x->cfg, &x->vd.env, &x->res, &x->f);
 
-	if (!rc)
+	if (!rc) {
 		x->cap = ftl_capacity(x->f);
+		ftl_inspect_layout(x->f, &x->lay);
+	}
 	return rc;
 }
 
@@ -469,62 +472,101 @@ struct ftl_stats fx_stats(const struct fx *x)
 	return st;
 }
 
-/* ---- internals ---- */
+/* ---- what the FTL shows (ftl_inspect_*()) ---- */
 
 uint32_t fx_ppn_resident(const struct fx *x, uint32_t lba)
 {
-	const struct ftl_cmt *e = x->f->cmt_index[lba / FTL_TP_ENTRIES];
+	uint32_t ppn;
 
-	if (!e || e->state != CMT_READY)
-		return FTL_UNMAPPED - 1;
-	return e->map[lba % FTL_TP_ENTRIES];
+	return ftl_inspect_lba(x->f, lba, &ppn) ? ppn : FTL_UNMAPPED - 1;
 }
+
+struct ftl_sb_info fx_sb(const struct fx *x, uint32_t sb)
+{
+	struct ftl_sb_info i;
+
+	ftl_inspect_sb(x->f, sb, &i);
+	return i;
+}
+
+struct ftl_stream_info fx_stream(const struct fx *x, enum ftl_stream_id s)
+{
+	struct ftl_stream_info i;
+
+	ftl_inspect_stream(x->f, s, &i);
+	return i;
+}
+
+struct ftl_tp_info fx_tp(const struct fx *x, uint32_t tp)
+{
+	struct ftl_tp_info i;
+
+	ftl_inspect_tp(x->f, tp, &i);
+	return i;
+}
+
+struct ftl_activity fx_activity(const struct fx *x)
+{
+	struct ftl_activity a;
+
+	ftl_inspect_activity(x->f, &a);
+	return a;
+}
+
+struct ftl_gc_info fx_gc(const struct fx *x)
+{
+	struct ftl_gc_info g;
+
+	ftl_inspect_gc(x->f, &g);
+	return g;
+}
+
+/* ---- internals ---- */
 
 void fx_tp_contents(const struct fx *x, uint32_t tp, uint32_t *map)
 {
-	const struct ftl *f = x->f;
-	const struct ftl_cmt *e = f->cmt_index[tp];
-	uint32_t ppn = f->gtd[tp];
+	struct ftl_tp_info t = fx_tp(x, tp);
 	const uint8_t *b;
 
-	if (e && e->state == CMT_READY) {
-		memcpy(map, e->map, FTL_UNIT);
+	if (t.ready) {
+		for (uint32_t i = 0; i < x->lay.tp_entries; i++)
+			assert_true(ftl_inspect_lba(x->f, tp * x->lay.tp_entries + i, &map[i]));
 		return;
 	}
-	if (ppn == FTL_UNMAPPED) {
-		for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++)
+	if (t.ppn == FTL_UNMAPPED) {
+		for (uint32_t i = 0; i < x->lay.tp_entries; i++)
 			map[i] = FTL_UNMAPPED;
 		return;
 	}
-	b = ftl_buffered(f, ppn);
+	b = ftl_inspect_buffered(x->f, t.ppn);
 	if (b) {
 		memcpy(map, b, FTL_UNIT);
 	} else {
-		uint8_t *page = fx_tmp_alloc(f->geo->page_size);
+		uint8_t *page = fx_tmp_alloc(x->nc.geo.page_size);
 		struct nand_addr a;
 
-		ftl_fpid_addr(f, ppn / f->slots, &a);
-		assert_int_equal(x->store->ops->read(x->store, nand_page_index(f->geo, &a),
+		ftl_inspect_page_addr(x->f, t.ppn / x->lay.slots, &a);
+		assert_int_equal(x->store->ops->read(x->store, nand_page_index(&x->nc.geo, &a),
 						     page, NULL),
 				 0);
-		memcpy(map, page + (size_t)(ppn % f->slots) * FTL_UNIT, FTL_UNIT);
+		memcpy(map, page + (size_t)(t.ppn % x->lay.slots) * FTL_UNIT, FTL_UNIT);
 		fx_tmp_free(page);
 	}
 }
 
 void fx_check_invariants(const struct fx *x, bool exact)
 {
-	const struct ftl *f = x->f;
-	uint64_t total = (uint64_t)f->nr_sb * f->units_per_sb, mapped = 0, bits = 0;
+	const struct ftl_layout *l = &x->lay;
+	uint64_t total = (uint64_t)l->nr_sb * l->units_per_sb, mapped = 0, bits = 0;
 	uint64_t *seen = fx_tmp_alloc((total + 63) / 64 * sizeof(uint64_t));
 	uint32_t *map = fx_tmp_alloc(FTL_UNIT);
 	uint32_t nfree = 0;
 
-	for (uint32_t tp = 0; tp < f->nr_tp; tp++) {
-		uint32_t p = f->gtd[tp];
+	for (uint32_t tp = 0; tp < l->nr_tp; tp++) {
+		uint32_t p = fx_tp(x, tp).ppn;
 
 		if (p != FTL_UNMAPPED) {
-			if (p >= total || !ftl_valid_get(f, p))
+			if (p >= total || !ftl_inspect_valid(x->f, p))
 				fail_msg("tp %u at ppn %u: no valid bit", tp, p);
 			if (seen[p / 64] & (1ull << (p % 64)))
 				fail_msg("tp %u at ppn %u: shared", tp, p);
@@ -532,34 +574,35 @@ void fx_check_invariants(const struct fx *x, bool exact)
 			mapped++;
 		}
 		fx_tp_contents(x, tp, map);
-		for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++) {
-			uint32_t lba = tp * FTL_TP_ENTRIES + i;
+		for (uint32_t i = 0; i < l->tp_entries; i++) {
+			uint32_t lba = tp * l->tp_entries + i;
 
 			p = map[i];
-			if (lba >= f->capacity || p == FTL_UNMAPPED)
+			if (lba >= l->capacity || p == FTL_UNMAPPED)
 				continue;
 			if (p >= total)
 				fail_msg("lba %u: ppn %u out of range", lba, p);
-			if (!ftl_valid_get(f, p))
+			if (!ftl_inspect_valid(x->f, p))
 				fail_msg("lba %u at ppn %u (sb %u): no valid bit", lba, p,
-					 p / f->units_per_sb);
+					 p / l->units_per_sb);
 			if (seen[p / 64] & (1ull << (p % 64)))
 				fail_msg("lba %u at ppn %u: shared", lba, p);
 			seen[p / 64] |= 1ull << (p % 64);
 			mapped++;
 		}
 	}
-	for (uint32_t sb = 0; sb < f->nr_sb; sb++) {
+	for (uint32_t sb = 0; sb < l->nr_sb; sb++) {
+		struct ftl_sb_info info = fx_sb(x, sb);
 		uint32_t v = 0;
 
-		for (uint32_t u = 0; u < f->units_per_sb; u++)
-			v += ftl_valid_get(f, sb * f->units_per_sb + u);
-		if (v != f->sbs[sb].valid)
-			fail_msg("sb %u: valid %u, bits %u", sb, f->sbs[sb].valid, v);
+		for (uint32_t u = 0; u < l->units_per_sb; u++)
+			v += ftl_inspect_valid(x->f, sb * l->units_per_sb + u);
+		if (v != info.valid)
+			fail_msg("sb %u: valid %u, bits %u", sb, info.valid, v);
 		bits += v;
-		nfree += f->sbs[sb].state == SB_FREE;
+		nfree += info.state == FTL_SB_FREE;
 	}
-	assert_int_equal(nfree, f->free_sbs);
+	assert_int_equal(nfree, fx_activity(x).free_sbs);
 	if (exact && bits != mapped)
 		fail_msg("%lu validity bits for %lu mapped units", (unsigned long)bits,
 			 (unsigned long)mapped);

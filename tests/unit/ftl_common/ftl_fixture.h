@@ -9,6 +9,8 @@
  * leave (flushed, or written since).
  *
  * Built once (ftl_fixture.c) as a library the FTL test programs link.
+ * Tests see the FTL through ftl.h, its inspection functions included;
+ * those that poke its private state include ftl_internal.h themselves.
  */
 #ifndef BLOX_TEST_FTL_FIXTURE_H
 #define BLOX_TEST_FTL_FIXTURE_H
@@ -25,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include "ftl_internal.h"
+#include "ftl.h"
 #include "vdrive.h"
 
 #define FX_MAX_IO 32u
@@ -42,6 +44,7 @@ struct fx {
 	struct ftl_config cfg;
 	struct ftl_resources res;
 	struct ftl *f;
+	struct ftl_layout lay; /* of f, from fx_ftl_create() */
 	bool file;
 	char dir[64], path[128];
 	uint32_t cap;
@@ -160,10 +163,17 @@ void fx_random_writes(struct fx *x, uint32_t span, uint32_t maxnr, uint64_t unit
 void fx_seq_fill(struct fx *x, uint32_t first, uint32_t n);
 struct ftl_stats fx_stats(const struct fx *x);
 
-/* ---- internals ---- */
+/* ---- what the FTL shows (ftl_inspect_*()) ---- */
 
 /* PPN of @lba, when its translation page is resident (else FTL_UNMAPPED - 1). */
 uint32_t fx_ppn_resident(const struct fx *x, uint32_t lba);
+struct ftl_sb_info fx_sb(const struct fx *x, uint32_t sb);
+struct ftl_stream_info fx_stream(const struct fx *x, enum ftl_stream_id s);
+struct ftl_tp_info fx_tp(const struct fx *x, uint32_t tp);
+struct ftl_activity fx_activity(const struct fx *x);
+struct ftl_gc_info fx_gc(const struct fx *x);
+
+/* ---- internals ---- */
 
 /* Translation page @tp as the FTL would load it now, into @map. */
 void fx_tp_contents(const struct fx *x, uint32_t tp, uint32_t *map);

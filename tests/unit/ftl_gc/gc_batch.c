@@ -3,6 +3,8 @@
  * power loss in the middle of batches.
  */
 #include "gc_tests.h"
+/* Forcing GC: its levels set by hand, ftl_gc_step() called directly. */
+#include "ftl_internal.h"
 
 /* ---- batched GC: translation-page order, tiny CMTs, races, pacing, levels ---- */
 
@@ -18,7 +20,7 @@ static void force_gc(struct fx *x, struct gc_levels *save)
 	save->bg = g->lvl_bg;
 	save->idle = g->lvl_idle;
 	save->min_invalid = g->min_invalid_bg;
-	g->lvl_bg = g->lvl_idle = x->f->nr_sb;
+	g->lvl_bg = g->lvl_idle = x->lay.nr_sb;
 	g->min_invalid_bg = 1;
 	g->futile = false;
 }
@@ -33,17 +35,16 @@ static void unforce_gc(struct fx *x, const struct gc_levels *save)
 /* Translation pages with a valid data unit in superblock @sb; the units. */
 static uint32_t victim_tps(struct fx *x, uint32_t sb, uint32_t *units)
 {
-	const struct ftl *f = x->f;
 	uint32_t *map = fx_tmp_alloc(FTL_UNIT), n = 0;
 
 	*units = 0;
-	for (uint32_t tp = 0; tp < f->nr_tp; tp++) {
+	for (uint32_t tp = 0; tp < x->lay.nr_tp; tp++) {
 		bool any = false;
 
 		fx_tp_contents(x, tp, map);
-		for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++) {
-			if (tp * FTL_TP_ENTRIES + i >= f->capacity || map[i] == FTL_UNMAPPED ||
-			    map[i] / f->units_per_sb != sb)
+		for (uint32_t i = 0; i < x->lay.tp_entries; i++) {
+			if (tp * x->lay.tp_entries + i >= x->lay.capacity ||
+			    map[i] == FTL_UNMAPPED || map[i] / x->lay.units_per_sb != sb)
 				continue;
 			any = true;
 			++*units;
@@ -74,7 +75,7 @@ void test_gc_tiny_cmt_shadow(void **state)
 		fx_geo_small(&g);
 		x = fx_new(&g, &cfg, false);
 		x->rng += pages;
-		assert_int_equal(x->f->gc.groups_max, 1);
+		assert_int_equal(fx_gc(x).groups_max, 1);
 		fx_seq_fill(x, 0, x->cap);
 		for (int i = 0; i < 4; i++) {
 			fx_random_writes(x, x->cap, 8, x->cap / 4);
@@ -112,18 +113,18 @@ void test_gc_tp_io_per_run(void **state)
 	fx_seq_fill(x, 0, x->cap);
 	fx_random_writes(x, x->cap, 4, x->cap);
 	fx_drain(x);
-	assert_false(ftl_gc_busy(x->f));
+	assert_false(fx_gc(x).busy);
 	for (int run = 0; run < 3; run++) {
 		a = fx_stats(x);
 		force_gc(x, &lv);
 		ftl_gc_step(x->f);
 		unforce_gc(x, &lv);
-		assert_true(x->f->gc.active);
-		v = x->f->gc.victim;
+		assert_true(fx_gc(x).active);
+		v = fx_gc(x).victim;
 		tps = victim_tps(x, (uint32_t)v, &units);
 		assert_true(units > 4 * tps); /* worth batching */
 		/* Until its units are moved (the erase follows, the next may start). */
-		while (x->f->gc.active && x->f->gc.victim == v)
+		while (fx_gc(x).active && fx_gc(x).victim == v)
 			assert_true(fx_step(x));
 		b = fx_stats(x);
 		if (b.flash_tp_reads - a.flash_tp_reads > tps ||
@@ -171,22 +172,22 @@ void test_gc_batch_races_host(void **state)
 	force_gc(x, &lv);
 	ftl_gc_step(x->f);
 	unforce_gc(x, &lv);
-	assert_true(x->f->gc.active);
-	sb = (uint32_t)x->f->gc.victim;
+	assert_true(fx_gc(x).active);
+	sb = (uint32_t)fx_gc(x).victim;
 	tps = victim_tps(x, sb, &units);
 	/* Pass 1 done: the units are listed, none moved yet. */
-	while (x->f->gc.tp_waiter.stage == GC_SCAN)
+	while (fx_gc(x).phase == FTL_GC_PHASE_SCAN)
 		assert_true(fx_step(x));
-	assert_int_equal(x->f->gc.nent, units);
+	assert_int_equal(fx_gc(x).victim_units, units);
 	assert_int_equal(fx_stats(x).gc_units_moved, a.gc_units_moved);
 	map = fx_tmp_alloc(FTL_UNIT);
-	for (uint32_t tp = 0; tp < x->f->nr_tp && hit < 64; tp++) {
+	for (uint32_t tp = 0; tp < x->lay.nr_tp && hit < 64; tp++) {
 		fx_tp_contents(x, tp, map);
-		for (uint32_t i = 0; i < FTL_TP_ENTRIES && hit < 64; i += 7) {
-			uint32_t lba = tp * FTL_TP_ENTRIES + i;
+		for (uint32_t i = 0; i < x->lay.tp_entries && hit < 64; i += 7) {
+			uint32_t lba = tp * x->lay.tp_entries + i;
 
 			if (lba >= x->cap || map[i] == FTL_UNMAPPED ||
-			    map[i] / x->f->units_per_sb != sb)
+			    map[i] / x->lay.units_per_sb != sb)
 				continue;
 			/* The write may wait for GC itself; GC goes on meanwhile. */
 			if (hit++ % 2)
@@ -259,10 +260,10 @@ void test_gc_batch_crash(void **state)
 		unforce_gc(x, &lv);
 		wb = fx_stats(x).gc_tp_writebacks;
 		for (uint32_t k = 1 + fx_below(x, 4);
-		     x->f->gc.active && k && fx_step(x);)
+		     fx_gc(x).active && k && fx_step(x);)
 			if (fx_stats(x).gc_tp_writebacks >= wb + k)
 				k = 0;
-		crashes_mid += x->f->gc.active && x->f->gc.tp_waiter.stage >= GC_READ;
+		crashes_mid += fx_gc(x).active && fx_gc(x).phase >= FTL_GC_PHASE_READ;
 		fx_crash(x);
 		assert_int_equal(fx_ftl_create(x), 0);
 		fx_log_check(&l);

@@ -37,8 +37,8 @@ void test_gc_fg_pacing(void **state)
 	fx_geo_small(&g);
 	g.blocks = 64;
 	x = fx_new(&g, &cfg, false);
-	assert_true(x->f->gc.spare >= 8);
-	assert_true(x->f->gc.lvl_fg >= x->f->gc.lvl_urgent + 2);
+	assert_true(fx_gc(x).spare >= 8);
+	assert_true(fx_gc(x).lvl_fg >= fx_gc(x).lvl_urgent + 2);
 	busy = x->aux[0] = calloc(x->cap, 1);
 	assert_non_null(busy);
 	fx_seq_fill(x, 0, x->cap);
@@ -78,16 +78,16 @@ void test_gc_fg_pacing(void **state)
 			last_done = x->vd.clock.virt_ns;
 		}
 		steps++;
-		if (x->f->free_sbs < min_free)
-			min_free = x->f->free_sbs;
-		below += ftl_gc_urgent(x->f);
-		t_fg += x->f->free_sbs < x->f->gc.lvl_fg;
+		if (fx_activity(x).free_sbs < min_free)
+			min_free = fx_activity(x).free_sbs;
+		below += fx_gc(x).urgent;
+		t_fg += fx_activity(x).free_sbs < fx_gc(x).lvl_fg;
 	}
 	fx_wait_count(x, &count, (int)written);
 	b = fx_stats(x);
-	if (below || min_free < x->f->gc.lvl_urgent)
+	if (below || min_free < fx_gc(x).lvl_urgent)
 		fail_msg("free space fell to %u (urgent %u, foreground %u) in %lu of %lu steps",
-			 min_free, x->f->gc.lvl_urgent, x->f->gc.lvl_fg, (unsigned long)below,
+			 min_free, fx_gc(x).lvl_urgent, fx_gc(x).lvl_fg, (unsigned long)below,
 			 (unsigned long)steps);
 	assert_true(min_free > 0);
 	/* The load did sit below the foreground level, paced. */
@@ -130,7 +130,7 @@ static void stops_when_full(uint32_t op_permille, enum ftl_gc_policy policy)
 	cfg.gc_policy = policy;
 	fx_geo_small(&g);
 	x = fx_new(&g, &cfg, false);
-	assert_true(x->f->gc.lvl_idle <= x->f->gc.spare || x->f->gc.spare < 8);
+	assert_true(fx_gc(x).lvl_idle <= fx_gc(x).spare || fx_gc(x).spare < 8);
 	fx_seq_fill(x, 0, x->cap);
 	a = fx_stats(x);
 	fx_random_writes(x, x->cap, 8, x->cap);
@@ -141,11 +141,12 @@ static void stops_when_full(uint32_t op_permille, enum ftl_gc_policy policy)
 	b = fx_stats(x);
 	idle_loop(x, 1000);
 	c = fx_stats(x);
-	if (c.gc_runs != b.gc_runs || ftl_gc_busy(x->f))
+	if (c.gc_runs != b.gc_runs || fx_gc(x).busy)
 		fail_msg("op %u: GC goes on on an idle full device: %lu runs in the last second "
 			 "(free %u, levels %u/%u/%u/%u)",
-			 op_permille, (unsigned long)(c.gc_runs - b.gc_runs), x->f->free_sbs,
-			 x->f->gc.lvl_urgent, x->f->gc.lvl_fg, x->f->gc.lvl_bg, x->f->gc.lvl_idle);
+			 op_permille, (unsigned long)(c.gc_runs - b.gc_runs),
+			 fx_activity(x).free_sbs, fx_gc(x).lvl_urgent, fx_gc(x).lvl_fg,
+			 fx_gc(x).lvl_bg, fx_gc(x).lvl_idle);
 	assert_int_equal(c.flash_erases, b.flash_erases);
 	/* And it still works when the host comes back. */
 	fx_random_writes(x, x->cap, 8, x->cap / 4);
@@ -172,22 +173,22 @@ void test_gc_levels_reachable(void **state)
 		struct ftl_config cfg;
 		struct fx_geo g;
 		struct fx *x;
-		const struct ftl_gc *gc;
+		struct ftl_gc_info gc;
 
 		fx_cfg_default(&cfg);
 		cfg.op_permille = ops[i];
 		fx_geo_small(&g);
 		g.blocks = 128;
 		x = fx_new(&g, &cfg, false);
-		gc = &x->f->gc;
-		assert_true(gc->lvl_urgent >= 2);
-		assert_true(gc->lvl_urgent < gc->lvl_fg);
-		assert_true(gc->lvl_fg <= gc->lvl_bg && gc->lvl_bg <= gc->lvl_idle);
+		gc = fx_gc(x);
+		assert_true(gc.lvl_urgent >= 2);
+		assert_true(gc.lvl_urgent < gc.lvl_fg);
+		assert_true(gc.lvl_fg <= gc.lvl_bg && gc.lvl_bg <= gc.lvl_idle);
 		/* Above the floors, every level is within the spare. */
-		if (gc->spare >= 8)
-			assert_true(gc->lvl_idle <= gc->spare);
+		if (gc.spare >= 8)
+			assert_true(gc.lvl_idle <= gc.spare);
 		if (ops[i] >= 280)
-			assert_true(gc->lvl_bg > gc->lvl_fg); /* a background band */
+			assert_true(gc.lvl_bg > gc.lvl_fg); /* a background band */
 		fx_free(x);
 	}
 }

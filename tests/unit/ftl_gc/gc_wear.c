@@ -1,5 +1,7 @@
 /* Wear leveling: least-worn allocation, static wear leveling on and off. */
 #include "gc_tests.h"
+/* Erase counts set by hand. */
+#include "ftl_internal.h"
 
 /* ---- wear leveling ---- */
 
@@ -14,19 +16,19 @@ void test_dynamic_wl_alloc(void **state)
 	fx_geo_small(&g);
 	x = fx_new(&g, NULL, false);
 	f = x->f;
-	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++)
+	for (uint32_t sb = x->lay.ckpt_sbs; sb < x->lay.nr_sb; sb++)
 		f->sbs[sb].erase_count = 7;
 	f->sbs[17].erase_count = 2;
 	f->sbs[9].erase_count = 3;
 	f->sbs[25].erase_count = 3;
 	fx_write(x, 0, 32);
-	assert_int_equal(f->streams[ST_SEQ].sb, 17);
+	assert_int_equal(fx_stream(x, FTL_STREAM_SEQ).sb, 17);
 	fx_write(x, 5000, 1);
-	assert_int_equal(f->streams[ST_RAND].sb, 9); /* lowest among equals */
+	assert_int_equal(fx_stream(x, FTL_STREAM_RAND).sb, 9); /* lowest among equals */
 	f->sbs[30].erase_count = 0;
 	fx_flush(x); /* the translation stream opens on a flush's write-back, */
 	fx_trim(x, 5000, 1); /* or on a trim's */
-	assert_int_equal(f->streams[ST_TP].sb, 30);
+	assert_int_equal(fx_stream(x, FTL_STREAM_TP).sb, 30);
 	fx_free(x);
 }
 
@@ -71,13 +73,13 @@ static void wl_run(uint32_t threshold, struct wl_result *r)
 	fx_check_invariants(x, true);
 	s = fx_stats(x);
 	assert_true(s.max_erase >= 10); /* the hot half wore blocks out */
-	for (uint32_t i = FTL_CKPT_SBS; i < x->f->nr_sb; i++) {
-		const struct ftl_sb *sb = &x->f->sbs[i];
+	for (uint32_t i = x->lay.ckpt_sbs; i < x->lay.nr_sb; i++) {
+		struct ftl_sb_info sb = fx_sb(x, i);
 
-		if (sb->state != SB_FULL)
+		if (sb.state != FTL_SB_FULL)
 			continue;
-		fmin = sb->erase_count < fmin ? sb->erase_count : fmin;
-		fmax = sb->erase_count > fmax ? sb->erase_count : fmax;
+		fmin = sb.erase_count < fmin ? sb.erase_count : fmin;
+		fmax = sb.erase_count > fmax ? sb.erase_count : fmax;
 	}
 	r->spread = s.max_erase - s.min_erase;
 	r->full_spread = fmax - fmin;

@@ -25,7 +25,7 @@ void expect_gc_worked(struct fx *x)
 	fx_verify_all(x);
 	fx_check_invariants(x, true);
 	assert_true(s.gc_runs > 0);
-	assert_true(s.flash_erases >= s.gc_runs * x->f->stripe);
+	assert_true(s.flash_erases >= s.gc_runs * x->lay.stripe);
 	assert_true(s.gc_units_moved > 0);
 	assert_true(ftl_waf(x->f) > 1.0);
 	assert_true(s.free_superblocks > 0);
@@ -42,8 +42,8 @@ static uint32_t overwrite_watch(struct fx *x, uint32_t span, uint32_t maxnr, uin
 
 		fx_write(x, lba, nr);
 		done += nr;
-		if (x->f->free_sbs < min_free)
-			min_free = x->f->free_sbs;
+		if (fx_activity(x).free_sbs < min_free)
+			min_free = fx_activity(x).free_sbs;
 	}
 	return min_free;
 }
@@ -280,26 +280,26 @@ static void test_gc_victim_page_still_programming(void **state)
 	cfg.gc_idle_permille = 1000000;
 	fx_geo_small(&g);
 	x = fx_new(&g, &cfg, false);
-	ups = x->f->units_per_sb;
+	ups = x->lay.units_per_sb;
 	fx_seq_fill(x, 0, ups); /* fills the first sequential superblock */
-	a = x->f->streams[ST_SEQ].sb;
-	assert_int_equal(x->f->streams[ST_SEQ].next, ups);
+	a = fx_stream(x, FTL_STREAM_SEQ).sb;
+	assert_int_equal(fx_stream(x, FTL_STREAM_SEQ).next, ups);
 	/* Keep only the units of its last page. */
-	fx_trim(x, 0, ups - x->f->slots);
+	fx_trim(x, 0, ups - x->lay.slots);
 	/* The next unit closes it: GC takes it at once. */
 	fx_write(x, ups, 1);
-	assert_int_equal(x->f->sbs[a].state, SB_GC);
+	assert_int_equal(fx_sb(x, a).state, FTL_SB_GC);
 	{
 		/* GC has it, and the program of its last page has not happened yet. */
 		struct nand_addr last;
 
-		ftl_fpid_addr(x->f, (a + 1) * ups / x->f->slots - 1, &last);
+		ftl_inspect_page_addr(x->f, (a + 1) * ups / x->lay.slots - 1, &last);
 		assert_true(x->store->blocks[nand_block_index(&x->nc.geo, &last)].write_ptr <=
 			    last.page);
 	}
 	fx_drain(x);
 	assert_true(fx_stats(x).gc_runs >= 1);
-	fx_verify(x, ups - x->f->slots, x->f->slots + 1);
+	fx_verify(x, ups - x->lay.slots, x->lay.slots + 1);
 	fx_verify_all(x);
 	fx_check_invariants(x, true);
 	fx_free(x);

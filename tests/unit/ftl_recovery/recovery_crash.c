@@ -15,7 +15,7 @@ void test_unclean_format_checkpoint_only(void **state)
 
 	(void)state;
 	x = rec_new(NULL);
-	assert_int_equal(x->f->ckpt_gen, 1);
+	assert_int_equal(fx_activity(x).ckpt_gen, 1);
 	fx_log_init(&l, x);
 	fx_seq_fill(x, 0, 3000);
 	fx_random_writes(x, 3000, 8, 2000);
@@ -28,7 +28,7 @@ void test_unclean_format_checkpoint_only(void **state)
 	assert_int_equal(fx_log_check(&l), 0);
 	fx_check_invariants(x, false);
 	/* The recovery checkpointed: a second crash at once needs no scan. */
-	assert_int_equal(x->f->ckpt_gen, 2);
+	assert_int_equal(fx_activity(x).ckpt_gen, 2);
 	fx_crash(x);
 	fx_restart(x);
 	assert_int_equal(fx_stats(x).recovered_units, 0);
@@ -48,7 +48,7 @@ void test_unclean_unflushed(void **state)
 	fx_log_init(&l, x);
 	fx_seq_fill(x, 0, 2000);
 	clean_restart(x); /* a checkpoint newer than the format */
-	assert_int_equal(x->f->ckpt_gen, 3);
+	assert_int_equal(fx_activity(x).ckpt_gen, 3);
 	fx_log_flushed(&l);
 	fx_random_writes(x, 6000, 8, 3000);
 	fx_flush(x);
@@ -106,15 +106,14 @@ void test_unclean_trims(void **state)
 /* The last programmed flash page of checkpoint superblock @sb. */
 static uint32_t ckpt_last_fpid(const struct fx *x, uint32_t sb)
 {
-	const struct ftl *f = x->f;
-	uint32_t pages = f->pages_per_block * f->stripe, last = UINT32_MAX;
+	uint32_t pages = x->lay.pages_per_block * x->lay.stripe, last = UINT32_MAX;
 
 	for (uint32_t p = 0; p < pages; p++) {
 		uint32_t fpid = sb * pages + p;
 		struct nand_addr a;
 
-		ftl_fpid_addr(f, fpid, &a);
-		if (x->store->blocks[nand_block_index(f->geo, &a)].write_ptr > a.page)
+		ftl_inspect_page_addr(x->f, fpid, &a);
+		if (x->store->blocks[nand_block_index(&x->nc.geo, &a)].write_ptr > a.page)
 			last = fpid;
 	}
 	assert_int_not_equal(last, UINT32_MAX);
@@ -140,11 +139,11 @@ static void torn(enum tear how)
 	fx_random_writes(x, 3000, 8, 2000);
 	fx_trim(x, 10, 20);
 	fx_shutdown(x);
-	gen = x->f->ckpt_gen;
+	gen = fx_activity(x).ckpt_gen;
 	assert_int_equal(gen, 2);
-	newest = (uint32_t)(gen % FTL_CKPT_SBS);
+	newest = (uint32_t)(gen % x->lay.ckpt_sbs);
 	fpid = ckpt_last_fpid(x, newest);
-	ftl_fpid_addr(x->f, fpid, &a);
+	ftl_inspect_page_addr(x->f, fpid, &a);
 	page = fx_tmp_alloc(x->nc.geo.page_size);
 	oob = fx_tmp_alloc(x->nc.geo.oob_size);
 	memset(page, 0x5a, x->nc.geo.page_size);
@@ -162,9 +161,11 @@ static void torn(enum tear how)
 				 0);
 		break;
 	case TEAR_BOTH:
-		for (uint32_t sb = 0; sb < FTL_CKPT_SBS; sb++)
-			for (uint32_t s = 0; s < x->f->stripe; s++) {
-				ftl_fpid_addr(x->f, sb * x->f->pages_per_block * x->f->stripe + s, &a);
+		for (uint32_t sb = 0; sb < x->lay.ckpt_sbs; sb++)
+			for (uint32_t s = 0; s < x->lay.stripe; s++) {
+				ftl_inspect_page_addr(x->f,
+						      sb * x->lay.pages_per_block * x->lay.stripe + s,
+						      &a);
 				assert_int_equal(x->store->ops->erase(x->store,
 								      nand_block_index(&x->nc.geo, &a)),
 						 0);
@@ -180,7 +181,7 @@ static void torn(enum tear how)
 	} else {
 		/* The format checkpoint (generation 1), then the scan. */
 		assert_true(fx_stats(x).recovered_from_checkpoint);
-		assert_int_equal(x->f->ckpt_gen, 2);
+		assert_int_equal(fx_activity(x).ckpt_gen, 2);
 	}
 	assert_true(fx_stats(x).recovered_units > 0);
 	fx_verify_all(x);
@@ -304,7 +305,7 @@ void test_recovery_replay_evicts(void **state)
 	for (uint32_t tp = 0; tp < 5; tp++)
 		fx_log_write(&l, tp * 1024 + 4, 4);
 	fx_drain(x);
-	assert_non_null(x->f->streams[ST_TP].wb);
+	assert_true(fx_stream(x, FTL_STREAM_TP).filling);
 	fx_crash(x);
 	fx_restart(x);
 	/* Five translation pages to replay through a two-entry CMT. */

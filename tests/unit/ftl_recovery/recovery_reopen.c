@@ -8,34 +8,32 @@
 
 bool sb_page_programmed(const struct fx *x, uint32_t sb, uint32_t p)
 {
-	const struct ftl *f = x->f;
 	struct nand_addr a;
 
-	ftl_fpid_addr(f, sb * f->pages_per_block * f->stripe + p, &a);
-	return x->store->blocks[nand_block_index(f->geo, &a)].write_ptr > a.page;
+	ftl_inspect_page_addr(x->f, sb * x->lay.pages_per_block * x->lay.stripe + p, &a);
+	return x->store->blocks[nand_block_index(&x->nc.geo, &a)].write_ptr > a.page;
 }
 
 uint32_t partly_written_closed(const struct fx *x)
 {
-	const struct ftl *f = x->f;
 	uint32_t n = 0;
 
-	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++)
-		if ((f->sbs[sb].state == SB_FULL || f->sbs[sb].state == SB_GC) &&
-		    !sb_page_programmed(x, sb, f->pages_per_block * f->stripe - 1))
+	for (uint32_t sb = x->lay.ckpt_sbs; sb < x->lay.nr_sb; sb++)
+		if ((fx_sb(x, sb).state == FTL_SB_FULL || fx_sb(x, sb).state == FTL_SB_GC) &&
+		    !sb_page_programmed(x, sb, x->lay.pages_per_block * x->lay.stripe - 1))
 			n++;
 	return n;
 }
 
 struct ftl_oob sb_page_oob(const struct fx *x, uint32_t sb, uint32_t p)
 {
-	const struct ftl *f = x->f;
-	uint8_t *raw = fx_tmp_alloc(f->geo->oob_size);
+	uint8_t *raw = fx_tmp_alloc(x->nc.geo.oob_size);
 	struct ftl_oob oob;
 	struct nand_addr a;
 
-	ftl_fpid_addr(f, sb * f->pages_per_block * f->stripe + p, &a);
-	assert_int_equal(x->store->ops->read(x->store, nand_page_index(f->geo, &a), NULL, raw), 0);
+	ftl_inspect_page_addr(x->f, sb * x->lay.pages_per_block * x->lay.stripe + p, &a);
+	assert_int_equal(x->store->ops->read(x->store, nand_page_index(&x->nc.geo, &a), NULL, raw),
+			 0);
 	memcpy(&oob, raw, sizeof(oob));
 	fx_tmp_free(raw);
 	return oob;
@@ -43,34 +41,33 @@ struct ftl_oob sb_page_oob(const struct fx *x, uint32_t sb, uint32_t p)
 
 void streams_get(const struct fx *x, struct stream_pos *p)
 {
-	for (int s = 0; s < ST_COUNT; s++)
-		p[s] = (struct stream_pos){ x->f->streams[s].sb, x->f->streams[s].next };
+	for (int s = 0; s < FTL_STREAMS; s++)
+		p[s] = (struct stream_pos){ fx_stream(x, s).sb, fx_stream(x, s).next };
 }
 
 void expect_streams_sane(const struct fx *x)
 {
-	const struct ftl *f = x->f;
-	uint32_t pages = f->pages_per_block * f->stripe;
+	uint32_t pages = x->lay.pages_per_block * x->lay.stripe;
 
-	for (int s = 0; s < ST_COUNT; s++) {
-		const struct ftl_streamstate *st = &f->streams[s];
+	for (int s = 0; s < FTL_STREAMS; s++) {
+		struct ftl_stream_info st = fx_stream(x, s);
 		uint32_t at;
 
-		if (st->sb < 0)
+		if (st.sb < 0)
 			continue;
-		assert_int_equal(f->sbs[st->sb].state, SB_OPEN);
+		assert_int_equal(fx_sb(x, (uint32_t)st.sb).state, FTL_SB_OPEN);
 		for (int t = 0; t < s; t++)
-			assert_int_not_equal(f->streams[t].sb, st->sb);
-		if (st->wb)
+			assert_int_not_equal(fx_stream(x, t).sb, st.sb);
+		if (st.filling)
 			continue; /* a page filling: its place is taken */
-		assert_int_equal(st->next % f->slots, 0);
-		at = st->next / f->slots;
+		assert_int_equal(st.next % x->lay.slots, 0);
+		at = st.next / x->lay.slots;
 		for (uint32_t p = 0; p < pages; p++)
-			if (sb_page_programmed(x, (uint32_t)st->sb, p) != (p < at))
-				fail_msg("stream %d sb %d next page %u: page %u %s", s, st->sb, at, p,
+			if (sb_page_programmed(x, (uint32_t)st.sb, p) != (p < at))
+				fail_msg("stream %d sb %d next page %u: page %u %s", s, st.sb, at, p,
 					 p < at ? "not programmed" : "programmed");
 		if (at)
-			assert_int_equal(sb_page_oob(x, (uint32_t)st->sb, at - 1).stream,
+			assert_int_equal(sb_page_oob(x, (uint32_t)st.sb, at - 1).stream,
 					 FTL_OOB_STREAM_TAG(s));
 	}
 }
@@ -98,7 +95,7 @@ void touch_all_streams(struct fx *x, struct fx_crash_log *l)
 void test_reopen_after_clean_shutdown(void **state)
 {
 	struct ftl_config cfg;
-	struct stream_pos before[ST_COUNT], after[ST_COUNT];
+	struct stream_pos before[FTL_STREAMS], after[FTL_STREAMS];
 	struct fx *x;
 
 	(void)state;
@@ -122,8 +119,8 @@ void test_reopen_after_clean_shutdown(void **state)
 		/* Nothing was padded to come back. */
 		assert_int_equal(fx_stats(x).units_padded, padded);
 		streams_get(x, after);
-		for (int s = 0; s < ST_COUNT; s++) {
-			if (before[s].sb < 0 || before[s].next >= x->f->units_per_sb) {
+		for (int s = 0; s < FTL_STREAMS; s++) {
+			if (before[s].sb < 0 || before[s].next >= x->lay.units_per_sb) {
 				assert_int_equal(after[s].sb, -1);
 				continue;
 			}
@@ -136,9 +133,9 @@ void test_reopen_after_clean_shutdown(void **state)
 		/* A random write lands in the random stream's superblock. */
 		lba = fx_below(x, x->cap);
 		fx_write(x, lba, 1);
-		if (after[ST_RAND].sb >= 0)
-			assert_int_equal(ftl_ppn_sb(x->f, fx_ppn_resident(x, lba)),
-					 (uint32_t)after[ST_RAND].sb);
+		if (after[FTL_STREAM_RAND].sb >= 0)
+			assert_int_equal(fx_ppn_resident(x, lba) / x->lay.units_per_sb,
+					 (uint32_t)after[FTL_STREAM_RAND].sb);
 		touch_all_streams(x, NULL);
 	}
 	fx_verify_all(x);
@@ -154,7 +151,7 @@ void test_reopen_after_clean_shutdown(void **state)
 void test_reopen_after_crash(void **state)
 {
 	struct ftl_config cfg;
-	struct stream_pos before[ST_COUNT], after[ST_COUNT];
+	struct stream_pos before[FTL_STREAMS], after[FTL_STREAMS];
 	struct fx_crash_log l;
 	struct fx *x;
 
@@ -170,17 +167,17 @@ void test_reopen_after_crash(void **state)
 	fx_flush(x);
 	fx_log_flushed(&l);
 	streams_get(x, before);
-	assert_true(before[ST_SEQ].sb >= 0 && before[ST_RAND].sb >= 0 && before[ST_TP].sb >= 0);
+	assert_true(before[FTL_STREAM_SEQ].sb >= 0 && before[FTL_STREAM_RAND].sb >= 0 && before[FTL_STREAM_TP].sb >= 0);
 	fx_crash(x);
 	fx_restart(x);
 	assert_true(fx_stats(x).recovered_units > 0);
 	streams_get(x, after);
-	for (int s = 0; s < ST_COUNT; s++) {
+	for (int s = 0; s < FTL_STREAMS; s++) {
 		assert_int_equal(after[s].sb, before[s].sb);
 		if (before[s].sb < 0)
 			continue;
 		/* Recovery writes translation pages back: that stream moved on. */
-		if (s == ST_TP)
+		if (s == FTL_STREAM_TP)
 			assert_true(after[s].next >= before[s].next);
 		else
 			assert_int_equal(after[s].next, before[s].next);
@@ -196,17 +193,17 @@ void test_reopen_after_crash(void **state)
 	fx_restart(x);
 	assert_int_equal(fx_stats(x).recovered_units, 0);
 	streams_get(x, after);
-	for (int s = 0; s < ST_COUNT; s++) {
+	for (int s = 0; s < FTL_STREAMS; s++) {
 		assert_int_equal(after[s].sb, before[s].sb);
 		assert_int_equal(after[s].next, before[s].next);
 	}
 	/* Separation holds: new writes land in their own stream's superblock. */
 	fx_write(x, 5, 1);
 	fx_log_add(&l, 5, 1);
-	assert_int_equal(ftl_ppn_sb(x->f, fx_ppn_resident(x, 5)), (uint32_t)after[ST_RAND].sb);
+	assert_int_equal(fx_ppn_resident(x, 5) / x->lay.units_per_sb, (uint32_t)after[FTL_STREAM_RAND].sb);
 	fx_write(x, 1000, 32);
 	fx_log_add(&l, 1000, 32);
-	assert_int_equal(ftl_ppn_sb(x->f, fx_ppn_resident(x, 1000)), (uint32_t)after[ST_SEQ].sb);
+	assert_int_equal(fx_ppn_resident(x, 1000) / x->lay.units_per_sb, (uint32_t)after[FTL_STREAM_SEQ].sb);
 	fx_verify_all(x);
 	fx_free(x);
 }

@@ -7,6 +7,8 @@
 #define BLOX_TEST_RECOVERY_TESTS_H
 
 #include "ftl_fixture.h"
+/* The OOB records of flash pages (struct ftl_oob), read back and faked. */
+#include "ftl_internal.h"
 
 /* Writes in flight at each crash of the crash-cycle tests. */
 #define CYCLE_QD 4

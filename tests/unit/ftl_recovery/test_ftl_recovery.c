@@ -29,28 +29,27 @@
 
 static void expect_all_programmed(const struct fx *x)
 {
-	const struct ftl *f = x->f;
+	struct ftl_activity a = fx_activity(x);
 
-	assert_true(TAILQ_EMPTY(&f->inflight));
-	assert_int_equal(f->done_through, f->next_ticket);
-	for (int s = 0; s < ST_COUNT; s++)
-		assert_null(f->streams[s].wb);
-	for (uint32_t i = 0; i < f->nr_wbufs; i++)
-		assert_int_equal(f->wbufs[i].state, WB_FREE);
+	assert_int_equal(a.pages_in_flight, 0);
+	assert_int_equal(a.done_through, a.next_ticket);
+	for (int s = 0; s < FTL_STREAMS; s++)
+		assert_false(fx_stream(x, s).filling);
+	assert_int_equal(a.wbufs_busy, 0);
 }
 
 /* The store holds @lba's current data at its PPN. */
 static void expect_in_store(const struct fx *x, uint32_t lba)
 {
-	const struct ftl *f = x->f;
 	uint32_t ppn = fx_ppn_resident(x, lba);
-	uint8_t *page = fx_tmp_alloc(f->geo->page_size);
+	uint8_t *page = fx_tmp_alloc(x->nc.geo.page_size);
 	struct nand_addr a;
 
-	ftl_fpid_addr(f, ppn / f->slots, &a);
-	assert_int_equal(x->store->ops->read(x->store, nand_page_index(f->geo, &a), page, NULL),
+	ftl_inspect_page_addr(x->f, ppn / x->lay.slots, &a);
+	assert_int_equal(x->store->ops->read(x->store, nand_page_index(&x->nc.geo, &a), page,
+					     NULL),
 			 0);
-	assert_int_equal(fx_decode(page + (size_t)(ppn % f->slots) * FTL_UNIT, lba),
+	assert_int_equal(fx_decode(page + (size_t)(ppn % x->lay.slots) * FTL_UNIT, lba),
 			 x->shadow[lba]);
 	fx_tmp_free(page);
 }
@@ -67,8 +66,8 @@ static void test_flush_and_fua(void **state)
 	/* Volatile cache: a write completes while its page is still filling. */
 	fx_write(x, 0, 5);
 	fx_write(x, 3000, 2);
-	assert_non_null(ftl_buffered(x->f, fx_ppn_resident(x, 4)));
-	assert_non_null(x->f->streams[ST_RAND].wb);
+	assert_non_null(ftl_inspect_buffered(x->f, fx_ppn_resident(x, 4)));
+	assert_true(fx_stream(x, FTL_STREAM_RAND).filling);
 	a = fx_stats(x);
 	fx_flush(x);
 	expect_all_programmed(x);
@@ -95,7 +94,7 @@ static void test_flush_and_fua(void **state)
 	expect_in_store(x, 302);
 	ftl_set_volatile_cache(x->f, true);
 	fx_write(x, 400, 1);
-	assert_non_null(ftl_buffered(x->f, fx_ppn_resident(x, 400)));
+	assert_non_null(ftl_inspect_buffered(x->f, fx_ppn_resident(x, 400)));
 	fx_verify(x, 0, 5);
 	fx_verify(x, 200, 1);
 	fx_verify(x, 300, 3);
