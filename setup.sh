@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Set-up for a fresh Debian 12 machine: installs what is missing, builds,
 # then runs bloxd or the tests.
 #

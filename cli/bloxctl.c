@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bloxctl: the operator's CLI for bloxd's admin API (proto/blox_admin.proto)
  * over its unix socket (or TLS). One request per run (a stream for stats

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bloxctl's pure helpers (no I/O besides printing a table): argument
  * parsing, aligned tables, and any protobuf message as JSON.

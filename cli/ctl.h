@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bloxctl's inside: the connection to bloxd and the request/answer
  * exchange (ctl_client.c), human and JSON output (ctl_output.c), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bloxctl's connection to bloxd: the unix socket, or TCP with TLS (our
  * client certificate; bloxd's certificate checked against the CA and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bloxctl ns: create (every namespace parameter of the config file as an
  * option), delete, list, show.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bloxctl subsys (create, delete, list, show) and host (allow, deny,
  * allow-any): subsystems and who may connect to them.

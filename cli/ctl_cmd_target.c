@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bloxctl commands about the daemon and what runs in it: status,
  * version, config save, listener (add, remove, list), ctrl list, stats.

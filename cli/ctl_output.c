@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bloxctl's output: every answer as JSON with --json (from the protobuf
  * descriptors, cli_msg_to_json), else for people: aligned tables for

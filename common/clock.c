@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Real (CLOCK_MONOTONIC) and virtual clocks. */
 #include "blox_clock.h"
 

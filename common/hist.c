@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Log-linear latency histograms (see hist.h). */
 #include "blox_hist.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Logging through a context (struct blox_log): one line per message on stderr. */
 #include "blox_log.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one parser of sizes and counts, used by the config loader, bloxd's
  * flags and bloxctl alike, so that "1Gi" means the same everywhere.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bloxd: the NVMe/TCP target daemon. Parses flags and the start-up config,
  * then builds the daemon as a list of steps (event loop, NVMe-oF target,

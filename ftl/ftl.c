@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * FTL life cycle, the request entry point, completion delivery, waking of
  * waiters, background work and statistics.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private state of an FTL instance, shared by its files:
  *   layout.c    unit addresses, superblocks, allocation, validity

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Garbage collection and wear leveling. One victim superblock at a time:
  * pick it (greedy: fewest valid units; cost-benefit: best

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * GC policy: the levels (in free superblocks, from the spare the
  * over-provisioning leaves), which level the instance is at, when a victim

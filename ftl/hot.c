@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Hot region tracking (see hot.h): one decaying read counter per region
  * and the top-N set recomputed by sorting the non-zero counters, which is

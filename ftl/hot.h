@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Hot region tracking: which parts of the LBA space are read most, so
  * that only their mappings compete for the mapping descriptor cache.

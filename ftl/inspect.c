@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Read-only inspection of an instance (ftl.h): what tests and the
  * simulator look at, copied out of the private state.

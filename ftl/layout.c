@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit addresses, superblocks and validity. A superblock is block b on
  * every (die, plane) of the instance; PPNs inside it stripe across dies

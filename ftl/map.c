@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * DFTL mapping: the GTD (translation page -> PPN, in memory) and the CMT
  * (whole translation pages cached LRU within the configured budget; a

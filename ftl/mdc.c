@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Mapping descriptor cache (see mdc.h): a sorted array of non-overlapping
  * runs. Lookups binary-search it; offers and invalidations shift the tail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Mapping descriptor cache (MDC): a small cache of run-length-compressed
  * hot mappings in front of the DFTL cached mapping table. A descriptor

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The read path. Per unit: CMT hit -> PPN; else MDC hit -> PPN; else load
  * the translation page (the read waits and resumes). Unmapped units read

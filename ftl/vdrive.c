@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Virtual-time FTL driver (see vdrive.h). */
 #include "vdrive.h"
 

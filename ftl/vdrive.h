@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A virtual-time driver for an FTL instance over a NAND device: the same
  * FTL and engine code as the daemon, with time moved event to event. For

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The write side: streams, the write buffer, programs and durability.
  *

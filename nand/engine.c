@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The NAND timing engine: per-die state machines with priority queues,
  * a shared bus per channel, program/erase suspension, and one min-heap of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private state of the NAND timing engine, shared by engine.c (scheduling)
  * and ops.c (submission, rules, store access, completion). Tests include

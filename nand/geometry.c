@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Geometry, address packing and timing defaults of the emulated NAND. */
 #include "nand.h"
 

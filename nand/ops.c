@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Submission, flash rules, store access and completion of NAND ops, and
  * the built-in suspension policies.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * File backing store: one sparse file holding a header (magic, version,
  * geometry), the per-block meta table, the per-die counters, then every

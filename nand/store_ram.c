@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * RAM backing store: per block, a table of page buffers allocated when a
  * page is programmed and freed when its block is erased.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Framing of the admin API on a stream socket. Every frame is a fixed
  * 20-byte little-endian header, then msg_len bytes of UTF-8 message

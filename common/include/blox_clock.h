@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Clocks behind an ops table. Nothing below daemon/ reads the system time
  * itself: every layer is handed a struct blox_clock. The real clock reads

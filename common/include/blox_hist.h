@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Latency histograms with HDR-style log-linear buckets: exact below 64,
  * then 32 buckets per power of two (about 3% resolution) up to 2^64.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Logging through a context: whoever builds a part hands it a struct
  * blox_log saying how much to log; there is no global log level.

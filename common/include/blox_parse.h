@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Sizes and counts from text, one grammar for the config loader, bloxd's
  * flags and bloxctl.

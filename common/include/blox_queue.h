@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * <sys/queue.h> plus the BSD _SAFE iterator glibc lacks. The lowest layer
  * holds it so that every layer above can use it.

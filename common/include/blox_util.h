@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Small helpers every layer uses: container_of, array size, min/max.
  */

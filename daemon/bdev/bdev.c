@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Backend registry and the completion queue that keeps backend
  * completions out of submit() (they are delivered from the event loop).

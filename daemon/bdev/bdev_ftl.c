@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The "nand" backend: every LBA goes through an FTL instance onto the
  * emulated NAND device, whose pages live in a backing store (a sparse

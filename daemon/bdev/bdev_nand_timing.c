@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Timing-only NAND backend. Data is kept by an inner RAM backend; timing
  * comes from a NAND engine driven in real time on the event loop. Flash

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Null backend: accepts every write, reads zeroes, stores nothing. For
  * measuring the network path alone.

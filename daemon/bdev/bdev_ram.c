@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * RAM backend: data lives in memory chunks allocated on first write, so
  * only written space costs memory. Unwritten and trimmed ranges read as

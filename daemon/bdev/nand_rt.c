@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Real-time driver of the NAND engine (see nand_rt.h). */
 #include "nand_rt.h"
 

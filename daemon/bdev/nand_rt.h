@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Real-time driver of a NAND timing engine on the daemon's event loop: one
  * libevent timer armed for the engine's next event. The timer is set a

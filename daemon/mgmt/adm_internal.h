@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared by the admin transport (adm_server.c), the method handlers
  * (adm_methods.c with its helpers, adm_m_*.c by object) and telemetry

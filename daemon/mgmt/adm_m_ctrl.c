@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * BloxAdmin handlers of what runs: connected controllers with their
  * queues, and telemetry (one answer, or a stream every interval).

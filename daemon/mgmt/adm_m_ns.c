@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * BloxAdmin handlers of namespaces. A create copies the request into the
  * typed namespace parameters (struct blox_ns_params) field by field, by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * BloxAdmin handlers of subsystems and their host allow lists. A delete
  * disconnects the subsystem's controllers (when forced), waits until

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * BloxAdmin handlers of the daemon itself: version, status, config save,
  * and the NVMe/TCP listeners.

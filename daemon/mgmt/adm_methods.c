@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * BloxAdmin method handlers: the service table, and the helpers the
  * handlers of every object share. The handlers themselves live by object

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Namespaces made and torn down without stalling the event loop, so that
  * the other namespaces' I/O goes on meanwhile.

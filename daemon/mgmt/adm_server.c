@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Admin transport: a unix stream socket (mode 0660, peer credentials
  * checked) and an optional TLS listener (client certificates required),

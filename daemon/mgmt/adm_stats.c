@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Telemetry for the admin API. Counters are totals; rates and latency
  * percentiles cover the window between now and the older of two

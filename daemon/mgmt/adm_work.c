@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Work the event loop must not wait for (a namespace's store file, FTL
  * format or recovery, clean stop, file removal) on a thread of its own,

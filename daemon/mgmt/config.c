@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * JSON start-up configuration (json-c): the top level, listeners,
  * subsystems and hosts, and loading a file, into the typed configuration

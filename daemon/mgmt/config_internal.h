@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private to the config parser: the typed JSON getters and the parameter
  * tables in JSON (config_json.c), namespace and device entries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Typed getters over the json-c objects of the start-up configuration,
  * shared by the config parsers, and the NAND/FTL parameter tables read

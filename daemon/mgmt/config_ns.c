@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Namespace and device entries of the configuration in JSON: read into
  * their parameters (struct blox_ns_params, blox_device_params) and then

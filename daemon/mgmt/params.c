@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Parameters as asked (struct blox_ns_params, blox_device_params and the
  * NAND and FTL parts in them): the field tables, their checks, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private to daemon/mgmt: the fields of the NAND and FTL parameters as
  * tables, so that the config file's JSON, the admin API's protobuf

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The provisioning service: the one place that makes and unmakes what the
  * target serves, through typed calls. Devices are opened and registered

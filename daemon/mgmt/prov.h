@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private to daemon/mgmt: the provisioning service's objects and its
  * calls in steps, for the admin API, which makes slow namespaces off the

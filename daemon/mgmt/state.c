@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The state file: written from the running target and the provisioning
  * service's records, atomically.

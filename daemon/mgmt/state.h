@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The state file: what the admin API changed, as a start-up config (the
  * same JSON as --config), rebuilt from the running target and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Admin command set of NVM subsystem controllers: Identify, Get/Set
  * Features, Keep Alive, Asynchronous Event Request and Abort. Log pages

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Request life in the target core: parse (per command set), execute,
  * complete. Every request that reaches nvmf_req_init() ends in exactly one

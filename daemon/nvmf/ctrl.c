@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Controllers: creation at admin Connect, queue attach/detach, teardown,
  * keep-alive expiry, the property state machine (CAP/VS/CC/CSTS), the error

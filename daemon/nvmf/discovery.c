@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The discovery controller: the well-known discovery NQN, reachable on
  * every listener. It answers Identify Controller, Get Log Page (supported

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fabrics command set: Connect (admin and I/O queues), Property Get/Set
  * and Disconnect.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * NVM I/O command set: Read, Write (FUA), Flush, Write Zeroes, Dataset
  * Management (deallocate) and Compare, on the namespace's backend.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Get Log Page for NVM and discovery controllers. Each log is built whole
  * into the request's scratch buffer, then the slice the host asked for

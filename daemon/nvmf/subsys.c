@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Target configuration objects: the target context, subsystems with their
  * host allow lists and namespaces, and ports. Changes that a host can see

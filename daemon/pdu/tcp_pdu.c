@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Pure NVMe/TCP PDU codec: header validation and digest helpers. Shared by
  * the target's transport and the project's test initiator.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * NVMe/TCP transport. Each accepted connection is one queue (struct
  * tcp_queue, embedding the core's struct nvmf_sq). Receiving is one state

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private state of the NVMe/TCP transport, shared by tcp.c (contexts,
  * closing, listening, accepting), tcp_tx.c (the send side) and tcp_rx.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * NVMe/TCP receive side: one state machine per queue (ICReq, header and
  * digest, padding, payload, data digest), fed from a receive buffer or,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * NVMe/TCP send side: per-command send state (R2T, C2HData + data +
  * digest, CapsuleResp) on the queue's send list, written with writev() in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ftl/: a DRAM-less page-mapping FTL, one instance per namespace, over
  * the dies (and block range) it is given on an emulated NAND device.

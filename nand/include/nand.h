@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nand/: an emulated NAND flash device. Real geometry (channels, dies,
  * planes, blocks, pages), a backing store for page data and OOB behind an

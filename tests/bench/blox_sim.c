@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * blox-sim: the blox FTL (ftl/) over the emulated NAND (nand/) on the
  * virtual-time driver (ftl/vdrive.c) -- the same FTL and NAND code as the

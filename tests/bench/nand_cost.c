@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nand_cost: CPU cost of the NAND timing engine per emulated op. A closed
  * loop at QD 256 over the default geometry drives 5M timing-only ops (70%

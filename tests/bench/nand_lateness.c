@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Lateness of real-time NAND completions in the daemon's driver
  * (daemon/nand_rt.c on a libevent loop): how far after its modeled time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nand_model: a model check of the NAND timing engine. Closed-loop 4 KiB
  * random reads (timing-only, uniformly random die/block/page) at queue

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * blox-sim's internal header: the parsed options, one simulated device
  * (struct sim: NAND, FTL and the closed loop driving it in virtual time),

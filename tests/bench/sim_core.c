@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * blox-sim, one simulated device: the NAND device in RAM, the FTL on it
  * driven by the virtual-time driver (ftl/vdrive.c), and the closed loop

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * blox-sim's output: the experiment's file (every line also to stdout, so
  * a run can be watched) and the header lines the experiments share: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * blox-sim experiments 1 and 2: a sequential fill (exp 2: with one random
  * 4 KiB write after every 1 MiB, uniform or ahead of the fill, with and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * blox-sim experiment 3: write amplification vs over-provisioning. Per
  * op_permille of --ops and GC policy (greedy, cost-benefit), a fresh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * blox's own small NVMe/TCP initiator (host), used by the loopback
  * integration tests and, later, by the benchmark client.

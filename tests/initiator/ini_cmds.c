@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Synchronous helpers for the admin and NVM I/O commands the tests use.
  * Each returns the NVMe status field (>= 0) or -errno for a transport

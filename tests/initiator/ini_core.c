@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The initiator's command core: submit commands without waiting, then
  * read PDUs until completions arrive. Handles in-capsule data, R2T ->

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Controller bring-up and teardown the way a fabrics host does it:
  * admin queue + Connect, CC.EN = 1 and wait for CSTS.RDY, Identify

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fabrics commands of the initiator (NVMe-oF 1.1 section 3): Connect,
  * Property Get/Set and Disconnect. The fabrics SQE puts FCTYPE in byte 4

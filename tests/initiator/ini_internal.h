@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The initiator's queue layout and the helpers its .c files share. Not
  * for users of the library: they see struct ini_queue as opaque.

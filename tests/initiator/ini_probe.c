@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ini_probe: a small command-line smoke check of an NVMe/TCP target with
  * the blox initiator. Brings a controller up, identifies namespace 1,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Initiator queues: one TCP connection each. Opening, the ICReq/ICResp
  * exchange, accessors, and the PDU header builders that the command core

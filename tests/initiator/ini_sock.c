@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Socket plumbing of the initiator: connect with a timeout, send all,
  * buffered receive with a timeout, and the raw mode the bad-input tests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the files of test_admin_badinput share: the admin frames built by
  * hand on a raw unix socket (wire helpers in admin_badinput_wire.c), the

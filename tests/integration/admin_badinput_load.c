@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The admin server under load and odd clients: floods, silent clients,
  * streams whose client vanishes or cancels, peer credentials; then the

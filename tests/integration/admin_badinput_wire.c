@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_admin_badinput's wire: admin frames built by hand, sent on a raw
  * unix socket, and the answers read back and checked, every read bounded

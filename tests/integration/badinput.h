@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the files of test_badinput share: queues and controllers on the
  * fixture's bloxd, raw command PDUs, and the checks that a connection was

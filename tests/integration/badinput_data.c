@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Bad input in the data phase and on the byte stream: data digests,
  * H2CData that does not match its R2T, PDUs split and coalesced,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the files of test_durability share: a round's settings, the run
  * (the daemon, the queues and the model of every LBA), the block pattern,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_durability's daemon and load: starting bloxd on the round's store,
  * its log, and the random write load (with Flushes or FUA) that a kill

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_durability's model: block patterns, what each LBA may hold after a
  * kill (the durable write, or one completed or in flight since), and the

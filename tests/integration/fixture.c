@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Integration-test fixture: runs bloxd as a child process on loopback
  * ports with a generated config, and the helpers the test programs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared fixture of the loopback integration tests: run a bloxd child
  * process on free loopback ports with a generated JSON config, wait

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Queue-depth write/read/verify rounds for the integration tests; see
  * rw.h. Everything the target returns is checked, and a mismatch is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Write/read/verify rounds at a given queue depth and transfer size over
  * one initiator queue, checking every completion (status, SQID, SQHD,

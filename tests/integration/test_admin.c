@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The admin plane end to end: a running bloxd driven through bloxctl
  * (path in $BLOXCTL). Namespaces created and deleted while a controller

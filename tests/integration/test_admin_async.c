@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Large nand namespaces created and deleted through bloxctl while another
  * namespace does I/O. Making one (store file, FTL format) and tearing it

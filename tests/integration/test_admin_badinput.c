@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Integration tests of bloxd's admin API server (daemon/adm_server.c)
  * against bad input, with frames built by hand on a raw unix socket. Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Integration tests of bloxd against bad NVMe commands and rough host
  * behaviour: invalid opcodes, LBAs out of range, transfers above MDTS or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Integration tests of bloxd against bad input: malformed PDU headers,
  * PDUs out of sequence, bad ICReq fields, header and data digest errors,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Crash durability of the "nand" backend (the FTL on emulated flash in a
  * file store under --data-dir), seen from a host over loopback.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Integration tests of bloxd's fabrics side: Connect errors (unknown
  * subsystem, host access list, queue sizes, duplicate and unknown

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Integration tests of bloxd's NVM path over loopback: ICResp values,
  * Identify (controller, namespace, active list, descriptors), write/read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The timing-only NAND backend seen from a host over loopback: a 4 KiB
  * read at queue depth 1 costs about tR + channel transfer on top of the

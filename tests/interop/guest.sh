@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # guest.sh - Linux NVMe/TCP initiator interop checks, run inside the
 # initiator VM (../shared/initiator-vm/run-in-vm.sh) against a target on the
 # host, reached from the guest as $HOST_IP (10.0.2.2 = the host's 127.0.0.1).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # run.sh - interop test of bloxd with a real Linux NVMe/TCP initiator.
 #
 # Usage: run.sh [BLOXD [KERNEL_SERIES]]

@@ -1,10 +1,12 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The layering of the source tree, checked on the real compile commands
 # (compile_commands.json): a probe that includes a header is compiled with
 # the exact flags of a source file of a part. Parts may include their own
 # headers and the public headers of the parts below them; including an
 # internal header of another part, or a public header of a part above or
 # beside, must fail to compile. Also: no '#include "../' anywhere, and no
-# file directly in daemon/ but main.c and CMakeLists.txt.
+# file directly in daemon/ but main.c and CMakeLists.txt; every source file
+# starts with its SPDX license line.
 #
 #   cmake -DCOMPDB=<build>/compile_commands.json -DSRC=<source dir>
 #         -DWORK=<scratch dir> -P check.cmake
@@ -131,6 +133,17 @@ foreach(f IN LISTS sources)
     file(STRINGS ${f} bad REGEX "^[ \t]*#[ \t]*include[ \t]*\"\\.\\./")
     if(bad)
       message("FAIL ${f}: ${bad}")
+      math(EXPR failures "${failures} + 1")
+    endif()
+  endif()
+endforeach()
+
+# Every source file says its license on its first line.
+foreach(f IN LISTS sources)
+  if(f MATCHES "\\.(c|h|proto)$")
+    file(STRINGS ${f} first LIMIT_COUNT 1)
+    if(NOT first MATCHES "SPDX-License-Identifier: BSD-3-Clause")
+      message("FAIL ${f}: no SPDX-License-Identifier line first")
       math(EXPR failures "${failures} + 1")
     endif()
   endif()

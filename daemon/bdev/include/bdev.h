@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Namespace backends. A backend is a block device behind an ops table
  * (ram, null, later nand); the I/O command set talks to it through

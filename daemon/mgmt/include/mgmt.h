@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Management of a running target, the one public header of daemon/mgmt/:
  * the start-up configuration (JSON file and flags), the admin plane (the

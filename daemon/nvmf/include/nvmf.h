@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The NVMe-oF target core: every object the target knows (target, port,
  * subsystem, namespace, controller, queue, request) and the functions that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * NVMe/TCP PDU layouts and a pure codec for them (NVMe TCP Transport
  * Specification 1.0). No I/O happens here: the functions check and build

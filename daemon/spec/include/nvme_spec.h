@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * NVMe wire structures shared by the target core, the TCP transport and
  * the project's own initiator: the 64-byte submission queue entry, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * NVMe/TCP transport: listeners, one connection per queue, the receive
  * state machine per queue and the send state per command.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The admin frame codec (proto/adm_frame.c) and the bloxctl helpers that
  * need no daemon (cli/cli_util.c): header round trips, every decode

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the backends (bdev.c, bdev_ram.c, bdev_null.c,
  * bdev_ftl.c): geometry checks in blox_bdev_create(), RAM data integrity

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The fake transport of the core tests (see fake_nvmf.h): the transport
  * ops that record what the core hands back, queues, commands, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Test double for the transport side of the target core, shared by the
  * core_* and ctrl unit tests: a fake struct nvmf_transport_ops that records

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for config.c: blox_config_parse() on a full valid file and on
  * every error (each message must name the offending field), listener

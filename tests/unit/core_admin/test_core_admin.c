@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the NVM admin command set (admin.c, logpage.c): Identify
  * (controller, namespace, active list, descriptors), Get Log Page, Get/Set

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for asynchronous events in the target core (admin.c AER,
  * ctrl.c aen_kick, subsys.c nvmf_subsys_ns_changed, log page 04h in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the discovery controller (discovery.c and the discovery
  * log in logpage.c): Identify, the commands it accepts, and log page 70h

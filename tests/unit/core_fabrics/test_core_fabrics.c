@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the fabrics command set and command sequencing in the
  * target core (fabrics.c, core.c): Connect of admin and I/O queues with

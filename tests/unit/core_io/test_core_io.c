@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the NVM I/O command set (io.c) through the target core
  * and the RAM backend: Read/Write/Compare/Write Zeroes/DSM/Flush with the

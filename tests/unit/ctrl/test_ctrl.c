@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for controllers (ctrl.c): the property state machine (CAP,
  * VS, CC, CSTS) and keep-alive, both the pure check on a virtual clock and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The CMT (LRU, write-back, thrashing), the MDC and hot regions, idle prefetch. */
 #include "ftl_tests.h"
 /* The hot-region tests drive the FTL's tracker (hot.h) themselves. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Stream detection and sequential order, trim, and translation pages
  * programmed only after the data they map.

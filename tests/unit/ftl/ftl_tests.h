@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The tests of test_ftl's other files (test_ftl.c runs them all).
  */

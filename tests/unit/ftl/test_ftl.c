@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the FTL's mapping paths (ftl/), through ftl.h (its
  * read-only ftl_inspect_*() functions where the I/O surface says too

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The FTL tests' fixture (see ftl_fixture.h): device and store set-up,
  * the virtual-time driver loop, synchronous I/O against a shadow, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared fixture for the FTL unit tests (test_ftl, test_ftl_gc,
  * test_ftl_recovery): a small NAND device on a RAM or file store, the

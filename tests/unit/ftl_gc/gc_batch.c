@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Batched GC: translation-page order, tiny CMTs, races with the host, and
  * power loss in the middle of batches.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * GC levels and pacing: foreground pacing keeps free space above urgent,
  * GC stops on an idle full device, the levels fit any over-provisioning.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the files of test_ftl_gc share: the check after a random-overwrite
  * run, and the tests each file holds (test_ftl_gc.c runs them all).

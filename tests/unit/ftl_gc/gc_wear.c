@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Wear leveling: least-worn allocation, static wear leveling on and off. */
 #include "gc_tests.h"
 /* Erase counts set by hand. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for garbage collection and wear leveling (ftl/gc.c, with
  * layout.c's allocation). This file: random overwrite against a shadow of

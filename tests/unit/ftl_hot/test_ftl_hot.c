@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for hot region tracking (ftl/hot.c), through hot.h only:
  * argument checks, region math (short and empty trailing regions, the top

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MDC invalidation: trims, splits, short pieces, several descriptors, a full cache. */
 #include "mdc_tests.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MDC merging of runs that continue a descriptor, and splits of merged ones. */
 #include "mdc_tests.h"
 

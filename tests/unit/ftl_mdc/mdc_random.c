@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The MDC against a shadow mapping: random offers, scans, writes, trims,
  * GC moves and lookups; then random overwrites of one merged descriptor.

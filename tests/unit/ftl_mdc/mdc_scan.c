@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MDC scans of mapping entries, and every counter in a scripted sequence. */
 #include "mdc_tests.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the files of test_ftl_mdc share: the helpers that check the
  * cache's descriptors, hits and counters, and the tests each file holds

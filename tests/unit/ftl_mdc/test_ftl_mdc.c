@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the mapping descriptor cache (ftl/mdc.c), through mdc.h
  * only. This file: creation, lookups at run edges, admission (min_run,

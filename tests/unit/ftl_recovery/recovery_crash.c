@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Recovery after unclean stops: unflushed writes and trims, torn and
  * missing checkpoints, GC before the crash, crash cycles with I/O in

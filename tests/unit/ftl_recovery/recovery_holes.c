@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Reopening the streams' superblocks after crashes with programs in
  * flight, faked in the store: a lost page (padded), holes too wide and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Restarts give the streams back their superblocks: after a clean stop at
  * the checkpoint's positions, after a crash past the last programmed page.

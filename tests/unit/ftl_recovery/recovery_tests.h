@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the files of test_ftl_recovery share: restarting the FTL on its
  * file store, the streams' positions and what their superblocks hold, and

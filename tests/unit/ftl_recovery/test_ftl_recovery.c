@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for durability and recovery (ftl/write.c's flush and FUA,
  * ftl/recovery.c), mostly on a file store in a temporary directory. This

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the log-linear latency histogram (nand/hist.c): bucket
  * and bucket_low agree with each other for many values, buckets are

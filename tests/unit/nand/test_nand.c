@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the NAND device's geometry (geometry.c), submission and
  * flash rules (ops.c) and store access: address packing over a whole small

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The NAND tests' harness (see nand_fixture.h): devices, the completion
  * recorder, op set-up and virtual-time stepping.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared harness for the NAND unit tests (test_nand: geometry, rules and
  * store access; test_nand_engine: timing, suspension, priorities,

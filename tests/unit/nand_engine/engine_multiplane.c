@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Multi-plane groups: programs and erases across planes, and their rules. */
 #include "engine_tests.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Queue priorities, a closed loop from completion callbacks, null timing,
  * telemetry after a scripted mix, die phases.

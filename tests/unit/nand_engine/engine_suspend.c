@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Suspension of erases and programs by reads: when, how often, at what cost. */
 #include "engine_tests.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The tests of test_nand_engine's other files (test_nand_engine.c runs
  * them all).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the NAND timing engine (engine.c): exact completion times
  * in virtual time for scripted sequences, plus the telemetry those

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the NAND backing stores (store_ram.c, store_file.c): the
  * ops-table contract on both stores, persistence of the file store across

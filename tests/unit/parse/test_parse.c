@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for common/parse.c: blox_parse_size() (binary units, optional "iB"/"B"
  * suffix, junk and overflow rejected).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for the provisioning service (daemon/mgmt/prov.c): a
  * configuration applied through it (shared device dies given out and

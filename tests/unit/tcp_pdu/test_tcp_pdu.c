@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for tcp_pdu.c, the pure NVMe/TCP codec: header checks in both
  * directions (accepted layouts and every rejection with its FES/FEI),
