@@ -4,7 +4,8 @@
  * configuration applied through it (shared device dies given out and
  * owned, records kept), namespaces made from typed parameters in steps,
  * the state file written from its records and read back to the same
- * parameters, and the device registry.
+ * parameters, the device registry, and the parameter tables against the
+ * admin API's messages.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -18,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "blox_admin.pb-c.h"
 #include "params.h"
 #include "prov.h"
 #include "state.h"
@@ -268,6 +270,35 @@ static void test_registry(void **state)
 	assert_null(blox_dev_find(&f->prov->registry, "ssd1"));
 }
 
+/* Every field of @t is in the protobuf message @d by name, of a matching type. */
+static void check_table(const struct blox_param_table *t, const ProtobufCMessageDescriptor *d)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct blox_param_field *f = &t->fields[i];
+		const ProtobufCFieldDescriptor *fd =
+			protobuf_c_message_descriptor_get_field_by_name(d, f->key);
+
+		if (!fd)
+			fail_msg("%s.%s: not in %s", t->name, f->key, d->name);
+		if ((f->kind == BLOX_PK_U32 && fd->type != PROTOBUF_C_TYPE_UINT32) ||
+		    (f->kind == BLOX_PK_BOOL && fd->type != PROTOBUF_C_TYPE_ENUM) ||
+		    (f->kind == BLOX_PK_STR && fd->type != PROTOBUF_C_TYPE_STRING))
+			fail_msg("%s.%s: type %d in %s", t->name, f->key, (int)fd->type, d->name);
+		assert_string_equal(t->keys[i], f->key);
+	}
+	assert_null(t->keys[t->n]);
+	/* And the message has nothing the table lacks. */
+	assert_int_equal(d->n_fields, t->n);
+}
+
+/* 7. The admin API's NAND and FTL messages carry exactly the tables' fields. */
+static void test_tables_match_proto(void **state)
+{
+	(void)state;
+	check_table(&blox_nand_table, &blox__admin__nand_params__descriptor);
+	check_table(&blox_ftl_table, &blox__admin__ftl_params__descriptor);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +308,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_typed_create, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry, setup, teardown),
+		cmocka_unit_test(test_tables_match_proto),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
