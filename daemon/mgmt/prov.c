@@ -251,7 +251,13 @@ static void rec_free(void *arg)
 
 	if (!rec)
 		return;
-	/* Its dies are free again. */
+	/*
+	 * Its dies are free again. A deleted namespace's backend may still be
+	 * stopping on a worker then (nvmf_ns_detach()'s released callback);
+	 * that is safe only because namespaces on shared devices are not
+	 * deleted at run time yet. Whoever adds that must free the dies once
+	 * the backend is gone.
+	 */
 	for (uint32_t i = 0; rec->dev && i < rec->nr_dies; i++)
 		rec->dev->taken[rec->dies[i]] = false;
 	free(rec->store_path);
