@@ -108,10 +108,11 @@ struct args {
 	size_t nr_listen;
 };
 
-/* A count in [@min, @max] for option @name, or 2 (usage) with a message. */
-static int count_arg(const char *name, uint64_t min, uint64_t max, uint64_t *v)
+/* @text as a count in [@min, @max] for option @name, or 2 (usage) with a message. */
+static int count_arg(const char *name, const char *text, uint64_t min, uint64_t max,
+		     uint64_t *v)
 {
-	if (blox_parse_count(optarg, max, v) || *v < min) {
+	if (blox_parse_count(text, max, v) || *v < min) {
 		fprintf(stderr, "bloxd: --%s: expected %lu..%lu\n", name, (unsigned long)min,
 			(unsigned long)max);
 		return 2;
@@ -169,7 +170,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 			d->admin_opts.tls_ca = optarg;
 			break;
 		case 'I':
-			if (count_arg("admin-idle-ms", 100, 86400000, &v))
+			if (count_arg("admin-idle-ms", optarg, 100, 86400000, &v))
 				return 2;
 			d->admin_opts.idle_timeout_ms = (uint32_t)v;
 			break;
@@ -183,7 +184,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 			a->listen[a->nr_listen++].disc = c == 'D';
 			break;
 		case 'L':
-			if (count_arg("log-level", 0, 3, &v))
+			if (count_arg("log-level", optarg, 0, 3, &v))
 				return 2;
 			d->log.level = (int)v;
 			break;

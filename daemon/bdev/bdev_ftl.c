@@ -152,11 +152,6 @@ const char *blox_nand_dev_name(const struct blox_nand_dev *d)
 	return d->name;
 }
 
-const struct nand_config *blox_nand_dev_config(const struct blox_nand_dev *d)
-{
-	return nand_dev_config(d->dev);
-}
-
 uint32_t blox_nand_dev_refs(const struct blox_nand_dev *d)
 {
 	return d->refs;
@@ -181,7 +176,7 @@ int blox_dev_register(struct blox_dev_registry *r, struct blox_nand_dev *d)
 		return -EINVAL;
 	if (blox_dev_find(r, d->name))
 		return -EEXIST;
-	d->refs++;
+	blox_nand_dev_get(d);
 	d->registered = true;
 	TAILQ_INSERT_TAIL(&r->devs, d, link);
 	return 0;
@@ -459,7 +454,7 @@ static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 	if (p->shared) {
 		/* The device runs for its other namespaces: use its driver. */
 		fb->nd = p->shared;
-		fb->nd->refs++;
+		blox_nand_dev_get(fb->nd);
 		fb->rt = fb->nd->rt;
 	} else {
 		rc = nand_dev_open_unbound(NULL, p->nand, p->store_path, &fb->nd);

@@ -5,9 +5,8 @@
  * that the provisioning service applies (prov.c). Strict: unknown keys
  * and wrong types are errors that name the offending field, because a
  * typo in a storage config should never silently produce a different
- * device. The typed
- * getters are in config_json.c, namespaces and devices in config_ns.c,
- * what their values mean in params.c.
+ * device. The typed getters are in config_json.c, namespaces and devices
+ * in config_ns.c, what their values mean in params.c.
  */
 #include "config_internal.h"
 

@@ -36,9 +36,6 @@ int cfg_get_bool(json_object *o, const char *key, const char *where,
 int cfg_get_u64(json_object *o, const char *key, const char *where,
 		bool allow_suffix, uint64_t *dst, bool *present, char *err,
 		size_t errlen);
-/* An optional integer up to @max; @dst left alone when absent. */
-int cfg_get_u32(json_object *o, const char *key, const char *where,
-		uint32_t *dst, uint64_t max, char *err, size_t errlen);
 /* The array at @key, NULL when absent or (with *@rc set) not an array. */
 json_object *cfg_get_array(json_object *o, const char *key,
 			   const char *where, int *rc, char *err,

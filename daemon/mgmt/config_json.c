@@ -115,23 +115,6 @@ json_object *cfg_get_array(json_object *o, const char *key,
 	return v;
 }
 
-/* Optional unsigned field into a uint32_t, bounded. */
-int cfg_get_u32(json_object *o, const char *key, const char *where,
-		uint32_t *dst, uint64_t max, char *err, size_t errlen)
-{
-	uint64_t v = 0;
-	bool present;
-	int rc = cfg_get_u64(o, key, where, false, &v, &present, err, errlen);
-
-	if (rc || !present)
-		return rc;
-	if (v > max)
-		return blox_fail(err, errlen, "%s.%s: at most %lu", where, key,
-				(unsigned long)max);
-	*dst = (uint32_t)v;
-	return 0;
-}
-
 int cfg_read_params(const struct blox_param_table *t, json_object *o,
 		    const char *where, void *params, char *err, size_t errlen)
 {

@@ -60,12 +60,12 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 		return rc;
 	if (!present)
 		return blox_fail(err, errlen, "%s: 'size' is required", where);
-	v = 4096;
 	if ((rc = cfg_get_u64(o, "block_size", where, false, &v, &present, err, errlen)))
 		return rc;
-	if (v != 512 && v != 4096)
+	/* 0 would read as "not given"; the rest is checked when resolved. */
+	if (present && (v == 0 || v > UINT32_MAX))
 		return blox_fail(err, errlen, "%s.block_size: must be 512 or 4096", where);
-	p.block_size = (uint32_t)v;
+	p.block_size = present ? (uint32_t)v : 0;
 	if ((rc = cfg_get_string(o, "device", where, p.device, sizeof(p.device), false,
 				 err, errlen)) ||
 	    (rc = cfg_get_string(o, "uuid", where, uuid, sizeof(uuid), false, err,

@@ -42,7 +42,7 @@ struct prov_ns_rec {
 	char *store_path; /* its own store file, NULL when it has none */
 	struct prov_device *dev; /* on a registered device, else NULL */
 	uint32_t nr_dies;
-	uint32_t dies[BLOX_BDEV_MAX_DIES];
+	uint32_t dies[BLOX_FTL_MAX_DIES];
 };
 
 /* A namespace between its plan and its attach. */

@@ -102,9 +102,6 @@ struct blox_nand_dev;
 struct blox_clock;
 struct blox_log;
 
-/* Dies a backend may use: global die indexes (channel * dies_per_channel + die). */
-#define BLOX_BDEV_MAX_DIES 256
-
 /* Parameters common to the backends built into the daemon. */
 struct blox_bdev_params {
 	const char *backend; /* "ram", "null", "nand" or "nand-timing" */
@@ -117,7 +114,7 @@ struct blox_bdev_params {
 	const char *store_path;
 	/*
 	 * nand on a registered device: exactly the dies @dies[0..@nr_dies)
-	 * of it, blocks [@first_block, @first_block + @nr_blocks) of each
+	 * of it (global die indexes, at most the FTL's BLOX_FTL_MAX_DIES), blocks [@first_block, @first_block + @nr_blocks) of each
 	 * plane (@nr_blocks 0: every block). @nand and @store_path are then
 	 * the device's, not used here.
 	 */
@@ -187,7 +184,6 @@ int blox_nand_dev_open(const char *name, const struct nand_config *nand,
 void blox_nand_dev_get(struct blox_nand_dev *d);
 void blox_nand_dev_put(struct blox_nand_dev *d);
 const char *blox_nand_dev_name(const struct blox_nand_dev *d);
-const struct nand_config *blox_nand_dev_config(const struct blox_nand_dev *d);
 /* References held: 1 + the namespaces on it, when registered. */
 uint32_t blox_nand_dev_refs(const struct blox_nand_dev *d);
 
