@@ -237,16 +237,31 @@ start_bloxd() {
 # VM_RC and VM_SECS.
 GUEST_ENV="TARGET_NQN=$NQN NVM_PORT=$NVM_PORT DISC_PORT=$DISC_PORT EXPECT_SIZE=$NS_SIZE"
 GUEST_ENV+=" EXPECT_BLOCK_SIZE=$NS_BLOCK EXPECT_TRSVCID=$NVM_PORT NR_IO_QUEUES=2 ${BLOX_INTEROP_GUEST_ENV:-}"
+#
+# The guest kernel runs under TCG (no KVM); once in a while 6.12 panics while
+# it boots (an int3 Oops from live code patching on a second vCPU), before
+# init has run anything.  Such a boot never reached guest.sh, so nothing of
+# the test has happened yet: it is booted again, at most twice, and said so.
+# A panic after guest.sh started is a failure like any other.
 run_vm() {
-	local mode=$1 log=$2 t1=$SECONDS
-	say "run-in-vm.sh guest.sh MODE=$mode: kernel $SERIES, VM timeout ${VM_TIMEOUT}s, console log $log"
-	INITIATOR_VM_KERNEL=$SERIES INITIATOR_VM_KERNEL_PKG='' INITIATOR_VM_LOGLEVEL=${INITIATOR_VM_LOGLEVEL:-4} \
-		INITIATOR_VM_TIMEOUT=$VM_TIMEOUT INITIATOR_VM_LOG=$log INITIATOR_VM_HOSTFWD='' \
-		INITIATOR_VM_ENV="MODE=$mode $GUEST_ENV" "$VM" "$HERE/guest.sh" </dev/null &
-	VM_PID=$!
-	wait "$VM_PID"
-	VM_RC=$?
-	VM_PID=
+	local mode=$1 log=$2 t1=$SECONDS boot
+	for boot in 1 2 3; do
+		say "run-in-vm.sh guest.sh MODE=$mode: kernel $SERIES, VM timeout ${VM_TIMEOUT}s, console log $log"
+		INITIATOR_VM_KERNEL=$SERIES INITIATOR_VM_KERNEL_PKG='' INITIATOR_VM_LOGLEVEL=${INITIATOR_VM_LOGLEVEL:-4} \
+			INITIATOR_VM_TIMEOUT=$VM_TIMEOUT INITIATOR_VM_LOG=$log INITIATOR_VM_HOSTFWD='' \
+			INITIATOR_VM_ENV="MODE=$mode $GUEST_ENV" "$VM" "$HERE/guest.sh" </dev/null &
+		VM_PID=$!
+		wait "$VM_PID"
+		VM_RC=$?
+		VM_PID=
+		((VM_RC != 0 && VM_RC != 130)) || break
+		grep -a -q 'Kernel panic' "$log" 2>/dev/null || break
+		! grep -a -q 'guest script .* starting' "$log" 2>/dev/null || break
+		[[ $boot == 3 ]] && break
+		say "the guest kernel panicked while booting, before guest.sh ran (boot $boot):"
+		grep -a -m 3 -E 'Oops|RIP:|Kernel panic' "$log" | sed "s/^/[$NAME]   /"
+		cp "$log" "$log.boot$boot"
+	done
 	VM_SECS=$((SECONDS - t1))
 }
 
