@@ -122,6 +122,12 @@ struct blox_bdev_params {
 	const uint32_t *dies;
 	uint32_t nr_dies;
 	uint32_t first_block, nr_blocks;
+	/*
+	 * nand on a registered device: its dies are a pool shared with other
+	 * namespaces (each on its own block range), so their wear is shared
+	 * too; false: the dies are this namespace's alone.
+	 */
+	bool shared_pool;
 	struct event_base *base;
 	const struct blox_clock *clock;
 	const struct blox_log *log;
