@@ -11,10 +11,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Host units of an instance over @nr_dies dies and @nr_blocks blocks per
+ * plane: room for the checkpoint superblocks, one open superblock per
+ * stream and one to collect into, then over-provisioning on top; the
+ * translation pages live in the same space. 0 when too small.
+ */
+static uint64_t layout_capacity(uint32_t op_permille, uint64_t units_per_sb, uint32_t nr_sb)
+{
+	uint64_t data_units, cap;
+
+	if (nr_sb < FTL_CKPT_SBS + ST_COUNT + 4 || op_permille >= 1000)
+		return 0;
+	data_units = (uint64_t)(nr_sb - FTL_CKPT_SBS - ST_COUNT - 1) * units_per_sb;
+	cap = data_units * (1000 - op_permille) / 1000;
+	return cap - (cap + FTL_TP_ENTRIES - 1) / FTL_TP_ENTRIES;
+}
+
+uint64_t ftl_capacity_for(const struct ftl_config *cfg, const struct nand_geometry *g,
+			  uint32_t nr_dies, uint32_t nr_blocks)
+{
+	uint32_t slots = g->page_size / FTL_UNIT;
+	uint64_t units = (uint64_t)g->pages_per_block * nr_dies * g->planes_per_die * slots;
+	uint64_t cap;
+
+	if (slots == 0 || slots > FTL_MAX_SLOTS || nr_dies == 0 || units > UINT32_MAX / 2 ||
+	    units * nr_blocks >= UINT32_MAX)
+		return 0;
+	cap = layout_capacity(cfg->op_permille, units, nr_blocks);
+	return cap <= UINT32_MAX ? cap : 0;
+}
+
 int ftl_layout_init(struct ftl *f)
 {
 	const struct nand_geometry *g = f->geo;
-	uint64_t units, data_units, cap;
+	uint64_t units;
 
 	f->ndies = f->res.nr_dies;
 	f->planes = g->planes_per_die;
@@ -30,17 +61,9 @@ int ftl_layout_init(struct ftl *f)
 	if (units > UINT32_MAX / 2 || units * f->nr_sb >= UINT32_MAX)
 		return -E2BIG;
 	f->units_per_sb = (uint32_t)units;
-	/*
-	 * Room for the checkpoint superblocks, one open superblock per stream,
-	 * one to collect into, then over-provisioning on top.
-	 */
 	if (f->nr_sb < FTL_CKPT_SBS + ST_COUNT + 4)
 		return -ENOSPC;
-	data_units = (uint64_t)(f->nr_sb - FTL_CKPT_SBS - ST_COUNT - 1) * units;
-	cap = data_units * (1000 - f->cfg.op_permille) / 1000;
-	/* Translation pages live in the same space. */
-	cap -= (cap + FTL_TP_ENTRIES - 1) / FTL_TP_ENTRIES;
-	f->capacity = (uint32_t)cap;
+	f->capacity = (uint32_t)layout_capacity(f->cfg.op_permille, units, f->nr_sb);
 	f->nr_tp = (f->capacity + FTL_TP_ENTRIES - 1) / FTL_TP_ENTRIES;
 
 	f->sbs = calloc(f->nr_sb, sizeof(*f->sbs));

@@ -160,6 +160,13 @@ void ftl_destroy(struct ftl *f);
 
 /* Units the host may address. */
 uint32_t ftl_capacity(const struct ftl *f);
+/*
+ * What ftl_capacity() of an instance with @cfg over @nr_dies dies of a
+ * device shaped @g and @nr_blocks blocks per plane would be, without
+ * making one; 0 when that is too small for an instance.
+ */
+uint64_t ftl_capacity_for(const struct ftl_config *cfg, const struct nand_geometry *g,
+			  uint32_t nr_dies, uint32_t nr_blocks);
 /* 0, or -ERANGE / -EINVAL with no completion. */
 int ftl_submit(struct ftl *f, struct ftl_io *io);
 /* Deliver deferred completions and run background work. */
