@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The FlashBlox resource manager (Huang et al., FAST 2017), one per NAND
+ * device: it owns the device's channel x die grid, knows the owner of
+ * every die, gives virtual SSDs whole channels, whole dies or a share of a
+ * common pool, and keeps wear even across them by choosing channel (and
+ * die) swaps as the device wears.
+ *
+ * Pure bookkeeping like the FTL it serves: no clock reads, no I/O. The
+ * caller feeds it the dies' erase counts (the NAND store keeps them) and
+ * carries out the moves it chooses (ftl_migrate_*). Owners are nonzero
+ * ids of the caller's choosing.
+ */
+#ifndef BLOX_FLASHBLOX_H
+#define BLOX_FLASHBLOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ftl.h"
+
+enum fbx_isolation {
+	FBX_CHANNEL, /* whole channels: no shared bus, no shared die */
+	FBX_CHIP, /* whole dies, on channels others may use too */
+	FBX_SOFTWARE, /* a block range on every die of a pool shared with other software vSSDs */
+};
+
+#define FBX_FREE 0u /* fbx_die_owner(): nobody */
+#define FBX_POOL UINT32_MAX /* fbx_die_owner(): the software pool */
+
+/* "channel", "chip", "software". */
+const char *fbx_isolation_name(enum fbx_isolation iso);
+/*
+ * "channel:N", "chip:N" (N whole channels or dies), "channel" or "chip"
+ * (as few as the capacity asked needs: *count 0), "software". 0 or
+ * -EINVAL.
+ */
+int fbx_isolation_parse(const char *s, enum fbx_isolation *iso, uint32_t *count);
+
+struct fbx_params {
+	/* Whole channels the software pool takes when its first vSSD comes; 0: 1. */
+	uint32_t pool_channels;
+	/* x of the bound 1 + x on MaxWear / AvgWear over channels, in permille. */
+	uint32_t bound_permille;
+	/* Rated program/erase cycles of a block: the lifetime swaps spread over. */
+	uint32_t rated_pe;
+};
+
+/* pool_channels 1, bound 100 (1.1), rated_pe by cell: SLC 100k, MLC 10k, TLC 3k, QLC 1k. */
+void fbx_params_default(struct fbx_params *p, enum nand_cell cell);
+
+struct fbx_rm;
+
+int fbx_rm_create(const struct nand_geometry *g, const struct fbx_params *p, struct fbx_rm **out);
+void fbx_rm_destroy(struct fbx_rm *rm);
+const struct fbx_params *fbx_rm_params(const struct fbx_rm *rm);
+
+/* What a vSSD asks for. */
+struct fbx_ask {
+	enum fbx_isolation iso;
+	uint32_t count; /* channels (channel) or dies (chip); 0: by capacity */
+	uint64_t units; /* host units (FTL_UNIT) wanted; 0: what the count holds */
+};
+
+/* What a vSSD has: exactly the FTL's resources, and what they hold. */
+struct fbx_alloc {
+	enum fbx_isolation iso;
+	struct ftl_resources res;
+	uint64_t units; /* ftl_capacity_for() of res */
+};
+
+/*
+ * Choose what @ask gets now, without taking it: channels and fully free
+ * dies least worn first; dies for `chip` from channels already split
+ * before whole free ones (so whole channels stay for `channel` asks); the
+ * first block range that fits in the pool for `software` (forming the
+ * pool from the least-worn free channels if it has no vSSD yet).
+ * 0; -ENOSPC when it does not fit now, -EINVAL when it never could on this
+ * device (or the ask is bad); @why says which ("need 2 free channels, 1
+ * left").
+ */
+int fbx_plan(const struct fbx_rm *rm, const struct fbx_ask *ask, const struct ftl_config *fc,
+	     struct fbx_alloc *out, char *why, size_t whylen);
+/*
+ * Give @a to @owner, as planned or as read back from a saved state.
+ * -EBUSY (with @why) when any of it is taken, -EEXIST when @owner has an
+ * allocation, -EINVAL for dies or blocks off the device.
+ */
+int fbx_take(struct fbx_rm *rm, uint32_t owner, const struct fbx_alloc *a, char *why,
+	     size_t whylen);
+/* Give back all that @owner has (its dies free again, or its pool range). */
+void fbx_release(struct fbx_rm *rm, uint32_t owner);
+/* @owner's allocation; false if it has none. */
+bool fbx_owner_alloc(const struct fbx_rm *rm, uint32_t owner, struct fbx_alloc *out);
+
+/* FBX_FREE, FBX_POOL or the owner of @die (global die index). */
+uint32_t fbx_die_owner(const struct fbx_rm *rm, uint32_t die);
+uint32_t fbx_free_dies(const struct fbx_rm *rm);
+uint32_t fbx_free_channels(const struct fbx_rm *rm);
+/* Dies of the pool (0: no pool now), and its blocks per plane not given out. */
+uint32_t fbx_pool_dies(const struct fbx_rm *rm);
+uint32_t fbx_pool_free_blocks(const struct fbx_rm *rm);
+
+/* ---- wear balance ---- */
+
+/*
+ * The wear now: every die's erases (the sum of its blocks' erase counts,
+ * as the NAND store keeps them), nand_dies() entries.
+ */
+void fbx_wear_update(struct fbx_rm *rm, const uint64_t *die_erases);
+
+struct fbx_wear {
+	/* Average erases per block: of the whole device, and of its most-worn channel. */
+	double avg, max;
+	uint32_t max_channel;
+	double imbalance; /* max / avg over channels; 1 when nothing is worn */
+	uint32_t rounds; /* K >= (N - 1 - x) / (N x) over the lifetime */
+	double check_step; /* average erases per block between swap checks: rated_pe / (K N) */
+	double next_check; /* the average at which the next check is due */
+	uint64_t checks, swaps; /* made so far */
+};
+
+void fbx_wear_get(const struct fbx_rm *rm, struct fbx_wear *w);
+/* Average erases per block of channel @ch and of die @die, and their erases since the last check. */
+double fbx_channel_wear(const struct fbx_rm *rm, uint32_t ch, uint64_t *since_check);
+double fbx_die_wear(const struct fbx_rm *rm, uint32_t die, uint64_t *since_check);
+
+/* One die's data and ownership moving to another die. */
+struct fbx_move {
+	uint32_t owner;
+	uint32_t from_die, to_die;
+};
+
+#define FBX_MAX_MOVES 64
+
+struct fbx_swap {
+	uint32_t nr; /* moves, to be made in order */
+	struct fbx_move moves[FBX_MAX_MOVES];
+	char why[160];
+};
+
+/*
+ * Is a swap check due (the device's average wear reached next_check)?
+ * Checks follow the erases, not a clock: a device that is not written is
+ * never checked.
+ */
+bool fbx_check_due(const struct fbx_rm *rm);
+/*
+ * Make the check that is due: the erase rate of each channel is its
+ * erases since the last check. If, with those rates, MaxWear / AvgWear
+ * would pass 1 + x by the next check (or has already passed 1 + x / 2),
+ * the `channel` vSSD on the channel worn fastest moves to the least-worn
+ * channel that is free, or trades with the `channel` vSSD on the least
+ * worn channel through a free one; failing that, a `chip` vSSD's fastest
+ * worn die moves to the least-worn free die of its channel. Returns 1
+ * with the moves in @out, 0 when no swap is needed or none is possible
+ * (@out->why says which). The check is counted and the next one set
+ * either way.
+ */
+int fbx_swap_check(struct fbx_rm *rm, struct fbx_swap *out);
+/* A move was made: @m->to_die is now @m->owner's in place of @m->from_die, which is free. */
+int fbx_move_done(struct fbx_rm *rm, const struct fbx_move *m);
+
+/*
+ * What must survive a restart beside the allocations (which the caller
+ * keeps per vSSD): the erase counts at the last check and the checks and
+ * swaps made. The caller saves them and gives them back after
+ * fbx_wear_update() on the next start.
+ */
+struct fbx_wear_state {
+	double next_check;
+	uint64_t checks, swaps;
+	const uint64_t *snapshot; /* nand_dies() entries, the rm's own */
+};
+
+void fbx_wear_state_get(const struct fbx_rm *rm, struct fbx_wear_state *st);
+/* @snapshot: nand_dies() entries. */
+void fbx_wear_state_set(struct fbx_rm *rm, double next_check, uint64_t checks, uint64_t swaps,
+			const uint64_t *snapshot);
+
+#endif
