@@ -63,6 +63,8 @@ void ctl_print_ns(const ProtobufCMessage *m);
 void ctl_print_ns_list(const ProtobufCMessage *m);
 void ctl_print_ctrls(const ProtobufCMessage *m);
 void ctl_print_stats(const ProtobufCMessage *m);
+void ctl_print_device(const ProtobufCMessage *m);
+void ctl_print_device_list(const ProtobufCMessage *m);
 
 /* Commands. */
 struct ctl_cmd {
@@ -86,6 +88,15 @@ extern const struct ctl_object ctl_obj_status, ctl_obj_version, ctl_obj_config,
 extern const struct ctl_object ctl_obj_subsys, ctl_obj_host;
 /* ctl_cmd_ns.c */
 extern const struct ctl_object ctl_obj_ns;
+/*
+ * A NAND geometry or timing option of ns create and device create (@o
+ * with value @v) into @nand: *@matched says whether @o is one. 0, or
+ * CTL_EX_USAGE after a usage error naming @cmd.
+ */
+int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__NandParams *nand,
+		    bool *matched);
+/* ctl_cmd_device.c */
+extern const struct ctl_object ctl_obj_device;
 
 /* bloxctl.c: argument helpers of the commands. */
 /* "bloxctl: <message> (see bloxctl --help)"; returns CTL_EX_USAGE. */

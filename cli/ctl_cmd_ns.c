@@ -8,6 +8,61 @@
 
 #include <string.h>
 
+int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__NandParams *nand,
+		    bool *matched)
+{
+	const struct {
+		const char *opt;
+		uint32_t *u;
+	} nums[] = {
+		{ "--channels", &nand->channels },
+		{ "--dies-per-channel", &nand->dies_per_channel },
+		{ "--planes", &nand->planes_per_die },
+		{ "--blocks-per-plane", &nand->blocks_per_plane },
+		{ "--pages-per-block", &nand->pages_per_block },
+		{ "--page-size", &nand->page_size },
+		{ "--oob-size", &nand->oob_size },
+		{ "--t-read-us", &nand->t_read_us },
+		{ "--t-prog-us", &nand->t_prog_us },
+		{ "--t-erase-us", &nand->t_erase_us },
+		{ "--bus-mbps", &nand->bus_mbps },
+		{ "--t-suspend-us", &nand->t_suspend_us },
+		{ "--t-resume-us", &nand->t_resume_us },
+	};
+	const struct {
+		const char *opt;
+		char **s;
+	} strs[] = { { "--cell", &nand->cell }, { "--suspend-policy", &nand->suspend_policy } };
+	const struct {
+		const char *opt;
+		Blox__Admin__Toggle *t;
+	} togs[] = { { "--null-timing", &nand->null_timing },
+		     { "--multi-plane", &nand->multi_plane } };
+
+	*matched = true;
+	for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
+		if (!strcmp(o, nums[k].opt)) {
+			if (cli_parse_u32(v, nums[k].u))
+				return ctl_usage_err("%s: %s '%s' is not a number", cmd, o, v);
+			return 0;
+		}
+	for (size_t k = 0; k < sizeof(strs) / sizeof(strs[0]); k++)
+		if (!strcmp(o, strs[k].opt)) {
+			*strs[k].s = (char *)v;
+			return 0;
+		}
+	for (size_t k = 0; k < sizeof(togs) / sizeof(togs[0]); k++)
+		if (!strcmp(o, togs[k].opt)) {
+			if (strcmp(v, "on") && strcmp(v, "off"))
+				return ctl_usage_err("%s: %s takes on or off", cmd, o);
+			*togs[k].t = !strcmp(v, "on") ? BLOX__ADMIN__TOGGLE__TOGGLE_ON
+						      : BLOX__ADMIN__TOGGLE__TOGGLE_OFF;
+			return 0;
+		}
+	*matched = false;
+	return 0;
+}
+
 static int ns_create(struct ctl *c, int argc, char **argv)
 {
 	Blox__Admin__NamespaceCreateRequest r = BLOX__ADMIN__NAMESPACE_CREATE_REQUEST__INIT;
@@ -19,19 +74,6 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		uint32_t *u;
 		bool ftl;
 	} nums[] = {
-		{ "--channels", &nand.channels, false },
-		{ "--dies-per-channel", &nand.dies_per_channel, false },
-		{ "--planes", &nand.planes_per_die, false },
-		{ "--blocks-per-plane", &nand.blocks_per_plane, false },
-		{ "--pages-per-block", &nand.pages_per_block, false },
-		{ "--page-size", &nand.page_size, false },
-		{ "--oob-size", &nand.oob_size, false },
-		{ "--t-read-us", &nand.t_read_us, false },
-		{ "--t-prog-us", &nand.t_prog_us, false },
-		{ "--t-erase-us", &nand.t_erase_us, false },
-		{ "--bus-mbps", &nand.bus_mbps, false },
-		{ "--t-suspend-us", &nand.t_suspend_us, false },
-		{ "--t-resume-us", &nand.t_resume_us, false },
 		{ "--cmt-kib", &ftl.cmt_kib, true },
 		{ "--mdc-bytes", &ftl.mdc_bytes, true },
 		{ "--mdc-min-run", &ftl.mdc_min_run, true },
@@ -46,17 +88,15 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		char **s;
 		int kind; /* 0 ns, 1 nand, 2 ftl */
 	} strs[] = {
-		{ "--backend", &r.backend, 0 },	 { "--uuid", &r.uuid, 0 },
-		{ "--cell", &nand.cell, 1 },	 { "--suspend-policy", &nand.suspend_policy, 1 },
-		{ "--store", &ftl.store, 2 },	 { "--gc-policy", &ftl.gc_policy, 2 },
+		{ "--backend", &r.backend, 0 },	  { "--uuid", &r.uuid, 0 },
+		{ "--device", &r.device, 0 },	  { "--isolation", &r.isolation, 0 },
+		{ "--store", &ftl.store, 2 },	  { "--gc-policy", &ftl.gc_policy, 2 },
 	};
 	struct {
 		const char *opt;
 		Blox__Admin__Toggle *t;
 		bool ftl;
 	} togs[] = {
-		{ "--null-timing", &nand.null_timing, false },
-		{ "--multi-plane", &nand.multi_plane, false },
 		{ "--mdc", &ftl.mdc, true },
 		{ "--stream-separation", &ftl.stream_separation, true },
 	};
@@ -75,19 +115,23 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 				return ctl_usage_err("ns create: --size '%s' is not a size", v);
 			has_size = done = true;
 		}
+		if (!done) {
+			int rc = ctl_nand_option("ns create", o, v, &nand, &done);
+
+			if (rc)
+				return rc;
+			has_nand |= done;
+		}
 		for (size_t k = 0; !done && k < sizeof(nums) / sizeof(nums[0]); k++)
 			if (!strcmp(o, nums[k].opt)) {
 				if (cli_parse_u32(v, nums[k].u))
 					return ctl_usage_err("ns create: %s '%s' is not a number", o, v);
 				has_ftl |= nums[k].ftl;
-				has_nand |= !nums[k].ftl && nums[k].u != &r.nsid &&
-					    nums[k].u != &r.block_size;
 				done = true;
 			}
 		for (size_t k = 0; !done && k < sizeof(strs) / sizeof(strs[0]); k++)
 			if (!strcmp(o, strs[k].opt)) {
 				*strs[k].s = (char *)v;
-				has_nand |= strs[k].kind == 1;
 				has_ftl |= strs[k].kind == 2;
 				done = true;
 			}
@@ -98,7 +142,6 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 				*togs[k].t = !strcmp(v, "on") ? BLOX__ADMIN__TOGGLE__TOGGLE_ON
 							      : BLOX__ADMIN__TOGGLE__TOGGLE_OFF;
 				has_ftl |= togs[k].ftl;
-				has_nand |= !togs[k].ftl;
 				done = true;
 			}
 		if (!done)
@@ -161,6 +204,7 @@ static const struct ctl_cmd ns_cmds[] = {
 	{ "create",
 	  "NQN --size SIZE [--nsid N] [--backend nand|ram|null|nand-timing]\n"
 	  "[--block-size 512|4096] [--uuid U]\n"
+	  "[--device NAME --isolation channel:N|chip:N|channel|chip|software]\n"
 	  "NAND: --channels --dies-per-channel --planes --blocks-per-plane\n"
 	  "      --pages-per-block --page-size --oob-size --cell --t-read-us\n"
 	  "      --t-prog-us --t-erase-us --bus-mbps --t-suspend-us --t-resume-us\n"

@@ -97,6 +97,72 @@ void ctl_print_ns(const ProtobufCMessage *m)
 	       n->nqn, n->nsid, n->backend, size, (unsigned long)n->size, n->block_size,
 	       n->uuid, (unsigned long)n->inflight, n->device[0] ? n->device : "(own)",
 	       n->params_json);
+	if (n->alloc && n->alloc->isolation[0]) {
+		char cap[32];
+
+		cli_size_str(n->alloc->capacity, cap, sizeof(cap));
+		printf("isolation   %s\ndies       ", n->alloc->isolation);
+		for (size_t i = 0; i < n->alloc->n_dies; i++)
+			printf(" %u", n->alloc->dies[i]);
+		printf("\nblocks      %u..%u of every plane\nflash holds %s\n",
+		       n->alloc->first_block, n->alloc->first_block + n->alloc->nr_blocks - 1, cap);
+	}
+}
+
+/* The grid: one row per channel, one cell per die with its owner. */
+void ctl_print_device(const ProtobufCMessage *m)
+{
+	const Blox__Admin__Device *d = (const void *)m;
+	char raw[32];
+
+	cli_size_str(d->raw_bytes, raw, sizeof(raw));
+	printf("device        %s (%s store)\ngeometry      %u channels x %u dies, %s raw\n"
+	       "free          %u dies, %u whole channels\n",
+	       d->name, d->store, d->channels, d->dies_per_channel, raw, d->free_dies,
+	       d->free_channels);
+	if (d->pool_dies)
+		printf("software pool %u dies, %u blocks per plane free\n", d->pool_dies,
+		       d->pool_free_blocks);
+	printf("vSSDs         %u\nwear          avg %.2f, max %.2f erases per block; "
+	       "imbalance %.3f (bound %.2f)\n"
+	       "swap checks   every %.1f erases per block (K = %u rounds of rated %u P/E); "
+	       "next at %.1f; %lu checks, %lu swaps\nnext swap     %s\n\n",
+	       d->vssds, d->avg_wear, d->max_wear, d->imbalance, d->bound, d->check_step,
+	       d->rounds, d->rated_pe, d->next_check, (unsigned long)d->checks,
+	       (unsigned long)d->swaps, d->next_swap);
+	for (size_t c = 0; c < d->n_channel_wear; c++) {
+		const Blox__Admin__ChannelWear *cw = d->channel_wear[c];
+
+		printf("ch %-3u wear %7.2f  +%-7lu", cw->channel, cw->wear,
+		       (unsigned long)cw->erases_since_check);
+		for (size_t i = 0; i < d->n_dies; i++) {
+			const Blox__Admin__DieInfo *di = d->dies[i];
+
+			if (di->channel == cw->channel)
+				printf("  d%u:%s", di->die, di->owner);
+		}
+		printf("\n");
+	}
+}
+
+void ctl_print_device_list(const ProtobufCMessage *m)
+{
+	const Blox__Admin__DeviceList *l = (const void *)m;
+	struct cli_table t;
+
+	cli_table_init(&t, "NAME", "GRID", "FREE DIES", "FREE CH", "VSSDS", "IMBALANCE", NULL);
+	for (size_t i = 0; i < l->n_devices; i++) {
+		const Blox__Admin__Device *d = l->devices[i];
+
+		cli_table_cell(&t, "%s", d->name);
+		cli_table_cell(&t, "%ux%u", d->channels, d->dies_per_channel);
+		cli_table_cell(&t, "%u", d->free_dies);
+		cli_table_cell(&t, "%u", d->free_channels);
+		cli_table_cell(&t, "%u", d->vssds);
+		cli_table_cell(&t, "%.3f", d->imbalance);
+		cli_table_end_row(&t);
+	}
+	cli_table_print(&t, stdout);
 }
 
 void ctl_print_subsys(const ProtobufCMessage *m)

@@ -828,9 +828,9 @@ static int chip_swap(const struct fbx_rm *rm, struct fbx_swap *out)
 	return 1;
 }
 
-int fbx_swap_check(struct fbx_rm *rm, struct fbx_swap *out)
+int fbx_swap_preview(const struct fbx_rm *rm, struct fbx_swap *out)
 {
-	double x = rm->p.bound_permille / 1000.0, avg = avg_wear(rm), step = check_step(rm);
+	double x = rm->p.bound_permille / 1000.0, avg = avg_wear(rm);
 	double blocks_per_ch = (double)rm->dpc * rm->geo.planes_per_die * rm->geo.blocks_per_plane;
 	double now_max = 0, next_max = 0, next_avg = 0;
 	int rc = 0;
@@ -854,6 +854,14 @@ int fbx_swap_check(struct fbx_rm *rm, struct fbx_swap *out)
 			 "wear is even enough (max/avg %.3f now, %.3f by the next check)",
 			 avg > 0 ? now_max / avg : 1.0, next_avg > 0 ? next_max / next_avg : 1.0);
 	}
+	return rc;
+}
+
+int fbx_swap_check(struct fbx_rm *rm, struct fbx_swap *out)
+{
+	double avg = avg_wear(rm), step = check_step(rm);
+	int rc = fbx_swap_preview(rm, out);
+
 	rm->checks++;
 	if (rc)
 		rm->swaps++;

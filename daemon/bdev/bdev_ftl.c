@@ -391,12 +391,88 @@ static void fb_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t)
 	t->channels = g->channels;
 }
 
+/*
+ * Isolation and wear of the instance's flash (NVM Set, Endurance Group).
+ * A namespace holding only a block range of its dies shares them with
+ * the pool's other namespaces (software isolation): the pool is named by
+ * its device's name and its lowest die (pools hold disjoint dies), hashed
+ * (FNV-1a). Whole dies, of a device of its own or not, are its alone.
+ * Wear: the mean erase count of its superblocks (a superblock's blocks are
+ * erased together) against the cell type's rated P/E cycles, the usual
+ * figures (and FlashBlox's, fbx_params_default()): SLC 100k, MLC 10k,
+ * TLC 3k, QLC 1k. Spare: the free superblocks in percent of the spare ones
+ * (those beyond the capacity and its mapping, ftl_inspect_gc()), the
+ * threshold the urgent GC level.
+ */
+static void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	const struct nand_config *cfg = nand_dev_config(fb->dev);
+	const struct nand_geometry *g = &cfg->geo;
+	const struct nand_timing *tm = &cfg->timing;
+	uint32_t bits = g->cell >= NAND_SLC && g->cell <= NAND_QLC ? (uint32_t)g->cell : 3;
+	static const uint64_t rated_pe[] = { 0, 100000, 10000, 3000, 1000 };
+	uint64_t rated = rated_pe[bits], erases = 0, pct, rd = 0;
+	struct ftl_activity act;
+	struct ftl_layout lay;
+	struct ftl_gc_info gc;
+	struct ftl_stats st;
+
+	if (fb->res.first_block != 0 || fb->res.nr_blocks != g->blocks_per_plane) {
+		const char *name = fb->nd->name;
+		uint32_t low = fb->res.dies[0];
+		uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
+
+		for (uint32_t i = 1; i < fb->res.nr_dies; i++)
+			low = BLOX_MIN(low, fb->res.dies[i]);
+		for (size_t i = 0; name[i]; i++)
+			h = (h ^ (uint8_t)name[i]) * 0x100000001b3ull;
+		for (int i = 0; i < 4; i++)
+			h = (h ^ (uint8_t)(low >> (8 * i))) * 0x100000001b3ull;
+		e->shared_pool = true;
+		e->pool_key = h;
+	}
+	ftl_get_stats(fb->ftl, &st);
+	ftl_inspect_layout(fb->ftl, &lay);
+	ftl_inspect_gc(fb->ftl, &gc);
+	ftl_inspect_activity(fb->ftl, &act);
+	for (uint32_t sb = 0; sb < lay.nr_sb; sb++) {
+		struct ftl_sb_info si;
+
+		ftl_inspect_sb(fb->ftl, sb, &si);
+		erases += si.erase_count;
+	}
+	pct = lay.nr_sb ? erases * 100 / ((uint64_t)lay.nr_sb * rated) : 0;
+	e->percent_used = (uint8_t)BLOX_MIN(pct, 255u);
+	e->avail_spare = gc.spare ? (uint8_t)BLOX_MIN(st.free_superblocks * 100 / gc.spare, 100u) : 0;
+	e->spare_threshold = gc.spare ? (uint8_t)BLOX_MIN(
+						(gc.lvl_urgent * 100u + gc.spare - 1) / gc.spare, 100u)
+				      : 0;
+	e->read_only = act.fatal;
+	e->host_read_bytes = st.host_reads * FTL_UNIT;
+	e->host_written_bytes = st.host_writes * FTL_UNIT;
+	e->media_written_bytes = (st.units_written_host + st.units_written_gc +
+				  st.units_written_tp + st.units_padded) * FTL_UNIT;
+	e->endurance_bytes = (uint64_t)lay.nr_sb * lay.units_per_sb * FTL_UNIT * rated;
+	e->total_bytes = (uint64_t)ftl_capacity(fb->ftl) * FTL_UNIT;
+	e->unalloc_bytes = e->total_bytes > bdev->size ? e->total_bytes - bdev->size : 0;
+	/* A flash read of the page type on average, then 4 KiB over the bus. */
+	if (!tm->null_timing) {
+		for (uint32_t i = 0; i < bits; i++)
+			rd += tm->t_read_ns[i];
+		rd = rd / bits + tm->t_cmd_ns + (tm->bus_mbps ? 4096ull * 1000 / tm->bus_mbps : 0);
+	}
+	e->read_4k_ns = (uint32_t)BLOX_MIN(rd, (uint64_t)UINT32_MAX);
+	e->opt_write_bytes = g->page_size; /* the page a stream fills, then programs */
+}
+
 static const struct blox_bdev_ops ftl_bdev_ops = {
 	.name = "nand",
 	.submit = fb_submit,
 	.destroy = fb_destroy,
 	.set_write_cache = fb_set_cache,
 	.telemetry = fb_telemetry,
+	.endurance = fb_endurance,
 };
 
 /* Dies in range and each once, blocks in range. */
@@ -582,4 +658,62 @@ int blox_bdev_ftl_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 	}
 	*out = &fb->base;
 	return 0;
+}
+
+/* ---- A device's flash, for the resource manager above ---- */
+
+const struct nand_config *blox_nand_dev_nand_config(const struct blox_nand_dev *d)
+{
+	return nand_dev_config(d->dev);
+}
+
+int blox_nand_dev_erase(struct blox_nand_dev *d, const uint32_t *dies, uint32_t nr,
+			uint32_t first_block, uint32_t nr_blocks)
+{
+	const struct nand_geometry *g = &nand_dev_config(d->dev)->geo;
+	bool erased = false;
+	int rc;
+
+	if (!d->store)
+		return 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		if (dies[i] >= nand_dies(g) || first_block + nr_blocks > g->blocks_per_plane)
+			return -EINVAL;
+		for (uint32_t pl = 0; pl < g->planes_per_die; pl++)
+			for (uint32_t b = first_block; b < first_block + nr_blocks; b++) {
+				struct nand_addr a = { .ch = dies[i] / g->dies_per_channel,
+						       .die = dies[i] % g->dies_per_channel,
+						       .plane = pl,
+						       .block = b };
+				uint64_t bi = nand_block_index(g, &a);
+
+				if (!d->store->blocks[bi].write_ptr)
+					continue;
+				if ((rc = d->store->ops->erase(d->store, bi)))
+					return rc;
+				erased = true;
+			}
+	}
+	return erased ? d->store->ops->sync(d->store) : 0;
+}
+
+void blox_nand_dev_die_erases(const struct blox_nand_dev *d, uint64_t *out)
+{
+	const struct nand_geometry *g = &nand_dev_config(d->dev)->geo;
+	uint64_t per_die = (uint64_t)g->planes_per_die * g->blocks_per_plane;
+
+	for (uint32_t die = 0; die < nand_dies(g); die++) {
+		out[die] = 0;
+		if (!d->store)
+			continue;
+		/* Blocks are numbered die after die (nand_block_index). */
+		for (uint64_t b = 0; b < per_die; b++)
+			out[die] += d->store->blocks[(uint64_t)die * per_die + b].erase_count;
+	}
+}
+
+const struct nand_die_stats *blox_nand_dev_die_stats(const struct blox_nand_dev *d,
+						     uint32_t die)
+{
+	return nand_die_stats(d->dev, die);
 }

@@ -17,6 +17,8 @@
 #include "mgmt.h"
 #include "prov.h"
 
+struct blox_param_table;
+
 struct event;
 struct evconnlistener;
 struct bufferevent;
@@ -120,11 +122,18 @@ void adm_m_ns_init(ADM_SVC *svc); /* namespaces */
 void adm_m_ctrl_init(ADM_SVC *svc); /* controllers, telemetry */
 
 /* adm_m_ns.c: Namespace messages, also inside Subsystem messages. */
+/* What a Namespace message points into. */
+struct adm_ns_buf {
+	char uuid[37];
+	char *params; /* params_json, malloc'd */
+	Blox__Admin__VssdAlloc alloc;
+	struct fbx_alloc fa;
+};
+
 struct adm_ns_array {
 	Blox__Admin__Namespace *m;
 	Blox__Admin__Namespace **p;
-	char (*uuid)[37];
-	char **params; /* each Namespace's params_json */
+	struct adm_ns_buf *buf;
 	size_t n;
 };
 
@@ -132,8 +141,12 @@ struct adm_ns_array {
  * A Namespace message; strings point into @ns, @uuid or *@params (its
  * parameters as config JSON, malloc'd: free it after use).
  */
-void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, char uuid[37],
-		char **params);
+void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_ns_buf *b);
+/* The fields of table @t that protobuf message @m sets, into @params (adm_m_ns.c). */
+int adm_params_from_proto(const struct blox_param_table *t, const ProtobufCMessage *m,
+			  const char *where, void *params, char *err, size_t errlen);
+/* adm_m_device.c */
+void adm_m_device_init(ADM_SVC *svc);
 /* The namespaces of @only (NULL: of every subsystem). 0 or -ENOMEM. */
 int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
 		      const struct nvmf_tgt *tgt);

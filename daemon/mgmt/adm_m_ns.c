@@ -20,14 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, char uuid[37],
-		char **params)
+void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_ns_buf *b)
 {
 	const struct prov_ns_rec *rec = prov_ns_rec(ns);
 	json_object *o = rec ? cfg_ns_json(&rec->params) : NULL;
 
-	*params = o ? strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN))
-		    : NULL;
+	b->params = o ? strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN))
+		      : NULL;
 	json_object_put(o);
 	blox__admin__namespace__init(m);
 	m->nqn = (char *)ns->subsys->nqn;
@@ -35,11 +34,21 @@ void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, char uuid[3
 	m->backend = (char *)ns->bdev->ops->name;
 	m->size = ns->bdev->size;
 	m->block_size = ns->bdev->block_size;
-	blox_uuid_str(ns->uuid, uuid);
-	m->uuid = uuid;
+	blox_uuid_str(ns->uuid, b->uuid);
+	m->uuid = b->uuid;
 	m->inflight = ns->inflight;
-	m->params_json = *params ? *params : (char *)"";
+	m->params_json = b->params ? b->params : (char *)"";
 	m->device = rec && rec->dev ? rec->dev->cfg.name : (char *)"";
+	blox__admin__vssd_alloc__init(&b->alloc);
+	if (rec && rec->dev && fbx_owner_alloc(rec->dev->rm, rec->owner, &b->fa)) {
+		b->alloc.isolation = (char *)fbx_isolation_name(b->fa.iso);
+		b->alloc.n_dies = b->fa.res.nr_dies;
+		b->alloc.dies = b->fa.res.dies;
+		b->alloc.first_block = b->fa.res.first_block;
+		b->alloc.nr_blocks = b->fa.res.nr_blocks;
+		b->alloc.capacity = b->fa.units * FTL_UNIT;
+		m->alloc = &b->alloc;
+	}
 }
 
 int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
@@ -55,16 +64,14 @@ int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
 				n++;
 	arr->m = calloc(n + 1, sizeof(*arr->m));
 	arr->p = calloc(n + 1, sizeof(*arr->p));
-	arr->uuid = calloc(n + 1, sizeof(*arr->uuid));
-	arr->params = calloc(n + 1, sizeof(*arr->params));
+	arr->buf = calloc(n + 1, sizeof(*arr->buf));
 	arr->n = 0;
-	if (!arr->m || !arr->p || !arr->uuid || !arr->params)
+	if (!arr->m || !arr->p || !arr->buf)
 		return -ENOMEM;
 	TAILQ_FOREACH(s, &tgt->subsystems, link)
 		if (!only || s == only)
 			TAILQ_FOREACH(ns, &s->namespaces, link) {
-				adm_ns_msg(ns, &arr->m[arr->n], arr->uuid[arr->n],
-					   &arr->params[arr->n]);
+				adm_ns_msg(ns, &arr->m[arr->n], &arr->buf[arr->n]);
 				arr->p[arr->n] = &arr->m[arr->n];
 				arr->n++;
 			}
@@ -75,10 +82,9 @@ void adm_ns_array_free(struct adm_ns_array *arr)
 {
 	free(arr->m);
 	free(arr->p);
-	free(arr->uuid);
-	for (size_t i = 0; arr->params && i < arr->n; i++)
-		free(arr->params[i]);
-	free(arr->params);
+	for (size_t i = 0; arr->buf && i < arr->n; i++)
+		free(arr->buf[i].params);
+	free(arr->buf);
 }
 
 /*
@@ -86,8 +92,8 @@ void adm_ns_array_free(struct adm_ns_array *arr)
  * 0, a Toggle not DEFAULT, a string not empty), found by name, into
  * @params with their bits. -EINVAL with a reason for a string too long.
  */
-static int params_from_proto(const struct blox_param_table *t, const ProtobufCMessage *m,
-			     const char *where, void *params, char *err, size_t errlen)
+int adm_params_from_proto(const struct blox_param_table *t, const ProtobufCMessage *m,
+			  const char *where, void *params, char *err, size_t errlen)
 {
 	char *base = params;
 
@@ -154,12 +160,19 @@ static int ns_from_request(const Blox__Admin__NamespaceCreateRequest *in, uint32
 		}
 		p->has_uuid = true;
 	}
+	if (strlen(in->device) >= sizeof(p->device) || strlen(in->isolation) >= sizeof(p->isolation)) {
+		blox_fail(err, errlen, "namespace.%s: too long",
+			  strlen(in->device) >= sizeof(p->device) ? "device" : "isolation");
+		goto out;
+	}
+	snprintf(p->device, sizeof(p->device), "%s", in->device);
+	snprintf(p->isolation, sizeof(p->isolation), "%s", in->isolation);
 	p->has_nand = in->nand != NULL;
 	p->has_ftl = in->ftl != NULL;
-	if ((rc = params_from_proto(&blox_nand_table, in->nand ? &in->nand->base : NULL,
-				    "namespace.nand", &p->nand, err, errlen)) ||
-	    (rc = params_from_proto(&blox_ftl_table, in->ftl ? &in->ftl->base : NULL,
-				    "namespace.ftl", &p->ftl, err, errlen)))
+	if ((rc = adm_params_from_proto(&blox_nand_table, in->nand ? &in->nand->base : NULL,
+					"namespace.nand", &p->nand, err, errlen)) ||
+	    (rc = adm_params_from_proto(&blox_ftl_table, in->ftl ? &in->ftl->base : NULL,
+					"namespace.ftl", &p->ftl, err, errlen)))
 		goto out;
 	/* Empty objects are no objects (as a request without them). */
 	p->has_nand &= p->nand.set != 0;
@@ -259,11 +272,6 @@ static void m_delete_namespace(ADM_SVC *svc, const Blox__Admin__NamespaceRef *in
 		refuse_claimed(a, ADM_REQ(d), in->nqn, in->nsid, ADM_S_FAILED_PRECONDITION);
 		ADM_FAILED(closure, d);
 	}
-	if (prov_ns_rec(ns) && prov_ns_rec(ns)->dev)
-		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
-			 "namespace %u of %s is on shared device %s, whose die "
-			 "split only the config file changes",
-			 ns->nsid, in->nqn, prov_ns_rec(ns)->dev->cfg.name);
 	nc = adm_nr_ctrls(ns->subsys);
 	if (nc && !in->force)
 		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
@@ -303,13 +311,13 @@ static void m_show_namespace(ADM_SVC *svc, const Blox__Admin__NamespaceRef *in,
 {
 	struct nvmf_ns *ns = find_ns(ADM_OF(svc), ADM_REQ(d), in->nqn, in->nsid);
 	Blox__Admin__Namespace out;
-	char uuid[37], *params;
+	struct adm_ns_buf b;
 
 	if (!ns)
 		ADM_FAILED(closure, d);
-	adm_ns_msg(ns, &out, uuid, &params);
+	adm_ns_msg(ns, &out, &b);
 	closure(&out, d);
-	free(params);
+	free(b.params);
 }
 
 void adm_m_ns_init(ADM_SVC *svc)

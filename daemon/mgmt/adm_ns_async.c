@@ -125,7 +125,7 @@ static int create_attach(struct adm_req *r, struct nvmf_subsys *s)
 	struct ns_create *c = r->priv;
 	Blox__Admin__Namespace out;
 	struct nvmf_ns *ns;
-	char uuid[37], *params;
+	struct adm_ns_buf b;
 	int rc;
 
 	rc = prov_ns_attach(r->a->prov, s, &c->plan, &ns, c->err, sizeof(c->err));
@@ -138,9 +138,9 @@ static int create_attach(struct adm_req *r, struct nvmf_subsys *s)
 		create_answer(r, NULL);
 		return 0;
 	}
-	adm_ns_msg(ns, &out, uuid, &params);
+	adm_ns_msg(ns, &out, &b);
 	create_answer(r, &out.base);
-	free(params);
+	free(b.params);
 	return 0;
 }
 
@@ -264,6 +264,7 @@ struct adm_gone {
 	struct blox_bdev *bdev; /* once released (its last command done) */
 	bool released;
 	char *store; /* its store file, or NULL */
+	struct prov_dies dies; /* its flash on a device, given back once the backend is gone */
 };
 
 struct adm_teardown {
@@ -310,6 +311,9 @@ static void gone_done(void *arg)
 {
 	struct adm_gone *g = arg;
 
+	/* The state file lists it no more (else its flash stays held for it). */
+	if (!g->t->keep_stores)
+		prov_dies_release(g->t->a->prov, &g->dies);
 	claim_drop(g->t->a, &g->claim);
 	free(g->store);
 	teardown_put(g->t);
@@ -343,7 +347,7 @@ void adm_teardown_add(struct adm_teardown *t, struct nvmf_ns *ns)
 	claim_take(t->a, &g->claim, ns->subsys->nqn, ns->nsid, true);
 	/* The namespace goes: its store path is ours now. */
 	t->left++;
-	g->store = prov_ns_delete(t->a->prov, ns, gone_released, g);
+	g->store = prov_ns_delete(t->a->prov, ns, gone_released, g, &g->dies);
 }
 
 void adm_teardown_commit(struct adm_teardown *t)

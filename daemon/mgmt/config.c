@@ -31,15 +31,20 @@ static int listener_add(struct blox_config *cfg, const char *addr,
 	return 0;
 }
 
-/* 8 TLC dies on 4 channels; 24 MiB superblocks suit a 1 GiB disk. */
+/*
+ * One emulated TLC SSD, nand0: 8 channels x 4 dies (2 planes, 64 blocks of
+ * 384 16 KiB pages), 24 GiB of flash in a sparse file, so that isolation
+ * means something; the default namespace, a 1 GiB vSSD on one channel of
+ * its own, leaves 7 for the vSSDs bloxctl makes.
+ */
 static const char default_json[] =
 	"{\"listeners\": ["
 	"{\"address\": \"127.0.0.1\", \"port\": 4420},"
 	"{\"address\": \"127.0.0.1\", \"port\": 8009, \"discovery_only\": true}],"
+	"\"devices\": [{\"name\": \"nand0\"}],"
 	"\"subsystems\": [{\"nqn\": \"" BLOX_DEFAULT_NQN "\", \"allow_any_host\": true,"
 	"\"namespaces\": [{\"nsid\": 1, \"backend\": \"nand\", \"size\": 1073741824,"
-	"\"nand\": {\"channels\": 4, \"dies_per_channel\": 2, \"planes_per_die\": 1,"
-	"\"pages_per_block\": 192}}]}]}";
+	"\"device\": \"nand0\", \"isolation\": \"channel:1\"}]}]}";
 
 int blox_config_default(struct blox_config *cfg)
 {

@@ -31,7 +31,7 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 {
 	static const char *const keys[] = { "nsid", "backend", "size",
 					    "block_size", "uuid", "nand", "ftl",
-					    "device", NULL };
+					    "device", "isolation", NULL };
 	struct blox_ns_params p = { 0 };
 	char uuid[40] = "";
 	uint64_t v = 0;
@@ -68,6 +68,8 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 	p.block_size = present ? (uint32_t)v : 0;
 	if ((rc = cfg_get_string(o, "device", where, p.device, sizeof(p.device), false,
 				 err, errlen)) ||
+	    (rc = cfg_get_string(o, "isolation", where, p.isolation, sizeof(p.isolation),
+				 false, err, errlen)) ||
 	    (rc = cfg_get_string(o, "uuid", where, uuid, sizeof(uuid), false, err,
 				 errlen)))
 		return rc;
@@ -121,6 +123,8 @@ json_object *cfg_ns_json(const struct blox_ns_params *p)
 	}
 	if (p->device[0])
 		json_object_object_add(o, "device", json_object_new_string(p->device));
+	if (p->isolation[0])
+		json_object_object_add(o, "isolation", json_object_new_string(p->isolation));
 	if (p->has_nand)
 		json_object_object_add(o, "nand", cfg_params_json(&blox_nand_table, &p->nand));
 	if (p->has_ftl)

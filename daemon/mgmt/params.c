@@ -272,7 +272,6 @@ int blox_device_resolve(const struct blox_device_params *p, const char *where,
 	snprintf(d->name, sizeof(d->name), "%s", p->name);
 	d->store_ram = !strcmp(p->store, "ram");
 	nand_config_default(&d->nand);
-	d->auto_blocks = !blox_param_given(&p->nand, BLOX_NP_BLOCKS_PER_PLANE);
 	snprintf(w, sizeof(w), "%s.nand", where);
 	if (p->has_nand && (rc = nand_resolve(&p->nand, w, &d->nand, err, errlen)))
 		return rc;
@@ -338,8 +337,20 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 	if (ns->device[0] && p->has_nand)
 		return blox_fail(err, errlen, "%s.nand: the geometry belongs to device '%s'",
 				 where, ns->device);
+	if (!memchr(p->isolation, '\0', sizeof(p->isolation)))
+		return blox_fail(err, errlen, "%s.isolation: longer than %zu bytes", where,
+				 sizeof(p->isolation) - 1);
+	if (p->isolation[0] && !ns->device[0])
+		return blox_fail(err, errlen,
+				 "%s.isolation: only for a namespace on a device (give 'device')",
+				 where);
+	ns->iso = FBX_CHIP;
+	if (p->isolation[0] && fbx_isolation_parse(p->isolation, &ns->iso, &ns->iso_count))
+		return blox_fail(err, errlen,
+				 "%s.isolation: '%s' is not channel:N, chip:N, channel, chip or software",
+				 where, p->isolation);
 	if (ns->device[0])
-		ns->auto_blocks = false; /* sized with its device */
+		ns->auto_blocks = false; /* its device's geometry */
 	if (is_nand && ns->nsid == 0)
 		return blox_fail(err, errlen,
 				 "%s.nsid: required for backend nand (it names the store file)",

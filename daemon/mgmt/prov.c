@@ -11,10 +11,9 @@
  * or read on the way.
  *
  * Which flash a namespace gets is decided here: a namespace on a device
- * of its own gets all of it; on a registered device, the dies
- * blox_prov_plan() gave it (an even split of the device's dies over the
- * namespaces the configuration puts there, in config order), checked
- * against what the other namespaces on the device hold.
+ * of its own gets all of it; on a registered device, its vSSD gets what
+ * the device's FlashBlox resource manager gives for its isolation level
+ * and size, or exactly what it had before a restart (prov_dev.c).
  */
 #include "config_internal.h"
 #include "prov.h"
@@ -61,7 +60,6 @@ static void rec_free(void *arg);
 
 void blox_prov_destroy(struct blox_prov *p)
 {
-	struct prov_device *d;
 	struct nvmf_subsys *s;
 	struct nvmf_ns *ns;
 
@@ -72,11 +70,7 @@ void blox_prov_destroy(struct blox_prov *p)
 		TAILQ_FOREACH(ns, &s->namespaces, link)
 			if (ns->owner_free == rec_free)
 				((struct prov_ns_rec *)ns->owner)->dev = NULL;
-	while ((d = TAILQ_FIRST(&p->devices))) {
-		TAILQ_REMOVE(&p->devices, d, link);
-		free(d->taken);
-		free(d);
-	}
+	prov_devices_free(p);
 	blox_dev_registry_fini(&p->registry);
 	free(p);
 }
@@ -88,9 +82,8 @@ const char *blox_prov_data_dir(const struct blox_prov *p)
 
 /* ---- Files in the data directory ---- */
 
-/* "<data dir>/<file>", creating the data directory if it is missing. */
-static int data_file(const struct blox_prov *p, const char *file, char *out, size_t len,
-		     char *err, size_t errlen)
+int prov_data_file(const struct blox_prov *p, const char *file, char *out, size_t len,
+		   char *err, size_t errlen)
 {
 	if (mkdir(p->data_dir, 0750) && errno != EEXIST)
 		return blox_fail(err, errlen, "data directory %s: %s (see --data-dir)",
@@ -110,121 +103,52 @@ static int store_path(const struct blox_prov *p, const char *nqn, uint32_t nsid,
 	SHA256((const unsigned char *)nqn, strlen(nqn), md);
 	snprintf(file, sizeof(file), "ns-%02x%02x%02x%02x%02x%02x%02x%02x-%u.nand",
 		 md[0], md[1], md[2], md[3], md[4], md[5], md[6], md[7], nsid);
-	return data_file(p, file, out, len, err, errlen);
+	return prov_data_file(p, file, out, len, err, errlen);
 }
 
-/* ---- Devices ---- */
+/* ---- Planning a configuration ---- */
 
-static struct prov_device *device_find(const struct blox_prov *p, const char *name)
+/*
+ * Would the namespaces the configuration puts on device @di fit on it, in
+ * config order, on a device as new? A file that can never be placed is
+ * refused whole, before anything is made.
+ */
+static int plan_device(struct blox_config *cfg, size_t di, char *err, size_t errlen)
 {
-	struct prov_device *d;
+	const struct blox_cfg_device *d = &cfg->devices[di];
+	struct fbx_params fp;
+	struct fbx_rm *rm;
+	uint32_t id = 0;
+	int rc = 0;
 
-	TAILQ_FOREACH(d, &p->devices, link)
-		if (!strcmp(d->cfg.name, name))
-			return d;
-	return NULL;
+	fbx_params_default(&fp, d->nand.geo.cell);
+	if ((rc = fbx_rm_create(&d->nand.geo, &fp, &rm)))
+		return blox_fail(err, errlen, "device %s: %s", d->name, strerror(-rc));
+	for (size_t si = 0; !rc && si < cfg->nr_subsys; si++)
+		for (size_t n = 0; !rc && n < cfg->subsys[si].nr_ns; n++) {
+			const struct blox_cfg_ns *ns = &cfg->subsys[si].ns[n];
+			struct fbx_ask ask = { .iso = ns->iso,
+					       .count = ns->iso_count,
+					       .units = ns->size / FTL_UNIT };
+			struct fbx_alloc a;
+			char why[200];
+
+			if (strcmp(ns->device, d->name))
+				continue;
+			rc = fbx_plan(rm, &ask, &ns->ftl, &a, why, sizeof(why));
+			if (!rc)
+				rc = fbx_take(rm, ++id, &a, why, sizeof(why));
+			if (rc)
+				blox_fail(err, errlen, "%s namespace %u: device %s: %s",
+					  cfg->subsys[si].nqn, ns->nsid, d->name, why);
+		}
+	fbx_rm_destroy(rm);
+	return rc ? -EINVAL : 0;
 }
 
-int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, char *err,
-		       size_t errlen)
-{
-	struct prov_device *d;
-	char path[4200], file[64];
-	int rc;
-
-	if (blox_dev_find(&p->registry, cd->name))
-		return blox_fail(err, errlen, "device %s: exists already", cd->name), -EEXIST;
-	if (!cd->store_ram) {
-		snprintf(file, sizeof(file), "dev-%s.nand", cd->name);
-		if ((rc = data_file(p, file, path, sizeof(path), err, errlen)))
-			return rc;
-	}
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	d->cfg = *cd;
-	d->nr_dies = nand_dies(&cd->nand.geo);
-	d->taken = calloc(d->nr_dies, sizeof(*d->taken));
-	if (!d->taken) {
-		free(d);
-		return -ENOMEM;
-	}
-	rc = blox_nand_dev_open(cd->name, &cd->nand, cd->store_ram ? NULL : path,
-				p->tgt->base, p->tgt->clock, &d->dev);
-	if (rc) {
-		free(d->taken);
-		free(d);
-		return blox_fail(err, errlen, "device %s: %s%s", cd->name, strerror(-rc),
-				 rc == -EINVAL ? " (a store file of another geometry?)" : ""),
-		       rc;
-	}
-	/* The registry holds it from now on. */
-	rc = blox_dev_register(&p->registry, d->dev);
-	blox_nand_dev_put(d->dev);
-	if (rc) {
-		free(d->taken);
-		free(d);
-		return blox_fail(err, errlen, "device %s: %s", cd->name, strerror(-rc)), rc;
-	}
-	TAILQ_INSERT_TAIL(&p->devices, d, link);
-	return 0;
-}
-
-int prov_device_destroy(struct blox_prov *p, const char *name)
-{
-	struct prov_device *d = device_find(p, name);
-
-	if (!d)
-		return -ENOENT;
-	for (uint32_t i = 0; i < d->nr_dies; i++)
-		if (d->taken[i])
-			return -EBUSY;
-	TAILQ_REMOVE(&p->devices, d, link);
-	blox_dev_unregister(&p->registry, d->dev);
-	free(d->taken);
-	free(d);
-	return 0;
-}
-
-/* ---- Planning a configuration: device sizes and die shares ---- */
-
+/* Namespaces on a device take its NAND configuration; the device must be there. */
 int blox_prov_plan(struct blox_config *cfg, char *err, size_t errlen)
 {
-	for (size_t di = 0; di < cfg->nr_devices; di++) {
-		struct blox_cfg_device *d = &cfg->devices[di];
-		uint32_t dies = nand_dies(&d->nand.geo), k = 0, i = 0, next = 0;
-		uint32_t need = 0;
-
-		for (size_t si = 0; si < cfg->nr_subsys; si++)
-			for (size_t n = 0; n < cfg->subsys[si].nr_ns; n++)
-				k += !strcmp(cfg->subsys[si].ns[n].device, d->name);
-		if (k > dies)
-			return blox_fail(err, errlen, "device %s: %u namespaces but only %u dies",
-					 d->name, k, dies);
-		for (size_t si = 0; si < cfg->nr_subsys; si++) {
-			for (size_t n = 0; n < cfg->subsys[si].nr_ns; n++) {
-				struct blox_cfg_ns *ns = &cfg->subsys[si].ns[n];
-				uint32_t b;
-
-				if (strcmp(ns->device, d->name))
-					continue;
-				ns->nr_dies = dies / k + (i < dies % k ? 1 : 0);
-				if (ns->nr_dies > BLOX_FTL_MAX_DIES)
-					return blox_fail(err, errlen,
-							 "device %s: a namespace's share of %u dies is over the FTL's %u",
-							 d->name, ns->nr_dies, BLOX_FTL_MAX_DIES);
-				for (uint32_t j = 0; j < ns->nr_dies; j++)
-					ns->dies[j] = next + j;
-				next += ns->nr_dies;
-				i++;
-				b = blox_config_nand_blocks(&d->nand.geo, ns->nr_dies, ns->size,
-							    ns->ftl.op_permille);
-				need = b > need ? b : need;
-			}
-		}
-		if (d->auto_blocks && need)
-			d->nand.geo.blocks_per_plane = need;
-	}
 	for (size_t si = 0; si < cfg->nr_subsys; si++)
 		for (size_t n = 0; n < cfg->subsys[si].nr_ns; n++) {
 			struct blox_cfg_ns *ns = &cfg->subsys[si].ns[n];
@@ -240,6 +164,12 @@ int blox_prov_plan(struct blox_config *cfg, char *err, size_t errlen)
 						 cfg->subsys[si].nqn, ns->nsid, ns->device);
 			ns->nand = cfg->devices[di].nand;
 		}
+	for (size_t di = 0; di < cfg->nr_devices; di++) {
+		int rc = plan_device(cfg, di, err, errlen);
+
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
@@ -252,14 +182,9 @@ static void rec_free(void *arg)
 	if (!rec)
 		return;
 	/*
-	 * Its dies are free again. A deleted namespace's backend may still be
-	 * stopping on a worker then (nvmf_ns_detach()'s released callback);
-	 * that is safe only because namespaces on shared devices are not
-	 * deleted at run time yet. Whoever adds that must free the dies once
-	 * the backend is gone.
+	 * Its flash on a device stays its own: given back only by a delete
+	 * (prov_dies_release(), once the backend is gone), never by a stop.
 	 */
-	for (uint32_t i = 0; rec->dev && i < rec->nr_dies; i++)
-		rec->dev->taken[rec->dies[i]] = false;
 	free(rec->store_path);
 	free(rec);
 }
@@ -270,12 +195,18 @@ const struct prov_ns_rec *prov_ns_rec(const struct nvmf_ns *ns)
 }
 
 char *prov_ns_delete(struct blox_prov *p, struct nvmf_ns *ns,
-		     void (*released)(void *arg, struct blox_bdev *bdev), void *arg)
+		     void (*released)(void *arg, struct blox_bdev *bdev), void *arg,
+		     struct prov_dies *dies)
 {
 	struct prov_ns_rec *rec = ns->owner_free == rec_free ? ns->owner : NULL;
 	char *path = rec ? rec->store_path : NULL;
 
 	(void)p;
+	memset(dies, 0, sizeof(*dies));
+	if (rec && rec->dev) {
+		snprintf(dies->dev, sizeof(dies->dev), "%s", rec->dev->cfg.name);
+		dies->owner = rec->owner;
+	}
 	if (rec)
 		rec->store_path = NULL;
 	nvmf_ns_detach(ns, released, arg);
@@ -289,6 +220,8 @@ int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 	int rc;
 
 	memset(pl, 0, sizeof(*pl));
+	pl->prov = p;
+	snprintf(pl->nqn, sizeof(pl->nqn), "%s", s->nqn);
 	pl->cn = *cn;
 	pl->bp = (struct blox_bdev_params){ .backend = pl->cn.backend,
 					    .size = pl->cn.size,
@@ -299,25 +232,22 @@ int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 					    .clock = p->tgt->clock,
 					    .log = p->log };
 	if (cn->device[0]) {
-		pl->dev = device_find(p, cn->device);
+		bool exhausted;
+
+		pl->dev = prov_device_find(p, cn->device);
 		if (!pl->dev)
 			return blox_fail(err, errlen, "%s namespace %u: no device '%s'", s->nqn,
 					 cn->nsid, cn->device);
-		if (cn->nr_dies == 0)
-			return blox_fail(err, errlen,
-					 "%s namespace %u: no dies of device %s given to it",
-					 s->nqn, cn->nsid, cn->device);
-		for (uint32_t i = 0; i < cn->nr_dies; i++)
-			if (cn->dies[i] >= pl->dev->nr_dies || pl->dev->taken[cn->dies[i]])
-				return blox_fail(err, errlen,
-						 "%s namespace %u: die %u of device %s is %s",
-						 s->nqn, cn->nsid, cn->dies[i], cn->device,
-						 cn->dies[i] >= pl->dev->nr_dies ? "not there"
-										 : "taken"),
-				       -EBUSY;
+		rc = prov_vssd_plan(p, pl->dev, s->nqn, cn, &pl->alloc, &pl->held, &exhausted,
+				    err, errlen);
+		if (rc)
+			return exhausted ? -ENOSPC : rc;
 		pl->bp.shared = pl->dev->dev;
-		pl->bp.dies = pl->cn.dies;
-		pl->bp.nr_dies = pl->cn.nr_dies;
+		pl->bp.dies = pl->alloc.res.dies;
+		pl->bp.nr_dies = pl->alloc.res.nr_dies;
+		pl->bp.first_block = pl->alloc.res.first_block;
+		pl->bp.nr_blocks = pl->alloc.res.nr_blocks;
+		pl->bp.shared_pool = pl->alloc.iso == FBX_SOFTWARE;
 	} else if (!strcmp(cn->backend, "nand") && !cn->store_ram) {
 		rc = store_path(p, s->nqn, cn->nsid, pl->store, sizeof(pl->store), err, errlen);
 		if (rc)
@@ -342,16 +272,37 @@ bool prov_ns_slow(const struct prov_ns_plan *pl)
 	return !strcmp(pl->cn.backend, "nand") && !pl->dev;
 }
 
+/* A built plan that is not attached lets go of its allocation: a hold from before stays. */
+static void plan_untake(struct prov_ns_plan *pl)
+{
+	if (!pl->taken)
+		return;
+	pl->taken = false;
+	if (pl->held)
+		pl->held->claimed = false;
+	else
+		prov_vssd_free(pl->prov, pl->dev, pl->owner, true);
+}
+
 int prov_ns_build(struct blox_prov *p, struct prov_ns_plan *pl, char *err, size_t errlen)
 {
 	int rc;
 
+	if (pl->dev) {
+		/* On the loop: its flash is taken (a new allocation erased) before the FTL looks. */
+		rc = prov_vssd_take(p, pl->dev, pl->nqn, pl->cn.nsid, &pl->alloc, pl->held,
+				    &pl->owner, err, errlen);
+		if (rc)
+			return rc;
+		pl->taken = true;
+	}
 	if (prov_ns_slow(pl))
 		rc = blox_bdev_ftl_prepare(&pl->bp, &pl->bdev);
 	else
 		rc = blox_bdev_create(&pl->bp, &p->tgt->io_cq, &pl->bdev);
 	if (rc) {
 		pl->bdev = NULL;
+		plan_untake(pl);
 		/* A store file the failed create made is not anybody's flash. */
 		if (pl->fresh_store)
 			unlink(pl->store);
@@ -392,10 +343,8 @@ int prov_ns_attach(struct blox_prov *p, struct nvmf_subsys *s, struct prov_ns_pl
 	rec->params = pl->cn.params;
 	rec->params.nsid = ns->nsid;
 	rec->dev = pl->dev;
-	rec->nr_dies = pl->cn.nr_dies;
-	memcpy(rec->dies, pl->cn.dies, sizeof(rec->dies[0]) * pl->cn.nr_dies);
-	for (uint32_t i = 0; rec->dev && i < rec->nr_dies; i++)
-		rec->dev->taken[rec->dies[i]] = true;
+	rec->owner = pl->owner;
+	pl->taken = false; /* the namespace's now */
 	ns->owner = rec;
 	ns->owner_free = rec_free;
 	if (out)
@@ -417,6 +366,7 @@ void prov_ns_discard(struct prov_ns_plan *pl)
 	if (pl->bdev)
 		blox_bdev_destroy(pl->bdev);
 	pl->bdev = NULL;
+	plan_untake(pl);
 	if (pl->fresh_store)
 		unlink(pl->store);
 }
@@ -543,5 +493,7 @@ int blox_prov_apply(struct blox_prov *p, struct blox_config *cfg, char *err, siz
 	}
 	for (size_t i = 0; !rc && i < cfg->nr_listeners; i++)
 		rc = prov_listener_add(p, &cfg->listeners[i], NULL, err, errlen);
+	if (!rc)
+		prov_devices_settle(p);
 	return rc;
 }

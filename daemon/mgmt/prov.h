@@ -18,12 +18,31 @@
 #include "bdev.h"
 #include "mgmt.h"
 
-/* A registered device and who owns each of its dies. */
+/*
+ * A vSSD's hold on a device: the namespace it is for and whether a
+ * namespace has claimed it since the start (the resource manager's owner
+ * id is @id).
+ */
+struct prov_vssd {
+	uint32_t id;
+	char nqn[NVME_NQN_LENGTH];
+	uint32_t nsid;
+	bool claimed;
+	TAILQ_ENTRY(prov_vssd) link;
+};
+
+/*
+ * A registered device, its resource manager (who owns each die) and the
+ * vSSDs on it, kept in a file beside its flash (dev-NAME.vssd.json) so
+ * that every namespace gets exactly its dies back after a restart.
+ */
 struct prov_device {
-	struct blox_cfg_device cfg; /* as resolved (and sized) */
+	struct blox_cfg_device cfg; /* as resolved */
 	struct blox_nand_dev *dev;
-	uint32_t nr_dies;
-	bool *taken; /* per die: a namespace has it */
+	struct fbx_rm *rm;
+	char alloc_path[4200]; /* "" for a device in RAM */
+	uint32_t next_id;
+	TAILQ_HEAD(, prov_vssd) vssds;
 	TAILQ_ENTRY(prov_device) link;
 };
 
@@ -41,8 +60,13 @@ struct prov_ns_rec {
 	struct blox_ns_params params; /* as asked, nsid filled in */
 	char *store_path; /* its own store file, NULL when it has none */
 	struct prov_device *dev; /* on a registered device, else NULL */
-	uint32_t nr_dies;
-	uint32_t dies[BLOX_FTL_MAX_DIES];
+	uint32_t owner; /* its vSSD's id on @dev */
+};
+
+/* What a deleted namespace held on a device, until its backend is gone. */
+struct prov_dies {
+	char dev[32]; /* "" when it was not on a device */
+	uint32_t owner;
 };
 
 /* A namespace between its plan and its attach. */
@@ -52,6 +76,12 @@ struct prov_ns_plan {
 	char store[4200]; /* its own store file, "" if none */
 	bool fresh_store; /* the store file is new: removed if the create fails */
 	struct prov_device *dev;
+	struct fbx_alloc alloc; /* on @dev: what it gets */
+	struct prov_vssd *held; /* on @dev: its hold from before a restart, else NULL */
+	uint32_t owner; /* on @dev, once built: its vSSD's id */
+	bool taken; /* on @dev: built, its allocation taken */
+	struct blox_prov *prov;
+	char nqn[NVME_NQN_LENGTH];
 	struct blox_bdev *bdev; /* once built */
 };
 
@@ -89,7 +119,51 @@ const struct prov_ns_rec *prov_ns_rec(const struct nvmf_ns *ns);
  * remove once the backend is gone), or NULL when it has none.
  */
 char *prov_ns_delete(struct blox_prov *p, struct nvmf_ns *ns,
-		     void (*released)(void *arg, struct blox_bdev *bdev), void *arg);
+		     void (*released)(void *arg, struct blox_bdev *bdev), void *arg,
+		     struct prov_dies *dies);
+/*
+ * After prov_ns_delete(), once the backend is destroyed (on the loop): the
+ * deleted namespace's dies (or pool blocks) are erased and given back.
+ * Nothing for a namespace that was not on a device.
+ */
+void prov_dies_release(struct blox_prov *p, struct prov_dies *dies);
+/*
+ * At the end of a start: holds on devices that no namespace claimed (a
+ * namespace gone from the configuration) are erased and given back, and
+ * said so in the log.
+ */
+void prov_devices_settle(struct blox_prov *p);
+/* Registered devices. */
+struct prov_device *prov_device_find(const struct blox_prov *p, const char *name);
+
+/* prov_dev.c, for prov.c and the admin API. */
+/* "<data dir>/<file>", creating the data directory if it is missing. */
+int prov_data_file(const struct blox_prov *p, const char *file, char *out, size_t len,
+		   char *err, size_t errlen);
+void prov_devices_free(struct blox_prov *p);
+/* Write @d's vSSD record (its file) now. 0 or -errno (logged). */
+int prov_device_save(struct blox_prov *p, struct prov_device *d);
+struct prov_vssd *prov_vssd_find(const struct prov_device *d, const char *nqn, uint32_t nsid);
+/* Take @v off @d and give its flash back (no erase, no save). */
+void prov_vssd_drop(struct prov_device *d, struct prov_vssd *v);
+/*
+ * What namespace @cn of @nqn gets on @d: its hold from before a restart
+ * (*@held, checked against the ask), else a new allocation from the
+ * resource manager. *@exhausted: it does not fit now (RESOURCE_EXHAUSTED),
+ * rather than a bad ask.
+ */
+int prov_vssd_plan(struct blox_prov *p, struct prov_device *d, const char *nqn,
+		   const struct blox_cfg_ns *cn, struct fbx_alloc *out, struct prov_vssd **held,
+		   bool *exhausted, char *err, size_t errlen);
+/*
+ * Take the planned allocation for the namespace (a new one is erased and
+ * the record saved first); its owner id into *@owner.
+ */
+int prov_vssd_take(struct blox_prov *p, struct prov_device *d, const char *nqn, uint32_t nsid,
+		   const struct fbx_alloc *a, struct prov_vssd *held, uint32_t *owner, char *err,
+		   size_t errlen);
+/* Give @owner's flash back (erased first when @erase) and save the record. */
+void prov_vssd_free(struct blox_prov *p, struct prov_device *d, uint32_t owner, bool erase);
 
 /* Subsystems (@cs without its namespaces), hosts, listeners. */
 int prov_subsys_create(struct blox_prov *p, const struct blox_cfg_subsys *cs,

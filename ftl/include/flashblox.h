@@ -159,6 +159,8 @@ bool fbx_check_due(const struct fbx_rm *rm);
  * either way.
  */
 int fbx_swap_check(struct fbx_rm *rm, struct fbx_swap *out);
+/* What fbx_swap_check() would choose now, without making the check. */
+int fbx_swap_preview(const struct fbx_rm *rm, struct fbx_swap *out);
 /* A move was made: @m->to_die is now @m->owner's in place of @m->from_die, which is free. */
 int fbx_move_done(struct fbx_rm *rm, const struct fbx_move *m);
 

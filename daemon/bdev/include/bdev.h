@@ -62,6 +62,7 @@ void blox_io_cq_drain(struct blox_io_cq *cq);
 
 struct blox_bdev;
 struct nand_stats;
+struct nand_die_stats;
 struct ftl_stats;
 
 /*
@@ -77,6 +78,35 @@ struct blox_bdev_telemetry {
 	uint32_t dies, channels;
 };
 
+/*
+ * How a backend's flash is isolated and how worn it is: what the NVMe core
+ * reports as the namespace's NVM Set and its Endurance Group (Identify NVM
+ * Set List, Endurance Group Information log). The caller zeroes it. Byte
+ * counts are bytes: the core turns them into the units of each page.
+ */
+struct blox_bdev_endurance {
+	/*
+	 * The dies are a pool other namespaces share, each on its own block
+	 * range, so they wear together: namespaces whose @pool_key is the
+	 * same are one Endurance Group. false: the flash is this backend's
+	 * alone (its own device, or dies of a device no one else uses).
+	 */
+	bool shared_pool;
+	uint64_t pool_key; /* shared_pool: derived from the device and the pool, never an address */
+	/* Mean erase count of its blocks against the cell type's rated P/E cycles; 255 past 254. */
+	uint8_t percent_used;
+	uint8_t avail_spare; /* free superblocks in percent of the spare ones, 0..100 */
+	uint8_t spare_threshold; /* avail_spare below this: host writes wait for GC */
+	bool read_only; /* a program failed: writes are refused */
+	uint64_t host_read_bytes, host_written_bytes; /* host data (written: over the flash's life) */
+	uint64_t media_written_bytes; /* programmed: host data, GC moves, mapping, padding */
+	uint64_t endurance_bytes; /* host bytes its flash takes over its life at a WAF of 1 */
+	uint64_t total_bytes; /* capacity the backend offers on its flash */
+	uint64_t unalloc_bytes; /* of it, what the namespace does not use */
+	uint32_t read_4k_ns; /* a random 4 KiB read alone on the device, typical; 0: unknown */
+	uint32_t opt_write_bytes; /* write size placed without padding; 0: unknown */
+};
+
 struct blox_bdev_ops {
 	const char *name;
 	/* Start @io. Returns nothing: errors come back through io->status. */
@@ -87,6 +117,11 @@ struct blox_bdev_ops {
 	void (*set_write_cache)(struct blox_bdev *bdev, bool on);
 	/* Optional: fill what the backend counts (zeroed by the caller). */
 	void (*telemetry)(struct blox_bdev *bdev, struct blox_bdev_telemetry *t);
+	/*
+	 * Optional (flash backends): fill @e (zeroed by the caller). Without
+	 * it the namespace is its own Endurance Group with no wear to tell.
+	 */
+	void (*endurance)(struct blox_bdev *bdev, struct blox_bdev_endurance *e);
 };
 
 struct blox_bdev {
@@ -192,6 +227,22 @@ void blox_nand_dev_put(struct blox_nand_dev *d);
 const char *blox_nand_dev_name(const struct blox_nand_dev *d);
 /* References held: 1 + the namespaces on it, when registered. */
 uint32_t blox_nand_dev_refs(const struct blox_nand_dev *d);
+/* Its NAND configuration. */
+const struct nand_config *blox_nand_dev_nand_config(const struct blox_nand_dev *d);
+/*
+ * Erase, on the store at once (not timed), every programmed block of
+ * blocks [@first_block, @first_block + @nr_blocks) of every plane of dies
+ * @dies[0..@nr), then make it durable: flash given back or handed to a new
+ * owner holds nothing of the old one. Only while no namespace uses those
+ * blocks. 0 or -errno.
+ */
+int blox_nand_dev_erase(struct blox_nand_dev *d, const uint32_t *dies, uint32_t nr,
+			uint32_t first_block, uint32_t nr_blocks);
+/* Every die's erases (the sum of its blocks' erase counts), nand_dies() entries. */
+void blox_nand_dev_die_erases(const struct blox_nand_dev *d, uint64_t *out);
+/* Its engine's per-die statistics (host and internal ops served), or NULL. */
+const struct nand_die_stats *blox_nand_dev_die_stats(const struct blox_nand_dev *d,
+						     uint32_t die);
 
 /*
  * Devices by name. The registry holds a reference to each device it

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "flashblox.h"
 #include "ftl.h"
 #include "nand.h"
 #include "nvmf.h"
@@ -101,6 +102,8 @@ struct blox_ns_params {
 	bool has_uuid;
 	uint8_t uuid[16];
 	char device[32]; /* backend nand on a registered device; "" for its own */
+	/* On a device: channel:N, chip:N, channel, chip or software; "": chip (by size). */
+	char isolation[16];
 	bool has_nand, has_ftl; /* a "nand" / "ftl" object was given, even empty */
 	struct blox_nand_params nand;
 	struct blox_ftl_params ftl;
@@ -134,8 +137,9 @@ struct blox_cfg_ns {
 	struct ftl_config ftl; /* backend "nand" */
 	bool store_ram; /* backend "nand": keep the flash in RAM, not a file */
 	char device[32]; /* backend "nand" on a shared device; "" for its own */
-	uint32_t nr_dies; /* on a shared device: its dies, by the provisioning service */
-	uint32_t dies[BLOX_FTL_MAX_DIES];
+	/* On a shared device: the isolation asked and its count (0: by size). */
+	enum fbx_isolation iso;
+	uint32_t iso_count;
 };
 
 /* A shared NAND device, resolved (blox_device_resolve()). */
@@ -143,7 +147,6 @@ struct blox_cfg_device {
 	struct blox_device_params params; /* as asked, for the state file */
 	char name[32];
 	struct nand_config nand;
-	bool auto_blocks;
 	bool store_ram;
 };
 

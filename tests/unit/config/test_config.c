@@ -461,6 +461,14 @@ static void test_default(void **state)
 	assert_int_equal(cfg.subsys[0].ns[0].size, 1ull << 30);
 	assert_int_equal(cfg.subsys[0].ns[0].block_size, 4096);
 	assert_false(cfg.subsys[0].ns[0].has_uuid);
+	/* A vSSD on one channel of an 8-channel device, so that isolation means something. */
+	assert_int_equal(cfg.nr_devices, 1);
+	assert_string_equal(cfg.devices[0].name, "nand0");
+	assert_true(cfg.devices[0].nand.geo.channels >= 8);
+	assert_false(cfg.devices[0].store_ram);
+	assert_string_equal(cfg.subsys[0].ns[0].device, "nand0");
+	assert_int_equal(cfg.subsys[0].ns[0].iso, FBX_CHANNEL);
+	assert_int_equal(cfg.subsys[0].ns[0].iso_count, 1);
 	assert_int_equal(cfg.nr_listeners, 2);
 	assert_string_equal(cfg.listeners[0].addr, "127.0.0.1");
 	assert_string_equal(cfg.listeners[0].port, "4420");
@@ -645,7 +653,8 @@ static void test_parse_devices(void **state)
 		"{\"nsid\":1,\"backend\":\"nand\",\"size\":\"128M\",\"device\":\"ssd0\"},"
 		"{\"nsid\":2,\"backend\":\"nand\",\"size\":\"64M\",\"device\":\"ssd0\"}]},"
 		"{\"nqn\":\"nqn.x:b\",\"namespaces\":["
-		"{\"nsid\":1,\"backend\":\"nand\",\"size\":\"64M\",\"device\":\"ssd0\"}]}]}";
+		"{\"nsid\":1,\"backend\":\"nand\",\"size\":\"64M\",\"device\":\"ssd0\","
+		"\"isolation\":\"channel:1\"}]}]}";
 	static const struct err_case cases[] = {
 		{ "{\"subsystems\":[{\"nqn\":\"nqn.x:a\",\"namespaces\":[{\"nsid\":1,"
 		  "\"backend\":\"nand\",\"size\":\"1M\",\"device\":\"nope\"}]}]}",
@@ -659,7 +668,21 @@ static void test_parse_devices(void **state)
 		  "\"namespaces\":[{\"nsid\":1,\"backend\":\"nand\",\"size\":\"1M\","
 		  "\"device\":\"d\"},{\"nsid\":2,\"backend\":\"nand\",\"size\":\"1M\","
 		  "\"device\":\"d\"}]}]}",
-		  "device d: 2 namespaces but only 1 dies" },
+		  "nqn.x:a namespace 2: device d: need 1 free dies, 0 left" },
+		{ "{\"devices\":[{\"name\":\"d\",\"nand\":{\"channels\":4,"
+		  "\"dies_per_channel\":1}}],\"subsystems\":[{\"nqn\":\"nqn.x:a\","
+		  "\"namespaces\":[{\"nsid\":1,\"backend\":\"nand\",\"size\":\"1M\","
+		  "\"device\":\"d\",\"isolation\":\"channel:5\"}]}]}",
+		  "nqn.x:a namespace 1: device d: need 5 channels, the device has 4" },
+		{ "{\"subsystems\":[{\"nqn\":\"nqn.x:a\",\"namespaces\":[{\"nsid\":1,"
+		  "\"backend\":\"nand\",\"size\":\"1M\",\"isolation\":\"chip:1\"}]}]}",
+		  "subsystems[0].namespaces[0].isolation: only for a namespace on a device (give "
+		  "'device')" },
+		{ "{\"devices\":[{\"name\":\"d\"}],\"subsystems\":[{\"nqn\":\"nqn.x:a\","
+		  "\"namespaces\":[{\"nsid\":1,\"backend\":\"nand\",\"size\":\"1M\","
+		  "\"device\":\"d\",\"isolation\":\"chips:2\"}]}]}",
+		  "subsystems[0].namespaces[0].isolation: 'chips:2' is not channel:N, chip:N, "
+		  "channel, chip or software" },
 		{ "{\"subsystems\":[{\"nqn\":\"nqn.x:a\",\"namespaces\":[{\"nsid\":1,"
 		  "\"backend\":\"ram\",\"size\":\"1M\",\"device\":\"d\"}]}]}",
 		  "subsystems[0].namespaces[0].device: only for backend \"nand\"" },
@@ -672,19 +695,15 @@ static void test_parse_devices(void **state)
 		fail_msg("%s", err);
 	assert_int_equal(cfg.nr_devices, 1);
 	assert_true(cfg.devices[0].store_ram);
-	/* 8 dies over 3 namespaces: 3, 3, 2 in config order. */
-	assert_int_equal(cfg.subsys[0].ns[0].dies[0], 0);
-	assert_int_equal(cfg.subsys[0].ns[0].nr_dies, 3);
-	assert_int_equal(cfg.subsys[0].ns[1].dies[0], 3);
-	assert_int_equal(cfg.subsys[0].ns[1].nr_dies, 3);
-	assert_int_equal(cfg.subsys[1].ns[0].dies[0], 6);
-	assert_int_equal(cfg.subsys[1].ns[0].nr_dies, 2);
-	/* The device is sized for its largest share: 128 MiB on 3 dies. */
-	assert_int_equal(cfg.devices[0].nand.geo.blocks_per_plane,
-			 blox_config_nand_blocks(&cfg.devices[0].nand.geo, 3, 128u << 20,
-						 cfg.subsys[0].ns[0].ftl.op_permille));
+	/* Isolation by default: chip, by size; the device's geometry as given (64 blocks). */
+	assert_int_equal(cfg.subsys[0].ns[0].iso, FBX_CHIP);
+	assert_int_equal(cfg.subsys[0].ns[0].iso_count, 0);
+	assert_int_equal(cfg.subsys[1].ns[0].iso, FBX_CHANNEL);
+	assert_int_equal(cfg.subsys[1].ns[0].iso_count, 1);
+	assert_int_equal(cfg.devices[0].nand.geo.blocks_per_plane, 64);
 	assert_int_equal(cfg.subsys[1].ns[0].nand.geo.blocks_per_plane,
 			 cfg.devices[0].nand.geo.blocks_per_plane);
+	assert_int_equal(cfg.subsys[1].ns[0].nand.geo.pages_per_block, 96);
 	blox_config_free(&cfg);
 	check_errors(cases, BLOX_ARRAY_SIZE(cases));
 }

@@ -32,8 +32,10 @@ static const char cfg_json[] =
 	"\"subsystems\":[{\"nqn\":\"nqn.2026-12.io.blox:a\",\"allow_any_host\":true,"
 	"\"hosts\":[\"nqn.2014-08.org.nvmexpress:h1\"],\"namespaces\":["
 	"{\"nsid\":1,\"backend\":\"nand\",\"size\":\"32M\",\"device\":\"ssd0\","
+	"\"isolation\":\"channel:1\","
 	"\"ftl\":{\"op_percent\":20,\"gc_policy\":\"cost-benefit\",\"mdc\":false}},"
-	"{\"nsid\":2,\"backend\":\"nand\",\"size\":\"16M\",\"device\":\"ssd0\"},"
+	"{\"nsid\":2,\"backend\":\"nand\",\"size\":\"16M\",\"device\":\"ssd0\","
+	"\"isolation\":\"chip:1\"},"
 	"{\"nsid\":5,\"backend\":\"ram\",\"size\":\"1M\",\"block_size\":512,"
 	"\"uuid\":\"01234567-89ab-cdef-0123-456789abcdef\"}]}]}";
 
@@ -84,43 +86,61 @@ static struct prov_device *first_device(struct fx *f)
 	return TAILQ_FIRST(&f->prov->devices);
 }
 
-/* 1. Applied: the device is registered, its dies owned as planned, each namespace has a record. */
+/* @ns's dies on its device, as the resource manager has them. */
+static struct fbx_alloc ns_alloc(const struct nvmf_ns *ns)
+{
+	const struct prov_ns_rec *r = prov_ns_rec(ns);
+	struct fbx_alloc a;
+
+	assert_non_null(r);
+	assert_non_null(r->dev);
+	assert_true(fbx_owner_alloc(r->dev->rm, r->owner, &a));
+	return a;
+}
+
+/* 1. Applied: the device is registered, each vSSD has what its isolation asks, records kept. */
 static void test_apply_records(void **state)
 {
 	struct fx *f = *state;
 	struct nvmf_subsys *s = nvmf_subsys_find(&f->tgt, "nqn.2026-12.io.blox:a");
 	struct prov_device *d = first_device(f);
 	const struct prov_ns_rec *r1, *r2, *r5;
+	struct fbx_alloc a1, a2;
 
 	assert_non_null(s);
 	assert_non_null(d);
 	assert_ptr_equal(blox_dev_find(&f->prov->registry, "ssd0"), d->dev);
-	assert_int_equal(d->nr_dies, 8);
 	r1 = prov_ns_rec(nvmf_ns_find(s, 1));
 	r2 = prov_ns_rec(nvmf_ns_find(s, 2));
 	r5 = prov_ns_rec(nvmf_ns_find(s, 5));
 	assert_non_null(r1);
 	assert_non_null(r2);
 	assert_non_null(r5);
-	/* 8 dies over 2 namespaces, in config order. */
-	assert_int_equal(r1->nr_dies, 4);
-	assert_int_equal(r1->dies[0], 0);
-	assert_int_equal(r2->nr_dies, 4);
-	assert_int_equal(r2->dies[0], 4);
+	/* channel:1 takes channel 0 whole; chip:1 a die of a whole free channel (1). */
+	a1 = ns_alloc(nvmf_ns_find(s, 1));
+	a2 = ns_alloc(nvmf_ns_find(s, 2));
+	assert_int_equal(a1.iso, FBX_CHANNEL);
+	assert_int_equal(a1.res.nr_dies, 2);
+	assert_int_equal(a1.res.dies[0], 0);
+	assert_int_equal(a1.res.dies[1], 1);
+	assert_int_equal(a2.iso, FBX_CHIP);
+	assert_int_equal(a2.res.nr_dies, 1);
+	assert_int_equal(a2.res.dies[0], 2);
+	assert_int_equal(fbx_die_owner(d->rm, 0), r1->owner);
+	assert_int_equal(fbx_die_owner(d->rm, 2), r2->owner);
+	assert_int_equal(fbx_free_dies(d->rm), 5);
 	assert_ptr_equal(r1->dev, d);
-	for (uint32_t i = 0; i < 8; i++)
-		assert_true(d->taken[i]);
 	assert_null(r5->dev);
 	assert_null(r5->store_path);
 	assert_int_equal(r5->params.block_size, 512);
 	assert_true(r5->params.has_uuid);
-	/* A device with namespaces on it stays. */
+	/* A device with vSSDs on it stays. */
 	assert_int_equal(prov_device_destroy(f->prov, "ssd0"), -EBUSY);
 	assert_int_equal(prov_device_destroy(f->prov, "nope"), -ENOENT);
 }
 
-/* 2. A die another namespace holds is refused, and so is one that is not there. */
-static void test_dies_owned(void **state)
+/* 2. What does not fit is refused with the reason, as "it does not fit now" (-ENOSPC). */
+static void test_does_not_fit(void **state)
 {
 	struct fx *f = *state;
 	struct nvmf_subsys *s = nvmf_subsys_find(&f->tgt, "nqn.2026-12.io.blox:a");
@@ -130,18 +150,23 @@ static void test_dies_owned(void **state)
 
 	assert_non_null(pl);
 	cn.nsid = 3;
-	assert_int_equal(prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)), -EBUSY);
-	assert_string_equal(err, "nqn.2026-12.io.blox:a namespace 3: die 4 of device ssd0 is taken");
-	cn.nr_dies = 1;
-	cn.dies[0] = 8;
-	assert_int_equal(prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)), -EBUSY);
-	assert_string_equal(err, "nqn.2026-12.io.blox:a namespace 3: die 8 of device ssd0 is not there");
-	cn.nr_dies = 0;
+	cn.iso = FBX_CHANNEL;
+	cn.iso_count = 3;
+	assert_int_equal(prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)), -ENOSPC);
+	assert_string_equal(err, "nqn.2026-12.io.blox:a namespace 3: device ssd0: need 3 free "
+				 "channels, 2 left");
+	cn.iso = FBX_CHIP;
+	cn.iso_count = 6;
+	assert_int_equal(prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)), -ENOSPC);
+	assert_string_equal(err, "nqn.2026-12.io.blox:a namespace 3: device ssd0: need 6 free "
+				 "dies, 5 left");
+	/* A bad ask (never fits this device) is not "exhausted". */
+	cn.iso_count = 9;
 	assert_int_equal(prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)), -EINVAL);
 	free(pl);
 }
 
-/* 3. Deleting a namespace frees its dies; a new one can then have them. */
+/* 3. Deleting a namespace gives its dies back once its backend is gone; a new one can have them. */
 static void test_delete_frees_dies(void **state)
 {
 	struct fx *f = *state;
@@ -149,16 +174,21 @@ static void test_delete_frees_dies(void **state)
 	struct blox_cfg_ns cn = f->cfg.subsys[0].ns[1];
 	struct prov_device *d = first_device(f);
 	struct prov_ns_plan *pl = malloc(sizeof(*pl));
+	struct prov_dies dies;
 	struct nvmf_ns *ns;
 	char err[512];
 
 	assert_non_null(pl);
 	/* No released callback: the backend goes with the namespace. */
-	assert_null(prov_ns_delete(f->prov, nvmf_ns_find(s, 2), NULL, NULL));
+	assert_null(prov_ns_delete(f->prov, nvmf_ns_find(s, 2), NULL, NULL, &dies));
 	event_base_loop(f->base, EVLOOP_NONBLOCK);
 	assert_null(nvmf_ns_find(s, 2));
-	for (uint32_t i = 4; i < 8; i++)
-		assert_false(d->taken[i]);
+	assert_string_equal(dies.dev, "ssd0");
+	/* Held until the caller says the backend is gone. */
+	assert_int_equal(fbx_free_dies(d->rm), 5);
+	prov_dies_release(f->prov, &dies);
+	assert_int_equal(fbx_free_dies(d->rm), 6);
+	assert_int_equal(fbx_free_channels(d->rm), 3);
 	cn.nsid = 3;
 	if (prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)) ||
 	    prov_ns_build(f->prov, pl, err, sizeof(err)))
@@ -167,8 +197,8 @@ static void test_delete_frees_dies(void **state)
 	if (prov_ns_attach(f->prov, s, pl, &ns, err, sizeof(err)))
 		fail_msg("%s", err);
 	assert_int_equal(ns->nsid, 3);
-	assert_int_equal(prov_ns_rec(ns)->dies[0], 4);
-	assert_true(d->taken[4]);
+	assert_int_equal(ns_alloc(ns).res.dies[0], 2);
+	assert_int_equal(fbx_free_dies(d->rm), 5);
 	free(pl);
 }
 
@@ -263,9 +293,10 @@ static void test_state_round_trip(void **state)
 	assert_int_equal(back.subsys[0].nr_ns, f->cfg.subsys[0].nr_ns);
 	for (size_t i = 0; i < back.subsys[0].nr_ns; i++) {
 		check_same_ns(&back.subsys[0].ns[i].params, &f->cfg.subsys[0].ns[i].params);
-		assert_int_equal(back.subsys[0].ns[i].nr_dies, f->cfg.subsys[0].ns[i].nr_dies);
-		assert_memory_equal(back.subsys[0].ns[i].dies, f->cfg.subsys[0].ns[i].dies,
-				    sizeof(back.subsys[0].ns[i].dies));
+		assert_string_equal(back.subsys[0].ns[i].params.isolation,
+				    f->cfg.subsys[0].ns[i].params.isolation);
+		assert_int_equal(back.subsys[0].ns[i].iso, f->cfg.subsys[0].ns[i].iso);
+		assert_int_equal(back.subsys[0].ns[i].iso_count, f->cfg.subsys[0].ns[i].iso_count);
 	}
 	blox_config_free(&back);
 	free(text);
@@ -335,7 +366,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_apply_records, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dies_owned, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_does_not_fit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delete_frees_dies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_typed_create, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_round_trip, setup, teardown),

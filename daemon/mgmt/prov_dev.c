@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The provisioning service's devices: each registered NAND device has a
+ * FlashBlox resource manager (ftl/flashblox.h) that owns its channel x die
+ * grid, and a list of the vSSDs on it. Which dies (or which blocks of the
+ * software pool) a vSSD has is the device's own record, like a partition
+ * table: it is kept in dev-NAME.vssd.json beside the device's flash and
+ * rewritten (atomically) whenever it changes, so a namespace gets exactly
+ * its flash back after any restart, whether bloxd starts from a config
+ * file or from its state file, and whatever the wear says meanwhile.
+ */
+#include "config_internal.h"
+#include "prov.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct prov_device *prov_device_find(const struct blox_prov *p, const char *name)
+{
+	struct prov_device *d;
+
+	TAILQ_FOREACH(d, &p->devices, link)
+		if (!strcmp(d->cfg.name, name))
+			return d;
+	return NULL;
+}
+
+static void device_free(struct prov_device *d)
+{
+	struct prov_vssd *v;
+
+	while ((v = TAILQ_FIRST(&d->vssds))) {
+		TAILQ_REMOVE(&d->vssds, v, link);
+		free(v);
+	}
+	fbx_rm_destroy(d->rm);
+	free(d);
+}
+
+void prov_devices_free(struct blox_prov *p)
+{
+	struct prov_device *d;
+
+	while ((d = TAILQ_FIRST(&p->devices))) {
+		TAILQ_REMOVE(&p->devices, d, link);
+		device_free(d);
+	}
+}
+
+/* ---- The record beside the flash ---- */
+
+static json_object *alloc_json(const struct fbx_alloc *a)
+{
+	json_object *o = json_object_new_object(), *dies = json_object_new_array();
+
+	json_object_object_add(o, "isolation",
+			       json_object_new_string(fbx_isolation_name(a->iso)));
+	for (uint32_t i = 0; i < a->res.nr_dies; i++)
+		json_object_array_add(dies, json_object_new_int64(a->res.dies[i]));
+	json_object_object_add(o, "dies", dies);
+	json_object_object_add(o, "first_block", json_object_new_int64(a->res.first_block));
+	json_object_object_add(o, "nr_blocks", json_object_new_int64(a->res.nr_blocks));
+	return o;
+}
+
+int prov_device_save(struct blox_prov *p, struct prov_device *d)
+{
+	json_object *root, *arr, *wear, *snap;
+	struct fbx_wear_state st;
+	const struct prov_vssd *v;
+	char tmp[4300];
+	const char *text;
+	int fd, rc = 0;
+	size_t len;
+
+	if (!d->alloc_path[0])
+		return 0;
+	root = json_object_new_object();
+	arr = json_object_new_array();
+	TAILQ_FOREACH(v, &d->vssds, link) {
+		struct fbx_alloc a;
+		json_object *o;
+
+		if (!fbx_owner_alloc(d->rm, v->id, &a))
+			continue;
+		o = alloc_json(&a);
+		json_object_object_add(o, "subsystem", json_object_new_string(v->nqn));
+		json_object_object_add(o, "nsid", json_object_new_int64(v->nsid));
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(root, "vssds", arr);
+	fbx_wear_state_get(d->rm, &st);
+	wear = json_object_new_object();
+	json_object_object_add(wear, "next_check", json_object_new_double(st.next_check));
+	json_object_object_add(wear, "checks", json_object_new_int64((int64_t)st.checks));
+	json_object_object_add(wear, "swaps", json_object_new_int64((int64_t)st.swaps));
+	snap = json_object_new_array();
+	for (uint32_t i = 0; i < nand_dies(&d->cfg.nand.geo); i++)
+		json_object_array_add(snap, json_object_new_int64((int64_t)st.snapshot[i]));
+	json_object_object_add(wear, "snapshot", snap);
+	json_object_object_add(root, "wear", wear);
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
+	len = strlen(text);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->alloc_path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 ||
+	    fsync(fd) || rename(tmp, d->alloc_path))
+		rc = -errno ? -errno : -EIO;
+	if (fd >= 0)
+		close(fd);
+	json_object_put(root);
+	if (rc) {
+		unlink(tmp);
+		blox_log(p->log, BLOX_LOG_ERR, "device %s: cannot write %s: %s", d->cfg.name,
+			 d->alloc_path, strerror(-rc));
+	}
+	return rc;
+}
+
+static int u32_of(json_object *o, const char *key, uint32_t *out)
+{
+	json_object *v;
+	int64_t n;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return -EINVAL;
+	n = json_object_get_int64(v);
+	if (n < 0 || n > UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static struct prov_vssd *vssd_add(struct prov_device *d, const char *nqn, uint32_t nsid)
+{
+	struct prov_vssd *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->id = ++d->next_id;
+	snprintf(v->nqn, sizeof(v->nqn), "%s", nqn);
+	v->nsid = nsid;
+	TAILQ_INSERT_TAIL(&d->vssds, v, link);
+	return v;
+}
+
+void prov_vssd_drop(struct prov_device *d, struct prov_vssd *v)
+{
+	fbx_release(d->rm, v->id);
+	TAILQ_REMOVE(&d->vssds, v, link);
+	free(v);
+}
+
+struct prov_vssd *prov_vssd_find(const struct prov_device *d, const char *nqn, uint32_t nsid)
+{
+	struct prov_vssd *v;
+
+	TAILQ_FOREACH(v, &d->vssds, link)
+		if (v->nsid == nsid && !strcmp(v->nqn, nqn))
+			return v;
+	return NULL;
+}
+
+/* One vSSD of the record: held for its namespace. */
+static int load_vssd(struct prov_device *d, json_object *o, size_t i, char *err, size_t errlen)
+{
+	json_object *v, *dies;
+	const char *nqn;
+	struct fbx_alloc a = { 0 };
+	struct prov_vssd *vs;
+	uint32_t nsid, count;
+	char why[200];
+	int rc;
+
+	if (!json_object_object_get_ex(o, "subsystem", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    strlen(nqn = json_object_get_string(v)) >= NVME_NQN_LENGTH || u32_of(o, "nsid", &nsid) ||
+	    !json_object_object_get_ex(o, "isolation", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    fbx_isolation_parse(json_object_get_string(v), &a.iso, &count) ||
+	    !json_object_object_get_ex(o, "dies", &dies) ||
+	    !json_object_is_type(dies, json_type_array) ||
+	    json_object_array_length(dies) > BLOX_FTL_MAX_DIES ||
+	    u32_of(o, "first_block", &a.res.first_block) ||
+	    u32_of(o, "nr_blocks", &a.res.nr_blocks))
+		return blox_fail(err, errlen, "%s: vssds[%zu] is not a vSSD record", d->alloc_path,
+				 i);
+	a.res.nr_dies = (uint32_t)json_object_array_length(dies);
+	for (uint32_t k = 0; k < a.res.nr_dies; k++) {
+		json_object *e = json_object_array_get_idx(dies, k);
+		int64_t n = json_object_get_int64(e);
+
+		if (!json_object_is_type(e, json_type_int) || n < 0 || n > UINT32_MAX)
+			return blox_fail(err, errlen, "%s: vssds[%zu].dies[%u] is not a die",
+					 d->alloc_path, i, k);
+		a.res.dies[k] = (uint32_t)n;
+	}
+	vs = vssd_add(d, nqn, nsid);
+	if (!vs)
+		return -ENOMEM;
+	rc = fbx_take(d->rm, vs->id, &a, why, sizeof(why));
+	if (rc) {
+		TAILQ_REMOVE(&d->vssds, vs, link);
+		free(vs);
+		return blox_fail(err, errlen, "%s: vssds[%zu] (%s namespace %u): %s",
+				 d->alloc_path, i, nqn, nsid, why);
+	}
+	return 0;
+}
+
+static int device_load(struct prov_device *d, char *err, size_t errlen)
+{
+	uint32_t nd = nand_dies(&d->cfg.nand.geo);
+	json_object *root, *arr, *wear, *snap, *v;
+	uint64_t *erases = calloc(nd, sizeof(*erases)), *sn = NULL;
+	int rc = 0;
+
+	if (!erases)
+		return -ENOMEM;
+	blox_nand_dev_die_erases(d->dev, erases);
+	fbx_wear_update(d->rm, erases);
+	if (!d->alloc_path[0] || access(d->alloc_path, F_OK)) {
+		/* Nothing saved: the first check counts erases from now. */
+		fbx_wear_state_set(d->rm, 0, 0, 0, erases);
+		free(erases);
+		return 0;
+	}
+	root = json_object_from_file(d->alloc_path);
+	if (!root || !json_object_object_get_ex(root, "vssds", &arr) ||
+	    !json_object_is_type(arr, json_type_array)) {
+		rc = blox_fail(err, errlen, "%s: not a vSSD record of device %s (%s)",
+			       d->alloc_path, d->cfg.name, json_util_get_last_err());
+		goto out;
+	}
+	for (size_t i = 0; !rc && i < json_object_array_length(arr); i++)
+		rc = load_vssd(d, json_object_array_get_idx(arr, i), i, err, errlen);
+	if (!rc && json_object_object_get_ex(root, "wear", &wear) &&
+	    json_object_object_get_ex(wear, "snapshot", &snap) &&
+	    json_object_is_type(snap, json_type_array) && json_object_array_length(snap) == nd &&
+	    (sn = calloc(nd, sizeof(*sn)))) {
+		double next = 0;
+		uint64_t checks = 0, swaps = 0;
+
+		for (uint32_t i = 0; i < nd; i++)
+			sn[i] = (uint64_t)json_object_get_int64(json_object_array_get_idx(snap, i));
+		if (json_object_object_get_ex(wear, "next_check", &v))
+			next = json_object_get_double(v);
+		if (json_object_object_get_ex(wear, "checks", &v))
+			checks = (uint64_t)json_object_get_int64(v);
+		if (json_object_object_get_ex(wear, "swaps", &v))
+			swaps = (uint64_t)json_object_get_int64(v);
+		fbx_wear_state_set(d->rm, next, checks, swaps, sn);
+	}
+out:
+	free(sn);
+	free(erases);
+	json_object_put(root);
+	return rc;
+}
+
+/* ---- Devices ---- */
+
+int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, char *err,
+		       size_t errlen)
+{
+	struct fbx_params fp;
+	struct prov_device *d;
+	char path[4200], file[64];
+	int rc;
+
+	if (blox_dev_find(&p->registry, cd->name))
+		return blox_fail(err, errlen, "device %s: exists already", cd->name), -EEXIST;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	TAILQ_INIT(&d->vssds);
+	d->cfg = *cd;
+	if (!cd->store_ram) {
+		snprintf(file, sizeof(file), "dev-%s.nand", cd->name);
+		if ((rc = prov_data_file(p, file, path, sizeof(path), err, errlen)))
+			goto fail;
+		snprintf(file, sizeof(file), "dev-%s.vssd.json", cd->name);
+		if ((rc = prov_data_file(p, file, d->alloc_path, sizeof(d->alloc_path), err,
+					 errlen)))
+			goto fail;
+	}
+	fbx_params_default(&fp, cd->nand.geo.cell);
+	rc = fbx_rm_create(&cd->nand.geo, &fp, &d->rm);
+	if (rc) {
+		blox_fail(err, errlen, "device %s: %s", cd->name, strerror(-rc));
+		goto fail;
+	}
+	rc = blox_nand_dev_open(cd->name, &cd->nand, cd->store_ram ? NULL : path,
+				p->tgt->base, p->tgt->clock, &d->dev);
+	if (rc) {
+		blox_fail(err, errlen, "device %s: %s%s", cd->name, strerror(-rc),
+			  rc == -EINVAL ? " (a store file of another geometry?)" : "");
+		goto fail;
+	}
+	rc = device_load(d, err, errlen);
+	if (rc) {
+		blox_nand_dev_put(d->dev);
+		goto fail;
+	}
+	/* The registry holds it from now on. */
+	rc = blox_dev_register(&p->registry, d->dev);
+	blox_nand_dev_put(d->dev);
+	if (rc) {
+		blox_fail(err, errlen, "device %s: %s", cd->name, strerror(-rc));
+		goto fail;
+	}
+	TAILQ_INSERT_TAIL(&p->devices, d, link);
+	return 0;
+fail:
+	device_free(d);
+	return rc;
+}
+
+int prov_device_destroy(struct blox_prov *p, const char *name)
+{
+	struct prov_device *d = prov_device_find(p, name);
+
+	if (!d)
+		return -ENOENT;
+	if (!TAILQ_EMPTY(&d->vssds))
+		return -EBUSY;
+	TAILQ_REMOVE(&p->devices, d, link);
+	blox_dev_unregister(&p->registry, d->dev);
+	if (d->alloc_path[0])
+		unlink(d->alloc_path);
+	device_free(d);
+	return 0;
+}
+
+/* ---- Holds ---- */
+
+int prov_vssd_plan(struct blox_prov *p, struct prov_device *d, const char *nqn,
+		   const struct blox_cfg_ns *cn, struct fbx_alloc *out, struct prov_vssd **held,
+		   bool *exhausted, char *err, size_t errlen)
+{
+	struct fbx_ask ask = { .iso = cn->iso,
+			       .count = cn->iso_count,
+			       .units = cn->size / FTL_UNIT };
+	struct prov_vssd *v = prov_vssd_find(d, nqn, cn->nsid);
+	char why[200];
+	int rc;
+
+	(void)p;
+	*held = NULL;
+	*exhausted = false;
+	if (v) {
+		/* Its flash from before: exactly that, if it still matches the ask. */
+		fbx_owner_alloc(d->rm, v->id, out);
+		if (out->iso != cn->iso || (cn->iso_count && cn->iso != FBX_SOFTWARE &&
+					    cn->iso_count != (cn->iso == FBX_CHANNEL
+								      ? out->res.nr_dies /
+									d->cfg.nand.geo.dies_per_channel
+								      : out->res.nr_dies)))
+			return blox_fail(err, errlen,
+					 "%s namespace %u: device %s holds %s flash for it (%u dies) "
+					 "from before, not %s:%u; delete the namespace to change it",
+					 nqn, cn->nsid, d->cfg.name, fbx_isolation_name(out->iso),
+					 out->res.nr_dies, fbx_isolation_name(cn->iso),
+					 cn->iso_count);
+		if (ask.units > out->units)
+			return blox_fail(err, errlen,
+					 "%s namespace %u: its flash on device %s holds %llu bytes, "
+					 "less than the %llu asked",
+					 nqn, cn->nsid, d->cfg.name,
+					 (unsigned long long)out->units * FTL_UNIT,
+					 (unsigned long long)cn->size);
+		*held = v;
+		return 0;
+	}
+	rc = fbx_plan(d->rm, &ask, &cn->ftl, out, why, sizeof(why));
+	if (rc) {
+		*exhausted = rc == -ENOSPC;
+		return blox_fail(err, errlen, "%s namespace %u: device %s: %s", nqn, cn->nsid,
+				 d->cfg.name, why);
+	}
+	return 0;
+}
+
+int prov_vssd_take(struct blox_prov *p, struct prov_device *d, const char *nqn, uint32_t nsid,
+		   const struct fbx_alloc *a, struct prov_vssd *held, uint32_t *owner, char *err,
+		   size_t errlen)
+{
+	struct prov_vssd *v = held;
+	char why[200];
+	int rc;
+
+	if (v) {
+		v->claimed = true;
+		*owner = v->id;
+		return 0;
+	}
+	v = vssd_add(d, nqn, nsid);
+	if (!v)
+		return blox_fail(err, errlen, "out of memory"), -ENOMEM;
+	rc = fbx_take(d->rm, v->id, a, why, sizeof(why));
+	if (!rc) {
+		/* New to it: nothing of an earlier owner may be read back. */
+		rc = blox_nand_dev_erase(d->dev, a->res.dies, a->res.nr_dies, a->res.first_block,
+					 a->res.nr_blocks);
+		if (rc)
+			snprintf(why, sizeof(why), "erasing its flash: %s", strerror(-rc));
+	}
+	if (!rc)
+		rc = prov_device_save(p, d);
+	if (rc) {
+		if (why[0] == '\0')
+			snprintf(why, sizeof(why), "%s", strerror(-rc));
+		prov_vssd_drop(d, v);
+		return blox_fail(err, errlen, "%s namespace %u: device %s: %s", nqn, nsid,
+				 d->cfg.name, why),
+		       rc;
+	}
+	v->claimed = true;
+	*owner = v->id;
+	return 0;
+}
+
+void prov_vssd_free(struct blox_prov *p, struct prov_device *d, uint32_t owner, bool erase)
+{
+	struct prov_vssd *v;
+	struct fbx_alloc a;
+
+	TAILQ_FOREACH(v, &d->vssds, link)
+		if (v->id == owner)
+			break;
+	if (!v)
+		return;
+	if (erase && fbx_owner_alloc(d->rm, owner, &a)) {
+		int rc = blox_nand_dev_erase(d->dev, a.res.dies, a.res.nr_dies,
+					     a.res.first_block, a.res.nr_blocks);
+
+		if (rc)
+			blox_log(p->log, BLOX_LOG_WARN,
+				 "device %s: erasing the flash of %s namespace %u: %s", d->cfg.name,
+				 v->nqn, v->nsid, strerror(-rc));
+	}
+	prov_vssd_drop(d, v);
+	prov_device_save(p, d);
+}
+
+void prov_dies_release(struct blox_prov *p, struct prov_dies *dies)
+{
+	struct prov_device *d;
+
+	if (!dies->dev[0] || !(d = prov_device_find(p, dies->dev)))
+		return;
+	prov_vssd_free(p, d, dies->owner, true);
+	dies->dev[0] = '\0';
+}
+
+void prov_devices_settle(struct blox_prov *p)
+{
+	struct prov_device *d;
+	struct prov_vssd *v, *next;
+
+	TAILQ_FOREACH(d, &p->devices, link)
+		for (v = TAILQ_FIRST(&d->vssds); v; v = next) {
+			next = TAILQ_NEXT(v, link);
+			if (v->claimed)
+				continue;
+			blox_log(p->log, BLOX_LOG_WARN,
+				 "device %s: %s namespace %u is configured no more; its flash is "
+				 "erased and free again",
+				 d->cfg.name, v->nqn, v->nsid);
+			prov_vssd_free(p, d, v->id, true);
+		}
+}
