@@ -28,7 +28,8 @@ static const char help_head[] =
 static const char help_tail[] =
 	"\n"
 	"SIZE: bytes, or with K/M/G/T (powers of 1024, e.g. 512M, 4G, 1GiB).\n"
-	"Options: -s/--socket PATH (default $BLOXCTL_SOCKET, else " CTL_DEFAULT_SOCKET "),\n"
+	"Options, anywhere on the line: -s/--socket PATH (default $BLOXCTL_SOCKET, else\n"
+	"  " CTL_DEFAULT_SOCKET "),\n"
 	"  --connect HOST:PORT --cert F --key F --ca F (TLS to bloxd --admin-tls instead;\n"
 	"  bloxd's certificate must be of that CA and name HOST),\n"
 	"  --json (machine output), --timeout SEC (default 10), -h/--help, -V/--version.\n"
@@ -189,52 +190,92 @@ static int run_cmd(struct ctl *c, int argc, char **argv)
 	return cmd->exec(c, argc - 1, argv + 1);
 }
 
+/*
+ * A global option at argv[*i] (consumed with its value), wherever it is on
+ * the line: 1 if it was one, 0 if not, -1 after a usage error.
+ */
+static int global_opt(struct ctl *c, int argc, char **argv, int *i)
+{
+	const char *o = argv[*i];
+	const char *const with_value[] = { "-s", "--socket", "--connect", "--cert",
+					   "--key", "--ca", "--timeout" };
+	const char *v;
+	size_t k;
+
+	if (!strcmp(o, "--json")) {
+		c->json = true;
+		return 1;
+	}
+	for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
+		if (!strcmp(o, with_value[k]))
+			break;
+	if (k == sizeof(with_value) / sizeof(with_value[0]))
+		return 0;
+	if (*i + 1 >= argc) {
+		ctl_usage_err("%s needs a value", o);
+		return -1;
+	}
+	v = argv[++*i];
+	if (!strcmp(o, "-s") || !strcmp(o, "--socket")) {
+		c->sock = v;
+	} else if (!strcmp(o, "--connect")) {
+		c->connect = v;
+	} else if (!strcmp(o, "--cert")) {
+		c->cert = v;
+	} else if (!strcmp(o, "--key")) {
+		c->key = v;
+	} else if (!strcmp(o, "--ca")) {
+		c->ca = v;
+	} else {
+		uint32_t t;
+
+		if (cli_parse_u32(v, &t) || t == 0 || t > 3600) {
+			ctl_usage_err("--timeout: 1..3600 seconds");
+			return -1;
+		}
+		c->timeout_ms = (int)t * 1000;
+	}
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct ctl c = { .timeout_ms = 10000, .fd = -1 };
-	int i, rc;
+	char **rest = calloc((size_t)argc + 1, sizeof(*rest));
+	int n = 0, rc;
 
-	c.sock = getenv("BLOXCTL_SOCKET") ? getenv("BLOXCTL_SOCKET") : CTL_DEFAULT_SOCKET;
-	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		const char *o = argv[i];
-
-		if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-			fputs(help_head, stdout);
-			print_cmds(stdout, NULL, NULL);
-			fputs(help_tail, stdout);
-			return 0;
-		} else if (!strcmp(o, "-V") || !strcmp(o, "--version")) {
-			printf("bloxctl %s\n", BLOX_VERSION);
-			return 0;
-		} else if (!strcmp(o, "--json")) {
-			c.json = true;
-		} else if ((!strcmp(o, "-s") || !strcmp(o, "--socket")) && i + 1 < argc) {
-			c.sock = argv[++i];
-		} else if (!strcmp(o, "--connect") && i + 1 < argc) {
-			c.connect = argv[++i];
-		} else if (!strcmp(o, "--cert") && i + 1 < argc) {
-			c.cert = argv[++i];
-		} else if (!strcmp(o, "--key") && i + 1 < argc) {
-			c.key = argv[++i];
-		} else if (!strcmp(o, "--ca") && i + 1 < argc) {
-			c.ca = argv[++i];
-		} else if (!strcmp(o, "--timeout") && i + 1 < argc) {
-			uint32_t v;
-
-			if (cli_parse_u32(argv[++i], &v) || v == 0 || v > 3600)
-				return ctl_usage_err("--timeout: 1..3600 seconds");
-			c.timeout_ms = (int)v * 1000;
-		} else {
-			return ctl_usage_err("unknown or incomplete option '%s'", o);
-		}
-	}
-	if (i == argc)
-		return ctl_usage_err("a command is required");
-	c.buf = malloc(ADM_HDR_LEN + ADM_MAX_MSG + ADM_MAX_PAYLOAD);
-	if (!c.buf)
+	if (!rest)
 		return ADM_S_RESOURCE_EXHAUSTED;
-	rc = run_cmd(&c, argc - i, argv + i);
-	ctl_close(&c);
-	free(c.buf);
+	c.sock = getenv("BLOXCTL_SOCKET") ? getenv("BLOXCTL_SOCKET") : CTL_DEFAULT_SOCKET;
+	/* The global options anywhere on the line, as nvme-cli and git take theirs. */
+	for (int i = 1; i < argc; i++) {
+		int g = global_opt(&c, argc, argv, &i);
+
+		if (g < 0) {
+			free(rest);
+			return CTL_EX_USAGE;
+		}
+		if (!g)
+			rest[n++] = argv[i];
+	}
+	rc = 0;
+	if (n && (!strcmp(rest[0], "-h") || !strcmp(rest[0], "--help"))) {
+		fputs(help_head, stdout);
+		print_cmds(stdout, NULL, NULL);
+		fputs(help_tail, stdout);
+	} else if (n && (!strcmp(rest[0], "-V") || !strcmp(rest[0], "--version"))) {
+		printf("bloxctl %s\n", BLOX_VERSION);
+	} else if (n && rest[0][0] == '-') {
+		rc = ctl_usage_err("unknown or incomplete option '%s'", rest[0]);
+	} else if (!n) {
+		rc = ctl_usage_err("a command is required");
+	} else if (!(c.buf = malloc(ADM_HDR_LEN + ADM_MAX_MSG + ADM_MAX_PAYLOAD))) {
+		rc = ADM_S_RESOURCE_EXHAUSTED;
+	} else {
+		rc = run_cmd(&c, n, rest);
+		ctl_close(&c);
+		free(c.buf);
+	}
+	free(rest);
 	return rc;
 }

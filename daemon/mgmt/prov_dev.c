@@ -356,6 +356,8 @@ int prov_vssd_plan(struct blox_prov *p, struct prov_device *d, const char *nqn,
 	if (v) {
 		/* Its flash from before: exactly that, if it still matches the ask. */
 		fbx_owner_alloc(d->rm, v->id, out);
+		out->units = ftl_capacity_for(&cn->ftl, &d->cfg.nand.geo, out->res.nr_dies,
+					      out->res.nr_blocks);
 		if (out->iso != cn->iso || (cn->iso_count && cn->iso != FBX_SOFTWARE &&
 					    cn->iso_count != (cn->iso == FBX_CHANNEL
 								      ? out->res.nr_dies /

@@ -14,6 +14,10 @@
  *   exp 3  write amplification vs over-provisioning under uniform random
  *          4 KiB writes, greedy and cost-benefit GC, beside the analytic
  *          estimates for greedy
+ *   isolation  (FlashBlox, FAST 2017; sim_iso.c) a read-mostly tenant and a
+ *          write-heavy one, each its own FTL instance on one device, with
+ *          software (shared dies, separate blocks), chip (separate dies on
+ *          shared channels) and channel isolation: the reader's latency
  *
  * Every read is checked against what was written (a header of magic, LBA
  * and version in each 4 KiB unit); exp 3 reads a sample back at the end.
@@ -43,7 +47,8 @@ static void usage(void)
 {
 	printf(
 		"usage: blox-sim [options]\n"
-		"  --exp 1|2|3|all        experiment (default all)\n"
+		"       blox-sim isolation [options]   (the same as --exp isolation)\n"
+		"  --exp 1|2|3|isolation|all  experiment (default all: 1, 2 and 3)\n"
 		"  --raw-mib N            raw flash in MiB (default 4096)\n"
 		"  --channels N --dies N --planes N --ppb N --page-kib N\n"
 		"                         geometry (default 4, 1, 1, 384, 16); blocks/plane from --raw-mib\n"
@@ -71,6 +76,20 @@ static void usage(void)
 		"  --gc-bg N --gc-idle N  GC background/idle levels, permille of the spare superblocks\n"
 		"                         (default: the FTL's, ftl.h)\n"
 		"  --seed N               RNG seed (default 1)\n"
+		"experiment isolation (docs/FLASHBLOX_RESULTS.md): tenant R (open-loop zipfian 4 KiB reads\n"
+		"and writes) beside tenant W (closed-loop random 4 KiB writes, GC active) on one device\n"
+		"of 8 ch x 4 dies x 2 planes, TLC; software, chip and channel isolation:\n"
+		"  --reads-pct a,b,...    R's read percentages (default 100,95: YCSB C and B)\n"
+		"  --seconds S            measured virtual seconds per point (default 10)\n"
+		"  --iso-warmup-s S       both tenants running before the window (default 1)\n"
+		"  --r-kiops X            R's Poisson arrival rate, kIOPS (default 20)\n"
+		"  --w-qd N               W's queue depth (default 32)\n"
+		"  --suspend default|never|both  NAND program/erase suspension policy (default both)\n"
+		"  --levels a,b,...       of software,chip,channel (default all three)\n"
+		"  --iso-channels N       channels per tenant (default 2: 8 dies per tenant)\n"
+		"  --iso-ppb N            pages per block (default 96)\n"
+		"  --iso-blocks N         blocks per plane per tenant (default 64)\n"
+		"  --iso-precond-x X      W's random overwrite before measuring, x capacity (default 2)\n"
 		"  --out FILE             output file (with a single --exp)\n"
 		"  --outdir DIR           output directory (default docs/results)\n");
 }
@@ -126,6 +145,55 @@ static void parse_ops(struct sim_opts *o, const char *v)
 	free(copy);
 }
 
+static void parse_pcts(struct sim_opts *o, const char *v)
+{
+	char *copy = strdup(v), *tok, *save = NULL;
+
+	o->iso_npcts = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long p = strtoul(tok, &end, 10);
+
+		if (o->iso_npcts == SIM_ISO_MAX_PCTS)
+			sim_die("too many --reads-pct");
+		if (*end || end == tok || p > 100)
+			sim_die("bad --reads-pct %s", tok);
+		o->iso_pcts[o->iso_npcts++] = (uint32_t)p;
+	}
+	free(copy);
+	if (!o->iso_npcts)
+		sim_die("--reads-pct needs a value");
+}
+
+static void parse_levels(struct sim_opts *o, const char *v)
+{
+	static const char *const names[] = { "software", "chip", "channel" };
+	char *copy = strdup(v), *tok, *save = NULL;
+
+	o->iso_levels = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned i;
+
+		for (i = 0; i < 3 && strcmp(tok, names[i]); i++)
+			;
+		if (i == 3)
+			sim_die("bad --levels %s (software, chip, channel)", tok);
+		o->iso_levels |= 1u << i;
+	}
+	free(copy);
+	if (!o->iso_levels)
+		sim_die("--levels needs a value");
+}
+
+static double positive(const char *k, const char *v)
+{
+	double x = atof(v);
+
+	if (!(x > 0))
+		sim_die("%s must be positive, got %s", k, v);
+	return x;
+}
+
 /*
  * Fill @o from the command line (defaults first); dies on a bad option.
  * Returns false when --help was asked for (and printed).
@@ -142,7 +210,12 @@ static bool parse_args(struct sim_opts *o, int argc, char **argv)
 			   .qd = 32, .reads = 100000, .warmup = 32768, .prefetch = true, .multiplane = true,
 			   .idle_ms = 200, .write_x = 3.0, .gc = 2, .seed = 1, .gc_bg = -1,
 			   .gc_idle = -1, .debug = getenv("BLOX_SIM_DEBUG") != NULL,
-			   .outdir = "docs/results" };
+			   .outdir = "docs/results", .iso_seconds = 10.0, .iso_warmup_s = 1.0,
+			   .iso_r_kiops = 20.0, .iso_precond_x = 2.0, .iso_w_qd = 32, .iso_ppb = 96,
+			   .iso_blocks = 64, .iso_channels = 2, .iso_suspend = 2, .iso_levels = 7 };
+	int first_opt = 1;
+
+	parse_pcts(o, "100,95");
 	parse_ops(o, "70,100,150,200,280");
 	parse_ranges(o, "1/64,1/32,1/16,256M,1/8,3/16,1/4,1072M,5/16,3/8,1/2,3/4,1");
 	for (int i = 0; i < argc; i++) {
@@ -153,7 +226,14 @@ static bool parse_args(struct sim_opts *o, int argc, char **argv)
 			break;
 		len += (size_t)n;
 	}
-	for (int i = 1; i < argc; i++) {
+	/* "blox-sim isolation [options]" is "blox-sim --exp isolation [options]". */
+	if (argc > 1 && argv[1][0] != '-') {
+		if (strcmp(argv[1], "isolation"))
+			sim_die("unknown experiment %s (--help)", argv[1]);
+		o->exp = SIM_EXP_ISOLATION;
+		first_opt = 2;
+	}
+	for (int i = first_opt; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
@@ -163,8 +243,36 @@ static bool parse_args(struct sim_opts *o, int argc, char **argv)
 		if (!v)
 			sim_die("%s needs a value (--help)", k);
 		i++;
-		if (!strcmp(k, "--exp"))
-			o->exp = strcmp(v, "all") ? atoi(v) : 0;
+		if (!strcmp(k, "--exp")) {
+			if (!strcmp(v, "isolation"))
+				o->exp = SIM_EXP_ISOLATION;
+			else if (!strcmp(v, "all"))
+				o->exp = 0;
+			else if ((o->exp = atoi(v)) < 1 || o->exp > 3)
+				sim_die("bad --exp %s (1, 2, 3, isolation, all)", v);
+		} else if (!strcmp(k, "--reads-pct"))
+			parse_pcts(o, v);
+		else if (!strcmp(k, "--seconds"))
+			o->iso_seconds = positive(k, v);
+		else if (!strcmp(k, "--iso-warmup-s"))
+			o->iso_warmup_s = atof(v);
+		else if (!strcmp(k, "--r-kiops"))
+			o->iso_r_kiops = positive(k, v);
+		else if (!strcmp(k, "--w-qd"))
+			o->iso_w_qd = (uint32_t)atoi(v);
+		else if (!strcmp(k, "--suspend"))
+			o->iso_suspend = !strcmp(v, "never") ? 0 : !strcmp(v, "default") ? 1
+				       : !strcmp(v, "both") ? 2 : (sim_die("bad --suspend %s", v), 0);
+		else if (!strcmp(k, "--levels"))
+			parse_levels(o, v);
+		else if (!strcmp(k, "--iso-channels"))
+			o->iso_channels = (uint32_t)atoi(v);
+		else if (!strcmp(k, "--iso-ppb"))
+			o->iso_ppb = (uint32_t)atoi(v);
+		else if (!strcmp(k, "--iso-blocks"))
+			o->iso_blocks = (uint32_t)atoi(v);
+		else if (!strcmp(k, "--iso-precond-x"))
+			o->iso_precond_x = atof(v);
 		else if (!strcmp(k, "--raw-mib"))
 			o->raw_mib = strtoull(v, NULL, 0);
 		else if (!strcmp(k, "--waf-raw-mib"))
@@ -244,6 +352,12 @@ static bool parse_args(struct sim_opts *o, int argc, char **argv)
 		sim_die("--qd must be 1..%u", SIM_MAX_QD);
 	if (o->out && !o->exp)
 		sim_die("--out needs a single --exp");
+	if (o->iso_w_qd == 0 || o->iso_w_qd > SIM_MAX_QD)
+		sim_die("--w-qd must be 1..%u", SIM_MAX_QD);
+	if (o->iso_channels == 0 || o->iso_blocks == 0 || o->iso_ppb == 0)
+		sim_die("--iso-channels, --iso-blocks and --iso-ppb must be positive");
+	if (o->iso_warmup_s < 0 || o->iso_precond_x < 0)
+		sim_die("--iso-warmup-s and --iso-precond-x must not be negative");
 	return true;
 }
 
@@ -267,5 +381,7 @@ int main(int argc, char **argv)
 		sim_exp2(&o);
 	if (o.exp == 0 || o.exp == 3)
 		sim_exp3(&o);
+	if (o.exp == SIM_EXP_ISOLATION)
+		sim_exp_isolation(&o);
 	return 0;
 }

@@ -8,6 +8,7 @@
  *   sim_out.c    output files and the header lines the experiments share
  *   sim_reads.c  experiments 1 and 2 (read sweeps, DFTL vs MDC)
  *   sim_waf.c    experiment 3 (write amplification vs over-provisioning)
+ *   sim_iso.c    experiment isolation (FlashBlox: two tenants, three isolation levels)
  *   blox_sim.c   command line and main
  *
  * Nothing here is global: the options are parsed into a struct sim_opts
@@ -31,10 +32,12 @@
 #define SIM_SEQ_UNITS 32u /* 128 KiB */
 #define SIM_MAX_RANGES 32
 #define SIM_MAX_OPS 16
+#define SIM_EXP_ISOLATION 4 /* --exp isolation */
+#define SIM_ISO_MAX_PCTS 8
 
 /* The command line, parsed (see usage() in blox_sim.c for the meanings). */
 struct sim_opts {
-	int exp; /* 1, 2, 3; 0: all */
+	int exp; /* 1, 2, 3, SIM_EXP_ISOLATION; 0: all (1, 2 and 3) */
 	uint64_t raw_mib, waf_raw_mib;
 	uint32_t waf_ppb, waf_control_kib;
 	bool waf_control;
@@ -57,6 +60,16 @@ struct sim_opts {
 	uint32_t range_num[SIM_MAX_RANGES], range_den[SIM_MAX_RANGES];
 	int gc_bg, gc_idle; /* permille of the spare superblocks; -1: the FTL's */
 	uint64_t seed;
+	/* Experiment isolation (sim_iso.c). */
+	uint32_t iso_pcts[SIM_ISO_MAX_PCTS], iso_npcts; /* --reads-pct: R's read mixes */
+	double iso_seconds, iso_warmup_s; /* measured and warm-up virtual seconds per point */
+	double iso_r_kiops; /* R's open-loop arrival rate */
+	double iso_precond_x; /* W's random overwrite before measuring, x its capacity */
+	uint32_t iso_w_qd; /* W's closed-loop queue depth */
+	uint32_t iso_ppb, iso_blocks; /* pages per block; blocks per plane per tenant */
+	uint32_t iso_channels; /* channels per tenant at the channel level */
+	int iso_suspend; /* 0 never, 1 the default policy, 2 both */
+	uint32_t iso_levels; /* bit per level: software, chip, channel */
 	bool debug; /* BLOX_SIM_DEBUG set: counter deltas to stderr */
 	const char *out, *outdir;
 	char cmdline[2048];
@@ -168,5 +181,6 @@ void sim_out_budgets(struct sim_out *out, const struct sim *s);
 void sim_exp1(const struct sim_opts *o); /* sim_reads.c */
 void sim_exp2(const struct sim_opts *o); /* sim_reads.c */
 void sim_exp3(const struct sim_opts *o); /* sim_waf.c */
+void sim_exp_isolation(const struct sim_opts *o); /* sim_iso.c */
 
 #endif
