@@ -9,6 +9,7 @@
  *   sim_reads.c  experiments 1 and 2 (read sweeps, DFTL vs MDC)
  *   sim_waf.c    experiment 3 (write amplification vs over-provisioning)
  *   sim_iso.c    experiment isolation (FlashBlox: two tenants, three isolation levels)
+ *   sim_lifetime.c  experiment lifetime (FlashBlox: wear balance by channel swaps over years)
  *   blox_sim.c   command line and main
  *
  * Nothing here is global: the options are parsed into a struct sim_opts
@@ -182,5 +183,7 @@ void sim_exp1(const struct sim_opts *o); /* sim_reads.c */
 void sim_exp2(const struct sim_opts *o); /* sim_reads.c */
 void sim_exp3(const struct sim_opts *o); /* sim_waf.c */
 void sim_exp_isolation(const struct sim_opts *o); /* sim_iso.c */
+/* "blox-sim lifetime [options]": its own options, argv[1] "lifetime"; exit status. */
+int sim_lifetime_main(int argc, char **argv); /* sim_lifetime.c */
 
 #endif
