@@ -44,6 +44,9 @@ int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__
 		if (!strcmp(o, nums[k].opt)) {
 			if (cli_parse_u32(v, nums[k].u))
 				return ctl_usage_err("%s: %s '%s' is not a number", cmd, o, v);
+			/* 0 would read as "the default" in the API. */
+			if (!*nums[k].u)
+				return ctl_usage_err("%s: %s must be at least 1", cmd, o);
 			return 0;
 		}
 	for (size_t k = 0; k < sizeof(strs) / sizeof(strs[0]); k++)

@@ -618,3 +618,34 @@ void fx_field_str(char *dst, size_t dlen, const void *src, size_t slen)
 	while (n > 0 && (dst[n - 1] == ' ' || dst[n - 1] == '\0'))
 		dst[--n] = '\0';
 }
+
+/* ---- bloxctl ---- */
+
+int fx_ctl(const struct fx_daemon *d, char *out, size_t len, const char *fmt, ...)
+{
+	const char *ctl = getenv("BLOXCTL");
+	char args[2048], cmd[4096];
+	va_list ap;
+	size_t n = 0;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "%s -s %s %s 2>&1", ctl && *ctl ? ctl : "bloxctl",
+		 d->admin_sock, args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (n + 1 < len) {
+		size_t k = fread(out + n, 1, len - 1 - n, p);
+
+		if (k == 0)
+			break;
+		n += k;
+	}
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}

@@ -73,6 +73,13 @@ int fx_stop(struct fx_daemon *d);
 int fx_kill(struct fx_daemon *d, int sig);
 /* The daemon process is still running. */
 bool fx_alive(struct fx_daemon *d);
+/*
+ * Run "bloxctl -s SOCK <args>" against @d (bloxctl from $BLOXCTL, else
+ * the PATH): its output (stdout and stderr) in @out, its exit code
+ * returned (128 when it did not exit).
+ */
+int fx_ctl(const struct fx_daemon *d, char *out, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* A currently free TCP port on @addr (bind to port 0 and look). */
 uint16_t fx_free_port(const char *addr);
 

@@ -45,33 +45,7 @@ static const char *bloxctl(void)
 }
 
 /* Run "bloxctl -s SOCK <args>", output (stdout+stderr) in e->out; exit code. */
-static int run(struct env *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int run(struct env *e, const char *fmt, ...)
-{
-	char args[2048], cmd[4096];
-	va_list ap;
-	size_t n = 0;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s -s %s %s 2>&1", bloxctl(), e->fx.d.admin_sock, args);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (n + 1 < sizeof(e->out)) {
-		size_t k = fread(e->out + n, 1, sizeof(e->out) - 1 - n, p);
-
-		if (k == 0)
-			break;
-		n += k;
-	}
-	e->out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
+#define run(e, ...) fx_ctl(&(e)->fx.d, (e)->out, sizeof((e)->out), __VA_ARGS__)
 
 static void test_status_and_errors(void **state)
 {

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * FlashBlox vSSDs end to end: a running bloxd driven through bloxctl and
+ * the project's initiator. A device made through the admin API, vSSDs on
+ * it by isolation level, refusals (RESOURCE_EXHAUSTED with the reason),
+ * isolation seen in the NAND engine's per-die counters while each vSSD is
+ * driven alone over NVMe/TCP, a delete giving its dies back, and a
+ * restart from the state file giving every vSSD exactly its dies and
+ * data again.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+
+#define SUBNQN "nqn.2026-12.io.blox:vssd"
+#define NDIES 8
+
+static const char subsystems[] = "[ { \"nqn\": \"" SUBNQN "\", \"allow_any_host\": true } ]";
+
+struct env {
+	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
+	char out[262144];
+	uint32_t dies1[NDIES], n1; /* namespace 1's dies, as first given */
+	uint8_t data1[8 * 4096]; /* written to namespace 1 at LBA 1000 */
+};
+
+#define run(e, ...) fx_ctl(&(e)->fx.d, (e)->out, sizeof((e)->out), __VA_ARGS__)
+
+/* The engine's array ops on every die of device ssd, from device show --json. */
+static void die_ops(struct env *e, uint64_t ops[NDIES])
+{
+	json_object *o, *dies;
+
+	assert_int_equal(run(e, "device show ssd --json"), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "dies", &dies));
+	assert_int_equal(json_object_array_length(dies), NDIES);
+	for (size_t i = 0; i < NDIES; i++) {
+		json_object *d = json_object_array_get_idx(dies, i), *v;
+
+		ops[i] = 0;
+		if (json_object_object_get_ex(d, "reads", &v))
+			ops[i] += (uint64_t)json_object_get_int64(v);
+		if (json_object_object_get_ex(d, "programs", &v))
+			ops[i] += (uint64_t)json_object_get_int64(v);
+		if (json_object_object_get_ex(d, "erase_ops", &v))
+			ops[i] += (uint64_t)json_object_get_int64(v);
+	}
+	json_object_put(o);
+}
+
+/* The dies of namespace @nsid, from ns show --json; their count. */
+static uint32_t ns_dies(struct env *e, uint32_t nsid, uint32_t *out, char *iso, size_t isolen)
+{
+	json_object *o, *alloc, *dies, *v;
+	uint32_t n;
+
+	assert_int_equal(run(e, "--json ns show %s %u", SUBNQN, nsid), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "alloc", &alloc));
+	assert_true(json_object_object_get_ex(alloc, "dies", &dies));
+	if (iso && json_object_object_get_ex(alloc, "isolation", &v))
+		snprintf(iso, isolen, "%s", json_object_get_string(v));
+	n = (uint32_t)json_object_array_length(dies);
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = (uint32_t)json_object_get_int64(json_object_array_get_idx(dies, i));
+	json_object_put(o);
+	return n;
+}
+
+static bool has_die(const uint32_t *dies, uint32_t n, uint32_t die)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (dies[i] == die)
+			return true;
+	return false;
+}
+
+/* 1. A device through the admin API: made, listed, shown, refused twice. */
+static void test_device(void **state)
+{
+	struct env *e = *state;
+
+	assert_int_equal(run(e, "device create ssd --channels 4 --dies-per-channel 2 --planes 1 "
+				"--pages-per-block 96 --blocks-per-plane 64"),
+			 0);
+	assert_non_null(strstr(e->out, "4 channels x 2 dies"));
+	assert_int_equal(run(e, "device create ssd"), 3);
+	assert_int_equal(run(e, "device create 'a b'"), 1);
+	assert_int_equal(run(e, "device create x --channels 0"), 64);
+	assert_int_equal(run(e, "device create x --channels 65"), 1);
+	assert_non_null(strstr(e->out, "device.nand.channels: at most 64"));
+	assert_int_equal(run(e, "device list"), 0);
+	assert_non_null(strstr(e->out, "ssd"));
+	assert_int_equal(run(e, "device show nope"), 2);
+	assert_int_equal(run(e, "device show ssd"), 0);
+	assert_non_null(strstr(e->out, "8 dies, 4 whole channels"));
+}
+
+/* 2. vSSDs by isolation level; what does not fit is refused with the reason. */
+static void test_vssds_and_refusals(void **state)
+{
+	struct env *e = *state;
+	uint32_t dies[NDIES];
+	char iso[16];
+
+	assert_int_equal(run(e, "ns create %s --nsid 1 --size 48M --device ssd "
+				"--isolation channel:2",
+			     SUBNQN),
+			 0);
+	e->n1 = ns_dies(e, 1, e->dies1, iso, sizeof(iso));
+	assert_string_equal(iso, "channel");
+	assert_int_equal(e->n1, 4);
+	assert_int_equal(run(e, "ns create %s --nsid 2 --size 16M --device ssd --isolation chip:2",
+			     SUBNQN),
+			 0);
+	assert_int_equal(ns_dies(e, 2, dies, iso, sizeof(iso)), 2);
+	assert_string_equal(iso, "chip");
+	for (uint32_t i = 0; i < 2; i++)
+		assert_false(has_die(e->dies1, e->n1, dies[i]));
+	/* One whole channel is left (the chips took one): two are refused. */
+	assert_int_equal(run(e, "ns create %s --nsid 3 --size 16M --device ssd "
+				"--isolation channel:2",
+			     SUBNQN),
+			 5);
+	assert_non_null(strstr(e->out, "need 2 free channels, 1 left"));
+	assert_int_equal(run(e, "ns create %s --nsid 3 --size 16M --device ssd --isolation chip:9",
+			     SUBNQN),
+			 1);
+	assert_int_equal(run(e, "ns create %s --nsid 3 --size 16M --isolation chip:1", SUBNQN), 1);
+	assert_non_null(strstr(e->out, "only for a namespace on a device"));
+	assert_int_equal(run(e, "ns create %s --nsid 3 --size 16M --device nope", SUBNQN), 1);
+	/* The device is in use. */
+	assert_int_equal(run(e, "device delete ssd"), 4);
+	assert_non_null(strstr(e->out, "delete them first"));
+}
+
+/* 3. Each vSSD driven alone over NVMe/TCP touches only its own dies. */
+static void test_isolation_counters(void **state)
+{
+	struct env *e = *state;
+	uint64_t before[NDIES], after[NDIES];
+	uint32_t dies2[NDIES], n2 = ns_dies(e, 2, dies2, NULL, 0);
+	struct ini_ctrl *c;
+
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	for (uint32_t nsid = 1; nsid <= 2; nsid++) {
+		const uint32_t *mine = nsid == 1 ? e->dies1 : dies2;
+		uint32_t nmine = nsid == 1 ? e->n1 : n2;
+
+		die_ops(e, before);
+		for (uint64_t lba = 0; lba < 256; lba += 8)
+			assert_int_equal(fx_rw_check(c->io[0], nsid, lba, 4096), 0);
+		assert_int_equal(ini_flush(c->io[0], nsid), 0);
+		die_ops(e, after);
+		for (uint32_t d = 0; d < NDIES; d++) {
+			if (has_die(mine, nmine, d))
+				continue;
+			if (after[d] != before[d])
+				fail_msg("namespace %u was driven, yet die %u (not its own) ran %lu ops",
+					 nsid, d, (unsigned long)(after[d] - before[d]));
+		}
+		{
+			uint64_t sum = 0;
+
+			for (uint32_t i = 0; i < nmine; i++)
+				sum += after[mine[i]] - before[mine[i]];
+			assert_true(sum > 0);
+		}
+	}
+	fx_fill_random(e->data1, sizeof(e->data1), &e->fx.seed);
+	assert_int_equal(ini_write(c->io[0], 1, 1000, 8, e->data1, sizeof(e->data1), false), 0);
+	assert_int_equal(ini_flush(c->io[0], 1), 0);
+	ini_ctrl_destroy(c);
+}
+
+/* 4. A delete gives the dies back; the next vSSD can have them. */
+static void test_delete_returns_dies(void **state)
+{
+	struct env *e = *state;
+	uint32_t old[NDIES], n = ns_dies(e, 2, old, NULL, 0), dies[NDIES];
+	json_object *o, *v;
+
+	assert_int_equal(run(e, "ns delete %s 2", SUBNQN), 0);
+	assert_int_equal(run(e, "--json device show ssd"), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "free_dies", &v));
+	assert_int_equal(json_object_get_int(v), NDIES - 4);
+	json_object_put(o);
+	/* chip:2 again: a split channel first, else the least worn: its old dies are free. */
+	assert_int_equal(run(e, "ns create %s --nsid 2 --size 16M --device ssd --isolation chip:2",
+			     SUBNQN),
+			 0);
+	assert_int_equal(ns_dies(e, 2, dies, NULL, 0), n);
+	/* A new vSSD reads zeroes, not its predecessor's data (the dies were erased). */
+	{
+		struct ini_ctrl *c;
+		static uint8_t buf[4096], zero[4096];
+		struct ini_req r;
+
+		assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+		ini_req_rw(&r, nvme_cmd_read, 2, 0, 1, buf, sizeof(buf));
+		assert_int_equal(ini_exec(c->io[0], &r), 0);
+		assert_int_equal(ini_status(&r.cqe), 0);
+		assert_memory_equal(buf, zero, sizeof(buf));
+		ini_ctrl_destroy(c);
+	}
+}
+
+/* 5. A restart from the state file: every vSSD gets exactly its dies, and its data. */
+static void test_restart_same_dies(void **state)
+{
+	struct env *e = *state;
+	uint32_t dies2[NDIES], n2 = ns_dies(e, 2, dies2, NULL, 0), now[NDIES];
+	uint8_t back[sizeof(e->data1)];
+	uint16_t p1 = e->fx.d.nvm_port, p2 = e->fx.d.disc_port;
+	const char *argv[] = { "--data-dir", e->fx.data_dir, "--log-level", "1", NULL };
+	struct ini_ctrl *c;
+	struct ini_req r;
+
+	assert_int_equal(fx_stop(&e->fx.d), 0);
+	assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
+	assert_int_equal(ns_dies(e, 1, now, NULL, 0), e->n1);
+	assert_memory_equal(now, e->dies1, e->n1 * sizeof(now[0]));
+	assert_int_equal(ns_dies(e, 2, now, NULL, 0), n2);
+	assert_memory_equal(now, dies2, n2 * sizeof(now[0]));
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	ini_req_rw(&r, nvme_cmd_read, 1, 1000, 8, back, sizeof(back));
+	assert_int_equal(ini_exec(c->io[0], &r), 0);
+	assert_int_equal(ini_status(&r.cqe), 0);
+	assert_memory_equal(back, e->data1, sizeof(back));
+	ini_ctrl_destroy(c);
+	/* All gone: the device can go too. */
+	assert_int_equal(run(e, "ns delete %s 1", SUBNQN), 0);
+	assert_int_equal(run(e, "ns delete %s 2", SUBNQN), 0);
+	assert_int_equal(run(e, "device delete ssd"), 0);
+	assert_int_equal(run(e, "device list --json"), 0);
+	assert_null(strstr(e->out, "\"ssd\""));
+}
+
+int main(void)
+{
+	static const struct fx_group g = { .who = "test_vssd",
+					   .subsystems = subsystems,
+					   .own_data_dir = true,
+					   .size = sizeof(struct env) };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_device),
+		cmocka_unit_test(test_vssds_and_refusals),
+		cmocka_unit_test(test_isolation_counters),
+		cmocka_unit_test(test_delete_returns_dies),
+		cmocka_unit_test(test_restart_same_dies),
+		FX_TEST_DAEMON_STOPS_CLEANLY,
+	};
+
+	return FX_MAIN(&g, tests);
+}
