@@ -642,8 +642,10 @@ void fbx_release(struct fbx_rm *rm, uint32_t owner)
 				if (rm->owner[i] == FBX_POOL)
 					rm->owner[i] = FBX_FREE;
 	} else {
-		for (uint32_t i = 0; i < o->a.res.nr_dies; i++)
-			rm->owner[o->a.res.dies[i]] = FBX_FREE;
+		/* Its dies, and those it holds for a migration. */
+		for (uint32_t d = 0; d < rm->ndies; d++)
+			if (rm->owner[d] == owner)
+				rm->owner[d] = FBX_FREE;
 	}
 	*o = rm->owners[--rm->nr_owners];
 }
@@ -871,19 +873,74 @@ int fbx_swap_check(struct fbx_rm *rm, struct fbx_swap *out)
 	return rc;
 }
 
-int fbx_move_done(struct fbx_rm *rm, const struct fbx_move *m)
+static bool in_alloc(const struct fbx_owner *o, uint32_t die)
+{
+	for (uint32_t i = 0; i < o->a.res.nr_dies; i++)
+		if (o->a.res.dies[i] == die)
+			return true;
+	return false;
+}
+
+int fbx_move_switch(struct fbx_rm *rm, const struct fbx_move *m)
 {
 	struct fbx_owner *o = owner_find(rm, m->owner);
 
-	if (!o || m->from_die >= rm->ndies || m->to_die >= rm->ndies ||
-	    rm->owner[m->from_die] != m->owner || rm->owner[m->to_die] != FBX_FREE)
+	if (!o || o->a.iso == FBX_SOFTWARE || m->from_die >= rm->ndies ||
+	    m->to_die >= rm->ndies || rm->owner[m->from_die] != m->owner ||
+	    !in_alloc(o, m->from_die) || in_alloc(o, m->to_die) ||
+	    (rm->owner[m->to_die] != FBX_FREE && rm->owner[m->to_die] != m->owner))
 		return -EINVAL;
 	for (uint32_t i = 0; i < o->a.res.nr_dies; i++)
 		if (o->a.res.dies[i] == m->from_die)
 			o->a.res.dies[i] = m->to_die;
-	rm->owner[m->from_die] = FBX_FREE;
 	rm->owner[m->to_die] = m->owner;
 	return 0;
+}
+
+int fbx_move_done(struct fbx_rm *rm, const struct fbx_move *m)
+{
+	int rc = fbx_move_switch(rm, m);
+
+	if (!rc)
+		rm->owner[m->from_die] = FBX_FREE;
+	return rc;
+}
+
+int fbx_reserve(struct fbx_rm *rm, uint32_t owner, uint32_t die)
+{
+	struct fbx_owner *o = owner_find(rm, owner);
+
+	if (!o || o->a.iso == FBX_SOFTWARE || die >= rm->ndies)
+		return -EINVAL;
+	if (rm->owner[die] == owner && !in_alloc(o, die))
+		return 0;
+	if (rm->owner[die] != FBX_FREE)
+		return -EBUSY;
+	rm->owner[die] = owner;
+	return 0;
+}
+
+int fbx_unreserve(struct fbx_rm *rm, uint32_t owner, uint32_t die)
+{
+	struct fbx_owner *o = owner_find(rm, owner);
+
+	if (!o || die >= rm->ndies || rm->owner[die] != owner || in_alloc(o, die))
+		return -EINVAL;
+	rm->owner[die] = FBX_FREE;
+	return 0;
+}
+
+uint32_t fbx_reserved(const struct fbx_rm *rm, uint32_t owner, uint32_t *dies, uint32_t max)
+{
+	const struct fbx_owner *o = owner_find(rm, owner);
+	uint32_t n = 0;
+
+	if (!o || o->a.iso == FBX_SOFTWARE)
+		return 0;
+	for (uint32_t d = 0; d < rm->ndies; d++)
+		if (rm->owner[d] == owner && !in_alloc(o, d) && n < max)
+			dies[n++] = d;
+	return n;
 }
 
 void fbx_wear_state_get(const struct fbx_rm *rm, struct fbx_wear_state *st)

@@ -161,8 +161,29 @@ bool fbx_check_due(const struct fbx_rm *rm);
 int fbx_swap_check(struct fbx_rm *rm, struct fbx_swap *out);
 /* What fbx_swap_check() would choose now, without making the check. */
 int fbx_swap_preview(const struct fbx_rm *rm, struct fbx_swap *out);
-/* A move was made: @m->to_die is now @m->owner's in place of @m->from_die, which is free. */
+/*
+ * A move was made: @m->to_die (free, or held by the owner) is now
+ * @m->owner's in place of @m->from_die, which is free. -EINVAL when @m
+ * does not match the ownership (or the owner is a software vSSD).
+ */
 int fbx_move_done(struct fbx_rm *rm, const struct fbx_move *m);
+/*
+ * A move begins: @m->to_die takes @m->from_die's place in the owner's
+ * allocation (the FTL's die slot points there from now on), and
+ * @m->from_die stays the owner's, held outside its allocation, until
+ * fbx_unreserve(): the data is on both until the migration ends, and a
+ * cancel moves it back.
+ */
+int fbx_move_switch(struct fbx_rm *rm, const struct fbx_move *m);
+/*
+ * Hold free @die for @owner outside its allocation (a migration's
+ * destination), or let go of one held (fbx_unreserve). fbx_release()
+ * frees held dies too. 0, -EBUSY (taken by another), -EINVAL.
+ */
+int fbx_reserve(struct fbx_rm *rm, uint32_t owner, uint32_t die);
+int fbx_unreserve(struct fbx_rm *rm, uint32_t owner, uint32_t die);
+/* The dies @owner holds outside its allocation, into @dies (at most @max); their count. */
+uint32_t fbx_reserved(const struct fbx_rm *rm, uint32_t owner, uint32_t *dies, uint32_t max);
 
 /*
  * What must survive a restart beside the allocations (which the caller

@@ -409,6 +409,40 @@ static void test_chip_swap(void **state)
 	free(e);
 }
 
+/* A migration's holds: the destination reserved, the switch, the source held, then freed. */
+static void test_move_holds(void **state)
+{
+	struct rmfx *x = *state;
+	struct fbx_alloc a, b;
+	struct fbx_move m = { .owner = 1, .from_die = 0, .to_die = 8 };
+	uint32_t held[8];
+	char why[200];
+
+	assert_int_equal(plan_take(x, 1, FBX_CHANNEL, 1, 0, &a, why, sizeof(why)), 0);
+	assert_int_equal(plan_take(x, 2, FBX_CHIP, 1, 0, &b, why, sizeof(why)), 0); /* die 4 */
+	assert_int_equal(fbx_reserve(x->rm, 1, 4), -EBUSY);
+	assert_int_equal(fbx_reserve(x->rm, 1, 8), 0);
+	assert_int_equal(fbx_reserved(x->rm, 1, held, 8), 1);
+	assert_int_equal(held[0], 8);
+	/* Nobody else gets a held die. */
+	assert_int_equal(fbx_die_owner(x->rm, 8), 1);
+	assert_int_equal(fbx_move_switch(x->rm, &m), 0);
+	assert_true(fbx_owner_alloc(x->rm, 1, &a));
+	assert_int_equal(a.res.dies[0], 8);
+	/* The source is held now, outside the allocation. */
+	assert_int_equal(fbx_reserved(x->rm, 1, held, 8), 1);
+	assert_int_equal(held[0], 0);
+	assert_int_equal(fbx_unreserve(x->rm, 1, 8), -EINVAL); /* in its allocation */
+	assert_int_equal(fbx_unreserve(x->rm, 1, 0), 0);
+	assert_int_equal(fbx_die_owner(x->rm, 0), FBX_FREE);
+	/* Release frees held dies with the rest. */
+	assert_int_equal(fbx_reserve(x->rm, 1, 0), 0);
+	fbx_release(x->rm, 1);
+	assert_int_equal(fbx_die_owner(x->rm, 0), FBX_FREE);
+	assert_int_equal(fbx_die_owner(x->rm, 8), FBX_FREE);
+	assert_int_equal(fbx_free_dies(x->rm), 31);
+}
+
 static void test_wear_state(void **state)
 {
 	struct rmfx *x = *state;
@@ -445,6 +479,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_swap_trade_and_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_swap_when_even, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chip_swap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_move_holds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wear_state, setup, teardown),
 	};
 
