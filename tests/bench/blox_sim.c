@@ -85,6 +85,8 @@ static void usage(void)
 		"  --iso-warmup-s S       both tenants running before the window (default 1)\n"
 		"  --r-kiops X            R's Poisson arrival rate, kIOPS (default 20)\n"
 		"  --w-qd N               W's queue depth (default 32)\n"
+		"  --w-kiops a,b,...      then W open loop at these kIOPS, R at the first --reads-pct\n"
+		"                         (default 0.25,0.5,1; 0: none)\n"
 		"  --suspend default|never|both  NAND program/erase suspension policy (default both)\n"
 		"  --levels a,b,...       of software,chip,channel (default all three)\n"
 		"  --iso-channels N       channels per tenant (default 2: 8 dies per tenant)\n"
@@ -186,6 +188,26 @@ static void parse_levels(struct sim_opts *o, const char *v)
 		sim_die("--levels needs a value");
 }
 
+static void parse_rates(struct sim_opts *o, const char *v)
+{
+	char *copy = strdup(v), *tok, *save = NULL;
+
+	o->iso_nw_rates = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double r = strtod(tok, &end);
+
+		if (*end || end == tok || r < 0)
+			sim_die("bad --w-kiops %s", tok);
+		if (r == 0)
+			continue;
+		if (o->iso_nw_rates == SIM_ISO_MAX_PCTS)
+			sim_die("too many --w-kiops");
+		o->iso_w_rates[o->iso_nw_rates++] = r;
+	}
+	free(copy);
+}
+
 static double positive(const char *k, const char *v)
 {
 	double x = atof(v);
@@ -217,6 +239,7 @@ static bool parse_args(struct sim_opts *o, int argc, char **argv)
 	int first_opt = 1;
 
 	parse_pcts(o, "100,95");
+	parse_rates(o, "0.25,0.5,1");
 	parse_ops(o, "70,100,150,200,280");
 	parse_ranges(o, "1/64,1/32,1/16,256M,1/8,3/16,1/4,1072M,5/16,3/8,1/2,3/4,1");
 	for (int i = 0; i < argc; i++) {
@@ -261,6 +284,8 @@ static bool parse_args(struct sim_opts *o, int argc, char **argv)
 			o->iso_r_kiops = positive(k, v);
 		else if (!strcmp(k, "--w-qd"))
 			o->iso_w_qd = (uint32_t)atoi(v);
+		else if (!strcmp(k, "--w-kiops"))
+			parse_rates(o, v);
 		else if (!strcmp(k, "--suspend"))
 			o->iso_suspend = !strcmp(v, "never") ? 0 : !strcmp(v, "default") ? 1
 				       : !strcmp(v, "both") ? 2 : (sim_die("bad --suspend %s", v), 0);

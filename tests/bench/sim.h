@@ -67,6 +67,8 @@ struct sim_opts {
 	double iso_r_kiops; /* R's open-loop arrival rate */
 	double iso_precond_x; /* W's random overwrite before measuring, x its capacity */
 	uint32_t iso_w_qd; /* W's closed-loop queue depth */
+	double iso_w_rates[SIM_ISO_MAX_PCTS]; /* --w-kiops: W open loop, after the closed-loop points */
+	uint32_t iso_nw_rates;
 	uint32_t iso_ppb, iso_blocks; /* pages per block; blocks per plane per tenant */
 	uint32_t iso_channels; /* channels per tenant at the channel level */
 	int iso_suspend; /* 0 never, 1 the default policy, 2 both */

@@ -102,6 +102,7 @@ struct iso_tenant {
 	uint64_t next_arr;
 	double mean_gap_ns;
 	uint32_t reads_pct;
+	bool uniform; /* LBAs uniform over the capacity, else scrambled zipfian */
 	struct iso_zipf z;
 
 	/* Measurement: ops arriving in [m0, m1) while m_on; those in flight. */
@@ -129,11 +130,12 @@ struct iso_point {
 	enum iso_level level;
 	bool suspend;
 	uint32_t reads_pct;
+	double w_rate; /* W's open-loop kIOPS; 0: closed loop at --w-qd */
 	uint64_t r_reads, r_writes, w_writes;
 	double r_kiops, r_mean, r_p50, r_p99, r_p999, r_max; /* R reads, us */
 	double rw_mean, rw_p99; /* R writes, us */
 	double r_tp_per_read; /* R: translation-page flash reads per host read */
-	double w_kiops, w_mean, w_p99, w_p999; /* W writes, us */
+	double w_kiops, w_mean, w_p50, w_p99; /* W writes, us */
 	double w_waf, w_waf_pre;
 	uint64_t w_gc_runs, w_paced;
 	uint64_t susp_prog, susp_erase, overtaken, declined, capped;
@@ -574,11 +576,12 @@ static uint64_t next_gap(struct iso_tenant *t)
 	return g < 1.0 ? 1 : (uint64_t)g;
 }
 
-static void job_mix(struct iso_tenant *t, double kiops, uint32_t reads_pct)
+static void job_mix(struct iso_tenant *t, double kiops, uint32_t reads_pct, bool uniform)
 {
-	if (t->z.n != t->cap)
+	if (!uniform && t->z.n != t->cap)
 		zipf_init(&t->z, t->cap, ISO_ZIPF_THETA);
 	t->job = ISO_JOB_MIX;
+	t->uniform = uniform;
 	t->reads_pct = reads_pct;
 	t->mean_gap_ns = 1e6 / kiops;
 	t->arrivals = true;
@@ -589,7 +592,12 @@ static void arrival(struct iso_tenant *t)
 {
 	uint64_t now = t->next_arr;
 
-	if (rnd(t) % 100 < t->reads_pct) {
+	if (t->uniform) {
+		if (rnd(t) % 100 < t->reads_pct)
+			iso_submit(t, FTL_IO_READ, (uint32_t)(rnd(t) % t->cap), 1, now);
+		else
+			iso_submit(t, FTL_IO_WRITE, free_lba(t), 1, now);
+	} else if (rnd(t) % 100 < t->reads_pct) {
 		iso_submit(t, FTL_IO_READ, zipf_lba(t), 1, now);
 	} else {
 		uint32_t lba = zipf_lba(t);
@@ -780,8 +788,9 @@ static void iso_precondition(struct iso_dev *d, double *waf_pre)
 
 /*
  * One point: R's mix p->reads_pct at its rate beside W (running since the
- * precondition): warm-up, the measured window, then until R and the
- * window's ops of W are done (W keeps writing).
+ * precondition; from here open loop at p->w_rate if set): warm-up, the
+ * measured window, then until R and the window's ops of W are done (W
+ * keeps writing).
  */
 static void iso_window(struct iso_dev *d, struct iso_point *p)
 {
@@ -791,7 +800,11 @@ static void iso_window(struct iso_dev *d, struct iso_point *p)
 	uint64_t win = (uint64_t)(o->iso_seconds * 1e9), now;
 	double win_s = (double)win * 1e-9;
 
-	job_mix(r, o->iso_r_kiops, p->reads_pct);
+	if (p->w_rate > 0) {
+		w->stop = true; /* the closed loop, if it ran */
+		job_mix(w, p->w_rate, 0, true);
+	}
+	job_mix(r, o->iso_r_kiops, p->reads_pct, false);
 	iso_run(d, blox_clock_now(&d->clock) + (uint64_t)(o->iso_warmup_s * 1e9), NULL);
 	now = blox_clock_now(&d->clock);
 	for (int i = 0; i < ISO_TENANTS; i++) {
@@ -828,7 +841,7 @@ static void iso_window(struct iso_dev *d, struct iso_point *p)
 	p->w_kiops = (double)w->wlat.count / win_s / 1000.0;
 	p->w_mean = blox_hist_mean(&w->wlat) / 1000.0;
 	p->w_p99 = us(blox_hist_quantile(&w->wlat, 0.99));
-	p->w_p999 = us(blox_hist_quantile(&w->wlat, 0.999));
+	p->w_p50 = us(blox_hist_quantile(&w->wlat, 0.50));
 	p->w_waf = waf_between(&s1.st[1], &s2.st[1]);
 	p->w_gc_runs = s2.st[1].gc_runs - s1.st[1].gc_runs;
 	p->w_paced = s2.st[1].gc_paced - s1.st[1].gc_paced;
@@ -856,6 +869,7 @@ static void iso_window(struct iso_dev *d, struct iso_point *p)
 static void iso_verify(struct iso_dev *d)
 {
 	d->t[1].stop = true;
+	d->t[1].arrivals = false;
 	iso_run(d, UINT64_MAX, both_idle);
 	for (int i = 0; i < ISO_TENANTS; i++)
 		job_closed(&d->t[i], ISO_JOB_VERIFY, ISO_VERIFY_READS, d->o->qd);
@@ -970,38 +984,62 @@ static void iso_header(struct sim_out *out, const struct iso_dev *d)
 	sim_outf(out, "# workload, both at once: R open loop, Poisson arrivals at %.1f kIOPS, 4 KiB, rd%%"
 		" reads and the rest writes, LBAs scrambled zipfian\n"
 		"#   (theta %.2f, YCSB's: zipf rank hashed by FNV-1a over R's capacity); rd%% 100 ="
-		" YCSB C, 95 = YCSB B. W closed loop, QD %u,\n"
-		"#   uniform random 4 KiB writes. %.2f s warm-up, then %.2f s measured (ops arriving"
-		" in the window, each to its completion)\n",
-	     o->iso_r_kiops, ISO_ZIPF_THETA, o->iso_w_qd, o->iso_warmup_s, o->iso_seconds);
+		" YCSB C, 95 = YCSB B. W uniform random 4 KiB writes,\n"
+		"#   closed loop at QD %u (as fast as its GC lets it) from the precondition on; each"
+		" device then measures every rd%% beside it, and then\n"
+		"#   rd%% %u beside W open loop at the --w-kiops rates (Poisson, in this order, W"
+		" never pausing). R idles between its windows.\n"
+		"#   Each window: %.2f s warm-up, then %.2f s measured (the ops arriving in it, each"
+		" to its completion)\n",
+	     o->iso_r_kiops, ISO_ZIPF_THETA, o->iso_w_qd, o->iso_pcts[0], o->iso_warmup_s,
+	     o->iso_seconds);
 	sim_outf(out, "# every read checked against the data written; at the end %u random LBAs of each"
 		" tenant read back and checked; seed %llu\n",
 	     ISO_VERIFY_READS, (unsigned long long)o->seed);
 }
 
+/* W's load: "qd32" (closed loop) or "0.50k" (open loop, kIOPS). */
+static const char *w_load(const struct sim_opts *o, const struct iso_point *p, char *buf, size_t n)
+{
+	if (p->w_rate > 0)
+		snprintf(buf, n, "%.2fk", p->w_rate);
+	else
+		snprintf(buf, n, "qd%u", o->iso_w_qd);
+	return buf;
+}
+
 static void table_header(struct sim_out *out)
 {
 	sim_outf(out, "## A: R's read latency (us; from arrival to completion) and W's writes\n");
-	sim_outf(out, "# R_kIOPS: R's ops completed per second (reads and writes; the offered rate);"
+	sim_outf(out, "# W: W's load, qdN = closed loop at N outstanding writes (as fast as its GC lets"
+		" it), N.NNk = open loop, Poisson at N.NN kIOPS (uniform LBAs)\n"
+		"# R_kIOPS: R's ops completed per second (reads and writes; the offered rate);"
 		" Rw: R's own writes (rd%% < 100); tp/rd: R's translation-page flash reads per read;\n"
-		"# W_kIOPS/W_*: W's writes (closed loop) submitted in the window; waf: W's flash units"
-		" programmed / host units in the window; gc: W's GC runs in the window\n");
-	sim_outf(out, "%-7s %3s %-8s %7s %8s %8s %8s %8s %8s %7s %7s %5s %7s %8s %8s %8s %6s %4s\n",
-	     "susp", "rd%", "level", "R_kIOPS", "R_mean", "R_p50", "R_p99", "R_p99.9", "R_max",
-	     "Rw_mean", "Rw_p99", "tp/rd", "W_kIOPS", "W_mean", "W_p99", "W_p99.9", "W_waf", "gc");
+		"# W_kIOPS/W_*: W's writes submitted in the window, latency from submission (closed"
+		" loop) or arrival (open loop); waf: W's flash units programmed / host units in the"
+		" window;\n"
+		"# gc: W's GC runs in the window\n");
+	sim_outf(out, "%-7s %3s %-5s %-8s %7s %8s %8s %8s %8s %8s %7s %7s %5s %7s %8s %8s %8s %6s"
+		" %4s\n",
+	     "susp", "rd%", "W", "level", "R_kIOPS", "R_mean", "R_p50", "R_p99", "R_p99.9", "R_max",
+	     "Rw_mean", "Rw_p99", "tp/rd", "W_kIOPS", "W_mean", "W_p50", "W_p99", "W_waf", "gc");
 }
 
-static void table_row(struct sim_out *out, const struct iso_point *p)
+static void table_row(struct sim_out *out, const struct sim_opts *o, const struct iso_point *p)
 {
-	sim_outf(out, "%-7s %3u %-8s %7.2f %8.1f %8.1f %8.1f %8.1f %8.1f %7.1f %7.1f %5.3f %7.2f %8.1f"
-		" %8.1f %8.1f %6.2f %4llu\n",
-	     p->suspend ? "default" : "never", p->reads_pct, iso_level_name[p->level], p->r_kiops,
+	char wl[32];
+
+	sim_outf(out, "%-7s %3u %-5s %-8s %7.2f %8.1f %8.1f %8.1f %8.1f %8.1f %7.1f %7.1f %5.3f %7.2f"
+		" %8.1f %8.1f %8.1f %6.2f %4llu\n",
+	     p->suspend ? "default" : "never", p->reads_pct, w_load(o, p, wl, sizeof(wl)),
+	     iso_level_name[p->level], p->r_kiops,
 	     p->r_mean, p->r_p50, p->r_p99, p->r_p999, p->r_max, p->rw_mean, p->rw_p99,
-	     p->r_tp_per_read, p->w_kiops, p->w_mean, p->w_p99, p->w_p999, p->w_waf,
+	     p->r_tp_per_read, p->w_kiops, p->w_mean, p->w_p50, p->w_p99, p->w_waf,
 	     (unsigned long long)p->w_gc_runs);
 }
 
-static void device_table(struct sim_out *out, const struct iso_point *pts, uint32_t n)
+static void device_table(struct sim_out *out, const struct sim_opts *o, const struct iso_point *pts,
+			 uint32_t n)
 {
 	sim_outf(out, "## B: the device over the measured window\n");
 	sim_outf(out, "# busy%%: array time by kind (and suspend/resume overhead) as a share of the"
@@ -1010,15 +1048,17 @@ static void device_table(struct sim_out *out, const struct iso_point *pts, uint3
 		" policy said no; capped: the mechanism's limits said no;\n"
 		"# W_waf_pre: W's WAF over its random-write preconditioning; paced: W's host writes"
 		" that waited for a GC credit in the window; wall: seconds per point\n");
-	sim_outf(out, "%-7s %3s %-8s %6s %6s %6s %6s %5s %8s %8s %9s %8s %8s %9s %7s %6s\n", "susp",
-	     "rd%", "level", "rd%", "prog%", "ers%", "susp%", "bus%", "s_prog", "s_erase",
+	sim_outf(out, "%-7s %3s %-5s %-8s %6s %6s %6s %6s %5s %8s %8s %9s %8s %8s %9s %7s %6s\n",
+	     "susp", "rd%", "W", "level", "rd%", "prog%", "ers%", "susp%", "bus%", "s_prog", "s_erase",
 	     "overtaken", "declined", "capped", "W_waf_pre", "paced", "wall");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct iso_point *p = &pts[i];
+		char wl[32];
 
-		sim_outf(out, "%-7s %3u %-8s %6.1f %6.1f %6.1f %6.1f %5.1f %8llu %8llu %9llu %8llu %8llu"
-			" %9.2f %7llu %6.1f\n",
-		     p->suspend ? "default" : "never", p->reads_pct, iso_level_name[p->level],
+		sim_outf(out, "%-7s %3u %-5s %-8s %6.1f %6.1f %6.1f %6.1f %5.1f %8llu %8llu %9llu %8llu"
+			" %8llu %9.2f %7llu %6.1f\n",
+		     p->suspend ? "default" : "never", p->reads_pct, w_load(o, p, wl, sizeof(wl)),
+		     iso_level_name[p->level],
 		     p->busy_read, p->busy_prog, p->busy_erase, p->busy_susp, p->chan_busy,
 		     (unsigned long long)p->susp_prog, (unsigned long long)p->susp_erase,
 		     (unsigned long long)p->overtaken, (unsigned long long)p->declined,
@@ -1027,11 +1067,13 @@ static void device_table(struct sim_out *out, const struct iso_point *pts, uint3
 	}
 }
 
-static const struct iso_point *find_point(const struct iso_point *pts, uint32_t n, bool susp,
-					  uint32_t pct, enum iso_level lv)
+/* The point of level @lv measured like @p (same policy, read mix and W load). */
+static const struct iso_point *find_point(const struct iso_point *pts, uint32_t n,
+					  const struct iso_point *p, enum iso_level lv)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (pts[i].suspend == susp && pts[i].reads_pct == pct && pts[i].level == lv)
+		if (pts[i].suspend == p->suspend && pts[i].reads_pct == p->reads_pct &&
+		    pts[i].w_rate == p->w_rate && pts[i].level == lv)
 			return &pts[i];
 	return NULL;
 }
@@ -1041,34 +1083,34 @@ static void ratio_table(struct sim_out *out, const struct sim_opts *o, const str
 {
 	sim_outf(out, "## C: R's read latency, software isolation over hardware isolation (x = how many"
 		" times higher under software)\n");
-	sim_outf(out, "%-7s %3s %13s %12s %14s %16s %15s %17s\n", "susp", "rd%", "sw/chip_mean",
-	     "sw/chip_p99", "sw/chip_p99.9", "sw/channel_mean", "sw/channel_p99",
+	sim_outf(out, "%-7s %3s %-5s %13s %12s %14s %16s %15s %17s\n", "susp", "rd%", "W",
+	     "sw/chip_mean", "sw/chip_p99", "sw/chip_p99.9", "sw/channel_mean", "sw/channel_p99",
 	     "sw/channel_p99.9");
-	for (int susp = 1; susp >= 0; susp--) {
-		for (uint32_t k = 0; k < o->iso_npcts; k++) {
-			const struct iso_point *sw = find_point(pts, n, susp, o->iso_pcts[k], ISO_SOFTWARE);
-			const struct iso_point *cp = find_point(pts, n, susp, o->iso_pcts[k], ISO_CHIP);
-			const struct iso_point *ch = find_point(pts, n, susp, o->iso_pcts[k], ISO_CHANNEL);
-			char a[3][32], b[3][32];
+	for (uint32_t i = 0; i < n; i++) {
+		const struct iso_point *sw = &pts[i], *cp, *ch;
+		char a[3][32], b[3][32], wl[32];
 
-			if (!sw || (!cp && !ch))
-				continue;
-			for (int j = 0; j < 3; j++) {
-				double s = j == 0 ? sw->r_mean : j == 1 ? sw->r_p99 : sw->r_p999;
+		if (sw->level != ISO_SOFTWARE)
+			continue;
+		cp = find_point(pts, n, sw, ISO_CHIP);
+		ch = find_point(pts, n, sw, ISO_CHANNEL);
+		if (!cp && !ch)
+			continue;
+		for (int j = 0; j < 3; j++) {
+			double v = j == 0 ? sw->r_mean : j == 1 ? sw->r_p99 : sw->r_p999;
 
-				snprintf(a[j], sizeof(a[j]), "-");
-				snprintf(b[j], sizeof(b[j]), "-");
-				if (cp)
-					snprintf(a[j], sizeof(a[j]), "%.2f",
-						 s / (j == 0 ? cp->r_mean : j == 1 ? cp->r_p99 : cp->r_p999));
-				if (ch)
-					snprintf(b[j], sizeof(b[j]), "%.2f",
-						 s / (j == 0 ? ch->r_mean : j == 1 ? ch->r_p99 : ch->r_p999));
-			}
-			sim_outf(out, "%-7s %3u %13s %12s %14s %16s %15s %17s\n",
-			     susp ? "default" : "never", o->iso_pcts[k], a[0], a[1], a[2], b[0], b[1],
-			     b[2]);
+			snprintf(a[j], sizeof(a[j]), "-");
+			snprintf(b[j], sizeof(b[j]), "-");
+			if (cp)
+				snprintf(a[j], sizeof(a[j]), "%.2f",
+					 v / (j == 0 ? cp->r_mean : j == 1 ? cp->r_p99 : cp->r_p999));
+			if (ch)
+				snprintf(b[j], sizeof(b[j]), "%.2f",
+					 v / (j == 0 ? ch->r_mean : j == 1 ? ch->r_p99 : ch->r_p999));
 		}
+		sim_outf(out, "%-7s %3u %-5s %13s %12s %14s %16s %15s %17s\n",
+		     sw->suspend ? "default" : "never", sw->reads_pct, w_load(o, sw, wl, sizeof(wl)),
+		     a[0], a[1], a[2], b[0], b[1], b[2]);
 	}
 }
 
@@ -1076,7 +1118,7 @@ void sim_exp_isolation(const struct sim_opts *o)
 {
 	struct sim_out out;
 	struct iso_point *pts;
-	uint32_t n = 0, max = 2 * o->iso_npcts * ISO_LEVELS;
+	uint32_t n = 0, max = 2 * (o->iso_npcts + o->iso_nw_rates) * ISO_LEVELS;
 	double w0 = sim_wall_now();
 	bool first = true;
 
@@ -1105,17 +1147,19 @@ void sim_exp_isolation(const struct sim_opts *o)
 			iso_precondition(d, &waf_pre);
 			fprintf(stderr, "  [%s, suspension %s: preconditioned, %.1f s wall]\n",
 				iso_level_name[lv], susp ? "default" : "never", sim_wall_now() - w1);
-			for (uint32_t k = 0; k < o->iso_npcts; k++) {
+			/* Every read mix beside W closed loop, then the first beside W open loop. */
+			for (uint32_t k = 0; k < o->iso_npcts + o->iso_nw_rates; k++) {
 				struct iso_point *p = &pts[n++];
 				double w2 = sim_wall_now();
 
 				p->level = (enum iso_level)lv;
 				p->suspend = susp;
-				p->reads_pct = o->iso_pcts[k];
+				p->reads_pct = o->iso_pcts[k < o->iso_npcts ? k : 0];
+				p->w_rate = k < o->iso_npcts ? 0 : o->iso_w_rates[k - o->iso_npcts];
 				p->w_waf_pre = waf_pre;
 				iso_window(d, p);
 				p->wall_s = sim_wall_now() - w2;
-				table_row(&out, p);
+				table_row(&out, o, p);
 			}
 			iso_verify(d);
 			fprintf(stderr, "  [%.1f s wall]\n", sim_wall_now() - w1);
@@ -1123,7 +1167,7 @@ void sim_exp_isolation(const struct sim_opts *o)
 			free(d);
 		}
 	}
-	device_table(&out, pts, n);
+	device_table(&out, o, pts, n);
 	ratio_table(&out, o, pts, n);
 	sim_outf(&out, "# wall time: %.1f s\n", sim_wall_now() - w0);
 	sim_out_close(&out);
