@@ -268,7 +268,7 @@ static bool parse(struct lt_opts *o, int argc, char **argv)
 	return true;
 }
 
-/* The device of a run: the NAND defaults (8 ch x 4 dies x 2 planes x 64 blocks, TLC), N channels. */
+/* The device of a run: the NAND defaults (8 ch x 4 dies x 2 planes x 64 blocks, TLC) N ch. */
 static void lt_geometry(struct nand_geometry *g, uint32_t channels)
 {
 	nand_geometry_default(g);
@@ -430,9 +430,8 @@ static void chan_state(const struct fbx_rm *rm, uint32_t channels, uint32_t dpc,
 }
 
 /* A tenant's label: its profile and, with more than one of a profile, its turn. */
-static void tenant_label(const struct lt_run *r, const struct lt_tenant *t, char *buf, size_t n)
+static void tenant_label(const struct lt_tenant *t, char *buf, size_t n)
 {
-	(void)r;
 	if (t->of > 1)
 		snprintf(buf, n, "%c%u", t->p->name, t->idx + 1);
 	else
@@ -446,7 +445,7 @@ static const char *owner_label(const struct lt_run *r, uint32_t owner, char *buf
 	else if (owner == UINT32_MAX || owner > r->ntenants)
 		snprintf(buf, n, "?");
 	else
-		tenant_label(r, &r->t[owner - 1], buf, n);
+		tenant_label(&r->t[owner - 1], buf, n);
 	return buf;
 }
 
@@ -716,7 +715,7 @@ static void print_tenants(struct sim_out *out, const struct lt_run *r, const str
 		double rate = t->erases_per_step * LT_DAY_STEPS / (bpc * t->a.res.nr_dies / g.dies_per_channel);
 		double avg = total * LT_DAY_STEPS / (bpc * r->cfg.channels);
 
-		tenant_label(r, t, lab, sizeof(lab));
+		tenant_label(t, lab, sizeof(lab));
 		sim_outf(out, "%-6s %-5s %6.2f %10llu %7u %12.3f %7.2f %12.0f\n", lab,
 			 kind_name[t->p->kind], t->p->dwpd, (unsigned long long)t->a.units,
 			 t->ch0, rate, rate / avg, lt_rated(o) / rate);
@@ -784,14 +783,20 @@ static void print_summary(struct sim_out *out, const struct lt_run *ns, const st
 		 sw->swaps ? sw->end_day / sw->swaps : 0);
 	sim_outf(out, "migration cost: %.0f block erases = %.2f erases per block of the device,"
 		 " %.2f%% of the %.0f the tenants' writes made\n",
-		 sw->mig_erases, sw->mig_erases / (double)nand_blocks(&g), 100.0 * sw->mig_erases / sw->host_erases,
+		 sw->mig_erases, sw->mig_erases / (double)nand_blocks(&g),
+		 100.0 * sw->mig_erases / sw->host_erases,
 		 sw->host_erases);
 	sim_outf(out, "imbalance with swaps: final %.3f (day %.1f, average wear %.1f), worst after the"
-		 " first round %.3f (day %.1f), worst in the last round %.3f (day %.1f); bound 1 + x ="
-		 " %.3f: %s\n",
-		 sw->end.imbalance, sw->end_day, sw->end.avg, sw->worst1, sw->worst1_day,
-		 sw->worst_last, sw->worst_last_day, 1 + x,
-		 sw->end.imbalance <= 1 + x + 1e-9 ? "HELD at the end" : "NOT HELD at the end");
+		 " first round %.3f (day %.1f), ",
+		 sw->end.imbalance, sw->end_day, sw->end.avg, sw->worst1, sw->worst1_day);
+	if (sw->worst_last > 0)
+		sim_outf(out, "worst in the last round %.3f (day %.1f)", sw->worst_last,
+			 sw->worst_last_day);
+	else
+		sim_outf(out, "the run ended (--years) before the last round");
+	sim_outf(out, "; bound 1 + x = %.3f: %s%s\n", 1 + x,
+		 sw->end.imbalance <= 1 + x + 1e-9 ? "HELD at the end" : "NOT HELD at the end",
+		 sw->worst_last > 0 ? "" : " of the run, before the end of the lifetime");
 	sim_outf(out, "imbalance without swaps: final %.3f (day %.1f, average wear %.1f)\n",
 		 ns->end.imbalance, ns->end_day, ns->end.avg);
 	print_life(out, "first channel at rated_pe without swaps", ns->first_dead);
@@ -841,7 +846,8 @@ static void print_log(struct sim_out *out, const struct lt_run *sw)
 }
 
 /* Both runs of @cfg: with swaps first (it sets the length), then without, as long. */
-static void run_pair(const struct lt_ctx *c, struct lt_cfg cfg, struct lt_run *ns, struct lt_run *sw)
+static void run_pair(const struct lt_ctx *c, struct lt_cfg cfg, struct lt_run *ns,
+		     struct lt_run *sw)
 {
 	cfg.swaps = true;
 	lt_simulate(c, &cfg, 0, sw);
