@@ -725,7 +725,23 @@ static void add_channel_moves(const struct fbx_rm *rm, struct fbx_swap *s, uint3
 						       .to_die = to_ch * rm->dpc + d };
 }
 
-/* A `channel` swap: 1 with the moves, 0 with a reason. */
+/* Channel @ch's wear by the next check if it keeps its rate: erases per block. */
+static double chan_projected(const struct fbx_rm *rm, uint32_t ch)
+{
+	double blocks = (double)rm->dpc * rm->geo.planes_per_die * rm->geo.blocks_per_plane;
+
+	return chan_wear(rm, ch) + (double)chan_rate(rm, ch) / blocks;
+}
+
+/*
+ * A `channel` swap: 1 with the moves, 0 with a reason. The hot channel is
+ * the one of a `channel` vSSD that will be the most worn by the next check
+ * (its wear plus its rate since the last one), so any vSSD heading past
+ * the bound is moved, not only the fastest writer. Its vSSD goes to the
+ * least-worn channel: a free one directly; another vSSD's through a free
+ * channel, that vSSD (the cold one) moving to the free channel first, so
+ * the hot one lands on the least-worn channel and its worn one rests.
+ */
 static int channel_swap(const struct fbx_rm *rm, struct fbx_swap *out)
 {
 	uint32_t n = rm->geo.channels, hot = UINT32_MAX, cold = UINT32_MAX, spare = UINT32_MAX;
@@ -735,17 +751,16 @@ static int channel_swap(const struct fbx_rm *rm, struct fbx_swap *out)
 		snprintf(out->why, sizeof(out->why), "channels too wide to move");
 		return 0;
 	}
-	/* Fastest-worn channel with a `channel` vSSD on it. */
 	for (uint32_t c = 0; c < n; c++)
 		if (channel_vssd(rm, c) &&
-		    (hot == UINT32_MAX || chan_rate(rm, c) > chan_rate(rm, hot)))
+		    (hot == UINT32_MAX || chan_projected(rm, c) > chan_projected(rm, hot)))
 			hot = c;
 	if (hot == UINT32_MAX) {
 		snprintf(out->why, sizeof(out->why), "no channel vSSD to move");
 		return 0;
 	}
 	hot_id = channel_vssd(rm, hot);
-	/* Least-worn channel that is free or another `channel` vSSD's, and not worn faster. */
+	/* The least-worn channel that is free or another `channel` vSSD's, written slower. */
 	for (uint32_t c = 0; c < n; c++) {
 		uint32_t id = channel_vssd(rm, c);
 
@@ -765,14 +780,15 @@ static int channel_swap(const struct fbx_rm *rm, struct fbx_swap *out)
 	if (!cold_id) {
 		add_channel_moves(rm, out, hot_id, hot, cold);
 		snprintf(out->why, sizeof(out->why),
-			 "channel %u (worn %.1f, %llu erases since the last check) to free channel %u (worn %.1f)",
+			 "channel %u (worn %.1f, %llu erases since the last check) to free channel "
+			 "%u (worn %.1f)",
 			 hot, chan_wear(rm, hot), (unsigned long long)chan_rate(rm, hot), cold,
 			 chan_wear(rm, cold));
 		return 1;
 	}
-	/* Trade through the least-worn free channel: hot's vSSD there, cold's to hot. */
 	for (uint32_t c = 0; c < n; c++)
-		if (channel_free(rm, c) && (spare == UINT32_MAX || chan_wear(rm, c) < chan_wear(rm, spare)))
+		if (channel_free(rm, c) &&
+		    (spare == UINT32_MAX || chan_wear(rm, c) < chan_wear(rm, spare)))
 			spare = c;
 	if (spare == UINT32_MAX) {
 		snprintf(out->why, sizeof(out->why),
@@ -780,10 +796,11 @@ static int channel_swap(const struct fbx_rm *rm, struct fbx_swap *out)
 			 hot, cold);
 		return 0;
 	}
-	add_channel_moves(rm, out, hot_id, hot, spare);
-	add_channel_moves(rm, out, cold_id, cold, hot);
+	add_channel_moves(rm, out, cold_id, cold, spare);
+	add_channel_moves(rm, out, hot_id, hot, cold);
 	snprintf(out->why, sizeof(out->why),
-		 "channel %u (worn %.1f, %llu erases since the last check) trades with channel %u (worn %.1f) through free channel %u",
+		 "channel %u (worn %.1f, %llu erases since the last check) trades with channel %u "
+		 "(worn %.1f), whose vSSD goes to free channel %u",
 		 hot, chan_wear(rm, hot), (unsigned long long)chan_rate(rm, hot), cold,
 		 chan_wear(rm, cold), spare);
 	return 1;

@@ -341,21 +341,26 @@ static void test_swap_trade_and_refusals(void **state)
 	wear(x, c);
 	assert_int_equal(fbx_swap_check(x->rm, &s), 1);
 	assert_int_equal(s.nr, 8);
-	assert_int_equal(s.moves[0].owner, 1);
+	/* The cold vSSD (2, on ch 1) to the free ch 7 first, then the hot one (1) onto ch 1. */
+	assert_int_equal(s.moves[0].owner, 2);
+	assert_int_equal(s.moves[0].from_die, 4);
 	assert_int_equal(s.moves[0].to_die, 28);
-	assert_int_equal(s.moves[4].owner, 2);
-	assert_int_equal(s.moves[4].from_die, 4);
-	assert_int_equal(s.moves[4].to_die, 0);
+	assert_int_equal(s.moves[4].owner, 1);
+	assert_int_equal(s.moves[4].from_die, 0);
+	assert_int_equal(s.moves[4].to_die, 4);
 	for (uint32_t i = 0; i < s.nr; i++)
 		assert_int_equal(fbx_move_done(x->rm, &s.moves[i]), 0);
 	assert_int_equal(fbx_free_channels(x->rm), 1);
-	assert_int_equal(fbx_die_owner(x->rm, 4), FBX_FREE);
-	/* No free channel left: the same trade is refused with the reason. */
+	assert_int_equal(fbx_die_owner(x->rm, 0), FBX_FREE); /* the worn one rests */
+	assert_int_equal(fbx_die_owner(x->rm, 4), 1);
+	assert_int_equal(fbx_die_owner(x->rm, 28), 2);
+	/* No free channel left: the same kind of trade is refused with the reason. */
 	assert_int_equal(plan_take(x, 9, FBX_CHANNEL, 1, 0, &a[7], why, sizeof(why)), 0);
+	assert_int_equal(fbx_die_owner(x->rm, 0), 9);
 	for (uint32_t i = 0; i < 8; i++)
 		c[i] += 50;
-	c[7] += 100; /* vSSD 1, on ch 7 now, still the hot one */
-	c[1] -= 40; /* ch 1 is free no more: vSSD 9 has it, written little */
+	c[1] += 300; /* vSSD 1, on ch 1 now, writes hard */
+	c[0] -= 30; /* vSSD 9 on ch 0 writes little */
 	wear(x, c);
 	assert_int_equal(fbx_swap_check(x->rm, &s), 0);
 	assert_non_null(strstr(s.why, "no channel is free"));
@@ -380,6 +385,48 @@ static void test_no_swap_when_even(void **state)
 	fbx_wear_get(x->rm, &w);
 	assert_int_equal(w.checks, 1);
 	assert_int_equal(w.swaps, 0);
+}
+
+/*
+ * The hot vSSD is the one that will be most worn by the next check, not
+ * only the fastest writer: a vSSD already far past the others at a lower
+ * rate is moved (the lifetime bench's failing case 1).
+ */
+static void test_swap_picks_most_worn(void **state)
+{
+	struct rmfx *x = *state;
+	struct fbx_alloc a;
+	struct fbx_swap s;
+	struct fbx_wear_state st;
+	char why[200];
+	uint32_t nd = nand_dies(&x->g);
+	uint64_t blocks = (uint64_t)x->g.planes_per_die * x->g.blocks_per_plane;
+	uint64_t *e = calloc(nd, sizeof(*e)), *snap = calloc(nd, sizeof(*snap));
+	const uint64_t wear_[8] = { 2500, 4600, 2300, 2300, 2300, 2300, 2350, 2350 };
+	const uint64_t since[8] = { 214, 64, 23, 21, 6, 4, 0, 0 };
+
+	for (uint32_t i = 0; i < 6; i++)
+		assert_int_equal(plan_take(x, i + 1, FBX_CHANNEL, 1, 0, &a, why, sizeof(why)), 0);
+	for (uint32_t d = 0; d < nd; d++) {
+		e[d] = wear_[d / x->g.dies_per_channel] * blocks;
+		snap[d] = (wear_[d / x->g.dies_per_channel] - since[d / x->g.dies_per_channel]) * blocks;
+	}
+	fbx_wear_update(x->rm, e);
+	fbx_wear_state_get(x->rm, &st);
+	fbx_wear_state_set(x->rm, st.next_check, 0, 0, snap);
+	free(e);
+	free(snap);
+	assert_int_equal(fbx_swap_check(x->rm, &s), 1);
+	/*
+	 * Channel 1 (4600, 1.75x the average) is the one moved, onto the least
+	 * worn channel (2, vSSD 3), whose vSSD goes to a free one first.
+	 */
+	assert_int_equal(s.nr, 8);
+	assert_int_equal(s.moves[0].owner, 3);
+	assert_int_equal(s.moves[0].from_die / x->g.dies_per_channel, 2);
+	assert_int_equal(s.moves[4].owner, 2);
+	assert_int_equal(s.moves[4].from_die / x->g.dies_per_channel, 1);
+	assert_int_equal(s.moves[4].to_die / x->g.dies_per_channel, 2);
 }
 
 static void test_chip_swap(void **state)
@@ -478,6 +525,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_swap_to_free_channel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap_trade_and_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_swap_when_even, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_swap_picks_most_worn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chip_swap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_move_holds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wear_state, setup, teardown),
