@@ -263,6 +263,7 @@ int nvmf_ns_add(struct nvmf_subsys *s, uint32_t nsid, struct blox_bdev *bdev,
 		ns->uuid[8] = (uint8_t)((ns->uuid[8] & 0x3f) | 0x80);
 	}
 	derive_id(s->nqn, nsid, "nguid", ns->nguid);
+	nvmf_ns_endgrp_assign(s, ns);
 	/* Keep the list sorted by nsid for the active namespace list. */
 	TAILQ_FOREACH(pos, &s->namespaces, link)
 		if (pos->nsid > nsid)

@@ -234,6 +234,46 @@ disconnect() {
 
 # idfield FILE NAME: the value of "NAME : value" in nvme-cli output.
 idfield() { sed -n "s/^$2 *: *//p" "$1" | head -n1 | sed 's/ *$//'; }
+# logfield FILE NAME: the same for log pages, whose names nvme-cli pads with
+# tabs (NAME may be a regular expression: 2.3 says "critical warning").
+logfield() { sed -n "s/^$2[[:space:]]*:[[:space:]]*//p" "$1" | head -n1 | sed 's/[[:space:]]*$//'; }
+# num VALUE: VALUE as a decimal number (0x.. hex, thousands separators and
+# a trailing % dropped), or empty if it is none.
+num() {
+	v=$(printf '%s' "$1" | tr -d ',%')
+	case $v in
+	0x[0-9a-fA-F]*) printf '%d' "$v" 2>/dev/null ;;
+	'' | *[!0-9]*) ;;
+	*) printf '%s' "$v" ;;
+	esac
+}
+# expect WHAT VALUE OP BOUND: PASS if the number VALUE OP BOUND (-eq, -ge, ...).
+expect() {
+	n=$(num "$2")
+	if [ -n "$n" ] && test "$n" "$3" "$4" 2>/dev/null; then
+		pass "$1 = $n ($3 $4)"
+	else
+		fail "$1 is '$2', want $3 $4"
+	fi
+}
+
+# endurance_log WHAT GROUP FILE: nvme endurance-log for GROUP into FILE; 0 if it ran.
+endurance_log() {
+	step "$1: nvme endurance-log /dev/$CTRL --group-id=$2"
+	if timeout "$T" nvme endurance-log "/dev/$CTRL" --group-id="$2" >"$3" 2>&1; then
+		cat "$3"
+		if grep -qE '^critical[ _]warning' "$3"; then
+			pass "$1: nvme endurance-log --group-id=$2"
+			return 0
+		fi
+		fail "$1: nvme endurance-log --group-id=$2: no critical warning line"
+		return 1
+	fi
+	rc=$?
+	cat "$3"
+	fail "$1: nvme endurance-log --group-id=$2 (exit $rc)"
+	return 1
+}
 
 # fio_job WHAT ARGS...: fio on the raw device, direct libaio, crc32c verify.
 fio_job() {
@@ -311,6 +351,12 @@ verify_run() {
 	# shellcheck disable=SC2086
 	fio_job "verify-only after the restart: 4k random region written over digests, ${R3}k at ${O3}k" \
 		$FIO_R3 --offset="${O3}k" --size="${R3}k" --verify_only
+	# The FTL keeps the host's writes across the restart: the first run's
+	# are still counted before anything is written now.
+	if endurance_log "verify" 1 "$W/endurance.txt"; then
+		expect "endurance-log data_units_written after the restart" \
+			"$(logfield "$W/endurance.txt" data_units_written)" -ge 1
+	fi
 	disconnect "connect #1 (verify)"
 	finish
 }
@@ -357,6 +403,15 @@ if timeout "$T" nvme id-ctrl "/dev/$CTRL" >"$W/id-ctrl.txt" 2>&1; then
 	if [ -n "$sn" ]; then pass "id-ctrl sn '$sn'"; else fail "id-ctrl sn is empty"; fi
 	if [ -n "$nn" ] && [ "$((nn))" -ge 1 ] 2>/dev/null; then pass "id-ctrl nn $nn >= 1"; else fail "id-ctrl nn '$nn' < 1"; fi
 	if [ "$subnqn" = "$NQN" ]; then pass "id-ctrl subnqn $subnqn"; else fail "id-ctrl subnqn '$subnqn', expected $NQN"; fi
+	# NVM Sets (CTRATT bit 2) and Endurance Groups (bit 4), ids up to 1024.
+	ctratt=$(num "$(idfield "$W/id-ctrl.txt" ctratt)")
+	if [ -n "$ctratt" ] && [ $((ctratt & 0x14)) -eq $((0x14)) ]; then
+		pass "id-ctrl ctratt $(idfield "$W/id-ctrl.txt" ctratt): NVM Sets and Endurance Groups"
+	else
+		fail "id-ctrl ctratt '$(idfield "$W/id-ctrl.txt" ctratt)' lacks NVM Sets (0x4) or Endurance Groups (0x10)"
+	fi
+	expect "id-ctrl nsetidmax" "$(idfield "$W/id-ctrl.txt" nsetidmax)" -eq 1024
+	expect "id-ctrl endgidmax" "$(idfield "$W/id-ctrl.txt" endgidmax)" -eq 1024
 else
 	rc=$?
 	cat "$W/id-ctrl.txt"
@@ -396,6 +451,9 @@ if timeout "$T" nvme id-ns "$DEV" >"$W/id-ns.txt" 2>&1; then
 	else
 		fail "id-ns: no nsze ('$nsze') or in-use LBA format ('$lbads')"
 	fi
+	# Namespace 1 is NVM Set 1; on a device of its own, Endurance Group 1.
+	expect "id-ns nvmsetid" "$(idfield "$W/id-ns.txt" nvmsetid)" -eq 1
+	expect "id-ns endgid" "$(idfield "$W/id-ns.txt" endgid)" -eq 1
 else
 	rc=$?
 	cat "$W/id-ns.txt"
@@ -467,6 +525,61 @@ fio_job "128k seq write iodepth 8, ${R2}k at ${O2}k, verify crc32c" \
 
 step "nvme smart-log /dev/$CTRL after I/O"
 timeout "$T" nvme smart-log "/dev/$CTRL" | grep -iE 'data units|commands' || true
+
+# --- NVM Sets and Endurance Groups --------------------------------------------
+step "nvme id-nvmset /dev/$CTRL"
+if timeout "$T" nvme id-nvmset "/dev/$CTRL" >"$W/id-nvmset.txt" 2>&1; then
+	cat "$W/id-nvmset.txt"
+	pass "nvme id-nvmset"
+	# One namespace: one set, id 1, in group 1; its capacity holds the
+	# namespace; NAND timing gives a read time, the flash page a write size.
+	expect "id-nvmset nid" "$(idfield "$W/id-nvmset.txt" nid)" -eq 1
+	expect "id-nvmset nvmset_id" "$(idfield "$W/id-nvmset.txt" nvmset_id)" -eq 1
+	expect "id-nvmset endurance_group_id" "$(idfield "$W/id-nvmset.txt" endurance_group_id)" -eq 1
+	expect "id-nvmset random_4k_read_typical (100 ns)" "$(idfield "$W/id-nvmset.txt" random_4k_read_typical)" -ge 1
+	expect "id-nvmset optimal_write_size" "$(idfield "$W/id-nvmset.txt" optimal_write_size)" -ge 4096
+	expect "id-nvmset total_nvmset_cap" "$(idfield "$W/id-nvmset.txt" total_nvmset_cap)" -ge "$DEVSIZE"
+	tcap=$(num "$(idfield "$W/id-nvmset.txt" total_nvmset_cap)")
+	ucap=$(num "$(idfield "$W/id-nvmset.txt" unalloc_nvmset_cap)")
+	if [ -n "$tcap" ] && [ -n "$ucap" ] && [ $((tcap - ucap)) -eq "$DEVSIZE" ]; then
+		pass "id-nvmset: total $tcap - unallocated $ucap = the namespace's $DEVSIZE bytes"
+	else
+		fail "id-nvmset: total '$tcap' - unallocated '$ucap' is not the namespace's $DEVSIZE bytes"
+	fi
+	# From set 2 on: none.
+	if timeout "$T" nvme id-nvmset "/dev/$CTRL" --nvmset_id=2 >"$W/id-nvmset2.txt" 2>&1; then
+		expect "id-nvmset --nvmset_id=2 nid" "$(idfield "$W/id-nvmset2.txt" nid)" -eq 0
+	else
+		cat "$W/id-nvmset2.txt"
+		fail "nvme id-nvmset --nvmset_id=2 (exit $?)"
+	fi
+else
+	rc=$?
+	cat "$W/id-nvmset.txt"
+	fail "nvme id-nvmset (exit $rc)"
+fi
+# After the ext4 and fio writes: data and media units (billions of bytes,
+# rounded up) and write commands are counted, no wear yet, all spare.
+if endurance_log "after I/O" 1 "$W/endurance.txt"; then
+	E=$W/endurance.txt
+	expect "endurance-log critical warning" "$(logfield "$E" 'critical[ _]warning')" -eq 0
+	expect "endurance-log avl_spare" "$(logfield "$E" avl_spare)" -le 100
+	expect "endurance-log avl_spare_threshold" "$(logfield "$E" avl_spare_threshold)" -lt "$(num "$(logfield "$E" avl_spare)")"
+	expect "endurance-log percent_used" "$(logfield "$E" percent_used)" -eq 0
+	expect "endurance-log endurance_estimate" "$(logfield "$E" endurance_estimate)" -ge 1
+	expect "endurance-log data_units_written" "$(logfield "$E" data_units_written)" -ge 1
+	expect "endurance-log media_units_written" "$(logfield "$E" media_units_written)" -ge 1
+	expect "endurance-log host_write_cmds" "$(logfield "$E" host_write_cmds)" -ge 1
+	expect "endurance-log host_read_cmds" "$(logfield "$E" host_read_cmds)" -ge 1
+fi
+step "nvme endurance-log /dev/$CTRL --group-id=2 (no such group)"
+if timeout "$T" nvme endurance-log "/dev/$CTRL" --group-id=2 >"$W/endurance2.txt" 2>&1; then
+	cat "$W/endurance2.txt"
+	fail "nvme endurance-log --group-id=2 succeeded; there is no group 2"
+else
+	cat "$W/endurance2.txt"
+	pass "nvme endurance-log --group-id=2 refused (no such group)"
+fi
 
 disconnect "connect #1" || finish
 

@@ -47,6 +47,13 @@ struct event;
 #define NVMF_KAS_100MS 1 /* keep alive granularity: 100 ms */
 #define NVMF_MAX_CHANGED_NS 1024
 #define NVMF_MAX_NS 1024
+/*
+ * NVM Sets and Endurance Groups (endgrp.c): a namespace is an NVM Set of
+ * its own (NVMSETID = NSID) in an Endurance Group; ids of both are at
+ * most NVMF_MAX_NS.
+ */
+#define NVMF_NSETIDMAX NVMF_MAX_NS
+#define NVMF_ENDGIDMAX NVMF_MAX_NS
 #define NVMF_CNTLID_MIN 1
 #define NVMF_CNTLID_MAX 0xffef
 #define NVMF_MODEL "blox NAND SSD"
@@ -101,6 +108,14 @@ struct nvmf_ns {
 	uint64_t nblocks;
 	struct blox_bdev *bdev;
 	struct nvmf_subsys *subsys;
+	/*
+	 * Its Endurance Group, fixed when it is added (nvmf_ns_endgrp_assign()):
+	 * that of the namespaces on the same pool of shared dies (@pool,
+	 * @pool_key from the backend), or a group of its own.
+	 */
+	uint16_t endgid;
+	bool pool;
+	uint64_t pool_key;
 	uint64_t inflight; /* commands at the backend */
 	struct nvmf_ns_stats stats;
 	struct nvmf_io_telemetry tm;
@@ -315,6 +330,28 @@ void nvmf_ns_detach(struct nvmf_ns *ns,
 		    void (*released)(void *arg, struct blox_bdev *bdev), void *arg);
 void nvmf_ns_get(struct nvmf_ns *ns);
 void nvmf_ns_put(struct nvmf_ns *ns);
+/*
+ * NVM Sets and Endurance Groups (endgrp.c). Every namespace is an NVM Set
+ * of its own, NVMSETID = NSID. Endurance Group ids, decided once when the
+ * namespace is added and kept while it exists: a namespace whose backend
+ * says its dies are a pool shared with other namespaces joins the group
+ * of a namespace of the subsystem on the same pool (the same pool key),
+ * if there is one; any other namespace (whole dies, a device of its own,
+ * a ram or null backend) gets a group of its own, numbered with its NSID
+ * if no group has that id, else with the lowest id no group has (one
+ * exists: there are fewer groups than NVMF_MAX_NS). So a pool's group
+ * keeps the id of the first of its namespaces added, even once that one
+ * is gone. Called by nvmf_ns_add() before @ns is on @subsys's list.
+ */
+void nvmf_ns_endgrp_assign(struct nvmf_subsys *subsys, struct nvmf_ns *ns);
+/*
+ * What @ns's backend tells of its flash (blox_bdev_endurance), or for a
+ * backend without flash: no wear, all spare (100, threshold 10, as in the
+ * SMART log), the core's own byte counts, its size as capacity.
+ */
+void nvmf_ns_endurance(struct nvmf_ns *ns, struct blox_bdev_endurance *e);
+/* The Endurance Group critical warning bits (libnvme's NVME_EG_CRITICAL_WARNING_*) of @e. */
+uint8_t nvmf_endurance_warning(const struct blox_bdev_endurance *e);
 /* Tell every controller of @subsys that @nsid changed (AEN + log 04h). */
 void nvmf_subsys_ns_changed(struct nvmf_subsys *subsys, uint32_t nsid);
 int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,

@@ -3,7 +3,8 @@
  * Unit tests for the NVM admin command set (admin.c, logpage.c): Identify
  * (controller, namespace, active list, descriptors), Get Log Page, Get/Set
  * Features, Abort, and invalid opcodes (AERs are in core_aer). Runs on a target with a virtual clock and a
- * fake transport (../common/fake_nvmf.h).
+ * fake transport (../common/fake_nvmf.h). NVM Sets and Endurance Groups
+ * are in endgrp.c, run from main() here.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "core_admin.h"
 #include "fake_nvmf.h"
 
 /* Namespaces of the fixture: added out of order on purpose. */
@@ -287,7 +289,10 @@ static void test_log_static_pages(void **state)
 				      false),
 			 0);
 	for (unsigned lid = 0; lid < 256; lid++)
-		assert_int_equal(sup[lid], lid <= 5 ? 1 : 0);
+		assert_int_equal(sup[lid], lid <= 5 || lid == NVME_LOG_LID_ENDURANCE_GROUP ||
+						   lid == NVME_LOG_LID_ENDURANCE_GRP_EVT
+					   ? 1
+					   : 0);
 
 	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, NVME_LOG_LID_FW_SLOT, 512,
 				      0, 0, false),
@@ -650,6 +655,20 @@ int main(void)
 		T(test_features_host_id),
 		T(test_abort_and_keep_alive),
 		T(test_log_numdu),
+#define E(fn) cmocka_unit_test_setup_teardown(fn, endgrp_setup, endgrp_teardown)
+		E(test_endgrp_identify_ctrl),
+		E(test_endgrp_identify_ns),
+		E(test_endgrp_nvmset_list),
+		E(test_endgrp_nvmset_list_full),
+		E(test_endgrp_list),
+		E(test_endgrp_log),
+		E(test_endgrp_log_unknown),
+		E(test_endgrp_log_offsets_and_events),
+		E(test_endgrp_smart_summary),
+		E(test_endgrp_ids_stable),
+		E(test_endgrp_discovery),
+		E(test_endgrp_nand),
+#undef E
 	};
 #undef T
 

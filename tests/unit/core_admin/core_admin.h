@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The core_admin tests kept apart from test_core_admin.c (whose main()
+ * runs them all): NVM Sets and Endurance Groups (endgrp.c).
+ */
+#ifndef BLOX_TEST_CORE_ADMIN_H
+#define BLOX_TEST_CORE_ADMIN_H
+
+/* A subsystem of ram, null and fake flash namespaces (endgrp.c). */
+int endgrp_setup(void **state);
+int endgrp_teardown(void **state);
+void test_endgrp_identify_ctrl(void **state);
+void test_endgrp_identify_ns(void **state);
+void test_endgrp_nvmset_list(void **state);
+void test_endgrp_nvmset_list_full(void **state);
+void test_endgrp_list(void **state);
+void test_endgrp_log(void **state);
+void test_endgrp_log_unknown(void **state);
+void test_endgrp_log_offsets_and_events(void **state);
+void test_endgrp_smart_summary(void **state);
+void test_endgrp_ids_stable(void **state);
+void test_endgrp_discovery(void **state);
+/* Namespaces of the nand backend on shared and own dies (own set-up). */
+void test_endgrp_nand(void **state);
+
+#endif
