@@ -803,6 +803,9 @@ static void iso_window(struct iso_dev *d, struct iso_point *p)
 	if (p->w_rate > 0) {
 		w->stop = true; /* the closed loop, if it ran */
 		job_mix(w, p->w_rate, 0, true);
+	} else if (w->job == ISO_JOB_MIX) {
+		w->arrivals = false; /* back to the closed loop */
+		job_closed(w, ISO_JOB_RANDW, UINT64_MAX, o->iso_w_qd);
 	}
 	job_mix(r, o->iso_r_kiops, p->reads_pct, false);
 	iso_run(d, blox_clock_now(&d->clock) + (uint64_t)(o->iso_warmup_s * 1e9), NULL);
@@ -976,7 +979,7 @@ static void iso_header(struct sim_out *out, const struct iso_dev *d)
 		     rr.first_block + rr.nr_blocks - 1, wd, wr.first_block,
 		     wr.first_block + wr.nr_blocks - 1);
 	}
-	sim_outf(out, "# precondition (per point, a fresh device): R and W filled with 128 KiB sequential"
+	sim_outf(out, "# precondition (a fresh device per level and policy): R and W filled with 128 KiB sequential"
 		" writes (QD %u each), then W overwritten %.1f x its\n"
 		"#   capacity with uniform random 4 KiB writes at QD %u (its GC then runs in steady"
 		" state: see W's waf and gc columns)\n",
@@ -985,14 +988,16 @@ static void iso_header(struct sim_out *out, const struct iso_dev *d)
 		" reads and the rest writes, LBAs scrambled zipfian\n"
 		"#   (theta %.2f, YCSB's: zipf rank hashed by FNV-1a over R's capacity); rd%% 100 ="
 		" YCSB C, 95 = YCSB B. W uniform random 4 KiB writes,\n"
-		"#   closed loop at QD %u (as fast as its GC lets it) from the precondition on; each"
-		" device then measures every rd%% beside it, and then\n"
-		"#   rd%% %u beside W open loop at the --w-kiops rates (Poisson, in this order, W"
-		" never pausing). R idles between its windows.\n"
+		"#   closed loop at QD %u (as fast as its GC lets it) from the precondition on. Each"
+		" device measures, in this order (W never pausing,\n"
+		"#   R idle between its windows): rd%% %u beside W closed loop, rd%% %u beside W open"
+		" loop (Poisson) at each --w-kiops rate, every other\n"
+		"#   rd%% beside W closed loop again (so R has written nothing before any rd%% %u"
+		" window).\n"
 		"#   Each window: %.2f s warm-up, then %.2f s measured (the ops arriving in it, each"
 		" to its completion)\n",
-	     o->iso_r_kiops, ISO_ZIPF_THETA, o->iso_w_qd, o->iso_pcts[0], o->iso_warmup_s,
-	     o->iso_seconds);
+	     o->iso_r_kiops, ISO_ZIPF_THETA, o->iso_w_qd, o->iso_pcts[0], o->iso_pcts[0],
+	     o->iso_pcts[0], o->iso_warmup_s, o->iso_seconds);
 	sim_outf(out, "# every read checked against the data written; at the end %u random LBAs of each"
 		" tenant read back and checked; seed %llu\n",
 	     ISO_VERIFY_READS, (unsigned long long)o->seed);
@@ -1147,15 +1152,20 @@ void sim_exp_isolation(const struct sim_opts *o)
 			iso_precondition(d, &waf_pre);
 			fprintf(stderr, "  [%s, suspension %s: preconditioned, %.1f s wall]\n",
 				iso_level_name[lv], susp ? "default" : "never", sim_wall_now() - w1);
-			/* Every read mix beside W closed loop, then the first beside W open loop. */
+			/*
+			 * The first read mix beside W closed loop, then beside W open
+			 * loop at each rate (before any other mix has R write), then
+			 * the other mixes beside W closed loop again.
+			 */
 			for (uint32_t k = 0; k < o->iso_npcts + o->iso_nw_rates; k++) {
 				struct iso_point *p = &pts[n++];
 				double w2 = sim_wall_now();
+				bool open = k >= 1 && k <= o->iso_nw_rates;
 
 				p->level = (enum iso_level)lv;
 				p->suspend = susp;
-				p->reads_pct = o->iso_pcts[k < o->iso_npcts ? k : 0];
-				p->w_rate = k < o->iso_npcts ? 0 : o->iso_w_rates[k - o->iso_npcts];
+				p->reads_pct = o->iso_pcts[k == 0 || open ? 0 : k - o->iso_nw_rates];
+				p->w_rate = open ? o->iso_w_rates[k - 1] : 0;
 				p->w_waf_pre = waf_pre;
 				iso_window(d, p);
 				p->wall_s = sim_wall_now() - w2;
