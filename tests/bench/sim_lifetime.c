@@ -857,9 +857,9 @@ static void run_pair(const struct lt_ctx *c, struct lt_cfg cfg, struct lt_run *n
 
 static void sweep_head(struct sim_out *out)
 {
-	sim_outf(out, "%-7s %3s %5s %4s %7s %3s %6s %6s %5s %7s %7s %7s %6s %6s %8s %8s %8s %6s\n",
-		 "mix", "N", "x", "free", "K_form", "K", "KxN", "checks", "swaps", "d/swap", "imb_end", "worst_L",
-		 "held", "mig%", "life_no", "life_sw", "imb_none", "gain");
+	sim_outf(out, "%-7s %3s %5s %4s %7s %3s %6s %6s %5s %4s %7s %7s %7s %6s %6s %8s %8s %8s %6s\n",
+		 "mix", "N", "x", "free", "K_form", "K", "KxN", "checks", "swaps", "none", "d/swap", "imb_end",
+		 "worst_L", "held", "mig%", "life_no", "life_sw", "imb_none", "gain");
 }
 
 static void sweep_row(struct sim_out *out, const struct lt_run *ns, const struct lt_run *sw)
@@ -867,20 +867,24 @@ static void sweep_row(struct sim_out *out, const struct lt_run *ns, const struct
 	double x = sw->cfg.bound_permille / 1000.0, n = sw->cfg.channels;
 	double kf = (n - 1 - x) / (n * x);
 
-	sim_outf(out, "%-7s %3u %5.3f %4u %7.2f %3u %6.1f %6llu %5llu %7.1f %7.3f %7.3f %6s %6.2f %8.0f %8.0f"
-		 " %8.3f %6.2f\n",
+	sim_outf(out, "%-7s %3u %5.3f %4u %7.2f %3u %6.1f %6llu %5llu %4llu %7.1f %7.3f %7.3f %6s %6.2f %8.0f"
+		 " %8.0f %8.3f %6.2f\n",
 		 mix_name[sw->cfg.mix], sw->cfg.channels, x, sw->cfg.free_ch, kf, sw->rounds, kf * n,
 		 (unsigned long long)sw->checks, (unsigned long long)sw->swaps,
-		 sw->swaps ? sw->end_day / sw->swaps : 0, sw->end.imbalance, sw->worst_last,
+		 (unsigned long long)sw->refused, sw->swaps ? sw->end_day / sw->swaps : 0,
+		 sw->end.imbalance, sw->worst_last,
 		 sw->end.imbalance <= 1 + x + 1e-9 ? "yes" : "NO", 100.0 * sw->mig_erases / sw->host_erases,
 		 ns->first_dead, sw->first_dead, ns->end.imbalance,
 		 ns->first_dead > 0 ? sw->first_dead / ns->first_dead : 0);
+	if (sw->refused)
+		sim_outf(out, "#   none: the last reason: %s\n", sw->refusal);
 }
 
 static void print_sweep_notes(struct sim_out *out)
 {
 	sim_outf(out, "# K_form = (N - 1 - x) / (N x), K = the rm's rounds (rounded up), KxN = K_form x N"
-		 " (the paper's swap count); checks and swaps made; d/swap = days per swap;\n"
+		 " (the paper's swap count); checks and swaps made; none = checks that needed a swap\n"
+		 "#   and found none (the rm's last reason in the line below the row); d/swap = days per swap;\n"
 		 "# imb_end = MaxWear / AvgWear when the average reaches rated_pe; worst_L = worst in the"
 		 " last round; held: imb_end <= 1 + x; mig%% = migration erases / the tenants' erases;\n"
 		 "# life_no / life_sw = days until the first channel reaches rated_pe without / with swaps;"
