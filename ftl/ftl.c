@@ -109,6 +109,7 @@ void ftl_progress(struct ftl *f)
 		ftl_io_complete(f, io, f->fatal ? -EIO : rc);
 	}
 	ftl_gc_step(f);
+	ftl_mig_step(f);
 	if (f->shutting_down)
 		shutdown_step(f);
 }
@@ -125,7 +126,9 @@ void ftl_process(struct ftl *f)
 		f->outstanding--;
 		io->cb(io);
 	}
+	ftl_mig_notify(f);
 	ftl_gc_step(f);
+	ftl_mig_step(f);
 	if (!f->outstanding && !f->shutting_down &&
 	    f->env.ops->now(f->env.ctx) - f->last_host_ns >= f->cfg.idle_ns)
 		ftl_idle_prefetch(f);
@@ -181,7 +184,7 @@ static void shutdown_step(struct ftl *f)
 {
 	int rc;
 
-	if (f->outstanding || ftl_gc_busy(f) || f->pf.busy)
+	if (f->outstanding || ftl_gc_busy(f) || f->pf.busy || ftl_mig_busy(f))
 		return;
 	rc = ftl_cmt_writeback_all(f);
 	if (rc == -EAGAIN)
@@ -204,6 +207,7 @@ int ftl_shutdown(struct ftl *f, void (*done)(void *arg, int status), void *arg)
 	f->shutting_down = true;
 	f->shutdown_cb = done;
 	f->shutdown_arg = arg;
+	ftl_mig_step(f); /* a superblock half copied is dropped first */
 	shutdown_step(f);
 	return 0;
 }
@@ -212,6 +216,7 @@ void ftl_destroy(struct ftl *f)
 {
 	if (!f)
 		return;
+	ftl_mig_fini(f);
 	ftl_gc_fini(f);
 	ftl_read_fini(f);
 	ftl_write_fini(f);
@@ -244,7 +249,16 @@ int ftl_create(const struct ftl_config *cfg, const struct ftl_env *env,
 	for (uint32_t i = 0; i < res->nr_dies; i++)
 		if (res->dies[i] >= nand_dies(f->geo))
 			goto fail;
-	if ((rc = ftl_layout_init(f)) || (rc = ftl_map_init(f)) ||
+	if (res->mig_active) {
+		/* Moving slot mig_slot from mig_src (outside the instance) to dies[mig_slot]. */
+		if (res->mig_slot >= res->nr_dies || res->mig_src >= nand_dies(f->geo) ||
+		    res->mig_share > 1000)
+			goto fail;
+		for (uint32_t i = 0; i < res->nr_dies; i++)
+			if (res->dies[i] == res->mig_src)
+				goto fail;
+	}
+	if ((rc = ftl_layout_init(f)) || (rc = ftl_mig_init(f)) || (rc = ftl_map_init(f)) ||
 	    (rc = ftl_write_init(f)) || (rc = ftl_read_init(f)) ||
 	    (rc = ftl_gc_init(f)))
 		goto fail;
@@ -254,6 +268,7 @@ int ftl_create(const struct ftl_config *cfg, const struct ftl_env *env,
 	if (rc)
 		goto fail;
 	f->last_host_ns = env->ops->now(env->ctx);
+	ftl_mig_resume_after_recovery(f);
 	*out = f;
 	return 0;
 fail:

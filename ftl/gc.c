@@ -608,7 +608,7 @@ void ftl_gc_step(struct ftl *f)
 	struct ftl_gc *g = &f->gc;
 	enum ftl_gc_level lvl;
 	bool wl;
-	int32_t v;
+	int32_t v, hidden;
 
 	if (g->active) {
 		gc_erase_try(f); /* once its programs are done */
@@ -619,7 +619,10 @@ void ftl_gc_step(struct ftl *f)
 	lvl = ftl_gc_level(f);
 	if (lvl == FTL_GC_NONE)
 		return;
+	/* A superblock a die migration is copying is not GC's to take. */
+	hidden = ftl_mig_hide(f);
 	v = ftl_gc_pick_victim(f, lvl, &wl);
+	ftl_mig_unhide(f, hidden);
 	if (v < 0)
 		return;
 	g->active = true;

@@ -97,7 +97,9 @@ void ftl_fpid_addr(const struct ftl *f, uint32_t fpid, struct nand_addr *a)
 	uint32_t pages_per_sb = f->pages_per_block * f->stripe;
 	uint32_t sb = fpid / pages_per_sb, in = fpid % pages_per_sb;
 	uint32_t page = in / f->stripe, s = in % f->stripe;
-	uint32_t plane = s / f->ndies, die = f->res.dies[s % f->ndies];
+	uint32_t plane = s / f->ndies, slot = s % f->ndies;
+	/* A die being migrated: the superblock's own die for that slot. */
+	uint32_t die = ftl_mig_die(f, slot, sb, f->res.dies[slot]);
 
 	a->ch = die / f->geo->dies_per_channel;
 	a->die = die % f->geo->dies_per_channel;
@@ -138,6 +140,7 @@ int32_t ftl_sb_alloc(struct ftl *f)
 			best = (int32_t)i;
 	}
 	if (best >= 0) {
+		ftl_mig_sb_free(f, (uint32_t)best); /* opened now: where a migration goes */
 		f->sbs[best].state = SB_OPEN;
 		f->sbs[best].valid = 0;
 		f->free_sbs--;
@@ -151,4 +154,5 @@ void ftl_sb_freed(struct ftl *f, uint32_t sb)
 	f->sbs[sb].valid = 0;
 	f->sbs[sb].erase_count++;
 	f->free_sbs++;
+	ftl_mig_sb_free(f, sb);
 }

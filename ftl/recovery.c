@@ -638,6 +638,10 @@ int ftl_recover(struct ftl *f, bool *formatted)
 		*formatted = true;
 		return 0;
 	}
+	/* A die migration under way: which die holds each superblock, first. */
+	rc = ftl_mig_recover(f);
+	if (rc)
+		return rc;
 	rc = apply_checkpoint(f, &ckpt_wseq, cs);
 	if (rc)
 		return rc;

@@ -94,6 +94,16 @@ struct ftl_resources {
 	uint32_t nr_dies;
 	uint32_t dies[BLOX_FTL_MAX_DIES]; /* global die indexes (ch * dies_per_channel + die) */
 	uint32_t first_block, nr_blocks; /* per plane; superblock b = block b everywhere */
+	/*
+	 * A die migration under way (ftl_migrate_start()), as the caller
+	 * persisted it from ftl_get_resources(): die slot mig_slot is moving
+	 * from die mig_src to dies[mig_slot]; mig_cancel: it was being
+	 * cancelled (moving back to mig_src); mig_share: its throttle (0:
+	 * 1000). ftl_create() then works out per superblock which die holds
+	 * its data and resumes the migration. All zero: none.
+	 */
+	bool mig_active, mig_cancel;
+	uint32_t mig_slot, mig_src, mig_share;
 };
 
 /* How the FTL reaches its NAND device and its driver. */
@@ -106,6 +116,19 @@ struct ftl_env_ops {
 	void (*kick)(void *ctx);
 	/* Make programmed pages durable (the store's sync). 0 or -errno. */
 	int (*sync)(void *ctx);
+	/*
+	 * Optional (NULL: not used). A die migration ended (ftl_migrate_*()):
+	 * @status 0 (the slot's new die holds everything, the old one is
+	 * erased and may be given out), or -ECANCELED (back on the old die,
+	 * the new one erased). Called from ftl_process().
+	 */
+	void (*migrated)(void *ctx, int status);
+	/*
+	 * Optional. Please call ftl_process() once the time (now()) is @ns or
+	 * later: a throttled migration waits until then. Without it the
+	 * driver calls ftl_process() now and then, as for idle work.
+	 */
+	void (*wake_at)(void *ctx, uint64_t ns);
 };
 
 struct ftl_env {
@@ -198,8 +221,102 @@ struct ftl_stats {
 };
 
 void ftl_get_stats(const struct ftl *f, struct ftl_stats *st);
+/*
+ * The instance's resources as they are now, to persist and give back to
+ * ftl_create() after a stop: dies[] with each slot's die (during a
+ * migration the die it is moving to), the block range, and the
+ * migration's mig_* fields (mig_active false once it has ended).
+ */
+void ftl_get_resources(const struct ftl *f, struct ftl_resources *out);
 /* Write amplification: flash units programmed / host units written. */
 double ftl_waf(const struct ftl *f);
+
+/*
+ * Online migration of one die of an instance to another die (FlashBlox,
+ * FAST 2017), ftl/migrate.c.
+ *
+ * Die slot @slot (its index in ftl_resources.dies[]) moves from its die
+ * (src) to @dst_die, a die of the same device outside the instance whose
+ * blocks in the instance's range are erased, while the host goes on:
+ * free superblocks, and every superblock opened from then on, use dst at
+ * once; closed ones (and the checkpoint superblocks) are copied one at a
+ * time, every programmed page of the slot's blocks read (data and OOB)
+ * and programmed verbatim at the same block, page and plane of dst (so
+ * PPNs, OOB and mapping stay as they are), at GC priority; then the
+ * superblock switches to dst and its src blocks are erased. Superblocks
+ * open at the start are copied once they close; when only those are left,
+ * their streams are closed (padding the open pages as a flush does).
+ *
+ * Throttle: after each copy step (a batch of pages, or an erase) the
+ * migration waits so that its ops take about @share permille of the time
+ * of the busier of its two dies (1000: no waiting).
+ *
+ * Crash safety: while a migration runs the caller keeps what
+ * ftl_get_resources() says (dies[@slot] = dst, mig_active, mig_slot,
+ * mig_src, mig_cancel, mig_share) where it survives a crash, updated
+ * right after ftl_migrate_start() and ftl_migrate_cancel() return (before
+ * the next call into the instance) and once ops->migrated() ran, and
+ * hands it back to ftl_create(). Recovery then decides per superblock
+ * which die holds its data (the one with more programmed pages in its
+ * blocks; dst on a tie), erases the other's copy and resumes.
+ */
+enum ftl_mig_state {
+	FTL_MIG_NONE, /* none since the instance was made */
+	FTL_MIG_RUNNING,
+	FTL_MIG_PAUSED, /* by ftl_migrate_pause(), or after an error (status) */
+	FTL_MIG_CANCELLING, /* moving the superblocks moved so far back */
+	FTL_MIG_DONE, /* ended: status 0 (moved) or -ECANCELED (back) */
+};
+
+struct ftl_migrate_cfg {
+	uint32_t share; /* permille of its dies' time the migration may take, 1..1000 */
+};
+
+struct ftl_migrate_progress {
+	enum ftl_mig_state state;
+	int status; /* DONE: 0 or -ECANCELED; PAUSED: 0, or the error that paused it */
+	uint32_t slot, src, dst; /* the die slot, the die it leaves, the die it goes to */
+	uint32_t share;
+	/*
+	 * Superblocks copied so far in the current direction and what the
+	 * total comes to (copied + those left to copy now: free ones need no
+	 * copy, and GC may free some before they are reached); the same in
+	 * bytes of page data.
+	 */
+	uint32_t sbs_copied, sbs_total;
+	uint64_t bytes_copied, bytes_total;
+	uint64_t started_ns, finished_ns; /* now() at the start (or resumption by ftl_create()) and end */
+	uint64_t busy_ns; /* NAND time its ops took, on the busier of its two dies per step */
+	uint64_t wake_ns; /* throttled: the next step starts at this time; 0: not waiting */
+};
+
+/*
+ * Start moving die slot @slot to die @dst_die. 0; -EINVAL for a bad slot,
+ * a die off the device or in the instance, or a share out of 1..1000;
+ * -EBUSY when a migration is under way (not DONE), the instance is
+ * stopping, or @dst_die's blocks in the instance's range are not erased;
+ * -EOPNOTSUPP on a device without a store (nothing to copy from).
+ */
+int ftl_migrate_start(struct ftl *f, uint32_t slot, uint32_t dst_die,
+		      const struct ftl_migrate_cfg *cfg);
+/*
+ * Pause a running migration: no new copy starts; a superblock half
+ * copied is dropped (its copy erased) and copied again after
+ * ftl_migrate_resume(). 0, or -EINVAL when not running.
+ */
+int ftl_migrate_pause(struct ftl *f);
+/* Resume a paused migration (also after an error). 0, or -EINVAL when not paused. */
+int ftl_migrate_resume(struct ftl *f);
+/* A new throttle for the migration under way. 0, or -EINVAL. */
+int ftl_migrate_set_share(struct ftl *f, uint32_t share);
+/*
+ * Cancel a running or paused migration: the superblocks moved so far move
+ * back (the same copies the other way), then the instance is on its old
+ * die again and the new one is erased; ops->migrated(-ECANCELED). 0, or
+ * -EINVAL when there is none to cancel (or it is cancelling already).
+ */
+int ftl_migrate_cancel(struct ftl *f);
+void ftl_migrate_progress(const struct ftl *f, struct ftl_migrate_progress *out);
 
 /*
  * Read-only inspection of an instance, for tests and the simulator
