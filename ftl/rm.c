@@ -127,6 +127,9 @@ static uint32_t rounds(const struct fbx_rm *rm)
 
 static double check_step(const struct fbx_rm *rm)
 {
+	if (rm->p.check_erases)
+		return (double)rm->p.check_erases / ((double)rm->ndies * rm->geo.planes_per_die *
+						     rm->geo.blocks_per_plane);
 	return (double)rm->p.rated_pe / ((double)rounds(rm) * rm->geo.channels);
 }
 
@@ -553,6 +556,12 @@ int fbx_plan(const struct fbx_rm *rm, const struct fbx_ask *ask, const struct ft
 int fbx_take(struct fbx_rm *rm, uint32_t owner, const struct fbx_alloc *a, char *why,
 	     size_t whylen)
 {
+	return fbx_take_held(rm, owner, a, NULL, 0, why, whylen);
+}
+
+int fbx_take_held(struct fbx_rm *rm, uint32_t owner, const struct fbx_alloc *a,
+		  const uint32_t *held, uint32_t nheld, char *why, size_t whylen)
+{
 	const struct ftl_resources *r = &a->res;
 	bool pool = a->iso == FBX_SOFTWARE;
 
@@ -584,13 +593,30 @@ int fbx_take(struct fbx_rm *rm, uint32_t owner, const struct fbx_alloc *a, char 
 			return why_set(why, whylen, -EBUSY, "die %u is taken", d);
 		}
 	}
+	if (nheld && pool)
+		return why_set(why, whylen, -EINVAL, "a software vSSD holds no dies");
+	for (uint32_t i = 0; i < nheld; i++) {
+		if (held[i] >= rm->ndies)
+			return why_set(why, whylen, -EINVAL, "held die %u is off the device", held[i]);
+		if (rm->owner[held[i]] != FBX_FREE)
+			return why_set(why, whylen, -EBUSY, "held die %u is taken", held[i]);
+		for (uint32_t j = 0; j < r->nr_dies; j++)
+			if (r->dies[j] == held[i])
+				return why_set(why, whylen, -EINVAL, "die %u is held and had", held[i]);
+	}
 	if (a->iso == FBX_CHANNEL) {
-		/* Whole channels: every die of each channel named. */
-		for (uint32_t i = 0; i < r->nr_dies; i++) {
-			uint32_t ch = r->dies[i] / rm->dpc, n = 0;
+		/*
+		 * Whole channels: every die of each channel named, counting the
+		 * dies held (in the middle of a move a vSSD has part of a channel
+		 * and holds the rest).
+		 */
+		for (uint32_t i = 0; i < r->nr_dies + nheld; i++) {
+			uint32_t d = i < r->nr_dies ? r->dies[i] : held[i - r->nr_dies];
+			uint32_t ch = d / rm->dpc, n = 0;
 
-			for (uint32_t j = 0; j < r->nr_dies; j++)
-				n += r->dies[j] / rm->dpc == ch;
+			for (uint32_t j = 0; j < r->nr_dies + nheld; j++)
+				n += (j < r->nr_dies ? r->dies[j] : held[j - r->nr_dies]) / rm->dpc ==
+				     ch;
 			if (n != rm->dpc)
 				return why_set(why, whylen, -EINVAL, "channel %u is not whole", ch);
 		}
@@ -625,6 +651,8 @@ int fbx_take(struct fbx_rm *rm, uint32_t owner, const struct fbx_alloc *a, char 
 	rm->nr_owners++;
 	for (uint32_t i = 0; i < r->nr_dies; i++)
 		rm->owner[r->dies[i]] = pool ? FBX_POOL : owner;
+	for (uint32_t i = 0; i < nheld; i++)
+		rm->owner[held[i]] = owner;
 	if (pool)
 		rm->pool_users++;
 	return 0;
@@ -651,6 +679,8 @@ void fbx_release(struct fbx_rm *rm, uint32_t owner)
 }
 
 /* ---- wear ---- */
+
+static bool in_alloc(const struct fbx_owner *o, uint32_t die);
 
 void fbx_wear_update(struct fbx_rm *rm, const uint64_t *die_erases)
 {
@@ -733,49 +763,43 @@ static double chan_projected(const struct fbx_rm *rm, uint32_t ch)
 	return chan_wear(rm, ch) + (double)chan_rate(rm, ch) / blocks;
 }
 
-/*
- * A `channel` swap: 1 with the moves, 0 with a reason. The hot channel is
- * the one of a `channel` vSSD that will be the most worn by the next check
- * (its wear plus its rate since the last one), so any vSSD heading past
- * the bound is moved, not only the fastest writer. Its vSSD goes to the
- * least-worn channel: a free one directly; another vSSD's through a free
- * channel, that vSSD (the cold one) moving to the free channel first, so
- * the hot one lands on the least-worn channel and its worn one rests.
- */
-static int channel_swap(const struct fbx_rm *rm, struct fbx_swap *out)
+/* Die @die's wear by the next check if it keeps its rate: erases per block. */
+static double die_projected(const struct fbx_rm *rm, uint32_t die)
 {
-	uint32_t n = rm->geo.channels, hot = UINT32_MAX, cold = UINT32_MAX, spare = UINT32_MAX;
-	uint32_t hot_id, cold_id;
+	uint64_t r;
 
-	if (rm->dpc * 2 > FBX_MAX_MOVES) {
-		snprintf(out->why, sizeof(out->why), "channels too wide to move");
-		return 0;
-	}
-	for (uint32_t c = 0; c < n; c++)
-		if (channel_vssd(rm, c) &&
-		    (hot == UINT32_MAX || chan_projected(rm, c) > chan_projected(rm, hot)))
-			hot = c;
-	if (hot == UINT32_MAX) {
-		snprintf(out->why, sizeof(out->why), "no channel vSSD to move");
-		return 0;
-	}
-	hot_id = channel_vssd(rm, hot);
-	/* The least-worn channel that is free or another `channel` vSSD's, written slower. */
+	return fbx_die_wear(rm, die, &r) +
+	       (double)r / ((double)rm->geo.planes_per_die * rm->geo.blocks_per_plane);
+}
+
+/*
+ * Where channel @hot's vSSD goes: 1 with the moves, 0 if nowhere helps.
+ * The least-worn channel less worn than @hot that is free or another
+ * `channel` vSSD's written slower; a free one directly, another vSSD's
+ * through a free channel, that vSSD (the cold one) moving to the free
+ * channel first, so the hot one lands on the least-worn channel and its
+ * worn one rests.
+ */
+static int channel_dest(const struct fbx_rm *rm, uint32_t hot, struct fbx_swap *out)
+{
+	uint32_t n = rm->geo.channels, cold = UINT32_MAX, spare = UINT32_MAX;
+	uint32_t hot_id = channel_vssd(rm, hot), cold_id;
+
 	for (uint32_t c = 0; c < n; c++) {
 		uint32_t id = channel_vssd(rm, c);
 
-		if (c == hot || (!id && !channel_free(rm, c)) || id == hot_id)
+		if (c == hot || (!id && !channel_free(rm, c)) || id == hot_id ||
+		    chan_wear(rm, c) >= chan_wear(rm, hot))
 			continue;
-		if (chan_rate(rm, c) >= chan_rate(rm, hot))
+		if (id && chan_rate(rm, c) >= chan_rate(rm, hot))
 			continue;
-		if (cold == UINT32_MAX || chan_wear(rm, c) < chan_wear(rm, cold))
+		/* Least worn first; a free channel before an owned one as worn. */
+		if (cold == UINT32_MAX || chan_wear(rm, c) < chan_wear(rm, cold) ||
+		    (chan_wear(rm, c) == chan_wear(rm, cold) && !id && channel_vssd(rm, cold)))
 			cold = c;
 	}
-	if (cold == UINT32_MAX || chan_wear(rm, cold) >= chan_wear(rm, hot)) {
-		snprintf(out->why, sizeof(out->why),
-			 "no less-worn channel to move channel %u's vSSD to", hot);
+	if (cold == UINT32_MAX)
 		return 0;
-	}
 	cold_id = channel_vssd(rm, cold);
 	if (!cold_id) {
 		add_channel_moves(rm, out, hot_id, hot, cold);
@@ -806,72 +830,129 @@ static int channel_swap(const struct fbx_rm *rm, struct fbx_swap *out)
 	return 1;
 }
 
-/* A `chip` move inside a channel: 1 with the move, 0 with a reason. */
+/*
+ * A `channel` swap: 1 with the moves, 0 with a reason. Candidates are the
+ * channels of `channel` vSSDs written at least as fast as the average
+ * channel (an idle vSSD gains nothing from a move), the one that will be
+ * most worn by the next check (wear plus rate) first, so a vSSD heading
+ * past the bound is moved and not only the fastest writer; the first that
+ * has somewhere to go moves.
+ */
+static int channel_swap(const struct fbx_rm *rm, struct fbx_swap *out)
+{
+	uint32_t n = rm->geo.channels, cand[1024], nc = 0;
+	double avg_rate = 0;
+
+	if (rm->dpc * 2 > FBX_MAX_MOVES) {
+		snprintf(out->why, sizeof(out->why), "channels too wide to move");
+		return 0;
+	}
+	for (uint32_t c = 0; c < n; c++)
+		avg_rate += (double)chan_rate(rm, c) / n;
+	for (uint32_t c = 0; c < n && nc < 1024; c++) {
+		uint32_t i;
+
+		if (!channel_vssd(rm, c) || !chan_rate(rm, c) || (double)chan_rate(rm, c) < avg_rate)
+			continue;
+		for (i = nc; i > 0 && chan_projected(rm, cand[i - 1]) < chan_projected(rm, c); i--)
+			cand[i] = cand[i - 1];
+		cand[i] = c;
+		nc++;
+	}
+	if (!nc) {
+		snprintf(out->why, sizeof(out->why), "no channel vSSD written enough to move");
+		return 0;
+	}
+	snprintf(out->why, sizeof(out->why), "no less-worn channel to move channel %u's vSSD to",
+		 cand[0]);
+	for (uint32_t i = 0; i < nc; i++) {
+		char why[sizeof(out->why)];
+
+		snprintf(why, sizeof(why), "%s", out->why);
+		if (channel_dest(rm, cand[i], out))
+			return 1;
+		/* Keep the first reason (the hottest channel's) unless it gave one. */
+		if (i && strcmp(why, out->why))
+			snprintf(out->why, sizeof(out->why), "%s", why);
+	}
+	return 0;
+}
+
+/*
+ * A `chip` move inside a channel, for the die wear of a channel split
+ * among `chip` vSSDs (a move inside a channel leaves the channels' wear as
+ * it is): in a channel whose most worn die will pass (1 + x) times the
+ * channel's average die wear by the next check, the `chip` vSSD on that
+ * die moves to the least-worn free die of the channel. 1 with the move, 0
+ * with a reason.
+ */
 static int chip_swap(const struct fbx_rm *rm, struct fbx_swap *out)
 {
-	uint32_t hot = UINT32_MAX, cold = UINT32_MAX;
+	double x = rm->p.bound_permille / 1000.0;
 
-	for (uint32_t d = 0; d < rm->ndies; d++) {
-		const struct fbx_owner *o;
-		uint64_t r, rh;
+	for (uint32_t ch = 0; ch < rm->geo.channels; ch++) {
+		uint32_t hot = UINT32_MAX, cold = UINT32_MAX;
+		double avg = 0;
 
-		if (rm->owner[d] == FBX_FREE || rm->owner[d] == FBX_POOL)
+		for (uint32_t d = ch * rm->dpc; d < (ch + 1) * rm->dpc; d++) {
+			const struct fbx_owner *o = owner_find(rm, rm->owner[d]);
+
+			avg += die_projected(rm, d) / rm->dpc;
+			if (rm->owner[d] == FBX_FREE) {
+				if (cold == UINT32_MAX || die_wear(rm, d) < die_wear(rm, cold))
+					cold = d;
+				continue;
+			}
+			if (!o || o->a.iso != FBX_CHIP || !in_alloc(o, d))
+				continue;
+			if (hot == UINT32_MAX || die_projected(rm, d) > die_projected(rm, hot))
+				hot = d;
+		}
+		if (hot == UINT32_MAX || cold == UINT32_MAX || avg <= 0 ||
+		    die_projected(rm, hot) <= (1 + x) * avg || die_wear(rm, cold) >= die_wear(rm, hot))
 			continue;
-		o = owner_find(rm, rm->owner[d]);
-		if (!o || o->a.iso != FBX_CHIP)
-			continue;
-		fbx_die_wear(rm, d, &r);
-		if (hot != UINT32_MAX)
-			fbx_die_wear(rm, hot, &rh);
-		if (hot == UINT32_MAX || r > rh)
-			hot = d;
+		out->moves[out->nr++] = (struct fbx_move){ .owner = rm->owner[hot], .from_die = hot,
+							   .to_die = cold };
+		snprintf(out->why, sizeof(out->why),
+			 "die %u (worn %.1f, %.1f by the next check against %.1f in its channel) to "
+			 "free die %u (worn %.1f)",
+			 hot, die_wear(rm, hot), die_projected(rm, hot), avg, cold, die_wear(rm, cold));
+		return 1;
 	}
-	if (hot == UINT32_MAX) {
-		snprintf(out->why + strlen(out->why), sizeof(out->why) - strlen(out->why),
-			 "; no chip vSSD to move");
-		return 0;
-	}
-	for (uint32_t d = (hot / rm->dpc) * rm->dpc; d < (hot / rm->dpc + 1) * rm->dpc; d++)
-		if (rm->owner[d] == FBX_FREE &&
-		    (cold == UINT32_MAX || die_wear(rm, d) < die_wear(rm, cold)))
-			cold = d;
-	if (cold == UINT32_MAX || die_wear(rm, cold) >= die_wear(rm, hot)) {
-		snprintf(out->why + strlen(out->why), sizeof(out->why) - strlen(out->why),
-			 "; no less-worn free die beside die %u", hot);
-		return 0;
-	}
-	out->moves[out->nr++] = (struct fbx_move){ .owner = rm->owner[hot], .from_die = hot,
-						   .to_die = cold };
-	snprintf(out->why, sizeof(out->why), "die %u (worn %.1f) to free die %u (worn %.1f)", hot,
-		 die_wear(rm, hot), cold, die_wear(rm, cold));
-	return 1;
+	return 0;
 }
 
 int fbx_swap_preview(const struct fbx_rm *rm, struct fbx_swap *out)
 {
 	double x = rm->p.bound_permille / 1000.0, avg = avg_wear(rm);
-	double blocks_per_ch = (double)rm->dpc * rm->geo.planes_per_die * rm->geo.blocks_per_plane;
 	double now_max = 0, next_max = 0, next_avg = 0;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (uint32_t c = 0; c < rm->geo.channels; c++) {
-		double w = chan_wear(rm, c), rate = (double)chan_rate(rm, c) / blocks_per_ch;
+		double w = chan_wear(rm, c), pw = chan_projected(rm, c);
 
 		if (w > now_max)
 			now_max = w;
-		if (w + rate > next_max)
-			next_max = w + rate;
-		next_avg += (w + rate) / rm->geo.channels;
+		if (pw > next_max)
+			next_max = pw;
+		next_avg += pw / rm->geo.channels;
 	}
 	if (avg > 0 && (now_max / avg > 1 + x / 2 || (next_avg > 0 && next_max / next_avg > 1 + x))) {
 		rc = channel_swap(rm, out);
-		if (!rc)
-			rc = chip_swap(rm, out);
 	} else {
 		snprintf(out->why, sizeof(out->why),
-			 "wear is even enough (max/avg %.3f now, %.3f by the next check)",
+			 "channel wear is even enough (max/avg %.3f now, %.3f by the next check)",
 			 avg > 0 ? now_max / avg : 1.0, next_avg > 0 ? next_max / next_avg : 1.0);
+	}
+	if (!rc) {
+		struct fbx_swap chip;
+
+		memset(&chip, 0, sizeof(chip));
+		if (chip_swap(rm, &chip)) {
+			*out = chip;
+			rc = 1;
+		}
 	}
 	return rc;
 }

@@ -45,6 +45,11 @@ struct fbx_params {
 	uint32_t bound_permille;
 	/* Rated program/erase cycles of a block: the lifetime swaps spread over. */
 	uint32_t rated_pe;
+	/*
+	 * Erases of the whole device between swap checks; 0: rated_pe / (K N)
+	 * per block, the FlashBlox pacing.
+	 */
+	uint32_t check_erases;
 };
 
 /* pool_channels 1, bound 100 (1.1), rated_pe by cell: SLC 100k, MLC 10k, TLC 3k, QLC 1k. */
@@ -89,6 +94,13 @@ int fbx_plan(const struct fbx_rm *rm, const struct fbx_ask *ask, const struct ft
  */
 int fbx_take(struct fbx_rm *rm, uint32_t owner, const struct fbx_alloc *a, char *why,
 	     size_t whylen);
+/*
+ * fbx_take() of a saved state in the middle of a migration: @held[0..@nheld)
+ * are dies the owner holds outside its allocation (fbx_reserve); a
+ * `channel` vSSD's channels then only need to be whole counting them.
+ */
+int fbx_take_held(struct fbx_rm *rm, uint32_t owner, const struct fbx_alloc *a,
+		  const uint32_t *held, uint32_t nheld, char *why, size_t whylen);
 /* Give back all that @owner has (its dies free again, or its pool range). */
 void fbx_release(struct fbx_rm *rm, uint32_t owner);
 /* @owner's allocation; false if it has none. */
@@ -147,16 +159,18 @@ struct fbx_swap {
  */
 bool fbx_check_due(const struct fbx_rm *rm);
 /*
- * Make the check that is due: the erase rate of each channel is its
- * erases since the last check. If, with those rates, MaxWear / AvgWear
- * would pass 1 + x by the next check (or has already passed 1 + x / 2),
- * the `channel` vSSD on the channel worn fastest moves to the least-worn
- * channel that is free, or trades with the `channel` vSSD on the least
- * worn channel through a free one; failing that, a `chip` vSSD's fastest
- * worn die moves to the least-worn free die of its channel. Returns 1
- * with the moves in @out, 0 when no swap is needed or none is possible
- * (@out->why says which). The check is counted and the next one set
- * either way.
+ * Make the check that is due: each channel's (and die's) erase rate is its
+ * erases since the last check. If MaxWear / AvgWear over channels would
+ * pass 1 + x by the next check at those rates (or has passed 1 + x / 2),
+ * a `channel` vSSD written at least as fast as the average moves, the one
+ * whose channel will be the most worn first: to the least-worn channel
+ * less worn than its own, a free one directly, another vSSD's (written
+ * slower) through a free channel, that vSSD moving to the free channel
+ * first. Otherwise, in a channel split among `chip` vSSDs whose most worn
+ * die will pass 1 + x times the channel's average, that die's vSSD moves
+ * to the least-worn free die of the channel. Returns 1 with the moves in
+ * @out, 0 when no swap is needed or none is possible (@out->why says
+ * which). The check is counted and the next one set either way.
  */
 int fbx_swap_check(struct fbx_rm *rm, struct fbx_swap *out);
 /* What fbx_swap_check() would choose now, without making the check. */

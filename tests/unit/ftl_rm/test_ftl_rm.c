@@ -429,6 +429,41 @@ static void test_swap_picks_most_worn(void **state)
 	assert_int_equal(s.moves[4].to_die / x->g.dies_per_channel, 2);
 }
 
+/*
+ * An idle vSSD on the most worn channel does not block the check: the
+ * vSSD written hard moves, to a free channel as worn as the least worn
+ * owned one (one move, not a trade). The lifetime bench's case.
+ */
+static void test_swap_skips_idle_hot(void **state)
+{
+	struct rmfx *x = *state;
+	struct fbx_alloc a;
+	struct fbx_swap s;
+	struct fbx_wear_state st;
+	char why[200];
+	uint32_t nd = nand_dies(&x->g);
+	uint64_t blocks = (uint64_t)x->g.planes_per_die * x->g.blocks_per_plane;
+	uint64_t *e = calloc(nd, sizeof(*e)), *snap = calloc(nd, sizeof(*snap));
+	const uint64_t wear_[8] = { 2100, 1800, 1500, 1500, 1500, 1500, 1500, 1500 };
+	const uint64_t since[8] = { 0, 214, 21, 21, 6, 2, 0, 0 };
+
+	for (uint32_t i = 0; i < 6; i++)
+		assert_int_equal(plan_take(x, i + 1, FBX_CHANNEL, 1, 0, &a, why, sizeof(why)), 0);
+	for (uint32_t d = 0; d < nd; d++) {
+		e[d] = wear_[d / x->g.dies_per_channel] * blocks;
+		snap[d] = (wear_[d / x->g.dies_per_channel] - since[d / x->g.dies_per_channel]) * blocks;
+	}
+	fbx_wear_update(x->rm, e);
+	fbx_wear_state_get(x->rm, &st);
+	fbx_wear_state_set(x->rm, st.next_check, 0, 0, snap);
+	free(e);
+	free(snap);
+	assert_int_equal(fbx_swap_check(x->rm, &s), 1);
+	assert_int_equal(s.nr, 4);
+	assert_int_equal(s.moves[0].owner, 2);
+	assert_int_equal(s.moves[0].to_die / x->g.dies_per_channel, 6);
+}
+
 static void test_chip_swap(void **state)
 {
 	struct rmfx *x = *state;
@@ -526,6 +561,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_swap_trade_and_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_swap_when_even, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap_picks_most_worn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_swap_skips_idle_hot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chip_swap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_move_holds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wear_state, setup, teardown),
