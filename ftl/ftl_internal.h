@@ -290,6 +290,7 @@ struct ftl_mig {
 	/* Throttle: the step's busy time per die (0: read from, 1: programmed). */
 	uint64_t step_busy[2], last_end[2];
 	uint64_t next_ns; /* the next step starts then */
+	uint64_t wake_asked; /* next_ns ops->wake_at() was given */
 	uint64_t started_ns, finished_ns, busy_ns;
 	uint32_t sbs_copied;
 	uint64_t bytes_copied;

@@ -347,8 +347,10 @@ static bool mig_time(struct ftl *f)
 
 	if (mig_now(f) >= m->next_ns)
 		return true;
-	if (f->env.ops->wake_at)
+	if (f->env.ops->wake_at && m->wake_asked != m->next_ns) {
+		m->wake_asked = m->next_ns; /* once per wait */
 		f->env.ops->wake_at(f->env.ctx, m->next_ns);
+	}
 	return false;
 }
 
