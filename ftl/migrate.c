@@ -151,6 +151,43 @@ static int mig_sync(struct ftl *f)
 
 /* ---- life cycle ---- */
 
+static void mig_free_bufs(struct ftl_mig *m)
+{
+	for (uint32_t i = 0; i < FTL_MIG_BATCH; i++) {
+		free(m->pages[i].data);
+		free(m->pages[i].oob);
+		m->pages[i].data = m->pages[i].oob = NULL;
+	}
+	free(m->wp);
+	free(m->erase_ops);
+	m->wp = NULL;
+	m->erase_ops = NULL;
+}
+
+/* The copy's buffers, made for the first migration (an instance may never move). */
+static int mig_alloc(struct ftl *f)
+{
+	struct ftl_mig *m = &f->mig;
+
+	if (m->wp)
+		return 0;
+	m->wp = calloc(f->planes, sizeof(*m->wp));
+	m->erase_ops = calloc(f->planes, sizeof(*m->erase_ops));
+	if (!m->wp || !m->erase_ops)
+		goto fail;
+	for (uint32_t i = 0; i < FTL_MIG_BATCH; i++) {
+		m->pages[i].f = f;
+		m->pages[i].data = malloc(f->geo->page_size);
+		m->pages[i].oob = calloc(1, f->geo->oob_size);
+		if (!m->pages[i].data || !m->pages[i].oob)
+			goto fail;
+	}
+	return 0;
+fail:
+	mig_free_bufs(m);
+	return -ENOMEM;
+}
+
 int ftl_mig_init(struct ftl *f)
 {
 	struct ftl_mig *m = &f->mig;
@@ -160,18 +197,11 @@ int ftl_mig_init(struct ftl *f)
 	m->phase = MIG_IDLE;
 	m->state = FTL_MIG_NONE;
 	m->on_dst = calloc(f->nr_sb, 1);
-	m->wp = calloc(f->planes, sizeof(*m->wp));
-	m->erase_ops = calloc(f->planes, sizeof(*m->erase_ops));
-	if (!m->on_dst || !m->wp || !m->erase_ops)
+	if (!m->on_dst)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < FTL_MIG_BATCH; i++) {
-		m->pages[i].f = f;
-		m->pages[i].data = malloc(f->geo->page_size);
-		m->pages[i].oob = calloc(1, f->geo->oob_size);
-		if (!m->pages[i].data || !m->pages[i].oob)
-			return -ENOMEM;
-	}
 	if (r->mig_active) {
+		if (mig_alloc(f))
+			return -ENOMEM;
 		/* Resumed after a stop: recovery (ftl_mig_recover()) sets the bits. */
 		m->active = true;
 		m->reverse = r->mig_cancel;
@@ -190,15 +220,9 @@ int ftl_mig_init(struct ftl *f)
 
 void ftl_mig_fini(struct ftl *f)
 {
-	struct ftl_mig *m = &f->mig;
-
-	for (uint32_t i = 0; i < FTL_MIG_BATCH; i++) {
-		free(m->pages[i].data);
-		free(m->pages[i].oob);
-	}
-	free(m->on_dst);
-	free(m->wp);
-	free(m->erase_ops);
+	mig_free_bufs(&f->mig);
+	free(f->mig.on_dst);
+	f->mig.on_dst = NULL;
 }
 
 int ftl_mig_recover(struct ftl *f)
@@ -800,6 +824,8 @@ int ftl_migrate_start(struct ftl *f, uint32_t slot, uint32_t dst_die,
 	for (uint32_t sb = 0; sb < f->nr_sb; sb++)
 		if (die_pages(f, dst_die, sb))
 			return -EBUSY; /* not erased: not ours to write */
+	if (mig_alloc(f))
+		return -ENOMEM;
 	memset(m->on_dst, 0, f->nr_sb);
 	m->active = true;
 	m->reverse = false;

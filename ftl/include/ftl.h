@@ -295,7 +295,8 @@ struct ftl_migrate_progress {
  * a die off the device or in the instance, or a share out of 1..1000;
  * -EBUSY when a migration is under way (not DONE), the instance is
  * stopping, or @dst_die's blocks in the instance's range are not erased;
- * -EOPNOTSUPP on a device without a store (nothing to copy from).
+ * -EOPNOTSUPP on a device without a store (nothing to copy from); -ENOMEM
+ * (its buffers, 16 pages, are made at the first start).
  */
 int ftl_migrate_start(struct ftl *f, uint32_t slot, uint32_t dst_die,
 		      const struct ftl_migrate_cfg *cfg);
