@@ -162,6 +162,37 @@ void test_mig_concurrent(void **state)
 	fx_free(x);
 }
 
+/* A full device overwritten all along: GC at its urgent level beside the copies. */
+void test_mig_full_device(void **state)
+{
+	struct ftl_migrate_progress p;
+	struct mt_load ld;
+	struct mt *t;
+	struct fx *x;
+	struct ftl_stats st;
+
+	(void)state;
+	t = mt_new(16, 24, 0, 16, false, NULL);
+	x = t->x;
+	fx_seq_fill(x, 0, x->cap);
+	fx_random_writes(x, x->cap, 8, x->cap / 2);
+	mt_load_init(&ld, t, x->cap);
+	ld.write_pct = 85;
+	ld.trim_pct = 0;
+	mt_start(t, 2, 7, 300);
+	mt_run_done(t, &ld);
+	p = mt_prog(t);
+	mt_load_drain(&ld);
+	st = fx_stats(x);
+	fprintf(stderr, "full device: %u superblocks in %.1f ms; %lu writes; GC runs %lu, paced %lu\n",
+		p.sbs_copied, (double)(p.finished_ns - p.started_ns) / 1e6,
+		(unsigned long)ld.writes, (unsigned long)st.gc_runs, (unsigned long)st.gc_paced);
+	assert_true(st.gc_runs > 20);
+	expect_moved(t, 2, 4, 7);
+	fx_check_invariants(x, false);
+	fx_free(x);
+}
+
 /* Clean stop in the middle; the migration resumes from the persisted resources. */
 void test_mig_clean_restart(void **state)
 {
@@ -186,6 +217,32 @@ void test_mig_clean_restart(void **state)
 	fx_verify_all(t->x);
 	mt_expect_erased(t, 6);
 	fx_free(t->x);
+}
+
+/* One plane, and four (whose last rows are partly written: planes end apart). */
+void test_mig_planes(void **state)
+{
+	static const uint32_t planes[] = { 1, 4 };
+	struct mt_load ld;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(planes) / sizeof(planes[0]); i++) {
+		struct mt *t = mt_new_planes(planes[i], 16, 24, 0, 16, true, NULL);
+		struct fx *x = t->x;
+
+		fx_seq_fill(x, 0, x->cap / 2);
+		fx_random_writes(x, x->cap, 5, x->cap / 4);
+		mt_load_init(&ld, t, x->cap);
+		mt_start(t, 3, 5, 1000);
+		mt_run_done(t, &ld);
+		mt_load_drain(&ld);
+		expect_moved(t, 3, 6, 5);
+		mt_clean_restart(t);
+		fx_verify_all(x);
+		fx_tmp_free(ld.buf);
+		fx_free(x);
+		fx_tmp_free(t);
+	}
 }
 
 /* Bad destinations, a second start, control calls out of place, bad mig_* fields. */

@@ -87,7 +87,13 @@ int mt_create(struct mt *t, const struct ftl_resources *res)
 struct mt *mt_new(uint32_t blocks, uint32_t pages, uint32_t first, uint32_t nr, bool file,
 		  const struct ftl_config *cfg)
 {
-	struct fx_geo g = { .channels = 4, .dies_per_channel = 2, .planes = 2,
+	return mt_new_planes(2, blocks, pages, first, nr, file, cfg);
+}
+
+struct mt *mt_new_planes(uint32_t planes, uint32_t blocks, uint32_t pages, uint32_t first,
+			 uint32_t nr, bool file, const struct ftl_config *cfg)
+{
+	struct fx_geo g = { .channels = 4, .dies_per_channel = 2, .planes = planes,
 			    .blocks = blocks, .pages = pages };
 	struct mt *t = fx_tmp_alloc(sizeof(*t));
 	struct ftl_resources res = { 0 };

@@ -52,6 +52,9 @@ struct mt_load {
  */
 struct mt *mt_new(uint32_t blocks, uint32_t pages, uint32_t first, uint32_t nr, bool file,
 		  const struct ftl_config *cfg);
+/* The same with @planes planes per die. */
+struct mt *mt_new_planes(uint32_t planes, uint32_t blocks, uint32_t pages, uint32_t first,
+			 uint32_t nr, bool file, const struct ftl_config *cfg);
 /* The instance's dies as a caller would persist them now. */
 void mt_persist(struct mt *t);
 /* Drop the instance (no clean stop) and make it again from t->saved. */
@@ -102,8 +105,10 @@ void mt_load_reset(struct mt_load *ld);
 void test_mig_idle(void **state);
 void test_mig_idle_range(void **state);
 void test_mig_concurrent(void **state);
+void test_mig_full_device(void **state);
 void test_mig_refused(void **state);
 void test_mig_clean_restart(void **state);
+void test_mig_planes(void **state);
 
 /* mig_control.c */
 void test_mig_pause_resume(void **state);
