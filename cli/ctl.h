@@ -44,6 +44,12 @@ int ctl_call(struct ctl *c, const char *method, const ProtobufCMessage *in,
 	     ctl_print_fn human);
 /* stats --watch: answers until the stream ends or Ctrl-C cancels it. */
 int ctl_watch(struct ctl *c, Blox__Admin__StatsRequest *in);
+/*
+ * A streaming call @name: each answer printed (on a terminal, over the
+ * last one), until the stream ends or Ctrl-C cancels it.
+ */
+int ctl_stream(struct ctl *c, const char *name, const ProtobufCMessage *in,
+	       uint32_t interval_ms, ctl_print_fn human);
 /* Close the connection (TLS shutdown) and free what it holds. */
 void ctl_close(struct ctl *c);
 
@@ -65,6 +71,8 @@ void ctl_print_ctrls(const ProtobufCMessage *m);
 void ctl_print_stats(const ProtobufCMessage *m);
 void ctl_print_device(const ProtobufCMessage *m);
 void ctl_print_device_list(const ProtobufCMessage *m);
+void ctl_print_migration(const ProtobufCMessage *m);
+void ctl_print_migrations(const ProtobufCMessage *m);
 
 /* Commands. */
 struct ctl_cmd {
@@ -96,7 +104,7 @@ extern const struct ctl_object ctl_obj_ns;
 int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__NandParams *nand,
 		    bool *matched);
 /* ctl_cmd_device.c */
-extern const struct ctl_object ctl_obj_device;
+extern const struct ctl_object ctl_obj_device, ctl_obj_migrate;
 
 /* bloxctl.c: argument helpers of the commands. */
 /* "bloxctl: <message> (see bloxctl --help)"; returns CTL_EX_USAGE. */

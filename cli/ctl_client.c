@@ -291,8 +291,14 @@ int ctl_call(struct ctl *c, const char *name, const ProtobufCMessage *in,
 
 int ctl_watch(struct ctl *c, Blox__Admin__StatsRequest *in)
 {
+	return ctl_stream(c, "WatchStats", &in->base, in->interval_ms, ctl_print_stats);
+}
+
+int ctl_stream(struct ctl *c, const char *name, const ProtobufCMessage *in,
+	       uint32_t interval_ms, ctl_print_fn human)
+{
 	unsigned idx;
-	const ProtobufCMethodDescriptor *md = method("WatchStats", &idx);
+	const ProtobufCMethodDescriptor *md = method(name, &idx);
 	bool tty = isatty(STDOUT_FILENO) && !c->json;
 	uint32_t id;
 	int rc;
@@ -301,12 +307,12 @@ int ctl_watch(struct ctl *c, Blox__Admin__StatsRequest *in)
 	if ((rc = ctl_connect(c)))
 		return rc;
 	id = ++c->next_id;
-	if (send_req(c, idx, 0, id, &in->base))
+	if (send_req(c, idx, 0, id, in))
 		return ADM_S_UNAVAILABLE;
 	for (bool cancel_sent = false;;) {
 		struct adm_hdr h;
 		ProtobufCMessage *out;
-		int wait = (int)(in->interval_ms ? in->interval_ms : 1000) + c->timeout_ms;
+		int wait = (int)(interval_ms ? interval_ms : 1000) + c->timeout_ms;
 
 		if (interrupted && !cancel_sent) {
 			if (send_req(c, idx, ADM_F_CANCEL, id, NULL))
@@ -328,7 +334,8 @@ int ctl_watch(struct ctl *c, Blox__Admin__StatsRequest *in)
 			return ADM_S_INTERNAL;
 		if (tty)
 			fputs("\033[H\033[2J", stdout);
-		ctl_emit(c, out, ctl_print_stats, true);
+		ctl_emit(c, out, human, true);
+		fflush(stdout);
 		protobuf_c_message_free_unpacked(out, NULL);
 		if (!(h.flags & ADM_F_MORE))
 			return 0;

@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 #include <stdio.h>
+#include <unistd.h>
 
 void ctl_emit(const struct ctl *c, const ProtobufCMessage *m, ctl_print_fn human,
 	      bool line)
@@ -351,4 +352,48 @@ void ctl_print_saved(const ProtobufCMessage *m)
 
 	for (size_t i = 0; i < s->n_written; i++)
 		printf("written %s\n", s->written[i]);
+}
+
+/* One migration: a line (a bar on a terminal) and its figures. */
+static void migration_line(const Blox__Admin__Migration *g, bool bar)
+{
+	char done[32], total[32], dies[160] = "";
+	size_t off = 0;
+
+	cli_size_str(g->bytes_copied, done, sizeof(done));
+	cli_size_str(g->bytes_total, total, sizeof(total));
+	for (size_t i = 0; i < g->n_from_dies && off < sizeof(dies) - 16; i++)
+		off += (size_t)snprintf(dies + off, sizeof(dies) - off, "%s%u>%u", i ? " " : "",
+					g->from_dies[i], g->to_dies[i]);
+	printf("migration %u  %s namespace %u on %s  %s\n", g->id, g->nqn, g->nsid, g->device,
+	       g->state);
+	if (bar) {
+		int w = 40, fill = (int)(g->percent / 100.0 * w + 0.5);
+
+		fill = fill < 0 ? 0 : fill > w ? w : fill;
+		printf("  [%.*s%*s] %5.1f%%", fill, "########################################",
+		       w - fill, "", g->percent);
+	} else {
+		printf("  %5.1f%%", g->percent);
+	}
+	printf("  %s of %s  %.1f MB/s", done, total, g->rate_mbps);
+	if (g->eta_ns)
+		printf("  ETA %.0f s", (double)g->eta_ns / 1e9);
+	printf("  moves %u/%u  share %u/1000\n  dies %s\n  why: %s%s%s\n", g->moves_done,
+	       g->moves, g->share, dies, g->why, g->error[0] ? "; error: " : "", g->error);
+}
+
+void ctl_print_migration(const ProtobufCMessage *m)
+{
+	migration_line((const void *)m, isatty(1));
+}
+
+void ctl_print_migrations(const ProtobufCMessage *m)
+{
+	const Blox__Admin__MigrationList *l = (const void *)m;
+
+	if (!l->n_migrations)
+		printf("no migrations\n");
+	for (size_t i = 0; i < l->n_migrations; i++)
+		migration_line(l->migrations[i], isatty(1));
 }

@@ -49,9 +49,11 @@ struct ftl_bdev {
 	struct nand_rt *rt; /* nd's driver; NULL while unbound */
 	struct ftl *ftl;
 	struct event *kick_ev; /* NULL while unbound */
+	struct event *wake_ev; /* a throttled migration's next step; NULL while unbound */
 	bool kicked;
 	uint64_t vnow; /* unbound: the device's time, advanced by the destroy */
 	struct ftl_resources res; /* what the FTL owns of the device */
+	bool shared_pool; /* its dies are a pool others share (a software vSSD) */
 	const struct blox_clock *clock;
 	const struct blox_log *log;
 	struct fb_io *ios;
@@ -209,11 +211,26 @@ void blox_nand_dev_put(struct blox_nand_dev *d)
 	free(d);
 }
 
+/* A throttled migration waits until @ns: ftl_process() then. */
+static void env_wake_at(void *ctx, uint64_t ns)
+{
+	struct ftl_bdev *fb = ctx;
+	uint64_t now = blox_clock_now(fb->clock), d = ns > now ? ns - now : 0;
+	struct timeval tv = { .tv_sec = (time_t)(d / 1000000000u),
+			      .tv_usec = (suseconds_t)(d % 1000000000u / 1000u) };
+
+	if (fb->wake_ev)
+		evtimer_add(fb->wake_ev, &tv);
+	else
+		fb->kicked = true; /* unbound: the destroy's loop runs it */
+}
+
 static const struct ftl_env_ops env_ops = {
 	.submit = env_submit,
 	.now = env_now,
 	.kick = env_kick,
 	.sync = env_sync,
+	.wake_at = env_wake_at,
 };
 
 static void kick_cb(evutil_socket_t fd, short what, void *arg)
@@ -371,6 +388,8 @@ static void fb_destroy(struct blox_bdev *bdev)
 	}
 	if (fb->kick_ev)
 		event_free(fb->kick_ev);
+	if (fb->wake_ev)
+		event_free(fb->wake_ev);
 	blox_nand_dev_put(fb->nd);
 	free(fb->ios);
 	free(fb);
@@ -418,7 +437,7 @@ static void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
 	struct ftl_gc_info gc;
 	struct ftl_stats st;
 
-	if (fb->res.first_block != 0 || fb->res.nr_blocks != g->blocks_per_plane) {
+	if (fb->shared_pool) {
 		const char *name = fb->nd->name;
 		uint32_t low = fb->res.dies[0];
 		uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
@@ -553,10 +572,19 @@ static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 	res.first_block = p->shared ? p->first_block : 0;
 	res.nr_blocks = p->shared && p->nr_blocks ? p->nr_blocks
 						   : g->blocks_per_plane - res.first_block;
+	if (p->shared && p->mig && p->mig->mig_active) {
+		/* A die migration to resume, as it was persisted. */
+		res.mig_active = true;
+		res.mig_cancel = p->mig->mig_cancel;
+		res.mig_slot = p->mig->mig_slot;
+		res.mig_src = p->mig->mig_src;
+		res.mig_share = p->mig->mig_share;
+	}
 	rc = check_share(&res, g);
 	if (rc)
 		goto fail;
 	fb->res = res;
+	fb->shared_pool = p->shared && p->shared_pool;
 	env = (struct ftl_env){ .ops = &env_ops, .ctx = fb, .dev = fb->dev,
 				.store = fb->store };
 	/* Synchronous store I/O (sync_io): no kick, no submit, no loop. */
@@ -609,8 +637,12 @@ int blox_bdev_ftl_bind(struct blox_bdev *bdev, struct event_base *base,
 	}
 	fb->rt = fb->nd->rt;
 	fb->kick_ev = event_new(base, -1, 0, kick_cb, fb);
-	if (!fb->kick_ev)
+	fb->wake_ev = evtimer_new(base, kick_cb, fb);
+	if (!fb->kick_ev || !fb->wake_ev)
 		return -ENOMEM;
+	/* Work the FTL asked for before it had a loop (a migration it resumed). */
+	if (fb->kicked)
+		event_active(fb->kick_ev, 0, 0);
 	fb->base.cq = cq;
 	ftl_get_stats(fb->ftl, &st);
 	blox_log(fb->log, BLOX_LOG_INFO,
@@ -632,6 +664,9 @@ bool blox_bdev_ftl_unbind(struct blox_bdev *bdev)
 	if (fb->kick_ev)
 		event_free(fb->kick_ev);
 	fb->kick_ev = NULL;
+	if (fb->wake_ev)
+		event_free(fb->wake_ev);
+	fb->wake_ev = NULL;
 	/* Operations in flight stay in the device; the destroy drives them. */
 	nand_rt_destroy(fb->nd->rt);
 	fb->nd->rt = NULL;
@@ -716,4 +751,65 @@ const struct nand_die_stats *blox_nand_dev_die_stats(const struct blox_nand_dev 
 						     uint32_t die)
 {
 	return nand_die_stats(d->dev, die);
+}
+
+/* ---- Die migrations of a "nand" backend (ftl_migrate_*) ---- */
+
+static struct ftl_bdev *ftl_of(struct blox_bdev *bdev)
+{
+	return bdev->ops == &ftl_bdev_ops ? container_of(bdev, struct ftl_bdev, base) : NULL;
+}
+
+int blox_bdev_ftl_migrate(struct blox_bdev *bdev, uint32_t from_die, uint32_t to_die,
+			  uint32_t share)
+{
+	struct ftl_bdev *fb = ftl_of(bdev);
+	struct ftl_migrate_cfg cfg = { .share = share };
+	struct ftl_resources res;
+
+	if (!fb || !fb->ftl)
+		return -EOPNOTSUPP;
+	ftl_get_resources(fb->ftl, &res);
+	for (uint32_t slot = 0; slot < res.nr_dies; slot++)
+		if (res.dies[slot] == from_die) {
+			int rc = ftl_migrate_start(fb->ftl, slot, to_die, &cfg);
+
+			if (!rc)
+				fb->res = res;
+			return rc;
+		}
+	return -ENOENT;
+}
+
+int blox_bdev_ftl_migrate_ctl(struct blox_bdev *bdev, enum blox_mig_ctl what, uint32_t share)
+{
+	struct ftl_bdev *fb = ftl_of(bdev);
+
+	if (!fb || !fb->ftl)
+		return -EOPNOTSUPP;
+	switch (what) {
+	case BLOX_MIG_PAUSE:
+		return ftl_migrate_pause(fb->ftl);
+	case BLOX_MIG_RESUME:
+		return ftl_migrate_resume(fb->ftl);
+	case BLOX_MIG_CANCEL:
+		return ftl_migrate_cancel(fb->ftl);
+	case BLOX_MIG_SHARE:
+		return ftl_migrate_set_share(fb->ftl, share);
+	}
+	return -EINVAL;
+}
+
+int blox_bdev_ftl_migrate_progress(struct blox_bdev *bdev, struct ftl_migrate_progress *out,
+				   struct ftl_resources *res)
+{
+	struct ftl_bdev *fb = ftl_of(bdev);
+
+	if (!fb || !fb->ftl)
+		return -EOPNOTSUPP;
+	if (out)
+		ftl_migrate_progress(fb->ftl, out);
+	if (res)
+		ftl_get_resources(fb->ftl, res);
+	return 0;
 }

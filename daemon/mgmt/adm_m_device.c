@@ -186,6 +186,12 @@ static void m_create_device(ADM_SVC *svc, const Blox__Admin__DeviceCreateRequest
 					"device.nand", &p->nand, err, sizeof(err))))
 		goto fail;
 	p->has_nand &= p->nand.set != 0;
+	p->has_fbx = in->flashblox != NULL;
+	if ((rc = adm_params_from_proto(&blox_fbx_table,
+					in->flashblox ? &in->flashblox->base : NULL,
+					"device.flashblox", &p->fbx, err, sizeof(err))))
+		goto fail;
+	p->has_fbx &= p->fbx.set != 0;
 	if ((rc = blox_device_resolve(p, "device", cd, err, sizeof(err))))
 		goto fail;
 	if ((rc = prov_device_create(a->prov, cd, err, sizeof(err))))

@@ -85,7 +85,7 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 int cfg_parse_device(json_object *o, const char *where,
 		     struct blox_cfg_device *d, char *err, size_t errlen)
 {
-	static const char *const keys[] = { "name", "nand", "store", NULL };
+	static const char *const keys[] = { "name", "nand", "store", "flashblox", NULL };
 	struct blox_device_params p = { 0 };
 	int rc;
 
@@ -97,7 +97,9 @@ int cfg_parse_device(json_object *o, const char *where,
 	    (rc = cfg_get_string(o, "store", where, p.store, sizeof(p.store), false, err,
 				 errlen)) ||
 	    (rc = read_object(o, "nand", where, &blox_nand_table, &p.has_nand, &p.nand,
-			      err, errlen)))
+			      err, errlen)) ||
+	    (rc = read_object(o, "flashblox", where, &blox_fbx_table, &p.has_fbx, &p.fbx, err,
+			      errlen)))
 		return rc;
 	return blox_device_resolve(&p, where, d, err, errlen);
 }
@@ -143,5 +145,7 @@ json_object *cfg_device_json(const struct blox_device_params *p)
 		json_object_object_add(o, "store", json_object_new_string(p->store));
 	if (p->has_nand)
 		json_object_object_add(o, "nand", cfg_params_json(&blox_nand_table, &p->nand));
+	if (p->has_fbx)
+		json_object_object_add(o, "flashblox", cfg_params_json(&blox_fbx_table, &p->fbx));
 	return o;
 }

@@ -73,6 +73,30 @@ static const struct blox_param_field ftl_fields[BLOX_FP_COUNT] = {
 };
 #undef FP
 
+#define XP struct blox_fbx_params
+static const struct blox_param_field fbx_fields[BLOX_XP_COUNT] = {
+	[BLOX_XP_BOUND_PERMILLE] = { .key = "bound_permille", .kind = BLOX_PK_U32,
+				     .off = offsetof(XP, bound_permille), .min = 1, .max = 10000,
+				     .range_msg = "must be 1..10000 (x of the bound 1 + x, in permille)" },
+	[BLOX_XP_RATED_PE] = { .key = "rated_pe", .kind = BLOX_PK_U32, .off = offsetof(XP, rated_pe),
+			       .min = 1, .max = 10000000, .range_msg = "must be 1..10000000" },
+	[BLOX_XP_SWAP_CHECK_ERASES] = F_U32("swap_check_erases", XP, swap_check_erases, 1u << 30,
+					    NULL),
+	[BLOX_XP_POOL_CHANNELS] = { .key = "pool_channels", .kind = BLOX_PK_U32,
+				    .off = offsetof(XP, pool_channels), .min = 1, .max = 64,
+				    .range_msg = "must be 1..64" },
+	[BLOX_XP_AUTO_SWAP] = F_BOOL("auto_swap", XP, auto_swap),
+	[BLOX_XP_SWAP_SHARE] = { .key = "swap_share", .kind = BLOX_PK_U32,
+				 .off = offsetof(XP, swap_share), .min = 1, .max = 1000,
+				 .range_msg = "must be 1..1000 (permille)" },
+};
+#undef XP
+
+static const char *const fbx_keys[BLOX_XP_COUNT + 1] = {
+	"bound_permille", "rated_pe", "swap_check_erases", "pool_channels", "auto_swap",
+	"swap_share", NULL
+};
+
 static const char *const nand_keys[BLOX_NP_COUNT + 1] = {
 	"channels", "dies_per_channel", "planes_per_die", "blocks_per_plane",
 	"pages_per_block", "page_size", "oob_size", "cell", "t_read_us",
@@ -88,6 +112,8 @@ const struct blox_param_table blox_nand_table = { "nand", nand_fields, BLOX_NP_C
 						  nand_keys };
 const struct blox_param_table blox_ftl_table = { "ftl", ftl_fields, BLOX_FP_COUNT,
 						 ftl_keys };
+const struct blox_param_table blox_fbx_table = { "flashblox", fbx_fields, BLOX_XP_COUNT,
+						 fbx_keys };
 
 int blox_fail(char *err, size_t len, const char *fmt, ...)
 {
@@ -275,6 +301,33 @@ int blox_device_resolve(const struct blox_device_params *p, const char *where,
 	snprintf(w, sizeof(w), "%s.nand", where);
 	if (p->has_nand && (rc = nand_resolve(&p->nand, w, &d->nand, err, errlen)))
 		return rc;
+	fbx_params_default(&d->fbx, d->nand.geo.cell);
+	d->auto_swap = true;
+	d->swap_share = PROV_DEFAULT_SWAP_SHARE;
+	if (p->has_fbx) {
+		const struct blox_fbx_params *x = &p->fbx;
+
+		snprintf(w, sizeof(w), "%s.flashblox", where);
+		if ((rc = blox_params_check(&blox_fbx_table, x, w, err, errlen)))
+			return rc;
+		if (blox_param_given(x, BLOX_XP_BOUND_PERMILLE))
+			d->fbx.bound_permille = x->bound_permille;
+		if (blox_param_given(x, BLOX_XP_RATED_PE))
+			d->fbx.rated_pe = x->rated_pe;
+		if (blox_param_given(x, BLOX_XP_SWAP_CHECK_ERASES))
+			d->fbx.check_erases = x->swap_check_erases;
+		if (blox_param_given(x, BLOX_XP_POOL_CHANNELS)) {
+			if (x->pool_channels > d->nand.geo.channels)
+				return blox_fail(err, errlen,
+						 "%s.pool_channels: the device has %u channels", w,
+						 d->nand.geo.channels);
+			d->fbx.pool_channels = x->pool_channels;
+		}
+		if (blox_param_given(x, BLOX_XP_AUTO_SWAP))
+			d->auto_swap = x->auto_swap;
+		if (blox_param_given(x, BLOX_XP_SWAP_SHARE))
+			d->swap_share = x->swap_share;
+	}
 	return 0;
 }
 

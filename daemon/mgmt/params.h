@@ -39,7 +39,10 @@ struct blox_param_table {
 	const char *const *keys; /* the keys, NULL-terminated */
 };
 
-extern const struct blox_param_table blox_nand_table, blox_ftl_table;
+extern const struct blox_param_table blox_nand_table, blox_ftl_table, blox_fbx_table;
+
+/* Permille of the dies' time a wear-balancing swap takes unless the device says. */
+#define PROV_DEFAULT_SWAP_SHARE 250
 
 /* The 'set' bits of a parameter struct (its first member). */
 static inline uint32_t *blox_params_set(void *params)

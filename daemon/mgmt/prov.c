@@ -40,6 +40,7 @@ int blox_prov_create(struct nvmf_tgt *tgt, struct nvmf_tcp *tcp, const char *dat
 		 data_dir && data_dir[0] ? data_dir : BLOX_DEFAULT_DATA_DIR);
 	blox_dev_registry_init(&p->registry);
 	TAILQ_INIT(&p->devices);
+	TAILQ_INIT(&p->migs);
 	*out = p;
 	return 0;
 }
@@ -70,6 +71,7 @@ void blox_prov_destroy(struct blox_prov *p)
 		TAILQ_FOREACH(ns, &s->namespaces, link)
 			if (ns->owner_free == rec_free)
 				((struct prov_ns_rec *)ns->owner)->dev = NULL;
+	prov_migs_free(p);
 	prov_devices_free(p);
 	blox_dev_registry_fini(&p->registry);
 	free(p);
@@ -116,13 +118,11 @@ static int store_path(const struct blox_prov *p, const char *nqn, uint32_t nsid,
 static int plan_device(struct blox_config *cfg, size_t di, char *err, size_t errlen)
 {
 	const struct blox_cfg_device *d = &cfg->devices[di];
-	struct fbx_params fp;
 	struct fbx_rm *rm;
 	uint32_t id = 0;
 	int rc = 0;
 
-	fbx_params_default(&fp, d->nand.geo.cell);
-	if ((rc = fbx_rm_create(&d->nand.geo, &fp, &rm)))
+	if ((rc = fbx_rm_create(&d->nand.geo, &d->fbx, &rm)))
 		return blox_fail(err, errlen, "device %s: %s", d->name, strerror(-rc));
 	for (size_t si = 0; !rc && si < cfg->nr_subsys; si++)
 		for (size_t n = 0; !rc && n < cfg->subsys[si].nr_ns; n++) {
@@ -248,6 +248,8 @@ int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 		pl->bp.first_block = pl->alloc.res.first_block;
 		pl->bp.nr_blocks = pl->alloc.res.nr_blocks;
 		pl->bp.shared_pool = pl->alloc.iso == FBX_SOFTWARE;
+		if (pl->held && pl->held->mig.mig_active)
+			pl->bp.mig = &pl->held->mig;
 	} else if (!strcmp(cn->backend, "nand") && !cn->store_ram) {
 		rc = store_path(p, s->nqn, cn->nsid, pl->store, sizeof(pl->store), err, errlen);
 		if (rc)
@@ -347,6 +349,14 @@ int prov_ns_attach(struct blox_prov *p, struct nvmf_subsys *s, struct prov_ns_pl
 	pl->taken = false; /* the namespace's now */
 	ns->owner = rec;
 	ns->owner_free = rec_free;
+	if (pl->dev) {
+		struct prov_mig *m = prov_mig_of(p, pl->dev->cfg.name, pl->owner);
+
+		/* A migration of it from before a restart goes on. */
+		if (m)
+			prov_mig_resumed(p, m);
+		prov_mig_kick(p);
+	}
 	if (out)
 		*out = ns;
 	return 0;

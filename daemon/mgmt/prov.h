@@ -28,6 +28,8 @@ struct prov_vssd {
 	char nqn[NVME_NQN_LENGTH];
 	uint32_t nsid;
 	bool claimed;
+	/* From the record: the FTL's die migration to resume (mig_active), else zero. */
+	struct ftl_resources mig;
 	TAILQ_ENTRY(prov_vssd) link;
 };
 
@@ -46,6 +48,40 @@ struct prov_device {
 	TAILQ_ENTRY(prov_device) link;
 };
 
+enum prov_mig_state {
+	PM_QUEUED, /* waits for the device's running job */
+	PM_RUNNING,
+	PM_PAUSED,
+	PM_CANCELLING, /* moving back what was moved */
+	PM_DONE,
+	PM_CANCELLED,
+	PM_FAILED,
+};
+
+#define PROV_MIG_SHARE 250 /* permille of the dies' time a migration takes by default */
+
+/* A migration job: the die moves of one vSSD (prov_mig.c). */
+struct prov_mig {
+	uint32_t id;
+	char dev[32];
+	uint32_t owner; /* the vSSD */
+	char nqn[NVME_NQN_LENGTH];
+	uint32_t nsid;
+	char why[160]; /* "asked by the operator", or the swap's reason */
+	uint32_t nr, cur; /* moves; those before cur are made (cur counts down when reverse) */
+	struct fbx_move moves[FBX_MAX_MOVES];
+	bool reverse; /* cancelling: moving back */
+	enum prov_mig_state state;
+	int error;
+	uint32_t share;
+	bool ftl_active; /* moves[cur] (or its reverse) runs in the FTL */
+	struct ftl_resources ftl_res; /* the FTL's state of it, as last saved */
+	uint64_t created_ns, started_ns, finished_ns;
+	uint64_t bytes_done; /* copied by the moves made */
+	uint64_t cur_bytes, cur_total; /* the move under way */
+	TAILQ_ENTRY(prov_mig) link;
+};
+
 struct blox_prov {
 	struct nvmf_tgt *tgt;
 	struct nvmf_tcp *tcp; /* NULL: no listeners (unit tests) */
@@ -53,6 +89,10 @@ struct blox_prov {
 	char data_dir[4096];
 	struct blox_dev_registry registry;
 	TAILQ_HEAD(, prov_device) devices;
+	TAILQ_HEAD(prov_mig_list, prov_mig) migs; /* live ones and those ended since the start */
+	uint32_t next_mig_id;
+	struct event *mig_ev; /* polls migrations and wear */
+	uint64_t wear_polled_ns;
 };
 
 /* What the service keeps of a namespace it made (the namespace's owner). */
@@ -164,6 +204,30 @@ int prov_vssd_take(struct blox_prov *p, struct prov_device *d, const char *nqn, 
 		   size_t errlen);
 /* Give @owner's flash back (erased first when @erase) and save the record. */
 void prov_vssd_free(struct blox_prov *p, struct prov_device *d, uint32_t owner, bool erase);
+
+/* prov_mig.c: migration jobs. */
+const char *prov_mig_state_name(enum prov_mig_state s);
+struct prov_mig *prov_mig_find(const struct blox_prov *p, uint32_t id);
+/* The live (not ended) job of vSSD @owner on device @dev, or NULL. */
+struct prov_mig *prov_mig_of(const struct blox_prov *p, const char *dev, uint32_t owner);
+/* A job record (state QUEUED, no moves yet) for @owner on @d, listed. */
+struct prov_mig *prov_mig_new(struct blox_prov *p, struct prov_device *d, uint32_t owner);
+/*
+ * Jobs for @mv (one per vSSD, in order), queued and started when the
+ * device has none running. @share 0: the default. 0, -EBUSY (a vSSD has
+ * a live job), -ENOMEM.
+ */
+int prov_mig_from_moves(struct blox_prov *p, struct prov_device *d, const struct fbx_move *mv,
+			uint32_t nr, const char *why, uint32_t share);
+int prov_mig_pause(struct blox_prov *p, struct prov_mig *m);
+int prov_mig_resume(struct blox_prov *p, struct prov_mig *m);
+int prov_mig_cancel(struct blox_prov *p, struct prov_mig *m);
+int prov_mig_set_share(struct blox_prov *p, struct prov_mig *m, uint32_t share);
+/* A job read back from a record, once its vSSD's backend runs: carry on. */
+void prov_mig_resumed(struct blox_prov *p, struct prov_mig *m);
+/* Arm the poll timer (after a change). */
+void prov_mig_kick(struct blox_prov *p);
+void prov_migs_free(struct blox_prov *p);
 
 /* Subsystems (@cs without its namespaces), hosts, listeners. */
 int prov_subsys_create(struct blox_prov *p, const struct blox_cfg_subsys *cs,

@@ -68,6 +68,51 @@ static json_object *alloc_json(const struct fbx_alloc *a)
 	return o;
 }
 
+/* A vSSD's held dies and its live migration job, with the FTL's own state of it. */
+static void mig_json(struct blox_prov *p, struct prov_device *d, const struct prov_vssd *v,
+		     json_object *o)
+{
+	const struct prov_mig *m = prov_mig_of(p, d->cfg.name, v->id);
+	uint32_t held[FBX_MAX_MOVES], n = fbx_reserved(d->rm, v->id, held, FBX_MAX_MOVES);
+	json_object *h, *j, *moves, *f;
+
+	if (n) {
+		h = json_object_new_array();
+		for (uint32_t i = 0; i < n; i++)
+			json_object_array_add(h, json_object_new_int64(held[i]));
+		json_object_object_add(o, "held", h);
+	}
+	if (!m)
+		return;
+	j = json_object_new_object();
+	json_object_object_add(j, "id", json_object_new_int64(m->id));
+	json_object_object_add(j, "why", json_object_new_string(m->why));
+	moves = json_object_new_array();
+	for (uint32_t i = 0; i < m->nr; i++) {
+		json_object *mv = json_object_new_array();
+
+		json_object_array_add(mv, json_object_new_int64(m->moves[i].from_die));
+		json_object_array_add(mv, json_object_new_int64(m->moves[i].to_die));
+		json_object_array_add(moves, mv);
+	}
+	json_object_object_add(j, "moves", moves);
+	json_object_object_add(j, "cur", json_object_new_int64(m->cur));
+	json_object_object_add(j, "reverse", json_object_new_boolean(m->reverse));
+	json_object_object_add(j, "state", json_object_new_string(prov_mig_state_name(m->state)));
+	json_object_object_add(j, "share", json_object_new_int64(m->share));
+	json_object_object_add(j, "error", json_object_new_int64(m->error));
+	json_object_object_add(j, "bytes_done", json_object_new_int64((int64_t)m->bytes_done));
+	if (m->ftl_active && m->ftl_res.mig_active) {
+		f = json_object_new_object();
+		json_object_object_add(f, "slot", json_object_new_int64(m->ftl_res.mig_slot));
+		json_object_object_add(f, "src", json_object_new_int64(m->ftl_res.mig_src));
+		json_object_object_add(f, "cancel", json_object_new_boolean(m->ftl_res.mig_cancel));
+		json_object_object_add(f, "share", json_object_new_int64(m->ftl_res.mig_share));
+		json_object_object_add(j, "ftl", f);
+	}
+	json_object_object_add(o, "migration", j);
+}
+
 int prov_device_save(struct blox_prov *p, struct prov_device *d)
 {
 	json_object *root, *arr, *wear, *snap;
@@ -91,6 +136,7 @@ int prov_device_save(struct blox_prov *p, struct prov_device *d)
 		o = alloc_json(&a);
 		json_object_object_add(o, "subsystem", json_object_new_string(v->nqn));
 		json_object_object_add(o, "nsid", json_object_new_int64(v->nsid));
+		mig_json(p, d, v, o);
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "vssds", arr);
@@ -166,14 +212,90 @@ struct prov_vssd *prov_vssd_find(const struct prov_device *d, const char *nqn, u
 	return NULL;
 }
 
+static enum prov_mig_state state_of(const char *s)
+{
+	for (int st = PM_QUEUED; st <= PM_FAILED; st++)
+		if (!strcmp(prov_mig_state_name((enum prov_mig_state)st), s))
+			return (enum prov_mig_state)st;
+	return PM_FAILED;
+}
+
+/* A live migration job of the record, and the FTL's migration to give back. */
+static int load_mig(struct blox_prov *p, struct prov_device *d, struct prov_vssd *vs,
+		    const struct fbx_alloc *a, json_object *j, size_t i, char *err, size_t errlen)
+{
+	json_object *moves, *v, *f;
+	struct prov_mig *m;
+	uint32_t u;
+
+	if (!json_object_object_get_ex(j, "moves", &moves) ||
+	    !json_object_is_type(moves, json_type_array) ||
+	    json_object_array_length(moves) > FBX_MAX_MOVES || u32_of(j, "cur", &u))
+		return blox_fail(err, errlen, "%s: vssds[%zu].migration is not a migration",
+				 d->alloc_path, i);
+	m = prov_mig_new(p, d, vs->id);
+	if (!m)
+		return -ENOMEM;
+	for (size_t k = 0; k < json_object_array_length(moves); k++) {
+		json_object *mv = json_object_array_get_idx(moves, k);
+
+		m->moves[m->nr++] = (struct fbx_move){
+			.owner = vs->id,
+			.from_die = (uint32_t)json_object_get_int64(json_object_array_get_idx(mv, 0)),
+			.to_die = (uint32_t)json_object_get_int64(json_object_array_get_idx(mv, 1)),
+		};
+	}
+	m->cur = u <= m->nr ? u : m->nr;
+	if (json_object_object_get_ex(j, "id", &v))
+		m->id = (uint32_t)json_object_get_int64(v);
+	if (m->id > p->next_mig_id)
+		p->next_mig_id = m->id;
+	if (json_object_object_get_ex(j, "why", &v))
+		snprintf(m->why, sizeof(m->why), "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(j, "reverse", &v))
+		m->reverse = json_object_get_boolean(v);
+	if (json_object_object_get_ex(j, "state", &v))
+		m->state = state_of(json_object_get_string(v));
+	if (!u32_of(j, "share", &u) && u >= 1 && u <= 1000)
+		m->share = u;
+	if (json_object_object_get_ex(j, "error", &v))
+		m->error = json_object_get_int(v);
+	if (json_object_object_get_ex(j, "bytes_done", &v))
+		m->bytes_done = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(j, "ftl", &f)) {
+		/* The FTL resumes it when the namespace is made: its resources as saved. */
+		vs->mig.nr_dies = a->res.nr_dies;
+		memcpy(vs->mig.dies, a->res.dies, sizeof(vs->mig.dies));
+		vs->mig.first_block = a->res.first_block;
+		vs->mig.nr_blocks = a->res.nr_blocks;
+		vs->mig.mig_active = true;
+		if (u32_of(f, "slot", &vs->mig.mig_slot) || u32_of(f, "src", &vs->mig.mig_src) ||
+		    vs->mig.mig_slot >= a->res.nr_dies)
+			return blox_fail(err, errlen, "%s: vssds[%zu].migration.ftl is not an FTL "
+					 "migration", d->alloc_path, i);
+		if (json_object_object_get_ex(f, "cancel", &v))
+			vs->mig.mig_cancel = json_object_get_boolean(v);
+		if (!u32_of(f, "share", &u))
+			vs->mig.mig_share = u;
+		m->ftl_active = true;
+		m->ftl_res = vs->mig;
+	}
+	blox_log(p->log, BLOX_LOG_INFO,
+		 "device %s: migration %u of %s namespace %u (%s, move %u of %u) goes on",
+		 d->cfg.name, m->id, vs->nqn, vs->nsid, prov_mig_state_name(m->state),
+		 m->cur + (m->ftl_active ? 1 : 0), m->nr);
+	return 0;
+}
+
 /* One vSSD of the record: held for its namespace. */
-static int load_vssd(struct prov_device *d, json_object *o, size_t i, char *err, size_t errlen)
+static int load_vssd(struct blox_prov *p, struct prov_device *d, json_object *o, size_t i,
+		     char *err, size_t errlen)
 {
 	json_object *v, *dies;
 	const char *nqn;
 	struct fbx_alloc a = { 0 };
 	struct prov_vssd *vs;
-	uint32_t nsid, count;
+	uint32_t nsid, count, held[FBX_MAX_MOVES], nheld = 0;
 	char why[200];
 	int rc;
 
@@ -200,20 +322,31 @@ static int load_vssd(struct prov_device *d, json_object *o, size_t i, char *err,
 					 d->alloc_path, i, k);
 		a.res.dies[k] = (uint32_t)n;
 	}
+	if (json_object_object_get_ex(o, "held", &v) && json_object_is_type(v, json_type_array))
+		for (size_t k = 0; k < json_object_array_length(v) && nheld < FBX_MAX_MOVES; k++) {
+			int64_t die = json_object_get_int64(json_object_array_get_idx(v, k));
+
+			if (die < 0 || die > UINT32_MAX)
+				return blox_fail(err, errlen, "%s: vssds[%zu].held[%zu] is not a die",
+						 d->alloc_path, i, k);
+			held[nheld++] = (uint32_t)die;
+		}
 	vs = vssd_add(d, nqn, nsid);
 	if (!vs)
 		return -ENOMEM;
-	rc = fbx_take(d->rm, vs->id, &a, why, sizeof(why));
+	rc = fbx_take_held(d->rm, vs->id, &a, held, nheld, why, sizeof(why));
 	if (rc) {
 		TAILQ_REMOVE(&d->vssds, vs, link);
 		free(vs);
 		return blox_fail(err, errlen, "%s: vssds[%zu] (%s namespace %u): %s",
 				 d->alloc_path, i, nqn, nsid, why);
 	}
+	if (json_object_object_get_ex(o, "migration", &v))
+		return load_mig(p, d, vs, &a, v, i, err, errlen);
 	return 0;
 }
 
-static int device_load(struct prov_device *d, char *err, size_t errlen)
+static int device_load(struct blox_prov *p, struct prov_device *d, char *err, size_t errlen)
 {
 	uint32_t nd = nand_dies(&d->cfg.nand.geo);
 	json_object *root, *arr, *wear, *snap, *v;
@@ -238,7 +371,7 @@ static int device_load(struct prov_device *d, char *err, size_t errlen)
 		goto out;
 	}
 	for (size_t i = 0; !rc && i < json_object_array_length(arr); i++)
-		rc = load_vssd(d, json_object_array_get_idx(arr, i), i, err, errlen);
+		rc = load_vssd(p, d, json_object_array_get_idx(arr, i), i, err, errlen);
 	if (!rc && json_object_object_get_ex(root, "wear", &wear) &&
 	    json_object_object_get_ex(wear, "snapshot", &snap) &&
 	    json_object_is_type(snap, json_type_array) && json_object_array_length(snap) == nd &&
@@ -268,7 +401,6 @@ out:
 int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, char *err,
 		       size_t errlen)
 {
-	struct fbx_params fp;
 	struct prov_device *d;
 	char path[4200], file[64];
 	int rc;
@@ -289,8 +421,7 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 					 errlen)))
 			goto fail;
 	}
-	fbx_params_default(&fp, cd->nand.geo.cell);
-	rc = fbx_rm_create(&cd->nand.geo, &fp, &d->rm);
+	rc = fbx_rm_create(&cd->nand.geo, &cd->fbx, &d->rm);
 	if (rc) {
 		blox_fail(err, errlen, "device %s: %s", cd->name, strerror(-rc));
 		goto fail;
@@ -302,7 +433,7 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 			  rc == -EINVAL ? " (a store file of another geometry?)" : "");
 		goto fail;
 	}
-	rc = device_load(d, err, errlen);
+	rc = device_load(p, d, err, errlen);
 	if (rc) {
 		blox_nand_dev_put(d->dev);
 		goto fail;
@@ -432,11 +563,20 @@ void prov_vssd_free(struct blox_prov *p, struct prov_device *d, uint32_t owner, 
 	struct prov_vssd *v;
 	struct fbx_alloc a;
 
+	struct prov_mig *m;
+
 	TAILQ_FOREACH(v, &d->vssds, link)
 		if (v->id == owner)
 			break;
 	if (!v)
 		return;
+	/* Its migration ends with it (its backend, and so its FTL, is gone). */
+	if ((m = prov_mig_of(p, d->cfg.name, owner))) {
+		m->state = PM_CANCELLED;
+		m->ftl_active = false;
+		blox_log(p->log, BLOX_LOG_INFO, "migration %u: %s namespace %u is gone", m->id,
+			 v->nqn, v->nsid);
+	}
 	if (erase && fbx_owner_alloc(d->rm, owner, &a)) {
 		int rc = blox_nand_dev_erase(d->dev, a.res.dies, a.res.nr_dies,
 					     a.res.first_block, a.res.nr_blocks);

@@ -64,6 +64,8 @@ struct blox_bdev;
 struct nand_stats;
 struct nand_die_stats;
 struct ftl_stats;
+struct ftl_resources;
+struct ftl_migrate_progress;
 
 /*
  * What a backend on emulated NAND can tell (admin telemetry). The caller
@@ -163,6 +165,12 @@ struct blox_bdev_params {
 	 * too; false: the dies are this namespace's alone.
 	 */
 	bool shared_pool;
+	/*
+	 * nand on a registered device: a die migration to resume, as it was
+	 * persisted (its mig_* fields; dies above are as ftl_get_resources()
+	 * gave them), or NULL.
+	 */
+	const struct ftl_resources *mig;
 	struct event_base *base;
 	const struct blox_clock *clock;
 	const struct blox_log *log;
@@ -213,6 +221,25 @@ int blox_bdev_ftl_bind(struct blox_bdev *bdev, struct event_base *base,
  * FTL's clean stop by itself. false (nothing done) for any other backend.
  */
 bool blox_bdev_ftl_unbind(struct blox_bdev *bdev);
+/*
+ * Die migrations of a "nand" backend (ftl.h, ftl_migrate_*), on the loop:
+ * move its die @from_die to @to_die (of the same device, erased in its
+ * block range) while it serves I/O, at @share permille of the dies' time.
+ * 0, -ENOENT (not its die), -EOPNOTSUPP (not a nand backend), or what
+ * ftl_migrate_start() says.
+ */
+int blox_bdev_ftl_migrate(struct blox_bdev *bdev, uint32_t from_die, uint32_t to_die,
+			  uint32_t share);
+enum blox_mig_ctl {
+	BLOX_MIG_PAUSE,
+	BLOX_MIG_RESUME,
+	BLOX_MIG_CANCEL,
+	BLOX_MIG_SHARE, /* a new throttle, @share */
+};
+int blox_bdev_ftl_migrate_ctl(struct blox_bdev *bdev, enum blox_mig_ctl what, uint32_t share);
+/* Its migration's progress and its resources now (either may be NULL). */
+int blox_bdev_ftl_migrate_progress(struct blox_bdev *bdev, struct ftl_migrate_progress *out,
+				   struct ftl_resources *res);
 /*
  * A NAND device (store, engine, real-time driver) that several "nand"
  * namespaces share, each on its own dies. Named, so that it can be

@@ -109,12 +109,34 @@ struct blox_ns_params {
 	struct blox_ftl_params ftl;
 };
 
+/* How a device's resource manager balances wear (its "flashblox" object). */
+enum blox_fbx_param {
+	BLOX_XP_BOUND_PERMILLE,
+	BLOX_XP_RATED_PE,
+	BLOX_XP_SWAP_CHECK_ERASES,
+	BLOX_XP_POOL_CHANNELS,
+	BLOX_XP_AUTO_SWAP,
+	BLOX_XP_SWAP_SHARE,
+	BLOX_XP_COUNT
+};
+
+struct blox_fbx_params {
+	uint32_t set; /* 1u << enum blox_fbx_param, for each field given */
+	uint32_t bound_permille; /* x of the bound 1 + x on MaxWear / AvgWear (100: 1.1) */
+	uint32_t rated_pe; /* rated P/E cycles of a block (default by cell type) */
+	uint32_t swap_check_erases; /* device erases between swap checks; 0: rated_pe / (K N) per block */
+	uint32_t pool_channels; /* channels the software pool takes when it forms */
+	bool auto_swap; /* swap channels as the wear asks (default on) */
+	uint32_t swap_share; /* permille of the dies' time a swap's migration takes */
+};
+
 /* A NAND device several "nand" namespaces share, as asked. */
 struct blox_device_params {
 	char name[32]; /* letters, digits, - and _ */
 	char store[8]; /* file (default), ram */
-	bool has_nand;
+	bool has_nand, has_fbx;
 	struct blox_nand_params nand;
+	struct blox_fbx_params fbx;
 };
 
 /* ---- Resolved: parameters checked, defaults filled in ---- */
@@ -148,6 +170,9 @@ struct blox_cfg_device {
 	char name[32];
 	struct nand_config nand;
 	bool store_ram;
+	struct fbx_params fbx; /* its resource manager's */
+	bool auto_swap;
+	uint32_t swap_share;
 };
 
 /*

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Online migration of a vSSD (FlashBlox) end to end: bloxd driven through
+ * bloxctl and the project's initiator, on a device with real NAND timing.
+ * A channel vSSD moves to another channel while a host writes, trims and
+ * reads it (a shadow of every block checks all of it after, and reads
+ * during); pause, resume and cancel; and kill -9 in the middle of a
+ * migration, after which bloxd starts again with the same command line,
+ * the migration goes on to its end and no flushed block is lost.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+#define SUBNQN "nqn.2026-12.io.blox:mig"
+#define NBLOCKS 8192u /* 32 MiB of 4 KiB blocks, the part of the namespace used */
+#define CHUNK 8u
+
+static const char subsystems[] = "[ { \"nqn\": \"" SUBNQN "\", \"allow_any_host\": true } ]";
+
+struct env {
+	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
+	char out[262144];
+	/* Per block: the generation written last (0: never, reads zeroes; ~0: trimmed). */
+	uint32_t gen[NBLOCKS];
+	uint32_t next_gen;
+};
+
+#define run(e, ...) fx_ctl(&(e)->fx.d, (e)->out, sizeof((e)->out), __VA_ARGS__)
+
+/* Block @lba's content for generation @gen. */
+static void pattern(uint8_t *b, uint32_t lba, uint32_t gen)
+{
+	uint64_t s = ((uint64_t)lba << 32) | gen;
+
+	for (size_t i = 0; i < 4096; i += 8) {
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		memcpy(b + i, &s, 8);
+	}
+}
+
+static void write_chunk(struct env *e, struct ini_queue *q, uint32_t lba)
+{
+	static uint8_t buf[CHUNK * 4096];
+	uint32_t g = ++e->next_gen;
+
+	for (uint32_t i = 0; i < CHUNK; i++)
+		pattern(buf + i * 4096, lba + i, g);
+	assert_int_equal(ini_write(q, 1, lba, CHUNK, buf, sizeof(buf), false), 0);
+	for (uint32_t i = 0; i < CHUNK; i++)
+		e->gen[lba + i] = g;
+}
+
+/* Blocks [@lba, @lba + @n) read back as the shadow says. */
+static void check_range(struct env *e, struct ini_queue *q, uint32_t lba, uint32_t n)
+{
+	static uint8_t buf[CHUNK * 4096], want[4096];
+
+	assert_true(n <= CHUNK);
+	assert_int_equal(ini_read(q, 1, lba, n, buf, n * 4096), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t g = e->gen[lba + i];
+
+		if (g == 0 || g == UINT32_MAX)
+			memset(want, 0, sizeof(want));
+		else
+			pattern(want, lba + i, g);
+		if (memcmp(buf + i * 4096, want, 4096))
+			fail_msg("block %u: not generation %u", lba + i, g);
+	}
+}
+
+static void check_all(struct env *e, struct ini_queue *q)
+{
+	for (uint32_t lba = 0; lba < NBLOCKS; lba += CHUNK)
+		check_range(e, q, lba, CHUNK);
+}
+
+/* The migration's state and percent, from migrate status ID --json. */
+static void status(struct env *e, uint32_t id, char *state, size_t len, double *pct)
+{
+	json_object *o, *arr, *m, *v;
+
+	assert_int_equal(run(e, "migrate status %u --json", id), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "migrations", &arr));
+	m = json_object_array_get_idx(arr, 0);
+	assert_non_null(m);
+	assert_true(json_object_object_get_ex(m, "state", &v));
+	snprintf(state, len, "%s", json_object_get_string(v));
+	*pct = json_object_object_get_ex(m, "percent", &v) ? json_object_get_double(v) : 0;
+	json_object_put(o);
+}
+
+/* Start a migration; its id. */
+static uint32_t start(struct env *e, const char *args)
+{
+	json_object *o, *v;
+	uint32_t id;
+
+	assert_int_equal(run(e, "--json migrate start %s 1 %s", SUBNQN, args), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "id", &v));
+	id = (uint32_t)json_object_get_int(v);
+	json_object_put(o);
+	return id;
+}
+
+static void wait_state(struct env *e, uint32_t id, const char *want, int seconds)
+{
+	char st[32] = "";
+	double pct;
+
+	for (int i = 0; i < seconds * 10; i++) {
+		status(e, id, st, sizeof(st), &pct);
+		if (!strcmp(st, want))
+			return;
+		usleep(100000);
+	}
+	fail_msg("migration %u: %s after %d s, not %s", id, st, seconds, want);
+}
+
+/* The channel namespace 1 is on (its first die / dies per channel), from ns show. */
+static uint32_t ns_channel(struct env *e)
+{
+	json_object *o, *alloc, *dies;
+	uint32_t ch;
+
+	assert_int_equal(run(e, "--json ns show %s 1", SUBNQN), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "alloc", &alloc));
+	assert_true(json_object_object_get_ex(alloc, "dies", &dies));
+	ch = (uint32_t)json_object_get_int(json_object_array_get_idx(dies, 0)) / 2;
+	json_object_put(o);
+	return ch;
+}
+
+/* 1. The device (real TLC timing) and a channel vSSD with 32 MiB written. */
+static void test_setup(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c;
+
+	assert_int_equal(run(e, "device create ssd --channels 4 --dies-per-channel 2 --planes 1 "
+				"--pages-per-block 96 --blocks-per-plane 64"),
+			 0);
+	assert_int_equal(run(e, "ns create %s --nsid 1 --size 64M --device ssd --isolation "
+				"channel:1",
+			     SUBNQN),
+			 0);
+	assert_int_equal(ns_channel(e), 0);
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	for (uint32_t lba = 0; lba < NBLOCKS; lba += CHUNK)
+		write_chunk(e, c->io[0], lba);
+	assert_int_equal(ini_flush(c->io[0], 1), 0);
+	ini_ctrl_destroy(c);
+	/* Refusals: taken or unknown places, a wrong count, a move to where it is. */
+	assert_int_equal(run(e, "migrate start %s 1 --to-channels 9", SUBNQN), 1);
+	assert_int_equal(run(e, "migrate start %s 1 --to-channels 1,2", SUBNQN), 1);
+	assert_int_equal(run(e, "migrate start %s 1 --to-channels 0", SUBNQN), 1);
+	assert_int_equal(run(e, "migrate start %s 1 --to-chips 4,5", SUBNQN), 1);
+	assert_int_equal(run(e, "migrate start %s 1", SUBNQN), 64);
+	assert_int_equal(run(e, "migrate status 77"), 2);
+}
+
+/* 2. A move under I/O: writes, trims and reads go on; every block checks out after. */
+static void test_migrate_under_io(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c;
+	uint64_t rnd = e->fx.seed;
+	char st[32] = "";
+	double pct = 0;
+	uint32_t id, rounds = 0;
+
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	id = start(e, "--to-channels 2 --share 1000");
+	for (;;) {
+		uint32_t lba;
+
+		status(e, id, st, sizeof(st), &pct);
+		if (strcmp(st, "running"))
+			break;
+		for (int k = 0; k < 8; k++) {
+			rnd = rnd * 6364136223846793005ull + 1;
+			lba = (uint32_t)(rnd >> 33) % (NBLOCKS / CHUNK) * CHUNK;
+			if (k == 7) {
+				assert_int_equal(ini_dsm_deallocate(c->io[0], 1, lba, CHUNK), 0);
+				for (uint32_t i = 0; i < CHUNK; i++)
+					e->gen[lba + i] = UINT32_MAX;
+			} else if (k & 1) {
+				write_chunk(e, c->io[0], lba);
+			} else {
+				check_range(e, c->io[0], lba, CHUNK);
+			}
+		}
+		rounds++;
+	}
+	assert_string_equal(st, "done");
+	assert_true(rounds > 0);
+	assert_int_equal(ns_channel(e), 2);
+	check_all(e, c->io[0]);
+	assert_int_equal(ini_flush(c->io[0], 1), 0);
+	ini_ctrl_destroy(c);
+	/* Channel 0 is free again. */
+	assert_int_equal(run(e, "--json device show ssd"), 0);
+	assert_non_null(strstr(e->out, "\"free_channels\":3"));
+}
+
+/* 3. Pause and resume, then cancel: back where it was, data intact. */
+static void test_pause_resume_cancel(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c;
+	char st[32];
+	double pct;
+	uint32_t id = start(e, "--to-channels 3 --share 200");
+
+	assert_int_equal(run(e, "migrate pause %u", id), 0);
+	status(e, id, st, sizeof(st), &pct);
+	assert_string_equal(st, "paused");
+	assert_int_equal(run(e, "migrate pause %u", id), 4);
+	assert_int_equal(run(e, "migrate resume %u", id), 0);
+	assert_int_equal(run(e, "migrate share %u 500", id), 0);
+	usleep(300000);
+	assert_int_equal(run(e, "migrate cancel %u", id), 0);
+	wait_state(e, id, "cancelled", 120);
+	assert_int_equal(ns_channel(e), 2);
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	check_all(e, c->io[0]);
+	ini_ctrl_destroy(c);
+	assert_int_equal(run(e, "--json device show ssd"), 0);
+	assert_non_null(strstr(e->out, "\"free_channels\":3"));
+}
+
+/* 4. kill -9 mid-migration: the same command line starts it again; it finishes, nothing lost. */
+static void test_kill9_mid_migration(void **state)
+{
+	struct env *e = *state;
+	uint16_t p1 = e->fx.d.nvm_port, p2 = e->fx.d.disc_port;
+	const char *argv[] = { "--data-dir", e->fx.data_dir, "--log-level", "1", NULL };
+	struct ini_ctrl *c;
+	char st[32] = "";
+	double pct = 0;
+	uint32_t id = start(e, "--to-channels 1 --share 100");
+
+	for (int i = 0; i < 600 && pct < 20; i++) {
+		usleep(50000);
+		status(e, id, st, sizeof(st), &pct);
+	}
+	assert_string_equal(st, "running");
+	assert_int_equal(fx_kill(&e->fx.d, SIGKILL), 128 + SIGKILL);
+	assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
+	assert_int_equal(run(e, "migrate status %u", id), 0);
+	assert_non_null(strstr(e->out, "running"));
+	assert_int_equal(run(e, "migrate share %u 1000", id), 0);
+	wait_state(e, id, "done", 120);
+	assert_int_equal(ns_channel(e), 1);
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	check_all(e, c->io[0]);
+	ini_ctrl_destroy(c);
+	assert_int_equal(run(e, "--json device show ssd"), 0);
+	assert_non_null(strstr(e->out, "\"free_channels\":3"));
+}
+
+int main(void)
+{
+	static const struct fx_group g = { .who = "test_migrate",
+					   .subsystems = subsystems,
+					   .own_data_dir = true,
+					   .size = sizeof(struct env) };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_setup),
+		cmocka_unit_test(test_migrate_under_io),
+		cmocka_unit_test(test_pause_resume_cancel),
+		cmocka_unit_test(test_kill9_mid_migration),
+		FX_TEST_DAEMON_STOPS_CLEANLY,
+	};
+
+	return FX_MAIN(&g, tests);
+}
