@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fixture.h"
 
@@ -250,6 +251,77 @@ static void test_restart_same_dies(void **state)
 	assert_null(strstr(e->out, "\"ssd\""));
 }
 
+/*
+ * 6. Swaps by themselves: a device checking every few erases, one vSSD
+ * written hard and one left alone; the resource manager moves the hot one
+ * to a less-worn channel, online, and its data is all there after.
+ */
+static void test_auto_swap(void **state)
+{
+	struct env *e = *state;
+	static uint8_t buf[128 * 1024], back[128 * 1024];
+	uint32_t dies[NDIES], before, after;
+	struct ini_ctrl *c;
+	uint64_t rnd = e->fx.seed;
+	bool swapped = false;
+
+	assert_int_equal(run(e, "device create hot --channels 4 --dies-per-channel 2 --planes 1 "
+				"--pages-per-block 96 --blocks-per-plane 32 --null-timing on "
+				"--swap-check-erases 16 --swap-share 1000"),
+			 0);
+	assert_int_equal(run(e, "ns create %s --nsid 7 --size 24M --device hot --isolation "
+				"channel:1",
+			     SUBNQN),
+			 0);
+	assert_int_equal(run(e, "ns create %s --nsid 8 --size 24M --device hot --isolation "
+				"channel:1",
+			     SUBNQN),
+			 0);
+	assert_int_equal(ns_dies(e, 7, dies, NULL, 0), 2);
+	before = dies[0] / 2;
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	/* Overwrite namespace 7 many times (GC erases), in 128 KiB writes at random places. */
+	for (int round = 0; round < 120 && !swapped; round++) {
+		for (int k = 0; k < 40; k++) {
+			uint64_t lba;
+
+			rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+			lba = (rnd >> 33) % ((24u << 20) / sizeof(buf)) * (sizeof(buf) / 4096);
+			memset(buf, (int)(lba & 0xff) ^ round, sizeof(buf));
+			assert_int_equal(ini_write(c->io[0], 7, lba, sizeof(buf) / 4096, buf,
+						   sizeof(buf), false),
+					 0);
+		}
+		assert_int_equal(run(e, "--json migrate status"), 0);
+		swapped = strstr(e->out, "\"nsid\":7") && strstr(e->out, "channel ");
+		if (!swapped && round % 10 == 9)
+			usleep(200000);
+	}
+	if (!swapped)
+		fail_msg("no swap: %s", e->out);
+	/* Wait for it to end, then namespace 7 is on another channel and reads back. */
+	for (int i = 0; i < 300; i++) {
+		assert_int_equal(run(e, "--json migrate status"), 0);
+		if (!strstr(e->out, "\"running\"") && !strstr(e->out, "\"queued\""))
+			break;
+		usleep(100000);
+	}
+	assert_non_null(strstr(e->out, "\"done\""));
+	assert_int_equal(ns_dies(e, 7, dies, NULL, 0), 2);
+	after = dies[0] / 2;
+	assert_int_not_equal(after, before);
+	memset(buf, 0xa5, sizeof(buf));
+	assert_int_equal(ini_write(c->io[0], 7, 0, sizeof(buf) / 4096, buf, sizeof(buf), true), 0);
+	assert_int_equal(ini_read(c->io[0], 7, 0, sizeof(back) / 4096, back, sizeof(back)), 0);
+	assert_memory_equal(buf, back, sizeof(buf));
+	ini_ctrl_destroy(c);
+	assert_int_equal(run(e, "device show hot"), 0);
+	assert_non_null(strstr(e->out, "swaps"));
+	assert_int_equal(run(e, "ns delete %s 7", SUBNQN), 0);
+	assert_int_equal(run(e, "ns delete %s 8", SUBNQN), 0);
+	assert_int_equal(run(e, "device delete hot"), 0);
+}
+
 int main(void)
 {
 	static const struct fx_group g = { .who = "test_vssd",
@@ -262,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_isolation_counters),
 		cmocka_unit_test(test_delete_returns_dies),
 		cmocka_unit_test(test_restart_same_dies),
+		cmocka_unit_test(test_auto_swap),
 		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};
 
