@@ -251,8 +251,19 @@ static void mig_poll(struct blox_prov *p)
 			continue;
 		m->cur_bytes = pr.bytes_copied;
 		m->cur_total = pr.bytes_total;
-		if (pr.state == FTL_MIG_DONE)
+		if (pr.state == FTL_MIG_DONE) {
 			mig_move_ended(p, m, &pr);
+		} else if (pr.state == FTL_MIG_PAUSED && pr.status &&
+			   (m->state == PM_RUNNING || m->state == PM_CANCELLING)) {
+			/* An I/O error paused it in the FTL: the operator resumes or cancels. */
+			m->state = PM_PAUSED;
+			m->error = pr.status;
+			blox_log(p->log, BLOX_LOG_ERR,
+				 "migration %u: die %u to die %u paused by an error: %s; resume or "
+				 "cancel it",
+				 m->id, pr.src, pr.dst, strerror(-pr.status));
+			mig_save(p, m);
+		}
 	}
 }
 
@@ -436,6 +447,8 @@ int prov_mig_resume(struct blox_prov *p, struct prov_mig *m)
 		rc = blox_bdev_ftl_migrate_ctl(b, BLOX_MIG_RESUME, 0);
 	if (!rc) {
 		m->state = m->reverse ? PM_CANCELLING : PM_RUNNING;
+		if (!m->reverse)
+			m->error = 0; /* an FTL error it was paused for, retried */
 		mig_save(p, m);
 		if (!m->ftl_active)
 			mig_next(p, m);
