@@ -552,7 +552,7 @@ static void lt_simulate(const struct lt_ctx *c, const struct lt_cfg *cfg, uint64
 					die_e[d] = (uint64_t)acc[d];
 				fbx_wear_update(rm, die_e);
 				push_log(r, day, &before, sw.why);
-			} else if (strncmp(sw.why, "wear is even enough", 19)) {
+			} else if (!strstr(sw.why, "wear is even enough")) {
 				r->refused++;
 				snprintf(r->refusal, sizeof(r->refusal), "%s", sw.why);
 			} else {
