@@ -49,6 +49,7 @@ static void usage(void)
 		"usage: blox-sim [options]\n"
 		"       blox-sim isolation [options]   (the same as --exp isolation)\n"
 		"       blox-sim lifetime [options]    (FlashBlox wear balance; lifetime --help)\n"
+		"       blox-sim migcost [options]     (FlashBlox migration cost; migcost --help)\n"
 		"  --exp 1|2|3|isolation|all  experiment (default all: 1, 2 and 3)\n"
 		"  --raw-mib N            raw flash in MiB (default 4096)\n"
 		"  --channels N --dies N --planes N --ppb N --page-kib N\n"
@@ -394,6 +395,8 @@ int main(int argc, char **argv)
 	/* "blox-sim lifetime [options]" has options of its own (sim_lifetime.c). */
 	if (argc > 1 && !strcmp(argv[1], "lifetime"))
 		return sim_lifetime_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "migcost"))
+		return sim_migcost_main(argc, argv);
 	if (!parse_args(&o, argc, argv))
 		return 0;
 	if (o.exp == 0 || o.exp == 1) {

@@ -10,6 +10,7 @@
  *   sim_waf.c    experiment 3 (write amplification vs over-provisioning)
  *   sim_iso.c    experiment isolation (FlashBlox: two tenants, three isolation levels)
  *   sim_lifetime.c  experiment lifetime (FlashBlox: wear balance by channel swaps over years)
+ *   sim_migcost.c  experiment migcost (FlashBlox: the cost of an online channel migration)
  *   blox_sim.c   command line and main
  *
  * Nothing here is global: the options are parsed into a struct sim_opts
@@ -187,5 +188,7 @@ void sim_exp3(const struct sim_opts *o); /* sim_waf.c */
 void sim_exp_isolation(const struct sim_opts *o); /* sim_iso.c */
 /* "blox-sim lifetime [options]": its own options, argv[1] "lifetime"; exit status. */
 int sim_lifetime_main(int argc, char **argv); /* sim_lifetime.c */
+/* "blox-sim migcost [options]": its own options, argv[1] "migcost"; exit status. */
+int sim_migcost_main(int argc, char **argv); /* sim_migcost.c */
 
 #endif

@@ -1,0 +1,1430 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * blox-sim experiment "migcost": what a FlashBlox channel migration
+ * (Huang et al., FAST 2017) costs, in virtual time. Two tenants on one
+ * emulated NAND device, each its own FTL instance on a channel of its own
+ * (channel isolation), both running all along:
+ *
+ *   R  the latency-sensitive reader: open-loop Poisson arrivals of 4 KiB
+ *      reads (YCSB C), LBAs scrambled zipfian (theta 0.99) over its
+ *      capacity; filled sequentially first;
+ *   W  the writer: closed-loop uniform random 4 KiB writes at a fixed
+ *      queue depth, preconditioned (filled, then overwritten) so that its
+ *      GC runs in steady state.
+ *
+ * Then one tenant's whole channel moves to a free channel the way the
+ * daemon's migration jobs do it (daemon/mgmt/prov_mig.c): die d of the
+ * channel to die d of the destination, one die migration
+ * (ftl_migrate_start()) after the other, each started as soon as the one
+ * before ended (ops->migrated()), at a throttle share. For each share and
+ * each tenant moved: the migration as a window, then a window without
+ * migration as long as it (at least --base-s); both tenants' latencies in
+ * both. The moved tenant stays on its new channel; the next migration
+ * moves it on to the next free one.
+ *
+ * Every read is checked against what was written; at the end both tenants
+ * read a random sample back.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "sim.h"
+
+#define MC_TENANTS 2
+#define MC_POOL 4096u /* ops of one tenant in flight at most */
+#define MC_ZIPF_THETA 0.99
+#define MC_VERIFY_READS 8192u
+#define MC_MAX_SHARES 8
+#define MC_MAX_DPC 16 /* dies per channel */
+#define MC_MAX_CH 64
+#define MC_STALL_S 60u /* virtual seconds without migration progress: stalled */
+
+struct mc_opts {
+	uint32_t shares[MC_MAX_SHARES], nshares;
+	uint32_t targets; /* bit 0: move R's channel, bit 1: W's */
+	double base_s, warmup_s, r_kiops, precond_x;
+	uint32_t w_qd, fill_qd, ppb, blocks;
+	int wl_threshold; /* the FTL's static wear-leveling threshold; -1: its default */
+	uint64_t seed;
+	bool debug; /* BLOX_SIM_DEBUG set: the migration's progress to stderr */
+	const char *out, *outdir;
+	char cmdline[2048];
+};
+
+/* YCSB's zipfian generator (Gray et al. 1994) over [0, n). */
+struct mc_zipf {
+	uint64_t n;
+	double theta, alpha, zetan, eta, half_pow;
+};
+
+struct mc_dev;
+struct mc_tenant;
+
+struct mc_slot {
+	struct ftl_io io;
+	struct mc_tenant *t;
+	uint8_t *buf;
+	uint32_t buf_units;
+	uint64_t t_arr; /* arrival (open loop) or submission (closed loop) */
+	uint32_t lba, nr;
+	uint32_t lo; /* read: the LBA's committed version at submission */
+	bool in_win;
+	uint32_t ver[SIM_SEQ_UNITS];
+};
+
+enum mc_job {
+	MC_JOB_NONE,
+	MC_JOB_FILL, /* closed loop: the capacity in 128 KiB sequential writes */
+	MC_JOB_RANDW, /* closed loop: uniform random 4 KiB writes */
+	MC_JOB_VERIFY, /* closed loop: uniform random 4 KiB reads */
+	MC_JOB_READS, /* open loop: Poisson arrivals of zipfian 4 KiB reads */
+};
+
+/* One die migration of a channel move. */
+struct mc_move {
+	uint32_t slot, src, dst; /* global die indexes */
+	int status;
+	uint64_t t0, t1; /* virtual ns: ftl_migrate_start() and ops->migrated() */
+	uint64_t ftl_t0, ftl_t1; /* the FTL's started_ns / finished_ns */
+	uint64_t busy_ns; /* the FTL's progress.busy_ns at the end */
+	uint64_t bytes, bytes_plan; /* copied; what was to copy right after the start */
+	uint32_t sbs, sbs_plan;
+	/* NAND array time (all kinds, suspend overhead included) of the two dies. */
+	uint64_t src_ns0, dst_ns0, src_ns, dst_ns;
+	uint64_t dst_prog0, dst_prog; /* the destination's program array time */
+	/* The moved tenant's FTL: at the start, and the changes until the end. */
+	struct ftl_stats st0;
+	uint64_t gc_runs, wl_runs, gc_units; /* GC and static-WL runs, units GC moved */
+	uint32_t ec_min0, ec_max0, ec_min1, ec_max1; /* superblock erase counts (ftl_stats) */
+};
+
+struct mc_tenant {
+	struct mc_dev *d;
+	char name; /* 'R' or 'W' */
+	struct ftl_env env;
+	struct ftl_resources res;
+	struct ftl *f;
+	bool kicked;
+	uint64_t wake_ns; /* ops->wake_at() asked for this time; 0: nothing */
+	bool mig_ended; /* ops->migrated() ran */
+	int mig_status;
+	uint32_t ch; /* the channel its dies are on */
+	uint32_t cap;
+	uint32_t *shadow, *pend;
+	uint32_t next_ver;
+	uint64_t rng;
+	struct mc_slot *slots;
+	uint32_t *free_idx, nfree;
+
+	enum mc_job job;
+	uint32_t qd;
+	uint64_t to_submit, submitted, inflight;
+	bool stop;
+	uint32_t fill_ptr;
+	bool arrivals;
+	uint64_t next_arr;
+	double mean_gap_ns;
+	struct mc_zipf z;
+
+	/* Measurement: ops arriving in [m0, m1) while m_on; those in flight. */
+	bool m_on;
+	uint64_t m0, m1, win_inflight;
+	struct blox_hist rlat, wlat;
+	uint64_t bad, io_errors;
+};
+
+/* A channel move under way: @t's dies, die by die, to channel @to_ch. */
+struct mc_job_state {
+	struct mc_tenant *t;
+	bool on;
+	uint32_t share, from_ch, to_ch, cur;
+	struct mc_move mv[MC_MAX_DPC];
+	uint64_t t0, t1;
+	int error; /* a refused start: -errno */
+};
+
+struct mc_dev {
+	const struct mc_opts *o;
+	struct nand_config nc;
+	struct nand_store *store;
+	struct nand_dev *dev;
+	struct blox_clock clock;
+	struct ftl_config fc;
+	struct mc_tenant t[MC_TENANTS];
+	int owner[MC_MAX_CH]; /* tenant index on each channel, -1: free */
+	struct mc_job_state job;
+};
+
+/* One tenant's figures over a window. */
+struct mc_lat {
+	uint64_t n;
+	double kiops, mean, p50, p99, p999, max; /* its main op: R's reads, W's writes; us */
+	double waf; /* flash units / host units written in the window (W) */
+	uint64_t gc_runs;
+};
+
+struct mc_win {
+	double secs;
+	struct mc_lat lat[MC_TENANTS];
+};
+
+struct mc_point {
+	int target; /* tenant index moved */
+	uint32_t share, from_ch, to_ch;
+	struct mc_win base, mig;
+	struct mc_move mv[MC_MAX_DPC];
+	uint32_t nmv;
+	double secs; /* the channel's migration, first start to last end */
+	double wall_s;
+};
+
+/* ---- randomness (as sim_iso.c) ---- */
+
+static uint64_t rnd(struct mc_tenant *t)
+{
+	t->rng ^= t->rng >> 12;
+	t->rng ^= t->rng << 25;
+	t->rng ^= t->rng >> 27;
+	return t->rng * 2685821657736338717ull;
+}
+
+static double rnd_unit(struct mc_tenant *t)
+{
+	return (double)((rnd(t) >> 11) + 1) * (1.0 / 9007199254740992.0);
+}
+
+static void zipf_init(struct mc_zipf *z, uint64_t n, double theta)
+{
+	double zeta2 = 1.0 + pow(0.5, theta);
+
+	z->n = n;
+	z->theta = theta;
+	z->zetan = 0;
+	for (uint64_t i = 1; i <= n; i++)
+		z->zetan += 1.0 / pow((double)i, theta);
+	z->alpha = 1.0 / (1.0 - theta);
+	z->eta = (1.0 - pow(2.0 / (double)n, 1.0 - theta)) / (1.0 - zeta2 / z->zetan);
+	z->half_pow = pow(0.5, theta);
+}
+
+static uint64_t zipf_next(const struct mc_zipf *z, double u)
+{
+	double uz = u * z->zetan;
+	uint64_t r;
+
+	if (uz < 1.0)
+		return 0;
+	if (uz < 1.0 + z->half_pow)
+		return 1;
+	r = (uint64_t)((double)z->n * pow(z->eta * u - z->eta + 1.0, z->alpha));
+	return r < z->n ? r : z->n - 1;
+}
+
+static uint64_t fnv1a64(uint64_t v)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (int i = 0; i < 8; i++) {
+		h ^= v & 0xff;
+		h *= 0x100000001b3ull;
+		v >>= 8;
+	}
+	return h;
+}
+
+static uint32_t zipf_lba(struct mc_tenant *t)
+{
+	return (uint32_t)(fnv1a64(zipf_next(&t->z, rnd_unit(t))) % t->cap);
+}
+
+/* ---- the FTL's environment ---- */
+
+static int env_submit(void *ctx, struct nand_op *op)
+{
+	struct mc_tenant *t = ctx;
+
+	return nand_submit(t->d->dev, op, blox_clock_now(&t->d->clock));
+}
+
+static uint64_t env_now(void *ctx)
+{
+	struct mc_tenant *t = ctx;
+
+	return blox_clock_now(&t->d->clock);
+}
+
+static void env_kick(void *ctx)
+{
+	struct mc_tenant *t = ctx;
+
+	t->kicked = true;
+}
+
+static int env_sync(void *ctx)
+{
+	struct mc_tenant *t = ctx;
+
+	return t->d->store->ops->sync(t->d->store);
+}
+
+/* From ftl_process(): the run loop starts the next die's migration (not from in here). */
+static void env_migrated(void *ctx, int status)
+{
+	struct mc_tenant *t = ctx;
+
+	t->mig_ended = true;
+	t->mig_status = status;
+}
+
+/*
+ * The FTL asks once per wait; a later ask replaces an earlier one (the
+ * FTL's wait only moves on after a step, which is after the earlier time,
+ * or is reset).
+ */
+static void env_wake_at(void *ctx, uint64_t ns)
+{
+	struct mc_tenant *t = ctx;
+
+	t->wake_ns = ns ? ns : 1;
+}
+
+static const struct ftl_env_ops mc_env_ops = {
+	.submit = env_submit,
+	.now = env_now,
+	.kick = env_kick,
+	.sync = env_sync,
+	.migrated = env_migrated,
+	.wake_at = env_wake_at,
+};
+
+/* ---- the device ---- */
+
+static void tenant_open(struct mc_dev *d, int ti, uint32_t ch)
+{
+	struct mc_tenant *t = &d->t[ti];
+	const struct nand_geometry *g = &d->nc.geo;
+	int rc;
+
+	t->d = d;
+	t->name = ti ? 'W' : 'R';
+	t->ch = ch;
+	t->env = (struct ftl_env){ .ops = &mc_env_ops, .ctx = t, .dev = d->dev,
+				   .store = d->store };
+	memset(&t->res, 0, sizeof(t->res));
+	for (uint32_t die = 0; die < g->dies_per_channel; die++)
+		t->res.dies[t->res.nr_dies++] = ch * g->dies_per_channel + die;
+	t->res.first_block = 0;
+	t->res.nr_blocks = g->blocks_per_plane;
+	if ((rc = ftl_create(&d->fc, &t->env, &t->res, &t->f)))
+		sim_die("migcost: ftl_create (%c): %d", t->name, rc);
+	d->owner[ch] = ti;
+	t->cap = ftl_capacity(t->f);
+	t->shadow = calloc(t->cap, sizeof(*t->shadow));
+	t->pend = calloc(t->cap, sizeof(*t->pend));
+	t->slots = calloc(MC_POOL, sizeof(*t->slots));
+	t->free_idx = calloc(MC_POOL, sizeof(*t->free_idx));
+	if (!t->shadow || !t->pend || !t->slots || !t->free_idx)
+		sim_die("out of memory");
+	for (uint32_t i = 0; i < MC_POOL; i++) {
+		t->slots[i].t = t;
+		t->free_idx[i] = MC_POOL - 1 - i;
+	}
+	t->nfree = MC_POOL;
+	t->rng = d->o->seed * 0x9e3779b97f4a7c15ull + (uint64_t)ti * 0x632be59bd9b4e019ull + 1;
+	if (!t->rng)
+		t->rng = 1;
+	blox_hist_reset(&t->rlat);
+	blox_hist_reset(&t->wlat);
+}
+
+static void mc_open(struct mc_dev *d, const struct mc_opts *o)
+{
+	struct nand_geometry *g = &d->nc.geo;
+	const char *why;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->o = o;
+	nand_config_default(&d->nc); /* 8 ch x 4 dies x 2 planes, TLC, default suspension */
+	g->pages_per_block = o->ppb;
+	g->blocks_per_plane = o->blocks;
+	if (nand_geometry_check(g, &why))
+		sim_die("migcost geometry: %s", why);
+	if (g->channels < 3 || g->channels > MC_MAX_CH || g->dies_per_channel > MC_MAX_DPC)
+		sim_die("migcost needs 3..%u channels of at most %u dies", MC_MAX_CH, MC_MAX_DPC);
+	if ((rc = nand_store_ram_open(g, &d->store)))
+		sim_die("store: %d", rc);
+	if ((rc = nand_dev_create(&d->nc, d->store, &d->dev)))
+		sim_die("nand dev: %d", rc);
+	blox_clock_init_virtual(&d->clock, 1);
+	ftl_config_default(&d->fc);
+	if (o->wl_threshold >= 0)
+		d->fc.wl_threshold = (uint32_t)o->wl_threshold;
+	for (uint32_t ch = 0; ch < MC_MAX_CH; ch++)
+		d->owner[ch] = -1;
+	tenant_open(d, 0, 0); /* R on channel 0 */
+	tenant_open(d, 1, 1); /* W on channel 1 */
+}
+
+static void mc_close(struct mc_dev *d)
+{
+	for (int ti = 0; ti < MC_TENANTS; ti++) {
+		struct mc_tenant *t = &d->t[ti];
+
+		ftl_destroy(t->f);
+		for (uint32_t i = 0; i < MC_POOL; i++)
+			free(t->slots[i].buf);
+		free(t->slots);
+		free(t->free_idx);
+		free(t->shadow);
+		free(t->pend);
+	}
+	nand_dev_destroy(d->dev);
+	nand_store_close(d->store);
+}
+
+/* ---- ops (as sim_iso.c) ---- */
+
+static void mc_done(struct ftl_io *io);
+static void closed_next(struct mc_tenant *t);
+
+static struct mc_slot *slot_get(struct mc_tenant *t, uint32_t nr)
+{
+	struct mc_slot *sl;
+
+	if (!t->nfree)
+		sim_die("migcost: tenant %c has %u ops in flight; lower --r-kiops", t->name,
+			MC_POOL);
+	sl = &t->slots[t->free_idx[--t->nfree]];
+	if (sl->buf_units < nr) {
+		free(sl->buf);
+		sl->buf = calloc(nr, FTL_UNIT);
+		if (!sl->buf)
+			sim_die("out of memory");
+		sl->buf_units = nr;
+	}
+	return sl;
+}
+
+static void mc_submit(struct mc_tenant *t, enum ftl_io_op op, uint32_t lba, uint32_t nr,
+		      uint64_t t_arr)
+{
+	struct mc_slot *sl = slot_get(t, nr);
+	int rc;
+
+	memset(&sl->io, 0, sizeof(sl->io));
+	sl->io.op = op;
+	sl->io.lba = lba;
+	sl->io.nr = nr;
+	sl->io.buf = sl->buf;
+	sl->io.cb = mc_done;
+	sl->io.cb_arg = sl;
+	sl->lba = lba;
+	sl->nr = nr;
+	sl->t_arr = t_arr;
+	sl->in_win = t->m_on && t_arr >= t->m0 && t_arr < t->m1;
+	t->win_inflight += sl->in_win;
+	if (op == FTL_IO_WRITE) {
+		for (uint32_t u = 0; u < nr; u++) {
+			uint32_t *h = (uint32_t *)(sl->buf + (size_t)u * FTL_UNIT);
+
+			sl->ver[u] = ++t->next_ver;
+			t->pend[lba + u] = sl->ver[u];
+			h[0] = SIM_MAGIC;
+			h[1] = lba + u;
+			h[2] = sl->ver[u];
+			h[1023] = ~(lba + u);
+		}
+	} else {
+		sl->lo = t->shadow[lba];
+	}
+	t->submitted++;
+	t->inflight++;
+	if ((rc = ftl_submit(t->f, &sl->io)))
+		sim_die("migcost: ftl_submit (%c): %d (lba %u nr %u)", t->name, rc, lba, nr);
+}
+
+static void check_read(struct mc_tenant *t, const struct mc_slot *sl)
+{
+	const uint32_t *h = (const uint32_t *)sl->buf;
+	uint32_t lba = sl->lba, hi = t->shadow[lba] > t->pend[lba] ? t->shadow[lba] : t->pend[lba];
+	bool ok;
+
+	if (h[0] == 0 && h[1] == 0 && h[2] == 0)
+		ok = sl->lo == 0;
+	else
+		ok = h[0] == SIM_MAGIC && h[1] == lba && h[1023] == ~lba && h[2] >= sl->lo &&
+		     h[2] >= 1 && h[2] <= hi;
+	if (!ok && t->bad++ < 10)
+		fprintf(stderr, "VERIFY (%c): lba %u: got magic %08x lba %u ver %u, want %u..%u\n",
+			t->name, lba, h[0], h[1], h[2], sl->lo, hi);
+}
+
+static void mc_done(struct ftl_io *io)
+{
+	struct mc_slot *sl = io->cb_arg;
+	struct mc_tenant *t = sl->t;
+	uint64_t now = blox_clock_now(&t->d->clock);
+
+	t->inflight--;
+	if (io->status) {
+		if (t->io_errors++ < 10)
+			fprintf(stderr, "IO ERROR (%c): op %d lba %u nr %u status %d\n", t->name,
+				io->op, io->lba, io->nr, io->status);
+	} else if (io->op == FTL_IO_READ) {
+		check_read(t, sl);
+	}
+	if (io->op == FTL_IO_WRITE) {
+		for (uint32_t u = 0; u < sl->nr; u++) {
+			if (!io->status)
+				t->shadow[sl->lba + u] = sl->ver[u];
+			t->pend[sl->lba + u] = 0;
+		}
+	}
+	if (sl->in_win) {
+		blox_hist_add(io->op == FTL_IO_READ ? &t->rlat : &t->wlat, now - sl->t_arr);
+		t->win_inflight--;
+	}
+	t->free_idx[t->nfree++] = (uint32_t)(sl - t->slots);
+	if (t->job != MC_JOB_READS && !t->stop && t->submitted < t->to_submit)
+		closed_next(t);
+}
+
+static uint32_t free_lba(struct mc_tenant *t)
+{
+	for (int tries = 0; tries < 1024; tries++) {
+		uint32_t lba = (uint32_t)(rnd(t) % t->cap);
+
+		if (!t->pend[lba])
+			return lba;
+	}
+	sim_die("migcost: no free LBA found (%c)", t->name);
+}
+
+static void closed_next(struct mc_tenant *t)
+{
+	uint64_t now = blox_clock_now(&t->d->clock);
+	uint32_t nr;
+
+	switch (t->job) {
+	case MC_JOB_FILL:
+		nr = t->cap - t->fill_ptr < SIM_SEQ_UNITS ? t->cap - t->fill_ptr : SIM_SEQ_UNITS;
+		mc_submit(t, FTL_IO_WRITE, t->fill_ptr, nr, now);
+		t->fill_ptr += nr;
+		break;
+	case MC_JOB_RANDW:
+		mc_submit(t, FTL_IO_WRITE, free_lba(t), 1, now);
+		break;
+	case MC_JOB_VERIFY:
+		mc_submit(t, FTL_IO_READ, (uint32_t)(rnd(t) % t->cap), 1, now);
+		break;
+	default:
+		break;
+	}
+}
+
+static void job_closed(struct mc_tenant *t, enum mc_job job, uint64_t n, uint32_t qd)
+{
+	t->job = job;
+	t->to_submit = n;
+	t->submitted = 0;
+	t->stop = false;
+	t->qd = qd;
+	t->fill_ptr = 0;
+	for (uint32_t i = 0; i < qd && t->submitted < t->to_submit; i++)
+		closed_next(t);
+}
+
+static uint64_t next_gap(struct mc_tenant *t)
+{
+	double g = -log(rnd_unit(t)) * t->mean_gap_ns;
+
+	return g < 1.0 ? 1 : (uint64_t)g;
+}
+
+static void job_reads(struct mc_tenant *t, double kiops)
+{
+	if (t->z.n != t->cap)
+		zipf_init(&t->z, t->cap, MC_ZIPF_THETA);
+	t->job = MC_JOB_READS;
+	t->mean_gap_ns = 1e6 / kiops;
+	t->arrivals = true;
+	t->next_arr = blox_clock_now(&t->d->clock) + next_gap(t);
+}
+
+static void arrival(struct mc_tenant *t)
+{
+	uint64_t now = t->next_arr;
+
+	mc_submit(t, FTL_IO_READ, zipf_lba(t), 1, now);
+	t->next_arr = now + next_gap(t);
+}
+
+static bool tenant_busy(const struct mc_tenant *t)
+{
+	if (t->inflight)
+		return true;
+	switch (t->job) {
+	case MC_JOB_NONE:
+		return false;
+	case MC_JOB_READS:
+		return t->arrivals;
+	default:
+		return !t->stop && t->submitted < t->to_submit;
+	}
+}
+
+static bool both_idle(const struct mc_dev *d)
+{
+	return !tenant_busy(&d->t[0]) && !tenant_busy(&d->t[1]);
+}
+
+/* No op of a window is in flight (both tenants run on). */
+static bool window_drained(const struct mc_dev *d)
+{
+	return !d->t[0].win_inflight && !d->t[1].win_inflight;
+}
+
+/* ---- channel moves ---- */
+
+static uint64_t die_ns(const struct mc_dev *d, uint32_t die)
+{
+	const struct nand_die_stats *ds = nand_die_stats(d->dev, die);
+	uint64_t n = ds->suspend_overhead_ns;
+
+	for (int k = 0; k < NAND_OP_KINDS; k++)
+		n += ds->busy_ns[k];
+	return n;
+}
+
+/* Start the migration of die cur of the job's channel. */
+static void move_start(struct mc_dev *d)
+{
+	struct mc_job_state *j = &d->job;
+	struct mc_tenant *t = j->t;
+	struct mc_move *mv = &j->mv[j->cur];
+	uint32_t dpc = d->nc.geo.dies_per_channel;
+	struct ftl_migrate_cfg cfg = { .share = j->share };
+	struct ftl_migrate_progress pr;
+	struct ftl_resources r;
+	int rc;
+
+	memset(mv, 0, sizeof(*mv));
+	mv->src = j->from_ch * dpc + j->cur;
+	mv->dst = j->to_ch * dpc + j->cur;
+	ftl_get_resources(t->f, &r);
+	for (mv->slot = 0; mv->slot < r.nr_dies && r.dies[mv->slot] != mv->src; mv->slot++)
+		;
+	if (mv->slot == r.nr_dies)
+		sim_die("migcost: %c has no die %u", t->name, mv->src);
+	mv->t0 = blox_clock_now(&d->clock);
+	mv->src_ns0 = die_ns(d, mv->src);
+	mv->dst_ns0 = die_ns(d, mv->dst);
+	mv->dst_prog0 = nand_die_stats(d->dev, mv->dst)->busy_ns[NAND_OP_PROGRAM];
+	ftl_get_stats(t->f, &mv->st0);
+	mv->ec_min0 = mv->st0.min_erase;
+	mv->ec_max0 = mv->st0.max_erase;
+	rc = ftl_migrate_start(t->f, mv->slot, mv->dst, &cfg);
+	if (rc) {
+		j->error = rc;
+		sim_die("migcost: ftl_migrate_start (%c, slot %u, die %u -> %u, share %u): %d (%s)",
+			t->name, mv->slot, mv->src, mv->dst, j->share, rc, strerror(-rc));
+	}
+	ftl_migrate_progress(t->f, &pr);
+	mv->bytes_plan = pr.bytes_total;
+	mv->sbs_plan = pr.sbs_total;
+}
+
+/* ops->migrated() ran for the job's die cur: record it, start the next die or end. */
+static void move_ended(struct mc_dev *d)
+{
+	struct mc_job_state *j = &d->job;
+	struct mc_tenant *t = j->t;
+	struct mc_move *mv = &j->mv[j->cur];
+	struct ftl_migrate_progress pr;
+	struct ftl_stats st;
+
+	ftl_migrate_progress(t->f, &pr);
+	ftl_get_stats(t->f, &st);
+	mv->gc_runs = st.gc_runs - mv->st0.gc_runs;
+	mv->wl_runs = st.wl_runs - mv->st0.wl_runs;
+	mv->gc_units = st.gc_units_moved - mv->st0.gc_units_moved;
+	mv->ec_min1 = st.min_erase;
+	mv->ec_max1 = st.max_erase;
+	mv->status = t->mig_status;
+	if (pr.state != FTL_MIG_DONE || pr.status || t->mig_status)
+		sim_die("migcost: die %u -> %u of %c ended with state %d status %d (callback %d)",
+			mv->src, mv->dst, t->name, pr.state, pr.status, t->mig_status);
+	mv->t1 = blox_clock_now(&d->clock);
+	mv->ftl_t0 = pr.started_ns;
+	mv->ftl_t1 = pr.finished_ns;
+	mv->busy_ns = pr.busy_ns;
+	mv->bytes = pr.bytes_copied;
+	mv->sbs = pr.sbs_copied;
+	mv->src_ns = die_ns(d, mv->src) - mv->src_ns0;
+	mv->dst_ns = die_ns(d, mv->dst) - mv->dst_ns0;
+	mv->dst_prog = nand_die_stats(d->dev, mv->dst)->busy_ns[NAND_OP_PROGRAM] - mv->dst_prog0;
+	if (++j->cur < d->nc.geo.dies_per_channel) {
+		move_start(d);
+		return;
+	}
+	j->on = false;
+	j->t1 = mv->t1;
+	d->owner[j->from_ch] = -1;
+	t->ch = j->to_ch;
+}
+
+/* The next free channel after @ch (round robin). */
+static uint32_t next_free_channel(const struct mc_dev *d, uint32_t ch)
+{
+	uint32_t n = d->nc.geo.channels;
+
+	for (uint32_t k = 1; k < n; k++)
+		if (d->owner[(ch + k) % n] < 0)
+			return (ch + k) % n;
+	sim_die("migcost: no free channel");
+}
+
+static void job_start(struct mc_dev *d, int ti, uint32_t share)
+{
+	struct mc_job_state *j = &d->job;
+
+	memset(j, 0, sizeof(*j));
+	j->t = &d->t[ti];
+	j->on = true;
+	j->share = share;
+	j->from_ch = j->t->ch;
+	j->to_ch = next_free_channel(d, j->from_ch);
+	d->owner[j->to_ch] = ti; /* held for the move, as fbx_reserve does */
+	j->t0 = blox_clock_now(&d->clock);
+	move_start(d);
+}
+
+static bool job_done(const struct mc_dev *d)
+{
+	return !d->job.on;
+}
+
+/*
+ * Run the device, both FTLs, the arrivals and the FTLs' wake-ups, event by
+ * event, until @until, or until @done (if given) says so.
+ */
+static void mc_run(struct mc_dev *d, uint64_t until, bool (*done)(const struct mc_dev *d))
+{
+	for (;;) {
+		struct mc_tenant *at = NULL, *wt = NULL;
+		uint64_t next, arr = UINT64_MAX, wake = UINT64_MAX, now;
+		bool any = false;
+
+		for (int i = 0; i < MC_TENANTS; i++) {
+			struct mc_tenant *t = &d->t[i];
+
+			if (t->kicked) {
+				t->kicked = false;
+				ftl_process(t->f);
+				any = true;
+			}
+		}
+		for (int i = 0; i < MC_TENANTS; i++) {
+			struct mc_tenant *t = &d->t[i];
+
+			if (t->mig_ended) {
+				t->mig_ended = false;
+				if (d->job.on && d->job.t == t)
+					move_ended(d);
+				any = true;
+			}
+		}
+		if (any)
+			continue;
+		if (done && done(d))
+			return;
+		for (int i = 0; i < MC_TENANTS; i++) {
+			struct mc_tenant *t = &d->t[i];
+
+			if (t->job == MC_JOB_READS && t->arrivals && t->next_arr < arr) {
+				arr = t->next_arr;
+				at = t;
+			}
+			if (t->wake_ns && t->wake_ns < wake) {
+				wake = t->wake_ns;
+				wt = t;
+			}
+		}
+		next = nand_next_event(d->dev);
+		now = next < arr ? next : arr;
+		now = wake < now ? wake : now;
+		if (now == UINT64_MAX && until != UINT64_MAX)
+			break;
+		if (now == UINT64_MAX)
+			sim_die("migcost: HANG: work left, nothing pending in the NAND engine, no kick,"
+				" no wake-up (R %llu in flight, W %llu in flight, migration %s)",
+				(unsigned long long)d->t[0].inflight,
+				(unsigned long long)d->t[1].inflight, d->job.on ? "on" : "off");
+		if (now > until)
+			break;
+		if (now > blox_clock_now(&d->clock))
+			blox_clock_set(&d->clock, now);
+		if (wt && wake == now) {
+			wt->wake_ns = 0;
+			ftl_process(wt->f);
+			continue;
+		}
+		if (at && arr == now) {
+			arrival(at);
+			continue;
+		}
+		nand_advance(d->dev, now);
+	}
+	if (until != UINT64_MAX && blox_clock_now(&d->clock) < until)
+		blox_clock_set(&d->clock, until);
+}
+
+static void check_clean(const struct mc_dev *d)
+{
+	for (int i = 0; i < MC_TENANTS; i++)
+		if (d->t[i].bad || d->t[i].io_errors)
+			sim_die("migcost: DATA ERROR (%c): %llu bad reads, %llu I/O errors",
+				d->t[i].name, (unsigned long long)d->t[i].bad,
+				(unsigned long long)d->t[i].io_errors);
+}
+
+/* ---- windows ---- */
+
+static double flash_units(const struct ftl_stats *a)
+{
+	return (double)(a->units_written_host + a->units_written_gc + a->units_written_tp +
+			a->units_padded);
+}
+
+static double us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+static void win_begin(struct mc_dev *d, struct ftl_stats st[MC_TENANTS], uint64_t m1)
+{
+	uint64_t now = blox_clock_now(&d->clock);
+
+	for (int i = 0; i < MC_TENANTS; i++) {
+		struct mc_tenant *t = &d->t[i];
+
+		t->m_on = true;
+		t->m0 = now;
+		t->m1 = m1;
+		blox_hist_reset(&t->rlat);
+		blox_hist_reset(&t->wlat);
+		ftl_get_stats(t->f, &st[i]);
+	}
+}
+
+/* The window ends now: no new op counts; run until its ops are done, then its figures. */
+static void win_end(struct mc_dev *d, const struct ftl_stats st0[MC_TENANTS], struct mc_win *w)
+{
+	uint64_t now = blox_clock_now(&d->clock);
+	struct ftl_stats st1[MC_TENANTS];
+
+	w->secs = (double)(now - d->t[0].m0) * 1e-9;
+	for (int i = 0; i < MC_TENANTS; i++) {
+		d->t[i].m_on = false;
+		ftl_get_stats(d->t[i].f, &st1[i]);
+	}
+	mc_run(d, UINT64_MAX, window_drained);
+	for (int i = 0; i < MC_TENANTS; i++) {
+		const struct mc_tenant *t = &d->t[i];
+		const struct blox_hist *h = i == 0 ? &t->rlat : &t->wlat;
+		struct mc_lat *l = &w->lat[i];
+		double host = (double)(st1[i].units_written_host - st0[i].units_written_host);
+
+		l->n = h->count;
+		l->kiops = (double)h->count / w->secs / 1000.0;
+		l->mean = h->count ? blox_hist_mean(h) / 1000.0 : 0;
+		l->p50 = us(blox_hist_quantile(h, 0.50));
+		l->p99 = us(blox_hist_quantile(h, 0.99));
+		l->p999 = us(blox_hist_quantile(h, 0.999));
+		l->max = us(h->max);
+		l->waf = host > 0 ? (flash_units(&st1[i]) - flash_units(&st0[i])) / host : 0;
+		l->gc_runs = st1[i].gc_runs - st0[i].gc_runs;
+	}
+	check_clean(d);
+}
+
+/*
+ * Run until the channel move is over. R's arrivals never stop, so a
+ * migration that makes no progress would not hang the loop: die when a
+ * die migration has copied nothing and changed state for
+ * MC_STALL_S virtual seconds.
+ */
+static void mc_run_move(struct mc_dev *d)
+{
+	struct ftl_migrate_progress last, pr;
+	uint32_t last_cur = UINT32_MAX;
+	uint64_t since = blox_clock_now(&d->clock);
+
+	memset(&last, 0, sizeof(last));
+	while (d->job.on) {
+		struct mc_tenant *t = d->job.t;
+
+		mc_run(d, blox_clock_now(&d->clock) + (d->o->debug ? 250000000ull : 1000000000ull),
+		       job_done);
+		if (!d->job.on)
+			break;
+		ftl_migrate_progress(t->f, &pr);
+		if (d->o->debug) {
+			struct ftl_activity a;
+			struct ftl_gc_info g;
+
+			ftl_inspect_activity(t->f, &a);
+			ftl_inspect_gc(t->f, &g);
+			fprintf(stderr, "t %.2f die %u: state %d sbs %u/%u MiB %.1f/%.1f busy %.2f s wake"
+				" %.3f | %c: done %llu inflight %llu free_sbs %u gc %d/%d urgent %d"
+				" write_wait %u wbufs %u\n",
+				(double)blox_clock_now(&d->clock) * 1e-9, d->job.cur, pr.state,
+				pr.sbs_copied, pr.sbs_total, (double)pr.bytes_copied / MiB,
+				(double)pr.bytes_total / MiB, (double)pr.busy_ns * 1e-9,
+				(double)pr.wake_ns * 1e-9, t->name,
+				(unsigned long long)(t->submitted - t->inflight),
+				(unsigned long long)t->inflight, a.free_sbs, g.active, g.victim,
+				g.urgent, a.write_waiting, a.wbufs_busy);
+		}
+		if (d->job.cur != last_cur || pr.bytes_copied != last.bytes_copied ||
+		    pr.sbs_copied != last.sbs_copied || pr.state != last.state) {
+			last = pr;
+			last_cur = d->job.cur;
+			since = blox_clock_now(&d->clock);
+			continue;
+		}
+		if (blox_clock_now(&d->clock) - since >= MC_STALL_S * 1000000000ull) {
+			struct ftl_activity a;
+			struct ftl_gc_info g;
+
+			ftl_inspect_activity(t->f, &a);
+			ftl_inspect_gc(t->f, &g);
+			sim_die("migcost: the migration of %c's die %u -> %u (share %u) made no progress"
+				" for %u s: state %d status %d, %u/%u superblocks, %llu/%llu bytes, wake %llu,"
+				" now %llu; free sbs %u, gc active %d victim %d",
+				t->name, d->job.mv[d->job.cur].src, d->job.mv[d->job.cur].dst,
+				d->job.share, MC_STALL_S, pr.state, pr.status, pr.sbs_copied,
+				pr.sbs_total, (unsigned long long)pr.bytes_copied,
+				(unsigned long long)pr.bytes_total, (unsigned long long)pr.wake_ns,
+				(unsigned long long)blox_clock_now(&d->clock), a.free_sbs, g.active,
+				g.victim);
+		}
+	}
+}
+
+/*
+ * One point: tenant @ti's channel moved at @share (a window), then a
+ * window without migration as long as the move (at least --base-s), so
+ * that both see as many ops and the same rare events.
+ */
+static void mc_point(struct mc_dev *d, int ti, uint32_t share, struct mc_point *p)
+{
+	struct ftl_stats st[MC_TENANTS];
+	double w0 = sim_wall_now(), base_s;
+
+	p->target = ti;
+	p->share = share;
+	win_begin(d, st, UINT64_MAX);
+	job_start(d, ti, share);
+	p->from_ch = d->job.from_ch;
+	p->to_ch = d->job.to_ch;
+	mc_run_move(d);
+	win_end(d, st, &p->mig);
+	p->nmv = d->nc.geo.dies_per_channel;
+	memcpy(p->mv, d->job.mv, sizeof(p->mv[0]) * p->nmv);
+	p->secs = (double)(d->job.t1 - d->job.t0) * 1e-9;
+
+	base_s = p->secs > d->o->base_s ? p->secs : d->o->base_s;
+	win_begin(d, st, UINT64_MAX);
+	mc_run(d, blox_clock_now(&d->clock) + (uint64_t)(base_s * 1e9), NULL);
+	win_end(d, st, &p->base);
+	p->wall_s = sim_wall_now() - w0;
+}
+
+/* Both filled; W overwritten --precond-x times its capacity; W's WAF over that. */
+static double mc_precondition(struct mc_dev *d)
+{
+	const struct mc_opts *o = d->o;
+	struct mc_tenant *r = &d->t[0], *w = &d->t[1];
+	struct ftl_stats s0, s1;
+	double host;
+
+	job_closed(r, MC_JOB_FILL, (r->cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->fill_qd);
+	job_closed(w, MC_JOB_FILL, (w->cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->fill_qd);
+	mc_run(d, UINT64_MAX, both_idle);
+	if (r->fill_ptr != r->cap || w->fill_ptr != w->cap)
+		sim_die("migcost: fill stopped short");
+	ftl_get_stats(w->f, &s0);
+	job_closed(w, MC_JOB_RANDW, (uint64_t)(o->precond_x * w->cap), o->w_qd);
+	mc_run(d, UINT64_MAX, both_idle);
+	ftl_get_stats(w->f, &s1);
+	check_clean(d);
+	host = (double)(s1.units_written_host - s0.units_written_host);
+	return host > 0 ? (flash_units(&s1) - flash_units(&s0)) / host : 0;
+}
+
+/* W stops, R's arrivals stop; both read a random sample back. */
+static void mc_verify(struct mc_dev *d)
+{
+	d->t[0].arrivals = false;
+	d->t[1].stop = true;
+	mc_run(d, UINT64_MAX, both_idle);
+	for (int i = 0; i < MC_TENANTS; i++)
+		job_closed(&d->t[i], MC_JOB_VERIFY, MC_VERIFY_READS, d->o->fill_qd);
+	mc_run(d, UINT64_MAX, both_idle);
+	check_clean(d);
+}
+
+/* ---- output ---- */
+
+static void machine(char *buf, size_t n)
+{
+	struct utsname u;
+	char model[256] = "unknown CPU";
+	FILE *fp = fopen("/proc/cpuinfo", "r");
+
+	if (fp) {
+		char line[512];
+
+		while (fgets(line, sizeof(line), fp))
+			if (!strncmp(line, "model name", 10)) {
+				char *c = strchr(line, ':');
+
+				if (c) {
+					snprintf(model, sizeof(model), "%s", c + 2);
+					model[strcspn(model, "\n")] = 0;
+				}
+				break;
+			}
+		fclose(fp);
+	}
+	uname(&u);
+	snprintf(buf, n, "%s, Linux %s, single-threaded", model, u.release);
+}
+
+/* Raw bytes of one channel of @g. */
+static double channel_raw(const struct nand_geometry *g)
+{
+	return (double)g->dies_per_channel * g->planes_per_die * g->blocks_per_plane *
+	       g->pages_per_block * g->page_size;
+}
+
+static void mc_header(struct sim_out *out, const struct mc_dev *d, double waf_pre)
+{
+	const struct mc_opts *o = d->o;
+	const struct nand_geometry *g = &d->nc.geo;
+	const struct nand_timing *tm = &d->nc.timing;
+	const struct mc_tenant *r = &d->t[0], *w = &d->t[1];
+	struct nand_geometry dg;
+	struct ftl_layout lay;
+	struct ftl_gc_info gc;
+	char m[512];
+
+	nand_geometry_default(&dg);
+	machine(m, sizeof(m));
+	ftl_inspect_layout(r->f, &lay);
+	ftl_inspect_gc(w->f, &gc);
+	sim_outf(out, "# blox-sim: experiment migcost (FlashBlox, FAST 2017): the cost of moving a"
+		 " channel vSSD to another channel online\n");
+	sim_outf(out, "# command: %s\n", o->cmdline);
+	sim_outf(out, "# machine: %s; virtual time (FTL CPU time is not modeled)\n", m);
+	sim_outf(out, "# device: %u ch x %u die/ch x %u planes x %u blocks x %u pages x %u KiB (+%u B"
+		 " OOB), TLC: nand_config_default() but pages per block (default %u) and blocks per"
+		 " plane (default %u)\n",
+		 g->channels, g->dies_per_channel, g->planes_per_die, g->blocks_per_plane,
+		 g->pages_per_block, g->page_size / 1024, g->oob_size, dg.pages_per_block,
+		 dg.blocks_per_plane);
+	sim_outf(out, "#   a channel is %.0f MiB raw here (%.0f MiB with the default geometry)\n",
+		 channel_raw(g) / MiB, channel_raw(&dg) / MiB);
+	sim_outf(out, "# timing: tR %llu/%llu/%llu us, tPROG %llu/%llu/%llu us, tBERS %llu us, bus %llu"
+		 " MB/s, command %llu ns; multi-plane groups %s; default suspension policy (host reads"
+		 " suspend programs/erases)\n",
+		 (unsigned long long)tm->t_read_ns[0] / 1000, (unsigned long long)tm->t_read_ns[1] / 1000,
+		 (unsigned long long)tm->t_read_ns[2] / 1000, (unsigned long long)tm->t_prog_ns[0] / 1000,
+		 (unsigned long long)tm->t_prog_ns[1] / 1000, (unsigned long long)tm->t_prog_ns[2] / 1000,
+		 (unsigned long long)tm->t_erase_ns / 1000, (unsigned long long)tm->bus_mbps,
+		 (unsigned long long)tm->t_cmd_ns, d->nc.multiplane ? "on" : "off");
+	sim_outf(out, "# tenants (channel isolation), each its own FTL instance over the %u dies of one"
+		 " channel, all blocks: %u superblocks of %.1f MiB,\n"
+		 "#   capacity %u units (%.1f MiB) each; FTL defaults (op_permille %u, CMT %u KiB, MDC %u"
+		 " B, greedy GC, levels %u/%u/%u/%u free superblocks),\n"
+		 "#   static wear leveling when the superblocks' erase counts spread more than %u%s\n",
+		 g->dies_per_channel, lay.nr_sb, lay.units_per_sb * 4096.0 / MiB, r->cap,
+		 r->cap * 4096.0 / MiB, d->fc.op_permille, d->fc.cmt_bytes / 1024,
+		 d->fc.mdc_enabled ? d->fc.mdc_bytes : 0, gc.lvl_idle, gc.lvl_bg, gc.lvl_fg,
+		 gc.lvl_urgent, d->fc.wl_threshold,
+		 o->wl_threshold >= 0 ? " (--wl-threshold; 0: off)" : " (the FTL's default)");
+	sim_outf(out, "#   R (reader) on channel 0: open loop, Poisson arrivals at %.1f kIOPS of 4 KiB"
+		 " reads, LBAs scrambled zipfian (theta %.2f, YCSB C); filled sequentially\n"
+		 "#     (128 KiB writes, QD %u) first\n",
+		 o->r_kiops, MC_ZIPF_THETA, o->fill_qd);
+	sim_outf(out, "#   W (writer) on channel 1: closed loop, uniform random 4 KiB writes at QD %u;"
+		 " filled, then overwritten %.1f x its capacity (WAF %.2f over that),\n"
+		 "#     so its GC runs in steady state\n",
+		 o->w_qd, o->precond_x, waf_pre);
+	sim_outf(out, "# a channel move, as daemon/mgmt/prov_mig.c makes one: die d of the channel to"
+		 " die d of a free channel (the next free one after it), one\n"
+		 "#   ftl_migrate_start() after the other, each started when ops->migrated() of the one"
+		 " before ran (the daemon polls at 100 ms); the tenant moved\n"
+		 "#   stays there (its next move starts from there). Both tenants run all along; per"
+		 " share and tenant moved: the move as a window (m), then a window\n"
+		 "#   without migration as long as the move (at least %.1f s; b). A window's ops are"
+		 " those arriving in it (R) or submitted in it (W), each to its completion.\n",
+		 o->base_s);
+	sim_outf(out, "# every read checked against the data written; at the end %u random LBAs of"
+		 " each tenant read back and checked; seed %llu; %.1f s of both running before the"
+		 " first window\n",
+		 MC_VERIFY_READS, (unsigned long long)o->seed, o->warmup_s);
+}
+
+static const char *tname(int ti)
+{
+	return ti ? "W" : "R";
+}
+
+static void table_moves(struct sim_out *out, const struct mc_dev *d, const struct mc_point *pts,
+			uint32_t n)
+{
+	struct nand_geometry dg;
+	double scale;
+
+	nand_geometry_default(&dg);
+	scale = channel_raw(&dg) / channel_raw(&d->nc.geo);
+	sim_outf(out, "## A: the channel move (all %u dies, one after the other)\n",
+		 d->nc.geo.dies_per_channel);
+	sim_outf(out, "# time: first ftl_migrate_start() to the last ops->migrated(), virtual s;"
+		 " copied: page data the FTL copied (progress.bytes_copied, summed over the dies),\n"
+		 "#   planned: what it had to copy right after each start (progress.bytes_total);"
+		 " sbs: superblock copies; MB/s: copied / time;\n"
+		 "#   busy%%: the FTL's busy_ns (its ops' NAND time on the busier of the two dies, per"
+		 " step) / time, summed over the dies: the share the migration took;\n"
+		 "#   die/min..max: the shortest and longest die migration, s; full_ch_min: time x %.2f,"
+		 " a channel of the default geometry (%.0f MiB raw) as full as this one,\n"
+		 "#   at the same rate (an estimate, not simulated); wall: seconds for the point (both"
+		 " windows)\n",
+		 scale, channel_raw(&dg) / MiB);
+	sim_outf(out, "%-6s %5s %-7s %8s %9s %9s %5s %7s %6s %8s %8s %11s %6s\n", "moved", "share",
+		 "ch", "time_s", "copiedMiB", "plannedMiB", "sbs", "MB/s", "busy%", "die_min",
+		 "die_max", "full_ch_min", "wall");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct mc_point *p = &pts[i];
+		uint64_t bytes = 0, plan = 0, busy = 0;
+		uint32_t sbs = 0;
+		double dmin = 1e30, dmax = 0;
+		char ch[32];
+
+		for (uint32_t k = 0; k < p->nmv; k++) {
+			const struct mc_move *mv = &p->mv[k];
+			double s = (double)(mv->t1 - mv->t0) * 1e-9;
+
+			bytes += mv->bytes;
+			plan += mv->bytes_plan;
+			busy += mv->busy_ns;
+			sbs += mv->sbs;
+			dmin = s < dmin ? s : dmin;
+			dmax = s > dmax ? s : dmax;
+		}
+		snprintf(ch, sizeof(ch), "%u->%u", p->from_ch, p->to_ch);
+		sim_outf(out, "%-6s %5u %-7s %8.2f %9.1f %10.1f %5u %7.2f %6.1f %8.2f %8.2f %11.2f %6.1f\n",
+			 tname(p->target), p->share, ch, p->secs, (double)bytes / MiB,
+			 (double)plan / MiB, sbs, (double)bytes / 1e6 / p->secs,
+			 100.0 * (double)busy * 1e-9 / p->secs, dmin, dmax, p->secs * scale / 60.0,
+			 p->wall_s);
+	}
+}
+
+static void lat_cols(struct sim_out *out, const struct mc_lat *b, const struct mc_lat *m)
+{
+	sim_outf(out, " %7.2f %7.2f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9.1f %9.1f %6.2f %6.2f"
+		 " %6.2f",
+		 b->kiops, m->kiops, b->mean, m->mean, b->p50, m->p50, b->p99, m->p99, b->p999,
+		 m->p999, b->mean > 0 ? m->mean / b->mean : 0, b->p99 > 0 ? m->p99 / b->p99 : 0,
+		 b->p999 > 0 ? m->p999 / b->p999 : 0);
+}
+
+static void table_lat(struct sim_out *out, const struct mc_point *pts, uint32_t n, bool moved)
+{
+	if (moved)
+		sim_outf(out, "## B: the moved tenant's latency during the move (m) and in the window"
+			 " after it without migration (b)\n");
+	else
+		sim_outf(out, "## C: the other tenant's latency (its own channel, untouched), the same"
+			 " windows\n");
+	sim_outf(out, "# R: its reads, from arrival to completion; W: its writes, from submission"
+		 " to completion (closed loop: latency = QD / throughput); us;\n"
+		 "# kIOPS: ops of the window per second; x_mean, x_p99, x_p99.9: m / b\n");
+	sim_outf(out, "%-6s %5s %-6s %7s %7s %8s %8s %8s %8s %8s %8s %9s %9s %6s %6s %6s\n", "moved",
+		 "share", "tenant", "kIOPS_b", "kIOPS_m", "mean_b", "mean_m", "p50_b", "p50_m", "p99_b",
+		 "p99_m", "p99.9_b", "p99.9_m", "x_mean", "x_p99", "x_p999");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct mc_point *p = &pts[i];
+		int ti = moved ? p->target : !p->target;
+
+		sim_outf(out, "%-6s %5u %-6s", tname(p->target), p->share, tname(ti));
+		lat_cols(out, &p->base.lat[ti], &p->mig.lat[ti]);
+		sim_outf(out, "\n");
+	}
+}
+
+static void table_windows(struct sim_out *out, const struct mc_point *pts, uint32_t n)
+{
+	sim_outf(out, "## D: the windows: length, P50/max of both tenants, W's WAF and GC runs\n");
+	sim_outf(out, "%-6s %5s %6s %6s %8s %8s %9s %9s %8s %8s %9s %9s %6s %6s %5s %5s\n", "moved",
+		 "share", "base_s", "mig_s", "R_n_b", "R_n_m", "R_max_b", "R_max_m", "W_n_b",
+		 "W_n_m", "W_max_b", "W_max_m", "Wwaf_b", "Wwaf_m", "gc_b", "gc_m");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct mc_point *p = &pts[i];
+		const struct mc_lat *rb = &p->base.lat[0], *rm = &p->mig.lat[0];
+		const struct mc_lat *wb = &p->base.lat[1], *wm = &p->mig.lat[1];
+
+		sim_outf(out, "%-6s %5u %6.2f %6.2f %8llu %8llu %9.1f %9.1f %8llu %8llu %9.1f %9.1f"
+			 " %6.2f %6.2f %5llu %5llu\n",
+			 tname(p->target), p->share, p->base.secs, p->mig.secs,
+			 (unsigned long long)rb->n, (unsigned long long)rm->n, rb->max, rm->max,
+			 (unsigned long long)wb->n, (unsigned long long)wm->n, wb->max, wm->max, wb->waf,
+			 wm->waf, (unsigned long long)wb->gc_runs, (unsigned long long)wm->gc_runs);
+	}
+}
+
+static void table_dies(struct sim_out *out, const struct mc_dev *d, const struct mc_point *pts,
+		       uint32_t n)
+{
+	uint32_t dpc = d->nc.geo.dies_per_channel;
+
+	sim_outf(out, "## E: each die migration\n");
+	sim_outf(out, "# die: global index (channel x %u + die); start: s after the channel move"
+		 " began; time: s; MiB/plan: copied/planned; ftl_busy%%: progress.busy_ns / time\n"
+		 "#   (what the throttle holds to share/10 %%); src%%, dst%%: the NAND's array time of"
+		 " the two dies (all kinds and tenants, suspend overhead included) / time;\n"
+		 "#   dst_prog%%: the destination's program array time / time; gc, wl: the moved"
+		 " tenant's GC runs and static wear-leveling runs (ftl_stats) during it;\n"
+		 "#   gcMiB: units GC moved, MiB; ec: its superblocks' erase counts min-max (ftl_stats)"
+		 " at the start and at the end\n",
+		 dpc);
+	sim_outf(out, "%-6s %5s %4s %4s %4s %8s %8s %8s %8s %4s %9s %6s %6s %9s %5s %4s %7s %9s %9s\n",
+		 "moved", "share", "slot", "src", "dst", "start_s", "time_s", "MiB", "planMiB", "sbs",
+		 "ftl_busy%", "src%", "dst%", "dst_prog%", "gc", "wl", "gcMiB", "ec_start", "ec_end");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct mc_point *p = &pts[i];
+
+		for (uint32_t k = 0; k < p->nmv; k++) {
+			const struct mc_move *mv = &p->mv[k];
+			double ns = (double)(mv->t1 - mv->t0);
+			char e0[32], e1[32];
+
+			snprintf(e0, sizeof(e0), "%u-%u", mv->ec_min0, mv->ec_max0);
+			snprintf(e1, sizeof(e1), "%u-%u", mv->ec_min1, mv->ec_max1);
+			sim_outf(out, "%-6s %5u %4u %4u %4u %8.2f %8.2f %8.1f %8.1f %4u %9.1f %6.1f"
+				 " %6.1f %9.1f %5llu %4llu %7.1f %9s %9s\n",
+				 tname(p->target), p->share, mv->slot, mv->src, mv->dst,
+				 (double)(mv->t0 - p->mv[0].t0) * 1e-9, ns * 1e-9,
+				 (double)mv->bytes / MiB, (double)mv->bytes_plan / MiB, mv->sbs,
+				 100.0 * (double)mv->busy_ns / ns, 100.0 * (double)mv->src_ns / ns,
+				 100.0 * (double)mv->dst_ns / ns, 100.0 * (double)mv->dst_prog / ns,
+				 (unsigned long long)mv->gc_runs, (unsigned long long)mv->wl_runs,
+				 (double)mv->gc_units * FTL_UNIT / MiB, e0, e1);
+		}
+	}
+}
+
+/* ---- options ---- */
+
+static void usage(void)
+{
+	printf("usage: blox-sim migcost [options]   (FlashBlox: the cost of a channel migration)\n"
+	       "  --shares a,b,...       throttle shares, permille (default 1000,500,250,100)\n"
+	       "  --move reader,writer   whose channel moves (default both, reader first)\n"
+	       "  --base-s S             window without migration after each move: as long as\n"
+	       "                         the move, at least S (default 5)\n"
+	       "  --warmup-s S           both running before the first window (default 1)\n"
+	       "  --r-kiops X            R's Poisson read rate, kIOPS (default 10)\n"
+	       "  --w-qd N               W's closed-loop queue depth (default 32)\n"
+	       "  --precond-x X          W's random overwrite before measuring, x capacity (default 2)\n"
+	       "  --ppb N --blocks N     pages per block and blocks per plane (default 48, 64;\n"
+	       "                         the NAND default is 384, 64)\n"
+	       "  --wl-threshold N       the FTL's static wear-leveling threshold (erase-count\n"
+	       "                         spread; 0: off; default the FTL's, 64)\n"
+	       "  --qd N                 fill and verify queue depth (default 32)\n"
+	       "  --seed N               RNG seed (default 1)\n"
+	       "  --out FILE             output (default docs/results/flashblox_migcost.txt)\n"
+	       "  --outdir DIR           output directory (default docs/results)\n");
+}
+
+static double arg_pos(const char *k, const char *v)
+{
+	char *end;
+	double x = strtod(v, &end);
+
+	if (*end || end == v || !(x > 0))
+		sim_die("%s must be positive, got %s", k, v);
+	return x;
+}
+
+static uint32_t arg_u32(const char *k, const char *v, uint32_t lo, uint32_t hi)
+{
+	char *end;
+	unsigned long x = strtoul(v, &end, 10);
+
+	if (*end || end == v || x < lo || x > hi)
+		sim_die("%s: expected %u..%u, got %s", k, lo, hi, v);
+	return (uint32_t)x;
+}
+
+static void parse_shares(struct mc_opts *o, const char *v)
+{
+	char *copy = strdup(v), *tok, *save = NULL;
+
+	o->nshares = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nshares == MC_MAX_SHARES)
+			sim_die("too many --shares (at most %u)", MC_MAX_SHARES);
+		o->shares[o->nshares++] = arg_u32("--shares", tok, 1, 1000);
+	}
+	free(copy);
+	if (!o->nshares)
+		sim_die("--shares needs a value");
+}
+
+static void parse_move(struct mc_opts *o, const char *v)
+{
+	char *copy = strdup(v), *tok, *save = NULL;
+
+	o->targets = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "reader"))
+			o->targets |= 1;
+		else if (!strcmp(tok, "writer"))
+			o->targets |= 2;
+		else
+			sim_die("--move: reader, writer or both, got %s", tok);
+	}
+	free(copy);
+	if (!o->targets)
+		sim_die("--move needs a value");
+}
+
+static bool parse(struct mc_opts *o, int argc, char **argv)
+{
+	size_t len = 0;
+
+	*o = (struct mc_opts){ .targets = 3, .base_s = 5, .warmup_s = 1, .r_kiops = 10,
+			       .precond_x = 2, .w_qd = 32, .wl_threshold = -1, .fill_qd = 32, .ppb = 48, .blocks = 64,
+			       .seed = 1, .outdir = "docs/results",
+			       .debug = getenv("BLOX_SIM_DEBUG") != NULL };
+	parse_shares(o, "1000,500,250,100");
+	for (int i = 0; i < argc; i++) {
+		int n = snprintf(o->cmdline + len, sizeof(o->cmdline) - len, "%s%s", i ? " " : "",
+				 argv[i]);
+
+		if (n < 0 || (size_t)n >= sizeof(o->cmdline) - len)
+			break;
+		len += (size_t)n;
+	}
+	/* argv[1] is "migcost". */
+	for (int i = 2; i < argc; i++) {
+		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
+			usage();
+			return false;
+		}
+		if (!v)
+			sim_die("%s needs a value (migcost --help)", k);
+		i++;
+		if (!strcmp(k, "--shares"))
+			parse_shares(o, v);
+		else if (!strcmp(k, "--move"))
+			parse_move(o, v);
+		else if (!strcmp(k, "--base-s"))
+			o->base_s = arg_pos(k, v);
+		else if (!strcmp(k, "--warmup-s"))
+			o->warmup_s = arg_pos(k, v);
+		else if (!strcmp(k, "--r-kiops"))
+			o->r_kiops = arg_pos(k, v);
+		else if (!strcmp(k, "--w-qd"))
+			o->w_qd = arg_u32(k, v, 1, 1024);
+		else if (!strcmp(k, "--precond-x"))
+			o->precond_x = arg_pos(k, v);
+		else if (!strcmp(k, "--ppb"))
+			o->ppb = arg_u32(k, v, 3, 4096);
+		else if (!strcmp(k, "--blocks"))
+			o->blocks = arg_u32(k, v, 8, 65536);
+		else if (!strcmp(k, "--wl-threshold"))
+			o->wl_threshold = (int)arg_u32(k, v, 0, 1000000);
+		else if (!strcmp(k, "--qd"))
+			o->fill_qd = arg_u32(k, v, 1, 1024);
+		else if (!strcmp(k, "--seed"))
+			o->seed = strtoull(v, NULL, 0) | 1;
+		else if (!strcmp(k, "--out"))
+			o->out = v;
+		else if (!strcmp(k, "--outdir"))
+			o->outdir = v;
+		else
+			sim_die("unknown option %s (migcost --help)", k);
+	}
+	if (o->ppb % 3)
+		sim_die("--ppb must be a multiple of 3 (TLC)");
+	return true;
+}
+
+int sim_migcost_main(int argc, char **argv)
+{
+	struct mc_opts o;
+	struct sim_out out;
+	struct mc_dev *d;
+	struct mc_point *pts;
+	uint32_t n = 0;
+	double w0 = sim_wall_now(), waf_pre;
+	char path[1024];
+
+	if (!parse(&o, argc, argv))
+		return 0;
+	if (o.out)
+		snprintf(path, sizeof(path), "%s", o.out);
+	else
+		snprintf(path, sizeof(path), "%s/flashblox_migcost.txt", o.outdir);
+	out.fp = fopen(path, "w");
+	if (!out.fp)
+		sim_die("cannot write %s: %s", path, strerror(errno));
+	fprintf(stderr, "writing %s\n", path);
+	d = calloc(1, sizeof(*d));
+	pts = calloc(2 * MC_MAX_SHARES, sizeof(*pts));
+	if (!d || !pts)
+		sim_die("out of memory");
+	mc_open(d, &o);
+	waf_pre = mc_precondition(d);
+	fprintf(stderr, "  [preconditioned, %.1f s wall]\n", sim_wall_now() - w0);
+	mc_header(&out, d, waf_pre);
+	/* From here R reads and W writes without a pause until the end. */
+	job_closed(&d->t[1], MC_JOB_RANDW, UINT64_MAX, o.w_qd);
+	job_reads(&d->t[0], o.r_kiops);
+	mc_run(d, blox_clock_now(&d->clock) + (uint64_t)(o.warmup_s * 1e9), NULL);
+	for (int ti = 0; ti < MC_TENANTS; ti++) {
+		if (!(o.targets & (1u << ti)))
+			continue;
+		for (uint32_t k = 0; k < o.nshares; k++) {
+			struct mc_point *p = &pts[n++];
+
+			mc_point(d, ti, o.shares[k], p);
+			fprintf(stderr, "  [%s share %u: ch %u -> %u in %.2f s virtual, %.1f s wall]\n",
+				tname(ti), p->share, p->from_ch, p->to_ch, p->secs, p->wall_s);
+		}
+	}
+	mc_verify(d);
+	table_moves(&out, d, pts, n);
+	table_lat(&out, pts, n, true);
+	table_lat(&out, pts, n, false);
+	table_windows(&out, pts, n);
+	table_dies(&out, d, pts, n);
+	sim_outf(&out, "# virtual time at the end: %.1f s; wall time: %.1f s\n",
+		 (double)blox_clock_now(&d->clock) * 1e-9, sim_wall_now() - w0);
+	sim_out_close(&out);
+	mc_close(d);
+	free(d);
+	free(pts);
+	return 0;
+}
