@@ -612,4 +612,39 @@ fio_job "4k randwrite iodepth 32, ${R3}k at ${O3}k, verify crc32c, over digests"
 	$FIO_R3 --offset="${O3}k" --size="${R3}k"
 
 disconnect "connect #2"
+
+# --- two software vSSDs of one pool: two NVM Sets, one Endurance Group -----------
+if [ -n "${POOL_NQN:-}" ]; then
+	MAIN_NQN=$NQN
+	NQN=$POOL_NQN
+	if connect "pool"; then
+		P=/dev/${CTRL}n
+		for n in 1 2; do
+			timeout "$T" nvme id-ns "/dev/$CTRL" -n "$n" >"$W/pool-id-ns$n.txt" 2>&1 ||
+				fail "pool: nvme id-ns -n $n"
+		done
+		s1=$(idfield "$W/pool-id-ns1.txt" nvmsetid)
+		s2=$(idfield "$W/pool-id-ns2.txt" nvmsetid)
+		g1=$(idfield "$W/pool-id-ns1.txt" endgid)
+		g2=$(idfield "$W/pool-id-ns2.txt" endgid)
+		echo "pool: namespace 1 nvmsetid $s1 endgid $g1, namespace 2 nvmsetid $s2 endgid $g2 ($P*)"
+		expect "pool: namespace 1 nvmsetid" "$s1" -eq 1
+		expect "pool: namespace 2 nvmsetid" "$s2" -eq 2
+		if [ -n "$g1" ] && [ "$g1" = "$g2" ] && [ "$g1" -ge 1 ]; then
+			pass "pool: both software vSSDs are in one Endurance Group ($g1)"
+		else
+			fail "pool: endgid '$g1' and '$g2' differ: one pool should be one group"
+		fi
+		if timeout "$T" nvme id-nvmset "/dev/$CTRL" >"$W/pool-id-nvmset.txt" 2>&1; then
+			cat "$W/pool-id-nvmset.txt"
+			expect "pool: id-nvmset lists both sets" \
+				"$(grep -c 'nvmset_id' "$W/pool-id-nvmset.txt")" -eq 2
+		else
+			fail "pool: nvme id-nvmset"
+		fi
+		endurance_log "pool" "${g1:-1}" "$W/pool-endurance.txt" || true
+		disconnect "pool"
+	fi
+	NQN=$MAIN_NQN
+fi
 finish

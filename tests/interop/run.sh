@@ -8,7 +8,8 @@
 #                  or 6.1)
 #
 # Starts bloxd on the host's 127.0.0.1 with a generated config (subsystem
-# nqn.2026-12.io.blox:interop, one 1 GiB "nand" namespace of 4096-byte
+# nqn.2026-12.io.blox:interop, one 1 GiB "nand" namespace (a channel vSSD on an
+# emulated 8-channel device; a second subsystem has two software vSSDs) of 4096-byte
 # blocks: the FTL on emulated flash, kept in a file store in a temporary
 # --data-dir; an NVM listener and a discovery-only listener), then runs
 # guest.sh inside a QEMU VM (../shared/initiator-vm/run-in-vm.sh beside the
@@ -42,6 +43,8 @@ BLOXD=${1:-${BLOXD:-}}
 SERIES=${2:-${INITIATOR_VM_KERNEL:-6.1}}
 NQN=nqn.2026-12.io.blox:interop
 NS_SIZE=1073741824
+# A second subsystem with two software vSSDs sharing a pool of dies (one Endurance Group).
+POOL_NQN=nqn.2026-12.io.blox:interop-pool
 NS_BLOCK=4096
 NAME="interop_linux_${SERIES//./_}"
 # CTest SIGKILLs a test at its TIMEOUT (1200 s), which no trap can catch: a
@@ -124,13 +127,22 @@ cat >"$CFG" <<EOF
     { "address": "127.0.0.1", "port": $NVM_PORT },
     { "address": "127.0.0.1", "port": $DISC_PORT, "discovery_only": true }
   ],
+  "devices": [ { "name": "nand0" } ],
   "subsystems": [
     {
       "nqn": "$NQN",
       "allow_any_host": true,
       "namespaces": [
         { "nsid": 1, "backend": "nand", "size": "1G", "block_size": $NS_BLOCK,
-          "ftl": { "store": "file" } }
+          "device": "nand0", "isolation": "channel:1" }
+      ]
+    },
+    {
+      "nqn": "$POOL_NQN",
+      "allow_any_host": true,
+      "namespaces": [
+        { "nsid": 1, "backend": "nand", "size": "64M", "device": "nand0", "isolation": "software" },
+        { "nsid": 2, "backend": "nand", "size": "64M", "device": "nand0", "isolation": "software" }
       ]
     }
   ]
@@ -235,7 +247,7 @@ start_bloxd() {
 
 # run_vm MODE LOG: guest.sh in the VM with MODE (full or verify); sets
 # VM_RC and VM_SECS.
-GUEST_ENV="TARGET_NQN=$NQN NVM_PORT=$NVM_PORT DISC_PORT=$DISC_PORT EXPECT_SIZE=$NS_SIZE"
+GUEST_ENV="TARGET_NQN=$NQN POOL_NQN=$POOL_NQN NVM_PORT=$NVM_PORT DISC_PORT=$DISC_PORT EXPECT_SIZE=$NS_SIZE"
 GUEST_ENV+=" EXPECT_BLOCK_SIZE=$NS_BLOCK EXPECT_TRSVCID=$NVM_PORT NR_IO_QUEUES=2 ${BLOX_INTEROP_GUEST_ENV:-}"
 #
 # The guest kernel runs under TCG (no KVM); once in a while 6.12 panics while
