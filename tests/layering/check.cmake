@@ -124,9 +124,17 @@ expect(ftl/ftl.c nvmf.h FAIL)
 expect(nand/engine.c blox_clock.h OK)
 expect(nand/engine.c ftl.h FAIL)
 expect(nand/engine.c bdev.h FAIL)
+expect(nand/engine.c qos.h FAIL)
+expect(ftl/ftl.c qos.h FAIL)
+# qos/ sits above the NAND (it makes the engine's policies), below the daemon.
+expect(qos/limiter.c nand.h OK)
+expect(qos/limiter.c ftl_internal.h FAIL)
+expect(qos/limiter.c bdev.h FAIL)
+expect(qos/limiter.c nvmf.h FAIL)
+expect(qos/limiter.c mgmt.h FAIL)
 
 # No include reaches past the build's include folders.
-file(GLOB_RECURSE sources ${SRC}/common/* ${SRC}/nand/* ${SRC}/ftl/* ${SRC}/daemon/*
+file(GLOB_RECURSE sources ${SRC}/common/* ${SRC}/nand/* ${SRC}/ftl/* ${SRC}/qos/* ${SRC}/daemon/*
      ${SRC}/proto/* ${SRC}/cli/* ${SRC}/tests/*)
 foreach(f IN LISTS sources)
   if(f MATCHES "\\.[ch]$")
