@@ -23,7 +23,9 @@
  * moves it on to the next free one.
  *
  * Every read is checked against what was written; at the end both tenants
- * read a random sample back.
+ * read a random sample back. BLOX_SIM_DEBUG in the environment prints the
+ * moving tenant's FTL (migration progress, free superblocks, GC, waiting
+ * writes) every 0.25 s of a move to stderr.
  */
 #include <errno.h>
 #include <math.h>
@@ -44,7 +46,7 @@
 
 struct mc_opts {
 	uint32_t shares[MC_MAX_SHARES], nshares;
-	uint32_t targets; /* bit 0: move R's channel, bit 1: W's */
+	int order[MC_TENANTS], norder; /* whose channel moves (0: R, 1: W), in this order */
 	double base_s, warmup_s, r_kiops, precond_x;
 	uint32_t w_qd, fill_qd, ppb, blocks;
 	int wl_threshold; /* the FTL's static wear-leveling threshold; -1: its default */
@@ -1070,7 +1072,8 @@ static void mc_header(struct sim_out *out, const struct mc_dev *d, double waf_pr
 		 " die d of a free channel (the next free one after it), one\n"
 		 "#   ftl_migrate_start() after the other, each started when ops->migrated() of the one"
 		 " before ran (the daemon polls at 100 ms); the tenant moved\n"
-		 "#   stays there (its next move starts from there). Both tenants run all along; per"
+		 "#   stays there (its next move starts from there); moves in the order of --move, each"
+		 " at every share in turn. Both tenants run all along; per"
 		 " share and tenant moved: the move as a window (m), then a window\n"
 		 "#   without migration as long as the move (at least %.1f s; b). A window's ops are"
 		 " those arriving in it (R) or submitted in it (W), each to its completion.\n",
@@ -1104,12 +1107,13 @@ static void table_moves(struct sim_out *out, const struct mc_dev *d, const struc
 		 " step) / time, summed over the dies: the share the migration took;\n"
 		 "#   die/min..max: the shortest and longest die migration, s; full_ch_min: time x %.2f,"
 		 " a channel of the default geometry (%.0f MiB raw) as full as this one,\n"
-		 "#   at the same rate (an estimate, not simulated); wall: seconds for the point (both"
-		 " windows)\n",
+		 "#   at the same rate (an estimate, not simulated); GiB/15min: what this rate copies in"
+		 " 15 minutes; %%of19d: full_ch_min as a share of 19 days;\n"
+		 "#   wall: seconds for the point (both windows)\n",
 		 scale, channel_raw(&dg) / MiB);
-	sim_outf(out, "%-6s %5s %-7s %8s %9s %9s %5s %7s %6s %8s %8s %11s %6s\n", "moved", "share",
-		 "ch", "time_s", "copiedMiB", "plannedMiB", "sbs", "MB/s", "busy%", "die_min",
-		 "die_max", "full_ch_min", "wall");
+	sim_outf(out, "%-6s %5s %-7s %8s %9s %9s %5s %7s %6s %8s %8s %11s %9s %7s %6s\n", "moved",
+		 "share", "ch", "time_s", "copiedMiB", "plannedMiB", "sbs", "MB/s", "busy%",
+		 "die_min", "die_max", "full_ch_min", "GiB/15min", "%of19d", "wall");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct mc_point *p = &pts[i];
 		uint64_t bytes = 0, plan = 0, busy = 0;
@@ -1129,11 +1133,13 @@ static void table_moves(struct sim_out *out, const struct mc_dev *d, const struc
 			dmax = s > dmax ? s : dmax;
 		}
 		snprintf(ch, sizeof(ch), "%u->%u", p->from_ch, p->to_ch);
-		sim_outf(out, "%-6s %5u %-7s %8.2f %9.1f %10.1f %5u %7.2f %6.1f %8.2f %8.2f %11.2f %6.1f\n",
+		sim_outf(out, "%-6s %5u %-7s %8.2f %9.1f %10.1f %5u %7.2f %6.1f %8.2f %8.2f %11.2f %9.2f"
+			 " %7.4f %6.1f\n",
 			 tname(p->target), p->share, ch, p->secs, (double)bytes / MiB,
 			 (double)plan / MiB, sbs, (double)bytes / 1e6 / p->secs,
 			 100.0 * (double)busy * 1e-9 / p->secs, dmin, dmax, p->secs * scale / 60.0,
-			 p->wall_s);
+			 (double)bytes / p->secs * 900.0 / (MiB * 1024.0),
+			 100.0 * p->secs * scale / (19.0 * 86400.0), p->wall_s);
 	}
 }
 
@@ -1237,7 +1243,8 @@ static void usage(void)
 {
 	printf("usage: blox-sim migcost [options]   (FlashBlox: the cost of a channel migration)\n"
 	       "  --shares a,b,...       throttle shares, permille (default 1000,500,250,100)\n"
-	       "  --move reader,writer   whose channel moves (default both, reader first)\n"
+	       "  --move a,b             whose channel moves, in this order: writer and/or reader\n"
+	       "                         (default writer,reader)\n"
 	       "  --base-s S             window without migration after each move: as long as\n"
 	       "                         the move, at least S (default 5)\n"
 	       "  --warmup-s S           both running before the first window (default 1)\n"
@@ -1293,17 +1300,23 @@ static void parse_move(struct mc_opts *o, const char *v)
 {
 	char *copy = strdup(v), *tok, *save = NULL;
 
-	o->targets = 0;
+	o->norder = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int ti;
+
 		if (!strcmp(tok, "reader"))
-			o->targets |= 1;
+			ti = 0;
 		else if (!strcmp(tok, "writer"))
-			o->targets |= 2;
+			ti = 1;
 		else
-			sim_die("--move: reader, writer or both, got %s", tok);
+			sim_die("--move: reader and/or writer, got %s", tok);
+		for (int i = 0; i < o->norder; i++)
+			if (o->order[i] == ti)
+				sim_die("--move: %s twice", tok);
+		o->order[o->norder++] = ti;
 	}
 	free(copy);
-	if (!o->targets)
+	if (!o->norder)
 		sim_die("--move needs a value");
 }
 
@@ -1311,7 +1324,7 @@ static bool parse(struct mc_opts *o, int argc, char **argv)
 {
 	size_t len = 0;
 
-	*o = (struct mc_opts){ .targets = 3, .base_s = 5, .warmup_s = 1, .r_kiops = 10,
+	*o = (struct mc_opts){ .order = { 1, 0 }, .norder = 2, .base_s = 5, .warmup_s = 1, .r_kiops = 10,
 			       .precond_x = 2, .w_qd = 32, .wl_threshold = -1, .fill_qd = 32, .ppb = 48, .blocks = 64,
 			       .seed = 1, .outdir = "docs/results",
 			       .debug = getenv("BLOX_SIM_DEBUG") != NULL };
@@ -1403,9 +1416,9 @@ int sim_migcost_main(int argc, char **argv)
 	job_closed(&d->t[1], MC_JOB_RANDW, UINT64_MAX, o.w_qd);
 	job_reads(&d->t[0], o.r_kiops);
 	mc_run(d, blox_clock_now(&d->clock) + (uint64_t)(o.warmup_s * 1e9), NULL);
-	for (int ti = 0; ti < MC_TENANTS; ti++) {
-		if (!(o.targets & (1u << ti)))
-			continue;
+	for (int i = 0; i < o.norder; i++) {
+		int ti = o.order[i];
+
 		for (uint32_t k = 0; k < o.nshares; k++) {
 			struct mc_point *p = &pts[n++];
 
