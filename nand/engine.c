@@ -341,6 +341,8 @@ static void consider_suspend(struct nand_dev *dev, struct nand_die *d,
 	}
 	q = (struct nand_suspend_query){
 		.running = op->kind,
+		.running_prio = op->prio,
+		.die = d->idx,
 		.elapsed_ns = op->array_ns - (d->array_end - t),
 		.total_ns = op->array_ns,
 		.suspends = op->suspends,

@@ -195,6 +195,8 @@ struct nand_op {
 
 struct nand_suspend_query {
 	enum nand_op_kind running; /* PROGRAM or ERASE */
+	enum nand_prio running_prio; /* its queue class (host write, GC write, erase) */
+	uint32_t die; /* global die index (nand_die_index()), for per-die policy inputs */
 	uint64_t elapsed_ns, total_ns; /* of the running op's array time */
 	uint32_t suspends; /* of the running op so far */
 	enum nand_prio waiting; /* best priority waiting */
