@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "sim.h"
 
@@ -879,18 +880,22 @@ static void mc_run_move(struct mc_dev *d)
 			struct ftl_activity a;
 			struct ftl_gc_info g;
 
+			struct ftl_sb_info vi = { 0 };
+
 			ftl_inspect_activity(t->f, &a);
 			ftl_inspect_gc(t->f, &g);
+			if (g.victim >= 0)
+				ftl_inspect_sb(t->f, (uint32_t)g.victim, &vi);
 			fprintf(stderr, "t %.2f die %u: state %d sbs %u/%u MiB %.1f/%.1f busy %.2f s wake"
-				" %.3f | %c: done %llu inflight %llu free_sbs %u gc %d/%d urgent %d"
-				" write_wait %u wbufs %u\n",
+				" %.3f | %c: done %llu inflight %llu free_sbs %u gc %d/%d (ec %u, valid %u)"
+				" urgent %d write_wait %u wbufs %u\n",
 				(double)blox_clock_now(&d->clock) * 1e-9, d->job.cur, pr.state,
 				pr.sbs_copied, pr.sbs_total, (double)pr.bytes_copied / MiB,
 				(double)pr.bytes_total / MiB, (double)pr.busy_ns * 1e-9,
 				(double)pr.wake_ns * 1e-9, t->name,
 				(unsigned long long)(t->submitted - t->inflight),
 				(unsigned long long)t->inflight, a.free_sbs, g.active, g.victim,
-				g.urgent, a.write_waiting, a.wbufs_busy);
+				vi.erase_count, vi.valid, g.urgent, a.write_waiting, a.wbufs_busy);
 		}
 		if (d->job.cur != last_cur || pr.bytes_copied != last.bytes_copied ||
 		    pr.sbs_copied != last.sbs_copied || pr.state != last.state) {
@@ -986,7 +991,7 @@ static void mc_verify(struct mc_dev *d)
 static void machine(char *buf, size_t n)
 {
 	struct utsname u;
-	char model[256] = "unknown CPU";
+	char model[256] = "unknown CPU", os[256] = "unknown OS";
 	FILE *fp = fopen("/proc/cpuinfo", "r");
 
 	if (fp) {
@@ -1004,8 +1009,24 @@ static void machine(char *buf, size_t n)
 			}
 		fclose(fp);
 	}
+	fp = fopen("/etc/os-release", "r");
+	if (fp) {
+		char line[512];
+
+		while (fgets(line, sizeof(line), fp))
+			if (!strncmp(line, "PRETTY_NAME=", 12)) {
+				char *v = line + 12;
+
+				v += *v == '"';
+				v[strcspn(v, "\"\n")] = 0;
+				snprintf(os, sizeof(os), "%s", v);
+				break;
+			}
+		fclose(fp);
+	}
 	uname(&u);
-	snprintf(buf, n, "%s, Linux %s, single-threaded", model, u.release);
+	snprintf(buf, n, "%s x %ld online, %s, Linux %s; the simulator is single-threaded", model,
+		 sysconf(_SC_NPROCESSORS_ONLN), os, u.release);
 }
 
 /* Raw bytes of one channel of @g. */
@@ -1178,7 +1199,8 @@ static void table_lat(struct sim_out *out, const struct mc_point *pts, uint32_t 
 
 static void table_windows(struct sim_out *out, const struct mc_point *pts, uint32_t n)
 {
-	sim_outf(out, "## D: the windows: length, P50/max of both tenants, W's WAF and GC runs\n");
+	sim_outf(out, "## D: the windows: length (s), ops and the longest latency (us) of both tenants,"
+		 " W's WAF and GC runs\n");
 	sim_outf(out, "%-6s %5s %6s %6s %8s %8s %9s %9s %8s %8s %9s %9s %6s %6s %5s %5s\n", "moved",
 		 "share", "base_s", "mig_s", "R_n_b", "R_n_m", "R_max_b", "R_max_m", "W_n_b",
 		 "W_n_m", "W_max_b", "W_max_m", "Wwaf_b", "Wwaf_m", "gc_b", "gc_m");
