@@ -73,6 +73,8 @@ void ctl_print_device(const ProtobufCMessage *m);
 void ctl_print_device_list(const ProtobufCMessage *m);
 void ctl_print_migration(const ProtobufCMessage *m);
 void ctl_print_migrations(const ProtobufCMessage *m);
+void ctl_print_qos(const ProtobufCMessage *m);
+void ctl_print_qos_list(const ProtobufCMessage *m);
 
 /* Commands. */
 struct ctl_cmd {
@@ -105,6 +107,8 @@ int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__
 		    bool *matched);
 /* ctl_cmd_device.c */
 extern const struct ctl_object ctl_obj_device, ctl_obj_migrate;
+/* ctl_cmd_qos.c */
+extern const struct ctl_object ctl_obj_qos;
 
 /* bloxctl.c: argument helpers of the commands. */
 /* "bloxctl: <message> (see bloxctl --help)"; returns CTL_EX_USAGE. */

@@ -397,3 +397,45 @@ void ctl_print_migrations(const ProtobufCMessage *m)
 	for (size_t i = 0; i < l->n_migrations; i++)
 		migration_line(l->migrations[i], isatty(1));
 }
+
+static void qos_limit(const char *name, uint32_t v, const char *unit)
+{
+	if (v)
+		printf("  %-11s %u%s\n", name, v, unit);
+	else
+		printf("  %-11s -\n", name);
+}
+
+void ctl_print_qos(const ProtobufCMessage *m)
+{
+	const Blox__Admin__QosInfo *i = (const void *)m;
+	const Blox__Admin__QosParams *q = i->qos;
+
+	printf("%s namespace %u\n", i->nqn, i->nsid);
+	if (q) {
+		qos_limit("read iops", q->read_iops, "");
+		qos_limit("write iops", q->write_iops, "");
+		qos_limit("iops", q->iops, "");
+		qos_limit("read MB/s", q->read_mbps, "");
+		qos_limit("write MB/s", q->write_mbps, "");
+		qos_limit("MB/s", q->mbps, "");
+		qos_limit("burst", q->burst_ms, " ms");
+		qos_limit("weight", q->weight, "");
+	}
+	printf("  passed at once: %lu reads, %lu writes, %lu other; held back: %lu reads, "
+	       "%lu writes, %lu other; waiting %u (at most %u)\n",
+	       (unsigned long)i->reads_admitted, (unsigned long)i->writes_admitted,
+	       (unsigned long)i->others_admitted, (unsigned long)i->reads_held,
+	       (unsigned long)i->writes_held, (unsigned long)i->others_held, i->waiting,
+	       i->max_waiting);
+}
+
+void ctl_print_qos_list(const ProtobufCMessage *m)
+{
+	const Blox__Admin__QosList *l = (const void *)m;
+
+	if (!l->n_namespaces)
+		printf("no namespaces\n");
+	for (size_t i = 0; i < l->n_namespaces; i++)
+		ctl_print_qos(&l->namespaces[i]->base);
+}

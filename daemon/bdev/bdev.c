@@ -4,6 +4,7 @@
  * completions out of submit() (they are delivered from the event loop).
  */
 #include "bdev.h"
+#include "bdev_qos.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -80,6 +81,8 @@ int blox_bdev_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,
 
 void blox_bdev_destroy(struct blox_bdev *bdev)
 {
-	if (bdev)
-		bdev->ops->destroy(bdev);
+	if (!bdev)
+		return;
+	blox_bdev_qos_free(bdev);
+	bdev->ops->destroy(bdev);
 }

@@ -149,6 +149,8 @@ int adm_params_from_proto(const struct blox_param_table *t, const ProtobufCMessa
 void adm_m_device_init(ADM_SVC *svc);
 /* adm_m_mig.c */
 void adm_m_mig_init(ADM_SVC *svc);
+/* adm_m_qos.c */
+void adm_m_qos_init(ADM_SVC *svc);
 /* The namespaces of @only (NULL: of every subsystem). 0 or -ENOMEM. */
 int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
 		      const struct nvmf_tgt *tgt);

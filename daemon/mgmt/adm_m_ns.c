@@ -174,9 +174,14 @@ static int ns_from_request(const Blox__Admin__NamespaceCreateRequest *in, uint32
 	    (rc = adm_params_from_proto(&blox_ftl_table, in->ftl ? &in->ftl->base : NULL,
 					"namespace.ftl", &p->ftl, err, errlen)))
 		goto out;
+	p->has_qos = in->qos != NULL;
+	if ((rc = adm_params_from_proto(&blox_qos_table, in->qos ? &in->qos->base : NULL,
+					"namespace.qos", &p->qos, err, errlen)))
+		goto out;
 	/* Empty objects are no objects (as a request without them). */
 	p->has_nand &= p->nand.set != 0;
 	p->has_ftl &= p->ftl.set != 0;
+	p->has_qos &= p->qos.set != 0;
 	rc = blox_ns_resolve(p, "namespace", cn, err, errlen);
 out:
 	free(p);

@@ -31,7 +31,7 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 {
 	static const char *const keys[] = { "nsid", "backend", "size",
 					    "block_size", "uuid", "nand", "ftl",
-					    "device", "isolation", NULL };
+					    "device", "isolation", "qos", NULL };
 	struct blox_ns_params p = { 0 };
 	char uuid[40] = "";
 	uint64_t v = 0;
@@ -54,6 +54,8 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 	    (rc = read_object(o, "nand", where, &blox_nand_table, &p.has_nand, &p.nand,
 			      err, errlen)) ||
 	    (rc = read_object(o, "ftl", where, &blox_ftl_table, &p.has_ftl, &p.ftl, err,
+			      errlen)) ||
+	    (rc = read_object(o, "qos", where, &blox_qos_table, &p.has_qos, &p.qos, err,
 			      errlen)))
 		return rc;
 	if ((rc = cfg_get_u64(o, "size", where, true, &p.size, &present, err, errlen)))
@@ -131,6 +133,8 @@ json_object *cfg_ns_json(const struct blox_ns_params *p)
 		json_object_object_add(o, "nand", cfg_params_json(&blox_nand_table, &p->nand));
 	if (p->has_ftl)
 		json_object_object_add(o, "ftl", cfg_params_json(&blox_ftl_table, &p->ftl));
+	if (p->has_qos && p->qos.set)
+		json_object_object_add(o, "qos", cfg_params_json(&blox_qos_table, &p->qos));
 	return o;
 }
 

@@ -92,6 +92,26 @@ static const struct blox_param_field fbx_fields[BLOX_XP_COUNT] = {
 };
 #undef XP
 
+#define QP struct blox_qos_params
+static const struct blox_param_field qos_fields[BLOX_QP_COUNT] = {
+	[BLOX_QP_READ_IOPS] = F_U32("read_iops", QP, read_iops, 100000000, NULL),
+	[BLOX_QP_WRITE_IOPS] = F_U32("write_iops", QP, write_iops, 100000000, NULL),
+	[BLOX_QP_IOPS] = F_U32("iops", QP, iops, 100000000, NULL),
+	[BLOX_QP_READ_MBPS] = F_U32("read_mbps", QP, read_mbps, 1000000, NULL),
+	[BLOX_QP_WRITE_MBPS] = F_U32("write_mbps", QP, write_mbps, 1000000, NULL),
+	[BLOX_QP_MBPS] = F_U32("mbps", QP, mbps, 1000000, NULL),
+	[BLOX_QP_BURST_MS] = { .key = "burst_ms", .kind = BLOX_PK_U32, .off = offsetof(QP, burst_ms),
+			       .min = 1, .max = 60000, .range_msg = "must be 1..60000" },
+	[BLOX_QP_WEIGHT] = { .key = "weight", .kind = BLOX_PK_U32, .off = offsetof(QP, weight),
+			     .min = 1, .max = 1000, .range_msg = "must be 1..1000" },
+};
+#undef QP
+
+static const char *const qos_keys[BLOX_QP_COUNT + 1] = {
+	"read_iops", "write_iops", "iops", "read_mbps", "write_mbps", "mbps", "burst_ms", "weight",
+	NULL
+};
+
 static const char *const fbx_keys[BLOX_XP_COUNT + 1] = {
 	"bound_permille", "rated_pe", "swap_check_erases", "pool_channels", "auto_swap",
 	"swap_share", NULL
@@ -114,6 +134,29 @@ const struct blox_param_table blox_ftl_table = { "ftl", ftl_fields, BLOX_FP_COUN
 						 ftl_keys };
 const struct blox_param_table blox_fbx_table = { "flashblox", fbx_fields, BLOX_XP_COUNT,
 						 fbx_keys };
+const struct blox_param_table blox_qos_table = { "qos", qos_fields, BLOX_QP_COUNT, qos_keys };
+
+void blox_qos_resolve(const struct blox_qos_params *p, struct qos_limits *lim, uint32_t *weight)
+{
+	*lim = (struct qos_limits){ 0 };
+	*weight = 0;
+	if (blox_param_given(p, BLOX_QP_READ_IOPS))
+		lim->read_iops = p->read_iops;
+	if (blox_param_given(p, BLOX_QP_WRITE_IOPS))
+		lim->write_iops = p->write_iops;
+	if (blox_param_given(p, BLOX_QP_IOPS))
+		lim->iops = p->iops;
+	if (blox_param_given(p, BLOX_QP_READ_MBPS))
+		lim->read_bps = (uint64_t)p->read_mbps * 1000000u;
+	if (blox_param_given(p, BLOX_QP_WRITE_MBPS))
+		lim->write_bps = (uint64_t)p->write_mbps * 1000000u;
+	if (blox_param_given(p, BLOX_QP_MBPS))
+		lim->bps = (uint64_t)p->mbps * 1000000u;
+	if (blox_param_given(p, BLOX_QP_BURST_MS))
+		lim->burst_ms = p->burst_ms;
+	if (blox_param_given(p, BLOX_QP_WEIGHT))
+		*weight = p->weight;
+}
 
 int blox_fail(char *err, size_t len, const char *fmt, ...)
 {
@@ -420,6 +463,12 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 				 where, (unsigned long)nand_capacity(&ns->nand.geo));
 	ns->has_uuid = p->has_uuid;
 	memcpy(ns->uuid, p->uuid, sizeof(ns->uuid));
+	if (p->has_qos) {
+		snprintf(w, sizeof(w), "%s.qos", where);
+		if ((rc = blox_params_check(&blox_qos_table, &p->qos, w, err, errlen)))
+			return rc;
+		blox_qos_resolve(&p->qos, &ns->qos, &ns->qos_weight);
+	}
 	return 0;
 }
 

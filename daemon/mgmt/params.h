@@ -39,7 +39,11 @@ struct blox_param_table {
 	const char *const *keys; /* the keys, NULL-terminated */
 };
 
-extern const struct blox_param_table blox_nand_table, blox_ftl_table, blox_fbx_table;
+extern const struct blox_param_table blox_nand_table, blox_ftl_table, blox_fbx_table,
+	blox_qos_table;
+
+/* A namespace's QoS parameters as the limits the backend holds it to, and its weight. */
+void blox_qos_resolve(const struct blox_qos_params *p, struct qos_limits *lim, uint32_t *weight);
 
 /* Permille of the dies' time a wear-balancing swap takes unless the device says. */
 #define PROV_DEFAULT_SWAP_SHARE 250

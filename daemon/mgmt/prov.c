@@ -194,6 +194,12 @@ const struct prov_ns_rec *prov_ns_rec(const struct nvmf_ns *ns)
 	return ns->owner_free == rec_free ? ns->owner : NULL;
 }
 
+bool qos_none(const struct qos_limits *l)
+{
+	return !l->read_iops && !l->write_iops && !l->iops && !l->read_bps && !l->write_bps &&
+	       !l->bps;
+}
+
 char *prov_ns_delete(struct blox_prov *p, struct nvmf_ns *ns,
 		     void (*released)(void *arg, struct blox_bdev *bdev), void *arg,
 		     struct prov_dies *dies)
@@ -201,7 +207,6 @@ char *prov_ns_delete(struct blox_prov *p, struct nvmf_ns *ns,
 	struct prov_ns_rec *rec = ns->owner_free == rec_free ? ns->owner : NULL;
 	char *path = rec ? rec->store_path : NULL;
 
-	(void)p;
 	memset(dies, 0, sizeof(*dies));
 	if (rec && rec->dev) {
 		snprintf(dies->dev, sizeof(dies->dev), "%s", rec->dev->cfg.name);
@@ -209,6 +214,12 @@ char *prov_ns_delete(struct blox_prov *p, struct nvmf_ns *ns,
 	}
 	if (rec)
 		rec->store_path = NULL;
+	/* Commands its limits hold go now: the delete waits for them to end. */
+	if (ns->bdev->qos) {
+		struct qos_limits none = { 0 };
+
+		blox_bdev_qos_set(ns->bdev, &none, p->tgt->base, p->tgt->clock);
+	}
 	nvmf_ns_detach(ns, released, arg);
 	return path;
 }
@@ -347,6 +358,11 @@ int prov_ns_attach(struct blox_prov *p, struct nvmf_subsys *s, struct prov_ns_pl
 	rec->dev = pl->dev;
 	rec->owner = pl->owner;
 	pl->taken = false; /* the namespace's now */
+	/* Its limits, before a host can send it anything. */
+	if (!qos_none(&pl->cn.qos) &&
+	    blox_bdev_qos_set(ns->bdev, &pl->cn.qos, p->tgt->base, p->tgt->clock))
+		blox_log(p->log, BLOX_LOG_ERR, "%s namespace %u: its QoS limits: out of memory",
+			 s->nqn, ns->nsid);
 	ns->owner = rec;
 	ns->owner_free = rec_free;
 	if (pl->dev) {

@@ -175,6 +175,8 @@ void prov_dies_release(struct blox_prov *p, struct prov_dies *dies);
 void prov_devices_settle(struct blox_prov *p);
 /* Registered devices. */
 struct prov_device *prov_device_find(const struct blox_prov *p, const char *name);
+/* No limit in @l. */
+bool qos_none(const struct qos_limits *l);
 
 /* prov_dev.c, for prov.c and the admin API. */
 /* "<data dir>/<file>", creating the data directory if it is missing. */

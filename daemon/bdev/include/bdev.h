@@ -126,11 +126,15 @@ struct blox_bdev_ops {
 	void (*endurance)(struct blox_bdev *bdev, struct blox_bdev_endurance *e);
 };
 
+struct blox_bdev_qos;
+
 struct blox_bdev {
 	const struct blox_bdev_ops *ops;
 	uint64_t size; /* bytes, a multiple of block_size */
 	uint32_t block_size;
 	struct blox_io_cq *cq;
+	/* Limits of its namespace (bdev_qos.c), or NULL: none. Zeroed by every backend. */
+	struct blox_bdev_qos *qos;
 };
 
 struct nand_config;
@@ -181,10 +185,39 @@ int blox_bdev_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,
 		     struct blox_bdev **out);
 void blox_bdev_destroy(struct blox_bdev *bdev);
 
+/* A command held to its namespace's limits, passed on when they allow (bdev_qos.c). */
+void blox_bdev_qos_submit(struct blox_bdev *bdev, struct blox_io *io);
+
 static inline void blox_bdev_submit(struct blox_bdev *bdev, struct blox_io *io)
 {
-	bdev->ops->submit(bdev, io);
+	if (bdev->qos)
+		blox_bdev_qos_submit(bdev, io);
+	else
+		bdev->ops->submit(bdev, io);
 }
+
+struct qos_limits;
+struct blox_clock;
+
+/* What a backend's limits have done since they were set. */
+struct blox_bdev_qos_stats {
+	uint64_t admitted[3], held[3]; /* by direction: read, write, other */
+	uint32_t waiting, max_waiting; /* commands held now, and at most */
+	uint64_t wait_ns; /* summed time commands spent held */
+};
+
+/*
+ * Limits for @bdev's commands (IOPS and bytes/s, reads, writes, both, a
+ * burst: qos.h), at once: a command over a limit waits, in arrival order,
+ * and is passed on by a timer on @base when the limits allow; it is never
+ * failed for it. All zero: no limits (commands held go at once). 0 or
+ * -ENOMEM.
+ */
+int blox_bdev_qos_set(struct blox_bdev *bdev, const struct qos_limits *lim,
+		      struct event_base *base, const struct blox_clock *clock);
+/* The limits now (zero when none) and what they did; false when none were ever set. */
+bool blox_bdev_qos_get(const struct blox_bdev *bdev, struct qos_limits *lim,
+		       struct blox_bdev_qos_stats *st);
 
 int blox_bdev_ram_create(const struct blox_bdev_params *p,
 			 struct blox_io_cq *cq, struct blox_bdev **out);

@@ -18,6 +18,7 @@
 #include "flashblox.h"
 #include "ftl.h"
 #include "nand.h"
+#include "qos.h"
 #include "nvmf.h"
 #include "tcp.h"
 
@@ -93,6 +94,27 @@ struct blox_ftl_params {
 	uint32_t write_buffer_pages, wl_threshold;
 };
 
+/* A namespace's QoS (its "qos" object); 0 or absent: no limit. */
+enum blox_qos_param {
+	BLOX_QP_READ_IOPS,
+	BLOX_QP_WRITE_IOPS,
+	BLOX_QP_IOPS,
+	BLOX_QP_READ_MBPS,
+	BLOX_QP_WRITE_MBPS,
+	BLOX_QP_MBPS,
+	BLOX_QP_BURST_MS,
+	BLOX_QP_WEIGHT,
+	BLOX_QP_COUNT
+};
+
+struct blox_qos_params {
+	uint32_t set; /* 1u << enum blox_qos_param, for each field given */
+	uint32_t read_iops, write_iops, iops;
+	uint32_t read_mbps, write_mbps, mbps; /* MB/s, 10^6 bytes */
+	uint32_t burst_ms;
+	uint32_t weight; /* its share of common dies against other software vSSDs */
+};
+
 /* A namespace as asked. */
 struct blox_ns_params {
 	uint32_t nsid; /* 0: none given */
@@ -107,6 +129,8 @@ struct blox_ns_params {
 	bool has_nand, has_ftl; /* a "nand" / "ftl" object was given, even empty */
 	struct blox_nand_params nand;
 	struct blox_ftl_params ftl;
+	bool has_qos;
+	struct blox_qos_params qos;
 };
 
 /* How a device's resource manager balances wear (its "flashblox" object). */
@@ -162,6 +186,8 @@ struct blox_cfg_ns {
 	/* On a shared device: the isolation asked and its count (0: by size). */
 	enum fbx_isolation iso;
 	uint32_t iso_count;
+	struct qos_limits qos; /* all zero: none */
+	uint32_t qos_weight; /* 0: 1 */
 };
 
 /* A shared NAND device, resolved (blox_device_resolve()). */

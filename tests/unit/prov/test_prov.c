@@ -361,6 +361,7 @@ static void test_tables_match_proto(void **state)
 	check_table(&blox_nand_table, &blox__admin__nand_params__descriptor);
 	check_table(&blox_ftl_table, &blox__admin__ftl_params__descriptor);
 	check_table(&blox_fbx_table, &blox__admin__flash_blox_params__descriptor);
+	check_table(&blox_qos_table, &blox__admin__qos_params__descriptor);
 }
 
 int main(void)

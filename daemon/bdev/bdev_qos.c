@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A namespace's limits on its backend (qos/ token buckets): blox_bdev_submit()
+ * comes here when a backend has limits. A command the limits allow goes
+ * to the backend at once; one over a limit waits in the namespace's queue,
+ * in arrival order, until a timer at the time the buckets name lets it
+ * (and those behind it) go. Nothing is failed for being over a limit.
+ */
+#include "bdev.h"
+#include "bdev_qos.h"
+#include "blox_clock.h"
+#include "qos.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <stdlib.h>
+
+struct blox_bdev_qos {
+	struct blox_bdev *bdev;
+	struct qos_limiter lim;
+	TAILQ_HEAD(, blox_io) held;
+	struct event *ev;
+	const struct blox_clock *clock;
+	struct blox_bdev_qos_stats st;
+	uint64_t armed_at; /* the timer's time, 0 when not armed */
+};
+
+struct held_io {
+	uint64_t since;
+};
+
+static enum qos_dir dir_of(const struct blox_io *io)
+{
+	return io->op == BLOX_IO_READ ? QOS_READ : io->op == BLOX_IO_WRITE ? QOS_WRITE : QOS_OTHER;
+}
+
+static uint64_t io_bytes(const struct blox_io *io)
+{
+	return io->op == BLOX_IO_READ || io->op == BLOX_IO_WRITE ? io->len : 0;
+}
+
+static void arm(struct blox_bdev_qos *q, uint64_t at, uint64_t now)
+{
+	uint64_t d = at > now ? at - now : 0;
+	struct timeval tv = { .tv_sec = (time_t)(d / 1000000000u),
+			      .tv_usec = (suseconds_t)((d % 1000000000u + 999) / 1000) };
+
+	if (q->armed_at && q->armed_at <= at)
+		return;
+	q->armed_at = at;
+	evtimer_add(q->ev, &tv);
+}
+
+/* Pass on what the limits allow now, in order; arm the timer for the rest. */
+static void release(struct blox_bdev_qos *q)
+{
+	uint64_t now = blox_clock_now(q->clock);
+	struct blox_io *io;
+
+	while ((io = TAILQ_FIRST(&q->held))) {
+		uint64_t at = qos_limiter_admit(&q->lim, dir_of(io), io_bytes(io), now);
+
+		if (at) {
+			arm(q, at, now);
+			return;
+		}
+		TAILQ_REMOVE(&q->held, io, link);
+		q->st.waiting--;
+		q->bdev->ops->submit(q->bdev, io);
+	}
+}
+
+static void timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct blox_bdev_qos *q = arg;
+
+	(void)fd;
+	(void)what;
+	q->armed_at = 0;
+	release(q);
+}
+
+void blox_bdev_qos_submit(struct blox_bdev *bdev, struct blox_io *io)
+{
+	struct blox_bdev_qos *q = bdev->qos;
+	uint64_t now, at;
+
+	/* Behind others held: wait in line. */
+	if (!TAILQ_EMPTY(&q->held)) {
+		TAILQ_INSERT_TAIL(&q->held, io, link);
+		q->st.held[dir_of(io)]++;
+		if (++q->st.waiting > q->st.max_waiting)
+			q->st.max_waiting = q->st.waiting;
+		return;
+	}
+	now = blox_clock_now(q->clock);
+	at = qos_limiter_admit(&q->lim, dir_of(io), io_bytes(io), now);
+	if (!at) {
+		q->st.admitted[dir_of(io)]++;
+		bdev->ops->submit(bdev, io);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&q->held, io, link);
+	q->st.held[dir_of(io)]++;
+	if (++q->st.waiting > q->st.max_waiting)
+		q->st.max_waiting = q->st.waiting;
+	arm(q, at, now);
+}
+
+int blox_bdev_qos_set(struct blox_bdev *bdev, const struct qos_limits *lim,
+		      struct event_base *base, const struct blox_clock *clock)
+{
+	struct blox_bdev_qos *q = bdev->qos;
+	uint64_t now = blox_clock_now(clock);
+
+	if (!q) {
+		q = calloc(1, sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		q->ev = evtimer_new(base, timer_cb, q);
+		if (!q->ev) {
+			free(q);
+			return -ENOMEM;
+		}
+		q->bdev = bdev;
+		q->clock = clock;
+		TAILQ_INIT(&q->held);
+		qos_limiter_init(&q->lim, lim, now);
+		bdev->qos = q;
+		return 0;
+	}
+	qos_limiter_set(&q->lim, lim, now);
+	/* Looser limits may let some go at once. */
+	if (q->armed_at) {
+		event_del(q->ev);
+		q->armed_at = 0;
+	}
+	release(q);
+	return 0;
+}
+
+bool blox_bdev_qos_get(const struct blox_bdev *bdev, struct qos_limits *lim,
+		       struct blox_bdev_qos_stats *st)
+{
+	const struct blox_bdev_qos *q = bdev->qos;
+
+	if (!q) {
+		if (lim)
+			*lim = (struct qos_limits){ 0 };
+		if (st)
+			*st = (struct blox_bdev_qos_stats){ 0 };
+		return false;
+	}
+	if (lim)
+		*lim = q->lim.lim;
+	if (st)
+		*st = q->st;
+	return true;
+}
+
+void blox_bdev_qos_free(struct blox_bdev *bdev)
+{
+	struct blox_bdev_qos *q = bdev->qos;
+	struct blox_io *io;
+
+	if (!q)
+		return;
+	bdev->qos = NULL;
+	while ((io = TAILQ_FIRST(&q->held))) {
+		TAILQ_REMOVE(&q->held, io, link);
+		bdev->ops->submit(bdev, io);
+	}
+	event_free(q->ev);
+	free(q);
+}
