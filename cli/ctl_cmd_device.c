@@ -112,7 +112,7 @@ static const struct ctl_cmd device_cmds[] = {
 	  "      --pages-per-block --page-size --oob-size --cell --t-read-us\n"
 	  "      --t-prog-us --t-erase-us --bus-mbps --t-suspend-us --t-resume-us\n"
 	  "      --null-timing on|off --multi-plane on|off\n"
-	  "      --suspend-policy default|never|always\n"
+	  "      --suspend-policy default|never|always|smart\n"
 	  "wear: --bound-permille X (bound 1 + X/1000) --rated-pe N --swap-check-erases N\n"
 	  "      --pool-channels N --auto-swap on|off --swap-share PERMILLE",
 	  "a NAND device that vSSDs (ns create --device) share", device_create },

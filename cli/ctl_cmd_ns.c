@@ -212,7 +212,7 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "      --pages-per-block --page-size --oob-size --cell --t-read-us\n"
 	  "      --t-prog-us --t-erase-us --bus-mbps --t-suspend-us --t-resume-us\n"
 	  "      --null-timing on|off --multi-plane on|off\n"
-	  "      --suspend-policy default|never|always\n"
+	  "      --suspend-policy default|never|always|smart\n"
 	  "FTL:  --store file|ram --cmt-kib --mdc on|off --mdc-bytes --mdc-min-run\n"
 	  "      --stream-separation on|off --op-percent --gc-policy greedy|cost-benefit\n"
 	  "      --write-buffer-pages --wl-threshold",

@@ -144,6 +144,20 @@ void ftl_inspect_gc(const struct ftl *f, struct ftl_gc_info *out)
 	};
 }
 
+uint8_t ftl_space_level(const struct ftl *f)
+{
+	switch (ftl_gc_level(f)) {
+	case FTL_GC_URGENT:
+		return 3;
+	case FTL_GC_FG:
+		return 2;
+	case FTL_GC_BG:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 void ftl_inspect_mdc(const struct ftl *f, struct ftl_mdc_info *out)
 {
 	const struct ftl_mdc_stats *st = ftl_mdc_stats(f->mdc);

@@ -20,6 +20,7 @@
 #include "blox_log.h"
 #include "blox_util.h"
 #include "nand_rt.h"
+#include "qos.h"
 
 #include "ftl.h"
 
@@ -39,6 +40,10 @@ struct blox_nand_dev {
 	struct nand_store *store;
 	struct nand_dev *dev;
 	struct nand_rt *rt;
+	/* The "smart" suspension policy's state and inputs (qos/), when it has it. */
+	struct qos_suspend_state susp;
+	struct qos_suspend_inputs susp_in;
+	bool smart;
 };
 
 struct ftl_bdev {
@@ -116,8 +121,19 @@ static int nand_dev_open_unbound(const char *name, const struct nand_config *nan
 	snprintf(d->name, sizeof(d->name), "%s", name ? name : "");
 	rc = store_path ? nand_store_file_open(store_path, &nand->geo, &d->store)
 			: nand_store_ram_open(&nand->geo, &d->store);
-	if (!rc)
-		rc = nand_dev_create(nand, d->store, &d->dev);
+	if (!rc) {
+		struct nand_config cfg = *nand;
+
+		/* "smart": qos/'s policy, told of this device's host load and GC levels. */
+		if (cfg.policy.name && !strcmp(cfg.policy.name, "smart") &&
+		    !cfg.policy.should_suspend) {
+			qos_suspend_cfg_default(&d->susp.cfg);
+			d->susp.in = &d->susp_in;
+			qos_suspend_policy(&cfg.policy, &d->susp);
+			d->smart = true;
+		}
+		rc = nand_dev_create(&cfg, d->store, &d->dev);
+	}
 	if (rc) {
 		blox_nand_dev_put(d);
 		return rc;
@@ -233,6 +249,8 @@ static const struct ftl_env_ops env_ops = {
 	.wake_at = env_wake_at,
 };
 
+static void susp_levels(struct ftl_bdev *fb);
+
 static void kick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ftl_bdev *fb = arg;
@@ -241,9 +259,21 @@ static void kick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	fb->kicked = false;
 	ftl_process(fb->ftl);
+	if (fb->nd->smart)
+		susp_levels(fb);
 }
 
 static void fb_start(struct ftl_bdev *fb, struct blox_io *io);
+
+/* Its dies' GC levels, for the device's suspension policy. */
+static void susp_levels(struct ftl_bdev *fb)
+{
+	uint8_t lvl = ftl_space_level(fb->ftl);
+
+	for (uint32_t i = 0; i < fb->res.nr_dies; i++)
+		if (fb->res.dies[i] < sizeof(fb->nd->susp_in.gc_level))
+			fb->nd->susp_in.gc_level[fb->res.dies[i]] = lvl;
+}
 
 static void io_done(struct ftl_io *fio)
 {
@@ -253,6 +283,10 @@ static void io_done(struct ftl_io *fio)
 
 	io->status = fio->status;
 	TAILQ_INSERT_TAIL(&fb->free_ios, r, link);
+	if (fb->nd->smart) {
+		fb->nd->susp_in.host_inflight--;
+		susp_levels(fb);
+	}
 	io->cb(io);
 	while ((io = TAILQ_FIRST(&fb->waiting)) && !TAILQ_EMPTY(&fb->free_ios)) {
 		TAILQ_REMOVE(&fb->waiting, io, link);
@@ -294,6 +328,8 @@ static void fb_start(struct ftl_bdev *fb, struct blox_io *io)
 	rc = ftl_submit(fb->ftl, fio);
 	if (rc) {
 		TAILQ_INSERT_TAIL(&fb->free_ios, r, link);
+		if (fb->nd->smart)
+			fb->nd->susp_in.host_inflight--;
 		io->status = rc;
 		blox_io_cq_post(fb->base.cq, io);
 	}
@@ -317,6 +353,8 @@ static void fb_submit(struct blox_bdev *bdev, struct blox_io *io)
 		blox_io_cq_post(bdev->cq, io);
 		return;
 	}
+	if (fb->nd->smart)
+		fb->nd->susp_in.host_inflight++;
 	if (TAILQ_EMPTY(&fb->free_ios) || !TAILQ_EMPTY(&fb->waiting)) {
 		TAILQ_INSERT_TAIL(&fb->waiting, io, link);
 		return;

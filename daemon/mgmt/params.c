@@ -27,7 +27,7 @@
 #define US_MAX 10000000u
 
 static const char *const cells[] = { "slc", "mlc", "tlc", "qlc", NULL };
-static const char *const policies[] = { "default", "never", "always", NULL };
+static const char *const policies[] = { "default", "never", "always", "smart", NULL };
 static const char *const stores[] = { "file", "ram", NULL };
 static const char *const gc_policies[] = { "greedy", "cost-benefit", NULL };
 
@@ -49,7 +49,7 @@ static const struct blox_param_field nand_fields[BLOX_NP_COUNT] = {
 	[BLOX_NP_NULL_TIMING] = F_BOOL("null_timing", NP, null_timing),
 	[BLOX_NP_MULTI_PLANE] = F_BOOL("multi_plane", NP, multi_plane),
 	[BLOX_NP_SUSPEND_POLICY] = F_STR("suspend_policy", NP, suspend_policy, policies,
-					 "is not default, never or always"),
+					 "is not default, never, always or smart"),
 	[BLOX_NP_BUS_MBPS] = { .key = "bus_mbps", .kind = BLOX_PK_U32,
 			       .off = offsetof(NP, bus_mbps), .min = 1, .max = 100000,
 			       .range_msg = "must be 1..100000" },
@@ -266,6 +266,9 @@ static int nand_resolve(const struct blox_nand_params *p, const char *where,
 		nc->policy = nand_suspend_never;
 	else if (GIVEN(SUSPEND_POLICY) && !strcmp(p->suspend_policy, "always"))
 		nc->policy = nand_suspend_always;
+	else if (GIVEN(SUSPEND_POLICY) && !strcmp(p->suspend_policy, "smart"))
+		/* Bound to its device's inputs when the device is made (bdev layer). */
+		nc->policy = (struct nand_suspend_policy){ .name = "smart" };
 #undef GIVEN
 	if (nand_geometry_check(g, &why))
 		return blox_fail(err, errlen, "%s: %s", where, why);

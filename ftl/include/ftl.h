@@ -444,6 +444,12 @@ struct ftl_gc_info {
 };
 
 void ftl_inspect_gc(const struct ftl *f, struct ftl_gc_info *out);
+/*
+ * How short of free space the instance is now, by its GC levels: 0 above
+ * background, 1 background, 2 foreground, 3 urgent (host writes wait).
+ * Cheap: for a suspension policy's inputs.
+ */
+uint8_t ftl_space_level(const struct ftl *f);
 
 struct ftl_mdc_info {
 	uint32_t count; /* descriptors held */

@@ -603,6 +603,38 @@ static void test_ftl_unbind_others(void **state)
 	run_thread(destroy_thread, c.bdev);
 }
 
+/* "smart" in a device's NAND configuration gets qos/'s policy, bound to the device. */
+static void test_smart_policy_bound(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct blox_clock clock;
+	struct nand_config nc;
+	struct blox_nand_dev *d;
+	const struct nand_config *got;
+
+	(void)state;
+	blox_clock_init_virtual(&clock, 1);
+	nand_config_default(&nc);
+	nc.geo.channels = 2;
+	nc.geo.dies_per_channel = 1;
+	nc.geo.blocks_per_plane = 16;
+	nc.policy = (struct nand_suspend_policy){ .name = "smart" };
+	assert_int_equal(blox_nand_dev_open("s", &nc, NULL, base, &clock, &d), 0);
+	got = blox_nand_dev_nand_config(d);
+	assert_string_equal(got->policy.name, "smart");
+	assert_non_null(got->policy.should_suspend);
+	assert_non_null(got->policy.ctx);
+	blox_nand_dev_put(d);
+	/* Any other policy is left as it is. */
+	nand_config_default(&nc);
+	nc.geo.blocks_per_plane = 16;
+	assert_int_equal(blox_nand_dev_open("d", &nc, NULL, base, &clock, &d), 0);
+	assert_ptr_equal(blox_nand_dev_nand_config(d)->policy.should_suspend,
+			 nc.policy.should_suspend);
+	blox_nand_dev_put(d);
+	event_base_free(base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -624,6 +656,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test(test_cq_event_loop),
 		cmocka_unit_test(test_ftl_off_loop),
+		cmocka_unit_test(test_smart_policy_bound),
 		cmocka_unit_test_setup_teardown(test_ftl_unbind_others, setup_ram,
 						teardown),
 	};

@@ -599,7 +599,7 @@ static void test_parse_nand_options(void **state)
 		{ NAND_NS("\"bus_mbps\":0"),
 		  "subsystems[0].namespaces[0].nand.bus_mbps: must be 1..100000" },
 		{ NAND_NS("\"suspend_policy\":\"sometimes\""),
-		  "subsystems[0].namespaces[0].nand.suspend_policy: 'sometimes' is not default, never or always" },
+		  "subsystems[0].namespaces[0].nand.suspend_policy: 'sometimes' is not default, never, always or smart" },
 		{ NAND_NS("\"null_timing\":1"),
 		  "subsystems[0].namespaces[0].nand.null_timing: expected true or false" },
 		{ NAND_NS("\"multi_plane\":\"yes\""),

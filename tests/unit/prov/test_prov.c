@@ -233,7 +233,7 @@ static void test_typed_create(void **state)
 	snprintf(p.nand.suspend_policy, sizeof(p.nand.suspend_policy), "sometimes");
 	assert_int_equal(blox_ns_resolve(&p, "namespace", cn, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "namespace.nand.suspend_policy: 'sometimes' is not "
-				 "default, never or always");
+				 "default, never, always or smart");
 	free(cn);
 }
 
