@@ -98,7 +98,12 @@ int32_t ftl_gc_pick_victim(struct ftl *f, enum ftl_gc_level lvl, bool *wl)
 
 	*wl = false;
 	erase_counts(f, &emin, &emax);
-	if (f->cfg.wl_threshold && emax - emin > f->cfg.wl_threshold) {
+	/*
+	 * Not while a die moves: the superblocks not moved yet keep the old
+	 * die's (higher) erase counts, and static WL would rewrite the ones
+	 * just moved onto the same fresh dies, levelling nothing.
+	 */
+	if (f->cfg.wl_threshold && !f->mig.active && emax - emin > f->cfg.wl_threshold) {
 		int open_stream = -1;
 
 		for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {

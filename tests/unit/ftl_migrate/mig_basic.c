@@ -327,3 +327,40 @@ void test_mig_refused(void **state)
 	fx_tmp_free(oob);
 	fx_free(x);
 }
+
+/*
+ * A worn die moving onto a fresh one: static wear leveling stays out of
+ * the way while the die moves (the superblocks not moved yet still count
+ * the old die's erases; levelling them against the ones just moved would
+ * only rewrite data onto the same fresh die), and works again after.
+ */
+void test_mig_no_wl_while_moving(void **state)
+{
+	struct ftl_config cfg;
+	struct mt_load ld;
+	struct ftl_stats before, after;
+	struct mt *t;
+	struct fx *x;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.wl_threshold = 3;
+	t = mt_new(20, 30, 0, 20, false, &cfg);
+	x = t->x;
+	/* Wear the instance's dies: many overwrites, so its superblocks count erases. */
+	fx_seq_fill(x, 0, x->cap * 3 / 4);
+	fx_random_writes(x, x->cap * 3 / 4, 8, (uint64_t)x->cap * 8);
+	mt_load_init(&ld, t, x->cap * 3 / 4);
+	ld.write_pct = 60;
+	before = fx_stats(x);
+	assert_true(before.max_erase > 2 * cfg.wl_threshold);
+	mt_start(t, 0, 1, 1000);
+	mt_run_done(t, &ld);
+	mt_load_drain(&ld);
+	after = fx_stats(x);
+	if (after.wl_runs != before.wl_runs)
+		fail_msg("static WL ran %lu times while die 0 moved onto fresh die 1",
+			 (unsigned long)(after.wl_runs - before.wl_runs));
+	expect_moved(t, 0, 0, 1);
+	fx_free(x);
+}

@@ -109,6 +109,7 @@ void test_mig_full_device(void **state);
 void test_mig_refused(void **state);
 void test_mig_clean_restart(void **state);
 void test_mig_planes(void **state);
+void test_mig_no_wl_while_moving(void **state);
 
 /* mig_control.c */
 void test_mig_pause_resume(void **state);

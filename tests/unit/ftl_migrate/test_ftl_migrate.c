@@ -27,6 +27,7 @@ int main(void)
 		FX_TEST(test_mig_clean_restart),
 		FX_TEST(test_mig_planes),
 		FX_TEST(test_mig_refused),
+		FX_TEST(test_mig_no_wl_while_moving),
 		FX_TEST(test_mig_pause_resume),
 		FX_TEST(test_mig_cancel),
 		FX_TEST(test_mig_cancel_paused),
