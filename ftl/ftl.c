@@ -127,9 +127,11 @@ void ftl_process(struct ftl *f)
 		io->cb(io);
 	}
 	ftl_mig_notify(f);
+	ftl_plm_tick(f);
+	ftl_plm_notify(f);
 	ftl_gc_step(f);
 	ftl_mig_step(f);
-	if (!f->outstanding && !f->shutting_down &&
+	if (!f->outstanding && !f->shutting_down && !ftl_plm_deferring(f) &&
 	    f->env.ops->now(f->env.ctx) - f->last_host_ns >= f->cfg.idle_ns)
 		ftl_idle_prefetch(f);
 }
@@ -160,6 +162,7 @@ int ftl_submit(struct ftl *f, struct ftl_io *io)
 	io->ordered = false;
 	f->outstanding++;
 	f->last_host_ns = f->env.ops->now(f->env.ctx);
+	ftl_plm_host_io(f, io->op, io->nr);
 	ftl_prefetch_reset(f);
 	if (io->op == FTL_IO_READ) {
 		f->st.host_reads += io->nr;
@@ -208,6 +211,8 @@ int ftl_shutdown(struct ftl *f, void (*done)(void *arg, int status), void *arg)
 	f->shutdown_cb = done;
 	f->shutdown_arg = arg;
 	ftl_mig_step(f); /* a superblock half copied is dropped first */
+	if (f->plm.win == FTL_PLM_DTWIN)
+		ftl_kick(f); /* GC held by the window goes on (ftl_process()) */
 	shutdown_step(f);
 	return 0;
 }
@@ -262,6 +267,7 @@ int ftl_create(const struct ftl_config *cfg, const struct ftl_env *env,
 	    (rc = ftl_write_init(f)) || (rc = ftl_read_init(f)) ||
 	    (rc = ftl_gc_init(f)))
 		goto fail;
+	ftl_plm_init(f);
 	f->sync_io = true;
 	rc = ftl_recover(f, &formatted);
 	f->sync_io = false;

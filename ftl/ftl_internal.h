@@ -237,6 +237,8 @@ struct ftl_gc {
 	uint32_t last_tp_wb; /* translation pages the last victim wrote back */
 	uint32_t victim_written; /* units GC wrote for this victim */
 	uint32_t victim_tp_wb; /* of which translation-page write-backs */
+	/* A deterministic window stopped it between two rounds (plm.c). */
+	bool plm_paused;
 };
 
 /* Pages one copy step of a migration reads and programs. */
@@ -296,6 +298,28 @@ struct ftl_mig {
 	uint64_t bytes_copied;
 	bool notify; /* ops->migrated() is due from ftl_process() */
 	bool running, again; /* mig_advance() is on the stack / called from inside */
+};
+
+/*
+ * Predictable latency (plm.c): the window the instance is in, what the
+ * current deterministic window may take and has taken, the host's warning
+ * thresholds and the events since they were last cleared.
+ */
+struct ftl_plm {
+	enum ftl_plm_window win;
+	struct ftl_plm_budget budget; /* of the current DTWIN */
+	struct ftl_plm_warn warn;
+	uint64_t start_ns; /* the current window's start */
+	uint64_t reads, writes; /* host units in the current DTWIN */
+	uint64_t reads_left, writes_left; /* DTWIN: the estimates, never rising */
+	uint32_t events; /* FTL_PLM_EV_*, until cleared */
+	uint32_t warned; /* warnings raised in the current DTWIN */
+	bool notify; /* ops->plm_event() is due from ftl_process() */
+	uint64_t gc_runs_at_start; /* st.gc_runs when the DTWIN began */
+	struct ftl_plm_stats st;
+	/* Static figures, from the layout and the NAND timing (plm_figures()). */
+	uint64_t reads_typ, writes_typ, time_max_ns, ndwin_lo_ns, ndwin_hi_ns;
+	uint64_t read_typ_ns, read_max_dt_ns, read_max_nd_ns, prog_typ_ns, prog_max_ns;
 };
 
 struct ftl {
@@ -359,6 +383,7 @@ struct ftl {
 	uint64_t last_host_ns;
 	struct ftl_gc gc;
 	struct ftl_mig mig;
+	struct ftl_plm plm;
 	uint32_t outstanding; /* host ios in the FTL */
 
 	/*
@@ -530,6 +555,30 @@ bool ftl_mig_busy(const struct ftl *f);
 /* The superblock being copied, if GC could take it: hidden from GC's pick. */
 int32_t ftl_mig_hide(struct ftl *f);
 void ftl_mig_unhide(struct ftl *f, int32_t sb);
+
+/* plm.c */
+void ftl_plm_init(struct ftl *f);
+/*
+ * A deterministic window holds background work back now: GC does not
+ * start a victim or a round, nor erase one, idle prefetch waits, writes
+ * are not paced. Not while the instance stops.
+ */
+static inline bool ftl_plm_deferring(const struct ftl *f)
+{
+	return f->plm.win == FTL_PLM_DTWIN && !f->shutting_down && !f->sync_io;
+}
+/*
+ * From ftl_gc_step(): true while background work is held back; at the
+ * urgent GC level the window ends first (a Deterministic Excursion) and
+ * GC goes on.
+ */
+bool ftl_plm_gc_hold(struct ftl *f);
+/* Host units a request takes from the window's budget (ftl_submit()). */
+void ftl_plm_host_io(struct ftl *f, enum ftl_io_op op, uint32_t units);
+/* Time passes: the window's time budget and warning (ftl_process()). */
+void ftl_plm_tick(struct ftl *f);
+/* ops->plm_event() if an event is due (ftl_process()). */
+void ftl_plm_notify(struct ftl *f);
 
 /* ftl.c */
 void ftl_io_resume(struct ftl *f, struct ftl_io *io);

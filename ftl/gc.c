@@ -151,6 +151,7 @@ static void gc_erase_try(struct ftl *f)
 		op->cb = erase_done;
 		op->cb_arg = f;
 		f->st.flash_erases++;
+		op->tenant = f->cfg.tenant;
 		if (f->env.ops->submit(f->env.ctx, op)) {
 			op->status = -EIO;
 			erase_done(op);
@@ -242,6 +243,7 @@ static bool gc_read(struct ftl *f, struct ftl_gc_rd *rd, bool oob_only)
 	op->cb_arg = rd;
 	rd->busy = true;
 	rd->status = 0;
+	op->tenant = f->cfg.tenant;
 	if (f->env.ops->submit(f->env.ctx, op)) {
 		rd->busy = false;
 		rd->status = -EIO;

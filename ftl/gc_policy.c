@@ -42,8 +42,10 @@ enum ftl_gc_level ftl_gc_level(const struct ftl *f)
 		return FTL_GC_FG;
 	if (fr < g->lvl_bg)
 		return FTL_GC_BG;
-	idle = f->outstanding == 0 &&
-	       f->env.ops->now(f->env.ctx) - f->last_host_ns >= f->cfg.idle_ns;
+	/* A non-deterministic window catches up to the idle level, host busy or not. */
+	idle = f->plm.win == FTL_PLM_NDWIN ||
+	       (f->outstanding == 0 &&
+		f->env.ops->now(f->env.ctx) - f->last_host_ns >= f->cfg.idle_ns);
 	return idle && fr < g->lvl_idle ? FTL_GC_IDLE : FTL_GC_NONE;
 }
 
@@ -56,9 +58,9 @@ bool ftl_gc_pace(struct ftl *f)
 {
 	struct ftl_gc *g = &f->gc;
 
-	if (f->free_sbs >= g->lvl_fg) {
+	if (f->free_sbs >= g->lvl_fg || ftl_plm_deferring(f)) {
 		g->credit = 0; /* credit is earned and spent below the level only */
-		return true;
+		return true; /* nor in a deterministic window: GC waits */
 	}
 	if (!g->active)
 		ftl_gc_step(f);
@@ -73,7 +75,8 @@ bool ftl_gc_pace_ready(const struct ftl *f)
 {
 	const struct ftl_gc *g = &f->gc;
 
-	return f->free_sbs >= g->lvl_fg || !g->active || g->credit >= FTL_GC_CREDIT;
+	return f->free_sbs >= g->lvl_fg || !g->active || g->credit >= FTL_GC_CREDIT ||
+	       ftl_plm_deferring(f);
 }
 
 static void erase_counts(const struct ftl *f, uint32_t *min, uint32_t *max)

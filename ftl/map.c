@@ -233,6 +233,7 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 	e->op.cb = tp_read_done;
 	e->op.cb_arg = e;
 	f->st.flash_tp_reads++;
+	e->op.tenant = f->cfg.tenant;
 	if (f->env.ops->submit(f->env.ctx, &e->op)) {
 		e->op.status = -EIO;
 		tp_read_done(&e->op);
@@ -375,6 +376,7 @@ void ftl_idle_prefetch(struct ftl *f)
 	f->pf.op.data = f->pf.page;
 	f->pf.op.cb = prefetch_done;
 	f->pf.op.cb_arg = f;
+	f->pf.op.tenant = f->cfg.tenant;
 	if (f->env.ops->submit(f->env.ctx, &f->pf.op))
 		f->pf.busy = false;
 }

@@ -427,6 +427,7 @@ static void mig_pump(struct ftl *f)
 		op->oob = pg->oob; /* verbatim: the FTL's OOB records as they are */
 		op->cb = mig_prog_done;
 		op->cb_arg = pg;
+		op->tenant = f->cfg.tenant;
 		if (f->env.ops->submit(f->env.ctx, op)) {
 			m->failed = true;
 			break;
@@ -488,6 +489,7 @@ static void mig_batch(struct ftl *f)
 		op->oob = pg->oob;
 		op->cb = mig_read_done;
 		op->cb_arg = pg;
+		op->tenant = f->cfg.tenant;
 		if (f->env.ops->submit(f->env.ctx, op)) {
 			m->failed = true;
 			break;
@@ -527,6 +529,7 @@ static void mig_erase(struct ftl *f, uint32_t die, enum mig_phase phase)
 		op->cb = mig_erase_done;
 		op->cb_arg = f;
 		f->st.flash_erases++;
+		op->tenant = f->cfg.tenant;
 		if (f->env.ops->submit(f->env.ctx, op)) {
 			m->failed = true;
 			break;

@@ -140,6 +140,7 @@ void ftl_read_step(struct ftl *f, struct ftl_io *io)
 		rd->op.cb_arg = rd;
 		io->pending++;
 		f->st.flash_data_reads++;
+		rd->op.tenant = f->cfg.tenant;
 		if (f->env.ops->submit(f->env.ctx, &rd->op)) {
 			rd->op.status = -EIO;
 			rd_done(&rd->op);

@@ -83,8 +83,10 @@ static void program_done(struct nand_op *op)
 
 static void submit(struct ftl *f, struct ftl_wbuf *wb)
 {
-	int rc = f->env.ops->submit(f->env.ctx, &wb->op);
+	int rc;
 
+	wb->op.tenant = f->cfg.tenant;
+	rc = f->env.ops->submit(f->env.ctx, &wb->op);
 	if (rc) {
 		wb->op.status = rc;
 		program_done(&wb->op);

@@ -14,6 +14,13 @@
  * on the bus). While a program or erase is in its array phase, queued
  * host reads may suspend it (policy permitting): tSUSPEND, the reads,
  * tRESUME, then the remaining array time.
+ *
+ * Tenants (nand_config.sched): each op also sits in its tenant's queue of
+ * its class; the best class with anything queued is still served first,
+ * and inside it the scheduler names the tenant whose oldest op goes next,
+ * told each waiting tenant's cost (array time). The channel asks the same
+ * among the dies waiting for it with ops of the best class (bus time).
+ * Without a scheduler nothing of this runs.
  */
 #include "engine_internal.h"
 #include "blox_queue.h"
@@ -153,6 +160,76 @@ static uint64_t bus_time(const struct nand_dev *dev, const struct nand_op *op)
 	return t->t_cmd_ns + (bytes * 1000 + t->bus_mbps - 1) / t->bus_mbps;
 }
 
+/* ---- tenants ---- */
+
+static struct nand_opq *tq(struct nand_die *d, uint32_t t, uint32_t p)
+{
+	return &d->ten->q[t * NAND_PRIOS + p];
+}
+
+void nand_tenant_enqueue(struct nand_die *d, struct nand_op *op)
+{
+	struct nand_tenant_stats *ts = &d->ten->ts[op->tenant];
+
+	TAILQ_INSERT_TAIL(tq(d, op->tenant, op->prio), op, tlink);
+	d->ten->mask[op->prio] |= 1ull << op->tenant;
+	if (++ts->queued > ts->max_queued)
+		ts->max_queued = ts->queued;
+}
+
+static __attribute__((noinline)) void tenant_dequeue(struct nand_die *d, struct nand_op *op)
+{
+	struct nand_opq *q = tq(d, op->tenant, op->prio);
+
+	TAILQ_REMOVE(q, op, tlink);
+	if (TAILQ_EMPTY(q))
+		d->ten->mask[op->prio] &= ~(1ull << op->tenant);
+	d->ten->ts[op->tenant].queued--;
+}
+
+/* @op (not a multi-plane partner) starts on @d: what it costs its tenant. */
+static __attribute__((noinline)) void tenant_started(struct nand_die *d,
+						    const struct nand_op *op)
+{
+	d->ten->ts[op->tenant].served_ns[op->kind] += op->array_ns;
+	d->ten->ts[op->tenant].started[op->kind]++;
+}
+
+/* Tenant @t named by a scheduler, if it has a cost (something waiting). */
+static bool picked(const struct nand_dev *dev, int t)
+{
+	return t >= 0 && (uint32_t)t < dev->ntenants && dev->cost[t] != UINT64_MAX;
+}
+
+/*
+ * The op of class @p (not empty on @d) to start now: the oldest of the
+ * tenant the scheduler names, told every waiting tenant's head-op cost.
+ */
+static struct nand_op *class_pick(struct nand_dev *dev, struct nand_die *d, uint32_t p)
+{
+	const struct nand_sched *s = &dev->cfg.sched;
+	struct nand_op *op = NULL;
+	uint64_t m;
+	int t;
+
+	for (m = d->ten->mask[p]; m; m &= m - 1) {
+		uint32_t i = (uint32_t)__builtin_ctzll(m);
+
+		dev->cost[i] = array_time(dev, TAILQ_FIRST(tq(d, i, p)));
+	}
+	t = s->pick(s->ctx, d->idx, (enum nand_prio)p, dev->cost, dev->ntenants);
+	dev->stats.sched_picks++;
+	if (picked(dev, t))
+		op = TAILQ_FIRST(tq(d, (uint32_t)t, p));
+	for (m = d->ten->mask[p]; m; m &= m - 1)
+		dev->cost[__builtin_ctzll(m)] = UINT64_MAX;
+	if (!op) {
+		dev->stats.sched_fallbacks++;
+		op = TAILQ_FIRST(&d->q[p]);
+	}
+	return op;
+}
+
 static uint32_t die_event_id(const struct nand_die *d)
 {
 	return d->idx;
@@ -170,14 +247,49 @@ static void die_event_at(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 
 /* ---- channel ---- */
 
-static void bus_grant(struct nand_dev *dev, uint32_t ch, uint64_t t)
+/*
+ * The die to take channel @ch next: of those waiting with an op of the
+ * best class (@first's), the oldest of the tenant the scheduler names.
+ */
+static struct nand_die *bus_pick(struct nand_dev *dev, uint32_t ch, struct nand_die *first)
+{
+	const struct nand_sched *s = &dev->cfg.sched;
+	struct nand_channel *c = &dev->chans[ch];
+	enum nand_prio cls = first->cur->prio;
+	struct nand_die *pos, *d = NULL;
+	int t;
+
+	TAILQ_FOREACH(pos, &c->waitq, bus_link) {
+		if (pos->cur->prio != cls)
+			break;
+		if (dev->cost[pos->cur->tenant] == UINT64_MAX)
+			dev->cost[pos->cur->tenant] = bus_time(dev, pos->cur);
+	}
+	t = s->pick_bus(s->ctx, ch, cls, dev->cost, dev->ntenants);
+	dev->stats.sched_bus_picks++;
+	if (!picked(dev, t))
+		t = -1;
+	TAILQ_FOREACH(pos, &c->waitq, bus_link) {
+		if (pos->cur->prio != cls)
+			break;
+		if (!d && (int)pos->cur->tenant == t)
+			d = pos;
+		dev->cost[pos->cur->tenant] = UINT64_MAX;
+	}
+	if (!d) {
+		dev->stats.sched_fallbacks++;
+		d = first;
+	}
+	return d;
+}
+
+/* Channel @ch (free) takes @d, waiting for it, at @t. */
+static inline __attribute__((always_inline)) void bus_start(struct nand_dev *dev, uint32_t ch,
+							     struct nand_die *d, uint64_t t)
 {
 	struct nand_channel *c = &dev->chans[ch];
-	struct nand_die *d = TAILQ_FIRST(&c->waitq);
 	uint64_t xfer;
 
-	if (c->owner || !d)
-		return;
 	TAILQ_REMOVE(&c->waitq, d, bus_link);
 	c->st.waiting--;
 	c->owner = d;
@@ -186,7 +298,30 @@ static void bus_grant(struct nand_dev *dev, uint32_t ch, uint64_t t)
 	d->phase_start = t;
 	c->st.busy_ns += xfer;
 	c->st.transfers++;
+	if (dev->ntenants)
+		d->ten->ts[d->cur->tenant].bus_ns += xfer;
 	nand_heap_set(&dev->heap, chan_event_id(dev, ch), t + xfer);
+}
+
+/* bus_start() the die bus_pick() names (out of line: the common path stays a leaf). */
+static __attribute__((noinline)) void bus_start_picked(struct nand_dev *dev, uint32_t ch,
+						       struct nand_die *first, uint64_t t)
+{
+	bus_start(dev, ch, bus_pick(dev, ch, first), t);
+}
+
+static void bus_grant(struct nand_dev *dev, uint32_t ch, uint64_t t)
+{
+	struct nand_channel *c = &dev->chans[ch];
+	struct nand_die *d = TAILQ_FIRST(&c->waitq);
+
+	if (c->owner || !d)
+		return;
+	if (dev->bus_sched) {
+		bus_start_picked(dev, ch, d, t);
+		return;
+	}
+	bus_start(dev, ch, d, t);
 }
 
 /* Queue @d for its channel, ordered by the priority of its op. */
@@ -220,53 +355,102 @@ static void array_start(struct nand_dev *dev, struct nand_die *d, uint64_t len,
 	die_event_at(dev, d, d->array_end);
 }
 
-static void dequeue(struct nand_die *d, struct nand_op *op)
+static inline __attribute__((always_inline)) void dequeue(struct nand_dev *dev,
+							   struct nand_die *d,
+							   struct nand_op *op)
 {
 	TAILQ_REMOVE(&d->q[op->prio], op, link);
 	d->nq--;
 	d->nq_prio[op->prio]--;
 	d->st.queued = d->nq;
+	if (dev->ntenants)
+		tenant_dequeue(d, op);
 }
 
 /* Queued ops looked at for partners, per queue: bounds the cost of a start. */
 #define MP_SCAN 32
 
+/* Queued @op may join @lead's group (@have: the planes it covers) now. */
+static inline __attribute__((always_inline)) bool
+mp_partner(struct nand_dev *dev, const struct nand_op *lead, struct nand_op *op, uint32_t have)
+{
+	return op->kind == lead->kind && op->nplanes == 1 &&
+	       op->timing_only == lead->timing_only && op->addr.block == lead->addr.block &&
+	       (op->kind != NAND_OP_PROGRAM || op->addr.page == lead->addr.page) &&
+	       !(have & (1u << op->addr.plane)) &&
+	       (!dev->ntenants || op->tenant == lead->tenant) && !nand_op_start_check(dev, op);
+}
+
+/* A multi-plane group being gathered: its lead, the planes it covers, its last op's link. */
+struct mp_group {
+	struct nand_op *lead;
+	uint32_t have;
+	struct nand_op **tail;
+};
+
+/* @op (a partner) joins @g at @t. */
+static inline __attribute__((always_inline)) void
+mp_join(struct nand_dev *dev, struct nand_die *d, struct mp_group *g, struct nand_op *op,
+	uint64_t t)
+{
+	dequeue(dev, d, op);
+	op->start_ns = t;
+	op->array_ns = g->lead->array_ns;
+	op->mp_next = NULL;
+	*g->tail = op;
+	g->tail = &op->mp_next;
+	g->have |= 1u << op->addr.plane;
+	dev->stats.mp_joined++;
+	if (dev->ntenants)
+		d->ten->ts[op->tenant].started[op->kind]++;
+}
+
+/* With a scheduler: partners from the lead's own queue of class @p. */
+static __attribute__((noinline)) void mp_gather_tenant(struct nand_dev *dev, struct nand_die *d,
+						       struct mp_group *g, uint32_t p,
+						       uint32_t all, uint64_t t)
+{
+	struct nand_op *op, *tmp;
+	uint32_t seen = 0;
+
+	TAILQ_FOREACH_SAFE(op, tq(d, g->lead->tenant, p), tlink, tmp) {
+		if (++seen > MP_SCAN || g->have == all)
+			break;
+		if (mp_partner(dev, g->lead, op, g->have))
+			mp_join(dev, d, g, op, t);
+	}
+}
+
 /*
  * @lead (a single-plane program or erase, starting at @t) takes queued ops
  * of the same kind for its die's other planes at the same block (and page)
- * that may start now, as one multi-plane op.
+ * that may start now, as one multi-plane op. With tenants on, only ops of
+ * the lead's tenant join (with a scheduler they are looked for in its own
+ * queues).
  */
 static void mp_gather(struct nand_dev *dev, struct nand_die *d, struct nand_op *lead,
 		      uint64_t t)
 {
-	uint32_t planes = dev->cfg.geo.planes_per_die;
-	uint32_t have = 1u << lead->addr.plane, all = (1u << planes) - 1;
-	struct nand_op **tail = &lead->mp_next, *op, *tmp;
+	uint32_t planes = dev->cfg.geo.planes_per_die, all = (1u << planes) - 1;
+	struct mp_group g = { lead, 1u << lead->addr.plane, &lead->mp_next };
+	struct nand_op *op, *tmp;
 
 	lead->mp_next = NULL;
 	if (!dev->cfg.multiplane || planes == 1 || lead->nplanes != 1 ||
 	    lead->kind == NAND_OP_READ)
 		return;
-	for (int p = 0; p < NAND_PRIOS && have != all; p++) {
+	for (uint32_t p = 0; p < NAND_PRIOS && g.have != all; p++) {
 		uint32_t seen = 0;
 
+		if (dev->die_sched) {
+			mp_gather_tenant(dev, d, &g, p, all, t);
+			continue;
+		}
 		TAILQ_FOREACH_SAFE(op, &d->q[p], link, tmp) {
-			if (++seen > MP_SCAN || have == all)
+			if (++seen > MP_SCAN || g.have == all)
 				break;
-			if (op->kind != lead->kind || op->nplanes != 1 ||
-			    op->timing_only != lead->timing_only ||
-			    op->addr.block != lead->addr.block ||
-			    (op->kind == NAND_OP_PROGRAM && op->addr.page != lead->addr.page) ||
-			    (have & (1u << op->addr.plane)) || nand_op_start_check(dev, op))
-				continue;
-			dequeue(d, op);
-			op->start_ns = t;
-			op->array_ns = lead->array_ns;
-			op->mp_next = NULL;
-			*tail = op;
-			tail = &op->mp_next;
-			have |= 1u << op->addr.plane;
-			dev->stats.mp_joined++;
+			if (mp_partner(dev, lead, op, g.have))
+				mp_join(dev, d, &g, op, t);
 		}
 	}
 	if (lead->mp_next)
@@ -290,7 +474,7 @@ static void op_start(struct nand_dev *dev, struct nand_die *d,
 {
 	int rc = nand_op_start_check(dev, op);
 
-	dequeue(d, op);
+	dequeue(dev, d, op);
 	op->mp_next = NULL;
 	if (rc) {
 		op->status = rc;
@@ -301,6 +485,8 @@ static void op_start(struct nand_dev *dev, struct nand_die *d,
 	op->start_ns = t;
 	op->array_ns = array_time(dev, op);
 	op->remaining_ns = op->array_ns;
+	if (dev->ntenants)
+		tenant_started(d, op);
 	mp_gather(dev, d, op, t);
 	d->cur = op;
 	if (op->kind == NAND_OP_PROGRAM) {
@@ -417,6 +603,8 @@ void nand_die_kick(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 		op = TAILQ_FIRST(&d->q[NAND_PRIO_HOST_READ]);
 		if (op && (!dev->cfg.max_reads_per_suspend ||
 			   d->susp_reads < dev->cfg.max_reads_per_suspend)) {
+			if (dev->die_sched)
+				op = class_pick(dev, d, NAND_PRIO_HOST_READ);
 			d->susp_reads++;
 			dev->stats.suspend.reads_overtaken++;
 			op_start(dev, d, op, t);
@@ -428,8 +616,11 @@ void nand_die_kick(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 		die_event_at(dev, d, t + timing(dev)->t_resume_ns);
 		return;
 	}
-	while (d->phase == DIE_IDLE && (op = best_queued(d, NAND_PRIOS - 1)))
+	while (d->phase == DIE_IDLE && (op = best_queued(d, NAND_PRIOS - 1))) {
+		if (dev->die_sched)
+			op = class_pick(dev, d, op->prio);
 		op_start(dev, d, op, t);
+	}
 }
 
 static void die_event(struct nand_dev *dev, struct nand_die *d, uint64_t t)
@@ -577,6 +768,9 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 		return -EINVAL;
 	if (store && memcmp(&store->geo, g, sizeof(*g)))
 		return -EINVAL;
+	if (cfg->sched.ntenants > NAND_MAX_TENANTS ||
+	    (!cfg->sched.ntenants && (cfg->sched.pick || cfg->sched.pick_bus)))
+		return -EINVAL;
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
@@ -586,11 +780,25 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 	dev->dies = calloc(dev->nr_dies, sizeof(*dev->dies));
 	dev->chans = calloc(g->channels, sizeof(*dev->chans));
 	dev->erased_page = malloc(g->page_size);
+	dev->ntenants = (uint16_t)cfg->sched.ntenants;
+	dev->die_sched = cfg->sched.pick != NULL;
+	dev->bus_sched = cfg->sched.pick_bus != NULL;
+	if (dev->ntenants) {
+		size_t nt = (size_t)dev->nr_dies * dev->ntenants;
+
+		dev->ten_mem = calloc(dev->nr_dies, sizeof(*dev->ten_mem));
+		dev->tq_mem = calloc(nt * NAND_PRIOS, sizeof(*dev->tq_mem));
+		dev->ts_mem = calloc(nt, sizeof(*dev->ts_mem));
+		dev->cost = malloc(dev->ntenants * sizeof(*dev->cost));
+	}
 	if (!dev->dies || !dev->chans || !dev->erased_page ||
-	    heap_init(&dev->heap, dev->nr_dies + g->channels)) {
+	    heap_init(&dev->heap, dev->nr_dies + g->channels) ||
+	    (dev->ntenants && (!dev->ten_mem || !dev->tq_mem || !dev->ts_mem || !dev->cost))) {
 		nand_dev_destroy(dev);
 		return -ENOMEM;
 	}
+	for (uint32_t t = 0; t < dev->ntenants; t++)
+		dev->cost[t] = UINT64_MAX;
 	memset(dev->erased_page, 0xff, g->page_size);
 	for (uint32_t i = 0; i < dev->nr_dies; i++) {
 		struct nand_die *d = &dev->dies[i];
@@ -599,6 +807,13 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 		d->ch = i / g->dies_per_channel;
 		for (int p = 0; p < NAND_PRIOS; p++)
 			TAILQ_INIT(&d->q[p]);
+		if (dev->ntenants) {
+			d->ten = &dev->ten_mem[i];
+			d->ten->q = dev->tq_mem + (size_t)i * dev->ntenants * NAND_PRIOS;
+			d->ten->ts = dev->ts_mem + (size_t)i * dev->ntenants;
+			for (uint32_t q = 0; q < dev->ntenants * NAND_PRIOS; q++)
+				TAILQ_INIT(&d->ten->q[q]);
+		}
 	}
 	for (uint32_t c = 0; c < g->channels; c++)
 		TAILQ_INIT(&dev->chans[c].waitq);
@@ -612,6 +827,10 @@ void nand_dev_destroy(struct nand_dev *dev)
 	if (!dev)
 		return;
 	heap_fini(&dev->heap);
+	free(dev->ten_mem);
+	free(dev->tq_mem);
+	free(dev->ts_mem);
+	free(dev->cost);
 	free(dev->dies);
 	free(dev->chans);
 	free(dev->erased_page);
@@ -638,6 +857,14 @@ const struct nand_channel_stats *nand_channel_stats(const struct nand_dev *dev,
 						    uint32_t ch)
 {
 	return ch < dev->cfg.geo.channels ? &dev->chans[ch].st : NULL;
+}
+
+const struct nand_tenant_stats *nand_tenant_stats(const struct nand_dev *dev, uint32_t die,
+						  uint32_t tenant)
+{
+	if (die >= dev->nr_dies || tenant >= dev->ntenants)
+		return NULL;
+	return &dev->dies[die].ten->ts[tenant];
 }
 
 const struct nand_block_meta *nand_block_meta(const struct nand_dev *dev,

@@ -20,6 +20,9 @@ enum die_phase {
 	DIE_RESUMING, /* paying tRESUME */
 };
 
+/* A queue of ops (a tenant's in one class on one die). */
+TAILQ_HEAD(nand_opq, nand_op);
+
 struct nand_die {
 	uint32_t idx, ch;
 	enum die_phase phase;
@@ -34,6 +37,18 @@ struct nand_die {
 	uint32_t nq, nq_prio[NAND_PRIOS];
 	struct nand_die_stats st;
 	TAILQ_ENTRY(nand_die) bus_link;
+	struct nand_die_tenants *ten; /* tenants on; else NULL */
+};
+
+/*
+ * A die's tenants (sched.ntenants > 0): every op queued on the die is also
+ * in its tenant's queue of its class, q[tenant * NAND_PRIOS + prio] (via
+ * tlink, in the same order); mask[p]: the tenants with ops in class p.
+ */
+struct nand_die_tenants {
+	uint64_t mask[NAND_PRIOS];
+	struct nand_opq *q;
+	struct nand_tenant_stats *ts; /* per tenant */
 };
 
 struct nand_channel {
@@ -54,6 +69,9 @@ struct nand_dev {
 	struct nand_config cfg;
 	struct nand_store *store;
 	uint32_t nr_dies;
+	/* cfg.sched: its ntenants (0: tenants off), pick and pick_bus set (beside nr_dies: hot). */
+	uint16_t ntenants;
+	bool die_sched, bus_sched;
 	struct nand_die *dies;
 	struct nand_channel *chans;
 	struct nand_heap heap;
@@ -62,12 +80,18 @@ struct nand_dev {
 	uint64_t now; /* time of the advance() in progress */
 	uint8_t *erased_page; /* 0xff page for reads of erased pages */
 	struct nand_stats stats;
+	struct nand_die_tenants *ten_mem; /* per die */
+	struct nand_opq *tq_mem; /* the dies' tenant queues */
+	struct nand_tenant_stats *ts_mem;
+	uint64_t *cost; /* ntenants: a scheduler's costs, all UINT64_MAX between picks */
 };
 
 /* engine.c */
 void nand_heap_set(struct nand_heap *h, uint32_t id, uint64_t key);
 void nand_heap_del(struct nand_heap *h, uint32_t id);
 void nand_die_kick(struct nand_dev *dev, struct nand_die *d, uint64_t t);
+/* Tenants on: @op, just queued on @d's class queue, joins its tenant's. */
+void nand_tenant_enqueue(struct nand_die *d, struct nand_op *op);
 
 /* ops.c */
 /* Check the flash rules at the moment @op starts on its die. */

@@ -42,6 +42,8 @@ int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now)
 		return -EINVAL;
 	if (op->xfer_bytes > g->page_size)
 		return -EINVAL;
+	if (dev->ntenants && op->tenant >= dev->ntenants)
+		return -EINVAL;
 	if (op->kind == NAND_OP_ERASE)
 		a.page = 0;
 	if (op->nplanes > 1)
@@ -76,6 +78,8 @@ int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now)
 	d->st.queued = d->nq;
 	if (d->nq > d->st.max_queued)
 		d->st.max_queued = d->nq;
+	if (dev->ntenants)
+		nand_tenant_enqueue(d, op);
 	/*
 	 * Never start (or fail) inside submit: an idle die starts its next op
 	 * from an event at @now, so completions only come from advance().

@@ -55,6 +55,11 @@ struct ftl_bdev {
 	struct ftl *ftl;
 	struct event *kick_ev; /* NULL while unbound */
 	struct event *wake_ev; /* a throttled migration's next step; NULL while unbound */
+	/* Predictable latency: the timer for the window's deadline, who hears of events. */
+	struct event *plm_ev; /* NULL while unbound */
+	uint64_t plm_armed; /* the deadline plm_ev is set for; 0: none */
+	void (*plm_cb)(void *arg);
+	void *plm_cb_arg;
 	bool kicked;
 	uint64_t vnow; /* unbound: the device's time, advanced by the destroy */
 	struct ftl_resources res; /* what the FTL owns of the device */
@@ -241,12 +246,48 @@ static void env_wake_at(void *ctx, uint64_t ns)
 		fb->kicked = true; /* unbound: the destroy's loop runs it */
 }
 
+/* A predictable-latency event (from ftl_process()): the NVMe core is told. */
+static void env_plm_event(void *ctx)
+{
+	struct ftl_bdev *fb = ctx;
+
+	if (fb->plm_cb)
+		fb->plm_cb(fb->plm_cb_arg);
+}
+
+/* A deterministic window ends or warns at a time: ftl_process() then. */
+static void fb_plm_arm(struct ftl_bdev *fb)
+{
+	uint64_t at = ftl_plm_deadline(fb->ftl), now, us;
+	struct timeval tv;
+
+	if (!fb->plm_ev)
+		return;
+	if (at == UINT64_MAX) {
+		if (fb->plm_armed)
+			evtimer_del(fb->plm_ev);
+		fb->plm_armed = 0;
+		return;
+	}
+	/* Set for it and not fired yet (a timer that fired is set again). */
+	if (at == fb->plm_armed && evtimer_pending(fb->plm_ev, NULL))
+		return;
+	fb->plm_armed = at;
+	now = blox_clock_now(fb->clock);
+	/* Rounded up to the microsecond: never early. */
+	us = ((at > now ? at - now : 0) + 999) / 1000;
+	tv = (struct timeval){ .tv_sec = (time_t)(us / 1000000u),
+			       .tv_usec = (suseconds_t)(us % 1000000u) };
+	evtimer_add(fb->plm_ev, &tv);
+}
+
 static const struct ftl_env_ops env_ops = {
 	.submit = env_submit,
 	.now = env_now,
 	.kick = env_kick,
 	.sync = env_sync,
 	.wake_at = env_wake_at,
+	.plm_event = env_plm_event,
 };
 
 static void susp_levels(struct ftl_bdev *fb);
@@ -261,6 +302,7 @@ static void kick_cb(evutil_socket_t fd, short what, void *arg)
 	ftl_process(fb->ftl);
 	if (fb->nd->smart)
 		susp_levels(fb);
+	fb_plm_arm(fb);
 }
 
 static void fb_start(struct ftl_bdev *fb, struct blox_io *io);
@@ -407,6 +449,8 @@ static void fb_destroy(struct blox_bdev *bdev)
 {
 	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
 
+	/* Nobody hears of predictable-latency events any more. */
+	fb->plm_cb = NULL;
 	/* Still bound: on the loop, where unbinding is allowed. */
 	if (fb->rt)
 		blox_bdev_ftl_unbind(bdev);
@@ -428,6 +472,8 @@ static void fb_destroy(struct blox_bdev *bdev)
 		event_free(fb->kick_ev);
 	if (fb->wake_ev)
 		event_free(fb->wake_ev);
+	if (fb->plm_ev)
+		event_free(fb->plm_ev);
 	blox_nand_dev_put(fb->nd);
 	free(fb->ios);
 	free(fb);
@@ -523,6 +569,86 @@ static void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
 	e->opt_write_bytes = g->page_size; /* the page a stream fills, then programs */
 }
 
+/*
+ * Predictable latency: the FTL's windows (ftl_plm_*) in the log page's
+ * units. A write of the Optimal Write Size is one flash page (what
+ * fb_endurance() says), so many FTL units; times in whole milliseconds,
+ * estimates rounded down.
+ */
+static uint32_t units_per_ows(const struct ftl_bdev *fb)
+{
+	uint32_t n = nand_dev_config(fb->dev)->geo.page_size / FTL_UNIT;
+
+	return n ? n : 1;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static int fb_plm_config(struct blox_bdev *bdev, const struct blox_bdev_plm_config *cfg)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	struct ftl_plm_warn w = {
+		.enable = cfg->ee & FTL_PLM_EV_WARNS,
+		.reads = cfg->reads_thresh,
+		.writes = sat_mul(cfg->writes_thresh, units_per_ows(fb)),
+		.time_ns = sat_mul(cfg->time_thresh_ms, 1000000),
+	};
+	int rc = ftl_plm_config(fb->ftl, cfg->enable, &w);
+
+	if (!rc) {
+		fb->plm_cb = cfg->enable ? cfg->event : NULL;
+		fb->plm_cb_arg = cfg->enable ? cfg->event_arg : NULL;
+	}
+	fb_plm_arm(fb);
+	return rc;
+}
+
+static int fb_plm_window(struct blox_bdev *bdev, enum blox_plm_window win, uint64_t *retry_in_ns)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	int rc;
+
+	if (win != BLOX_PLM_DTWIN && win != BLOX_PLM_NDWIN)
+		return -EINVAL;
+	rc = ftl_set_deterministic(fb->ftl, win == BLOX_PLM_DTWIN, NULL);
+	if (rc == -EAGAIN && retry_in_ns) {
+		struct ftl_plm_info i;
+		uint64_t now = blox_clock_now(fb->clock);
+
+		ftl_plm_info(fb->ftl, &i);
+		*retry_in_ns = i.dtwin_ready_ns > now ? i.dtwin_ready_ns - now : 0;
+	}
+	fb_plm_arm(fb);
+	return rc;
+}
+
+static void fb_plm_query(struct blox_bdev *bdev, struct blox_bdev_plm_info *out, bool clear)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	uint32_t ows = units_per_ows(fb);
+	struct ftl_plm_info i;
+
+	ftl_plm_info(fb->ftl, &i);
+	out->window = i.window == FTL_PLM_DTWIN	  ? BLOX_PLM_DTWIN
+		      : i.window == FTL_PLM_NDWIN ? BLOX_PLM_NDWIN
+						  : BLOX_PLM_OFF;
+	out->events = (uint16_t)i.events;
+	out->reads_typical = i.reads_typical;
+	out->writes_typical = i.writes_typical / ows;
+	out->time_max_ms = i.time_max_ns / 1000000;
+	out->ndwin_min_high_ms = (i.ndwin_min_high_ns + 999999) / 1000000;
+	out->ndwin_min_low_ms = (i.ndwin_min_low_ns + 999999) / 1000000;
+	out->reads_estimate = i.reads_left;
+	out->writes_estimate = i.writes_left / ows;
+	out->time_estimate_ms = i.time_left_ns / 1000000;
+	if (clear)
+		ftl_plm_clear_events(fb->ftl);
+	fb_plm_arm(fb); /* the query may have ended a window */
+}
+
 static const struct blox_bdev_ops ftl_bdev_ops = {
 	.name = "nand",
 	.submit = fb_submit,
@@ -530,6 +656,9 @@ static const struct blox_bdev_ops ftl_bdev_ops = {
 	.set_write_cache = fb_set_cache,
 	.telemetry = fb_telemetry,
 	.endurance = fb_endurance,
+	.plm_config = fb_plm_config,
+	.plm_window = fb_plm_window,
+	.plm_query = fb_plm_query,
 };
 
 /* Dies in range and each once, blocks in range. */
@@ -676,7 +805,8 @@ int blox_bdev_ftl_bind(struct blox_bdev *bdev, struct event_base *base,
 	fb->rt = fb->nd->rt;
 	fb->kick_ev = event_new(base, -1, 0, kick_cb, fb);
 	fb->wake_ev = evtimer_new(base, kick_cb, fb);
-	if (!fb->kick_ev || !fb->wake_ev)
+	fb->plm_ev = evtimer_new(base, kick_cb, fb);
+	if (!fb->kick_ev || !fb->wake_ev || !fb->plm_ev)
 		return -ENOMEM;
 	/* Work the FTL asked for before it had a loop (a migration it resumed). */
 	if (fb->kicked)
@@ -705,6 +835,10 @@ bool blox_bdev_ftl_unbind(struct blox_bdev *bdev)
 	if (fb->wake_ev)
 		event_free(fb->wake_ev);
 	fb->wake_ev = NULL;
+	if (fb->plm_ev)
+		event_free(fb->plm_ev);
+	fb->plm_ev = NULL;
+	fb->plm_armed = 0;
 	/* Operations in flight stay in the device; the destroy drives them. */
 	nand_rt_destroy(fb->nd->rt);
 	fb->nd->rt = NULL;

@@ -34,7 +34,8 @@ void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 	id->mdts = NVMF_MDTS_SHIFT;
 	id->cntlid = c->cntlid;
 	id->ver = 0x00010300;
-	id->oaes = disc ? 0 : (1u << 8); /* namespace attribute notices */
+	/* Namespace attribute and predictable latency event aggregate notices. */
+	id->oaes = disc ? 0 : NVME_CTRL_OAES_NA | NVME_CTRL_OAES_PLEA;
 	id->ctratt = NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_TBKAS;
 	id->cntrltype = disc ? NVME_CTRL_CNTRLTYPE_DISCOVERY : NVME_CTRL_CNTRLTYPE_IO;
 	id->acl = NVMF_ACL;
@@ -56,6 +57,12 @@ void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 		id->vwc = NVME_CTRL_VWC_PRESENT | NVME_CTRL_VWC_FLUSH;
 		/* Each namespace an NVM Set, in an Endurance Group (endgrp.c). */
 		id->ctratt |= NVME_CTRL_CTRATT_NVM_SETS | NVME_CTRL_CTRATT_ENDURANCE_GROUPS;
+		/*
+		 * Predictable Latency Mode, and the Read Recovery Levels it
+		 * requires (plm.c); a set whose backend has none refuses it.
+		 */
+		id->ctratt |= NVME_CTRL_CTRATT_PREDICTABLE_LAT | NVME_CTRL_CTRATT_READ_RECV_LVLS;
+		id->rrls = NVMF_RRLS;
 		id->nsetidmax = NVMF_NSETIDMAX;
 		id->endgidmax = NVMF_ENDGIDMAX;
 	}
@@ -308,6 +315,12 @@ static uint16_t exec_set_features(struct nvmf_req *req)
 	case NVME_FEAT_FID_HOST_ID:
 		/* The host identifier comes from Connect on fabrics. */
 		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+	case NVME_FEAT_FID_RRL:
+		return nvmf_feat_rrl(req, true, false);
+	case NVME_FEAT_FID_PLM_CONFIG:
+		return nvmf_feat_plm_config(req, true, false);
+	case NVME_FEAT_FID_PLM_WINDOW:
+		return nvmf_feat_plm_window(req, true, false);
 	default:
 		req->error_loc = offsetof(struct nvme_sqe, cdw10);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
@@ -358,6 +371,12 @@ static uint16_t exec_get_features(struct nvmf_req *req)
 	}
 	case NVME_FEAT_FID_HOST_ID:
 		return nvmf_req_copy_out(req, c->hostid, sizeof(c->hostid));
+	case NVME_FEAT_FID_RRL:
+		return nvmf_feat_rrl(req, false, dflt);
+	case NVME_FEAT_FID_PLM_CONFIG:
+		return nvmf_feat_plm_config(req, false, dflt);
+	case NVME_FEAT_FID_PLM_WINDOW:
+		return nvmf_feat_plm_window(req, false, dflt);
 	default:
 		req->error_loc = offsetof(struct nvme_sqe, cdw10);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
@@ -371,6 +390,10 @@ static uint16_t parse_features(struct nvmf_req *req, bool set)
 	if (fid == NVME_FEAT_FID_TIMESTAMP) {
 		req->dir = set ? NVMF_DIR_H2C : NVMF_DIR_C2H;
 		req->transfer_len = 8;
+	} else if (fid == NVME_FEAT_FID_PLM_CONFIG) {
+		/* The Deterministic Threshold Configuration, both ways. */
+		req->dir = set ? NVMF_DIR_H2C : NVMF_DIR_C2H;
+		req->transfer_len = sizeof(struct nvme_plm_config);
 	} else if (fid == NVME_FEAT_FID_HOST_ID && !set) {
 		if (!(req->cmd.cdw11 & 1)) { /* only the 128-bit form */
 			req->error_loc = offsetof(struct nvme_sqe, cdw11);

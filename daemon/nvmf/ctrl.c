@@ -78,6 +78,7 @@ int nvmf_ctrl_create(struct nvmf_subsys *s, const char *hostnqn,
 	c->created_ns = blox_clock_now(tgt->clock);
 	c->last_activity_ns = c->created_ns;
 	TAILQ_INIT(&c->aer_reqs);
+	TAILQ_INIT(&c->plm_wait);
 	TAILQ_INSERT_TAIL(&s->ctrls, c, link);
 	nvmf_ctrl_set_kato(c, kato_ms);
 	tgt->stats.ctrls_created++;
@@ -103,6 +104,7 @@ static void ctrl_free(struct nvmf_ctrl *c)
 	TAILQ_REMOVE(&s->ctrls, c, link);
 	if (c->kato_ev)
 		event_free(c->kato_ev);
+	nvmf_plm_ctrl_free(c);
 	free(c->sqs);
 	free(c);
 }
@@ -149,6 +151,7 @@ void nvmf_sq_quiesce(struct nvmf_sq *sq)
 		c->nr_aer--;
 		nvmf_req_complete(req, NVME_SC_ABORT_QUEUE);
 	}
+	nvmf_plm_ctrl_quiesce(c);
 }
 
 void nvmf_sq_fini(struct nvmf_sq *sq)
@@ -348,19 +351,30 @@ void nvmf_ctrl_log_error(struct nvmf_ctrl *c, const struct nvmf_req *req,
 void nvmf_ctrl_aen_kick(struct nvmf_ctrl *c)
 {
 	struct nvmf_req *req;
+	bool ns = c->aen_ns_changed_pending && !c->aen_ns_masked &&
+		  (c->aen_enabled & NVME_FEAT_AE_NAN_MASK << NVME_FEAT_AE_NAN_SHIFT);
+	bool plm = c->aen_plm_pending && !c->aen_plm_masked &&
+		   (c->aen_enabled & NVME_FEAT_AE_PLA_MASK << NVME_FEAT_AE_PLA_SHIFT);
 
-	if (!c->aen_ns_changed_pending || c->aen_ns_masked ||
-	    !(c->aen_enabled & NVME_FEAT_AE_NAN_MASK << NVME_FEAT_AE_NAN_SHIFT))
+	if (!ns && !plm)
 		return;
 	req = TAILQ_FIRST(&c->aer_reqs);
 	if (!req)
 		return;
 	TAILQ_REMOVE(&c->aer_reqs, req, link);
 	c->nr_aer--;
-	c->aen_ns_changed_pending = false;
-	c->aen_ns_masked = true; /* until the host reads log page 04h */
-	req->cqe.result = NVME_AER_NOTICE |
-			  (NVME_AER_NOTICE_NS_CHANGED << 8) |
-			  ((uint32_t)NVME_LOG_LID_CHANGED_NS << 16);
+	if (ns) {
+		c->aen_ns_changed_pending = false;
+		c->aen_ns_masked = true; /* until the host reads log page 04h */
+		req->cqe.result = NVME_AER_NOTICE | (NVME_AER_NOTICE_NS_CHANGED << 8) |
+				  ((uint32_t)NVME_LOG_LID_CHANGED_NS << 16);
+	} else {
+		c->aen_plm_pending = false;
+		c->aen_plm_masked = true; /* until the host reads log page 0Bh */
+		req->cqe.result = NVME_AER_NOTICE | (NVME_AER_NOTICE_PL_EVENT << 8) |
+				  ((uint32_t)NVME_LOG_LID_PREDICTABLE_LAT_AGG << 16);
+	}
 	nvmf_req_complete(req, 0);
+	/* The other notice, if due, on the next request. */
+	nvmf_ctrl_aen_kick(c);
 }

@@ -252,6 +252,7 @@ static size_t log_supported(uint8_t *out, bool discovery)
 		NVME_LOG_LID_SMART,		  NVME_LOG_LID_FW_SLOT,
 		NVME_LOG_LID_CHANGED_NS,	  NVME_LOG_LID_CMD_EFFECTS,
 		NVME_LOG_LID_ENDURANCE_GROUP,	  NVME_LOG_LID_ENDURANCE_GRP_EVT,
+		NVME_LOG_LID_PREDICTABLE_LAT_NVMSET, NVME_LOG_LID_PREDICTABLE_LAT_AGG,
 	};
 	struct nvme_supported_log_pages *l = (void *)out;
 
@@ -356,6 +357,12 @@ static uint16_t exec_get_log_page(struct nvmf_req *req)
 			break;
 		case NVME_LOG_LID_ENDURANCE_GRP_EVT:
 			len = log_endgrp_events(tmp);
+			break;
+		case NVME_LOG_LID_PREDICTABLE_LAT_NVMSET:
+			st = nvmf_log_plm_set(req, tmp, &len, a.rae);
+			break;
+		case NVME_LOG_LID_PREDICTABLE_LAT_AGG:
+			len = nvmf_log_plm_agg(req, tmp, a.rae);
 			break;
 		default:
 			st = NVMF_SC_CMD(NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR;

@@ -135,6 +135,7 @@ int nvmf_subsys_destroy(struct nvmf_subsys *s)
 	}
 	while ((ns = TAILQ_FIRST(&s->namespaces))) {
 		TAILQ_REMOVE(&s->namespaces, ns, link);
+		nvmf_plm_ns_release(ns);
 		ns_delete(ns);
 	}
 	if (s != tgt->discovery)
@@ -299,6 +300,7 @@ static void ns_free(struct nvmf_ns *ns)
 	void *arg = ns->released_arg;
 	struct blox_bdev *bdev = ns->bdev;
 
+	nvmf_plm_ns_release(ns);
 	if (released)
 		ns->bdev = NULL; /* the callback's now */
 	ns_delete(ns);

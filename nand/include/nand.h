@@ -166,6 +166,12 @@ struct nand_op {
 	/* Set by the submitter. */
 	enum nand_op_kind kind;
 	enum nand_prio prio;
+	/*
+	 * Whose op it is (0: the default tenant): the FTL instance, i.e. the
+	 * vSSD, that submitted it. Ignored unless nand_config.sched has
+	 * tenants; then below sched.ntenants (else -EINVAL from submit).
+	 */
+	uint32_t tenant;
 	struct nand_addr addr; /* plane ignored for multi-plane ops */
 	uint32_t nplanes; /* 1, or planes_per_die for a multi-plane op */
 	uint32_t xfer_bytes; /* bus bytes per plane; 0 = whole page */
@@ -189,6 +195,7 @@ struct nand_op {
 	uint64_t phase_end, remaining_ns, last_resume_ns, array_ns;
 	struct nand_op *mp_next; /* next op of a multi-plane group it leads */
 	TAILQ_ENTRY(nand_op) link;
+	TAILQ_ENTRY(nand_op) tlink; /* in its tenant's queue (tenants on) */
 };
 
 /* ---- suspension policy ---- */
@@ -220,6 +227,44 @@ extern const struct nand_suspend_policy nand_suspend_always;
 void nand_suspend_default(struct nand_suspend_policy *p,
 			  const struct nand_suspend_default_cfg *cfg);
 
+/* ---- sharing a die among tenants ---- */
+
+#define NAND_MAX_TENANTS 64
+
+/*
+ * A pluggable scheduler among tenants (nand_op.tenant). Priority classes
+ * stay strict: the engine takes the best class with anything queued on a
+ * die and, inside it, asks pick() whose op starts next; each tenant's ops
+ * keep their order (FIFO per tenant and class). Multi-plane partners join
+ * their lead's op only from the same tenant and are not asked about (the
+ * group takes one array time, the lead's, which is what was charged).
+ *
+ * pick(): @cost_ns[t] is the array time (ns, by kind and page type) of
+ * tenant t's oldest op of class @cls on die @die (global index), or
+ * UINT64_MAX when t has none there (@ntenants entries); returns the tenant
+ * whose op starts now (the engine starts it at once, so the scheduler may
+ * charge it). An answer that names no waiting tenant falls back to the
+ * oldest op of the class (counted in nand_stats.sched_fallbacks).
+ * pick_bus(): the same for a channel @ch: among the dies waiting for the
+ * bus with an op of class @cls (the best class waiting), whose transfer
+ * goes next; @cost_ns[t] is the bus time of the oldest waiting of tenant t.
+ * Either may be NULL: first come, first served (today's order).
+ *
+ * ntenants 0 (the default): no tenant bookkeeping at all, nand_op.tenant
+ * ignored, pick and pick_bus must be NULL. ntenants > 0 with both NULL:
+ * the order of ntenants 0, with per-tenant telemetry (nand_tenant_stats()).
+ * Called from nand_advance() (never from nand_submit()); must not submit.
+ */
+struct nand_sched {
+	const char *name;
+	uint32_t ntenants; /* tenant ids 0..ntenants-1; at most NAND_MAX_TENANTS */
+	int (*pick)(void *ctx, uint32_t die, enum nand_prio cls, const uint64_t *cost_ns,
+		    uint32_t ntenants);
+	int (*pick_bus)(void *ctx, uint32_t ch, enum nand_prio cls, const uint64_t *cost_ns,
+			uint32_t ntenants);
+	void *ctx;
+};
+
 /* ---- device ---- */
 
 struct nand_config {
@@ -238,6 +283,7 @@ struct nand_config {
 	 * controller. Each op still completes on its own callback.
 	 */
 	bool multiplane;
+	struct nand_sched sched; /* zero: one tenant, FIFO in each class */
 };
 
 void nand_config_default(struct nand_config *cfg);
@@ -296,6 +342,8 @@ struct nand_stats {
 	struct nand_suspend_stats suspend;
 	/* Multi-plane groups formed (by kind) and single-plane ops that joined one. */
 	uint64_t mp_groups[NAND_OP_KINDS], mp_joined;
+	/* Scheduler calls (die and bus) and answers that named no waiting tenant. */
+	uint64_t sched_picks, sched_bus_picks, sched_fallbacks;
 	struct blox_hist latency[NAND_OP_KINDS]; /* submit -> completion */
 	struct blox_hist lateness; /* delivered minus modeled time */
 	uint64_t completed;
@@ -308,5 +356,22 @@ const struct nand_channel_stats *nand_channel_stats(const struct nand_dev *dev,
 						    uint32_t ch);
 const struct nand_block_meta *nand_block_meta(const struct nand_dev *dev,
 					      uint64_t block);
+
+/* A tenant's use of one die (nand_config.sched.ntenants > 0). */
+struct nand_tenant_stats {
+	/*
+	 * Array time of its ops started on the die, by kind: what a scheduler
+	 * was told they cost (a multi-plane group once, on its lead; an op
+	 * suspended and resumed once, whole).
+	 */
+	uint64_t served_ns[NAND_OP_KINDS];
+	uint64_t started[NAND_OP_KINDS]; /* ops started (each op of a group) */
+	uint64_t bus_ns; /* channel time of its transfers from or to this die */
+	uint32_t queued, max_queued; /* its ops waiting on the die */
+};
+
+/* NULL when tenants are off, or @die or @tenant is out of range. */
+const struct nand_tenant_stats *nand_tenant_stats(const struct nand_dev *dev, uint32_t die,
+						  uint32_t tenant);
 
 #endif

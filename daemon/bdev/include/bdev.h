@@ -109,6 +109,41 @@ struct blox_bdev_endurance {
 	uint32_t opt_write_bytes; /* write size placed without padding; 0: unknown */
 };
 
+/*
+ * Predictable latency (NVMe Predictable Latency Mode) of the NVM Set a
+ * backend is, in the units of the Predictable Latency Per NVM Set log: 4 KiB
+ * reads, writes of opt_write_bytes (blox_bdev_endurance), milliseconds.
+ * What the windows do is the backend's: the nand backend's FTL defers its
+ * background work in a deterministic window (ftl.h, ftl_plm_*).
+ */
+enum blox_plm_window {
+	BLOX_PLM_OFF, /* predictable latency not enabled */
+	BLOX_PLM_DTWIN,
+	BLOX_PLM_NDWIN,
+};
+
+struct blox_bdev_plm_config {
+	bool enable;
+	/* Warnings (the Enable Event bits 2:0) when an estimate falls below its threshold. */
+	uint16_t ee;
+	uint64_t reads_thresh, writes_thresh, time_thresh_ms;
+	/*
+	 * Called from the loop when an event is recorded (a warning, or a
+	 * deterministic window ended by itself); NULL: nobody is told. Not
+	 * called once the set is disabled.
+	 */
+	void (*event)(void *arg);
+	void *event_arg;
+};
+
+struct blox_bdev_plm_info {
+	enum blox_plm_window window;
+	uint16_t events; /* the log's Event Type bits, until cleared */
+	uint64_t reads_typical, writes_typical, time_max_ms;
+	uint64_t ndwin_min_high_ms, ndwin_min_low_ms;
+	uint64_t reads_estimate, writes_estimate, time_estimate_ms;
+};
+
 struct blox_bdev_ops {
 	const char *name;
 	/* Start @io. Returns nothing: errors come back through io->status. */
@@ -124,6 +159,21 @@ struct blox_bdev_ops {
 	 * it the namespace is its own Endurance Group with no wear to tell.
 	 */
 	void (*endurance)(struct blox_bdev *bdev, struct blox_bdev_endurance *e);
+	/*
+	 * Optional, all three or none (flash backends): predictable latency.
+	 * Without them the namespace's NVM Set has none.
+	 * plm_config: enable (into NDWIN; the thresholds only, if enabled
+	 * already) or disable it. 0 or -errno.
+	 * plm_window: enter @w (DTWIN or NDWIN). 0; -EINVAL when not enabled;
+	 * -EAGAIN when a DTWIN may not start yet: *@retry_in_ns says how long
+	 * until it may.
+	 * plm_query: fill @info (zeroed by the caller); @clear_events: the
+	 * events are cleared once read.
+	 */
+	int (*plm_config)(struct blox_bdev *bdev, const struct blox_bdev_plm_config *cfg);
+	int (*plm_window)(struct blox_bdev *bdev, enum blox_plm_window w, uint64_t *retry_in_ns);
+	void (*plm_query)(struct blox_bdev *bdev, struct blox_bdev_plm_info *info,
+			  bool clear_events);
 };
 
 struct blox_bdev_qos;

@@ -54,6 +54,8 @@ struct event;
  */
 #define NVMF_NSETIDMAX NVMF_MAX_NS
 #define NVMF_ENDGIDMAX NVMF_MAX_NS
+/* Read Recovery Levels Supported: 4 (the default) and 15 (Fast Fail), plm.c. */
+#define NVMF_RRLS ((1u << 4) | (1u << 15))
 #define NVMF_CNTLID_MIN 1
 #define NVMF_CNTLID_MAX 0xffef
 #define NVMF_MODEL "blox NAND SSD"
@@ -117,6 +119,14 @@ struct nvmf_ns {
 	bool pool;
 	uint64_t pool_key;
 	uint64_t inflight; /* commands at the backend */
+	/*
+	 * Its NVM Set's Predictable Latency Mode Config as the host set it
+	 * (plm.c; the windows are the backend's), and its Read Recovery Level
+	 * (0: the default, 4).
+	 */
+	bool plm_enabled;
+	struct nvme_plm_config plm_cfg;
+	uint8_t rrl;
 	struct nvmf_ns_stats stats;
 	struct nvmf_io_telemetry tm;
 	/* Telemetry samples (admin, every second): [0] newest. */
@@ -256,6 +266,12 @@ struct nvmf_ctrl {
 	bool aen_ns_masked; /* notice sent, log page 04h not read yet */
 	uint32_t changed_ns[NVMF_MAX_CHANGED_NS];
 	uint32_t nr_changed_ns; /* > NVMF_MAX_CHANGED_NS means overflow */
+	/* A predictable-latency event to tell; told, until log page 0Bh is read. */
+	bool aen_plm_pending, aen_plm_masked;
+	/* Set Features (14h) DTWIN held until the set's NDWIN minimum passed (plm.c). */
+	TAILQ_HEAD(, nvmf_req) plm_wait;
+	struct event *plm_ev; /* NULL until needed */
+	uint64_t plm_wake_ns;
 	/* Error information log ring. */
 	struct nvme_error_log_page errors[NVMF_ERR_LOG_ENTRIES];
 	uint64_t err_count;
@@ -352,6 +368,23 @@ void nvmf_ns_endgrp_assign(struct nvmf_subsys *subsys, struct nvmf_ns *ns);
 void nvmf_ns_endurance(struct nvmf_ns *ns, struct blox_bdev_endurance *e);
 /* The Endurance Group critical warning bits (libnvme's NVME_EG_CRITICAL_WARNING_*) of @e. */
 uint8_t nvmf_endurance_warning(const struct blox_bdev_endurance *e);
+/*
+ * Predictable latency and read recovery levels of the NVM Sets (plm.c):
+ * Get (@set false; @dflt: the default value asked for) and Set Features
+ * 12h, 13h and 14h with the set in CDW11 15:0, and the log pages 0Ah (the
+ * set in CDW11 31:16) and 0Bh. NVMF_REQ_ASYNC from a Set Features 14h
+ * held until its set may enter DTWIN.
+ */
+uint16_t nvmf_feat_rrl(struct nvmf_req *req, bool set, bool dflt);
+uint16_t nvmf_feat_plm_config(struct nvmf_req *req, bool set, bool dflt);
+uint16_t nvmf_feat_plm_window(struct nvmf_req *req, bool set, bool dflt);
+uint16_t nvmf_log_plm_set(struct nvmf_req *req, uint8_t *out, size_t *len, bool rae);
+size_t nvmf_log_plm_agg(struct nvmf_req *req, uint8_t *out, bool rae);
+/* @ns leaves: its set's mode is disabled, its backend tells nobody any more. */
+void nvmf_plm_ns_release(struct nvmf_ns *ns);
+/* The admin queue stops: held requests complete (aborted); the controller's timer goes. */
+void nvmf_plm_ctrl_quiesce(struct nvmf_ctrl *c);
+void nvmf_plm_ctrl_free(struct nvmf_ctrl *c);
 /* Tell every controller of @subsys that @nsid changed (AEN + log 04h). */
 void nvmf_subsys_ns_changed(struct nvmf_subsys *subsys, uint32_t nsid);
 int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The core_admin tests kept apart from test_core_admin.c (whose main()
- * runs them all): NVM Sets and Endurance Groups (endgrp.c).
+ * runs them all): NVM Sets and Endurance Groups (endgrp.c), predictable
+ * latency (plm.c).
  */
 #ifndef BLOX_TEST_CORE_ADMIN_H
 #define BLOX_TEST_CORE_ADMIN_H
@@ -22,5 +23,25 @@ void test_endgrp_ids_stable(void **state);
 void test_endgrp_discovery(void **state);
 /* Namespaces of the nand backend on shared and own dies (own set-up). */
 void test_endgrp_nand(void **state);
+
+/*
+ * Predictable latency and read recovery levels (plm.c): ram 1, fake
+ * predictable-latency sets 2 and 5, null 7; plm_setup_loop gives the
+ * target an event loop (and a real clock).
+ */
+int plm_setup(void **state);
+int plm_setup_loop(void **state);
+int plm_teardown(void **state);
+void test_plm_identify(void **state);
+void test_plm_config(void **state);
+void test_plm_config_refused(void **state);
+void test_plm_window(void **state);
+void test_plm_window_held(void **state);
+void test_plm_log_set(void **state);
+void test_plm_events(void **state);
+void test_plm_rrl(void **state);
+void test_plm_ns_gone(void **state);
+void test_plm_ns_gone_disables(void **state);
+void test_plm_nand(void **state);
 
 #endif

@@ -194,9 +194,10 @@ void test_endgrp_identify_ctrl(void **state)
 
 	assert_int_equal(fake_identify(&f->ft, f->q, f->c, NVME_IDENTIFY_CNS_CTRL, 0), 0);
 	assert_int_equal(id->ctratt, NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_NVM_SETS |
+					     NVME_CTRL_CTRATT_READ_RECV_LVLS |
 					     NVME_CTRL_CTRATT_ENDURANCE_GROUPS |
-					     NVME_CTRL_CTRATT_TBKAS);
-	assert_int_equal(id->ctratt, 0x55);
+					     NVME_CTRL_CTRATT_PREDICTABLE_LAT | NVME_CTRL_CTRATT_TBKAS);
+	assert_int_equal(id->ctratt, 0x7d); /* + read recovery levels, predictable latency (plm.c) */
 	assert_int_equal(id->nsetidmax, 1024);
 	assert_int_equal(id->endgidmax, 1024);
 	/* No Endurance Group event notices are sent. */
@@ -465,7 +466,7 @@ void test_endgrp_log_offsets_and_events(void **state)
 			 0);
 	assert_int_equal(sup[NVME_LOG_LID_ENDURANCE_GROUP], 1);
 	assert_int_equal(sup[NVME_LOG_LID_ENDURANCE_GRP_EVT], 1);
-	assert_int_equal(sup[NVME_LOG_LID_PREDICTABLE_LAT_NVMSET], 0);
+	assert_int_equal(sup[NVME_LOG_LID_PREDICTABLE_LAT_NVMSET], 1); /* plm.c */
 }
 
 /* 9. SMART: the Endurance Group Critical Warning Summary. */

@@ -4,7 +4,7 @@
  * (controller, namespace, active list, descriptors), Get Log Page, Get/Set
  * Features, Abort, and invalid opcodes (AERs are in core_aer). Runs on a target with a virtual clock and a
  * fake transport (../common/fake_nvmf.h). NVM Sets and Endurance Groups
- * are in endgrp.c, run from main() here.
+ * are in endgrp.c, predictable latency in plm.c, run from main() here.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -92,7 +92,7 @@ static void test_identify_ctrl(void **state)
 	assert_int_equal(id->aerl, 3);
 	assert_int_equal(id->acl, 3);
 	assert_int_equal(id->elpe, 63);
-	assert_int_equal(id->oaes, 1u << 8);
+	assert_int_equal(id->oaes, (1u << 8) | (1u << 12)); /* namespace, PLM events */
 	assert_int_equal(id->oncs, 0x4d); /* compare, DSM, write zeroes, ts */
 	assert_int_equal(id->vwc & 1, 1);
 	assert_int_equal(id->ofcs, 1);
@@ -290,7 +290,9 @@ static void test_log_static_pages(void **state)
 			 0);
 	for (unsigned lid = 0; lid < 256; lid++)
 		assert_int_equal(sup[lid], lid <= 5 || lid == NVME_LOG_LID_ENDURANCE_GROUP ||
-						   lid == NVME_LOG_LID_ENDURANCE_GRP_EVT
+						   lid == NVME_LOG_LID_ENDURANCE_GRP_EVT ||
+						   lid == NVME_LOG_LID_PREDICTABLE_LAT_NVMSET ||
+						   lid == NVME_LOG_LID_PREDICTABLE_LAT_AGG
 					   ? 1
 					   : 0);
 
@@ -361,7 +363,7 @@ static void test_log_errors_and_offsets(void **state)
 	struct fixture *f = *state;
 	uint8_t whole[512];
 
-	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, 0x0a, 512, 0, 0, false),
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, 0x0c, 512, 0, 0, false),
 			 ST_INVALID_LOG_PAGE);
 	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, NVME_LOG_LID_DISCOVER,
 				      1024, 0, 0, false),
@@ -408,7 +410,7 @@ static void test_log_error(void **state)
 			 0);
 	assert_all(f->c->buf, 4096, 0);
 
-	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, 0x0a, 4, 0, 9, false),
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, 0x0c, 4, 0, 9, false),
 			 ST_INVALID_LOG_PAGE);
 	cid1 = f->c->req.cmd.cid;
 	fake_prep(&f->ft, f->c, 0x80, 5);
@@ -669,6 +671,21 @@ int main(void)
 		E(test_endgrp_discovery),
 		E(test_endgrp_nand),
 #undef E
+#define P(fn) cmocka_unit_test_setup_teardown(fn, plm_setup, plm_teardown)
+#define PL(fn) cmocka_unit_test_setup_teardown(fn, plm_setup_loop, plm_teardown)
+		P(test_plm_identify),
+		P(test_plm_config),
+		P(test_plm_config_refused),
+		P(test_plm_window),
+		PL(test_plm_window_held),
+		P(test_plm_log_set),
+		P(test_plm_events),
+		P(test_plm_rrl),
+		P(test_plm_ns_gone),
+		P(test_plm_ns_gone_disables),
+		PL(test_plm_nand),
+#undef P
+#undef PL
 	};
 #undef T
 
