@@ -134,6 +134,8 @@ static void gc_erase_try(struct ftl *f)
 
 	if (g->erase_sb < 0 || g->erase_issued || f->done_through < g->erase_ticket)
 		return;
+	if (ftl_plm_deferring(f))
+		return; /* after the deterministic window */
 	g->erase_issued = true;
 	f->sbs[g->erase_sb].state = SB_ERASING;
 	g->erases_pending = n;
@@ -540,6 +542,10 @@ static void gc_run(struct ftl *f)
 		case GC_READ:
 			if (g->round_reads)
 				return;
+			if (ftl_plm_deferring(f)) {
+				g->plm_paused = true; /* the next round after the window */
+				return;
+			}
 			if (!gc_round(f)) {
 				if (f->sbs[g->victim].valid) {
 					/* Nothing should be left; scan again to be sure. */
@@ -612,7 +618,14 @@ void ftl_gc_step(struct ftl *f)
 	bool wl;
 	int32_t v, hidden;
 
+	/* A deterministic window holds it (plm.c), unless space is short. */
+	if (ftl_plm_gc_hold(f))
+		return;
 	if (g->active) {
+		if (g->plm_paused) {
+			g->plm_paused = false;
+			gc_continue(f);
+		}
 		gc_erase_try(f); /* once its programs are done */
 		return;
 	}
