@@ -318,7 +318,7 @@ struct ftl_plm {
 	uint64_t gc_runs_at_start; /* st.gc_runs when the DTWIN began */
 	struct ftl_plm_stats st;
 	/* Static figures, from the layout and the NAND timing (plm_figures()). */
-	uint64_t reads_typ, writes_typ, time_max_ns, ndwin_lo_ns, ndwin_hi_ns;
+	uint64_t reads_typ, writes_floor, time_max_ns, ndwin_lo_ns, ndwin_hi_ns;
 	uint64_t read_typ_ns, read_max_dt_ns, read_max_nd_ns, prog_typ_ns, prog_max_ns;
 };
 

@@ -61,10 +61,10 @@ static void plm_figures(struct ftl *f)
 		p->read_max_nd_ns = p->read_typ_ns +
 				    (t->t_erase_ns > p->prog_max_ns ? t->t_erase_ns : p->prog_max_ns);
 	}
-	/* Writes: half the units between the idle and the urgent level, less one superblock. */
+	/* Writes: at least half the units between the idle and the urgent level, less one superblock. */
 	free_span = f->gc.lvl_idle > f->gc.lvl_urgent + 1 ? f->gc.lvl_idle - f->gc.lvl_urgent - 1
 							   : 0;
-	p->writes_typ = (uint64_t)free_span * f->units_per_sb / 2;
+	p->writes_floor = (uint64_t)free_span * f->units_per_sb / 2;
 	p->time_max_ns = FTL_PLM_DTWIN_MAX_NS;
 	/* Reads: as many as the dies serve in the time (they take nothing else). */
 	p->reads_typ = p->read_typ_ns ? p->time_max_ns / p->read_typ_ns * f->ndies : UINT64_MAX;
@@ -105,6 +105,17 @@ static uint64_t writes_room(const struct ftl *f)
 	uint32_t lvl = f->gc.lvl_urgent + 1;
 
 	return f->free_sbs > lvl ? (uint64_t)(f->free_sbs - lvl) * f->units_per_sb / 2 : 0;
+}
+
+/* The writes a DTWIN has: its budget; out of one, what one begun now would get. */
+static uint64_t writes_typical(const struct ftl *f)
+{
+	uint64_t room;
+
+	if (f->plm.win == FTL_PLM_DTWIN)
+		return f->plm.budget.writes;
+	room = writes_room(f);
+	return room > f->plm.writes_floor ? room : f->plm.writes_floor;
 }
 
 static void raise_event(struct ftl *f, uint32_t ev)
@@ -223,7 +234,7 @@ int ftl_set_deterministic(struct ftl *f, bool on, const struct ftl_plm_budget *b
 	if (now - p->start_ns < p->ndwin_lo_ns)
 		return -EAGAIN;
 	p->budget = (struct ftl_plm_budget){ .reads = p->reads_typ,
-					     .writes = p->writes_typ,
+					     .writes = writes_typical(f),
 					     .time_ns = p->time_max_ns };
 	if (budget && budget->reads)
 		p->budget.reads = budget->reads;
@@ -315,7 +326,7 @@ void ftl_plm_info(struct ftl *f, struct ftl_plm_info *out)
 	out->window = p->win;
 	out->events = p->events;
 	out->reads_typical = p->reads_typ;
-	out->writes_typical = p->writes_typ;
+	out->writes_typical = writes_typical(f);
 	out->time_max_ns = p->time_max_ns;
 	out->ndwin_min_low_ns = p->ndwin_lo_ns;
 	out->ndwin_min_high_ns = p->ndwin_hi_ns;
@@ -341,7 +352,7 @@ void ftl_plm_info(struct ftl *f, struct ftl_plm_info *out)
 	}
 	/* NDWIN: what a DTWIN begun now would have. */
 	out->reads_left = p->reads_typ;
-	out->writes_left = writes_room(f) < p->writes_typ ? writes_room(f) : p->writes_typ;
+	out->writes_left = writes_room(f);
 	out->time_left_ns = p->time_max_ns;
 	out->dtwin_ready_ns = p->start_ns + p->ndwin_lo_ns;
 }

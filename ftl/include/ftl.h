@@ -485,9 +485,10 @@ void ftl_inspect_mdc(const struct ftl *f, struct ftl_mdc_info *out);
  *     writes are not paced by GC credits. Host I/O meets only host I/O on
  *     the dies. A die migration (ftl_migrate_*) is not deferred: it is the
  *     operator's, with its own throttle;
- *   non-deterministic (NDWIN): GC catches up: besides the usual levels it
- *     runs whenever free space is below the idle level (ftl_config), host
- *     busy or not, so that the next DTWIN starts with that much room.
+ *   non-deterministic (NDWIN): GC catches up, host busy or not: besides
+ *     the usual levels it runs whenever free space is below the idle level
+ *     (ftl_config), and above it collects every superblock at least half
+ *     invalid (the cheap victims), so that the next DTWIN starts with room.
  * A DTWIN has a budget: host units read and written (4 KiB; trims and
  * flushes are free) and time (ops->now()). It ends by itself, into NDWIN,
  * when a budget is overrun (the read or write that overruns it runs in
@@ -495,10 +496,13 @@ void ftl_inspect_mdc(const struct ftl *f, struct ftl_mdc_info *out);
  * level, where host writes would wait for GC (a Deterministic Excursion,
  * FTL_PLM_EV_EXCURSION); either way GC goes on at once.
  *
- * The figures (ftl_plm_info()), fixed when the instance is made:
- *   writes_typical: half the units between the idle and the urgent level
- *     less one superblock (the other half is left for the translation
- *     pages and padding those writes bring);
+ * The figures (ftl_plm_info()):
+ *   writes_typical: in a DTWIN its write budget; out of one, what a DTWIN
+ *     begun now would get: half the units free space holds above the
+ *     urgent level less one superblock (the other half is left for the
+ *     translation pages and padding those writes bring), and at least
+ *     half of what the idle level holds (what NDWIN catches up to);
+ * fixed when the instance is made:
  *   time_max_ns: FTL_PLM_DTWIN_MAX_NS;
  *   reads_typical: the random 4 KiB reads the dies serve in time_max_ns
  *     (reads take nothing else from a window);
@@ -506,8 +510,8 @@ void ftl_inspect_mdc(const struct ftl *f, struct ftl_mdc_info *out);
  *     valid pages read and programmed, then erased), the victim as full as
  *     the average superblock of a full instance; a DTWIN may start only
  *     that long after the NDWIN began (ftl_set_deterministic() -EAGAIN);
- *   ndwin_min_high_ns: as many victims as it takes to win back the room a
- *     DTWIN that wrote writes_typical used.
+ *   ndwin_min_high_ns: as many victims as it takes to win back the room
+ *     between the idle and the urgent level.
  * Estimates (what is left): in a DTWIN of the current window, never rising
  * (the budget less what was taken, writes also at most what free space
  * allows now); in NDWIN what a DTWIN started now would have.

@@ -87,7 +87,7 @@ void test_plm_windows(void **state)
 	struct fx *x = plm_fx();
 	struct ftl_gc_info g = fx_gc(x);
 	struct ftl_plm_info i = plm(x);
-	uint64_t t0, start;
+	uint64_t t0, start, wt;
 
 	(void)state;
 	assert_int_equal(i.window, FTL_PLM_OFF);
@@ -96,9 +96,10 @@ void test_plm_windows(void **state)
 	assert_int_equal(ftl_set_deterministic(x->f, true, NULL), -EINVAL);
 	assert_int_equal(ftl_set_deterministic(x->f, false, NULL), -EINVAL);
 
-	/* Figures from the levels and the NAND timing. */
-	assert_int_equal(i.writes_typical,
-			 (uint64_t)(g.lvl_idle - g.lvl_urgent - 1) * x->lay.units_per_sb / 2);
+	/* Figures from the free space, the levels and the NAND timing. */
+	assert_true(fx_activity(x).free_sbs > g.lvl_idle);
+	assert_int_equal(i.writes_typical, (uint64_t)(fx_activity(x).free_sbs - g.lvl_urgent - 1) *
+						   x->lay.units_per_sb / 2);
 	assert_int_equal(i.time_max_ns, FTL_PLM_DTWIN_MAX_NS);
 	assert_true(i.read_typ_ns > 50000); /* TLC: tR 56-74 us */
 	assert_true(i.read_typ_ns < 200000);
@@ -115,7 +116,7 @@ void test_plm_windows(void **state)
 	i = plm(x);
 	assert_int_equal(i.window, FTL_PLM_NDWIN);
 	assert_int_equal(i.dtwin_ready_ns, t0 + i.ndwin_min_low_ns);
-	assert_int_equal(i.writes_left, i.writes_typical); /* a fresh instance has room */
+	assert_int_equal(i.writes_left, i.writes_typical); /* what a DTWIN begun now gets */
 	assert_int_equal(i.time_left_ns, i.time_max_ns);
 	assert_int_equal(ftl_set_deterministic(x->f, true, NULL), -EAGAIN);
 	run_to(x, i.dtwin_ready_ns - 1);
@@ -123,9 +124,11 @@ void test_plm_windows(void **state)
 	run_to(x, i.dtwin_ready_ns);
 	assert_int_equal(ftl_set_deterministic(x->f, true, NULL), 0);
 	start = x->vd.clock.virt_ns;
+	wt = i.writes_typical;
 	i = plm(x);
 	assert_int_equal(i.window, FTL_PLM_DTWIN);
-	assert_int_equal(i.budget.writes, i.writes_typical);
+	assert_int_equal(i.budget.writes, wt);
+	assert_int_equal(i.writes_typical, wt);
 	assert_int_equal(i.budget.reads, i.reads_typical);
 	assert_int_equal(i.budget.time_ns, i.time_max_ns);
 	assert_int_equal(i.time_left_ns, i.time_max_ns);
