@@ -71,7 +71,17 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 	Blox__Admin__NamespaceCreateRequest r = BLOX__ADMIN__NAMESPACE_CREATE_REQUEST__INIT;
 	Blox__Admin__NandParams nand = BLOX__ADMIN__NAND_PARAMS__INIT;
 	Blox__Admin__FtlParams ftl = BLOX__ADMIN__FTL_PARAMS__INIT;
-	bool has_nand = false, has_ftl = false, has_size = false;
+	Blox__Admin__QosParams qos = BLOX__ADMIN__QOS_PARAMS__INIT;
+	bool has_nand = false, has_ftl = false, has_size = false, has_qos = false;
+	const struct {
+		const char *opt;
+		uint32_t *u;
+	} qnums[] = {
+		{ "--read-iops", &qos.read_iops },   { "--write-iops", &qos.write_iops },
+		{ "--iops", &qos.iops },	     { "--read-mbps", &qos.read_mbps },
+		{ "--write-mbps", &qos.write_mbps }, { "--mbps", &qos.mbps },
+		{ "--burst-ms", &qos.burst_ms },     { "--weight", &qos.weight },
+	};
 	struct {
 		const char *opt;
 		uint32_t *u;
@@ -118,6 +128,12 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 				return ctl_usage_err("ns create: --size '%s' is not a size", v);
 			has_size = done = true;
 		}
+		for (size_t k = 0; !done && k < sizeof(qnums) / sizeof(qnums[0]); k++)
+			if (!strcmp(o, qnums[k].opt)) {
+				if (cli_parse_u32(v, qnums[k].u) || !*qnums[k].u)
+					return ctl_usage_err("ns create: %s takes a number from 1", o);
+				has_qos = done = true;
+			}
 		if (!done) {
 			int rc = ctl_nand_option("ns create", o, v, &nand, &done);
 
@@ -157,6 +173,8 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		r.nand = &nand;
 	if (has_ftl)
 		r.ftl = &ftl;
+	if (has_qos)
+		r.qos = &qos;
 	return ctl_call(c, "CreateNamespace", &r.base, ctl_print_ns);
 }
 
@@ -208,6 +226,8 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "NQN --size SIZE [--nsid N] [--backend nand|ram|null|nand-timing]\n"
 	  "[--block-size 512|4096] [--uuid U]\n"
 	  "[--device NAME --isolation channel:N|chip:N|channel|chip|software]\n"
+	  "QoS:  --read-iops --write-iops --iops --read-mbps --write-mbps --mbps\n"
+	  "      --burst-ms --weight (as qos set)\n"
 	  "NAND: --channels --dies-per-channel --planes --blocks-per-plane\n"
 	  "      --pages-per-block --page-size --oob-size --cell --t-read-us\n"
 	  "      --t-prog-us --t-erase-us --bus-mbps --t-suspend-us --t-resume-us\n"

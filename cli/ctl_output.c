@@ -428,6 +428,8 @@ void ctl_print_qos(const ProtobufCMessage *m)
 	       (unsigned long)i->others_admitted, (unsigned long)i->reads_held,
 	       (unsigned long)i->writes_held, (unsigned long)i->others_held, i->waiting,
 	       i->max_waiting);
+	if (i->die_time_ns)
+		printf("  die time given it: %.3f s\n", (double)i->die_time_ns / 1e9);
 }
 
 void ctl_print_qos_list(const ProtobufCMessage *m)

@@ -44,6 +44,13 @@ struct blox_nand_dev {
 	struct qos_suspend_state susp;
 	struct qos_suspend_inputs susp_in;
 	bool smart;
+	/*
+	 * A registered device shares its dies (and channels) among its
+	 * namespaces' tenants by weight: one deficit round robin per die
+	 * (channel) and class.
+	 */
+	struct qos_drr *drr, *drr_bus;
+	uint32_t ndies, nch;
 };
 
 struct ftl_bdev {
@@ -114,14 +121,53 @@ static int env_sync(void *ctx)
 }
 
 /* Store and device, without a driver: touches no loop. */
+static int fair_pick(void *ctx, uint32_t die, enum nand_prio cls, const uint64_t *cost_ns,
+		     uint32_t n)
+{
+	struct blox_nand_dev *d = ctx;
+
+	return qos_drr_pick(&d->drr[die * NAND_PRIOS + cls], cost_ns, n);
+}
+
+static int fair_pick_bus(void *ctx, uint32_t ch, enum nand_prio cls, const uint64_t *cost_ns,
+			 uint32_t n)
+{
+	struct blox_nand_dev *d = ctx;
+
+	return qos_drr_pick(&d->drr_bus[ch * NAND_PRIOS + cls], cost_ns, n);
+}
+
+/* One deficit round robin per die and class, and per channel and class. */
+static int fair_init(struct blox_nand_dev *d, const struct nand_geometry *g)
+{
+	d->ndies = nand_dies(g);
+	d->nch = g->channels;
+	d->drr = calloc((size_t)d->ndies * NAND_PRIOS, sizeof(*d->drr));
+	d->drr_bus = calloc((size_t)d->nch * NAND_PRIOS, sizeof(*d->drr_bus));
+	if (!d->drr || !d->drr_bus)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < d->ndies * NAND_PRIOS; i++)
+		qos_drr_init(&d->drr[i]);
+	for (uint32_t i = 0; i < d->nch * NAND_PRIOS; i++)
+		qos_drr_init(&d->drr_bus[i]);
+	return 0;
+}
+
+/* Store and device, without a driver: touches no loop. @shared: tenants share it by weight. */
 static int nand_dev_open_unbound(const char *name, const struct nand_config *nand,
-				 const char *store_path, struct blox_nand_dev **out)
+				 const char *store_path, bool shared, struct blox_nand_dev **out)
 {
 	struct blox_nand_dev *d = calloc(1, sizeof(*d));
 	int rc;
 
 	if (!d)
 		return -ENOMEM;
+	if (shared && fair_init(d, &nand->geo)) {
+		free(d->drr);
+		free(d->drr_bus);
+		free(d);
+		return -ENOMEM;
+	}
 	d->refs = 1;
 	snprintf(d->name, sizeof(d->name), "%s", name ? name : "");
 	rc = store_path ? nand_store_file_open(store_path, &nand->geo, &d->store)
@@ -137,6 +183,12 @@ static int nand_dev_open_unbound(const char *name, const struct nand_config *nan
 			qos_suspend_policy(&cfg.policy, &d->susp);
 			d->smart = true;
 		}
+		if (d->drr)
+			cfg.sched = (struct nand_sched){ .name = "drr",
+							 .ntenants = QOS_MAX_TENANTS,
+							 .pick = fair_pick,
+							 .pick_bus = fair_pick_bus,
+							 .ctx = d };
 		rc = nand_dev_create(&cfg, d->store, &d->dev);
 	}
 	if (rc) {
@@ -152,7 +204,8 @@ int blox_nand_dev_open(const char *name, const struct nand_config *nand,
 		       const struct blox_clock *clock, struct blox_nand_dev **out)
 {
 	struct blox_nand_dev *d;
-	int rc = nand_dev_open_unbound(name, nand, store_path, &d);
+	/* Namespaces share this device: its dies and channels go to them by weight. */
+	int rc = nand_dev_open_unbound(name, nand, store_path, true, &d);
 
 	if (rc)
 		return rc;
@@ -229,7 +282,37 @@ void blox_nand_dev_put(struct blox_nand_dev *d)
 	nand_rt_destroy(d->rt);
 	nand_dev_destroy(d->dev);
 	nand_store_close(d->store);
+	free(d->drr);
+	free(d->drr_bus);
 	free(d);
+}
+
+int blox_nand_dev_set_weight(struct blox_nand_dev *d, uint32_t tenant, uint32_t weight)
+{
+	if (!d->drr)
+		return -EOPNOTSUPP;
+	if (tenant >= QOS_MAX_TENANTS || weight < 1 || weight > 1000)
+		return -EINVAL;
+	for (uint32_t i = 0; i < d->ndies * NAND_PRIOS; i++)
+		qos_drr_set_weight(&d->drr[i], tenant, weight);
+	for (uint32_t i = 0; i < d->nch * NAND_PRIOS; i++)
+		qos_drr_set_weight(&d->drr_bus[i], tenant, weight);
+	return 0;
+}
+
+uint64_t blox_nand_dev_tenant_ns(const struct blox_nand_dev *d, uint32_t tenant)
+{
+	uint64_t ns = 0;
+
+	if (!d->drr || tenant >= QOS_MAX_TENANTS)
+		return 0;
+	for (uint32_t die = 0; die < d->ndies; die++) {
+		const struct nand_tenant_stats *t = nand_tenant_stats(d->dev, die, tenant);
+
+		for (int k = 0; t && k < NAND_OP_KINDS; k++)
+			ns += t->served_ns[k];
+	}
+	return ns;
 }
 
 /* A throttled migration waits until @ns: ftl_process() then. */
@@ -719,7 +802,7 @@ static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 		blox_nand_dev_get(fb->nd);
 		fb->rt = fb->nd->rt;
 	} else {
-		rc = nand_dev_open_unbound(NULL, p->nand, p->store_path, &fb->nd);
+		rc = nand_dev_open_unbound(NULL, p->nand, p->store_path, false, &fb->nd);
 		if (rc)
 			goto fail;
 	}
@@ -755,7 +838,13 @@ static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 	env = (struct ftl_env){ .ops = &env_ops, .ctx = fb, .dev = fb->dev,
 				.store = fb->store };
 	/* Synchronous store I/O (sync_io): no kick, no submit, no loop. */
-	rc = ftl_create(p->ftl, &env, &res, &fb->ftl);
+	{
+		struct ftl_config fc = *p->ftl;
+
+		/* On a shared device: its tenant, for the device's fair sharing. */
+		fc.tenant = p->shared ? p->tenant : 0;
+		rc = ftl_create(&fc, &env, &res, &fb->ftl);
+	}
 	if (rc)
 		goto fail;
 	if ((uint64_t)ftl_capacity(fb->ftl) * FTL_UNIT < p->size) {

@@ -49,6 +49,8 @@ static void qos_msg_fill(const struct nvmf_ns *ns, struct qos_msg *x)
 	x->m.others_held = st.held[QOS_OTHER];
 	x->m.waiting = st.waiting;
 	x->m.max_waiting = st.max_waiting;
+	if (rec && rec->dev)
+		x->m.die_time_ns = blox_nand_dev_tenant_ns(rec->dev->dev, rec->tenant);
 }
 
 static void m_qos_set(ADM_SVC *svc, const Blox__Admin__QosSetRequest *in,
@@ -111,6 +113,9 @@ static void m_qos_set(ADM_SVC *svc, const Blox__Admin__QosSetRequest *in,
 	blox_qos_resolve(&q, &lim, &weight);
 	if (blox_bdev_qos_set(ns->bdev, &lim, a->base, a->tgt->clock))
 		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+	/* Its share of dies it shares with others (a vSSD on a device). */
+	if (rec->dev)
+		blox_nand_dev_set_weight(rec->dev->dev, rec->tenant, weight ? weight : 1);
 	rec->params.qos = q;
 	rec->params.has_qos = q.set != 0;
 	blox_log(a->log, BLOX_LOG_INFO,

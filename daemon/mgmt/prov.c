@@ -303,11 +303,19 @@ int prov_ns_build(struct blox_prov *p, struct prov_ns_plan *pl, char *err, size_
 
 	if (pl->dev) {
 		/* On the loop: its flash is taken (a new allocation erased) before the FTL looks. */
+		struct prov_vssd *v;
+
 		rc = prov_vssd_take(p, pl->dev, pl->nqn, pl->cn.nsid, &pl->alloc, pl->held,
 				    &pl->owner, err, errlen);
 		if (rc)
 			return rc;
 		pl->taken = true;
+		TAILQ_FOREACH(v, &pl->dev->vssds, link)
+			if (v->id == pl->owner)
+				pl->bp.tenant = v->tenant;
+		/* Its share of the dies, before its FTL sends them anything. */
+		blox_nand_dev_set_weight(pl->dev->dev, pl->bp.tenant,
+					 pl->cn.qos_weight ? pl->cn.qos_weight : 1);
 	}
 	if (prov_ns_slow(pl))
 		rc = blox_bdev_ftl_prepare(&pl->bp, &pl->bdev);
@@ -357,6 +365,7 @@ int prov_ns_attach(struct blox_prov *p, struct nvmf_subsys *s, struct prov_ns_pl
 	rec->params.nsid = ns->nsid;
 	rec->dev = pl->dev;
 	rec->owner = pl->owner;
+	rec->tenant = pl->bp.tenant;
 	pl->taken = false; /* the namespace's now */
 	/* Its limits, before a host can send it anything. */
 	if (!qos_none(&pl->cn.qos) &&

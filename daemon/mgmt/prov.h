@@ -28,6 +28,7 @@ struct prov_vssd {
 	char nqn[NVME_NQN_LENGTH];
 	uint32_t nsid;
 	bool claimed;
+	uint32_t tenant; /* its tenant on the device's dies (1..63), for fair sharing */
 	/* From the record: the FTL's die migration to resume (mig_active), else zero. */
 	struct ftl_resources mig;
 	TAILQ_ENTRY(prov_vssd) link;
@@ -101,6 +102,7 @@ struct prov_ns_rec {
 	char *store_path; /* its own store file, NULL when it has none */
 	struct prov_device *dev; /* on a registered device, else NULL */
 	uint32_t owner; /* its vSSD's id on @dev */
+	uint32_t tenant; /* on @dev: its tenant (fair sharing of the dies) */
 };
 
 /* What a deleted namespace held on a device, until its backend is gone. */

@@ -184,10 +184,16 @@ static int u32_of(json_object *o, const char *key, uint32_t *out)
 
 static struct prov_vssd *vssd_add(struct prov_device *d, const char *nqn, uint32_t nsid)
 {
-	struct prov_vssd *v = calloc(1, sizeof(*v));
+	struct prov_vssd *v = calloc(1, sizeof(*v)), *o;
+	uint64_t used = 1; /* tenant 0: the device's own, never a vSSD's */
 
 	if (!v)
 		return NULL;
+	TAILQ_FOREACH(o, &d->vssds, link)
+		used |= 1ull << o->tenant;
+	/* The lowest tenant free; past 63 vSSDs the last ones share tenant 63. */
+	for (v->tenant = 1; v->tenant < QOS_MAX_TENANTS - 1 && (used >> v->tenant & 1); v->tenant++)
+		;
 	v->id = ++d->next_id;
 	snprintf(v->nqn, sizeof(v->nqn), "%s", nqn);
 	v->nsid = nsid;

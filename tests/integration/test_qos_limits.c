@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,119 @@ static void test_restart_keeps_limits(void **state)
 	ini_ctrl_destroy(c);
 }
 
+static uint64_t die_time(struct env *e, uint32_t nsid)
+{
+	json_object *o, *arr, *v;
+	uint64_t ns = 0;
+
+	assert_int_equal(run(e, "--json qos show %s %u", SUBNQN, nsid), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "namespaces", &arr));
+	if (json_object_object_get_ex(json_object_array_get_idx(arr, 0), "die_time_ns", &v))
+		ns = (uint64_t)json_object_get_int64(v);
+	json_object_put(o);
+	return ns;
+}
+
+/* One writer of the weights test: 32 KiB writes at QD 16 until told to stop. */
+struct writer {
+	struct ini_queue *q;
+	uint32_t nsid;
+	volatile bool stop;
+	int errors;
+	uint64_t done;
+};
+
+static void *writer_run(void *arg)
+{
+	struct writer *w = arg;
+	static __thread uint8_t buf[QD][32768];
+	struct ini_req reqs[QD], *done[QD];
+	int out = 0;
+	uint64_t sent = 0;
+
+	for (int i = 0; i < QD; i++) {
+		ini_req_rw(&reqs[i], nvme_cmd_write, w->nsid, (uint64_t)i * 8, 8, buf[i],
+			   sizeof(buf[i]));
+		if (ini_submit(w->q, &reqs[i]))
+			w->errors++;
+		out++;
+		sent++;
+	}
+	while (out) {
+		int got = ini_poll(w->q, done, QD);
+
+		if (got < 1) {
+			w->errors++;
+			break;
+		}
+		out -= got;
+		for (int j = 0; j < got; j++) {
+			if (ini_status(&done[j]->cqe))
+				w->errors++;
+			w->done++;
+			if (w->stop)
+				continue;
+			ini_req_rw(done[j], nvme_cmd_write, w->nsid, sent * 37 % 1000 * 8, 8,
+				   done[j]->buf, 32768);
+			if (ini_submit(w->q, done[j]))
+				w->errors++;
+			out++;
+			sent++;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Weights: two software vSSDs on the same dies, weighted 1:3 and both
+ * writing as fast as they can (a thread each), get their dies' time
+ * about 1:3, read while both are backlogged (a share is a rate, whatever
+ * the machine's speed).
+ */
+static void test_weights_share_dies(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c[2];
+	struct writer w[2];
+	pthread_t th[2];
+	uint64_t t0[2], t1[2];
+	double ratio;
+
+	assert_int_equal(run(e, "device create shared --channels 1 --dies-per-channel 2 "
+				"--planes 1 --pages-per-block 96 --blocks-per-plane 64"),
+			 0);
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(run(e, "ns create %s --nsid %d --size 32M --device shared "
+					"--isolation software --weight %d",
+				     SUBNQN, 5 + k, k ? 3 : 1),
+				 0);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c[k]), 0);
+		w[k] = (struct writer){ .q = c[k]->io[0], .nsid = 5 + k };
+	}
+	t0[0] = die_time(e, 5);
+	t0[1] = die_time(e, 6);
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(pthread_create(&th[k], NULL, writer_run, &w[k]), 0);
+	fx_sleep_ms(4000);
+	t1[0] = die_time(e, 5);
+	t1[1] = die_time(e, 6);
+	for (int k = 0; k < 2; k++)
+		w[k].stop = true;
+	for (int k = 0; k < 2; k++) {
+		pthread_join(th[k], NULL);
+		assert_int_equal(w[k].errors, 0);
+		ini_ctrl_destroy(c[k]);
+	}
+	ratio = (double)(t1[1] - t0[1]) / (double)(t1[0] - t0[0] ? t1[0] - t0[0] : 1);
+	fprintf(stderr, "test_qos_limits: die time 1:%.2f for weights 1:3 (%lu and %lu writes)\n",
+		ratio, (unsigned long)w[0].done, (unsigned long)w[1].done);
+	if (ratio < 1.5 || ratio > 4.5)
+		fail_msg("weights 1:3 gave die time 1:%.2f", ratio);
+}
+
 int main(void)
 {
 	static const struct fx_group g = { .who = "test_qos_limits",
@@ -163,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_read_limit),
 		cmocka_unit_test(test_live_change_and_lift),
 		cmocka_unit_test(test_restart_keeps_limits),
+		cmocka_unit_test(test_weights_share_dies),
 		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};
 

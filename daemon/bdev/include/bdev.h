@@ -225,6 +225,8 @@ struct blox_bdev_params {
 	 * gave them), or NULL.
 	 */
 	const struct ftl_resources *mig;
+	/* nand on a registered device: its tenant there (1..63), for the dies' fair sharing. */
+	uint32_t tenant;
 	struct event_base *base;
 	const struct blox_clock *clock;
 	const struct blox_log *log;
@@ -348,6 +350,15 @@ const struct nand_config *blox_nand_dev_nand_config(const struct blox_nand_dev *
  */
 int blox_nand_dev_erase(struct blox_nand_dev *d, const uint32_t *dies, uint32_t nr,
 			uint32_t first_block, uint32_t nr_blocks);
+/*
+ * A registered device shares its dies and channels among the tenants of
+ * its namespaces by weight (deficit round robin per die and class, qos/):
+ * set tenant @tenant's weight (1..1000), at once. -EINVAL, -EOPNOTSUPP (a
+ * device of one namespace).
+ */
+int blox_nand_dev_set_weight(struct blox_nand_dev *d, uint32_t tenant, uint32_t weight);
+/* Array time the device's dies gave tenant @tenant so far (ns). */
+uint64_t blox_nand_dev_tenant_ns(const struct blox_nand_dev *d, uint32_t tenant);
 /* Every die's erases (the sum of its blocks' erase counts), nand_dies() entries. */
 void blox_nand_dev_die_erases(const struct blox_nand_dev *d, uint64_t *out);
 /* Its engine's per-die statistics (host and internal ops served), or NULL. */
