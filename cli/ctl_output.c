@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 void ctl_emit(const struct ctl *c, const ProtobufCMessage *m, ctl_print_fn human,
@@ -291,6 +292,49 @@ static void io_row(struct cli_table *t, const char *what, const char *id,
 	cli_table_end_row(t);
 }
 
+/* A rate with a K or M suffix: 950, 12.3K, 142K, 1.2M. */
+static const char *rate_str(double v, char *buf, size_t len)
+{
+	if (v < 999.5)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 99.95e3)
+		snprintf(buf, len, "%.1fK", v / 1e3);
+	else if (v < 999.5e3)
+		snprintf(buf, len, "%.0fK", v / 1e3);
+	else if (v < 99.95e6)
+		snprintf(buf, len, "%.1fM", v / 1e6);
+	else
+		snprintf(buf, len, "%.0fM", v / 1e6);
+	return buf;
+}
+
+/*
+ * The model beside the measurement: "model NQN/NSID: read IOPS 12.3K of a
+ * 142K bound; P99 read 410 us measured, 380 us predicted (rho 0.42, E[S]
+ * 70 us); write IOPS 2.1K measured, 2.3K predicted at WAF 3.1".
+ */
+static void model_line(const Blox__Admin__NamespaceStats *n)
+{
+	const Blox__Admin__NamespaceStats__Model *md = n->model;
+	char a[16], b[16];
+
+	printf("model %s/%u: read IOPS %s of a %s bound; P99 read %.0f us measured, %s%.0f us "
+	       "predicted (rho %.2f%s%s, E[S] %.0f us)",
+	       n->nqn, n->nsid, rate_str(md->read_iops, a, sizeof(a)),
+	       rate_str(md->read_iops_bound, b, sizeof(b)), md->p99_read_ns / 1e3,
+	       md->saturated ? ">= " : "", md->p99_read_pred_ns / 1e3, md->rho,
+	       md->saturated ? ", saturated" : "",
+	       strcmp(md->busy_from, "ops") ? "" : " from op counts", md->service_ns / 1e3);
+	if (md->waf_from[0])
+		printf("; write IOPS %s measured, %s predicted at WAF %.1f%s",
+		       rate_str(md->write_iops, a, sizeof(a)),
+		       rate_str(md->write_iops_pred, b, sizeof(b)), md->waf,
+		       !strcmp(md->waf_from, "life")   ? " (since the start)"
+		       : !strcmp(md->waf_from, "none") ? " (none measured yet)"
+						       : "");
+	printf("\n");
+}
+
 void ctl_print_stats(const ProtobufCMessage *m)
 {
 	const Blox__Admin__StatsReply *s = (const void *)m;
@@ -343,6 +387,8 @@ void ctl_print_stats(const ProtobufCMessage *m)
 			       (unsigned long)n->nand->mp_erase_groups,
 			       (unsigned long)n->nand->suspends,
 			       (unsigned long)n->nand->reads_overtaken);
+		if (n->model)
+			model_line(n);
 	}
 }
 

@@ -63,6 +63,7 @@ struct blox_admin {
 	TAILQ_HEAD(, adm_conn) conns;
 	uint32_t nr_conns;
 	struct event *sample_ev; /* 1 s telemetry sampler */
+	struct adm_model *model; /* adm_stats.c: the model's samples of each namespace */
 	/* Namespaces being made or torn down off the loop (adm_ns_async.c). */
 	TAILQ_HEAD(, adm_claim) claims;
 	bool stopping; /* bloxd is shutting down: no new namespaces */
@@ -203,6 +204,8 @@ void adm_teardown_commit(struct adm_teardown *t);
 
 /* adm_stats.c */
 void adm_stats_sample(struct blox_admin *a);
+/* Free what the sampler keeps (at the admin API's end). */
+void adm_stats_fini(struct blox_admin *a);
 void adm_stats_fill(struct blox_admin *a, const Blox__Admin__StatsRequest *in,
 		    Blox__Admin__StatsReply *out, bool *found);
 void adm_stats_free(Blox__Admin__StatsReply *out);

@@ -663,5 +663,6 @@ void blox_admin_destroy(struct blox_admin *a)
 		SSL_CTX_free(a->ssl_ctx);
 	if (a->sample_ev)
 		event_free(a->sample_ev);
+	adm_stats_fini(a);
 	free(a);
 }

@@ -4,11 +4,238 @@
  * percentiles cover the window between now and the older of two
  * once-a-second samples (1 to 2 s), so a reading shows what happens now
  * rather than an average since start.
+ *
+ * Beside them, per namespace on emulated NAND, the model's figures over
+ * the same window (common/include/blox_model.h): the sampler also keeps
+ * the counters of the namespace's dies and FTL (struct adm_model), and a
+ * reading takes their differences since the sample the I/O figures start
+ * from. The dies' array time comes from the engine's per-die busy
+ * counters for a namespace on a registered device (its own dies only);
+ * a device of the namespace's own is reached only through its backend's
+ * telemetry, which carries the device's op counts but not its per-die
+ * counters, so there the array time is those counts times the array
+ * times ("ops" instead of "dies" in busy_from).
  */
 #include "adm_internal.h"
+#include "blox_model.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* What the model counts of a namespace at one sample (totals). */
+struct model_counters {
+	uint64_t busy_ns, read_busy_ns; /* on its dies */
+	uint64_t reads, programs; /* ops on its dies */
+	uint64_t units_host, units_all; /* FTL units programmed: for the host, all */
+};
+
+/* The model's part of a namespace now. */
+struct model_now {
+	struct blox_model_flash flash;
+	struct model_counters c;
+	bool from_dies; /* busy from the per-die counters, else from op counts */
+	bool has_ftl;
+	double waf_life;
+};
+
+/* What the model keeps of one namespace between samples. */
+struct adm_model_ns {
+	const struct nvmf_ns *ns; /* with @created_ns, who it is (never dereferenced) */
+	uint64_t created_ns;
+	bool seen; /* in the last sample */
+	/* A device of its own: its NAND configuration, resolved once from its parameters. */
+	bool cfg_tried, cfg_ok;
+	struct nand_config cfg;
+	struct model_counters snap[2]; /* as ns->snap: [0] newest, taken at snap_ns */
+	uint64_t snap_ns[2];
+	TAILQ_ENTRY(adm_model_ns) link;
+};
+
+struct adm_model {
+	TAILQ_HEAD(, adm_model_ns) nss;
+};
+
+static struct adm_model_ns *model_find(const struct adm_model *mo, const struct nvmf_ns *ns)
+{
+	struct adm_model_ns *e;
+
+	if (!mo)
+		return NULL;
+	TAILQ_FOREACH(e, &mo->nss, link)
+		if (e->ns == ns && e->created_ns == ns->created_ns)
+			return e;
+	return NULL;
+}
+
+/* The NAND configuration of a namespace with a device of its own. */
+static const struct nand_config *own_config(struct adm_model_ns *e, const struct prov_ns_rec *rec)
+{
+	struct blox_cfg_ns *cn;
+	char err[256];
+
+	if (!e->cfg_tried) {
+		e->cfg_tried = true;
+		cn = malloc(sizeof(*cn));
+		if (cn && !blox_ns_resolve(&rec->params, "namespace", cn, err, sizeof(err))) {
+			e->cfg = cn->nand;
+			e->cfg_ok = true;
+		}
+		free(cn);
+	}
+	return e->cfg_ok ? &e->cfg : NULL;
+}
+
+static void flash_of(struct blox_model_flash *f, const struct nand_config *cfg, uint32_t dies,
+		     uint32_t channels)
+{
+	const struct nand_geometry *g = &cfg->geo;
+	const struct nand_timing *t = &cfg->timing;
+
+	memset(f, 0, sizeof(*f));
+	f->dies = dies;
+	f->channels = channels;
+	f->planes = cfg->multiplane ? g->planes_per_die : 1;
+	f->page_size = g->page_size;
+	f->page_types = g->cell >= NAND_SLC && g->cell <= NAND_QLC ? (uint32_t)g->cell : 1;
+	for (uint32_t i = 0; i < BLOX_MODEL_TYPES; i++) {
+		f->t_read_ns[i] = t->t_read_ns[i];
+		f->t_prog_ns[i] = t->t_prog_ns[i];
+	}
+	f->t_erase_ns = t->t_erase_ns;
+	f->t_suspend_ns = t->t_suspend_ns;
+	f->t_resume_ns = t->t_resume_ns;
+	f->t_cmd_ns = t->t_cmd_ns;
+	f->bus_mbps = t->bus_mbps;
+}
+
+/*
+ * The model's part of @ns now: false when it has none (no NAND, null
+ * timing, not a namespace of the provisioning service's).
+ */
+static bool model_read(struct adm_model_ns *e, const struct nvmf_ns *ns, struct model_now *out)
+{
+	const struct prov_ns_rec *rec = prov_ns_rec(ns);
+	struct blox_bdev *bdev = ns->bdev;
+	struct blox_bdev_telemetry t;
+	const struct nand_config *cfg;
+	struct ftl_stats fs;
+
+	if (!rec || !bdev->ops->telemetry)
+		return false;
+	memset(&t, 0, sizeof(t));
+	memset(&fs, 0, sizeof(fs));
+	memset(out, 0, sizeof(*out));
+	t.ftl = &fs;
+	bdev->ops->telemetry(bdev, &t);
+	if (!t.nand)
+		return false;
+	if (rec->params.device[0]) {
+		/* On a registered device: its own dies, their busy counters. */
+		struct ftl_resources *res;
+		uint64_t chans[4] = { 0 }; /* a bit per channel, up to 256 */
+		uint32_t dpc, nch = 0;
+
+		if (!rec->dev || !rec->dev->dev)
+			return false;
+		cfg = blox_nand_dev_nand_config(rec->dev->dev);
+		res = malloc(sizeof(*res));
+		if (!res || blox_bdev_ftl_migrate_progress(bdev, NULL, res) || !res->nr_dies) {
+			free(res);
+			return false;
+		}
+		dpc = cfg->geo.dies_per_channel ? cfg->geo.dies_per_channel : 1;
+		for (uint32_t i = 0; i < res->nr_dies; i++) {
+			const struct nand_die_stats *ds =
+				blox_nand_dev_die_stats(rec->dev->dev, res->dies[i]);
+			uint32_t ch = res->dies[i] / dpc;
+
+			if (ch < 256 && !(chans[ch / 64] & (1ull << (ch % 64)))) {
+				chans[ch / 64] |= 1ull << (ch % 64);
+				nch++;
+			}
+			if (!ds)
+				continue;
+			for (int k = 0; k < NAND_OP_KINDS; k++)
+				out->c.busy_ns += ds->busy_ns[k];
+			out->c.busy_ns += ds->suspend_overhead_ns;
+			out->c.read_busy_ns += ds->busy_ns[NAND_OP_READ];
+			out->c.reads += ds->ops[NAND_OP_READ];
+			out->c.programs += ds->ops[NAND_OP_PROGRAM];
+		}
+		flash_of(&out->flash, cfg, res->nr_dies, nch);
+		out->from_dies = true;
+		free(res);
+	} else {
+		/* A device of its own: every die, the device's op counts. */
+		const struct nand_stats *st = t.nand;
+		struct blox_model_ops ops = {
+			.reads = st->latency[NAND_OP_READ].count,
+			.programs = st->latency[NAND_OP_PROGRAM].count,
+			.erases = st->latency[NAND_OP_ERASE].count,
+			.program_groups = st->mp_groups[NAND_OP_PROGRAM],
+			.erase_groups = st->mp_groups[NAND_OP_ERASE],
+			.joined = st->mp_joined,
+			.suspends = st->suspend.suspends[NAND_OP_PROGRAM] +
+				    st->suspend.suspends[NAND_OP_ERASE],
+			.resumes = st->suspend.resumes[NAND_OP_PROGRAM] +
+				   st->suspend.resumes[NAND_OP_ERASE],
+		};
+
+		if (!(cfg = own_config(e, rec)))
+			return false;
+		flash_of(&out->flash, cfg, t.dies, t.channels);
+		out->c.busy_ns = blox_model_busy_from_ops(&out->flash, &ops, &out->c.read_busy_ns);
+		out->c.reads = ops.reads;
+		out->c.programs = ops.programs;
+	}
+	if (cfg->timing.null_timing || !out->flash.dies)
+		return false;
+	if (t.has_ftl) {
+		out->has_ftl = true;
+		out->waf_life = t.waf;
+		out->c.units_host = fs.units_written_host;
+		out->c.units_all = fs.units_written_host + fs.units_written_gc +
+				   fs.units_written_tp + fs.units_padded;
+	}
+	return true;
+}
+
+static void model_sample(struct blox_admin *a, const struct nvmf_ns *ns, uint64_t now)
+{
+	struct adm_model_ns *e = model_find(a->model, ns);
+	struct model_now cur;
+
+	if (!e) {
+		if (!(e = calloc(1, sizeof(*e))))
+			return;
+		e->ns = ns;
+		e->created_ns = ns->created_ns;
+		TAILQ_INSERT_TAIL(&a->model->nss, e, link);
+	}
+	e->seen = true;
+	e->snap[1] = e->snap[0];
+	e->snap_ns[1] = e->snap_ns[0];
+	if (model_read(e, ns, &cur)) {
+		e->snap[0] = cur.c;
+		e->snap_ns[0] = now;
+	} else {
+		e->snap_ns[0] = 0; /* no sample: no model over a window starting here */
+	}
+}
+
+void adm_stats_fini(struct blox_admin *a)
+{
+	struct adm_model_ns *e;
+
+	if (!a->model)
+		return;
+	while ((e = TAILQ_FIRST(&a->model->nss))) {
+		TAILQ_REMOVE(&a->model->nss, e, link);
+		free(e);
+	}
+	free(a->model);
+	a->model = NULL;
+}
 
 static void shift(struct nvmf_io_telemetry snap[2], uint64_t snap_ns[2],
 		  const struct nvmf_io_telemetry *tm, uint64_t now)
@@ -22,16 +249,48 @@ static void shift(struct nvmf_io_telemetry snap[2], uint64_t snap_ns[2],
 void adm_stats_sample(struct blox_admin *a)
 {
 	uint64_t now = blox_clock_now(a->tgt->clock);
+	struct adm_model_ns *e, *next;
 	struct nvmf_subsys *s;
 	struct nvmf_ns *ns;
 	struct nvmf_ctrl *c;
 
+	if (!a->model && (a->model = calloc(1, sizeof(*a->model))))
+		TAILQ_INIT(&a->model->nss);
+	if (a->model)
+		TAILQ_FOREACH(e, &a->model->nss, link)
+			e->seen = false;
 	TAILQ_FOREACH(s, &a->tgt->subsystems, link) {
-		TAILQ_FOREACH(ns, &s->namespaces, link)
+		TAILQ_FOREACH(ns, &s->namespaces, link) {
 			shift(ns->snap, ns->snap_ns, &ns->tm, now);
+			if (a->model)
+				model_sample(a, ns, now);
+		}
 		TAILQ_FOREACH(c, &s->ctrls, link)
 			shift(c->snap, c->snap_ns, &c->tm, now);
 	}
+	/* Namespaces gone since. */
+	if (a->model)
+		for (e = TAILQ_FIRST(&a->model->nss); e; e = next) {
+			next = TAILQ_NEXT(e, link);
+			if (!e->seen) {
+				TAILQ_REMOVE(&a->model->nss, e, link);
+				free(e);
+			}
+		}
+}
+
+/*
+ * The sample a reading's window starts from: 1 (the older, 1 to 2 s
+ * ago), 0 (the newer, when it is at least 0.5 s old and the only one),
+ * or -1 (none: the window starts at the object's creation).
+ */
+static int window_base(const uint64_t snap_ns[2], uint64_t now)
+{
+	if (snap_ns[1])
+		return 1;
+	if (snap_ns[0] && now - snap_ns[0] >= 500000000ull)
+		return 0;
+	return -1;
 }
 
 static void hist_sub(struct blox_hist *d, const struct blox_hist *a,
@@ -81,17 +340,15 @@ static Blox__Admin__IoStats *io_stats(const struct nvmf_io_telemetry *tm,
 	Blox__Admin__IoStats *m = calloc(1, sizeof(*m));
 	const struct nvmf_io_telemetry *b = &zero;
 	uint64_t t0 = since;
+	int base = window_base(snap_ns, now);
 	double dt;
 
 	if (!m)
 		return NULL;
 	blox__admin__io_stats__init(m);
-	if (snap_ns[1]) {
-		b = &snap[1];
-		t0 = snap_ns[1];
-	} else if (snap_ns[0] && now - snap_ns[0] >= 500000000ull) {
-		b = &snap[0];
-		t0 = snap_ns[0];
+	if (base >= 0) {
+		b = &snap[base];
+		t0 = snap_ns[base];
 	}
 	dt = (double)(now - t0) / 1e9;
 	m->read_cmds = tm->c.read_cmds;
@@ -206,6 +463,74 @@ static void device_stats(struct blox_bdev *bdev, Blox__Admin__NamespaceStats *m)
 	}
 }
 
+static const char *const waf_from[] = {
+	[BLOX_MODEL_WAF_NONE] = "none",
+	[BLOX_MODEL_WAF_INTERVAL] = "interval",
+	[BLOX_MODEL_WAF_LIFE] = "life",
+};
+
+/*
+ * The model over the window of the namespace's I/O figures (@io, from
+ * ns->snap[base]), or NULL: none, or no sample of its flash at the
+ * window's start.
+ */
+static Blox__Admin__NamespaceStats__Model *model_stats(struct blox_admin *a,
+							const struct nvmf_ns *ns,
+							const Blox__Admin__IoStats *io, uint64_t now)
+{
+	struct adm_model_ns *e = model_find(a->model, ns);
+	int base = window_base(ns->snap_ns, now);
+	Blox__Admin__NamespaceStats__Model *m;
+	const struct nvmf_ns_stats *c0, *c1 = &ns->tm.c;
+	const struct model_counters *b;
+	struct blox_model_meas meas;
+	struct model_now cur;
+	struct blox_model r;
+
+	if (!e || !io || base < 0 || e->snap_ns[base] != ns->snap_ns[base] ||
+	    !model_read(e, ns, &cur))
+		return NULL;
+	b = &e->snap[base];
+	c0 = &ns->snap[base].c;
+	meas = (struct blox_model_meas){
+		.interval_ns = (double)(now - ns->snap_ns[base]),
+		.host_reads = c1->read_cmds - c0->read_cmds,
+		.host_writes = c1->write_cmds - c0->write_cmds,
+		.host_write_bytes = c1->write_bytes - c0->write_bytes,
+		.p99_read_ns = io->read_lat ? io->read_lat->p99_ns : 0,
+		.busy_ns = cur.c.busy_ns - b->busy_ns,
+		.read_busy_ns = cur.c.read_busy_ns - b->read_busy_ns,
+		.flash_reads = cur.c.reads - b->reads,
+		.flash_programs = cur.c.programs - b->programs,
+		.units_host = cur.c.units_host - b->units_host,
+		.units_all = cur.c.units_all - b->units_all,
+		.waf_life = cur.waf_life,
+		.has_ftl = cur.has_ftl,
+	};
+	blox_model_eval(&cur.flash, &meas, &r);
+	if (!(m = calloc(1, sizeof(*m))))
+		return NULL;
+	blox__admin__namespace_stats__model__init(m);
+	m->interval_s = meas.interval_ns / 1e9;
+	m->dies = cur.flash.dies;
+	m->channels = cur.flash.channels;
+	m->t_read_ns = r.t_read_ns;
+	m->t_prog_ns = r.t_prog_ns;
+	m->read_iops_bound = r.read_iops_bound;
+	m->read_iops = r.read_iops;
+	m->rho = r.rho;
+	m->busy_from = (char *)(cur.from_dies ? "dies" : "ops");
+	m->service_ns = r.service_ns;
+	m->p99_read_ns = r.p99_read_ns;
+	m->p99_read_pred_ns = (uint64_t)(r.p99_read_pred_ns + 0.5);
+	m->saturated = r.saturated;
+	m->waf = r.waf;
+	m->waf_from = (char *)(cur.has_ftl ? waf_from[r.waf_src] : "");
+	m->write_iops = r.write_iops;
+	m->write_iops_pred = r.write_iops_pred;
+	return m;
+}
+
 void adm_stats_fill(struct blox_admin *a, const Blox__Admin__StatsRequest *in,
 		    Blox__Admin__StatsReply *out, bool *found)
 {
@@ -256,6 +581,7 @@ void adm_stats_fill(struct blox_admin *a, const Blox__Admin__StatsRequest *in,
 			m->io = io_stats(&ns->tm, ns->snap, ns->snap_ns, ns->created_ns,
 					 now, ns->inflight, tmp);
 			device_stats(ns->bdev, m);
+			m->model = model_stats(a, ns, m->io, now);
 			out->namespaces[out->n_namespaces++] = m;
 		}
 		if (in->nsid)
@@ -298,6 +624,7 @@ void adm_stats_free(Blox__Admin__StatsReply *out)
 
 		free_io(m->io);
 		free(m->ftl);
+		free(m->model);
 		if (m->nand) {
 			free_lat(m->nand->read_lat);
 			free_lat(m->nand->program_lat);
