@@ -11,6 +11,7 @@
  *   sim_iso.c    experiment isolation (FlashBlox: two tenants, three isolation levels)
  *   sim_lifetime.c  experiment lifetime (FlashBlox: wear balance by channel swaps over years)
  *   sim_migcost.c  experiment migcost (FlashBlox: the cost of an online channel migration)
+ *   sim_model.c  experiment model (qos bench 4: bloxctl stats' model against virtual time)
  *   blox_sim.c   command line and main
  *
  * Nothing here is global: the options are parsed into a struct sim_opts
@@ -190,5 +191,7 @@ void sim_exp_isolation(const struct sim_opts *o); /* sim_iso.c */
 int sim_lifetime_main(int argc, char **argv); /* sim_lifetime.c */
 /* "blox-sim migcost [options]": its own options, argv[1] "migcost"; exit status. */
 int sim_migcost_main(int argc, char **argv); /* sim_migcost.c */
+/* "blox-sim model [options]": its own options, argv[1] "model"; exit status. */
+int sim_model_main(int argc, char **argv); /* sim_model.c */
 
 #endif
