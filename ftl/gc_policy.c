@@ -42,15 +42,10 @@ enum ftl_gc_level ftl_gc_level(const struct ftl *f)
 		return FTL_GC_FG;
 	if (fr < g->lvl_bg)
 		return FTL_GC_BG;
-	/*
-	 * A non-deterministic window catches up, host busy or not: below the
-	 * idle level as idle GC does, above it on the superblocks at least
-	 * half invalid (ftl_gc_pick_victim()), room for the next DTWIN.
-	 */
-	if (f->plm.win == FTL_PLM_NDWIN)
-		return FTL_GC_IDLE;
-	idle = f->outstanding == 0 &&
-	       f->env.ops->now(f->env.ctx) - f->last_host_ns >= f->cfg.idle_ns;
+	/* A non-deterministic window catches up to the idle level, host busy or not. */
+	idle = f->plm.win == FTL_PLM_NDWIN ||
+	       (f->outstanding == 0 &&
+		f->env.ops->now(f->env.ctx) - f->last_host_ns >= f->cfg.idle_ns);
 	return idle && fr < g->lvl_idle ? FTL_GC_IDLE : FTL_GC_NONE;
 }
 
@@ -105,9 +100,6 @@ int32_t ftl_gc_pick_victim(struct ftl *f, enum ftl_gc_level lvl, bool *wl)
 	double best_score = -1;
 
 	*wl = false;
-	/* Idle GC above the idle level: a NDWIN catching up, on cheap victims only. */
-	if (lvl == FTL_GC_IDLE && f->free_sbs >= f->gc.lvl_idle)
-		min_invalid = f->units_per_sb / 2 > min_invalid ? f->units_per_sb / 2 : min_invalid;
 	erase_counts(f, &emin, &emax);
 	/*
 	 * Not while a die moves: the superblocks not moved yet keep the old

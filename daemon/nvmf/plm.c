@@ -27,8 +27,10 @@
  *     specification's choice); on a target without an event loop (unit
  *     tests) it is refused with Command Sequence Error instead.
  *   Log 0Ah Predictable Latency Per NVM Set: the set in the Log Specific
- *     Identifier (CDW11 31:16); no such set: Invalid Field. Read with RAE
- *     cleared, it clears the set's events.
+ *     Identifier (CDW11 31:16); no such set: Invalid Field. A set with the
+ *     mode disabled reads Status 0 with its typical and maximum figures
+ *     and no estimates; a set without it, all zero. Read with RAE cleared,
+ *     it clears the set's events.
  *   Log 0Bh Predictable Latency Event Aggregate: the sets with an event
  *     not cleared, ascending, as many entries as NSETIDMAX allows. Read
  *     with RAE cleared, it re-arms the notice.

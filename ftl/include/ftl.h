@@ -485,10 +485,11 @@ void ftl_inspect_mdc(const struct ftl *f, struct ftl_mdc_info *out);
  *     writes are not paced by GC credits. Host I/O meets only host I/O on
  *     the dies. A die migration (ftl_migrate_*) is not deferred: it is the
  *     operator's, with its own throttle;
- *   non-deterministic (NDWIN): GC catches up, host busy or not: besides
- *     the usual levels it runs whenever free space is below the idle level
- *     (ftl_config), and above it collects every superblock at least half
- *     invalid (the cheap victims), so that the next DTWIN starts with room.
+ *   non-deterministic (NDWIN): GC catches up: besides the usual levels it
+ *     runs whenever free space is below the idle level (ftl_config), host
+ *     busy or not, so that the next DTWIN starts with that much room (at
+ *     the price of a higher write amplification: less spare is left to let
+ *     victims age; blox-sim plm measures it).
  * A DTWIN has a budget: host units read and written (4 KiB; trims and
  * flushes are free) and time (ops->now()). It ends by itself, into NDWIN,
  * when a budget is overrun (the read or write that overruns it runs in

@@ -48,6 +48,7 @@ static void usage(void)
 	printf(
 		"usage: blox-sim [options]\n"
 		"       blox-sim isolation [options]   (the same as --exp isolation)\n"
+		"       blox-sim plm [options]         (predictable latency windows, qos bench 5; plm --help)\n"
 		"       blox-sim lifetime [options]    (FlashBlox wear balance; lifetime --help)\n"
 		"       blox-sim migcost [options]     (FlashBlox migration cost; migcost --help)\n"
 		"       blox-sim model [options]       (the stats model vs measured; model --help)\n"
@@ -395,6 +396,9 @@ int main(int argc, char **argv)
 
 	/* "blox-sim lifetime [options]" has options of its own (sim_lifetime.c). */
 	if (argc > 1 && !strcmp(argv[1], "lifetime"))
+	/* "blox-sim plm [options]": its own options (sim_plm.c). */
+	if (argc > 1 && !strcmp(argv[1], "plm"))
+		return sim_plm_main(argc, argv);
 		return sim_lifetime_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "migcost"))
 		return sim_migcost_main(argc, argv);

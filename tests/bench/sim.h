@@ -9,6 +9,7 @@
  *   sim_reads.c  experiments 1 and 2 (read sweeps, DFTL vs MDC)
  *   sim_waf.c    experiment 3 (write amplification vs over-provisioning)
  *   sim_iso.c    experiment isolation (FlashBlox: two tenants, three isolation levels)
+ *   sim_plm.c    experiment plm (qos bench 5: predictable latency windows, read tails in and out)
  *   sim_lifetime.c  experiment lifetime (FlashBlox: wear balance by channel swaps over years)
  *   sim_migcost.c  experiment migcost (FlashBlox: the cost of an online channel migration)
  *   sim_model.c  experiment model (qos bench 4: bloxctl stats' model against virtual time)
@@ -189,6 +190,8 @@ void sim_exp3(const struct sim_opts *o); /* sim_waf.c */
 void sim_exp_isolation(const struct sim_opts *o); /* sim_iso.c */
 /* "blox-sim lifetime [options]": its own options, argv[1] "lifetime"; exit status. */
 int sim_lifetime_main(int argc, char **argv); /* sim_lifetime.c */
+/* "blox-sim plm [options]": its own options, argv[1] "plm"; exit status. */
+int sim_plm_main(int argc, char **argv); /* sim_plm.c */
 /* "blox-sim migcost [options]": its own options, argv[1] "migcost"; exit status. */
 int sim_migcost_main(int argc, char **argv); /* sim_migcost.c */
 /* "blox-sim model [options]": its own options, argv[1] "model"; exit status. */
