@@ -575,6 +575,9 @@ static void fb_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t)
 	t->nand = nand_dev_stats(fb->dev);
 	t->dies = nand_dies(g);
 	t->channels = g->channels;
+	t->suspend_policy = nand_dev_config(fb->dev)->policy.name;
+	if (fb->nd->smart)
+		t->susp_decisions = fb->nd->susp.decisions;
 }
 
 /*

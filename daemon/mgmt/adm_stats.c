@@ -460,6 +460,16 @@ static void device_stats(struct blox_bdev *bdev, Blox__Admin__NamespaceStats *m)
 		n->mp_joined = s->mp_joined;
 		n->dies = t.dies;
 		n->channels = t.channels;
+		n->suspend_policy = (char *)(t.suspend_policy ? t.suspend_policy : "");
+		n->erase_suspend_wear = s->suspend.erase_suspend_wear;
+		if (t.susp_decisions) {
+			n->susp_granted = t.susp_decisions[QOS_SUSP_GRANTED];
+			n->susp_not_host_read = t.susp_decisions[QOS_SUSP_NOT_HOST_READ];
+			n->susp_nearly_done = t.susp_decisions[QOS_SUSP_NEARLY_DONE];
+			n->susp_capped = t.susp_decisions[QOS_SUSP_CAPPED];
+			n->susp_pressure = t.susp_decisions[QOS_SUSP_PRESSURE];
+			n->susp_gc_urgent = t.susp_decisions[QOS_SUSP_GC_URGENT];
+		}
 	}
 }
 

@@ -44,8 +44,8 @@ static double mono(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* @n 4 KiB reads (or writes) of namespace @nsid at QD 16, all successful; the seconds taken. */
-static double drive(struct ini_queue *q, uint32_t nsid, int n, bool write)
+/* @n 4 KiB reads (or writes) over [0, @span) blocks of @nsid at QD 16, all successful; seconds. */
+static double drive_span(struct ini_queue *q, uint32_t nsid, int n, bool write, uint64_t span)
 {
 	static uint8_t bufs[QD][4096];
 	struct ini_req reqs[QD], *done[QD];
@@ -57,7 +57,7 @@ static double drive(struct ini_queue *q, uint32_t nsid, int n, bool write)
 			struct ini_req *r = &reqs[sent % QD];
 
 			ini_req_rw(r, write ? nvme_cmd_write : nvme_cmd_read, nsid,
-				   (uint64_t)(sent * 7) % 16384, 1, bufs[sent % QD], 4096);
+				   (uint64_t)(sent * 7) % span, 1, bufs[sent % QD], 4096);
 			assert_int_equal(ini_submit(q, r), 0);
 			sent++;
 			inflight++;
@@ -71,6 +71,11 @@ static double drive(struct ini_queue *q, uint32_t nsid, int n, bool write)
 		inflight -= k;
 	}
 	return mono() - t0;
+}
+
+static double drive(struct ini_queue *q, uint32_t nsid, int n, bool write)
+{
+	return drive_span(q, nsid, n, write, 16384);
 }
 
 /* A limit is honoured: 1000 reads at 400 IOPS (burst 50 ms: 20) take at least 2.4 s. */
@@ -267,6 +272,54 @@ static void test_weights_share_dies(void **state)
 		fail_msg("weights 1:3 gave die time 1:%.2f", ratio);
 }
 
+/*
+ * The smart suspension policy on a running device: reads among programs
+ * and erases on one die; `bloxctl stats` shows its decisions by reason.
+ */
+static void test_smart_suspension_visible(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c;
+	json_object *o, *arr, *n, *nand, *v;
+	uint64_t decided = 0;
+	static const char *const reasons[] = { "susp_granted", "susp_nearly_done", "susp_capped",
+					       "susp_pressure", "susp_gc_urgent",
+					       "susp_not_host_read" };
+
+	assert_int_equal(run(e, "device create smart --channels 1 --dies-per-channel 1 --planes 1 "
+				"--pages-per-block 96 --blocks-per-plane 32 --suspend-policy smart"),
+			 0);
+	assert_int_equal(run(e, "ns create %s --nsid 9 --size 16M --device smart --isolation chip:1",
+			     SUBNQN),
+			 0);
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	/* Fill, then overwrite and read together so reads meet programs and erases. */
+	drive_span(c->io[0], 9, 4096, true, 4096);
+	for (int round = 0; round < 6; round++) {
+		drive_span(c->io[0], 9, 1500, true, 4096);
+		drive_span(c->io[0], 9, 500, false, 4096);
+	}
+	ini_ctrl_destroy(c);
+	assert_int_equal(run(e, "--json stats %s 9", SUBNQN), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "namespaces", &arr));
+	n = json_object_array_get_idx(arr, 0);
+	assert_true(json_object_object_get_ex(n, "nand", &nand));
+	assert_true(json_object_object_get_ex(nand, "suspend_policy", &v));
+	assert_string_equal(json_object_get_string(v), "smart");
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+		assert_true(json_object_object_get_ex(nand, reasons[i], &v));
+		decided += (uint64_t)json_object_get_int64(v);
+	}
+	json_object_put(o);
+	fprintf(stderr, "test_qos_limits: the smart policy made %lu decisions\n",
+		(unsigned long)decided);
+	assert_true(decided > 0);
+	assert_int_equal(run(e, "stats %s 9", SUBNQN), 0);
+	assert_non_null(strstr(e->out, "(smart): granted"));
+}
+
 int main(void)
 {
 	static const struct fx_group g = { .who = "test_qos_limits",
@@ -278,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_live_change_and_lift),
 		cmocka_unit_test(test_restart_keeps_limits),
 		cmocka_unit_test(test_weights_share_dies),
+		cmocka_unit_test(test_smart_suspension_visible),
 		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};
 

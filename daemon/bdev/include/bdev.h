@@ -78,6 +78,9 @@ struct blox_bdev_telemetry {
 	double waf;
 	const struct nand_stats *nand; /* NULL: not on emulated NAND */
 	uint32_t dies, channels;
+	const char *suspend_policy; /* its device's; NULL: not on emulated NAND */
+	/* The smart policy's decisions by reason (qos.h QOS_SUSP_*), or NULL. */
+	const uint64_t *susp_decisions;
 };
 
 /*
