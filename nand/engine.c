@@ -18,8 +18,9 @@
  * Tenants (nand_config.sched): each op also sits in its tenant's queue of
  * its class; the best class with anything queued is still served first,
  * and inside it the scheduler names the tenant whose oldest op goes next,
- * told each waiting tenant's cost (array time). The channel asks the same
- * among the dies waiting for it with ops of the best class (bus time).
+ * told each waiting tenant's cost (array time); or, for the classes of
+ * sched.group_from on, the tenant whose best op there goes next. The
+ * channel asks the same among the dies waiting for it (bus time).
  * Without a scheduler nothing of this runs.
  */
 #include "engine_internal.h"
@@ -202,26 +203,38 @@ static bool picked(const struct nand_dev *dev, int t)
 }
 
 /*
- * The op of class @p (not empty on @d) to start now: the oldest of the
- * tenant the scheduler names, told every waiting tenant's head-op cost.
+ * The op to start now on @d, whose best class waiting is @p: the oldest
+ * of class @p of the tenant the scheduler names, told every waiting
+ * tenant's head-op cost. When @p is in the group (sched.group_from), each
+ * tenant with anything queued in the group is a candidate with its best
+ * op there (its best class, oldest first), and the scheduler is asked
+ * with the group's first class.
  */
 static struct nand_op *class_pick(struct nand_dev *dev, struct nand_die *d, uint32_t p)
 {
 	const struct nand_sched *s = &dev->cfg.sched;
+	uint32_t g = s->group_from;
+	bool group = g && p >= g;
+	uint32_t last = group ? NAND_PRIOS - 1 : p;
 	struct nand_op *op = NULL;
-	uint64_t m;
+	uint64_t m, all = 0;
 	int t;
 
-	for (m = d->ten->mask[p]; m; m &= m - 1) {
-		uint32_t i = (uint32_t)__builtin_ctzll(m);
+	/* Classes above @p are empty: the scan of the group may start at @p. */
+	for (uint32_t q = p; q <= last; q++) {
+		for (m = d->ten->mask[q] & ~all; m; m &= m - 1) {
+			uint32_t i = (uint32_t)__builtin_ctzll(m);
 
-		dev->cost[i] = array_time(dev, TAILQ_FIRST(tq(d, i, p)));
+			dev->cost[i] = array_time(dev, TAILQ_FIRST(tq(d, i, q)));
+			dev->best[i] = (uint8_t)q;
+		}
+		all |= d->ten->mask[q];
 	}
-	t = s->pick(s->ctx, d->idx, (enum nand_prio)p, dev->cost, dev->ntenants);
+	t = s->pick(s->ctx, d->idx, (enum nand_prio)(group ? g : p), dev->cost, dev->ntenants);
 	dev->stats.sched_picks++;
 	if (picked(dev, t))
-		op = TAILQ_FIRST(tq(d, (uint32_t)t, p));
-	for (m = d->ten->mask[p]; m; m &= m - 1)
+		op = TAILQ_FIRST(tq(d, (uint32_t)t, dev->best[t]));
+	for (m = all; m; m &= m - 1)
 		dev->cost[__builtin_ctzll(m)] = UINT64_MAX;
 	if (!op) {
 		dev->stats.sched_fallbacks++;
@@ -249,28 +262,32 @@ static void die_event_at(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 
 /*
  * The die to take channel @ch next: of those waiting with an op of the
- * best class (@first's), the oldest of the tenant the scheduler names.
+ * best class (@first's; or of the group, when that class is in it), the
+ * first in the queue (best class, then oldest) of the tenant the
+ * scheduler names.
  */
 static struct nand_die *bus_pick(struct nand_dev *dev, uint32_t ch, struct nand_die *first)
 {
 	const struct nand_sched *s = &dev->cfg.sched;
 	struct nand_channel *c = &dev->chans[ch];
 	enum nand_prio cls = first->cur->prio;
+	bool group = s->group_from && cls >= s->group_from; /* the queue is in class order */
 	struct nand_die *pos, *d = NULL;
 	int t;
 
 	TAILQ_FOREACH(pos, &c->waitq, bus_link) {
-		if (pos->cur->prio != cls)
+		if (!group && pos->cur->prio != cls)
 			break;
 		if (dev->cost[pos->cur->tenant] == UINT64_MAX)
 			dev->cost[pos->cur->tenant] = bus_time(dev, pos->cur);
 	}
-	t = s->pick_bus(s->ctx, ch, cls, dev->cost, dev->ntenants);
+	t = s->pick_bus(s->ctx, ch, group ? (enum nand_prio)s->group_from : cls, dev->cost,
+			dev->ntenants);
 	dev->stats.sched_bus_picks++;
 	if (!picked(dev, t))
 		t = -1;
 	TAILQ_FOREACH(pos, &c->waitq, bus_link) {
-		if (pos->cur->prio != cls)
+		if (!group && pos->cur->prio != cls)
 			break;
 		if (!d && (int)pos->cur->tenant == t)
 			d = pos;
@@ -768,7 +785,7 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 		return -EINVAL;
 	if (store && memcmp(&store->geo, g, sizeof(*g)))
 		return -EINVAL;
-	if (cfg->sched.ntenants > NAND_MAX_TENANTS ||
+	if (cfg->sched.ntenants > NAND_MAX_TENANTS || cfg->sched.group_from >= NAND_PRIOS ||
 	    (!cfg->sched.ntenants && (cfg->sched.pick || cfg->sched.pick_bus)))
 		return -EINVAL;
 	dev = calloc(1, sizeof(*dev));
@@ -790,10 +807,12 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 		dev->tq_mem = calloc(nt * NAND_PRIOS, sizeof(*dev->tq_mem));
 		dev->ts_mem = calloc(nt, sizeof(*dev->ts_mem));
 		dev->cost = malloc(dev->ntenants * sizeof(*dev->cost));
+		dev->best = calloc(dev->ntenants, sizeof(*dev->best));
 	}
 	if (!dev->dies || !dev->chans || !dev->erased_page ||
 	    heap_init(&dev->heap, dev->nr_dies + g->channels) ||
-	    (dev->ntenants && (!dev->ten_mem || !dev->tq_mem || !dev->ts_mem || !dev->cost))) {
+	    (dev->ntenants && (!dev->ten_mem || !dev->tq_mem || !dev->ts_mem || !dev->cost ||
+				!dev->best))) {
 		nand_dev_destroy(dev);
 		return -ENOMEM;
 	}
@@ -831,6 +850,7 @@ void nand_dev_destroy(struct nand_dev *dev)
 	free(dev->tq_mem);
 	free(dev->ts_mem);
 	free(dev->cost);
+	free(dev->best);
 	free(dev->dies);
 	free(dev->chans);
 	free(dev->erased_page);

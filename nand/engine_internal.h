@@ -84,6 +84,7 @@ struct nand_dev {
 	struct nand_opq *tq_mem; /* the dies' tenant queues */
 	struct nand_tenant_stats *ts_mem;
 	uint64_t *cost; /* ntenants: a scheduler's costs, all UINT64_MAX between picks */
+	uint8_t *best; /* ntenants: each one's best class in a group pick */
 };
 
 /* engine.c */

@@ -254,10 +254,22 @@ void nand_suspend_default(struct nand_suspend_policy *p,
  * ignored, pick and pick_bus must be NULL. ntenants > 0 with both NULL:
  * the order of ntenants 0, with per-tenant telemetry (nand_tenant_stats()).
  * Called from nand_advance() (never from nand_submit()); must not submit.
+ *
+ * group_from (0, the default: every class strict across tenants, as
+ * above): classes group_from..NAND_PRIOS-1 form one group. When the best
+ * class waiting is in it, every tenant with anything queued in the group
+ * is a candidate, with the cost of its best op there (its best class,
+ * oldest first), and pick()/pick_bus() are asked with cls = group_from:
+ * strict order inside each tenant, weights across tenants. Classes above
+ * the group stay strict before it. With NAND_PRIO_GC_READ, host reads
+ * still go first, and the rest (GC, host writes, erases) is shared by
+ * weight: otherwise one tenant's host writes always pass another's GC
+ * writes, so a tenant whose GC lags cannot have its share.
  */
 struct nand_sched {
 	const char *name;
 	uint32_t ntenants; /* tenant ids 0..ntenants-1; at most NAND_MAX_TENANTS */
+	uint32_t group_from; /* 0, or the first class of the weighted group (< NAND_PRIOS) */
 	int (*pick)(void *ctx, uint32_t die, enum nand_prio cls, const uint64_t *cost_ns,
 		    uint32_t ntenants);
 	int (*pick_bus)(void *ctx, uint32_t ch, enum nand_prio cls, const uint64_t *cost_ns,

@@ -51,6 +51,7 @@ static void usage(void)
 		"       blox-sim plm [options]         (predictable latency windows, qos bench 5; plm --help)\n"
 		"       blox-sim lifetime [options]    (FlashBlox wear balance; lifetime --help)\n"
 		"       blox-sim migcost [options]     (FlashBlox migration cost; migcost --help)\n"
+		"       blox-sim fairness [options]    (weighted die sharing, qos bench 3; fairness --help)\n"
 		"       blox-sim model [options]       (the stats model vs measured; model --help)\n"
 		"  --exp 1|2|3|isolation|all  experiment (default all: 1, 2 and 3)\n"
 		"  --raw-mib N            raw flash in MiB (default 4096)\n"
@@ -402,6 +403,8 @@ int main(int argc, char **argv)
 		return sim_lifetime_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "migcost"))
 		return sim_migcost_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "fairness"))
+		return sim_fairness_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "model"))
 		return sim_model_main(argc, argv);
 	if (!parse_args(&o, argc, argv))

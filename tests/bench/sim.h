@@ -12,6 +12,7 @@
  *   sim_plm.c    experiment plm (qos bench 5: predictable latency windows, read tails in and out)
  *   sim_lifetime.c  experiment lifetime (FlashBlox: wear balance by channel swaps over years)
  *   sim_migcost.c  experiment migcost (FlashBlox: the cost of an online channel migration)
+ *   sim_fair.c   experiment fairness (qos bench 3: two software vSSDs weighted on shared dies)
  *   sim_model.c  experiment model (qos bench 4: bloxctl stats' model against virtual time)
  *   blox_sim.c   command line and main
  *
@@ -194,6 +195,8 @@ int sim_lifetime_main(int argc, char **argv); /* sim_lifetime.c */
 int sim_plm_main(int argc, char **argv); /* sim_plm.c */
 /* "blox-sim migcost [options]": its own options, argv[1] "migcost"; exit status. */
 int sim_migcost_main(int argc, char **argv); /* sim_migcost.c */
+/* "blox-sim fairness [options]": its own options, argv[1] "fairness"; exit status. */
+int sim_fairness_main(int argc, char **argv); /* sim_fair.c */
 /* "blox-sim model [options]": its own options, argv[1] "model"; exit status. */
 int sim_model_main(int argc, char **argv); /* sim_model.c */
 

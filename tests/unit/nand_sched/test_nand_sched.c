@@ -25,6 +25,7 @@
 
 #include "ftl.h"
 #include "nand.h"
+#include "qos.h"
 
 #define MAXT 4
 #define QD 8
@@ -337,6 +338,9 @@ static void test_config(void **state)
 	assert_int_equal(nand_dev_create(&x.cfg, NULL, &dev), -EINVAL);
 	tx_init(&x, NAND_MAX_TENANTS + 1, true, true);
 	assert_int_equal(nand_dev_create(&x.cfg, NULL, &dev), -EINVAL);
+	tx_init(&x, 2, true, true);
+	x.cfg.sched.group_from = NAND_PRIOS;
+	assert_int_equal(nand_dev_create(&x.cfg, NULL, &dev), -EINVAL);
 	tx_init(&x, NAND_MAX_TENANTS, true, true);
 	assert_int_equal(nand_dev_create(&x.cfg, NULL, &dev), 0);
 	assert_non_null(nand_tenant_stats(dev, 0, NAND_MAX_TENANTS - 1));
@@ -518,7 +522,7 @@ static void test_classes_strict(void **state)
 	assert_int_equal(x.fk.last_cost[1], 10000000);
 	tx_destroy(&x);
 
-	/* Saturated: tenant 1's host writes (weight 1000) get nothing while tenant 0 keeps host reads queued. */
+	/* Saturated: tenant 1's host writes (weight 1000) get nothing while tenant 0's reads wait. */
 	tx_init(&x, 2, true, false);
 	x.fk.w[1] = 1000;
 	tx_create(&x);
@@ -533,6 +537,200 @@ static void test_classes_strict(void **state)
 	assert_int_equal(x.lp[1].done, QD);
 	assert_int_equal(x.fk.calls_cls[NAND_PRIO_HOST_WRITE], QD);
 	tx_destroy(&x);
+}
+
+/* ---- a weighted group of classes (sched.group_from) ---- */
+
+/*
+ * Tenant 0 keeps host writes queued, tenant 1 GC writes (weights 1:3).
+ * Strict classes: tenant 1 gets nothing while tenant 0's host writes wait.
+ * With group_from = GC reads: 1:3 of the die time, the scheduler asked
+ * with the group's first class; host reads still go first.
+ */
+static void test_group(void **state)
+{
+	const uint64_t t0 = 100000000, t1 = 2100000000;
+	struct tx x;
+	uint64_t a0, b0;
+
+	(void)state;
+	tx_init(&x, 2, true, false);
+	x.fk.w[1] = 3;
+	tx_create(&x);
+	tx_loop(&x, 0, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 1, 0);
+	tx_loop(&x, 1, NAND_OP_PROGRAM, NAND_PRIO_GC_WRITE, 0, 0, 2, 2);
+	tx_start(&x, 0);
+	tx_run_to(&x, t0);
+	assert_int_equal(served(&x, 0, 1), 0);
+	tx_stop(&x);
+	tx_destroy(&x);
+
+	tx_init(&x, 2, true, false);
+	x.cfg.sched.group_from = NAND_PRIO_GC_READ;
+	x.fk.w[1] = 3;
+	tx_create(&x);
+	tx_loop(&x, 0, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 1, 0);
+	tx_loop(&x, 1, NAND_OP_PROGRAM, NAND_PRIO_GC_WRITE, 0, 0, 2, 2);
+	tx_loop(&x, 1, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 3, 0); /* behind its own GC writes */
+	tx_start(&x, 0);
+	tx_run_to(&x, t0);
+	a0 = served(&x, 0, 0);
+	b0 = served(&x, 0, 1);
+	tx_run_to(&x, t1);
+	expect_ratio((double)(served(&x, 0, 1) - b0) / (double)(served(&x, 0, 0) - a0), 3.0, 0.05,
+		     "group: die time");
+	/* Strict inside tenant 1: no erase while its GC writes are queued. */
+	assert_int_equal(x.lp[2].done, 0);
+	assert_int_equal(nand_tenant_stats(x.dev, 0, 1)->started[NAND_OP_ERASE], 0);
+	/* One scheduler state for the group: asked with its first class only. */
+	assert_int_equal(x.fk.calls, x.fk.calls_cls[NAND_PRIO_GC_READ]);
+	tx_stop(&x); /* drains: the erases run last */
+	assert_int_equal(x.lp[2].done, QD);
+	assert_int_equal(x.fk.calls, x.fk.calls_cls[NAND_PRIO_GC_READ]);
+	tx_destroy(&x);
+
+	/* Host reads stay strict before the group: tenant 1's GC (weight 1000) waits. */
+	tx_init(&x, 2, true, false);
+	x.cfg.sched.group_from = NAND_PRIO_GC_READ;
+	x.fk.w[1] = 1000;
+	tx_create(&x);
+	tx_loop(&x, 0, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
+	tx_loop(&x, 1, NAND_OP_READ, NAND_PRIO_GC_READ, 0, 0, 2, 0);
+	tx_start(&x, 0);
+	tx_run_to(&x, t0);
+	assert_int_equal(served(&x, 0, 1), 0);
+	assert_true(x.lp[0].done > 1000);
+	tx_stop(&x);
+	assert_int_equal(x.fk.calls_cls[NAND_PRIO_HOST_READ] + x.fk.calls_cls[NAND_PRIO_GC_READ],
+			 x.fk.calls);
+	tx_destroy(&x);
+}
+
+/* The channel with a group: among every waiting die of the group, by tenant. */
+static void test_group_bus(void **state)
+{
+	struct tx x;
+	struct nand_op r, a, b, c;
+
+	(void)state;
+	/*
+	 * A read holds channel 0 from 56000 to 64692; programs of tenant 0
+	 * (host write, die 0) and tenant 1 (GC writes, dies 1 and 2) ask for
+	 * it at 56001. Strict classes give the host write the bus first; the
+	 * group gives it to the tenant the scheduler names (here the highest).
+	 */
+	tx_init(&x, 2, false, true);
+	x.cfg.sched.group_from = NAND_PRIO_GC_READ;
+	x.fk.mode = FAKE_HIGHEST;
+	tx_create(&x);
+	tx_op(&x, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0, 0);
+	tx_op(&x, &a, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 0, 0, 0);
+	tx_op(&x, &b, NAND_OP_PROGRAM, NAND_PRIO_GC_WRITE, 1, 0, 1, 0, 0);
+	tx_op(&x, &c, NAND_OP_PROGRAM, NAND_PRIO_GC_WRITE, 1, 0, 2, 0, 0);
+	assert_int_equal(nand_submit(x.dev, &r, 0), 0);
+	tx_run_to(&x, 56000);
+	assert_int_equal(nand_submit(x.dev, &a, 56001), 0);
+	assert_int_equal(nand_submit(x.dev, &b, 56001), 0);
+	assert_int_equal(nand_submit(x.dev, &c, 56001), 0);
+	tx_run_all(&x);
+	assert_int_equal(r.done_ns, 56000 + 8692);
+	assert_int_equal(b.done_ns, 64692 + 8692 + 1200000);
+	assert_int_equal(c.done_ns, 64692 + 2 * 8692 + 1200000);
+	assert_int_equal(a.done_ns, 64692 + 3 * 8692 + 1200000);
+	tx_destroy(&x);
+
+	/* The same without the group: the host write first, then the GC writes by tenant. */
+	tx_init(&x, 2, false, true);
+	x.fk.mode = FAKE_HIGHEST;
+	tx_create(&x);
+	assert_int_equal(nand_submit(x.dev, &r, 0), 0);
+	tx_run_to(&x, 56000);
+	assert_int_equal(nand_submit(x.dev, &a, 56001), 0);
+	assert_int_equal(nand_submit(x.dev, &b, 56001), 0);
+	assert_int_equal(nand_submit(x.dev, &c, 56001), 0);
+	tx_run_all(&x);
+	assert_int_equal(a.done_ns, 64692 + 8692 + 1200000);
+	assert_int_equal(b.done_ns, 64692 + 2 * 8692 + 1200000);
+	assert_int_equal(c.done_ns, 64692 + 3 * 8692 + 1200000);
+	tx_destroy(&x);
+}
+
+/* ---- qos/'s deficit round robin as the scheduler ---- */
+
+static int drr_pick(void *ctx, uint32_t die, enum nand_prio cls, const uint64_t *cost,
+		    uint32_t n)
+{
+	struct qos_drr *s = ctx;
+
+	return qos_drr_pick(&s[die * NAND_PRIOS + cls], cost, n);
+}
+
+/*
+ * qos_drr_pick() plugged in through the ops table (one per die and class,
+ * as the daemon and blox-sim do): 1:3 of die 0 for programs of unequal
+ * costs, strict classes and in a group; 1:2:5 with erases.
+ */
+static void test_qos_drr(void **state)
+{
+	const uint64_t t0 = 100000000, t1 = 4100000000;
+	uint32_t n = 32 * NAND_PRIOS;
+	struct qos_drr *s = calloc(n, sizeof(*s));
+	struct tx x;
+
+	(void)state;
+	assert_non_null(s);
+	for (int round = 0; round < 3; round++) {
+		static const uint32_t w[3] = { 1, 2, 5 };
+		uint32_t nt = round == 2 ? 3 : 2;
+		struct loop *l[3];
+		uint64_t a[3];
+		double tot = 0;
+
+		for (uint32_t i = 0; i < n; i++) {
+			qos_drr_init(&s[i]);
+			for (uint32_t t = 0; t < nt; t++)
+				assert_int_equal(qos_drr_set_weight(&s[i], t, nt == 3 ? w[t] : 1 + 2 * t), 0);
+		}
+		tx_init(&x, nt, true, false);
+		x.cfg.sched.name = "qos_drr";
+		x.cfg.sched.ctx = s;
+		x.cfg.sched.pick = drr_pick;
+		if (round == 1)
+			x.cfg.sched.group_from = NAND_PRIO_GC_READ;
+		tx_create(&x);
+		if (round == 0) {
+			l[0] = tx_loop(&x, 0, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 1, 0);
+			l[1] = tx_loop(&x, 1, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 2, 2);
+		} else if (round == 1) {
+			l[0] = tx_loop(&x, 0, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 1, 1);
+			l[1] = tx_loop(&x, 1, NAND_OP_PROGRAM, NAND_PRIO_GC_WRITE, 0, 0, 2, 0);
+		} else {
+			l[0] = tx_loop(&x, 0, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 1, 0);
+			l[1] = tx_loop(&x, 1, NAND_OP_PROGRAM, NAND_PRIO_ERASE, 0, 0, 2, 1);
+			l[2] = tx_loop(&x, 2, NAND_OP_READ, NAND_PRIO_ERASE, 0, 0, 3, 2);
+		}
+		tx_start(&x, 0);
+		tx_run_to(&x, t0);
+		for (uint32_t t = 0; t < nt; t++)
+			a[t] = l[t]->array_ns;
+		tx_run_to(&x, t1);
+		for (uint32_t t = 0; t < nt; t++)
+			tot += (double)(l[t]->array_ns - a[t]);
+		if (nt == 2) {
+			expect_ratio((double)(l[1]->array_ns - a[1]) / (double)(l[0]->array_ns - a[0]),
+				     3.0, 0.05, "qos_drr: die time");
+		} else {
+			for (uint32_t t = 0; t < 3; t++)
+				expect_ratio((double)(l[t]->array_ns - a[t]) / tot, w[t] / 8.0, 0.05,
+					     "qos_drr: share of three");
+		}
+		tx_stop(&x);
+		for (uint32_t t = 0; t < nt; t++)
+			assert_int_equal(l[t]->fifo_broken, 0);
+		assert_int_equal(nand_dev_stats(x.dev)->sched_fallbacks, 0);
+		tx_destroy(&x);
+	}
+	free(s);
 }
 
 /* ---- FIFO within a tenant ---- */
@@ -644,7 +842,7 @@ static void run_script(const struct nand_config *cfg, const struct script_op *s,
 			order[i] = (uint64_t)(x.order[i] - ops);
 	}
 	if (!x.cfg.sched.pick && x.cfg.sched.ntenants) {
-		/* Telemetry: every op counted once; the array time is the dies' busy time less group partners'. */
+		/* Telemetry: every op counted once, as a lead or as a group partner. */
 		uint64_t started = 0;
 
 		for (uint32_t d = 0; d < nand_dies(&x.cfg.geo); d++)
@@ -1054,6 +1252,9 @@ int main(void)
 		cmocka_unit_test(test_share_reads),
 		cmocka_unit_test(test_share_three),
 		cmocka_unit_test(test_classes_strict),
+		cmocka_unit_test(test_group),
+		cmocka_unit_test(test_group_bus),
+		cmocka_unit_test(test_qos_drr),
 		cmocka_unit_test(test_fifo_per_tenant),
 		cmocka_unit_test(test_no_sched_same_order),
 		cmocka_unit_test(test_fallback),
