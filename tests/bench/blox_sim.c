@@ -53,6 +53,7 @@ static void usage(void)
 		"       blox-sim migcost [options]     (FlashBlox migration cost; migcost --help)\n"
 		"       blox-sim fairness [options]    (weighted die sharing, qos bench 3; fairness --help)\n"
 		"       blox-sim model [options]       (the stats model vs measured; model --help)\n"
+		"       blox-sim suspend [options]     (suspension policies, mixed load; suspend --help)\n"
 		"  --exp 1|2|3|isolation|all  experiment (default all: 1, 2 and 3)\n"
 		"  --raw-mib N            raw flash in MiB (default 4096)\n"
 		"  --channels N --dies N --planes N --ppb N --page-kib N\n"
@@ -395,11 +396,11 @@ int main(int argc, char **argv)
 {
 	struct sim_opts o;
 
-	/* "blox-sim lifetime [options]" has options of its own (sim_lifetime.c). */
-	if (argc > 1 && !strcmp(argv[1], "lifetime"))
 	/* "blox-sim plm [options]": its own options (sim_plm.c). */
 	if (argc > 1 && !strcmp(argv[1], "plm"))
 		return sim_plm_main(argc, argv);
+	/* "blox-sim lifetime [options]" has options of its own (sim_lifetime.c). */
+	if (argc > 1 && !strcmp(argv[1], "lifetime"))
 		return sim_lifetime_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "migcost"))
 		return sim_migcost_main(argc, argv);
@@ -407,6 +408,8 @@ int main(int argc, char **argv)
 		return sim_fairness_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "model"))
 		return sim_model_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "suspend"))
+		return sim_suspend_main(argc, argv);
 	if (!parse_args(&o, argc, argv))
 		return 0;
 	if (o.exp == 0 || o.exp == 1) {

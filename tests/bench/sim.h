@@ -14,6 +14,7 @@
  *   sim_migcost.c  experiment migcost (FlashBlox: the cost of an online channel migration)
  *   sim_fair.c   experiment fairness (qos bench 3: two software vSSDs weighted on shared dies)
  *   sim_model.c  experiment model (qos bench 4: bloxctl stats' model against virtual time)
+ *   sim_suspend.c  experiment suspend (qos/: program/erase suspension policies, database-like load)
  *   blox_sim.c   command line and main
  *
  * Nothing here is global: the options are parsed into a struct sim_opts
@@ -199,5 +200,7 @@ int sim_migcost_main(int argc, char **argv); /* sim_migcost.c */
 int sim_fairness_main(int argc, char **argv); /* sim_fair.c */
 /* "blox-sim model [options]": its own options, argv[1] "model"; exit status. */
 int sim_model_main(int argc, char **argv); /* sim_model.c */
+/* "blox-sim suspend [options]": its own options, argv[1] "suspend"; exit status. */
+int sim_suspend_main(int argc, char **argv); /* sim_suspend.c */
 
 #endif
