@@ -184,8 +184,15 @@ static int nand_dev_open_unbound(const char *name, const struct nand_config *nan
 			d->smart = true;
 		}
 		if (d->drr)
+			/*
+			 * Host reads stay first; GC, host writes and erases are
+			 * shared by weight as one group (with every class strict,
+			 * one tenant's host writes would always pass another's GC
+			 * and weights could not hold once GC runs).
+			 */
 			cfg.sched = (struct nand_sched){ .name = "drr",
 							 .ntenants = QOS_MAX_TENANTS,
+							 .group_from = NAND_PRIO_GC_READ,
 							 .pick = fair_pick,
 							 .pick_bus = fair_pick_bus,
 							 .ctx = d };

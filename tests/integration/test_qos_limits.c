@@ -268,7 +268,7 @@ static void test_weights_share_dies(void **state)
 	ratio = (double)(t1[1] - t0[1]) / (double)(t1[0] - t0[0] ? t1[0] - t0[0] : 1);
 	fprintf(stderr, "test_qos_limits: die time 1:%.2f for weights 1:3 (%lu and %lu writes)\n",
 		ratio, (unsigned long)w[0].done, (unsigned long)w[1].done);
-	if (ratio < 1.5 || ratio > 4.5)
+	if (ratio < 2.2 || ratio > 4.0)
 		fail_msg("weights 1:3 gave die time 1:%.2f", ratio);
 }
 
