@@ -568,10 +568,11 @@ struct ftl_plm_info {
 	/*
 	 * Latency of one 4 KiB host op from the NAND timing (command, array
 	 * time averaged over the page types, bus), for the host and the
-	 * simulator: a read alone on its die; a read behind the longest
-	 * program on its die (the worst in a DTWIN: only host programs run);
-	 * behind an erase (the worst in NDWIN, without suspension); a page
-	 * program, typical and longest.
+	 * simulator: a read alone on its die; a read behind one longest
+	 * program on its die (what a DTWIN's reads meet: host programs only);
+	 * behind an erase (what NDWIN adds, without suspension); a page
+	 * program, typical and longest. Single ops: a read queued behind
+	 * several waits for each.
 	 */
 	uint64_t read_typ_ns, read_max_dtwin_ns, read_max_ndwin_ns;
 	uint64_t prog_typ_ns, prog_max_ns;

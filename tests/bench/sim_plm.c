@@ -615,8 +615,8 @@ static void header(struct sim_out *out, struct pl_dev *d, double pre_wall)
 		 o->precond_x, pre_wall, ftl_waf(d->f), (unsigned long)st.gc_runs);
 	sim_outf(out, "# PLM figures: DTWIN Writes Typical %.1f MiB now (floor %.1f MiB), Reads Typical %lu,"
 		 " Time Maximum %.0f ms, NDWIN Time Minimum Low %.1f ms / High %.1f ms;"
-		 " latency estimates: read %.0f us, read behind a program %.0f us (DTWIN worst),"
-		 " behind an erase %.0f us (NDWIN worst)\n",
+		 " latency estimates: read %.0f us, behind one program %.0f us (DTWIN),"
+		 " behind one erase %.0f us (NDWIN, no suspension)\n",
 		 (double)i.writes_typical * FTL_UNIT / MiB,
 		 (double)(d->gci.lvl_idle > d->gci.lvl_urgent + 1
 				  ? d->gci.lvl_idle - d->gci.lvl_urgent - 1
