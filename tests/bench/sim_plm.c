@@ -401,7 +401,7 @@ static void run_point(struct pl_dev *d, struct pl_point *p)
 	uint64_t next_sw = UINT64_MAX, last = t0;
 	struct ftl_stats a, b;
 	struct ftl_plm_info ia, ib;
-	struct nand_suspend_stats sa, sb;
+	struct nand_suspend_stats sa = { 0 }, sb = { 0 };
 	bool want_dt = false;
 
 	d->susp_on = p->susp == 0;
