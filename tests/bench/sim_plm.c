@@ -399,7 +399,7 @@ static void run_point(struct pl_dev *d, struct pl_point *p)
 	uint64_t t_end = t_meas + (uint64_t)(o->seconds * 1e9);
 	uint64_t next_r = t0 + exp_ns(d, o->r_kiops * 1e3), next_w = t0 + exp_ns(d, o->w_kiops * 1e3);
 	uint64_t next_sw = UINT64_MAX, last = t0;
-	struct ftl_stats a, b;
+	struct ftl_stats a = { 0 }, b;
 	struct ftl_plm_info ia, ib;
 	struct nand_suspend_stats sa = { 0 }, sb = { 0 };
 	bool want_dt = false;
