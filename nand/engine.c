@@ -163,37 +163,48 @@ static uint64_t bus_time(const struct nand_dev *dev, const struct nand_op *op)
 
 /* ---- tenants ---- */
 
-static struct nand_opq *tq(struct nand_die *d, uint32_t t, uint32_t p)
+/* @d's tenants (kept beside the dies, not in them: a die stays 256 bytes). */
+static struct nand_die_tenants *dten(struct nand_dev *dev, const struct nand_die *d)
 {
-	return &d->ten->q[t * NAND_PRIOS + p];
+	return &dev->ten_mem[d->idx];
 }
 
-void nand_tenant_enqueue(struct nand_die *d, struct nand_op *op)
+static struct nand_opq *tq(struct nand_die_tenants *dt, uint32_t t, uint32_t p)
 {
-	struct nand_tenant_stats *ts = &d->ten->ts[op->tenant];
+	return &dt->q[t * NAND_PRIOS + p];
+}
 
-	TAILQ_INSERT_TAIL(tq(d, op->tenant, op->prio), op, tlink);
-	d->ten->mask[op->prio] |= 1ull << op->tenant;
+void nand_tenant_enqueue(struct nand_dev *dev, struct nand_die *d, struct nand_op *op)
+{
+	struct nand_die_tenants *dt = dten(dev, d);
+	struct nand_tenant_stats *ts = &dt->ts[op->tenant];
+
+	TAILQ_INSERT_TAIL(tq(dt, op->tenant, op->prio), op, tlink);
+	dt->mask[op->prio] |= 1ull << op->tenant;
 	if (++ts->queued > ts->max_queued)
 		ts->max_queued = ts->queued;
 }
 
-static __attribute__((noinline)) void tenant_dequeue(struct nand_die *d, struct nand_op *op)
+static __attribute__((noinline)) void tenant_dequeue(struct nand_dev *dev, struct nand_die *d,
+						    struct nand_op *op)
 {
-	struct nand_opq *q = tq(d, op->tenant, op->prio);
+	struct nand_die_tenants *dt = dten(dev, d);
+	struct nand_opq *q = tq(dt, op->tenant, op->prio);
 
 	TAILQ_REMOVE(q, op, tlink);
 	if (TAILQ_EMPTY(q))
-		d->ten->mask[op->prio] &= ~(1ull << op->tenant);
-	d->ten->ts[op->tenant].queued--;
+		dt->mask[op->prio] &= ~(1ull << op->tenant);
+	dt->ts[op->tenant].queued--;
 }
 
 /* @op (not a multi-plane partner) starts on @d: what it costs its tenant. */
-static __attribute__((noinline)) void tenant_started(struct nand_die *d,
+static __attribute__((noinline)) void tenant_started(struct nand_dev *dev, struct nand_die *d,
 						    const struct nand_op *op)
 {
-	d->ten->ts[op->tenant].served_ns[op->kind] += op->array_ns;
-	d->ten->ts[op->tenant].started[op->kind]++;
+	struct nand_tenant_stats *ts = &dten(dev, d)->ts[op->tenant];
+
+	ts->served_ns[op->kind] += op->array_ns;
+	ts->started[op->kind]++;
 }
 
 /* Tenant @t named by a scheduler, if it has a cost (something waiting). */
@@ -213,6 +224,7 @@ static bool picked(const struct nand_dev *dev, int t)
 static struct nand_op *class_pick(struct nand_dev *dev, struct nand_die *d, uint32_t p)
 {
 	const struct nand_sched *s = &dev->cfg.sched;
+	struct nand_die_tenants *dt = dten(dev, d);
 	uint32_t g = s->group_from;
 	bool group = g && p >= g;
 	uint32_t last = group ? NAND_PRIOS - 1 : p;
@@ -222,18 +234,18 @@ static struct nand_op *class_pick(struct nand_dev *dev, struct nand_die *d, uint
 
 	/* Classes above @p are empty: the scan of the group may start at @p. */
 	for (uint32_t q = p; q <= last; q++) {
-		for (m = d->ten->mask[q] & ~all; m; m &= m - 1) {
+		for (m = dt->mask[q] & ~all; m; m &= m - 1) {
 			uint32_t i = (uint32_t)__builtin_ctzll(m);
 
-			dev->cost[i] = array_time(dev, TAILQ_FIRST(tq(d, i, q)));
+			dev->cost[i] = array_time(dev, TAILQ_FIRST(tq(dt, i, q)));
 			dev->best[i] = (uint8_t)q;
 		}
-		all |= d->ten->mask[q];
+		all |= dt->mask[q];
 	}
 	t = s->pick(s->ctx, d->idx, (enum nand_prio)(group ? g : p), dev->cost, dev->ntenants);
 	dev->stats.sched_picks++;
 	if (picked(dev, t))
-		op = TAILQ_FIRST(tq(d, (uint32_t)t, dev->best[t]));
+		op = TAILQ_FIRST(tq(dt, (uint32_t)t, dev->best[t]));
 	for (m = all; m; m &= m - 1)
 		dev->cost[__builtin_ctzll(m)] = UINT64_MAX;
 	if (!op) {
@@ -316,7 +328,7 @@ static inline __attribute__((always_inline)) void bus_start(struct nand_dev *dev
 	c->st.busy_ns += xfer;
 	c->st.transfers++;
 	if (dev->ntenants)
-		d->ten->ts[d->cur->tenant].bus_ns += xfer;
+		dten(dev, d)->ts[d->cur->tenant].bus_ns += xfer;
 	nand_heap_set(&dev->heap, chan_event_id(dev, ch), t + xfer);
 }
 
@@ -381,7 +393,7 @@ static inline __attribute__((always_inline)) void dequeue(struct nand_dev *dev,
 	d->nq_prio[op->prio]--;
 	d->st.queued = d->nq;
 	if (dev->ntenants)
-		tenant_dequeue(d, op);
+		tenant_dequeue(dev, d, op);
 }
 
 /* Queued ops looked at for partners, per queue: bounds the cost of a start. */
@@ -419,7 +431,7 @@ mp_join(struct nand_dev *dev, struct nand_die *d, struct mp_group *g, struct nan
 	g->have |= 1u << op->addr.plane;
 	dev->stats.mp_joined++;
 	if (dev->ntenants)
-		d->ten->ts[op->tenant].started[op->kind]++;
+		dten(dev, d)->ts[op->tenant].started[op->kind]++;
 }
 
 /* With a scheduler: partners from the lead's own queue of class @p. */
@@ -430,7 +442,7 @@ static __attribute__((noinline)) void mp_gather_tenant(struct nand_dev *dev, str
 	struct nand_op *op, *tmp;
 	uint32_t seen = 0;
 
-	TAILQ_FOREACH_SAFE(op, tq(d, g->lead->tenant, p), tlink, tmp) {
+	TAILQ_FOREACH_SAFE(op, tq(dten(dev, d), g->lead->tenant, p), tlink, tmp) {
 		if (++seen > MP_SCAN || g->have == all)
 			break;
 		if (mp_partner(dev, g->lead, op, g->have))
@@ -503,7 +515,7 @@ static void op_start(struct nand_dev *dev, struct nand_die *d,
 	op->array_ns = array_time(dev, op);
 	op->remaining_ns = op->array_ns;
 	if (dev->ntenants)
-		tenant_started(d, op);
+		tenant_started(dev, d, op);
 	mp_gather(dev, d, op, t);
 	d->cur = op;
 	if (op->kind == NAND_OP_PROGRAM) {
@@ -827,11 +839,12 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 		for (int p = 0; p < NAND_PRIOS; p++)
 			TAILQ_INIT(&d->q[p]);
 		if (dev->ntenants) {
-			d->ten = &dev->ten_mem[i];
-			d->ten->q = dev->tq_mem + (size_t)i * dev->ntenants * NAND_PRIOS;
-			d->ten->ts = dev->ts_mem + (size_t)i * dev->ntenants;
+			struct nand_die_tenants *dt = dten(dev, d);
+
+			dt->q = dev->tq_mem + (size_t)i * dev->ntenants * NAND_PRIOS;
+			dt->ts = dev->ts_mem + (size_t)i * dev->ntenants;
 			for (uint32_t q = 0; q < dev->ntenants * NAND_PRIOS; q++)
-				TAILQ_INIT(&d->ten->q[q]);
+				TAILQ_INIT(&dt->q[q]);
 		}
 	}
 	for (uint32_t c = 0; c < g->channels; c++)
@@ -884,7 +897,7 @@ const struct nand_tenant_stats *nand_tenant_stats(const struct nand_dev *dev, ui
 {
 	if (die >= dev->nr_dies || tenant >= dev->ntenants)
 		return NULL;
-	return &dev->dies[die].ten->ts[tenant];
+	return &dev->ten_mem[die].ts[tenant];
 }
 
 const struct nand_block_meta *nand_block_meta(const struct nand_dev *dev,

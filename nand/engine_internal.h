@@ -37,11 +37,11 @@ struct nand_die {
 	uint32_t nq, nq_prio[NAND_PRIOS];
 	struct nand_die_stats st;
 	TAILQ_ENTRY(nand_die) bus_link;
-	struct nand_die_tenants *ten; /* tenants on; else NULL */
 };
 
 /*
- * A die's tenants (sched.ntenants > 0): every op queued on the die is also
+ * A die's tenants (sched.ntenants > 0; nand_dev.ten_mem[die], kept out of
+ * struct nand_die so that it stays 256 bytes): every op queued on the die is also
  * in its tenant's queue of its class, q[tenant * NAND_PRIOS + prio] (via
  * tlink, in the same order); mask[p]: the tenants with ops in class p.
  */
@@ -92,7 +92,7 @@ void nand_heap_set(struct nand_heap *h, uint32_t id, uint64_t key);
 void nand_heap_del(struct nand_heap *h, uint32_t id);
 void nand_die_kick(struct nand_dev *dev, struct nand_die *d, uint64_t t);
 /* Tenants on: @op, just queued on @d's class queue, joins its tenant's. */
-void nand_tenant_enqueue(struct nand_die *d, struct nand_op *op);
+void nand_tenant_enqueue(struct nand_dev *dev, struct nand_die *d, struct nand_op *op);
 
 /* ops.c */
 /* Check the flash rules at the moment @op starts on its die. */

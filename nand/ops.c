@@ -79,7 +79,7 @@ int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now)
 	if (d->nq > d->st.max_queued)
 		d->st.max_queued = d->nq;
 	if (dev->ntenants)
-		nand_tenant_enqueue(d, op);
+		nand_tenant_enqueue(dev, d, op);
 	/*
 	 * Never start (or fail) inside submit: an idle die starts its next op
 	 * from an event at @now, so completions only come from advance().
