@@ -503,6 +503,13 @@ static void op_start(struct nand_dev *dev, struct nand_die *d,
 {
 	int rc = nand_op_start_check(dev, op);
 
+	/*
+	 * Never before it was submitted: a driver that runs late hands the
+	 * engine a die that went idle (at t) before this op came.
+	 */
+	if (op->submit_ns > t)
+		t = op->submit_ns;
+
 	dequeue(dev, d, op);
 	op->mp_next = NULL;
 	if (rc) {

@@ -91,6 +91,34 @@ static void test_read_same_die(void **state)
 	fx_destroy(&f);
 }
 
+/*
+ * 2b. A driver that runs late: the die went idle at RD0 (the first read's
+ * end), but the second read was submitted only at 500 us and the engine
+ * hears of the first's end only then. The second starts at its submit
+ * time, never before it (its latency would be negative).
+ */
+static void test_late_driver_no_start_before_submit(void **state)
+{
+	struct fx f;
+	struct nand_op a, b;
+
+	(void)state;
+	fx_init(&f);
+	fx_create(&f, false);
+	fx_op_init(&f, &a, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 0);
+	fx_op_init(&f, &b, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 1);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(nand_advance(f.dev, 1000), 0);
+	/* Late: A ended at RD0 < 500 us, nobody advanced the engine meanwhile. */
+	assert_int_equal(fx_submit(&f, &b, 500000), 0);
+	assert_int_equal(nand_advance(f.dev, 600000), 2);
+	fx_expect_done(&a, 0, RD0);
+	assert_int_equal(b.start_ns, 500000);
+	fx_expect_done(&b, 0, 500000 + 65000 + XFER);
+	assert_true(b.done_ns >= b.submit_ns);
+	fx_destroy(&f);
+}
+
 /* 3. Two dies on a channel: tR overlaps, transfers take turns. */
 static void test_read_shared_channel(void **state)
 {
@@ -233,6 +261,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_read_alone, fx_teardown),
+		cmocka_unit_test(test_late_driver_no_start_before_submit),
 		cmocka_unit_test_teardown(test_read_same_die, fx_teardown),
 		cmocka_unit_test_teardown(test_read_shared_channel, fx_teardown),
 		cmocka_unit_test_teardown(test_read_two_channels, fx_teardown),
