@@ -327,8 +327,9 @@ static void env_wake_at(void *ctx, uint64_t ns)
 {
 	struct ftl_bdev *fb = ctx;
 	uint64_t now = blox_clock_now(fb->clock), d = ns > now ? ns - now : 0;
+	/* Rounded up: a timer that fires early finds the FTL not ready yet. */
 	struct timeval tv = { .tv_sec = (time_t)(d / 1000000000u),
-			      .tv_usec = (suseconds_t)(d % 1000000000u / 1000u) };
+			      .tv_usec = (suseconds_t)((d % 1000000000u + 999u) / 1000u) };
 
 	if (fb->wake_ev)
 		evtimer_add(fb->wake_ev, &tv);
@@ -381,6 +382,24 @@ static const struct ftl_env_ops env_ops = {
 };
 
 static void susp_levels(struct ftl_bdev *fb);
+static void kick_cb(evutil_socket_t fd, short what, void *arg);
+
+/*
+ * A throttled migration's wake-up. The FTL asks once per wait; if the loop's
+ * timer fired before the FTL's clock got there (libevent's cached time),
+ * ask for the rest of the wait again, so the migration never stalls.
+ */
+static void wake_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ftl_bdev *fb = arg;
+	struct ftl_migrate_progress p;
+
+	kick_cb(fd, what, arg);
+	ftl_migrate_progress(fb->ftl, &p);
+	if ((p.state == FTL_MIG_RUNNING || p.state == FTL_MIG_CANCELLING) && p.wake_ns &&
+	    p.wake_ns > blox_clock_now(fb->clock))
+		env_wake_at(fb, p.wake_ns);
+}
 
 static void kick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -903,7 +922,7 @@ int blox_bdev_ftl_bind(struct blox_bdev *bdev, struct event_base *base,
 	}
 	fb->rt = fb->nd->rt;
 	fb->kick_ev = event_new(base, -1, 0, kick_cb, fb);
-	fb->wake_ev = evtimer_new(base, kick_cb, fb);
+	fb->wake_ev = evtimer_new(base, wake_cb, fb);
 	fb->plm_ev = evtimer_new(base, kick_cb, fb);
 	if (!fb->kick_ev || !fb->wake_ev || !fb->plm_ev)
 		return -ENOMEM;
