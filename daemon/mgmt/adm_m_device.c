@@ -37,16 +37,6 @@ static void dev_msg_free(struct dev_msg *x)
 	free(x->params);
 }
 
-static const struct prov_vssd *vssd_by_id(const struct prov_device *d, uint32_t id)
-{
-	const struct prov_vssd *v;
-
-	TAILQ_FOREACH(v, &d->vssds, link)
-		if (v->id == id)
-			return v;
-	return NULL;
-}
-
 static int dev_msg_fill(struct prov_device *d, struct dev_msg *x)
 {
 	const struct nand_geometry *g = &d->cfg.nand.geo;
@@ -101,7 +91,7 @@ static int dev_msg_fill(struct prov_device *d, struct dev_msg *x)
 			di->owner = (char *)"pool";
 			di->isolation = (char *)"software";
 		} else {
-			v = vssd_by_id(d, owner);
+			v = prov_vssd_by_id(d, owner);
 			snprintf(x->owner[i], sizeof(x->owner[i]), "%s/%u", v ? v->nqn : "?",
 				 v ? v->nsid : 0);
 			di->owner = x->owner[i];

@@ -310,9 +310,9 @@ int prov_ns_build(struct blox_prov *p, struct prov_ns_plan *pl, char *err, size_
 		if (rc)
 			return rc;
 		pl->taken = true;
-		TAILQ_FOREACH(v, &pl->dev->vssds, link)
-			if (v->id == pl->owner)
-				pl->bp.tenant = v->tenant;
+		v = prov_vssd_by_id(pl->dev, pl->owner);
+		if (v)
+			pl->bp.tenant = v->tenant;
 		/* Its share of the dies, before its FTL sends them anything. */
 		blox_nand_dev_set_weight(pl->dev->dev, pl->bp.tenant,
 					 pl->cn.qos_weight ? pl->cn.qos_weight : 1);

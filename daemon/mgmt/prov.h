@@ -188,6 +188,8 @@ void prov_devices_free(struct blox_prov *p);
 /* Write @d's vSSD record (its file) now. 0 or -errno (logged). */
 int prov_device_save(struct blox_prov *p, struct prov_device *d);
 struct prov_vssd *prov_vssd_find(const struct prov_device *d, const char *nqn, uint32_t nsid);
+/* The vSSD of owner id @owner on @d, or NULL. */
+struct prov_vssd *prov_vssd_by_id(const struct prov_device *d, uint32_t owner);
 /* Take @v off @d and give its flash back (no erase, no save). */
 void prov_vssd_drop(struct prov_device *d, struct prov_vssd *v);
 /*

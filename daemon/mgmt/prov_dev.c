@@ -208,6 +208,16 @@ void prov_vssd_drop(struct prov_device *d, struct prov_vssd *v)
 	free(v);
 }
 
+struct prov_vssd *prov_vssd_by_id(const struct prov_device *d, uint32_t owner)
+{
+	struct prov_vssd *v;
+
+	TAILQ_FOREACH(v, &d->vssds, link)
+		if (v->id == owner)
+			return v;
+	return NULL;
+}
+
 struct prov_vssd *prov_vssd_find(const struct prov_device *d, const char *nqn, uint32_t nsid)
 {
 	struct prov_vssd *v;
@@ -571,9 +581,7 @@ void prov_vssd_free(struct blox_prov *p, struct prov_device *d, uint32_t owner, 
 
 	struct prov_mig *m;
 
-	TAILQ_FOREACH(v, &d->vssds, link)
-		if (v->id == owner)
-			break;
+	v = prov_vssd_by_id(d, owner);
 	if (!v)
 		return;
 	/* Its migration ends with it (its backend, and so its FTL, is gone). */

@@ -377,9 +377,7 @@ struct prov_mig *prov_mig_new(struct blox_prov *p, struct prov_device *d, uint32
 
 	if (!m)
 		return NULL;
-	TAILQ_FOREACH(v, &d->vssds, link)
-		if (v->id == owner)
-			break;
+	v = prov_vssd_by_id(d, owner);
 	m->id = ++p->next_mig_id;
 	snprintf(m->dev, sizeof(m->dev), "%s", d->cfg.name);
 	m->owner = owner;

@@ -388,22 +388,17 @@ static void test_no_swap_when_even(void **state)
 }
 
 /*
- * The hot vSSD is the one that will be most worn by the next check, not
- * only the fastest writer: a vSSD already far past the others at a lower
- * rate is moved (the lifetime bench's failing case 1).
+ * Channel vSSDs 1..6 on channels 0..5 (7 and 8 free); per channel its wear
+ * and its erases since the last check, in erases per block.
  */
-static void test_swap_picks_most_worn(void **state)
+static void six_vssds_worn(struct rmfx *x, const uint64_t wear_[8], const uint64_t since[8])
 {
-	struct rmfx *x = *state;
-	struct fbx_alloc a;
-	struct fbx_swap s;
 	struct fbx_wear_state st;
+	struct fbx_alloc a;
 	char why[200];
 	uint32_t nd = nand_dies(&x->g);
 	uint64_t blocks = (uint64_t)x->g.planes_per_die * x->g.blocks_per_plane;
 	uint64_t *e = calloc(nd, sizeof(*e)), *snap = calloc(nd, sizeof(*snap));
-	const uint64_t wear_[8] = { 2500, 4600, 2300, 2300, 2300, 2300, 2350, 2350 };
-	const uint64_t since[8] = { 214, 64, 23, 21, 6, 4, 0, 0 };
 
 	for (uint32_t i = 0; i < 6; i++)
 		assert_int_equal(plan_take(x, i + 1, FBX_CHANNEL, 1, 0, &a, why, sizeof(why)), 0);
@@ -416,6 +411,21 @@ static void test_swap_picks_most_worn(void **state)
 	fbx_wear_state_set(x->rm, st.next_check, 0, 0, snap);
 	free(e);
 	free(snap);
+}
+
+/*
+ * The hot vSSD is the one that will be most worn by the next check, not
+ * only the fastest writer: a vSSD already far past the others at a lower
+ * rate is moved (the lifetime bench's failing case 1).
+ */
+static void test_swap_picks_most_worn(void **state)
+{
+	struct rmfx *x = *state;
+	struct fbx_swap s;
+	const uint64_t wear_[8] = { 2500, 4600, 2300, 2300, 2300, 2300, 2350, 2350 };
+	const uint64_t since[8] = { 214, 64, 23, 21, 6, 4, 0, 0 };
+
+	six_vssds_worn(x, wear_, since);
 	assert_int_equal(fbx_swap_check(x->rm, &s), 1);
 	/*
 	 * Channel 1 (4600, 1.75x the average) is the one moved, onto the least
@@ -437,27 +447,11 @@ static void test_swap_picks_most_worn(void **state)
 static void test_swap_skips_idle_hot(void **state)
 {
 	struct rmfx *x = *state;
-	struct fbx_alloc a;
 	struct fbx_swap s;
-	struct fbx_wear_state st;
-	char why[200];
-	uint32_t nd = nand_dies(&x->g);
-	uint64_t blocks = (uint64_t)x->g.planes_per_die * x->g.blocks_per_plane;
-	uint64_t *e = calloc(nd, sizeof(*e)), *snap = calloc(nd, sizeof(*snap));
 	const uint64_t wear_[8] = { 2100, 1800, 1500, 1500, 1500, 1500, 1500, 1500 };
 	const uint64_t since[8] = { 0, 214, 21, 21, 6, 2, 0, 0 };
 
-	for (uint32_t i = 0; i < 6; i++)
-		assert_int_equal(plan_take(x, i + 1, FBX_CHANNEL, 1, 0, &a, why, sizeof(why)), 0);
-	for (uint32_t d = 0; d < nd; d++) {
-		e[d] = wear_[d / x->g.dies_per_channel] * blocks;
-		snap[d] = (wear_[d / x->g.dies_per_channel] - since[d / x->g.dies_per_channel]) * blocks;
-	}
-	fbx_wear_update(x->rm, e);
-	fbx_wear_state_get(x->rm, &st);
-	fbx_wear_state_set(x->rm, st.next_check, 0, 0, snap);
-	free(e);
-	free(snap);
+	six_vssds_worn(x, wear_, since);
 	assert_int_equal(fbx_swap_check(x->rm, &s), 1);
 	assert_int_equal(s.nr, 4);
 	assert_int_equal(s.moves[0].owner, 2);
