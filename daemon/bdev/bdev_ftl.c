@@ -71,6 +71,7 @@ struct ftl_bdev {
 	uint64_t vnow; /* unbound: the device's time, advanced by the destroy */
 	struct ftl_resources res; /* what the FTL owns of the device */
 	bool shared_pool; /* its dies are a pool others share (a software vSSD) */
+	uint8_t space_level; /* the free-space level last told to the device's policy, +1 (0: never) */
 	const struct blox_clock *clock;
 	const struct blox_log *log;
 	struct fb_io *ios;
@@ -421,6 +422,10 @@ static void susp_levels(struct ftl_bdev *fb)
 {
 	uint8_t lvl = ftl_space_level(fb->ftl);
 
+	/* Completions are the hot path: the dies only when the level moved. */
+	if (fb->space_level == lvl + 1)
+		return;
+	fb->space_level = lvl + 1;
 	for (uint32_t i = 0; i < fb->res.nr_dies; i++)
 		if (fb->res.dies[i] < sizeof(fb->nd->susp_in.gc_level))
 			fb->nd->susp_in.gc_level[fb->res.dies[i]] = lvl;
@@ -1064,8 +1069,11 @@ int blox_bdev_ftl_migrate(struct blox_bdev *bdev, uint32_t from_die, uint32_t to
 		if (res.dies[slot] == from_die) {
 			int rc = ftl_migrate_start(fb->ftl, slot, to_die, &cfg);
 
-			if (!rc)
-				fb->res = res;
+			/* Its dies from now on (the slot's is @to_die); the policy hears of it. */
+			if (!rc) {
+				ftl_get_resources(fb->ftl, &fb->res);
+				fb->space_level = 0;
+			}
 			return rc;
 		}
 	return -ENOENT;
