@@ -21,6 +21,11 @@ static int device_create(struct ctl *c, int argc, char **argv)
 		      { "--swap-check-erases", &fbx.swap_check_erases },
 		      { "--pool-channels", &fbx.pool_channels },
 		      { "--swap-share", &fbx.swap_share } };
+	const struct {
+		const char *opt;
+		Blox__Admin__Toggle *t;
+	} toggles[] = { { "--auto-swap", &fbx.auto_swap },
+			{ "--spare-channel", &fbx.spare_channel } };
 	bool has_nand = false, has_fbx = false;
 
 	if (argc < 1 || argv[0][0] == '-')
@@ -38,12 +43,15 @@ static int device_create(struct ctl *c, int argc, char **argv)
 			i++;
 			continue;
 		}
-		if (!strcmp(o, "--auto-swap")) {
-			if (strcmp(v, "on") && strcmp(v, "off"))
-				return ctl_usage_err("device create: --auto-swap takes on or off");
-			fbx.auto_swap = !strcmp(v, "on") ? BLOX__ADMIN__TOGGLE__TOGGLE_ON
-							 : BLOX__ADMIN__TOGGLE__TOGGLE_OFF;
-			has_fbx = true;
+		for (size_t k = 0; k < sizeof(toggles) / sizeof(toggles[0]) && !done; k++)
+			if (!strcmp(o, toggles[k].opt)) {
+				if (strcmp(v, "on") && strcmp(v, "off"))
+					return ctl_usage_err("device create: %s takes on or off", o);
+				*toggles[k].t = !strcmp(v, "on") ? BLOX__ADMIN__TOGGLE__TOGGLE_ON
+								 : BLOX__ADMIN__TOGGLE__TOGGLE_OFF;
+				has_fbx = done = true;
+			}
+		if (done) {
 			i++;
 			continue;
 		}
@@ -114,7 +122,8 @@ static const struct ctl_cmd device_cmds[] = {
 	  "      --null-timing on|off --multi-plane on|off\n"
 	  "      --suspend-policy default|never|always|smart\n"
 	  "wear: --bound-permille X (bound 1 + X/1000) --rated-pe N --swap-check-erases N\n"
-	  "      --pool-channels N --auto-swap on|off --swap-share PERMILLE",
+	  "      --pool-channels N --auto-swap on|off --swap-share PERMILLE\n"
+	  "      --spare-channel on|off (keep a whole channel free for swaps)",
 	  "a NAND device that vSSDs (ns create --device) share", device_create },
 	{ "delete", "NAME", "refused while vSSDs live on it", device_delete },
 	{ "list", "", "", device_list },

@@ -119,9 +119,10 @@ void ctl_print_device(const ProtobufCMessage *m)
 
 	cli_size_str(d->raw_bytes, raw, sizeof(raw));
 	printf("device        %s (%s store)\ngeometry      %u channels x %u dies, %s raw\n"
-	       "free          %u dies, %u whole channels\n",
+	       "free          %u dies, %u whole channels%s\n",
 	       d->name, d->store, d->channels, d->dies_per_channel, raw, d->free_dies,
-	       d->free_channels);
+	       d->free_channels,
+	       d->spare_channel && d->free_channels ? " (1 kept spare for wear swaps)" : "");
 	if (d->pool_dies)
 		printf("software pool %u dies, %u blocks per plane free\n", d->pool_dies,
 		       d->pool_free_blocks);

@@ -97,6 +97,7 @@ void fbx_params_default(struct fbx_params *p, enum nand_cell cell)
 	memset(p, 0, sizeof(*p));
 	p->pool_channels = 1;
 	p->bound_permille = 100;
+	p->spare_channel = true;
 	switch (cell) {
 	case NAND_SLC:
 		p->rated_pe = 100000;
@@ -336,6 +337,24 @@ static int64_t pool_range(const struct fbx_rm *rm, uint32_t n, uint32_t *largest
 	return -1;
 }
 
+/* Is a channel kept spare? Only on devices with FBX_SPARE_MIN_CHANNELS or more. */
+static bool has_spare(const struct fbx_rm *rm)
+{
+	return rm->p.spare_channel && rm->geo.channels >= FBX_SPARE_MIN_CHANNELS;
+}
+
+/* Whole free channels an allocation may take of @nfree: the spare stays. */
+static uint32_t takeable(const struct fbx_rm *rm, uint32_t nfree)
+{
+	return has_spare(rm) && nfree ? nfree - 1 : nfree;
+}
+
+/* What an ask short of channels or dies is told about the spare. */
+static const char *spare_note(const struct fbx_rm *rm, uint32_t nfree)
+{
+	return has_spare(rm) && nfree ? " (and 1 kept spare for wear swaps)" : "";
+}
+
 /* Free channels, least worn first (then by index). */
 static uint32_t free_channels_by_wear(const struct fbx_rm *rm, uint32_t *out)
 {
@@ -399,9 +418,9 @@ static int plan_channel(const struct fbx_rm *rm, const struct fbx_ask *ask,
 		return why_set(why, wl, -EINVAL, "%u channels are more than the %u dies an FTL takes",
 			       want, BLOX_FTL_MAX_DIES);
 	nfree = free_channels_by_wear(rm, order);
-	if (nfree < want)
-		return why_set(why, wl, -ENOSPC, "need %u free channel%s, %u left", want,
-			       want == 1 ? "" : "s", nfree);
+	if (takeable(rm, nfree) < want)
+		return why_set(why, wl, -ENOSPC, "need %u free channel%s, %u left%s", want,
+			       want == 1 ? "" : "s", takeable(rm, nfree), spare_note(rm, nfree));
 	for (uint32_t i = 0; i < want; i++)
 		res_add_channel(rm, &a->res, order[i]);
 	a->res.first_block = 0;
@@ -416,7 +435,7 @@ static int plan_channel(const struct fbx_rm *rm, const struct fbx_ask *ask,
 static int plan_chip(const struct fbx_rm *rm, const struct fbx_ask *ask,
 		     const struct ftl_config *fc, struct fbx_alloc *a, char *why, size_t wl)
 {
-	uint32_t want = ask->count, nfree = 0, n = 0;
+	uint32_t want = ask->count, nfree = 0, nwhole, n = 0;
 	uint32_t cand[BLOX_FTL_MAX_DIES * 4];
 	uint32_t max = rm->ndies < BLOX_FTL_MAX_DIES ? rm->ndies : BLOX_FTL_MAX_DIES;
 
@@ -435,9 +454,12 @@ static int plan_chip(const struct fbx_rm *rm, const struct fbx_ask *ask,
 	if (want > BLOX_FTL_MAX_DIES)
 		return why_set(why, wl, -EINVAL, "%u dies are more than the %u an FTL takes", want,
 			       BLOX_FTL_MAX_DIES);
-	nfree = fbx_free_dies(rm);
+	/* The spare channel's dies are not for chips either. */
+	nwhole = fbx_free_channels(rm);
+	nfree = fbx_free_dies(rm) - (nwhole - takeable(rm, nwhole)) * rm->dpc;
 	if (nfree < want)
-		return why_set(why, wl, -ENOSPC, "need %u free dies, %u left", want, nfree);
+		return why_set(why, wl, -ENOSPC, "need %u free dies, %u left%s", want, nfree,
+			       spare_note(rm, nwhole));
 	/* Rank: split channels before whole free ones, then by wear, then by index. */
 	for (uint32_t pass = 0; pass < 2 && n < want; pass++) {
 		uint32_t chs[1024], nch = 0;
@@ -452,6 +474,8 @@ static int plan_chip(const struct fbx_rm *rm, const struct fbx_ask *ask,
 			chs[i] = c;
 			nch++;
 		}
+		if (pass == 1)
+			nch = takeable(rm, nch); /* the most worn whole one stays spare */
 		for (uint32_t k = 0; k < nch && n < want; k++)
 			for (uint32_t d = 0; d < rm->dpc && n < want; d++) {
 				uint32_t die = chs[k] * rm->dpc + d;
@@ -494,10 +518,11 @@ static int plan_software(const struct fbx_rm *rm, const struct fbx_ask *ask,
 			return why_set(why, wl, -EINVAL,
 				       "%llu MiB does not fit in a software pool on this device",
 				       (unsigned long long)(ask->units * FTL_UNIT >> 20));
-		if (nfree < want)
+		if (takeable(rm, nfree) < want)
 			return why_set(why, wl, -ENOSPC,
-				       "the software pool needs %u free channel%s, %u left", want,
-				       want == 1 ? "" : "s", nfree);
+				       "the software pool needs %u free channel%s, %u left%s", want,
+				       want == 1 ? "" : "s", takeable(rm, nfree),
+				       spare_note(rm, nfree));
 		for (uint32_t i = 0; i < want; i++)
 			res_add_channel(rm, &a->res, order[i]);
 		sort_dies(&a->res);

@@ -72,6 +72,8 @@ static int dev_msg_fill(struct prov_device *d, struct dev_msg *x)
 	x->m.raw_bytes = nand_capacity(g);
 	x->m.free_dies = fbx_free_dies(d->rm);
 	x->m.free_channels = fbx_free_channels(d->rm);
+	x->m.spare_channel = fbx_rm_params(d->rm)->spare_channel &&
+			     x->m.channels >= FBX_SPARE_MIN_CHANNELS;
 	x->m.pool_dies = fbx_pool_dies(d->rm);
 	x->m.pool_free_blocks = fbx_pool_free_blocks(d->rm);
 	TAILQ_FOREACH(v, &d->vssds, link)

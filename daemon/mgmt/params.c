@@ -89,6 +89,7 @@ static const struct blox_param_field fbx_fields[BLOX_XP_COUNT] = {
 	[BLOX_XP_SWAP_SHARE] = { .key = "swap_share", .kind = BLOX_PK_U32,
 				 .off = offsetof(XP, swap_share), .min = 1, .max = 1000,
 				 .range_msg = "must be 1..1000 (permille)" },
+	[BLOX_XP_SPARE_CHANNEL] = F_BOOL("spare_channel", XP, spare_channel),
 };
 #undef XP
 
@@ -114,7 +115,7 @@ static const char *const qos_keys[BLOX_QP_COUNT + 1] = {
 
 static const char *const fbx_keys[BLOX_XP_COUNT + 1] = {
 	"bound_permille", "rated_pe", "swap_check_erases", "pool_channels", "auto_swap",
-	"swap_share", NULL
+	"swap_share", "spare_channel", NULL
 };
 
 static const char *const nand_keys[BLOX_NP_COUNT + 1] = {
@@ -373,6 +374,8 @@ int blox_device_resolve(const struct blox_device_params *p, const char *where,
 			d->auto_swap = x->auto_swap;
 		if (blox_param_given(x, BLOX_XP_SWAP_SHARE))
 			d->swap_share = x->swap_share;
+		if (blox_param_given(x, BLOX_XP_SPARE_CHANNEL))
+			d->fbx.spare_channel = x->spare_channel;
 	}
 	return 0;
 }

@@ -50,9 +50,21 @@ struct fbx_params {
 	 * per block, the FlashBlox pacing.
 	 */
 	uint32_t check_erases;
+	/*
+	 * Keep one whole channel free on a device of FBX_SPARE_MIN_CHANNELS or
+	 * more: allocations may not take it, so a channel swap always has
+	 * somewhere to go (without it, a device whose channels are all given
+	 * out cannot keep its wear bound). A swap uses it and frees another.
+	 */
+	bool spare_channel;
 };
 
-/* pool_channels 1, bound 100 (1.1), rated_pe by cell: SLC 100k, MLC 10k, TLC 3k, QLC 1k. */
+#define FBX_SPARE_MIN_CHANNELS 4
+
+/*
+ * pool_channels 1, bound 100 (1.1), rated_pe by cell: SLC 100k, MLC 10k,
+ * TLC 3k, QLC 1k; a spare channel.
+ */
 void fbx_params_default(struct fbx_params *p, enum nand_cell cell);
 
 struct fbx_rm;

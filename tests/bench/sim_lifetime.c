@@ -481,6 +481,11 @@ static void lt_simulate(const struct lt_ctx *c, const struct lt_cfg *cfg, uint64
 	fbx_params_default(&p, g.cell);
 	p.bound_permille = cfg->bound_permille;
 	p.rated_pe = (uint32_t)rated;
+	/*
+	 * --free sets the free channels; without the rm's spare, so the free-0
+	 * rows show what a device with every channel given out does.
+	 */
+	p.spare_channel = false;
 	if ((rc = fbx_rm_create(&g, &p, &rm)))
 		sim_die("fbx_rm_create: %d", rc);
 	r->ntenants = cfg->channels - cfg->free_ch;

@@ -130,12 +130,13 @@ static void test_vssds_and_refusals(void **state)
 	assert_string_equal(iso, "chip");
 	for (uint32_t i = 0; i < 2; i++)
 		assert_false(has_die(e->dies1, e->n1, dies[i]));
-	/* One whole channel is left (the chips took one): two are refused. */
+	/* One whole channel is left (the chips took one), kept spare: two are refused. */
 	assert_int_equal(run(e, "ns create %s --nsid 3 --size 16M --device ssd "
 				"--isolation channel:2",
 			     SUBNQN),
 			 5);
-	assert_non_null(strstr(e->out, "need 2 free channels, 1 left"));
+	assert_non_null(strstr(e->out, "need 2 free channels, 0 left (and 1 kept spare for wear "
+				       "swaps)"));
 	assert_int_equal(run(e, "ns create %s --nsid 3 --size 16M --device ssd --isolation chip:9",
 			     SUBNQN),
 			 1);

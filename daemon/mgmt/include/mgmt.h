@@ -141,6 +141,7 @@ enum blox_fbx_param {
 	BLOX_XP_POOL_CHANNELS,
 	BLOX_XP_AUTO_SWAP,
 	BLOX_XP_SWAP_SHARE,
+	BLOX_XP_SPARE_CHANNEL,
 	BLOX_XP_COUNT
 };
 
@@ -152,6 +153,7 @@ struct blox_fbx_params {
 	uint32_t pool_channels; /* channels the software pool takes when it forms */
 	bool auto_swap; /* swap channels as the wear asks (default on) */
 	uint32_t swap_share; /* permille of the dies' time a swap's migration takes */
+	bool spare_channel; /* keep one whole channel free for swaps (default on) */
 };
 
 /* A NAND device several "nand" namespaces share, as asked. */

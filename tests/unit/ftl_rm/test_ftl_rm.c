@@ -30,8 +30,23 @@ static int setup(void **state)
 	nand_geometry_default(&x->g); /* 8 ch x 4 dies x 2 planes x 64 blocks */
 	ftl_config_default(&x->fc);
 	fbx_params_default(&x->p, x->g.cell);
+	/* The mechanics on every channel; test_spare_channel has the spare. */
+	x->p.spare_channel = false;
 	assert_int_equal(fbx_rm_create(&x->g, &x->p, &x->rm), 0);
 	*state = x;
+	return 0;
+}
+
+static int setup_spare(void **state)
+{
+	struct rmfx *x;
+
+	setup(state);
+	x = *state;
+	fbx_rm_destroy(x->rm);
+	fbx_params_default(&x->p, x->g.cell); /* the spare is the default */
+	assert_true(x->p.spare_channel);
+	assert_int_equal(fbx_rm_create(&x->g, &x->p, &x->rm), 0);
 	return 0;
 }
 
@@ -326,6 +341,74 @@ static void test_swap_to_free_channel(void **state)
 	assert_int_equal(fbx_move_done(x->rm, &s.moves[0]), -EINVAL);
 }
 
+/*
+ * The spare channel: no ask takes the last whole free channel (channel,
+ * chip or a forming pool), so a swap of a full device still has a
+ * destination, and after the swap a whole channel is free again.
+ */
+static void test_spare_channel(void **state)
+{
+	struct rmfx *x = *state;
+	struct fbx_alloc a[8], b;
+	struct fbx_swap s;
+	struct fbx_rm *rm;
+	char why[200];
+	uint64_t c[8] = { 90, 50, 50, 50, 50, 50, 50, 10 };
+
+	assert_int_equal(plan_take(x, 1, FBX_CHANNEL, 8, 0, &b, why, sizeof(why)), -ENOSPC);
+	assert_string_equal(why, "need 8 free channels, 7 left (and 1 kept spare for wear swaps)");
+	for (uint32_t i = 0; i < 7; i++)
+		assert_int_equal(plan_take(x, i + 1, FBX_CHANNEL, 1, 0, &a[i], why, sizeof(why)), 0);
+	assert_int_equal(fbx_free_channels(x->rm), 1);
+	assert_int_equal(plan_take(x, 8, FBX_CHANNEL, 1, 0, &b, why, sizeof(why)), -ENOSPC);
+	assert_string_equal(why, "need 1 free channel, 0 left (and 1 kept spare for wear swaps)");
+	assert_int_equal(plan_take(x, 8, FBX_CHIP, 1, 0, &b, why, sizeof(why)), -ENOSPC);
+	assert_string_equal(why, "need 1 free dies, 0 left (and 1 kept spare for wear swaps)");
+	assert_int_equal(plan_take(x, 8, FBX_SOFTWARE, 0, 1024, &b, why, sizeof(why)), -ENOSPC);
+	assert_string_equal(why, "the software pool needs 1 free channel, 0 left (and 1 kept "
+				 "spare for wear swaps)");
+	/* vSSD 1 (ch 0) is worn past the bound: it goes to the spare, ch 7. */
+	wear(x, c);
+	assert_true(fbx_check_due(x->rm));
+	assert_int_equal(fbx_swap_check(x->rm, &s), 1);
+	assert_int_equal(s.nr, 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		assert_int_equal(s.moves[i].owner, 1);
+		assert_int_equal(s.moves[i].to_die, 28 + i);
+		assert_int_equal(fbx_move_done(x->rm, &s.moves[i]), 0);
+	}
+	/* The worn channel rests as the new spare: still not for asks. */
+	assert_int_equal(fbx_free_channels(x->rm), 1);
+	assert_int_equal(fbx_die_owner(x->rm, 0), FBX_FREE);
+	assert_int_equal(plan_take(x, 8, FBX_CHANNEL, 1, 0, &b, why, sizeof(why)), -ENOSPC);
+	/* Dies of split channels are not the spare's: a chip ask takes them. */
+	fbx_release(x->rm, 2);
+	assert_int_equal(plan_take(x, 8, FBX_CHIP, 2, 0, &b, why, sizeof(why)), 0);
+	assert_int_equal(b.res.dies[0] / x->g.dies_per_channel, 1); /* not ch 0, the spare */
+	assert_int_equal(plan_take(x, 9, FBX_CHIP, 3, 0, &b, why, sizeof(why)), -ENOSPC);
+	assert_string_equal(why, "need 3 free dies, 2 left (and 1 kept spare for wear swaps)");
+
+	/* Without the spare every channel may be taken... */
+	x->p.spare_channel = false;
+	assert_int_equal(fbx_rm_create(&x->g, &x->p, &rm), 0);
+	{
+		struct fbx_ask ask = { .iso = FBX_CHANNEL, .count = 8 };
+
+		assert_int_equal(fbx_plan(rm, &ask, &x->fc, &b, why, sizeof(why)), 0);
+	}
+	fbx_rm_destroy(rm);
+	/* ...and a device of fewer than FBX_SPARE_MIN_CHANNELS keeps none. */
+	x->g.channels = FBX_SPARE_MIN_CHANNELS - 1;
+	x->p.spare_channel = true;
+	assert_int_equal(fbx_rm_create(&x->g, &x->p, &rm), 0);
+	{
+		struct fbx_ask ask = { .iso = FBX_CHANNEL, .count = x->g.channels };
+
+		assert_int_equal(fbx_plan(rm, &ask, &x->fc, &b, why, sizeof(why)), 0);
+	}
+	fbx_rm_destroy(rm);
+}
+
 static void test_swap_trade_and_refusals(void **state)
 {
 	struct rmfx *x = *state;
@@ -553,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_rounds_16),
 		cmocka_unit_test_setup_teardown(test_swap_to_free_channel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap_trade_and_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spare_channel, setup_spare, teardown),
 		cmocka_unit_test_setup_teardown(test_no_swap_when_even, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap_picks_most_worn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swap_skips_idle_hot, setup, teardown),

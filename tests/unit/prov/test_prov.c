@@ -154,12 +154,12 @@ static void test_does_not_fit(void **state)
 	cn.iso_count = 3;
 	assert_int_equal(prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)), -ENOSPC);
 	assert_string_equal(err, "nqn.2026-12.io.blox:a namespace 3: device ssd0: need 3 free "
-				 "channels, 2 left");
+				 "channels, 1 left (and 1 kept spare for wear swaps)");
 	cn.iso = FBX_CHIP;
 	cn.iso_count = 6;
 	assert_int_equal(prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)), -ENOSPC);
 	assert_string_equal(err, "nqn.2026-12.io.blox:a namespace 3: device ssd0: need 6 free "
-				 "dies, 5 left");
+				 "dies, 3 left (and 1 kept spare for wear swaps)");
 	/* A bad ask (never fits this device) is not "exhausted". */
 	cn.iso_count = 9;
 	assert_int_equal(prov_ns_plan(f->prov, s, &cn, true, pl, err, sizeof(err)), -EINVAL);
