@@ -389,10 +389,11 @@ void ctl_print_stats(const ProtobufCMessage *m)
 			       (unsigned long)n->nand->suspends,
 			       (unsigned long)n->nand->reads_overtaken);
 		if (n->nand && !strcmp(n->nand->suspend_policy, "smart"))
-			printf("suspension %s/%u (smart): granted %lu; refused: nearly done %lu, "
-			       "capped %lu, heavy host load %lu, GC urgent %lu, not a host read %lu; "
-			       "erase-suspend wear %lu\n",
+			printf("suspension %s/%u (smart): granted %lu; not yet (paced) %lu; refused: "
+			       "nearly done %lu, capped %lu, heavy host load %lu, GC urgent %lu, "
+			       "not a host read %lu; erase-suspend wear %lu\n",
 			       n->nqn, n->nsid, (unsigned long)n->nand->susp_granted,
+			       (unsigned long)n->nand->susp_paced,
 			       (unsigned long)n->nand->susp_nearly_done,
 			       (unsigned long)n->nand->susp_capped,
 			       (unsigned long)n->nand->susp_pressure,

@@ -553,7 +553,7 @@ static void consider_suspend(struct nand_dev *dev, struct nand_die *d,
 	struct nand_suspend_stats *ss = &dev->stats.suspend;
 	struct nand_op *op = d->cur;
 	struct nand_suspend_query q;
-	uint64_t at;
+	uint64_t at, again = 0;
 
 	if (d->suspend_pending || d->suspended || TAILQ_EMPTY(&d->q[NAND_PRIO_HOST_READ]))
 		return;
@@ -571,10 +571,16 @@ static void consider_suspend(struct nand_dev *dev, struct nand_die *d,
 		.waiting = NAND_PRIO_HOST_READ,
 		.reads_waiting = d->nq_prio[NAND_PRIO_HOST_READ],
 		.now_ns = t,
+		.ask_again_ns = &again,
 	};
 	if (!cfg->policy.should_suspend ||
 	    !cfg->policy.should_suspend(cfg->policy.ctx, &q)) {
 		ss->declined++;
+		/* "Not yet": a die event in the array phase, before its end. */
+		if (again > t && again + timing(dev)->t_suspend_ns < d->array_end) {
+			ss->asked_again++;
+			die_event_at(dev, d, again);
+		}
 		return;
 	}
 	/* The mechanism lets an op progress a minimum between suspensions. */
@@ -667,6 +673,12 @@ static void die_event(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 	case DIE_ARRAY:
 		if (d->suspend_pending && t < d->array_end) {
 			suspend_now(dev, d, t);
+			return;
+		}
+		if (t < d->array_end) {
+			/* The time a policy asked to be asked again at. */
+			die_event_at(dev, d, d->array_end);
+			consider_suspend(dev, d, t);
 			return;
 		}
 		d->st.busy_ns[op->kind] += t - d->phase_start;

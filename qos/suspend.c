@@ -19,7 +19,10 @@
  *   - when the die's FTL is at its urgent GC level (free space is
  *     critical: host writes wait for GC), an erase is not suspended at all
  *     (it is what frees the space, and erase suspension wears the block)
- *     and a program at most once.
+ *     and a program at most once;
+ *   - paced: an op's budget of suspensions is spread over it (the next one
+ *     is due when the op is k / budget done), and a read that comes early
+ *     is told "not yet" with the time to ask again (nand's ask_again_ns).
  *
  * Every decision is counted by reason in the state's decisions[]. The
  * policy reads its inputs (host commands in flight, GC level per die) from
@@ -72,6 +75,38 @@ void qos_suspend_cfg_default(struct qos_suspend_cfg *c)
 	c->busy_inflight = 64;
 	c->busy_max_suspends = 2;
 	c->erase_only_when_urgent_gc = true;
+	/*
+	 * Paced: 8 suspensions spent on the first reads of a 10 ms erase (the
+	 * engine lets an op run 100 us between two) leave the reads of its
+	 * last 9 ms waiting for all of it (docs/QOS_RESULTS.md); spread over
+	 * it, a read waits at most about 1/8 of the op plus the overheads.
+	 */
+	c->pace = true;
+}
+
+/* The op's budget of suspensions now: fewer under heavy host pressure. */
+static uint32_t budget(const struct qos_suspend_state *st)
+{
+	const struct qos_suspend_cfg *c = &st->cfg;
+	const struct qos_suspend_inputs *in = st->in;
+
+	if (in && in->host_inflight > c->busy_inflight && c->busy_max_suspends < c->max_suspends)
+		return c->busy_max_suspends;
+	return c->max_suspends;
+}
+
+/*
+ * Paced: suspension k + 1 is due once the op is k / @b done; the time it
+ * is due, or 0 when it is due now.
+ */
+static uint64_t due_at(const struct nand_suspend_query *q, uint32_t b)
+{
+	uint64_t at_ns;
+
+	if (!b || !q->suspends)
+		return 0;
+	at_ns = q->total_ns / b * q->suspends;
+	return at_ns > q->elapsed_ns ? q->now_ns + (at_ns - q->elapsed_ns) : 0;
 }
 
 static enum qos_suspend_reason decide(const struct qos_suspend_state *st,
@@ -96,6 +131,8 @@ static enum qos_suspend_reason decide(const struct qos_suspend_state *st,
 		return QOS_SUSP_GC_URGENT;
 	if (in && in->host_inflight > c->busy_inflight && q->suspends >= c->busy_max_suspends)
 		return QOS_SUSP_PRESSURE;
+	if (c->pace && due_at(q, budget(st)))
+		return QOS_SUSP_PACED;
 	return QOS_SUSP_GRANTED;
 }
 
@@ -105,6 +142,8 @@ static bool smart_cb(void *ctx, const struct nand_suspend_query *q)
 	enum qos_suspend_reason r = decide(st, q);
 
 	st->decisions[r]++;
+	if (r == QOS_SUSP_PACED && q->ask_again_ns)
+		*q->ask_again_ns = due_at(q, budget(st));
 	return r == QOS_SUSP_GRANTED;
 }
 
@@ -124,6 +163,7 @@ const char *qos_suspend_reason_name(enum qos_suspend_reason r)
 		[QOS_SUSP_CAPPED] = "capped",
 		[QOS_SUSP_PRESSURE] = "pressure",
 		[QOS_SUSP_GC_URGENT] = "gc_urgent",
+		[QOS_SUSP_PACED] = "paced",
 	};
 
 	return (unsigned)r < QOS_SUSP_REASONS ? names[r] : "unknown";

@@ -469,6 +469,7 @@ static void device_stats(struct blox_bdev *bdev, Blox__Admin__NamespaceStats *m)
 			n->susp_capped = t.susp_decisions[QOS_SUSP_CAPPED];
 			n->susp_pressure = t.susp_decisions[QOS_SUSP_PRESSURE];
 			n->susp_gc_urgent = t.susp_decisions[QOS_SUSP_GC_URGENT];
+			n->susp_paced = t.susp_decisions[QOS_SUSP_PACED];
 		}
 	}
 }

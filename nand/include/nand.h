@@ -209,6 +209,13 @@ struct nand_suspend_query {
 	enum nand_prio waiting; /* best priority waiting */
 	uint32_t reads_waiting;
 	uint64_t now_ns;
+	/*
+	 * A policy that says no may set *ask_again_ns to a later time of the
+	 * op's array phase: the engine asks again then, without a new read
+	 * arriving (a policy that paces suspensions over the op). Left 0:
+	 * asked again only when a read comes or the op resumes.
+	 */
+	uint64_t *ask_again_ns;
 };
 
 struct nand_suspend_policy {
@@ -344,6 +351,7 @@ struct nand_suspend_stats {
 	uint64_t suspends[NAND_OP_KINDS]; /* PROGRAM and ERASE used */
 	uint64_t resumes[NAND_OP_KINDS];
 	uint64_t declined; /* policy said no */
+	uint64_t asked_again; /* of those, asked again at the policy's time */
 	uint64_t capped; /* mechanism cap said no */
 	uint64_t suspended_ns; /* time ops spent suspended */
 	uint64_t reads_overtaken; /* reads served during a suspension */

@@ -136,6 +136,14 @@ struct qos_suspend_cfg {
 	uint32_t busy_inflight; /* host pressure above this ... */
 	uint32_t busy_max_suspends; /* ... allows only this many per op */
 	bool erase_only_when_urgent_gc; /* urgent GC: suspend erases no more (they free space) */
+	/*
+	 * Spread an op's suspensions over it: with a budget of B, suspension
+	 * k + 1 (k done) waits until the op is k / B done, and the engine asks
+	 * again then (the reads queued meanwhile are served together), so the
+	 * budget is not spent on the first reads, leaving the rest to wait
+	 * for the whole op.
+	 */
+	bool pace;
 };
 
 void qos_suspend_cfg_default(struct qos_suspend_cfg *c);
@@ -147,6 +155,7 @@ enum qos_suspend_reason {
 	QOS_SUSP_CAPPED, /* suspended enough times already */
 	QOS_SUSP_PRESSURE, /* heavy mixed load: fewer suspensions per op */
 	QOS_SUSP_GC_URGENT, /* free space is critical: let GC's op finish */
+	QOS_SUSP_PACED, /* not yet: the op's next suspension is due later (asked again then) */
 	QOS_SUSP_REASONS,
 };
 

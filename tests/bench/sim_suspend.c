@@ -48,13 +48,15 @@
 #include "sim.h"
 
 #define SP_MAX_QDS 4
-#define SP_POLICIES 3
+#define SP_POLICIES 4
 #define SP_VERIFY_READS 8192u
 #define SP_NRD 4096u /* host-priority NAND reads in flight at most */
 
-enum sp_policy { SP_NEVER, SP_ALWAYS, SP_SMART };
+/* smart-unpaced: the smart policy with its pacing off (qos_suspend_cfg.pace). */
+enum sp_policy { SP_NEVER, SP_ALWAYS, SP_SMART, SP_SMART_UNPACED };
 
-static const char *const sp_policy_name[SP_POLICIES] = { "never", "always", "smart" };
+static const char *const sp_policy_name[SP_POLICIES] = { "never", "always", "smart",
+							       "smart-unpaced" };
 
 struct sp_opts {
 	uint32_t qds[SP_MAX_QDS], nqds;
@@ -293,9 +295,11 @@ static void sp_set_policy(struct sp_dev *d, enum sp_policy pol)
 		d->inner = nand_suspend_always;
 		break;
 	case SP_SMART:
+	case SP_SMART_UNPACED:
 		qos_suspend_cfg_default(&d->st.cfg);
 		if (d->o->smart_max >= 0)
 			d->st.cfg.max_suspends = (uint32_t)d->o->smart_max;
+		d->st.cfg.pace = d->pol == SP_SMART;
 		d->st.in = &d->in;
 		qos_suspend_policy(&d->inner, &d->st);
 		break;
@@ -465,7 +469,7 @@ static void sp_submit(struct sp_dev *d, struct sp_slot *sl)
 	sl->t_sub = blox_clock_now(&d->vd.clock);
 	d->submitted++;
 	d->inflight++;
-	if (d->pol == SP_SMART)
+	if (d->pol >= SP_SMART)
 		update_inputs(d);
 	if ((rc = ftl_submit(d->f, &sl->io)))
 		sim_die("ftl_submit: %d (lba %u nr %u)", rc, lba, nr);
@@ -505,7 +509,7 @@ static void sp_done(struct ftl_io *io)
 		for (uint32_t u = 0; u < sl->nr; u++)
 			d->shadow[sl->lba + u] = sl->ver[u];
 	}
-	if (d->pol == SP_SMART)
+	if (d->pol >= SP_SMART)
 		lvl = update_inputs(d);
 	if (d->pt) {
 		struct sp_point *p = d->pt;
@@ -519,7 +523,7 @@ static void sp_done(struct ftl_io *io)
 				p->reads_done++;
 			else
 				p->writes_done++;
-			if (d->pol != SP_SMART)
+			if (d->pol < SP_SMART)
 				lvl = gc_level(d);
 			p->lvl[lvl]++;
 		}
@@ -734,7 +738,9 @@ static void header(struct sim_out *out, const struct sp_dev *d, double waf_pre)
 		 o->reads_pct, o->warmup_s, o->seconds);
 	sim_outf(out, "# smart: qos_suspend_cfg_default()%s: no suspension with under %llu us left or past %u"
 		" permille; %u per op, %u above %u host commands in flight; urgent GC: erases not"
-		" suspended, programs once. Inputs: host commands in flight, FTL GC level (all dies)\n",
+		" suspended, programs once; paced (suspension k + 1 once the op is k / budget done,"
+		" asked again then), smart-unpaced the same without. Inputs: host commands in"
+		" flight, FTL GC level (all dies)\n",
 		 o->smart_max >= 0 ? " but max_suspends" : "",
 		 (unsigned long long)sc.min_remaining_ns / 1000, sc.max_progress_permille,
 		 sc.max_suspends, sc.busy_max_suspends, sc.busy_inflight);
@@ -820,16 +826,16 @@ static void table(struct sim_out *out, const struct sp_point *pts, uint32_t n)
 			 per(fb->units_padded - fa->units_padded, host));
 	}
 	sim_outf(out, "#\n# the smart policy's decisions in the window, by reason (qos_suspend_reason_name())\n");
-	sim_outf(out, "%-3s", "qd");
+	sim_outf(out, "%-3s %-13s", "qd", "policy");
 	for (int r = 0; r < QOS_SUSP_REASONS; r++)
 		sim_outf(out, " %13s", qos_suspend_reason_name((enum qos_suspend_reason)r));
 	sim_outf(out, "\n");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct sp_point *p = &pts[i];
 
-		if (p->pol != SP_SMART)
+		if (p->pol < SP_SMART)
 			continue;
-		sim_outf(out, "%-3u", p->qd);
+		sim_outf(out, "%-3u %-13s", p->qd, sp_policy_name[p->pol]);
 		for (int r = 0; r < QOS_SUSP_REASONS; r++)
 			sim_outf(out, " %13llu",
 				 (unsigned long long)(p->b.decisions[r] - p->a.decisions[r]));
@@ -845,7 +851,8 @@ static void usage(void)
 	       "  program/erase suspension (never, always, smart) on a full device under a mixed\n"
 	       "  closed-loop load; results in docs/results/qos_suspend.txt (docs/QOS_RESULTS.md)\n"
 	       "  --qd a,b,...           queue depths, in this order (default 4,16)\n"
-	       "  --policies a,b,...     of never,always,smart (default all three)\n"
+	       "  --policies a,b,...     of never,always,smart,smart-unpaced\n"
+	       "                         (default all four)\n"
 	       "  --reads-pct N          reads among the ops (default 70)\n"
 	       "  --seconds S            measured virtual seconds per QD (default 20)\n"
 	       "  --warmup-s S           virtual seconds before each window (default 2)\n"
@@ -889,7 +896,7 @@ static void parse_policies(struct sp_opts *o, const char *v)
 		for (i = 0; i < SP_POLICIES && strcmp(tok, sp_policy_name[i]); i++)
 			;
 		if (i == SP_POLICIES)
-			sim_die("bad --policies %s (never, always, smart)", tok);
+			sim_die("bad --policies %s (never, always, smart, smart-unpaced)", tok);
 		o->policies |= 1u << i;
 	}
 	free(copy);
@@ -901,7 +908,7 @@ static bool parse(struct sp_opts *o, int argc, char **argv)
 {
 	size_t len = 0;
 
-	*o = (struct sp_opts){ .policies = 7, .reads_pct = 70, .seconds = 20, .warmup_s = 2,
+	*o = (struct sp_opts){ .policies = 15, .reads_pct = 70, .seconds = 20, .warmup_s = 2,
 			       .precond_x = 2, .channels = 4, .dies = 2, .planes = 2, .blocks = 64,
 			       .ppb = 96, .page_size = 16384, .op_permille = -1, .cmt_kib = -1,
 			       .engine_cap = -1, .smart_max = -1,

@@ -32,6 +32,7 @@ void test_susp_defaults(void **state);
 void test_susp_names(void **state);
 void test_susp_query_branches(void **state);
 void test_susp_no_inputs(void **state);
+void test_susp_query_paced(void **state);
 
 /* suspend_engine.c: a real NAND device in virtual time */
 int sx_setup(void **state);
@@ -44,5 +45,6 @@ void test_susp_engine_capped(void **state);
 void test_susp_engine_pressure(void **state);
 void test_susp_engine_gc_urgent(void **state);
 void test_susp_engine_wear(void **state);
+void test_susp_engine_paced(void **state);
 
 #endif

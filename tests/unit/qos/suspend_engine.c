@@ -314,6 +314,7 @@ void test_susp_engine_capped(void **state)
 	uint64_t done[3], end;
 
 	x->st.cfg.max_suspends = 2;
+	x->st.cfg.pace = false; /* spent on the first reads: test_susp_engine_paced paces */
 	sx_create(x, false);
 	erase_reads(x, at, 3, done, &end);
 	assert_int_equal(end, TBERS + 2 * SUSP);
@@ -334,6 +335,7 @@ void test_susp_engine_pressure(void **state)
 	const uint64_t at[4] = { 1 * MS, 3 * MS, 5 * MS, 7 * MS };
 
 	x->in.host_inflight = 65;
+	x->st.cfg.pace = false;
 	sx_create(x, false);
 	sx_op(x, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
 	sx_submit_at(x, &e, 0);
@@ -455,4 +457,53 @@ void test_susp_engine_wear(void **state)
 	assert_int_equal(nand_block_meta(x->dev, blk)->erase_count, 2);
 	assert_int_equal(nand_dev_stats(x->dev)->suspend.erase_suspend_wear, 1);
 	expect_decisions(x, 1, 0, 0, 0, 1);
+}
+
+/*
+ * 9. Paced, a budget of 4 on a 10 ms erase and five reads in its first
+ * millisecond: the first suspends it at once; the other four are told "not
+ * yet" and the engine asks again when the erase is 1/4 done (2.5 ms of
+ * array time), without a new read: they are served together then. Not
+ * paced, the four suspensions go to the first four reads and the fifth
+ * waits for the whole erase.
+ */
+void test_susp_engine_paced(void **state)
+{
+	struct sx *x = *state;
+	const uint64_t at[5] = { 100 * US, 300 * US, 500 * US, 700 * US, 900 * US };
+	struct nand_op e, r[5];
+	uint64_t t2 = 2500 * US + SUSP; /* the erase 2.5 ms done: one suspension in */
+
+	for (int paced = 1; paced >= 0; paced--) {
+		memset(x->st.decisions, 0, sizeof(x->st.decisions));
+		x->st.cfg.max_suspends = 4;
+		x->st.cfg.pace = paced;
+		sx_create(x, false);
+		sx_op(x, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+		sx_submit_at(x, &e, 0);
+		for (uint32_t i = 0; i < 5; i++) {
+			sx_op(x, &r[i], NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1 + i, 3);
+			sx_submit_at(x, &r[i], at[i]);
+		}
+		sx_run_all(x);
+		expect_done(&r[0], at[0] + TSUS + RD);
+		if (paced) {
+			for (uint32_t i = 1; i < 5; i++)
+				expect_done(&r[i], t2 + TSUS + i * RD);
+			expect_done(&e, TBERS + SUSP + TSUS + 4 * RD + TRES);
+			assert_int_equal(x->st.decisions[QOS_SUSP_PACED], 4);
+			assert_int_equal(nand_dev_stats(x->dev)->suspend.asked_again, 4);
+			expect_engine(x, 2, 0);
+		} else {
+			/* Each in its own suspension (after the engine's 100 us between two). */
+			for (uint32_t i = 1; i < 4; i++)
+				assert_true(r[i].done_ns <= at[i] + 100 * US + TSUS + RD);
+			expect_done(&e, TBERS + 4 * SUSP);
+			expect_done(&r[4], TBERS + 4 * SUSP + RD); /* the whole erase */
+			expect_decisions(x, 4, 0, 1, 0, 0);
+			expect_engine(x, 4, 0);
+		}
+		nand_dev_destroy(x->dev);
+		x->dev = NULL;
+	}
 }

@@ -21,6 +21,8 @@ static void qx_init(struct qx *x)
 {
 	memset(x, 0, sizeof(*x));
 	qos_suspend_cfg_default(&x->st.cfg);
+	/* The other rules; test_susp_query_paced has the pacing. */
+	x->st.cfg.pace = false;
 	x->st.in = &x->in;
 	qos_suspend_policy(&x->p, &x->st);
 }
@@ -241,4 +243,58 @@ void test_susp_no_inputs(void **state)
 	expect_counts(&x, (uint64_t[QOS_SUSP_REASONS]){ [QOS_SUSP_GRANTED] = 1,
 							[QOS_SUSP_CAPPED] = 1,
 							[QOS_SUSP_NEARLY_DONE] = 1 });
+}
+
+/* 5. Paced: a budget of B spread over the op; "not yet" says when to ask again. */
+void test_susp_query_paced(void **state)
+{
+	struct qx x;
+	struct nand_suspend_query q;
+	uint64_t again = 0, want[QOS_SUSP_REASONS] = { 0 };
+
+	(void)state;
+	qx_init(&x);
+	x.st.cfg.pace = true;
+	assert_true(x.st.cfg.max_suspends == 8);
+	/* The first is due at once; the second once the erase is 1/8 (1.25 ms) done. */
+	q = erase_q(100 * US, 0);
+	q.ask_again_ns = &again;
+	assert_true(ask(&x, &q));
+	want[QOS_SUSP_GRANTED]++;
+	q = erase_q(1 * MS, 1);
+	q.now_ns = 7 * MS; /* the op's clock is its array time; the answer is in the engine's */
+	q.ask_again_ns = &again;
+	assert_false(ask(&x, &q));
+	want[QOS_SUSP_PACED]++;
+	assert_int_equal(again, 7 * MS + 250 * US);
+	q.elapsed_ns = 1250 * US;
+	again = 0;
+	assert_true(ask(&x, &q));
+	want[QOS_SUSP_GRANTED]++;
+	assert_int_equal(again, 0);
+	/* Late suspensions catch up at once: the 4th is due at 3/8, asked at 5 ms. */
+	q = erase_q(5 * MS, 3);
+	assert_true(ask(&x, &q));
+	want[QOS_SUSP_GRANTED]++;
+	/* Under heavy host load the budget is 2: the 2nd is due at half the op. */
+	x.in.host_inflight = 65;
+	q = erase_q(4 * MS, 1);
+	q.ask_again_ns = &again;
+	assert_false(ask(&x, &q));
+	want[QOS_SUSP_PACED]++;
+	assert_int_equal(again, q.now_ns + 1 * MS);
+	q.elapsed_ns = 5 * MS;
+	assert_true(ask(&x, &q));
+	want[QOS_SUSP_GRANTED]++;
+	x.in.host_inflight = 0;
+	/* The other rules come first: nearly done is not "not yet". */
+	q = erase_q(9500 * US, 7);
+	assert_false(ask(&x, &q));
+	want[QOS_SUSP_NEARLY_DONE]++;
+	/* No place to say when (a caller without ask_again_ns): still "not yet". */
+	q = erase_q(1 * MS, 1);
+	assert_false(ask(&x, &q));
+	want[QOS_SUSP_PACED]++;
+	expect_counts(&x, want);
+	assert_string_equal(qos_suspend_reason_name(QOS_SUSP_PACED), "paced");
 }

@@ -17,6 +17,7 @@ int main(void)
 		cmocka_unit_test(test_susp_names),
 		cmocka_unit_test(test_susp_query_branches),
 		cmocka_unit_test(test_susp_no_inputs),
+		cmocka_unit_test(test_susp_query_paced),
 		cmocka_unit_test_setup_teardown(test_susp_engine_query, sx_setup, sx_teardown),
 		cmocka_unit_test_setup_teardown(test_susp_engine_granted, sx_setup, sx_teardown),
 		cmocka_unit_test_setup_teardown(test_susp_engine_nearly_done, sx_setup, sx_teardown),
@@ -25,6 +26,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_susp_engine_pressure, sx_setup, sx_teardown),
 		cmocka_unit_test_setup_teardown(test_susp_engine_gc_urgent, sx_setup, sx_teardown),
 		cmocka_unit_test_setup_teardown(test_susp_engine_wear, sx_setup, sx_teardown),
+		cmocka_unit_test_setup_teardown(test_susp_engine_paced, sx_setup, sx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
