@@ -102,7 +102,9 @@ while read -r obj verb; do
 		fi
 	done
 done < <("$bloxctl" --help |
-	awk '/^SIZE:/ { exit } /^  [a-z]/ { v = ($2 ~ /^[a-z][a-z-]*$/) ? $2 : ""; print $1, v }' | sort -u)
+	awk '/^SIZE:/ { exit }
+	     /^  [a-z]/ { s = substr($0, 3 + length($1), 2); print $1, (s ~ /^ [a-z]/ ? $2 : "") }' |
+	sort -u)
 
 if ((fails)); then
 	echo "$fails failure(s)"
