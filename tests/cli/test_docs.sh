@@ -20,18 +20,17 @@ opts() {
 	"$@" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
 }
 
-n=0
-for o in $(opts "$bloxd"); do
-	n=$((n + 1))
-	in_doc "$docs/bloxd.md" "$o" || { echo "FAIL: bloxd $o not in docs/bloxd.md"; fails=$((fails + 1)); }
-done
-echo "bloxd: $n options checked"
-n=0
-for o in $(opts "$bloxctl"); do
-	n=$((n + 1))
-	in_doc "$docs/bloxctl.md" "$o" || { echo "FAIL: bloxctl $o not in docs/bloxctl.md"; fails=$((fails + 1)); }
-done
-echo "bloxctl: $n options checked"
+# check_opts BINARY DOC: every long option of BINARY --help is in DOC.
+check_opts() {
+	local o n=0
+	for o in $(opts "$1"); do
+		n=$((n + 1))
+		in_doc "$2" "$o" || { echo "FAIL: $(basename "$1") $o not in $2"; fails=$((fails + 1)); }
+	done
+	echo "$(basename "$1"): $n options checked"
+}
+check_opts "$bloxd" "$docs/bloxd.md"
+check_opts "$bloxctl" "$docs/bloxctl.md"
 n=0
 while read -r obj verb; do
 	n=$((n + 1))
