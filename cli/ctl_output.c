@@ -378,7 +378,7 @@ static void nand_block(const Blox__Admin__NandStats *n, const char *device)
 		 (unsigned long)n->suspends, (unsigned long)n->reads_overtaken);
 	if (!strcmp(n->suspend_policy, "smart"))
 		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  susp",
-			 "(smart) granted %lu; refused: nearly done %lu, capped %lu, heavy host "
+			 "(smart): granted %lu; refused: nearly done %lu, capped %lu, heavy host "
 			 "load %lu, GC urgent %lu, not a host read %lu; erase-suspend wear %lu",
 			 (unsigned long)n->susp_granted, (unsigned long)n->susp_nearly_done,
 			 (unsigned long)n->susp_capped, (unsigned long)n->susp_pressure,
