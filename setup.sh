@@ -22,6 +22,37 @@ as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# Another apt (unattended-upgrades, a second set-up) may hold the dpkg or
+# apt lists lock: wait up to this long for it rather than fail.
+APT_LOCK_WAIT=600
+
+# apt-get, non-interactive, waiting for dpkg's locks (install).
+apt_get() {
+	as_root env DEBIAN_FRONTEND=noninteractive LC_ALL=C apt-get \
+		-o DPkg::Lock::Timeout="$APT_LOCK_WAIT" "$@"
+}
+
+# apt-get update. The option above makes it wait for nothing (it covers
+# dpkg's locks, not /var/lib/apt/lists/lock), so while another apt holds
+# the lists lock, try again every 5 s, up to APT_LOCK_WAIT seconds.
+apt_update() {
+	local start=$SECONDS out said=
+	while :; do
+		if out=$(apt_get update -q 2>&1); then
+			printf '%s\n' "$out"
+			return 0
+		fi
+		if ! grep -q "Could not get lock" <<<"$out" ||
+			((SECONDS - start >= APT_LOCK_WAIT)); then
+			printf '%s\n' "$out" >&2
+			return 1
+		fi
+		[ -n "$said" ] || echo "setup: another apt holds its lock; waiting (up to ${APT_LOCK_WAIT} s)"
+		said=1
+		sleep 5
+	done
+}
+
 install_pkgs() {
 	local missing=()
 	for p in "$@"; do
@@ -30,9 +61,8 @@ install_pkgs() {
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	echo "setup: installing ${missing[*]}"
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-		--no-install-recommends "${missing[@]}"
+	apt_update
+	apt_get install -y -q --no-install-recommends "${missing[@]}"
 }
 
 build() { # build DIR [cmake args...]

@@ -194,11 +194,13 @@ static int run_cmd(struct ctl *c, int argc, char **argv)
  * A global option at argv[*i] (consumed with its value), wherever it is on
  * the line: 1 if it was one, 0 if not, -1 after a usage error.
  */
+const char *const ctl_global_value_opts[] = { "-s",    "--socket", "--connect", "--cert",
+					       "--key", "--ca",	    "--timeout", NULL };
+const char *const ctl_global_flags[] = { "--json", "-h", "--help", "-V", "--version", NULL };
+
 static int global_opt(struct ctl *c, int argc, char **argv, int *i)
 {
 	const char *o = argv[*i];
-	const char *const with_value[] = { "-s", "--socket", "--connect", "--cert",
-					   "--key", "--ca", "--timeout" };
 	const char *v;
 	size_t k;
 
@@ -206,10 +208,10 @@ static int global_opt(struct ctl *c, int argc, char **argv, int *i)
 		c->json = true;
 		return 1;
 	}
-	for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
-		if (!strcmp(o, with_value[k]))
+	for (k = 0; ctl_global_value_opts[k]; k++)
+		if (!strcmp(o, ctl_global_value_opts[k]))
 			break;
-	if (k == sizeof(with_value) / sizeof(with_value[0]))
+	if (!ctl_global_value_opts[k])
 		return 0;
 	if (*i + 1 >= argc) {
 		ctl_usage_err("%s needs a value", o);
@@ -244,6 +246,11 @@ int main(int argc, char **argv)
 	char **rest = calloc((size_t)argc + 1, sizeof(*rest));
 	int n = 0, rc;
 
+	if (argc > 1 && !strcmp(argv[1], "__complete")) {
+		free(rest);
+		return ctl_complete(objects, sizeof(objects) / sizeof(objects[0]), argc - 2,
+				    argv + 2);
+	}
 	if (!rest)
 		return ADM_S_RESOURCE_EXHAUSTED;
 	c.sock = getenv("BLOXCTL_SOCKET") ? getenv("BLOXCTL_SOCKET") : CTL_DEFAULT_SOCKET;

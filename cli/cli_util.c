@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -63,6 +64,33 @@ void cli_size_str(uint64_t b, char *out, size_t len)
 			 u[i]);
 }
 
+/* A string field that holds JSON text (params_json): its name ends in "_json". */
+static bool json_text_field(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 5 && !strcmp(name + n - 5, "_json");
+}
+
+/*
+ * The JSON text @s as the object (or array) it holds, so that --json nests
+ * it instead of quoting it; null when empty, the string itself when it
+ * does not parse to an object or array.
+ */
+static json_object *json_text(const char *s)
+{
+	json_object *o;
+
+	if (!s || !s[0])
+		return NULL;
+	o = json_tokener_parse(s);
+	if (o && (json_object_is_type(o, json_type_object) ||
+		  json_object_is_type(o, json_type_array)))
+		return o;
+	json_object_put(o);
+	return json_object_new_string(s);
+}
+
 static json_object *field_json(const ProtobufCFieldDescriptor *f, const void *p)
 {
 	switch (f->type) {
@@ -95,7 +123,7 @@ static json_object *field_json(const ProtobufCFieldDescriptor *f, const void *p)
 	case PROTOBUF_C_TYPE_STRING: {
 		const char *s = *(char *const *)p;
 
-		return json_object_new_string(s ? s : "");
+		return json_text_field(f->name) ? json_text(s) : json_object_new_string(s ? s : "");
 	}
 	case PROTOBUF_C_TYPE_BYTES: {
 		const ProtobufCBinaryData *b = p;
@@ -231,4 +259,37 @@ void cli_table_print(struct cli_table *t, FILE *f)
 	free(t->cells);
 	t->cells = NULL;
 	t->nrows = t->cap = 0;
+}
+
+void cli_wrap(FILE *f, size_t indent, size_t width, const char *label, const char *fmt, ...)
+{
+	va_list ap;
+	char *text, *save = NULL;
+	int len;
+	size_t col;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (len < 0 || !(text = malloc((size_t)len + 1)))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+	col = (size_t)fprintf(f, "%-*s", (int)indent, label);
+	for (char *w = strtok_r(text, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		size_t wl = strlen(w);
+
+		if (col > indent && col + 1 + wl > width) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fputs(w, f);
+		col += wl;
+	}
+	fputc('\n', f);
+	free(text);
 }

@@ -10,6 +10,7 @@
 #define BLOX_CTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "adm_frame.h"
@@ -109,6 +110,16 @@ int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__
 extern const struct ctl_object ctl_obj_device, ctl_obj_migrate;
 /* ctl_cmd_qos.c */
 extern const struct ctl_object ctl_obj_qos;
+
+/* bloxctl.c: the global options, NULL-terminated: with a value, without. */
+extern const char *const ctl_global_value_opts[], *const ctl_global_flags[];
+
+/*
+ * ctl_complete.c: "bloxctl __complete INDEX WORD...": the candidates for
+ * WORD number INDEX of the words after "bloxctl" (one a line; "@files"
+ * for a file name), from the command tables @objs. An exit code.
+ */
+int ctl_complete(const struct ctl_object *const *objs, size_t nobj, int argc, char **argv);
 
 /* bloxctl.c: argument helpers of the commands. */
 /* "bloxctl: <message> (see bloxctl --help)"; returns CTL_EX_USAGE. */

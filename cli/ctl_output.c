@@ -261,37 +261,9 @@ void ctl_print_ctrls(const ProtobufCMessage *m)
 	cli_table_print(&t, stdout);
 }
 
-/* p50/p99/p99.9/max in microseconds (zeroes when nothing was measured). */
-static void lat_cell(struct cli_table *t, const Blox__Admin__Latency *l)
-{
-	if (!l) {
-		cli_table_cell(t, "0.0/0.0/0.0/0.0");
-		return;
-	}
-	cli_table_cell(t, "%.1f/%.1f/%.1f/%.1f", l->p50_ns / 1e3, l->p99_ns / 1e3,
-		       l->p999_ns / 1e3, l->max_ns / 1e3);
-}
-
-static void io_row(struct cli_table *t, const char *what, const char *id,
-		   const Blox__Admin__IoStats *io)
-{
-	char rbw[32], wbw[32];
-	const Blox__Admin__Latency *r = io->read_lat, *w = io->write_lat;
-
-	cli_size_str((uint64_t)io->read_bw, rbw, sizeof(rbw));
-	cli_size_str((uint64_t)io->write_bw, wbw, sizeof(wbw));
-	cli_table_cell(t, "%s", what);
-	cli_table_cell(t, "%s", id);
-	cli_table_cell(t, "%.0f", io->read_iops);
-	cli_table_cell(t, "%.0f", io->write_iops);
-	cli_table_cell(t, "%s/s", rbw);
-	cli_table_cell(t, "%s/s", wbw);
-	lat_cell(t, r);
-	lat_cell(t, w);
-	cli_table_cell(t, "%lu", (unsigned long)io->queue_depth);
-	cli_table_cell(t, "%lu", (unsigned long)io->errors);
-	cli_table_end_row(t);
-}
+/* Stats for people: a block per namespace, then the controllers, in 80 columns. */
+#define STATS_WIDTH 80
+#define STATS_INDENT 8 /* text after a label ("  ftl", "  nand") starts here */
 
 /* A rate with a K or M suffix: 950, 12.3K, 142K, 1.2M. */
 static const char *rate_str(double v, char *buf, size_t len)
@@ -309,99 +281,147 @@ static const char *rate_str(double v, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * The model beside the measurement: "model NQN/NSID: read IOPS 12.3K of a
- * 142K bound; P99 read 410 us measured, 380 us predicted (rho 0.42, E[S]
- * 70 us); write IOPS 2.1K measured, 2.3K predicted at WAF 3.1".
- */
-static void model_line(const Blox__Admin__NamespaceStats *n)
+/* A latency in microseconds, in 9 columns; "-" when nothing was measured. */
+static void lat_col(uint64_t ns, bool any)
 {
-	const Blox__Admin__NamespaceStats__Model *md = n->model;
-	char a[16], b[16];
+	if (!any)
+		printf(" %9s", "-");
+	else if (ns < 10000000)
+		printf(" %9.1f", ns / 1e3);
+	else
+		printf(" %9.0f", ns / 1e3);
+}
 
-	printf("model %s/%u: read IOPS %s of a %s bound; P99 read %.0f us measured, %s%.0f us "
-	       "predicted (rho %.2f%s%s, E[S] %.0f us)",
-	       n->nqn, n->nsid, rate_str(md->read_iops, a, sizeof(a)),
-	       rate_str(md->read_iops_bound, b, sizeof(b)), md->p99_read_ns / 1e3,
-	       md->saturated ? ">= " : "", md->p99_read_pred_ns / 1e3, md->rho,
-	       md->saturated ? ", saturated" : "",
-	       strcmp(md->busy_from, "ops") ? "" : " from op counts", md->service_ns / 1e3);
-	if (md->waf_from[0])
-		printf("; write IOPS %s measured, %s predicted at WAF %.1f%s",
-		       rate_str(md->write_iops, a, sizeof(a)),
-		       rate_str(md->write_iops_pred, b, sizeof(b)), md->waf,
-		       !strcmp(md->waf_from, "life")   ? " (since the start)"
-		       : !strcmp(md->waf_from, "none") ? " (none measured yet)"
-						       : "");
+/* One direction's row: IOPS, bandwidth, p50/p99/p99.9/max. */
+static void io_dir(const char *what, double iops, double bw, const Blox__Admin__Latency *l)
+{
+	char r[16], b[32];
+	bool any = l && l->count;
+
+	cli_size_str((uint64_t)bw, b, sizeof(b));
+	printf("  %-6s %7s %11s/s", what, rate_str(iops, r, sizeof(r)), b);
+	lat_col(any ? l->p50_ns : 0, any);
+	lat_col(any ? l->p99_ns : 0, any);
+	lat_col(any ? l->p999_ns : 0, any);
+	lat_col(any ? l->max_ns : 0, any);
 	printf("\n");
+}
+
+/*
+ * The I/O of a namespace or a controller: a read and a write row under a
+ * header that names the window, then the queue depth and the errors.
+ */
+static void io_block(const Blox__Admin__IoStats *io)
+{
+	char win[16];
+
+	snprintf(win, sizeof(win), "%.1f s", io->interval_s);
+	printf("  %-6s %7s %13s %9s %9s %9s %9s\n", win, "IOPS", "BANDWIDTH", "p50 us",
+	       "p99 us", "p99.9 us", "max us");
+	io_dir("read", io->read_iops, io->read_bw, io->read_lat);
+	io_dir("write", io->write_iops, io->write_bw, io->write_lat);
+	cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  QD",
+		 "%.1f (reads and writes in flight, mean over the %.1f s), errors %lu",
+		 io->mean_queue_depth, io->interval_s, (unsigned long)io->errors);
+}
+
+/*
+ * The model beside the measurement: "read IOPS 12.3K of a 142K bound; P99
+ * read 410 us measured, 380 us predicted (rho 0.42, E[S] 70 us); write
+ * IOPS 2.1K measured, 2.3K predicted at WAF 3.1".
+ */
+static void model_block(const Blox__Admin__NamespaceStats__Model *md)
+{
+	char a[16], b[16], wr[160] = "";
+
+	if (md->waf_from[0])
+		snprintf(wr, sizeof(wr), "; write IOPS %s measured, %s predicted at WAF %.1f%s",
+			 rate_str(md->write_iops, a, sizeof(a)),
+			 rate_str(md->write_iops_pred, b, sizeof(b)), md->waf,
+			 !strcmp(md->waf_from, "life")	 ? " (since the start)"
+			 : !strcmp(md->waf_from, "none") ? " (none measured yet)"
+							 : "");
+	cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  model",
+		 "%u dies on %u channel%s: read IOPS %s of a %s bound; P99 read %.0f us "
+		 "measured, %s%.0f us predicted (rho %.2f%s%s, E[S] %.0f us)%s",
+		 md->dies, md->channels, md->channels == 1 ? "" : "s", rate_str(md->read_iops, a, sizeof(a)),
+		 rate_str(md->read_iops_bound, b, sizeof(b)), md->p99_read_ns / 1e3,
+		 md->saturated ? ">= " : "", md->p99_read_pred_ns / 1e3, md->rho,
+		 md->saturated ? ", saturated" : "",
+		 strcmp(md->busy_from, "ops") ? "" : " from op counts", md->service_ns / 1e3, wr);
+}
+
+static void ftl_block(const Blox__Admin__FtlStats *f)
+{
+	cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  ftl",
+		 "CMT hit %.1f%%, MDC hit %.1f%%, WAF %.2f, GC runs %lu (%lu units moved, %lu "
+		 "translation pages written back), host writes paced %lu, erases %lu (min %u "
+		 "max %u), free superblocks %lu/%lu",
+		 f->cmt_hit_rate * 100, f->mdc_hit_rate * 100, f->waf, (unsigned long)f->gc_runs,
+		 (unsigned long)f->gc_units_moved, (unsigned long)f->gc_tp_writebacks,
+		 (unsigned long)f->gc_paced, (unsigned long)f->flash_erases, f->min_erase,
+		 f->max_erase, (unsigned long)f->free_superblocks, (unsigned long)f->superblocks);
+}
+
+/* @device: the shared device whose totals these are, or "" (the namespace's own). */
+static void nand_block(const Blox__Admin__NandStats *n, const char *device)
+{
+	char whose[96] = "";
+
+	if (device[0])
+		snprintf(whose, sizeof(whose), "device %s (every vSSD on it): ", device);
+	cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  nand",
+		 "%s%u ch, %u dies; reads %lu programs %lu erases %lu (multi-plane groups "
+		 "%lu/%lu); suspends %lu, reads served in suspensions %lu",
+		 whose, n->channels, n->dies, (unsigned long)n->reads,
+		 (unsigned long)n->programs, (unsigned long)n->erases,
+		 (unsigned long)n->mp_program_groups, (unsigned long)n->mp_erase_groups,
+		 (unsigned long)n->suspends, (unsigned long)n->reads_overtaken);
+	if (!strcmp(n->suspend_policy, "smart"))
+		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  susp",
+			 "(smart): granted %lu; not yet (paced) %lu; refused: nearly done %lu, "
+			 "capped %lu, heavy host load %lu, GC urgent %lu, not a host read %lu; "
+			 "erase-suspend wear %lu",
+			 (unsigned long)n->susp_granted, (unsigned long)n->susp_paced,
+			 (unsigned long)n->susp_nearly_done,
+			 (unsigned long)n->susp_capped, (unsigned long)n->susp_pressure,
+			 (unsigned long)n->susp_gc_urgent, (unsigned long)n->susp_not_host_read,
+			 (unsigned long)n->erase_suspend_wear);
 }
 
 void ctl_print_stats(const ProtobufCMessage *m)
 {
 	const Blox__Admin__StatsReply *s = (const void *)m;
-	struct cli_table t;
 
-	cli_table_init(&t, "OBJECT", "ID", "R_IOPS", "W_IOPS", "R_BW", "W_BW",
-		       "R_LAT_US p50/p99/p99.9/max", "W_LAT_US p50/p99/p99.9/max", "QD",
-		       "ERRORS", NULL);
-	for (size_t i = 0; i < s->n_namespaces; i++) {
-		char id[300];
-
-		snprintf(id, sizeof(id), "%s/%u", s->namespaces[i]->nqn, s->namespaces[i]->nsid);
-		if (s->namespaces[i]->io)
-			io_row(&t, "ns", id, s->namespaces[i]->io);
-	}
-	for (size_t i = 0; i < s->n_controllers; i++) {
-		char id[300];
-
-		snprintf(id, sizeof(id), "%s/%u", s->controllers[i]->nqn,
-			 s->controllers[i]->cntlid);
-		if (s->controllers[i]->io)
-			io_row(&t, "ctrl", id, s->controllers[i]->io);
-	}
-	cli_table_print(&t, stdout);
+	printf("bloxd up %.1f s\n", (double)s->uptime_ns / 1e9);
+	if (!s->n_namespaces)
+		printf("\nno namespaces\n");
 	for (size_t i = 0; i < s->n_namespaces; i++) {
 		const Blox__Admin__NamespaceStats *n = s->namespaces[i];
 
+		printf("\n");
+		cli_wrap(stdout, 0, STATS_WIDTH, "", "namespace %u of %s%s%s%s", n->nsid, n->nqn,
+			 n->device[0] ? " (vSSD on " : "", n->device,
+			 n->device[0] ? ")" : "");
+		if (n->io)
+			io_block(n->io);
 		if (n->ftl)
-			printf("ftl  %s/%u: CMT hit %.1f%%, MDC hit %.1f%%, WAF %.2f, GC runs %lu "
-			       "(%lu units moved, %lu translation pages written back), host "
-			       "writes paced %lu, erases %lu (min %u max %u), free superblocks "
-			       "%lu/%lu\n",
-			       n->nqn, n->nsid, n->ftl->cmt_hit_rate * 100,
-			       n->ftl->mdc_hit_rate * 100, n->ftl->waf,
-			       (unsigned long)n->ftl->gc_runs,
-			       (unsigned long)n->ftl->gc_units_moved,
-			       (unsigned long)n->ftl->gc_tp_writebacks,
-			       (unsigned long)n->ftl->gc_paced,
-			       (unsigned long)n->ftl->flash_erases, n->ftl->min_erase,
-			       n->ftl->max_erase, (unsigned long)n->ftl->free_superblocks,
-			       (unsigned long)n->ftl->superblocks);
+			ftl_block(n->ftl);
 		if (n->nand)
-			printf("nand %s/%u: %u ch, %u dies; reads %lu programs %lu erases %lu "
-			       "(multi-plane groups %lu/%lu); suspends %lu, reads served in "
-			       "suspensions %lu\n",
-			       n->nqn, n->nsid, n->nand->channels, n->nand->dies,
-			       (unsigned long)n->nand->reads, (unsigned long)n->nand->programs,
-			       (unsigned long)n->nand->erases,
-			       (unsigned long)n->nand->mp_program_groups,
-			       (unsigned long)n->nand->mp_erase_groups,
-			       (unsigned long)n->nand->suspends,
-			       (unsigned long)n->nand->reads_overtaken);
-		if (n->nand && !strcmp(n->nand->suspend_policy, "smart"))
-			printf("suspension %s/%u (smart): granted %lu; not yet (paced) %lu; refused: "
-			       "nearly done %lu, capped %lu, heavy host load %lu, GC urgent %lu, "
-			       "not a host read %lu; erase-suspend wear %lu\n",
-			       n->nqn, n->nsid, (unsigned long)n->nand->susp_granted,
-			       (unsigned long)n->nand->susp_paced,
-			       (unsigned long)n->nand->susp_nearly_done,
-			       (unsigned long)n->nand->susp_capped,
-			       (unsigned long)n->nand->susp_pressure,
-			       (unsigned long)n->nand->susp_gc_urgent,
-			       (unsigned long)n->nand->susp_not_host_read,
-			       (unsigned long)n->nand->erase_suspend_wear);
+			nand_block(n->nand, n->device);
 		if (n->model)
-			model_line(n);
+			model_block(n->model);
+	}
+	if (s->n_controllers)
+		printf("\ncontrollers (connected hosts)\n");
+	for (size_t i = 0; i < s->n_controllers; i++) {
+		const Blox__Admin__ControllerStats *c = s->controllers[i];
+
+		printf("\n");
+		cli_wrap(stdout, 0, STATS_WIDTH, "", "cntlid %u of %s", c->cntlid, c->nqn);
+		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  host", "%s", c->host_nqn);
+		if (c->io)
+			io_block(c->io);
 	}
 }
 

@@ -365,6 +365,15 @@ static Blox__Admin__IoStats *io_stats(const struct nvmf_io_telemetry *tm,
 	}
 	m->read_lat = latency(&tm->read_lat, &b->read_lat, tmp);
 	m->write_lat = latency(&tm->write_lat, &b->write_lat, tmp);
+	/*
+	 * Commands are at the backend only part of their life, and a sample
+	 * taken between two turns of the loop mostly sees none: the mean over
+	 * the window is the time they spent in flight over its length.
+	 */
+	if (dt > 0)
+		m->mean_queue_depth = (double)(tm->read_lat.sum - b->read_lat.sum +
+					       tm->write_lat.sum - b->write_lat.sum) /
+				      (dt * 1e9);
 	m->queue_depth = qd;
 	m->max_queue_depth = tm->max_inflight;
 	return m;
@@ -592,6 +601,8 @@ void adm_stats_fill(struct blox_admin *a, const Blox__Admin__StatsRequest *in,
 			m->io = io_stats(&ns->tm, ns->snap, ns->snap_ns, ns->created_ns,
 					 now, ns->inflight, tmp);
 			device_stats(ns->bdev, m);
+			if (prov_ns_rec(ns))
+				m->device = (char *)prov_ns_rec(ns)->params.device;
 			m->model = model_stats(a, ns, m->io, now);
 			out->namespaces[out->n_namespaces++] = m;
 		}

@@ -194,12 +194,57 @@ static void test_cli_table(void **state)
 	assert_string_equal(buf, "A          LONGER\nwide cell  5\nx          \n");
 }
 
+/* Wrapped at spaces within the width, continuations under the text; a longer word whole. */
+static void test_cli_wrap(void **state)
+{
+	char buf[512] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	(void)state;
+	assert_non_null(f);
+	cli_wrap(f, 6, 20, "  ftl", "CMT hit %d%%, WAF %.1f, free superblocks 62/62", 25, 1.5);
+	cli_wrap(f, 6, 20, "  x", "%s tail", "a-word-longer-than-twenty");
+	fclose(f);
+	assert_string_equal(buf, "  ftl CMT hit 25%,\n"
+				 "      WAF 1.5, free\n"
+				 "      superblocks\n"
+				 "      62/62\n"
+				 "  x   a-word-longer-than-twenty\n"
+				 "      tail\n");
+}
+
+/* A "_json" string field nests as the object it holds; empty: left out. */
+static void test_cli_json_text(void **state)
+{
+	Blox__Admin__Namespace n = BLOX__ADMIN__NAMESPACE__INIT;
+	json_object *o, *p, *v;
+
+	(void)state;
+	n.params_json = (char *)"{\"backend\": \"ram\", \"size\": 4096}";
+	o = cli_msg_to_json(&n.base);
+	assert_true(json_object_object_get_ex(o, "params_json", &p));
+	assert_true(json_object_is_type(p, json_type_object));
+	assert_true(json_object_object_get_ex(p, "size", &v));
+	assert_int_equal(json_object_get_int64(v), 4096);
+	json_object_put(o);
+	n.params_json = (char *)"";
+	o = cli_msg_to_json(&n.base);
+	assert_false(json_object_object_get_ex(o, "params_json", &p));
+	json_object_put(o);
+	n.params_json = (char *)"not json";
+	o = cli_msg_to_json(&n.base);
+	assert_true(json_object_object_get_ex(o, "params_json", &p));
+	assert_string_equal(json_object_get_string(p), "not json");
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),     cmocka_unit_test(test_decode_errors),
 		cmocka_unit_test(test_status_names),  cmocka_unit_test(test_cli_parse),
 		cmocka_unit_test(test_cli_json),      cmocka_unit_test(test_cli_table),
+		cmocka_unit_test(test_cli_wrap),      cmocka_unit_test(test_cli_json_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
