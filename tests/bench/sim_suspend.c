@@ -750,7 +750,7 @@ static void table(struct sim_out *out, const struct sp_point *pts, uint32_t n)
 {
 	sim_outf(out, "#\n# read latency (us) of the reads submitted in the window; host throughput over the"
 		" window; WAF = flash units programmed (data, GC, translation pages, padding) / host units\n");
-	sim_outf(out, "%-3s %-7s %8s %8s %8s %8s %9s %9s %8s %8s %8s %8s %6s\n", "qd", "policy",
+	sim_outf(out, "%-3s %-13s %8s %8s %8s %8s %9s %9s %8s %8s %8s %8s %6s\n", "qd", "policy",
 		 "rd_kiops", "rd_mean", "rd_p50", "rd_p99", "rd_p99.9", "rd_max", "wr_MB/s",
 		 "wr_mean", "wr_p99", "wr_max", "waf");
 	for (uint32_t i = 0; i < n; i++) {
@@ -762,7 +762,7 @@ static void table(struct sim_out *out, const struct sp_point *pts, uint32_t n)
 				 (a->units_written_host + a->units_written_gc + a->units_written_tp +
 				  a->units_padded);
 
-		sim_outf(out, "%-3u %-7s %8.2f %8.1f %8.1f %8.1f %9.1f %9.1f %8.2f %8.1f %8.1f %8.1f %6.2f\n",
+		sim_outf(out, "%-3u %-13s %8.2f %8.1f %8.1f %8.1f %9.1f %9.1f %8.2f %8.1f %8.1f %8.1f %6.2f\n",
 			 p->qd, sp_policy_name[p->pol], p->reads_done / p->secs / 1000.0,
 			 blox_hist_mean(&p->rlat) / 1000.0, us(blox_hist_quantile(&p->rlat, 0.5)),
 			 us(blox_hist_quantile(&p->rlat, 0.99)),
@@ -774,12 +774,12 @@ static void table(struct sim_out *out, const struct sp_point *pts, uint32_t n)
 		" pages host reads and writes load) submitted in the window, submit to completion at the"
 		" engine (us); the rest of a host read's latency is spent in the FTL (waiting for a"
 		" translation page to load, for a read context, ...)\n");
-	sim_outf(out, "%-3s %-7s %9s %8s %8s %8s %9s %9s\n", "qd", "policy", "nand_rds", "mean", "p50",
+	sim_outf(out, "%-3s %-13s %9s %8s %8s %8s %9s %9s\n", "qd", "policy", "nand_rds", "mean", "p50",
 		 "p99", "p99.9", "max");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct sp_point *p = &pts[i];
 
-		sim_outf(out, "%-3u %-7s %9llu %8.1f %8.1f %8.1f %9.1f %9.1f\n", p->qd,
+		sim_outf(out, "%-3u %-13s %9llu %8.1f %8.1f %8.1f %9.1f %9.1f\n", p->qd,
 			 sp_policy_name[p->pol], (unsigned long long)p->nand_rlat.count,
 			 blox_hist_mean(&p->nand_rlat) / 1000.0, us(blox_hist_quantile(&p->nand_rlat, 0.5)),
 			 us(blox_hist_quantile(&p->nand_rlat, 0.99)),
@@ -793,7 +793,7 @@ static void table(struct sim_out *out, const struct sp_point *pts, uint32_t n)
 		" rd_overt: reads served inside suspensions;"
 		" urgent%%: host completions that saw the FTL at its urgent GC level;"
 		" gc/w, tp/w, pad/w: units GC moved, translation-page units and padding per host unit\n");
-	sim_outf(out, "%-3s %-7s %7s %8s %8s %8s %9s %8s %8s %8s %8s %7s %8s %7s %6s %6s %6s\n",
+	sim_outf(out, "%-3s %-13s %7s %8s %8s %8s %9s %8s %8s %8s %8s %7s %8s %7s %6s %6s %6s\n",
 		 "qd", "policy", "erases", "er/GiB", "ask_prg", "ask_er", "susp/prg", "susp/er",
 		 "wear/er", "wear_cnt", "declined", "capped", "rd_overt", "urgent%", "gc/w", "tp/w",
 		 "pad/w");
@@ -805,7 +805,7 @@ static void table(struct sim_out *out, const struct sp_point *pts, uint32_t n)
 		uint64_t host = fb->units_written_host - fa->units_written_host;
 		uint64_t lvls = p->lvl[0] + p->lvl[1] + p->lvl[2] + p->lvl[3];
 
-		sim_outf(out, "%-3u %-7s %7llu %8.1f %8llu %8llu %9.4f %8.4f %8.4f %8llu %8llu %7llu %8llu"
+		sim_outf(out, "%-3u %-13s %7llu %8.1f %8llu %8llu %9.4f %8.4f %8.4f %8llu %8llu %7llu %8llu"
 			 " %7.2f %6.2f %6.2f %6.2f\n",
 			 p->qd, sp_policy_name[p->pol], (unsigned long long)er,
 			 per(er, host) * (1024.0 * 1024 * 1024 / FTL_UNIT),
