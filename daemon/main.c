@@ -196,12 +196,13 @@ static void stop_cb(evutil_socket_t sig, short what, void *arg)
 	blox_log(&d->log, BLOX_LOG_INFO,
 		 "signal %d: shutting down (at most %u s; a second signal exits at once)",
 		 (int)sig, d->shutdown_timeout);
-	blox_sd_notify("STOPPING=1\nSTATUS=shutting down");
+	/* From now on a signal, or the timeout, ends the process at once. */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
 	alarm(d->shutdown_timeout);
+	blox_sd_notify("STOPPING=1\nSTATUS=shutting down");
 	blox_admin_stop(d->admin);
 	TAILQ_FOREACH(p, &d->tgt.ports, link)
 		nvmf_tcp_unlisten(d->tcp, p);
