@@ -93,7 +93,6 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		{ "--op-percent", &ftl.op_percent, true },
 		{ "--write-buffer-pages", &ftl.write_buffer_pages, true },
 		{ "--wl-threshold", &ftl.wl_threshold, true },
-		{ "--nsid", &r.nsid, false },
 		{ "--block-size", &r.block_size, false },
 	};
 	struct {
@@ -123,7 +122,15 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 
 		if (!v)
 			return ctl_usage_err("ns create: %s needs a value", o);
-		if (!strcmp(o, "--size")) {
+		if (!strcmp(o, "--nsid")) {
+			/* 0 on the wire means "the lowest free": never from the user. */
+			if (cli_parse_u32(v, &r.nsid) || !r.nsid)
+				return ctl_usage_err("ns create: --nsid '%s' is not a namespace "
+						     "id (1 and up; leave --nsid out for the "
+						     "lowest free one)",
+						     v);
+			done = true;
+		} else if (!strcmp(o, "--size")) {
 			if (blox_parse_size(v, &r.size))
 				return ctl_usage_err("ns create: --size '%s' is not a size", v);
 			has_size = done = true;

@@ -15,11 +15,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "blox_parse.h"
 #include "mgmt.h"
 
 #include <unistd.h>
+
+/*
+ * Where bloxd's configuration comes from: one rule, the same at every
+ * start (also in --help and docs/ARCHITECTURE.md).
+ *
+ *  1. Subsystems, their hosts and namespaces, and devices: the state file
+ *     DIR/bloxd-state.json when it exists (it holds what the admin API
+ *     changed: bloxctl wins), else --config FILE, else the embedded
+ *     default. One of the three, whole: never merged (--config is not
+ *     read while a state file exists).
+ *  2. Listeners: those given with -l/-D, when any is, replace the
+ *     listeners of that source (the state file's too); without -l/-D the
+ *     source's listeners are used, so listeners added with bloxctl come
+ *     back after a restart. A listener given twice (same address, port
+ *     and kind) is one listener.
+ *  3. Every other setting: its flag, else its default.
+ *
+ * So a unit file may say -l 0.0.0.0:4420 and start again with the same
+ * command line after any bloxctl change; listeners bloxctl added are
+ * then not served (said in the log), since the command line says which.
+ */
+
+/* Exit codes (also in --help). */
+enum {
+	EX_CLEAN = 0,
+	EX_RUNTIME = 1, /* a failure while starting or running */
+	EX_USAGE = 2, /* bad command line or bad config */
+	EX_LOCKED = 3, /* the data directory is used by another bloxd */
+	EX_BIND = 4, /* a listener or the admin socket cannot be bound */
+	EX_CAPACITY = 5, /* not enough capacity for a namespace */
+};
 
 struct bloxd {
 	struct blox_log log;
@@ -28,10 +60,13 @@ struct bloxd {
 	struct nvmf_tgt tgt;
 	struct nvmf_tcp *tcp;
 	struct event *sigterm, *sigint, *drain;
+	struct blox_dir_lock lock;
 	struct blox_prov *prov;
 	struct blox_config *cfg; /* during start-up */
 	struct blox_admin_opts admin_opts;
 	struct blox_admin *admin;
+	struct blox_health *health;
+	unsigned shutdown_timeout; /* seconds */
 	bool stopping;
 	int exit_code;
 };
@@ -40,30 +75,77 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bloxd [options]\n"
-		"  -c, --config FILE       JSON start-up config (listeners, subsystems,\n"
-		"                          namespaces, hosts); without it the embedded\n"
-		"                          default: %s, one 1 GiB namespace on\n"
-		"                          emulated NAND with an FTL, file-backed in the\n"
-		"                          data directory,\n"
-		"                          any host, 127.0.0.1:4420 and discovery on :8009\n"
-		"  -l, --listen ADDR:PORT  add an NVMe/TCP listener ([V6ADDR]:PORT for IPv6);\n"
-		"                          replaces the default listeners\n"
-		"  -D, --discovery ADDR:PORT  add a discovery-only listener\n"
-		"      --data-dir DIR      where file-backed namespaces keep their flash\n"
-		"                          and the admin API its state file\n"
-		"                          (default " BLOX_DEFAULT_DATA_DIR "); when\n"
-		"                          DIR/" BLOX_STATE_FILE " exists bloxd starts\n"
-		"                          from it instead of --config or the default\n"
+		"NVMe-over-Fabrics (NVMe/TCP) target. Runs in the foreground until\n"
+		"SIGTERM or SIGINT.\n"
+		"\n"
+		"Configuration:\n"
+		"  -c, --config FILE       JSON start-up config (listeners, devices,\n"
+		"                          subsystems, hosts, namespaces); without it the\n"
+		"                          embedded default: %s, one 1 GiB\n"
+		"                          namespace on emulated NAND with an FTL,\n"
+		"                          file-backed in the data directory, any host,\n"
+		"                          127.0.0.1:4420 and discovery on 127.0.0.1:8009\n"
+		"  -l, --listen ADDR:PORT  an NVMe/TCP listener ([V6ADDR]:PORT for IPv6);\n"
+		"                          repeatable; see precedence below\n"
+		"  -D, --discovery ADDR:PORT  a discovery-only listener; repeatable\n"
+		"      --data-dir DIR      where file-backed namespaces keep their flash,\n"
+		"                          the admin API its state file " BLOX_STATE_FILE ",\n"
+		"                          and bloxd its lock " BLOX_LOCK_FILE " and SMART\n"
+		"                          counters " BLOX_HEALTH_FILE "\n"
+		"                          (default " BLOX_DEFAULT_DATA_DIR ")\n"
+		"      --print-config      print the effective configuration (JSON, the\n"
+		"                          config file's format) on stdout and where each\n"
+		"                          part comes from on stderr, then exit 0; locks,\n"
+		"                          opens and binds nothing\n"
+		"\n"
+		"Precedence, the same at every start:\n"
+		"  1. subsystems, hosts, namespaces, devices: DIR/" BLOX_STATE_FILE "\n"
+		"     when it exists (what bloxctl changed), else --config FILE, else\n"
+		"     the embedded default; one of them, whole, never merged\n"
+		"  2. listeners: -l/-D, when any is given, replace the listeners of that\n"
+		"     source (the state file's too); without -l/-D the source's\n"
+		"     listeners are used (listeners added with bloxctl survive a\n"
+		"     restart). A listener given twice is one listener.\n"
+		"  3. every other setting: its flag, else its default\n"
+		"  So the same command line always starts again after bloxctl changes.\n"
+		"\n"
+		"Admin API (bloxctl):\n"
 		"      --admin-socket PATH admin API socket (default " BLOX_DEFAULT_ADMIN_SOCKET ")\n"
 		"      --admin-group NAME  group that may use the socket (mode 0660)\n"
 		"      --admin-tls ADDR:PORT  also serve the admin API over TLS; needs\n"
 		"      --admin-tls-cert F --admin-tls-key F --admin-tls-ca F\n"
 		"                          (clients must present a certificate of that CA)\n"
 		"      --admin-idle-ms N   close admin clients silent for N ms (60000)\n"
-		"      --log-level N       0 error, 1 warn, 2 info (default), 3 debug\n"
+		"\n"
+		"Running as a service:\n"
+		"      --shutdown-timeout SEC  on SIGTERM/SIGINT bloxd stops accepting,\n"
+		"                          ends the connections and in-flight commands,\n"
+		"                          flushes write buffers, checkpoints, writes its\n"
+		"                          state and SMART counters, and exits 0; if that\n"
+		"                          takes more than SEC seconds (default 30) it\n"
+		"                          exits 1 at once. A second signal also exits 1\n"
+		"                          at once; the next start then recovers the\n"
+		"                          namespaces from the OOB scan.\n"
+		"      --syslog            log to syslog (facility daemon, ident bloxd)\n"
+		"                          instead of stderr\n"
+		"      --log-level N       0 error, 1 warn, 2 info (default), 3 debug;\n"
+		"                          info logs one line per event (data directory,\n"
+		"                          each store file, listener, namespace), no\n"
+		"                          line per I/O\n"
 		"  -v, --verbose           same as --log-level 3\n"
 		"  -V, --version           print the version\n"
-		"  -h, --help              this text\n",
+		"  -h, --help              this text\n"
+		"  systemd: with $NOTIFY_SOCKET set (Type=notify) bloxd sends READY=1\n"
+		"  with a STATUS= line once the listeners and the admin socket are up,\n"
+		"  and STOPPING=1 on the first SIGTERM/SIGINT.\n"
+		"\n"
+		"Exit codes:\n"
+		"  0 clean stop; 1 runtime failure (also a shutdown cut short);\n"
+		"  2 bad command line or bad config; 3 the data directory is locked by\n"
+		"  another bloxd (its pid is named); 4 a listener or the admin socket\n"
+		"  cannot be bound (address in use or not available); 5 not enough\n"
+		"  capacity for a namespace. A start that fails leaves the data\n"
+		"  directory as it was.\n",
 		BLOX_DEFAULT_NQN);
 }
 
@@ -80,16 +162,47 @@ static void drain_cb(evutil_socket_t fd, short what, void *arg)
 		event_add(d->drain, &(struct timeval){ 0, 10000 });
 }
 
+/*
+ * Once shutting down: a second SIGTERM/SIGINT, or the shutdown timeout
+ * (SIGALRM), ends the process at once, even while the loop is busy
+ * flushing. Only async-signal-safe calls here.
+ */
+static void hard_exit(int sig)
+{
+	static const char second[] =
+		"bloxd: error: second signal: exiting at once; the next start recovers "
+		"the namespaces from the OOB scan\n";
+	static const char late[] =
+		"bloxd: error: shutdown took longer than --shutdown-timeout: exiting at "
+		"once; the next start recovers the namespaces from the OOB scan\n";
+	const char *m = sig == SIGALRM ? late : second;
+	size_t len = sig == SIGALRM ? sizeof(late) - 1 : sizeof(second) - 1;
+
+	if (write(STDERR_FILENO, m, len) < 0)
+		_exit(EX_RUNTIME);
+	_exit(EX_RUNTIME);
+}
+
 static void stop_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct bloxd *d = arg;
+	struct sigaction sa = { .sa_handler = hard_exit };
 	struct nvmf_port *p;
 
 	(void)what;
 	if (d->stopping)
 		return;
 	d->stopping = true;
-	blox_log(&d->log, BLOX_LOG_INFO, "signal %d: shutting down", (int)sig);
+	blox_log(&d->log, BLOX_LOG_INFO,
+		 "signal %d: shutting down (at most %u s; a second signal exits at once)",
+		 (int)sig, d->shutdown_timeout);
+	/* From now on a signal, or the timeout, ends the process at once. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(d->shutdown_timeout);
+	blox_sd_notify("STOPPING=1\nSTATUS=shutting down");
 	blox_admin_stop(d->admin);
 	TAILQ_FOREACH(p, &d->tgt.ports, link)
 		nvmf_tcp_unlisten(d->tcp, p);
@@ -106,6 +219,14 @@ struct args {
 		bool disc;
 	} listen[64];
 	size_t nr_listen;
+	bool print_config, syslog;
+};
+
+/* Where each part of the configuration came from (--print-config, the log). */
+struct sources {
+	char base[4300]; /* subsystems, hosts, namespaces, devices */
+	char listeners[4400];
+	const char *data_dir;
 };
 
 /* @text as a count in [@min, @max] for option @name, or 2 (usage) with a message. */
@@ -115,7 +236,7 @@ static int count_arg(const char *name, const char *text, uint64_t min, uint64_t 
 	if (blox_parse_count(text, max, v) || *v < min) {
 		fprintf(stderr, "bloxd: --%s: expected %lu..%lu\n", name, (unsigned long)min,
 			(unsigned long)max);
-		return 2;
+		return EX_USAGE;
 	}
 	return 0;
 }
@@ -135,6 +256,9 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 		{ "admin-tls-key", required_argument, NULL, 'K' },
 		{ "admin-tls-ca", required_argument, NULL, 'A' },
 		{ "admin-idle-ms", required_argument, NULL, 'I' },
+		{ "print-config", no_argument, NULL, 'P' },
+		{ "shutdown-timeout", required_argument, NULL, 'W' },
+		{ "syslog", no_argument, NULL, 'Y' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -171,21 +295,32 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 			break;
 		case 'I':
 			if (count_arg("admin-idle-ms", optarg, 100, 86400000, &v))
-				return 2;
+				return EX_USAGE;
 			d->admin_opts.idle_timeout_ms = (uint32_t)v;
+			break;
+		case 'W':
+			if (count_arg("shutdown-timeout", optarg, 1, 86400, &v))
+				return EX_USAGE;
+			d->shutdown_timeout = (unsigned)v;
+			break;
+		case 'P':
+			a->print_config = true;
+			break;
+		case 'Y':
+			a->syslog = true;
 			break;
 		case 'l':
 		case 'D':
 			if (a->nr_listen == BLOX_ARRAY_SIZE(a->listen)) {
 				fprintf(stderr, "bloxd: too many listeners\n");
-				return 2;
+				return EX_USAGE;
 			}
 			a->listen[a->nr_listen].spec = optarg;
 			a->listen[a->nr_listen++].disc = c == 'D';
 			break;
 		case 'L':
 			if (count_arg("log-level", optarg, 0, 3, &v))
-				return 2;
+				return EX_USAGE;
 			d->log.level = (int)v;
 			break;
 		case 'v':
@@ -199,64 +334,109 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 			exit(0);
 		default:
 			usage(stderr);
-			return 2;
+			return EX_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "bloxd: unexpected argument '%s'\n", argv[optind]);
-		return 2;
+		return EX_USAGE;
 	}
 	return 0;
 }
 
-/*
- * The configuration to start from: the state file in the data directory
- * when there is one (what the admin API changed wins), else --config or
- * the embedded default; then the command line's data directory and
- * listeners over it.
- */
-static int load_config(struct bloxd *d, const struct args *a, struct blox_config *cfg)
+/* The configuration to start from, by the precedence above; @src says whence. */
+static int load_config(struct bloxd *d, const struct args *a, struct blox_config *cfg,
+		       struct sources *src)
 {
 	const char *dd = a->data_dir ? a->data_dir : BLOX_DEFAULT_DATA_DIR;
-	const char *config = a->config;
 	char state[4200], err[512];
+	bool from_state;
 	int rc;
 
+	src->data_dir = a->data_dir ? "command line (--data-dir)" : "default";
+	if (strlen(dd) >= sizeof(cfg->data_dir)) {
+		blox_log(&d->log, BLOX_LOG_ERR, "--data-dir: path too long");
+		return EX_USAGE;
+	}
 	snprintf(state, sizeof(state), "%s/%s", dd, BLOX_STATE_FILE);
-	if (access(state, F_OK) == 0) {
-		blox_log(&d->log, BLOX_LOG_INFO, "starting from the state file %s%s", state,
-			 config ? " (--config not used)" : "");
+	from_state = access(state, F_OK) == 0;
+	if (from_state) {
+		snprintf(src->base, sizeof(src->base), "state file %s%s", state,
+			 a->config ? " (--config not read: the state file wins)" : "");
 		rc = blox_config_load(state, cfg, err, sizeof(err));
-		config = state;
+	} else if (a->config) {
+		snprintf(src->base, sizeof(src->base), "config file %s", a->config);
+		rc = blox_config_load(a->config, cfg, err, sizeof(err));
 	} else {
-		rc = config ? blox_config_load(config, cfg, err, sizeof(err))
-			    : blox_config_default(cfg);
+		snprintf(src->base, sizeof(src->base), "embedded default");
+		rc = blox_config_default(cfg);
 	}
 	if (rc) {
-		fprintf(stderr, "bloxd: %s\n", err);
-		return 1;
+		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
+		return rc == -ENOMEM ? EX_RUNTIME : EX_USAGE;
 	}
-	if (a->nr_listen && !config)
-		blox_config_clear_listeners(cfg);
-	if (a->data_dir) {
-		if (strlen(a->data_dir) >= sizeof(cfg->data_dir)) {
-			fprintf(stderr, "bloxd: --data-dir: path too long\n");
-			return 2;
+	snprintf(cfg->data_dir, sizeof(cfg->data_dir), "%s", dd);
+	if (!a->nr_listen) {
+		snprintf(src->listeners, sizeof(src->listeners), "%s", src->base);
+	} else {
+		struct blox_cfg_listener *was = cfg->listeners;
+		size_t nr_was = cfg->nr_listeners;
+
+		cfg->listeners = NULL;
+		cfg->nr_listeners = 0;
+		snprintf(src->listeners, sizeof(src->listeners), "command line (-l/-D)");
+		for (size_t i = 0; i < a->nr_listen; i++) {
+			rc = blox_config_add_listener(cfg, a->listen[i].spec, a->listen[i].disc,
+						      err, sizeof(err));
+			if (rc) {
+				free(was);
+				blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
+				return rc == -ENOMEM ? EX_RUNTIME : EX_USAGE;
+			}
 		}
-		snprintf(cfg->data_dir, sizeof(cfg->data_dir), "%s", a->data_dir);
-	}
-	for (size_t i = 0; i < a->nr_listen; i++) {
-		if (blox_config_add_listener(cfg, a->listen[i].spec, a->listen[i].disc, err,
-					     sizeof(err))) {
-			fprintf(stderr, "bloxd: %s\n", err);
-			return 2;
+		/*
+		 * Replaced: say which of the state file's are not served this
+		 * time (bloxctl may have added them).
+		 */
+		for (size_t i = 0; from_state && i < nr_was; i++) {
+			size_t j;
+
+			for (j = 0; j < cfg->nr_listeners; j++)
+				if (!strcmp(was[i].addr, cfg->listeners[j].addr) &&
+				    !strcmp(was[i].port, cfg->listeners[j].port))
+					break;
+			if (j == cfg->nr_listeners)
+				blox_log(&d->log, BLOX_LOG_WARN,
+					 "listener %s:%s of the state file is not served: "
+					 "-l/-D replace the listeners",
+					 was[i].addr, was[i].port);
 		}
+		free(was);
 	}
 	if (cfg->nr_listeners == 0) {
-		fprintf(stderr, "bloxd: no listener configured\n");
-		return 2;
+		blox_log(&d->log, BLOX_LOG_ERR, "no listener configured");
+		return EX_USAGE;
 	}
 	return 0;
+}
+
+/* --print-config: the configuration on stdout, its sources on stderr. */
+static int print_config(const struct blox_config *cfg, const struct sources *src)
+{
+	char *text = blox_config_json(cfg);
+
+	if (!text) {
+		fprintf(stderr, "bloxd: out of memory\n");
+		return EX_RUNTIME;
+	}
+	printf("%s\n", text);
+	free(text);
+	fprintf(stderr,
+		"bloxd: subsystems, hosts, namespaces, devices: %s\n"
+		"bloxd: listeners: %s\n"
+		"bloxd: data directory %s: %s\n",
+		src->base, src->listeners, cfg->data_dir, src->data_dir);
+	return fflush(stdout) ? EX_RUNTIME : EX_CLEAN;
 }
 
 /* ---- Start-up and shut-down steps ---- */
@@ -322,6 +502,25 @@ static void signals_stop(struct bloxd *d)
 		event_free(d->drain);
 }
 
+/* Before any store is opened: one bloxd per data directory. */
+static int lock_start(struct bloxd *d)
+{
+	char err[4400];
+	int rc = blox_dir_lock(&d->lock, d->cfg->data_dir, err, sizeof(err));
+
+	if (rc)
+		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
+	else
+		blox_log(&d->log, BLOX_LOG_INFO, "data directory %s (locked: %s)",
+			 d->cfg->data_dir, d->lock.path);
+	return rc;
+}
+
+static void lock_stop(struct bloxd *d)
+{
+	blox_dir_unlock(&d->lock);
+}
+
 static int prov_start(struct bloxd *d)
 {
 	return blox_prov_create(&d->tgt, d->tcp, d->cfg->data_dir, &d->prov);
@@ -332,10 +531,28 @@ static void prov_stop(struct bloxd *d)
 	blox_prov_destroy(d->prov);
 }
 
+/* Bound before any store is opened: a busy port changes nothing. */
+static int listeners_start(struct bloxd *d)
+{
+	char err[512];
+	int rc = blox_prov_listen(d->prov, d->cfg, err, sizeof(err));
+
+	if (rc) {
+		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
+		blox_prov_clear(d->prov);
+	}
+	return rc;
+}
+
+static void listeners_stop(struct bloxd *d)
+{
+	blox_prov_clear(d->prov);
+}
+
 static int config_start(struct bloxd *d)
 {
 	char err[512];
-	int rc = blox_prov_apply(d->prov, d->cfg, err, sizeof(err));
+	int rc = blox_prov_make(d->prov, d->cfg, err, sizeof(err));
 
 	if (rc) {
 		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
@@ -350,6 +567,7 @@ static void config_stop(struct bloxd *d)
 	blox_prov_clear(d->prov);
 }
 
+/* Up before the stores too; it answers once the loop runs, after the last step. */
 static int admin_start(struct bloxd *d)
 {
 	char err[512];
@@ -365,6 +583,16 @@ static void admin_stop(struct bloxd *d)
 	blox_admin_destroy(d->admin);
 }
 
+static int health_start(struct bloxd *d)
+{
+	return blox_health_start(d->prov, 60, &d->health);
+}
+
+static void health_stop(struct bloxd *d)
+{
+	blox_health_stop(d->health);
+}
+
 /* Run in this order; undone in reverse, from the last one done. */
 static const struct step {
 	const char *name;
@@ -375,9 +603,12 @@ static const struct step {
 	{ "NVMe-oF target", target_start, target_stop },
 	{ "NVMe/TCP transport", transport_start, transport_stop },
 	{ "signals", signals_start, signals_stop },
+	{ "data directory", lock_start, lock_stop },
 	{ "provisioning service", prov_start, prov_stop },
-	{ "configuration", config_start, config_stop },
+	{ "listeners", listeners_start, listeners_stop },
 	{ "admin API", admin_start, admin_stop },
+	{ "configuration", config_start, config_stop },
+	{ "health counters", health_start, health_stop },
 };
 
 /* Undo the first @n steps, last first. */
@@ -387,7 +618,23 @@ static void steps_undo(struct bloxd *d, size_t n)
 		steps[n].stop(d);
 }
 
-/* Run every step; on a failure, undo those done. Steps done, or -1. */
+/* The exit code of a start that failed in step @s with @rc. */
+static int start_exit_code(const struct step *s, int rc)
+{
+	bool bind = s->start == listeners_start || s->start == admin_start;
+
+	if (s->start == lock_start && rc == -EBUSY)
+		return EX_LOCKED;
+	if (bind && (rc == -EADDRINUSE || rc == -EADDRNOTAVAIL || rc == -EACCES))
+		return EX_BIND;
+	if (s->start == listeners_start && rc == -EINVAL)
+		return EX_USAGE;
+	if (s->start == config_start && rc == -ENOSPC)
+		return EX_CAPACITY;
+	return EX_RUNTIME;
+}
+
+/* Run every step; on a failure, undo those done. 0, or the exit code. */
 static int steps_run(struct bloxd *d)
 {
 	for (size_t i = 0; i < BLOX_ARRAY_SIZE(steps); i++) {
@@ -397,36 +644,79 @@ static int steps_run(struct bloxd *d)
 			blox_log(&d->log, BLOX_LOG_ERR, "start-up: %s: %s", steps[i].name,
 				 strerror(-rc));
 			steps_undo(d, i);
-			return -1;
+			return start_exit_code(&steps[i], rc);
 		}
 	}
 	return 0;
 }
 
+/* READY=1 for the service manager, with a one-line summary. */
+static void notify_ready(struct bloxd *d)
+{
+	size_t nsub = 0, nns = 0, nport = 0;
+	const struct nvmf_subsys *s;
+	const struct nvmf_ns *ns;
+	const struct nvmf_port *p;
+	char msg[256];
+
+	TAILQ_FOREACH(s, &d->tgt.subsystems, link) {
+		nsub++;
+		TAILQ_FOREACH(ns, &s->namespaces, link)
+			nns++;
+	}
+	TAILQ_FOREACH(p, &d->tgt.ports, link)
+		nport++;
+	snprintf(msg, sizeof(msg),
+		 "READY=1\nSTATUS=serving %zu subsystems, %zu namespaces, %zu listeners\n"
+		 "MAINPID=%ld",
+		 nsub, nns, nport, (long)getpid());
+	if (blox_sd_notify(msg))
+		blox_log(&d->log, BLOX_LOG_WARN, "NOTIFY_SOCKET %s: cannot send READY=1",
+			 getenv("NOTIFY_SOCKET"));
+	blox_log(&d->log, BLOX_LOG_INFO,
+		 "bloxd %s ready: serving %zu subsystems, %zu namespaces, %zu listeners",
+		 BLOX_VERSION, nsub, nns, nport);
+}
+
 int main(int argc, char **argv)
 {
-	struct bloxd d = { .log = { .level = BLOX_LOG_INFO } };
+	struct bloxd d = { .log = { .level = BLOX_LOG_INFO }, .shutdown_timeout = 30 };
 	struct blox_config cfg;
+	struct sources src = { 0 };
 	struct args args = { 0 };
 	int rc;
 
 	signal(SIGPIPE, SIG_IGN);
 	memset(&cfg, 0, sizeof(cfg));
 	rc = parse_args(argc, argv, &args, &d);
-	if (!rc)
-		rc = load_config(&d, &args, &cfg);
-	if (rc) {
+	if (rc)
+		return rc;
+	if (args.syslog && !args.print_config) {
+		openlog("bloxd", LOG_PID, LOG_DAEMON);
+		d.log.syslog = true;
+	}
+	rc = load_config(&d, &args, &cfg, &src);
+	if (!rc && args.print_config)
+		rc = print_config(&cfg, &src);
+	if (rc || args.print_config) {
 		blox_config_free(&cfg);
 		return rc;
 	}
+	blox_log(&d.log, BLOX_LOG_INFO, "configuration: %s; listeners: %s", src.base,
+		 src.listeners);
 	d.cfg = &cfg;
 	rc = steps_run(&d);
 	d.cfg = NULL;
 	blox_config_free(&cfg);
-	if (rc)
-		return 1;
-	blox_log(&d.log, BLOX_LOG_INFO, "bloxd %s ready", BLOX_VERSION);
+	if (rc) {
+		blox_log(&d.log, BLOX_LOG_ERR, "start-up failed: exit code %d", rc);
+		return rc;
+	}
+	blox_dir_lock_keep(&d.lock);
+	notify_ready(&d);
 	event_base_dispatch(d.base);
+	/* What bloxctl changed is on disk already; written again for a failed write. */
+	blox_admin_save_state(d.admin);
 	steps_undo(&d, BLOX_ARRAY_SIZE(steps));
 	blox_log(&d.log, BLOX_LOG_INFO, "stopped");
 	return d.exit_code;

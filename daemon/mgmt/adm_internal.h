@@ -54,6 +54,7 @@ struct blox_admin {
 	const struct blox_log *log;
 	char data_dir[4096];
 	char state_path[4200];
+	bool state_unsaved; /* the last write of the state file failed */
 	char sock_path[108];
 	uint32_t idle_ms;
 	gid_t sock_gid;

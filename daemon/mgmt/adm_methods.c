@@ -24,9 +24,18 @@ int adm_save_state(struct blox_admin *a, char *err, size_t errlen)
 		return snprintf(err, errlen, "out of memory"), -ENOMEM;
 	rc = blox_state_write(a->state_path, text, err, errlen);
 	free(text);
+	a->state_unsaved = rc != 0;
 	if (rc)
 		blox_log(a->log, BLOX_LOG_ERR, "state file: %s", err);
 	return rc;
+}
+
+void blox_admin_save_state(struct blox_admin *a)
+{
+	char err[512];
+
+	if (a && a->state_unsaved && adm_save_state(a, err, sizeof(err)) == 0)
+		blox_log(a->log, BLOX_LOG_INFO, "state file %s written", a->state_path);
 }
 
 bool adm_persist(struct adm_req *r)

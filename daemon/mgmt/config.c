@@ -10,23 +10,60 @@
  */
 #include "config_internal.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int listener_add(struct blox_config *cfg, const char *addr,
-			const char *port, bool disc)
+/*
+ * Add a listener, once: the same address and port again is the same
+ * listener (a command line may repeat what the state file holds); the
+ * same address and port as the other kind is an error, as is an address
+ * that is not an IPv4 or IPv6 literal or a port outside 1..65535. The
+ * address is kept in its canonical form so that "::1" and "0::1" are one.
+ */
+static int listener_add(struct blox_config *cfg, const char *addr, const char *port,
+			bool disc, char *err, size_t errlen)
 {
-	struct blox_cfg_listener *l = cfg_grow(cfg->listeners, cfg->nr_listeners,
-					       sizeof(*l));
+	unsigned char bin[sizeof(struct in6_addr)];
+	char canon[NVMF_TRADDR_SIZE];
+	struct blox_cfg_listener *l;
+	unsigned long pnum;
+	char *end;
+	int fam = AF_INET;
 
+	if (inet_pton(AF_INET, addr, bin) != 1) {
+		fam = AF_INET6;
+		if (inet_pton(AF_INET6, addr, bin) != 1)
+			return blox_fail(err, errlen,
+					 "listener %s:%s: '%s' is not an IPv4 or IPv6 address",
+					 addr, port, addr);
+	}
+	inet_ntop(fam, bin, canon, sizeof(canon));
+	errno = 0;
+	pnum = strtoul(port, &end, 10);
+	if (!*port || *end || errno || pnum == 0 || pnum > 65535)
+		return blox_fail(err, errlen, "listener %s:%s: port must be 1..65535", addr,
+				 port);
+	for (size_t i = 0; i < cfg->nr_listeners; i++) {
+		l = &cfg->listeners[i];
+		if (strcmp(l->addr, canon) || strtoul(l->port, NULL, 10) != pnum)
+			continue;
+		if (l->discovery_only != disc)
+			return blox_fail(err, errlen,
+					 "listener %s:%lu: given both as an NVMe/TCP and as "
+					 "a discovery-only listener",
+					 canon, pnum);
+		return 0; /* already there: one listener */
+	}
+	l = cfg_grow(cfg->listeners, cfg->nr_listeners, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
 	cfg->listeners = l;
 	l += cfg->nr_listeners++;
-	snprintf(l->addr, sizeof(l->addr), "%s", addr);
-	snprintf(l->port, sizeof(l->port), "%s", port);
+	snprintf(l->addr, sizeof(l->addr), "%s", canon);
+	snprintf(l->port, sizeof(l->port), "%lu", pnum);
 	l->discovery_only = disc;
 	return 0;
 }
@@ -88,7 +125,7 @@ int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 	if (alen == 0 || alen >= sizeof(addr) || !*port || strlen(port) > 5)
 		return blox_fail(err, errlen, "listener '%s': bad address or port", spec);
 	addr[alen] = '\0';
-	return listener_add(cfg, addr, port, disc) ? -ENOMEM : 0;
+	return listener_add(cfg, addr, port, disc, err, errlen);
 }
 
 static int parse_listener(json_object *o, const char *where,
@@ -112,7 +149,14 @@ static int parse_listener(json_object *o, const char *where,
 	if (!present || pnum == 0 || pnum > 65535)
 		return blox_fail(err, errlen, "%s.port: must be 1..65535", where);
 	snprintf(port, sizeof(port), "%u", (unsigned)pnum);
-	return listener_add(cfg, addr, port, disc);
+	rc = listener_add(cfg, addr, port, disc, err, errlen);
+	if (rc == -EINVAL) {
+		char why[300];
+
+		snprintf(why, sizeof(why), "%s", err);
+		blox_fail(err, errlen, "%s: %s", where, why);
+	}
+	return rc;
 }
 
 static int parse_subsys(json_object *o, const char *where,

@@ -45,7 +45,12 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 		return rc;
 	if ((rc = cfg_get_u64(o, "nsid", where, false, &v, &present, err, errlen)))
 		return rc;
-	if (present && (v == 0 || v > NVMF_MAX_NS))
+	if (present && v == 0)
+		return blox_fail(err, errlen,
+				 "%s.nsid: 0 is not a namespace id (1..%u; leave \"nsid\" "
+				 "out for the lowest free one)",
+				 where, NVMF_MAX_NS);
+	if (present && v > NVMF_MAX_NS)
 		return blox_fail(err, errlen, "%s.nsid: must be 1..%u", where,
 				 NVMF_MAX_NS);
 	p.nsid = (uint32_t)v;

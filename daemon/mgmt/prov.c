@@ -374,6 +374,13 @@ int prov_ns_attach(struct blox_prov *p, struct nvmf_subsys *s, struct prov_ns_pl
 			 s->nqn, ns->nsid);
 	ns->owner = rec;
 	ns->owner_free = rec_free;
+	if (pl->store[0])
+		blox_log(p->log, BLOX_LOG_INFO, "%s namespace %u: store file %s: %s", s->nqn,
+			 ns->nsid, pl->fresh_store ? "created" : "opened", pl->store);
+	else
+		blox_log(p->log, BLOX_LOG_INFO, "%s namespace %u: backend %s%s%s", s->nqn,
+			 ns->nsid, pl->cn.backend, pl->dev ? " on device " : "",
+			 pl->dev ? pl->dev->cfg.name : "");
 	if (pl->dev) {
 		struct prov_mig *m = prov_mig_of(p, pl->dev->cfg.name, pl->owner);
 
@@ -512,7 +519,17 @@ void prov_listener_remove(struct blox_prov *p, struct nvmf_port *port)
 
 /* ---- A whole configuration ---- */
 
-int blox_prov_apply(struct blox_prov *p, struct blox_config *cfg, char *err, size_t errlen)
+int blox_prov_listen(struct blox_prov *p, const struct blox_config *cfg, char *err,
+		     size_t errlen)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < cfg->nr_listeners; i++)
+		rc = prov_listener_add(p, &cfg->listeners[i], NULL, err, errlen);
+	return rc;
+}
+
+int blox_prov_make(struct blox_prov *p, struct blox_config *cfg, char *err, size_t errlen)
 {
 	int rc = blox_prov_plan(cfg, err, errlen);
 
@@ -526,9 +543,14 @@ int blox_prov_apply(struct blox_prov *p, struct blox_config *cfg, char *err, siz
 		for (size_t n = 0; !rc && n < cs->nr_ns; n++)
 			rc = prov_ns_create(p, s, &cs->ns[n], false, NULL, err, errlen);
 	}
-	for (size_t i = 0; !rc && i < cfg->nr_listeners; i++)
-		rc = prov_listener_add(p, &cfg->listeners[i], NULL, err, errlen);
 	if (!rc)
 		prov_devices_settle(p);
 	return rc;
+}
+
+int blox_prov_apply(struct blox_prov *p, struct blox_config *cfg, char *err, size_t errlen)
+{
+	int rc = blox_prov_listen(p, cfg, err, errlen);
+
+	return rc ? rc : blox_prov_make(p, cfg, err, errlen);
 }

@@ -419,6 +419,7 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 {
 	struct prov_device *d;
 	char path[4200], file[64];
+	bool fresh;
 	int rc;
 
 	if (blox_dev_find(&p->registry, cd->name))
@@ -442,8 +443,14 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 		blox_fail(err, errlen, "device %s: %s", cd->name, strerror(-rc));
 		goto fail;
 	}
+	fresh = !cd->store_ram && access(path, F_OK) != 0;
 	rc = blox_nand_dev_open(cd->name, &cd->nand, cd->store_ram ? NULL : path,
 				p->tgt->base, p->tgt->clock, &d->dev);
+	if (!rc)
+		blox_log(p->log, BLOX_LOG_INFO, "device %s: %s%s", cd->name,
+			 cd->store_ram ? "flash in RAM" : fresh ? "store file created: "
+								 : "store file opened: ",
+			 cd->store_ram ? "" : path);
 	if (rc) {
 		blox_fail(err, errlen, "device %s: %s%s", cd->name, strerror(-rc),
 			  rc == -EINVAL ? " (a store file of another geometry?)" : "");

@@ -16,67 +16,61 @@
 #include <string.h>
 #include <unistd.h>
 
-static json_object *listener_json(const struct nvmf_port *p)
+static json_object *listener_json(const char *addr, const char *port, bool disc)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "address", json_object_new_string(p->addr));
-	json_object_object_add(o, "port", json_object_new_int(atoi(p->svcid)));
-	if (p->discovery_only)
+	json_object_object_add(o, "address", json_object_new_string(addr));
+	json_object_object_add(o, "port", json_object_new_int(atoi(port)));
+	if (disc)
 		json_object_object_add(o, "discovery_only", json_object_new_boolean(1));
 	return o;
 }
 
-static json_object *ns_json(const struct nvmf_ns *ns)
+/* A subsystem's object, its "hosts" and "namespaces" arrays for the caller to fill. */
+static json_object *subsys_json(const char *nqn, const char *serial, const char *model,
+				bool any, json_object **hosts, json_object **nss)
 {
-	const struct prov_ns_rec *rec = prov_ns_rec(ns);
+	json_object *o = json_object_new_object();
 
-	/* Its parameters hold the nsid it got: a restart gives it the same. */
-	return rec ? cfg_ns_json(&rec->params) : NULL;
+	json_object_object_add(o, "nqn", json_object_new_string(nqn));
+	if (serial[0])
+		json_object_object_add(o, "serial", json_object_new_string(serial));
+	if (model[0])
+		json_object_object_add(o, "model", json_object_new_string(model));
+	json_object_object_add(o, "allow_any_host", json_object_new_boolean(any));
+	*hosts = json_object_new_array();
+	json_object_object_add(o, "hosts", *hosts);
+	*nss = json_object_new_array();
+	json_object_object_add(o, "namespaces", *nss);
+	return o;
 }
 
-static json_object *subsys_json(const struct nvmf_subsys *s)
+/* The JSON text of @root (consumed), as the config file has it. */
+static char *json_text(json_object *root)
 {
-	json_object *o = json_object_new_object(), *hosts, *nss;
-	const struct nvmf_host *h;
-	const struct nvmf_ns *ns;
+	char *text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								    JSON_C_TO_STRING_SPACED));
 
-	json_object_object_add(o, "nqn", json_object_new_string(s->nqn));
-	if (s->serial[0])
-		json_object_object_add(o, "serial", json_object_new_string(s->serial));
-	if (s->model[0])
-		json_object_object_add(o, "model", json_object_new_string(s->model));
-	json_object_object_add(o, "allow_any_host",
-			       json_object_new_boolean(s->allow_any_host));
-	hosts = json_object_new_array();
-	TAILQ_FOREACH(h, &s->hosts, link)
-		json_object_array_add(hosts, json_object_new_string(h->nqn));
-	json_object_object_add(o, "hosts", hosts);
-	nss = json_object_new_array();
-	TAILQ_FOREACH(ns, &s->namespaces, link) {
-		json_object *n = ns_json(ns);
-
-		if (n)
-			json_object_array_add(nss, n);
-	}
-	json_object_object_add(o, "namespaces", nss);
-	return o;
+	json_object_put(root);
+	return text;
 }
 
 char *blox_state_json(const struct blox_prov *pv)
 {
 	const struct nvmf_tgt *tgt = pv->tgt;
-	json_object *root = json_object_new_object(), *arr;
+	json_object *root = json_object_new_object(), *arr, *hosts, *nss;
 	const struct prov_device *d;
 	const struct nvmf_port *p;
 	const struct nvmf_subsys *s;
-	char *text;
+	const struct nvmf_host *h;
+	const struct nvmf_ns *ns;
 
 	if (!root)
 		return NULL;
 	arr = json_object_new_array();
 	TAILQ_FOREACH(p, &tgt->ports, link)
-		json_object_array_add(arr, listener_json(p));
+		json_object_array_add(arr, listener_json(p->addr, p->svcid, p->discovery_only));
 	json_object_object_add(root, "listeners", arr);
 	if (!TAILQ_EMPTY(&pv->devices)) {
 		arr = json_object_new_array();
@@ -85,13 +79,54 @@ char *blox_state_json(const struct blox_prov *pv)
 		json_object_object_add(root, "devices", arr);
 	}
 	arr = json_object_new_array();
-	TAILQ_FOREACH(s, &tgt->subsystems, link)
-		json_object_array_add(arr, subsys_json(s));
+	TAILQ_FOREACH(s, &tgt->subsystems, link) {
+		json_object_array_add(arr, subsys_json(s->nqn, s->serial, s->model,
+						       s->allow_any_host, &hosts, &nss));
+		TAILQ_FOREACH(h, &s->hosts, link)
+			json_object_array_add(hosts, json_object_new_string(h->nqn));
+		TAILQ_FOREACH(ns, &s->namespaces, link) {
+			const struct prov_ns_rec *rec = prov_ns_rec(ns);
+
+			/* Its parameters hold the nsid it got: a restart gives it the same. */
+			if (rec)
+				json_object_array_add(nss, cfg_ns_json(&rec->params));
+		}
+	}
 	json_object_object_add(root, "subsystems", arr);
-	text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								    JSON_C_TO_STRING_SPACED));
-	json_object_put(root);
-	return text;
+	return json_text(root);
+}
+
+char *blox_config_json(const struct blox_config *cfg)
+{
+	json_object *root = json_object_new_object(), *arr, *hosts, *nss;
+
+	if (!root)
+		return NULL;
+	arr = json_object_new_array();
+	for (size_t i = 0; i < cfg->nr_listeners; i++)
+		json_object_array_add(arr, listener_json(cfg->listeners[i].addr,
+							 cfg->listeners[i].port,
+							 cfg->listeners[i].discovery_only));
+	json_object_object_add(root, "listeners", arr);
+	if (cfg->nr_devices) {
+		arr = json_object_new_array();
+		for (size_t i = 0; i < cfg->nr_devices; i++)
+			json_object_array_add(arr, cfg_device_json(&cfg->devices[i].params));
+		json_object_object_add(root, "devices", arr);
+	}
+	arr = json_object_new_array();
+	for (size_t i = 0; i < cfg->nr_subsys; i++) {
+		const struct blox_cfg_subsys *s = &cfg->subsys[i];
+
+		json_object_array_add(arr, subsys_json(s->nqn, s->serial, s->model,
+						       s->allow_any_host, &hosts, &nss));
+		for (size_t h = 0; h < s->nr_hosts; h++)
+			json_object_array_add(hosts, json_object_new_string(s->hosts[h]));
+		for (size_t n = 0; n < s->nr_ns; n++)
+			json_object_array_add(nss, cfg_ns_json(&s->ns[n].params));
+	}
+	json_object_object_add(root, "subsystems", arr);
+	return json_text(root);
 }
 
 static int fail_errno(char *err, size_t errlen, const char *what, const char *path)

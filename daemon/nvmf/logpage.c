@@ -47,13 +47,23 @@ static size_t log_error(struct nvmf_ctrl *c, uint8_t *out)
 	return NVMF_ERR_LOG_ENTRIES * sizeof(*e);
 }
 
-static void add_ns_stats(struct nvmf_ns_stats *sum, const struct nvmf_ns *ns)
+/*
+ * Lifetime counts of @ns (earlier runs' and this one's) added to @sum:
+ * data and commands summed; power cycles (this start included), power-on
+ * seconds and unsafe shutdowns the largest of the namespaces'.
+ */
+static void add_ns_health(struct nvmf_ns_health *sum, const struct nvmf_ns *ns, uint64_t now)
 {
-	sum->read_cmds += ns->stats.read_cmds;
-	sum->write_cmds += ns->stats.write_cmds;
-	sum->read_bytes += ns->stats.read_bytes;
-	sum->write_bytes += ns->stats.write_bytes;
-	sum->errors += ns->stats.errors;
+	const struct nvmf_ns_health *h = &ns->health;
+	uint64_t on_s = h->power_on_s + (now - ns->created_ns) / 1000000000ull;
+
+	sum->read_cmds += h->read_cmds + ns->stats.read_cmds;
+	sum->write_cmds += h->write_cmds + ns->stats.write_cmds;
+	sum->read_bytes += h->read_bytes + ns->stats.read_bytes;
+	sum->write_bytes += h->write_bytes + ns->stats.write_bytes;
+	sum->power_cycles = BLOX_MAX(sum->power_cycles, h->power_cycles + 1);
+	sum->power_on_s = BLOX_MAX(sum->power_on_s, on_s);
+	sum->unsafe_shutdowns = BLOX_MAX(sum->unsafe_shutdowns, h->unsafe_shutdowns);
 }
 
 /* The Endurance Group critical warnings @ns's flash gives its group. */
@@ -69,24 +79,28 @@ static uint16_t log_smart(struct nvmf_req *req, uint8_t *out, size_t *len)
 {
 	struct nvmf_ctrl *c = req->sq->ctrl;
 	struct nvme_smart_log *sl = (void *)out;
-	struct nvmf_ns_stats st = { 0 };
+	struct nvmf_ns_health st = { 0 };
 	uint32_t nsid = req->cmd.nsid;
 	struct nvmf_ns *ns;
-	uint64_t up_ns = blox_clock_now(c->tgt->clock) - c->tgt->start_ns;
+	uint64_t now = blox_clock_now(c->tgt->clock);
 	uint8_t eg_warn = 0;
 
 	if (nsid == 0 || nsid == 0xffffffff) {
 		TAILQ_FOREACH(ns, &c->subsys->namespaces, link) {
-			add_ns_stats(&st, ns);
+			add_ns_health(&st, ns, now);
 			eg_warn |= ns_eg_warning(ns);
 		}
 	} else {
 		ns = nvmf_ns_find(c->subsys, nsid);
 		if (!ns)
 			return NVME_SC_INVALID_NS | NVME_SC_DNR;
-		add_ns_stats(&st, ns);
+		add_ns_health(&st, ns, now);
 		eg_warn = ns_eg_warning(ns);
 	}
+	if (!st.power_cycles) /* no namespace: this start is the one */
+		st.power_cycles = 1;
+	if (!st.power_on_s)
+		st.power_on_s = (now - c->tgt->start_ns) / 1000000000ull;
 	memset(sl, 0, sizeof(*sl));
 	sl->endu_grp_crit_warn_sumry = eg_warn;
 	/* An emulated device has no sensor: a nominal 308 K (35 C). */
@@ -94,13 +108,17 @@ static uint16_t log_smart(struct nvmf_req *req, uint8_t *out, size_t *len)
 	sl->temperature[1] = 308 >> 8;
 	sl->avail_spare = 100;
 	sl->spare_thresh = 10;
-	/* Data units are thousands of 512-byte units, rounded up. */
+	/*
+	 * Over the namespaces' lives, across restarts of bloxd. Data units
+	 * are thousands of 512-byte units, rounded up.
+	 */
 	put128(sl->data_units_read, (st.read_bytes / 512 + 999) / 1000);
 	put128(sl->data_units_written, (st.write_bytes / 512 + 999) / 1000);
 	put128(sl->host_reads, st.read_cmds);
 	put128(sl->host_writes, st.write_cmds);
-	put128(sl->power_cycles, 1);
-	put128(sl->power_on_hours, up_ns / 3600000000000ull);
+	put128(sl->power_cycles, st.power_cycles);
+	put128(sl->power_on_hours, st.power_on_s / 3600);
+	put128(sl->unsafe_shutdowns, st.unsafe_shutdowns);
 	put128(sl->num_err_log_entries, c->err_count);
 	*len = sizeof(*sl);
 	return 0;

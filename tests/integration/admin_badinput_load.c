@@ -413,7 +413,6 @@ static int nobody_child(const char *path)
 void test_permission(void **state)
 {
 	struct fx_env *e = *state;
-	int64_t end;
 	pid_t pid;
 	int st = 0;
 
@@ -426,15 +425,7 @@ void test_permission(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0)
 		_exit(nobody_child(e->d.admin_sock));
-	end = fx_now_ms() + 15000;
-	while (waitpid(pid, &st, WNOHANG) == 0) {
-		if (fx_now_ms() > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			break;
-		}
-		fx_sleep_ms(20);
-	}
+	st = fx_wait_child(pid, 15000);
 	chmod(e->d.admin_sock, 0660);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		fail_msg("nobody's connection: child %s %d (see nobody_child)",

@@ -56,6 +56,22 @@ void fx_sleep_ms(int ms)
 		;
 }
 
+int fx_wait_child(pid_t pid, int timeout_ms)
+{
+	int64_t end = fx_now_ms() + timeout_ms;
+	int st = 0;
+
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (fx_now_ms() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			break;
+		}
+		fx_sleep_ms(20);
+	}
+	return st;
+}
+
 static const char *bloxd_path(void)
 {
 	const char *p = getenv("BLOXD");
@@ -165,7 +181,11 @@ static int spawn(struct fx_daemon *d, const char *const *args,
 
 	argv[n++] = bloxd_path();
 	for (; *args && n < 31; args++) {
-		has_sock |= !strcmp(*args, "--admin-socket");
+		/* A socket given is the one bloxctl is pointed at (fx_ctl). */
+		if (!strcmp(*args, "--admin-socket") && args[1]) {
+			has_sock = true;
+			snprintf(d->admin_sock, sizeof(d->admin_sock), "%s", args[1]);
+		}
 		has_data |= !strcmp(*args, "--data-dir");
 		argv[n++] = *args;
 	}
@@ -325,12 +345,18 @@ int fx_start_argv(struct fx_daemon *d, const char *const *argv,
 		  const char *wait_addr, uint16_t wait_port,
 		  uint16_t wait_port2)
 {
+	return fx_start_argv_log(d, argv, NULL, wait_addr, wait_port, wait_port2);
+}
+
+int fx_start_argv_log(struct fx_daemon *d, const char *const *argv, const char *log_path,
+		      const char *wait_addr, uint16_t wait_port, uint16_t wait_port2)
+{
 	int rc;
 
 	memset(d, 0, sizeof(*d));
 	d->nvm_port = wait_port;
 	d->disc_port = wait_port2;
-	rc = spawn(d, argv, NULL);
+	rc = spawn(d, argv, log_path);
 	if (rc)
 		return rc;
 	rc = wait_ready(d, wait_addr, wait_port, wait_port2);

@@ -60,6 +60,9 @@ int fx_start_opts(struct fx_daemon *d, const char *subsystems_json,
 int fx_start_argv(struct fx_daemon *d, const char *const *argv,
 		  const char *wait_addr, uint16_t wait_port,
 		  uint16_t wait_port2);
+/* fx_start_argv() with bloxd's stdout and stderr appended to @log_path (NULL: inherited). */
+int fx_start_argv_log(struct fx_daemon *d, const char *const *argv, const char *log_path,
+		      const char *wait_addr, uint16_t wait_port, uint16_t wait_port2);
 /*
  * SIGTERM the daemon by its pid and wait up to 15 s (then SIGKILL).
  * Returns its exit code (0 is a clean stop; ASan leak reports make it
@@ -179,6 +182,9 @@ void fx_field_str(char *dst, size_t dlen, const void *src, size_t slen);
  * of the cleanups a failed assertion skipped does not bury the failure.
  */
 int fx_finish(int failures);
+
+/* Reap child @pid, SIGKILLed after @timeout_ms: its waitpid() status. */
+int fx_wait_child(pid_t pid, int timeout_ms);
 
 /* Milliseconds from a monotonic clock. */
 int64_t fx_now_ms(void);

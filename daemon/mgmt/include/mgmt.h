@@ -241,7 +241,10 @@ struct blox_config {
 	size_t nr_devices;
 };
 
-/* The embedded default: one RAM namespace, 127.0.0.1:4420 and :8009. */
+/*
+ * The embedded default: device nand0 with one 1 GiB namespace on a
+ * channel of it, 127.0.0.1:4420 and discovery on 127.0.0.1:8009.
+ */
 int blox_config_default(struct blox_config *cfg);
 /* Parse JSON text. On error, a one-line reason is written to @err. */
 int blox_config_parse(const char *json, struct blox_config *cfg, char *err,
@@ -252,6 +255,8 @@ int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 			     bool discovery_only, char *err, size_t errlen);
 void blox_config_clear_listeners(struct blox_config *cfg);
+/* @cfg as config-file JSON text (malloc'd; NULL on ENOMEM): bloxd --print-config. */
+char *blox_config_json(const struct blox_config *cfg);
 #define BLOX_DEFAULT_DATA_DIR "/var/lib/bloxd"
 
 void blox_config_free(struct blox_config *cfg);
@@ -294,10 +299,64 @@ const char *blox_prov_data_dir(const struct blox_prov *p);
  */
 int blox_prov_plan(struct blox_config *cfg, char *err, size_t errlen);
 /*
- * Make everything in @cfg: its plan, devices, subsystems with their hosts
- * and namespaces, then listeners. A one-line reason in @err on failure.
+ * Make everything in @cfg: its listeners first (a busy port fails the
+ * start before any store is opened), then its plan, devices, subsystems
+ * with their hosts and namespaces. A one-line reason in @err on failure.
+ * blox_prov_apply() is blox_prov_listen() then blox_prov_make().
  */
 int blox_prov_apply(struct blox_prov *p, struct blox_config *cfg, char *err, size_t errlen);
+int blox_prov_listen(struct blox_prov *p, const struct blox_config *cfg, char *err,
+		     size_t errlen);
+int blox_prov_make(struct blox_prov *p, struct blox_config *cfg, char *err, size_t errlen);
+
+/* ---- Running as a service (svc.c, health.c) ---- */
+
+/* In the data directory: its lock (holding the PID of the bloxd using it). */
+#define BLOX_LOCK_FILE "bloxd.lock"
+/* In the data directory: the namespaces' SMART / health counts (health.c). */
+#define BLOX_HEALTH_FILE "bloxd-health.json"
+
+struct blox_dir_lock {
+	int fd; /* -1: not held */
+	bool made_dir; /* the lock made the directory: removed with a failed start */
+	char dir[4096];
+	char path[4200];
+};
+
+/*
+ * Take the data directory @dir (made if missing) for this process: an
+ * exclusive flock(2) on DIR/bloxd.lock, which then holds our PID. 0;
+ * -EBUSY when another process holds it (@err: "data directory D is in
+ * use by bloxd (pid N)"); another -errno with a reason in @err.
+ */
+int blox_dir_lock(struct blox_dir_lock *lk, const char *dir, char *err, size_t errlen);
+/* The start went through: the directory stays even if the lock made it. */
+void blox_dir_lock_keep(struct blox_dir_lock *lk);
+/* Let go: the lock file is removed (and a directory the lock made, if empty). */
+void blox_dir_unlock(struct blox_dir_lock *lk);
+
+/*
+ * Tell the service manager @state ("READY=1\nSTATUS=..."): one datagram to
+ * $NOTIFY_SOCKET (a path, or "@name" in the abstract namespace). 0 also
+ * when the variable is not set; -errno when the send fails.
+ */
+int blox_sd_notify(const char *state);
+
+/*
+ * SMART / health counts that outlive a restart: each namespace's data
+ * units and commands read and written, power cycles, power-on time and
+ * unsafe shutdowns, kept in DIR/bloxd-health.json (written atomically).
+ * blox_health_start() reads what the namespaces of @p had when bloxd last
+ * stopped into them (struct nvmf_ns_health), counts this start as a power
+ * cycle and, when the last run did not stop cleanly, an unsafe shutdown;
+ * then writes the file at once and every @period_s seconds.
+ * blox_health_stop() writes it a last time (as a clean stop) and frees.
+ */
+struct blox_health;
+int blox_health_start(struct blox_prov *p, unsigned period_s, struct blox_health **out);
+void blox_health_stop(struct blox_health *h);
+/* Write the file now. 0 or -errno (logged). */
+int blox_health_save(struct blox_health *h);
 
 /* ---- The admin plane ---- */
 
@@ -326,5 +385,10 @@ void blox_admin_destroy(struct blox_admin *a);
  */
 void blox_admin_stop(struct blox_admin *a);
 bool blox_admin_busy(const struct blox_admin *a);
+/*
+ * Stopping: write the state file again from the running target when its
+ * last write failed (each change wrote it already).
+ */
+void blox_admin_save_state(struct blox_admin *a);
 
 #endif

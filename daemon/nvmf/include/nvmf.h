@@ -95,6 +95,18 @@ struct nvmf_ns_stats {
 	uint64_t errors;
 };
 
+/*
+ * A namespace's SMART / health counts from the runs of bloxd before this
+ * one (kept in the data directory by whoever made it; zero for a new
+ * namespace). The SMART log adds this run's to them.
+ */
+struct nvmf_ns_health {
+	uint64_t read_bytes, write_bytes, read_cmds, write_cmds;
+	uint64_t power_cycles; /* starts before this one */
+	uint64_t power_on_s; /* seconds served before this start */
+	uint64_t unsafe_shutdowns; /* runs that ended without a clean stop */
+};
+
 /* Telemetry of a namespace or a controller: counters and latencies. */
 struct nvmf_io_telemetry {
 	struct nvmf_ns_stats c;
@@ -128,6 +140,7 @@ struct nvmf_ns {
 	struct nvme_plm_config plm_cfg;
 	uint8_t rrl;
 	struct nvmf_ns_stats stats;
+	struct nvmf_ns_health health;
 	struct nvmf_io_telemetry tm;
 	/* Telemetry samples (admin, every second): [0] newest. */
 	struct nvmf_io_telemetry snap[2];

@@ -282,7 +282,7 @@ static void test_parse_ns_values(void **state)
 		{ NS("{\"size\":4096,\"backend\":\"RAM\"}"),
 		  "subsystems[0].namespaces[0].backend: 'RAM' is not one of *" },
 		{ NS("{\"size\":4096,\"nsid\":0}"),
-		  "subsystems[0].namespaces[0].nsid: must be 1..1024" },
+		  "subsystems[0].namespaces[0].nsid: 0 is not a namespace id *" },
 		{ NS("{\"size\":4096,\"nsid\":1025}"),
 		  "subsystems[0].namespaces[0].nsid: must be 1..1024" },
 		{ NS("{\"size\":4096,\"nsid\":4294967297}"),
@@ -357,6 +357,11 @@ static void test_parse_listener_values(void **state)
 		  "listeners[0].port: must not be negative" },
 		{ "{\"listeners\":[{\"address\":\"::1\",\"port\":1},{\"port\":4420}]}",
 		  "listeners[1]: 'address' is required" },
+		{ "{\"listeners\":[{\"address\":\"::1\",\"port\":1},"
+		  "{\"address\":\"::1\",\"port\":1,\"discovery_only\":true}]}",
+		  "listeners[1]: listener ::1:1: given both as *" },
+		{ "{\"listeners\":[{\"address\":\"host\",\"port\":1}]}",
+		  "listeners[0]: listener host:1: 'host' is not an IPv4 or IPv6 address" },
 	};
 
 	(void)state;
@@ -397,6 +402,37 @@ static void test_parse_uuid_malformed(void **state)
 }
 
 /* 11. Listener specs from the command line. */
+/* --print-config's JSON reads back as the same configuration. */
+static void test_config_json_roundtrip(void **state)
+{
+	struct blox_config a, b;
+	char err[256], *text, *again;
+
+	(void)state;
+	assert_int_equal(blox_config_default(&a), 0);
+	assert_int_equal(blox_config_add_listener(&a, "[::1]:4430", true, err, sizeof(err)),
+			 0);
+	text = blox_config_json(&a);
+	assert_non_null(text);
+	if (blox_config_parse(text, &b, err, sizeof(err)))
+		fail_msg("%s: %s", text, err);
+	assert_int_equal(b.nr_listeners, 3);
+	assert_string_equal(b.listeners[2].addr, "::1");
+	assert_string_equal(b.listeners[2].port, "4430");
+	assert_true(b.listeners[2].discovery_only);
+	assert_int_equal(b.nr_devices, 1);
+	assert_int_equal(b.nr_subsys, 1);
+	assert_int_equal(b.subsys[0].nr_ns, 1);
+	assert_int_equal(b.subsys[0].ns[0].nsid, 1);
+	assert_true(b.subsys[0].allow_any_host);
+	again = blox_config_json(&b);
+	assert_string_equal(text, again);
+	free(text);
+	free(again);
+	blox_config_free(&a);
+	blox_config_free(&b);
+}
+
 static void test_add_listener(void **state)
 {
 	struct blox_config cfg;
@@ -436,6 +472,26 @@ static void test_add_listener(void **state)
 		if (strncmp(err, want, strlen(want)))
 			fail_msg("'%s': message '%s'", bad[i], err);
 	}
+	assert_int_equal(cfg.nr_listeners, 3);
+
+	/* Given again (as the state file and -l may): still one listener each. */
+	assert_int_equal(blox_config_add_listener(&cfg, "127.0.0.1:4420", false, err,
+						  sizeof(err)),
+			 0);
+	assert_int_equal(blox_config_add_listener(&cfg, "[0::1]:04421", true, err,
+						  sizeof(err)),
+			 0);
+	assert_int_equal(cfg.nr_listeners, 3);
+	/* The same address and port as the other kind cannot be both. */
+	assert_int_equal(blox_config_add_listener(&cfg, "127.0.0.1:4420", true, err,
+						  sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "both"));
+	/* Not an address: refused before anything is bound. */
+	assert_int_equal(blox_config_add_listener(&cfg, "localhost:4420", false, err,
+						  sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "not an IPv4 or IPv6 address"));
 	assert_int_equal(cfg.nr_listeners, 3);
 
 	blox_config_clear_listeners(&cfg);
@@ -722,6 +778,7 @@ int main(void)
 		cmocka_unit_test(test_parse_trailing_garbage),
 		cmocka_unit_test(test_parse_uuid_malformed),
 		cmocka_unit_test(test_add_listener),
+		cmocka_unit_test(test_config_json_roundtrip),
 		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_parse_devices),
 		cmocka_unit_test(test_load),
