@@ -10,11 +10,11 @@
  * the counters of the namespace's dies and FTL (struct adm_model), and a
  * reading takes their differences since the sample the I/O figures start
  * from. The dies' array time comes from the engine's per-die busy
- * counters for a namespace on a registered device (its own dies only);
- * a device of the namespace's own is reached only through its backend's
- * telemetry, which carries the device's op counts but not its per-die
- * counters, so there the array time is those counts times the array
- * times ("ops" instead of "dies" in busy_from).
+ * counters: for a namespace on a registered device its own dies only, for
+ * a device of its own every die (its backend's telemetry hands the
+ * device over). A backend that gives neither has the array time from the
+ * device's op counts times the array times ("ops" instead of "dies" in
+ * busy_from).
  */
 #include "adm_internal.h"
 #include "blox_model.h"
@@ -108,6 +108,19 @@ static void flash_of(struct blox_model_flash *f, const struct nand_config *cfg, 
 	f->bus_mbps = t->bus_mbps;
 }
 
+/* Add one die's counters (NULL: none) to @c. */
+static void add_die(struct model_counters *c, const struct nand_die_stats *ds)
+{
+	if (!ds)
+		return;
+	for (int k = 0; k < NAND_OP_KINDS; k++)
+		c->busy_ns += ds->busy_ns[k];
+	c->busy_ns += ds->suspend_overhead_ns;
+	c->read_busy_ns += ds->busy_ns[NAND_OP_READ];
+	c->reads += ds->ops[NAND_OP_READ];
+	c->programs += ds->ops[NAND_OP_PROGRAM];
+}
+
 /*
  * The model's part of @ns now: false when it has none (no NAND, null
  * timing, not a namespace of the provisioning service's).
@@ -153,20 +166,21 @@ static bool model_read(struct adm_model_ns *e, const struct nvmf_ns *ns, struct 
 				chans[ch / 64] |= 1ull << (ch % 64);
 				nch++;
 			}
-			if (!ds)
-				continue;
-			for (int k = 0; k < NAND_OP_KINDS; k++)
-				out->c.busy_ns += ds->busy_ns[k];
-			out->c.busy_ns += ds->suspend_overhead_ns;
-			out->c.read_busy_ns += ds->busy_ns[NAND_OP_READ];
-			out->c.reads += ds->ops[NAND_OP_READ];
-			out->c.programs += ds->ops[NAND_OP_PROGRAM];
+			add_die(&out->c, ds);
 		}
 		flash_of(&out->flash, cfg, res->nr_dies, nch);
 		out->from_dies = true;
 		free(res);
+	} else if (t.own_dev) {
+		/* A device of its own: every die, their busy counters. */
+		if (!(cfg = own_config(e, rec)))
+			return false;
+		for (uint32_t i = 0; i < t.dies; i++)
+			add_die(&out->c, nand_die_stats(t.own_dev, i));
+		flash_of(&out->flash, cfg, t.dies, t.channels);
+		out->from_dies = true;
 	} else {
-		/* A device of its own: every die, the device's op counts. */
+		/* No per-die counters: the busy time from the device's op counts. */
 		const struct nand_stats *st = t.nand;
 		struct blox_model_ops ops = {
 			.reads = st->latency[NAND_OP_READ].count,

@@ -206,7 +206,7 @@ static void test_model_under_load(void **state)
 
 	m = model_of(e, 2, &root);
 	assert_non_null(m);
-	check_read_model(m, 4, 2, "ops");
+	check_read_model(m, 4, 2, "dies");
 	json_object_put(root);
 	m = model_of(e, 3, &root);
 	assert_non_null(m);

@@ -63,6 +63,7 @@ void blox_io_cq_drain(struct blox_io_cq *cq);
 struct blox_bdev;
 struct nand_stats;
 struct nand_die_stats;
+struct nand_dev;
 struct ftl_stats;
 struct ftl_resources;
 struct ftl_migrate_progress;
@@ -77,6 +78,8 @@ struct blox_bdev_telemetry {
 	bool has_ftl;
 	double waf;
 	const struct nand_stats *nand; /* NULL: not on emulated NAND */
+	/* A device of its own: every die is the backend's (per-die counters: nand_die_stats()). */
+	const struct nand_dev *own_dev;
 	uint32_t dies, channels;
 	const char *suspend_policy; /* its device's; NULL: not on emulated NAND */
 	/* The smart policy's decisions by reason (qos.h QOS_SUSP_*), or NULL. */
