@@ -7,6 +7,7 @@
 #   ./setup.sh test                  build with ASan/UBSan and run every test (ctest),
 #                                    then the unit and loopback tests on the optimized build
 #   ./setup.sh deps | build          only install packages / only build
+#   ./setup.sh build-deps            only the packages to build (docker/Dockerfile)
 set -euo pipefail
 
 cd "$(dirname "$0")"
@@ -16,7 +17,9 @@ BUILD_PKGS=(build-essential cmake pkg-config libevent-dev libssl-dev
 	libprotobuf-c-dev protobuf-c-compiler libcmocka-dev libisal-dev
 	libnvme-dev libjson-c-dev)
 # The interop test's harness installs QEMU and the guest tools itself.
-TEST_PKGS=(iproute2 procps openssl)
+# systemd: systemd-analyze for the unit's test; podman, runc, debootstrap:
+# the container image test (tests/container).
+TEST_PKGS=(iproute2 procps openssl systemd podman runc debootstrap)
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -78,6 +81,9 @@ case "$cmd" in
 deps)
 	install_pkgs "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}"
 	;;
+build-deps)
+	install_pkgs "${BUILD_PKGS[@]}"
+	;;
 build)
 	install_pkgs "${BUILD_PKGS[@]}"
 	build "$top/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -100,15 +106,17 @@ test)
 	install_pkgs "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}"
 	# Every test under ASan/UBSan; then the unit and loopback tests again on
 	# the optimized build that './setup.sh run' starts, so code that only
-	# breaks under the optimizer is caught too.
+	# breaks under the optimizer is caught too. The container image test
+	# builds its own Release image: once is enough.
 	build "$top/build-test" -DCMAKE_BUILD_TYPE=Debug -DBLOX_SANITIZE=ON -DBLOX_WERROR=ON
-	build "$top/build-rel" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOX_WERROR=ON -DBLOX_INTEROP=OFF
+	build "$top/build-rel" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOX_WERROR=ON -DBLOX_INTEROP=OFF \
+		-DBLOX_CONTAINER_TEST=OFF
 	(cd "$top/build-test" && ctest --output-on-failure --timeout 1800 "$@")
 	cd "$top/build-rel"
 	ctest --output-on-failure --timeout 1800 "$@"
 	;;
 *)
-	echo "usage: $0 run [bloxd options] | test [ctest options] | deps | build" >&2
+	echo "usage: $0 run [bloxd options] | test [ctest options] | deps | build-deps | build" >&2
 	exit 2
 	;;
 esac

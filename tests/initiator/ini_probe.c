@@ -7,8 +7,13 @@
  * to point at bloxd or at a reference target by hand.
  *
  * usage: ini_probe ADDR PORT SUBNQN [hdgst] [ddgst] [r2t] [nosqflow] [big]
+ *                  [fill|check]
  * (big: only sizes above 16 KiB; Linux's nvmet waits for in-capsule data
  * for any write that would fit and never sends an R2T for it.)
+ * fill and check, for data kept across a restart of the target: fill
+ * writes a fixed pseudo-random pattern to the first 4 MiB of namespace 1,
+ * flushes and reads it back; check only reads it and compares. Exit 0
+ * when the data matched, 1 otherwise.
  */
 #include "ini.h"
 
@@ -84,6 +89,57 @@ out:
 	return rc;
 }
 
+#define PATTERN_BYTES (4u << 20)
+#define PATTERN_CHUNK (128u << 10)
+
+/*
+ * The pattern pass of fill (@write) and check: PATTERN_BYTES from LBA 0 in
+ * PATTERN_CHUNK commands, always the same bytes (a fixed seed).
+ */
+static int pattern_pass(struct ini_queue *q, uint32_t lbads, uint64_t nsze,
+			bool write)
+{
+	uint64_t seed = 0x6a09e667f3bcc909ull;
+	uint32_t nlb = PATTERN_CHUNK >> lbads;
+	uint8_t *want = malloc(PATTERN_CHUNK), *got = malloc(PATTERN_CHUNK);
+	int rc = -ENOMEM;
+
+	if (!want || !got)
+		goto out;
+	if (((uint64_t)PATTERN_BYTES >> lbads) > nsze) {
+		fprintf(stderr, "namespace 1 is smaller than %u bytes\n", PATTERN_BYTES);
+		rc = -ENOSPC;
+		goto out;
+	}
+	for (uint32_t off = 0; off < PATTERN_BYTES; off += PATTERN_CHUNK) {
+		uint64_t slba = off >> lbads;
+
+		fill_random(want, PATTERN_CHUNK, &seed);
+		if (write) {
+			rc = ini_write(q, 1, slba, nlb, want, PATTERN_CHUNK, false);
+			if (rc)
+				goto out;
+			continue;
+		}
+		rc = ini_read(q, 1, slba, nlb, got, PATTERN_CHUNK);
+		if (rc)
+			goto out;
+		for (uint32_t i = 0; i < PATTERN_CHUNK; i++) {
+			if (got[i] != want[i]) {
+				fprintf(stderr, "byte %u: read 0x%02x, wrote 0x%02x\n",
+					off + i, got[i], want[i]);
+				rc = -EILSEQ;
+				goto out;
+			}
+		}
+	}
+	rc = write ? ini_flush(q, 1) : 0;
+out:
+	free(got);
+	free(want);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const uint32_t sizes[] = { 4096, 16384, 65536, 131072 };
@@ -93,12 +149,12 @@ int main(int argc, char **argv)
 	struct nvme_id_ns *ns;
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	uint16_t st = 0;
-	bool big = false;
+	bool big = false, fill = false, check = false;
 	int rc;
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: %s ADDR PORT SUBNQN [hdgst] [ddgst] "
-				"[r2t] [nosqflow] [big]\n", argv[0]);
+				"[r2t] [nosqflow] [big] [fill|check]\n", argv[0]);
 		return 2;
 	}
 	ini_ctrl_args_init(&a, argv[1], (uint16_t)atoi(argv[2]), argv[3]);
@@ -113,6 +169,14 @@ int main(int argc, char **argv)
 			a.qopts.disable_sqflow = true;
 		else if (!strcmp(argv[i], "big"))
 			big = true;
+		else if (!strcmp(argv[i], "fill"))
+			fill = true;
+		else if (!strcmp(argv[i], "check"))
+			check = true;
+		else {
+			fprintf(stderr, "%s: unknown option '%s'\n", argv[0], argv[i]);
+			return 2;
+		}
 	}
 	rc = ini_ctrl_connect(&a, &c, &st);
 	if (rc) {
@@ -134,7 +198,18 @@ int main(int argc, char **argv)
 	}
 	uint32_t lbads = ns->lbaf[ns->flbas & 0xf].ds;
 	printf("nsze %llu lbads %u\n", (unsigned long long)ns->nsze, lbads);
+	if (fill || check) {
+		rc = fill ? pattern_pass(c->io[0], lbads, ns->nsze, true) : 0;
+		if (!rc)
+			rc = pattern_pass(c->io[0], lbads, ns->nsze, false);
+		printf("%s %u bytes: %s\n", fill ? "fill" : "check", PATTERN_BYTES,
+		       rc ? strerror(-rc) : "ok");
+		if (rc)
+			goto free_ns;
+	}
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		if (fill || check)
+			break;
 		if (big && sizes[s] <= 16384)
 			continue;
 		for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
