@@ -9,6 +9,7 @@
  * in config_ns.c, what their values mean in params.c.
  */
 #include "config_internal.h"
+#include "blox_nqn.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -122,7 +123,7 @@ static int parse_subsys(json_object *o, const char *where,
 					    "allow_any_host", "hosts",
 					    "namespaces", NULL };
 	json_object *arr;
-	char w[128];
+	char w[128], why[384];
 	int rc;
 
 	if (!json_object_is_type(o, json_type_object))
@@ -137,9 +138,8 @@ static int parse_subsys(json_object *o, const char *where,
 	    (rc = cfg_get_bool(o, "allow_any_host", where, &s->allow_any_host, err,
 			       errlen)))
 		return rc;
-	if (!nvmf_nqn_valid(s->nqn) || !strcmp(s->nqn, NVME_DISC_SUBSYS_NAME))
-		return blox_fail(err, errlen, "%s.nqn: '%s' is not a usable NQN", where,
-				s->nqn);
+	if (blox_nqn_check(s->nqn, false, why, sizeof(why)))
+		return blox_fail(err, errlen, "%s.nqn: %s", where, why);
 
 	arr = cfg_get_array(o, "hosts", where, &rc, err, errlen);
 	if (rc)
@@ -148,10 +148,11 @@ static int parse_subsys(json_object *o, const char *where,
 		json_object *h = json_object_array_get_idx(arr, i);
 		void *p;
 
-		if (!json_object_is_type(h, json_type_string) ||
-		    !nvmf_nqn_valid(json_object_get_string(h)))
+		if (!json_object_is_type(h, json_type_string))
 			return blox_fail(err, errlen, "%s.hosts[%zu]: expected a host NQN",
 					where, i);
+		if (blox_nqn_check(json_object_get_string(h), false, why, sizeof(why)))
+			return blox_fail(err, errlen, "%s.hosts[%zu]: %s", where, i, why);
 		p = cfg_grow(s->hosts, s->nr_hosts, sizeof(*s->hosts));
 		if (!p)
 			return -ENOMEM;
