@@ -234,7 +234,7 @@ static int load_config(struct bloxd *d, const struct args *a, struct blox_config
 	}
 	if (rc) {
 		fprintf(stderr, "bloxd: %s\n", err);
-		return 1;
+		return 2;
 	}
 	if (a->nr_listen && !config)
 		blox_config_clear_listeners(cfg);
@@ -341,6 +341,8 @@ static int config_start(struct bloxd *d)
 		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
 		/* A step that fails leaves nothing of itself behind. */
 		blox_prov_clear(d->prov);
+		if (rc == -ENOSPC)
+			d->exit_code = 5; /* not enough capacity */
 	}
 	return rc;
 }
@@ -424,7 +426,7 @@ int main(int argc, char **argv)
 	d.cfg = NULL;
 	blox_config_free(&cfg);
 	if (rc)
-		return 1;
+		return d.exit_code ? d.exit_code : 1;
 	blox_log(&d.log, BLOX_LOG_INFO, "bloxd %s ready", BLOX_VERSION);
 	event_base_dispatch(d.base);
 	steps_undo(&d, BLOX_ARRAY_SIZE(steps));

@@ -36,13 +36,15 @@ static int listener_add(struct blox_config *cfg, const char *addr,
  * One emulated TLC SSD, nand0: 8 channels x 4 dies (2 planes, 64 blocks of
  * 384 16 KiB pages), 24 GiB of flash in a sparse file, so that isolation
  * means something; the default namespace, a 1 GiB vSSD on one channel of
- * its own, leaves 7 for the vSSDs bloxctl makes.
+ * its own, leaves 7 for the vSSDs bloxctl makes. It is overcommitted: a
+ * first try on a small disk starts (with a warning) and costs only what
+ * is written.
  */
 static const char default_json[] =
 	"{\"listeners\": ["
 	"{\"address\": \"127.0.0.1\", \"port\": 4420},"
 	"{\"address\": \"127.0.0.1\", \"port\": 8009, \"discovery_only\": true}],"
-	"\"devices\": [{\"name\": \"nand0\"}],"
+	"\"devices\": [{\"name\": \"nand0\", \"overcommit\": true}],"
 	"\"subsystems\": [{\"nqn\": \"" BLOX_DEFAULT_NQN "\", \"allow_any_host\": true,"
 	"\"namespaces\": [{\"nsid\": 1, \"backend\": \"nand\", \"size\": 1073741824,"
 	"\"device\": \"nand0\", \"isolation\": \"channel:1\"}]}]}";
