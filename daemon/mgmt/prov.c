@@ -264,7 +264,8 @@ int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 		pl->dev = prov_device_find(p, cn->device);
 		if (!pl->dev)
 			return blox_fail(err, errlen, "%s namespace %u: no device '%s'", s->nqn,
-					 cn->nsid, cn->device);
+					 cn->nsid, cn->device),
+			       -ENOENT;
 		rc = prov_vssd_plan(p, pl->dev, s->nqn, cn, &pl->alloc, &pl->held, &exhausted,
 				    err, errlen);
 		if (rc)
