@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "config_internal.h"
 #include "mgmt.h"
 
 #define HOST1 "nqn.2014-08.org.nvmexpress:uuid:aaaaaaaa-0000-0000-0000-000000000001"
@@ -253,6 +254,10 @@ static void test_parse_wrong_types(void **state)
 		  "subsystems[0].namespaces[0].uuid: expected a string" },
 		{ NS("{\"size\":4096,\"backend\":[]}"),
 		  "subsystems[0].namespaces[0].backend: expected a string" },
+		{ NS("{\"size\":4096,\"overcommit\":\"yes\"}"),
+		  "subsystems[0].namespaces[0].overcommit: expected true or false" },
+		{ "{\"devices\":[{\"name\":\"d\",\"overcommit\":1}]}",
+		  "devices[0].overcommit: expected true or false" },
 	};
 
 	(void)state;
@@ -463,6 +468,35 @@ static void test_add_listener(void **state)
 }
 
 /* 12. The embedded default configuration. */
+/* "overcommit" is read, kept as asked and written back for the state file. */
+static void test_overcommit_key(void **state)
+{
+	struct blox_config cfg;
+	char err[256];
+	json_object *o;
+
+	(void)state;
+	assert_int_equal(blox_config_parse("{\"devices\":[{\"name\":\"d\",\"overcommit\":true}],"
+					   "\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:y\","
+					   "\"namespaces\":[{\"nsid\":1,\"size\":4096,"
+					   "\"overcommit\":true},{\"nsid\":2,\"size\":4096}]}]}",
+					   &cfg, err, sizeof(err)),
+			 0);
+	assert_true(cfg.devices[0].params.overcommit);
+	assert_true(cfg.subsys[0].ns[0].params.overcommit);
+	assert_false(cfg.subsys[0].ns[1].params.overcommit);
+	o = cfg_ns_json(&cfg.subsys[0].ns[0].params);
+	assert_non_null(strstr(json_object_to_json_string(o), "\"overcommit\": true"));
+	json_object_put(o);
+	o = cfg_ns_json(&cfg.subsys[0].ns[1].params);
+	assert_null(strstr(json_object_to_json_string(o), "overcommit"));
+	json_object_put(o);
+	o = cfg_device_json(&cfg.devices[0].params);
+	assert_non_null(strstr(json_object_to_json_string(o), "\"overcommit\": true"));
+	json_object_put(o);
+	blox_config_free(&cfg);
+}
+
 static void test_default(void **state)
 {
 	struct blox_config cfg;
@@ -484,6 +518,9 @@ static void test_default(void **state)
 	assert_string_equal(cfg.devices[0].name, "nand0");
 	assert_true(cfg.devices[0].nand.geo.channels >= 8);
 	assert_false(cfg.devices[0].store_ram);
+	/* A sparse demo device: a small disk does not keep bloxd from starting. */
+	assert_true(cfg.devices[0].params.overcommit);
+	assert_false(cfg.subsys[0].ns[0].params.overcommit);
 	assert_string_equal(cfg.subsys[0].ns[0].device, "nand0");
 	assert_int_equal(cfg.subsys[0].ns[0].iso, FBX_CHANNEL);
 	assert_int_equal(cfg.subsys[0].ns[0].iso_count, 1);
@@ -741,6 +778,7 @@ int main(void)
 		cmocka_unit_test(test_parse_uuid_malformed),
 		cmocka_unit_test(test_add_listener),
 		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_overcommit_key),
 		cmocka_unit_test(test_parse_devices),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_apply),
