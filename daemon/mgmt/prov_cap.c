@@ -243,7 +243,7 @@ static int pool_admit(struct blox_prov *p, struct cap_pool *pool, const struct p
 		      const char *what, char *warn, size_t warnlen, char *err, size_t errlen)
 {
 	uint64_t f, need;
-	char d[320];
+	char d[4400]; /* the data directory's path is in it */
 
 	if (warn && warnlen)
 		warn[0] = '\0';
