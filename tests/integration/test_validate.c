@@ -59,6 +59,7 @@ struct env {
 	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
 	char log[96]; /* bloxd's stdout and stderr */
 	char side_log[96]; /* those of a second bloxd (start_fails()) */
+	char side_sock[96]; /* its admin socket, not the first one's */
 	char out[65536]; /* bloxctl's */
 	char text[1 << 20]; /* a file read back */
 };
@@ -84,10 +85,16 @@ static bool log_has(struct env *e, const char *log, const char *s)
 	return strstr(slurp(e, log), s) != NULL;
 }
 
-/* Start bloxd on @subsys in @data_dir with its output in @log (emptied first). */
-static int start(struct env *e, const char *subsys, const char *data_dir, const char *log)
+/*
+ * Start bloxd on @subsys in @data_dir with its output in @log (emptied
+ * first), on admin socket @sock (NULL: the fixture's).
+ */
+static int start(struct env *e, const char *subsys, const char *data_dir, const char *log,
+		 const char *sock)
 {
-	struct fx_start_opts o = { .data_dir = data_dir, .log_path = log, .log_level = "2" };
+	const char *extra[] = { "--admin-socket", sock, NULL };
+	struct fx_start_opts o = { .data_dir = data_dir, .log_path = log, .log_level = "2",
+				   .extra_args = sock ? extra : NULL };
 
 	unlink(log);
 	return fx_start_opts(&e->fx.d, subsys, &o);
@@ -100,9 +107,11 @@ static int setup(void *arg)
 
 	snprintf(e->log, sizeof(e->log), "/tmp/bloxd-validate-%d.log", (int)getpid());
 	snprintf(e->side_log, sizeof(e->side_log), "/tmp/bloxd-validate-%d-2.log", (int)getpid());
+	snprintf(e->side_sock, sizeof(e->side_sock), "/tmp/bloxd-validate-%d-2.sock",
+		 (int)getpid());
 	if (fx_stop(&e->fx.d))
 		return -1;
-	return start(e, subsystems, e->fx.data_dir, e->log);
+	return start(e, subsystems, e->fx.data_dir, e->log, NULL);
 }
 
 static void teardown(void *arg)
@@ -213,7 +222,7 @@ static int start_fails(struct env *e, const char *subsys, char *dir, size_t dlen
 
 	snprintf(dir, dlen, "/tmp/bloxd-validate-data-XXXXXX");
 	assert_non_null(mkdtemp(dir));
-	rc = start(e, subsys, dir, e->side_log);
+	rc = start(e, subsys, dir, e->side_log, e->side_sock);
 	code = rc ? e->fx.d.exit_code : 0;
 	if (!rc)
 		fx_stop(&e->fx.d);
@@ -359,6 +368,7 @@ static void test_capacity_config(void **state)
 	struct env *e = *state;
 	char subsys[512], dir[64];
 	uint64_t file = (fs_free("/tmp") + OVER) / GIB;
+	int code;
 	const char *fmt = "[{\"nqn\": \"" SUBNQN "\", \"namespaces\": ["
 			  "{\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\"},"
 			  "{\"nsid\": 2, \"backend\": \"nand\", \"size\": \"%luG\"%s}]}]";
@@ -370,7 +380,9 @@ static void test_capacity_config(void **state)
 	remove_dir(dir);
 
 	snprintf(subsys, sizeof(subsys), fmt, (unsigned long)file, ", \"overcommit\": true");
-	assert_int_equal(start_fails(e, subsys, dir, sizeof(dir)), 0);
+	code = start_fails(e, subsys, dir, sizeof(dir));
+	if (code)
+		fail_msg("overcommitted: exit %d: %s", code, slurp(e, e->side_log));
 	assert_true(log_has(e, e->side_log, "namespace 2 of " SUBNQN " is overcommitted"));
 	assert_int_equal(ns_files(dir), 1);
 	remove_dir(dir);
