@@ -14,7 +14,7 @@
 
 /* A count up to 2^32 - 1 (blox_parse_count). 0 or -EINVAL. Sizes: blox_parse_size(). */
 int cli_parse_u32(const char *s, uint32_t *out);
-/* "ADDR:PORT" or "[V6ADDR]:PORT". 0 or -EINVAL. */
+/* "ADDR:PORT" or "[V6ADDR]:PORT". 0, -EINVAL, or -ERANGE for a port not 1..65535. */
 int cli_parse_addr(const char *s, char *addr, size_t alen, uint32_t *port);
 /* 1.5G-style text for @bytes. */
 void cli_size_str(uint64_t bytes, char *out, size_t len);

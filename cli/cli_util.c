@@ -39,9 +39,10 @@ int cli_parse_addr(const char *s, char *addr, size_t alen, uint32_t *port)
 			return -EINVAL;
 		n = (size_t)(colon - s);
 	}
-	if (n == 0 || n >= alen || cli_parse_u32(colon + 1, port) || *port == 0 ||
-	    *port > 65535)
+	if (n == 0 || n >= alen)
 		return -EINVAL;
+	if (cli_parse_u32(colon + 1, port) || *port == 0 || *port > 65535)
+		return -ERANGE;
 	memcpy(addr, s, n);
 	addr[n] = '\0';
 	return 0;

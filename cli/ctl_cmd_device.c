@@ -36,6 +36,10 @@ static int device_create(struct ctl *c, int argc, char **argv)
 		bool done = false;
 		int rc;
 
+		if (!strcmp(o, "--overcommit")) {
+			r.overcommit = true;
+			continue;
+		}
 		if (!v)
 			return ctl_usage_err("device create: %s needs a value", o);
 		if (!strcmp(o, "--store")) {
@@ -115,7 +119,7 @@ static int device_list(struct ctl *c, int argc, char **argv)
 
 static const struct ctl_cmd device_cmds[] = {
 	{ "create",
-	  "NAME [--store file|ram]\n"
+	  "NAME [--store file|ram] [--overcommit (as ns create)]\n"
 	  "NAND: --channels --dies-per-channel --planes --blocks-per-plane\n"
 	  "      --pages-per-block --page-size --oob-size --cell --t-read-us\n"
 	  "      --t-prog-us --t-erase-us --bus-mbps --t-suspend-us --t-resume-us\n"

@@ -120,6 +120,10 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		bool done = false;
 
+		if (!strcmp(o, "--overcommit")) {
+			r.overcommit = true;
+			continue;
+		}
 		if (!v)
 			return ctl_usage_err("ns create: %s needs a value", o);
 		if (!strcmp(o, "--nsid")) {
@@ -233,6 +237,8 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "NQN --size SIZE [--nsid N] [--backend nand|ram|null|nand-timing]\n"
 	  "[--block-size 512|4096] [--uuid U]\n"
 	  "[--device NAME --isolation channel:N|chip:N|channel|chip|software]\n"
+	  "[--overcommit]  make it even when its flash file does not fit the data\n"
+	  "                directory's free space, or its RAM the host's (sparse)\n"
 	  "QoS:  --read-iops --write-iops --iops --read-mbps --write-mbps --mbps\n"
 	  "      --burst-ms --weight (as qos set)\n"
 	  "NAND: --channels --dies-per-channel --planes --blocks-per-plane\n"

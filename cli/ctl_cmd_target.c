@@ -5,6 +5,7 @@
  */
 #include "ctl.h"
 
+#include <errno.h>
 #include <string.h>
 
 /* A command without arguments that sends an Empty. */
@@ -68,9 +69,16 @@ static int listener_change(struct ctl *c, int argc, char **argv, bool add)
 
 	if (n < 0)
 		return CTL_EX_USAGE;
-	if (n != 1 || cli_parse_addr(pos[0], addr, sizeof(addr), &r.port))
+	if (n != 1)
 		return ctl_usage_err("listener %s: ADDR:PORT or [V6ADDR]:PORT is required",
 				     add ? "add" : "remove");
+	n = cli_parse_addr(pos[0], addr, sizeof(addr), &r.port);
+	if (n == -ERANGE)
+		return ctl_usage_err("listener %s: '%s': the port must be 1..65535",
+				     add ? "add" : "remove", pos[0]);
+	if (n)
+		return ctl_usage_err("listener %s: '%s' is not ADDR:PORT or [V6ADDR]:PORT",
+				     add ? "add" : "remove", pos[0]);
 	r.address = addr;
 	r.discovery_only = ctl_has_flag(argc, argv, "--discovery");
 	return add ? ctl_call(c, "AddListener", &r.base, ctl_print_listener)

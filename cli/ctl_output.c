@@ -93,6 +93,8 @@ void ctl_print_ns(const ProtobufCMessage *m)
 	const Blox__Admin__Namespace *n = (const void *)m;
 	char size[32];
 
+	if (n->warning[0])
+		fprintf(stderr, "bloxctl: warning: %s\n", n->warning);
 	cli_size_str(n->size, size, sizeof(size));
 	printf("subsystem   %s\nnsid        %u\nbackend     %s\nsize        %s (%lu bytes)\n"
 	       "block size  %u\nuuid        %s\ninflight    %lu\ndevice      %s\nparameters  %s\n",
@@ -117,6 +119,8 @@ void ctl_print_device(const ProtobufCMessage *m)
 	const Blox__Admin__Device *d = (const void *)m;
 	char raw[32];
 
+	if (d->warning[0])
+		fprintf(stderr, "bloxctl: warning: %s\n", d->warning);
 	cli_size_str(d->raw_bytes, raw, sizeof(raw));
 	printf("device        %s (%s store)\ngeometry      %u channels x %u dies, %s raw\n"
 	       "free          %u dies, %u whole channels%s\n",

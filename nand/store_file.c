@@ -213,6 +213,14 @@ static void hdr_init(struct file_hdr *h, const struct nand_geometry *g)
 	h->stride = (uint64_t)g->page_size + g->oob_size;
 }
 
+uint64_t nand_store_file_bytes(const struct nand_geometry *g)
+{
+	struct file_hdr h;
+
+	hdr_init(&h, g);
+	return h.data_off + nand_pages(g) * h.stride;
+}
+
 int nand_store_file_open(const char *path, const struct nand_geometry *g,
 			 struct nand_store **out)
 {
@@ -244,8 +252,7 @@ int nand_store_file_open(const char *path, const struct nand_geometry *g,
 	}
 	if (st.st_size == 0) {
 		hdr_init(&f->hdr, g);
-		rc = ftruncate(f->fd, (off_t)(f->hdr.data_off +
-					       nand_pages(g) * f->hdr.stride)) ? -errno : 0;
+		rc = ftruncate(f->fd, (off_t)nand_store_file_bytes(g)) ? -errno : 0;
 		if (!rc)
 			rc = file_sync(&f->base);
 		if (rc)

@@ -119,6 +119,11 @@ static const struct nand_store_ops ram_ops = {
 	.close = ram_close,
 };
 
+uint64_t nand_store_ram_bytes(const struct nand_geometry *g)
+{
+	return nand_pages(g) * ((uint64_t)g->page_size + g->oob_size);
+}
+
 int nand_store_ram_open(const struct nand_geometry *g, struct nand_store **out)
 {
 	struct ram_store *r;

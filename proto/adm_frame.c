@@ -108,6 +108,7 @@ enum adm_status adm_status_from_errno(int rc)
 		return ADM_S_OK;
 	case -EINVAL:
 	case -ERANGE:
+	case -EFBIG: /* a file larger than its filesystem allows: the size asked */
 		return ADM_S_INVALID_ARGUMENT;
 	case -ENOENT:
 		return ADM_S_NOT_FOUND;
@@ -117,6 +118,7 @@ enum adm_status adm_status_from_errno(int rc)
 		return ADM_S_FAILED_PRECONDITION;
 	case -ENOMEM:
 	case -ENOSPC:
+	case -EDQUOT:
 		return ADM_S_RESOURCE_EXHAUSTED;
 	case -EACCES:
 	case -EPERM:

@@ -236,6 +236,15 @@ const char *blox_nand_dev_name(const struct blox_nand_dev *d)
 	return d->name;
 }
 
+uint64_t blox_nand_dev_mem_bytes(const struct blox_nand_dev *d)
+{
+	const struct nand_geometry *g = &d->store->geo;
+
+	if (strcmp(d->store->ops->name, "ram"))
+		return 0;
+	return d->store->pages_stored * ((uint64_t)g->page_size + g->oob_size);
+}
+
 uint32_t blox_nand_dev_refs(const struct blox_nand_dev *d)
 {
 	return d->refs;
@@ -768,6 +777,14 @@ static void fb_plm_query(struct blox_bdev *bdev, struct blox_bdev_plm_info *out,
 	fb_plm_arm(fb); /* the query may have ended a window */
 }
 
+/* A namespace on a registered device: the device's memory is the device's. */
+static uint64_t fb_mem_bytes(struct blox_bdev *bdev)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+
+	return fb->nd->registered ? 0 : blox_nand_dev_mem_bytes(fb->nd);
+}
+
 static const struct blox_bdev_ops ftl_bdev_ops = {
 	.name = "nand",
 	.submit = fb_submit,
@@ -778,6 +795,7 @@ static const struct blox_bdev_ops ftl_bdev_ops = {
 	.plm_config = fb_plm_config,
 	.plm_window = fb_plm_window,
 	.plm_query = fb_plm_query,
+	.mem_bytes = fb_mem_bytes,
 };
 
 /* Dies in range and each once, blocks in range. */

@@ -121,10 +121,16 @@ static void ram_destroy(struct blox_bdev *bdev)
 	free(r);
 }
 
+static uint64_t ram_mem_bytes(struct blox_bdev *bdev)
+{
+	return container_of(bdev, struct ram_bdev, base)->allocated;
+}
+
 static const struct blox_bdev_ops ram_ops = {
 	.name = "ram",
 	.submit = ram_submit,
 	.destroy = ram_destroy,
+	.mem_bytes = ram_mem_bytes,
 };
 
 int blox_bdev_ram_create(const struct blox_bdev_params *p,

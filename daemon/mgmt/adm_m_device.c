@@ -160,7 +160,7 @@ static void m_create_device(ADM_SVC *svc, const Blox__Admin__DeviceCreateRequest
 	struct blox_cfg_device *cd = calloc(1, sizeof(*cd));
 	struct prov_device *dev;
 	struct dev_msg x;
-	char err[512];
+	char err[512], warn[512] = "";
 	int rc = -ENOMEM;
 
 	if (!p || !cd)
@@ -184,9 +184,10 @@ static void m_create_device(ADM_SVC *svc, const Blox__Admin__DeviceCreateRequest
 					"device.flashblox", &p->fbx, err, sizeof(err))))
 		goto fail;
 	p->has_fbx &= p->fbx.set != 0;
-	if ((rc = blox_device_resolve(p, "device", cd, err, sizeof(err))))
-		goto fail;
-	if ((rc = prov_device_create(a->prov, cd, err, sizeof(err))))
+	p->overcommit = in->overcommit;
+	if ((rc = blox_device_resolve(p, "device", cd, err, sizeof(err))) ||
+	    (rc = prov_cap_admit_device(a->prov, cd, warn, sizeof(warn), err, sizeof(err))) ||
+	    (rc = prov_device_create(a->prov, cd, err, sizeof(err))))
 		goto fail;
 	blox_log(a->log, BLOX_LOG_INFO, "admin: device %s created (%u channels x %u dies)",
 		 cd->name, cd->nand.geo.channels, cd->nand.geo.dies_per_channel);
@@ -199,12 +200,16 @@ static void m_create_device(ADM_SVC *svc, const Blox__Admin__DeviceCreateRequest
 		dev_msg_free(&x);
 		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
 	}
+	if (warn[0])
+		x.m.warning = warn;
 	closure(&x.m, d);
 	dev_msg_free(&x);
 	return;
 fail:
 	free(p);
 	free(cd);
+	if (rc != -ENOMEM)
+		blox_log(a->log, BLOX_LOG_WARN, "admin: device not created: %s", err);
 	ADM_FAIL(closure, d,
 		 rc == -EEXIST	 ? ADM_S_ALREADY_EXISTS
 		 : rc == -EINVAL ? ADM_S_INVALID_ARGUMENT

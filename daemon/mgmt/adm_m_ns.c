@@ -153,6 +153,7 @@ static int ns_from_request(const Blox__Admin__NamespaceCreateRequest *in, uint32
 	snprintf(p->backend, sizeof(p->backend), "%s", in->backend[0] ? in->backend : "nand");
 	p->size = in->size;
 	p->block_size = in->block_size;
+	p->overcommit = in->overcommit;
 	if (in->uuid[0]) {
 		if (blox_uuid_parse(in->uuid, p->uuid)) {
 			blox_fail(err, errlen, "namespace.uuid: '%s' is not a UUID", in->uuid);

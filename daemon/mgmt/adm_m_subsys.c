@@ -6,6 +6,7 @@
  * namespaces, whose backends and store files go off the loop.
  */
 #include "adm_internal.h"
+#include "blox_nqn.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -83,9 +84,8 @@ static void m_create_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemCreateR
 	char err[512];
 	int rc;
 
-	if (!nvmf_nqn_valid(in->nqn) || !strcmp(in->nqn, NVME_DISC_SUBSYS_NAME))
-		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
-			 "'%s' is not a usable subsystem NQN", in->nqn);
+	if (blox_nqn_check(in->nqn, false, err, sizeof(err)))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "subsystem: %s", err);
 	if (strlen(in->serial) > 20 || !printable(in->serial))
 		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
 			 "serial: at most 20 printable ASCII characters");
@@ -93,9 +93,8 @@ static void m_create_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemCreateR
 		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
 			 "model: at most 40 printable ASCII characters");
 	for (size_t i = 0; i < in->n_hosts; i++)
-		if (!nvmf_nqn_valid(in->hosts[i]))
-			ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
-				 "'%s' is not a host NQN", in->hosts[i]);
+		if (blox_nqn_check(in->hosts[i], false, err, sizeof(err)))
+			ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "host: %s", err);
 	if (nvmf_subsys_find(a->tgt, in->nqn))
 		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
 			 "subsystem %s already exists", in->nqn);
@@ -294,13 +293,13 @@ static void m_allow_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 	struct blox_admin *a = ADM_OF(svc);
 	struct nvmf_subsys *s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
 	const struct nvmf_host *h;
+	char err[512];
 	int rc;
 
 	if (!s)
 		ADM_FAILED(closure, d);
-	if (!nvmf_nqn_valid(in->host_nqn))
-		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
-			 "'%s' is not a host NQN", in->host_nqn);
+	if (blox_nqn_check(in->host_nqn, false, err, sizeof(err)))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "host: %s", err);
 	TAILQ_FOREACH(h, &s->hosts, link)
 		if (!strcmp(h->nqn, in->host_nqn))
 			ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,

@@ -103,11 +103,11 @@ static void create_fail(struct adm_req *r, int rc)
 {
 	struct ns_create *c = r->priv;
 
-	if (c->err[0])
-		adm_fail(r, create_status(rc), "%s", c->err);
-	else
-		adm_fail(r, create_status(rc), "%s namespace %u: backend: %s",
-			 c->claim.nqn, c->plan.cn.nsid, strerror(-rc));
+	if (!c->err[0])
+		snprintf(c->err, sizeof(c->err), "%s namespace %u: backend: %s", c->claim.nqn,
+			 c->plan.cn.nsid, strerror(-rc));
+	adm_fail(r, create_status(rc), "%s", c->err);
+	blox_log(r->a->log, BLOX_LOG_WARN, "admin: namespace not created: %s", c->err);
 }
 
 /* Answer @msg (NULL: the failure recorded) and release the nsid. */
@@ -139,6 +139,8 @@ static int create_attach(struct adm_req *r, struct nvmf_subsys *s)
 		return 0;
 	}
 	adm_ns_msg(ns, &out, &b);
+	if (c->plan.warn[0])
+		out.warning = c->plan.warn;
 	create_answer(r, &out.base);
 	free(b.params);
 	return 0;

@@ -9,6 +9,7 @@
  * in config_ns.c, what their values mean in params.c.
  */
 #include "config_internal.h"
+#include "blox_nqn.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -72,13 +73,15 @@ static int listener_add(struct blox_config *cfg, const char *addr, const char *p
  * One emulated TLC SSD, nand0: 8 channels x 4 dies (2 planes, 64 blocks of
  * 384 16 KiB pages), 24 GiB of flash in a sparse file, so that isolation
  * means something; the default namespace, a 1 GiB vSSD on one channel of
- * its own, leaves 7 for the vSSDs bloxctl makes.
+ * its own, leaves 7 for the vSSDs bloxctl makes. It is overcommitted: a
+ * first try on a small disk starts (with a warning) and costs only what
+ * is written.
  */
 static const char default_json[] =
 	"{\"listeners\": ["
 	"{\"address\": \"127.0.0.1\", \"port\": 4420},"
 	"{\"address\": \"127.0.0.1\", \"port\": 8009, \"discovery_only\": true}],"
-	"\"devices\": [{\"name\": \"nand0\"}],"
+	"\"devices\": [{\"name\": \"nand0\", \"overcommit\": true}],"
 	"\"subsystems\": [{\"nqn\": \"" BLOX_DEFAULT_NQN "\", \"allow_any_host\": true,"
 	"\"namespaces\": [{\"nsid\": 1, \"backend\": \"nand\", \"size\": 1073741824,"
 	"\"device\": \"nand0\", \"isolation\": \"channel:1\"}]}]}";
@@ -166,7 +169,7 @@ static int parse_subsys(json_object *o, const char *where,
 					    "allow_any_host", "hosts",
 					    "namespaces", NULL };
 	json_object *arr;
-	char w[128];
+	char w[128], why[384];
 	int rc;
 
 	if (!json_object_is_type(o, json_type_object))
@@ -181,9 +184,8 @@ static int parse_subsys(json_object *o, const char *where,
 	    (rc = cfg_get_bool(o, "allow_any_host", where, &s->allow_any_host, err,
 			       errlen)))
 		return rc;
-	if (!nvmf_nqn_valid(s->nqn) || !strcmp(s->nqn, NVME_DISC_SUBSYS_NAME))
-		return blox_fail(err, errlen, "%s.nqn: '%s' is not a usable NQN", where,
-				s->nqn);
+	if (blox_nqn_check(s->nqn, false, why, sizeof(why)))
+		return blox_fail(err, errlen, "%s.nqn: %s", where, why);
 
 	arr = cfg_get_array(o, "hosts", where, &rc, err, errlen);
 	if (rc)
@@ -192,10 +194,11 @@ static int parse_subsys(json_object *o, const char *where,
 		json_object *h = json_object_array_get_idx(arr, i);
 		void *p;
 
-		if (!json_object_is_type(h, json_type_string) ||
-		    !nvmf_nqn_valid(json_object_get_string(h)))
+		if (!json_object_is_type(h, json_type_string))
 			return blox_fail(err, errlen, "%s.hosts[%zu]: expected a host NQN",
 					where, i);
+		if (blox_nqn_check(json_object_get_string(h), false, why, sizeof(why)))
+			return blox_fail(err, errlen, "%s.hosts[%zu]: %s", where, i, why);
 		p = cfg_grow(s->hosts, s->nr_hosts, sizeof(*s->hosts));
 		if (!p)
 			return -ENOMEM;

@@ -31,7 +31,7 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 {
 	static const char *const keys[] = { "nsid", "backend", "size",
 					    "block_size", "uuid", "nand", "ftl",
-					    "device", "isolation", "qos", NULL };
+					    "device", "isolation", "qos", "overcommit", NULL };
 	struct blox_ns_params p = { 0 };
 	char uuid[40] = "";
 	uint64_t v = 0;
@@ -61,7 +61,8 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 	    (rc = read_object(o, "ftl", where, &blox_ftl_table, &p.has_ftl, &p.ftl, err,
 			      errlen)) ||
 	    (rc = read_object(o, "qos", where, &blox_qos_table, &p.has_qos, &p.qos, err,
-			      errlen)))
+			      errlen)) ||
+	    (rc = cfg_get_bool(o, "overcommit", where, &p.overcommit, err, errlen)))
 		return rc;
 	if ((rc = cfg_get_u64(o, "size", where, true, &p.size, &present, err, errlen)))
 		return rc;
@@ -92,7 +93,8 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 int cfg_parse_device(json_object *o, const char *where,
 		     struct blox_cfg_device *d, char *err, size_t errlen)
 {
-	static const char *const keys[] = { "name", "nand", "store", "flashblox", NULL };
+	static const char *const keys[] = { "name", "nand", "store", "flashblox", "overcommit",
+					    NULL };
 	struct blox_device_params p = { 0 };
 	int rc;
 
@@ -106,7 +108,8 @@ int cfg_parse_device(json_object *o, const char *where,
 	    (rc = read_object(o, "nand", where, &blox_nand_table, &p.has_nand, &p.nand,
 			      err, errlen)) ||
 	    (rc = read_object(o, "flashblox", where, &blox_fbx_table, &p.has_fbx, &p.fbx, err,
-			      errlen)))
+			      errlen)) ||
+	    (rc = cfg_get_bool(o, "overcommit", where, &p.overcommit, err, errlen)))
 		return rc;
 	return blox_device_resolve(&p, where, d, err, errlen);
 }
@@ -140,6 +143,8 @@ json_object *cfg_ns_json(const struct blox_ns_params *p)
 		json_object_object_add(o, "ftl", cfg_params_json(&blox_ftl_table, &p->ftl));
 	if (p->has_qos && p->qos.set)
 		json_object_object_add(o, "qos", cfg_params_json(&blox_qos_table, &p->qos));
+	if (p->overcommit)
+		json_object_object_add(o, "overcommit", json_object_new_boolean(true));
 	return o;
 }
 
@@ -156,5 +161,7 @@ json_object *cfg_device_json(const struct blox_device_params *p)
 		json_object_object_add(o, "nand", cfg_params_json(&blox_nand_table, &p->nand));
 	if (p->has_fbx)
 		json_object_object_add(o, "flashblox", cfg_params_json(&blox_fbx_table, &p->fbx));
+	if (p->overcommit)
+		json_object_object_add(o, "overcommit", json_object_new_boolean(true));
 	return o;
 }

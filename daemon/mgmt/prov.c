@@ -95,16 +95,22 @@ int prov_data_file(const struct blox_prov *p, const char *file, char *out, size_
 	return 0;
 }
 
+void prov_store_file(const char *nqn, uint32_t nsid, char *out, size_t len)
+{
+	unsigned char md[SHA256_DIGEST_LENGTH];
+
+	SHA256((const unsigned char *)nqn, strlen(nqn), md);
+	snprintf(out, len, "ns-%02x%02x%02x%02x%02x%02x%02x%02x-%u.nand", md[0], md[1], md[2],
+		 md[3], md[4], md[5], md[6], md[7], nsid);
+}
+
 /* The store file of a namespace: stable for its subsystem NQN and nsid. */
 static int store_path(const struct blox_prov *p, const char *nqn, uint32_t nsid,
 		      char *out, size_t len, char *err, size_t errlen)
 {
-	unsigned char md[SHA256_DIGEST_LENGTH];
 	char file[64];
 
-	SHA256((const unsigned char *)nqn, strlen(nqn), md);
-	snprintf(file, sizeof(file), "ns-%02x%02x%02x%02x%02x%02x%02x%02x-%u.nand",
-		 md[0], md[1], md[2], md[3], md[4], md[5], md[6], md[7], nsid);
+	prov_store_file(nqn, nsid, file, sizeof(file));
 	return prov_data_file(p, file, out, len, err, errlen);
 }
 
@@ -234,6 +240,16 @@ int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 	pl->prov = p;
 	snprintf(pl->nqn, sizeof(pl->nqn), "%s", s->nqn);
 	pl->cn = *cn;
+	pl->cap = prov_cap_of_ns(cn);
+	if (fresh) {
+		char what[320];
+
+		snprintf(what, sizeof(what), "%snamespace %u of %s",
+			 pl->cap.kind == PROV_CAP_RAM ? "RAM " : "", cn->nsid, s->nqn);
+		if ((rc = prov_cap_admit(p, &pl->cap, what, pl->warn, sizeof(pl->warn), err,
+					 errlen)))
+			return rc;
+	}
 	pl->bp = (struct blox_bdev_params){ .backend = pl->cn.backend,
 					    .size = pl->cn.size,
 					    .block_size = pl->cn.block_size,
@@ -248,7 +264,8 @@ int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 		pl->dev = prov_device_find(p, cn->device);
 		if (!pl->dev)
 			return blox_fail(err, errlen, "%s namespace %u: no device '%s'", s->nqn,
-					 cn->nsid, cn->device);
+					 cn->nsid, cn->device),
+			       -ENOENT;
 		rc = prov_vssd_plan(p, pl->dev, s->nqn, cn, &pl->alloc, &pl->held, &exhausted,
 				    err, errlen);
 		if (rc)
@@ -322,12 +339,21 @@ int prov_ns_build(struct blox_prov *p, struct prov_ns_plan *pl, char *err, size_
 	else
 		rc = blox_bdev_create(&pl->bp, &p->tgt->io_cq, &pl->bdev);
 	if (rc) {
+		char need[32];
+
 		pl->bdev = NULL;
 		plan_untake(pl);
 		/* A store file the failed create made is not anybody's flash. */
 		if (pl->fresh_store)
 			unlink(pl->store);
-		blox_fail(err, errlen, "backend: %s", strerror(-rc));
+		if (rc == -EFBIG)
+			blox_fail(err, errlen,
+				  "its flash file of %s is larger than the filesystem of %s "
+				  "allows (%s)",
+				  prov_cap_bytes_str(pl->cap.bytes, need, sizeof(need)), p->data_dir,
+				  strerror(-rc));
+		else
+			blox_fail(err, errlen, "backend: %s", strerror(-rc));
 	}
 	return rc;
 }
@@ -366,6 +392,7 @@ int prov_ns_attach(struct blox_prov *p, struct nvmf_subsys *s, struct prov_ns_pl
 	rec->dev = pl->dev;
 	rec->owner = pl->owner;
 	rec->tenant = pl->bp.tenant;
+	rec->cap = pl->cap;
 	pl->taken = false; /* the namespace's now */
 	/* Its limits, before a host can send it anything. */
 	if (!qos_none(&pl->cn.qos) &&
@@ -533,6 +560,9 @@ int blox_prov_make(struct blox_prov *p, struct blox_config *cfg, char *err, size
 {
 	int rc = blox_prov_plan(cfg, err, errlen);
 
+	/* Nothing is made when the capacity is not there (-ENOSPC). */
+	if (!rc)
+		rc = prov_cap_plan(p, cfg, err, errlen);
 	for (size_t i = 0; !rc && i < cfg->nr_devices; i++)
 		rc = prov_device_create(p, &cfg->devices[i], err, errlen);
 	for (size_t i = 0; !rc && i < cfg->nr_subsys; i++) {

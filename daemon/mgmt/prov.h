@@ -18,6 +18,20 @@
 #include "bdev.h"
 #include "mgmt.h"
 
+/* Where a namespace's or a device's data is kept (prov_cap.c). */
+enum prov_cap_kind {
+	PROV_CAP_NONE, /* no data of its own */
+	PROV_CAP_FILE, /* a flash file in the data directory */
+	PROV_CAP_RAM, /* host memory */
+};
+
+/* What it takes there at most, and whether it may be made when that does not fit. */
+struct prov_cap {
+	enum prov_cap_kind kind;
+	uint64_t bytes;
+	bool overcommit;
+};
+
 /*
  * A vSSD's hold on a device: the namespace it is for and whether a
  * namespace has claimed it since the start (the resource manager's owner
@@ -44,6 +58,7 @@ struct prov_device {
 	struct blox_nand_dev *dev;
 	struct fbx_rm *rm;
 	char alloc_path[4200]; /* "" for a device in RAM */
+	struct prov_cap cap;
 	uint32_t next_id;
 	TAILQ_HEAD(, prov_vssd) vssds;
 	TAILQ_ENTRY(prov_device) link;
@@ -103,6 +118,7 @@ struct prov_ns_rec {
 	struct prov_device *dev; /* on a registered device, else NULL */
 	uint32_t owner; /* its vSSD's id on @dev */
 	uint32_t tenant; /* on @dev: its tenant (fair sharing of the dies) */
+	struct prov_cap cap;
 };
 
 /* What a deleted namespace held on a device, until its backend is gone. */
@@ -125,12 +141,14 @@ struct prov_ns_plan {
 	struct blox_prov *prov;
 	char nqn[NVME_NQN_LENGTH];
 	struct blox_bdev *bdev; /* once built */
+	struct prov_cap cap;
+	char warn[512]; /* a fresh one overcommitted: the warning, else "" */
 };
 
 /*
  * Namespaces in steps. prov_ns_plan() (on the loop): checks, the store
- * file's path (@fresh: refuse one that exists), the dies on a registered
- * device. prov_ns_build(): the backend; for a plan that prov_ns_slow()
+ * file's path (@fresh: refuse one that exists, and admit its capacity:
+ * prov_cap_admit(), -ENOSPC), the dies on a registered device. prov_ns_build(): the backend; for a plan that prov_ns_slow()
  * says is slow (a nand namespace on a device of its own: store file, FTL
  * format or recovery) it touches nothing shared and may run on any
  * thread, otherwise it runs on the loop. prov_ns_attach() (on the loop):
@@ -179,6 +197,32 @@ void prov_devices_settle(struct blox_prov *p);
 struct prov_device *prov_device_find(const struct blox_prov *p, const char *name);
 /* No limit in @l. */
 bool qos_none(const struct qos_limits *l);
+
+/* The file name of the store file of namespace @nsid of @nqn (stable for both). */
+void prov_store_file(const char *nqn, uint32_t nsid, char *out, size_t len);
+
+/* prov_cap.c: capacity (the rule is at the top of that file). */
+struct prov_cap prov_cap_of_ns(const struct blox_cfg_ns *cn);
+struct prov_cap prov_cap_of_device(const struct blox_cfg_device *cd);
+/*
+ * Admit a new namespace or device needing @c (@what names it: "namespace
+ * 3 of NQN", "device nand1") beside what @p has made: 0 when it fits, or
+ * when it does not but is overcommitted, then with a warning in @warn
+ * (logged; "" otherwise); -ENOSPC with what it needs and what is free in
+ * @err when it does not fit (the caller logs it).
+ */
+int prov_cap_admit(struct blox_prov *p, const struct prov_cap *c, const char *what, char *warn,
+		   size_t warnlen, char *err, size_t errlen);
+/* prov_cap_admit() of a new device (one whose flash file exists is admitted). */
+int prov_cap_admit_device(struct blox_prov *p, const struct blox_cfg_device *cd, char *warn,
+			  size_t warnlen, char *err, size_t errlen);
+/*
+ * The same for every device and namespace of @cfg at start-up, before any
+ * is made; those whose flash file exists already are counted, not judged.
+ */
+int prov_cap_plan(struct blox_prov *p, const struct blox_config *cfg, char *err, size_t errlen);
+/* @b for a person: "512 GiB", "1.5 TiB", "4 KiB"; @buf returned. */
+const char *prov_cap_bytes_str(uint64_t b, char *buf, size_t len);
 
 /* prov_dev.c, for prov.c and the admin API. */
 /* "<data dir>/<file>", creating the data directory if it is missing. */

@@ -418,8 +418,8 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 		       size_t errlen)
 {
 	struct prov_device *d;
-	char path[4200], file[64];
-	bool fresh;
+	char path[4200] = "", file[64];
+	bool fresh = false; /* its flash file is new: removed if the create fails */
 	int rc;
 
 	if (blox_dev_find(&p->registry, cd->name))
@@ -429,6 +429,7 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 		return -ENOMEM;
 	TAILQ_INIT(&d->vssds);
 	d->cfg = *cd;
+	d->cap = prov_cap_of_device(cd);
 	if (!cd->store_ram) {
 		snprintf(file, sizeof(file), "dev-%s.nand", cd->name);
 		if ((rc = prov_data_file(p, file, path, sizeof(path), err, errlen)))
@@ -437,6 +438,7 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 		if ((rc = prov_data_file(p, file, d->alloc_path, sizeof(d->alloc_path), err,
 					 errlen)))
 			goto fail;
+		fresh = access(path, F_OK) != 0;
 	}
 	rc = fbx_rm_create(&cd->nand.geo, &cd->fbx, &d->rm);
 	if (rc) {
@@ -452,8 +454,17 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 								 : "store file opened: ",
 			 cd->store_ram ? "" : path);
 	if (rc) {
-		blox_fail(err, errlen, "device %s: %s%s", cd->name, strerror(-rc),
-			  rc == -EINVAL ? " (a store file of another geometry?)" : "");
+		char need[32];
+
+		if (rc == -EFBIG)
+			blox_fail(err, errlen,
+				  "device %s: its flash file of %s is larger than the filesystem "
+				  "of %s allows (%s)",
+				  cd->name, prov_cap_bytes_str(d->cap.bytes, need, sizeof(need)),
+				  p->data_dir, strerror(-rc));
+		else
+			blox_fail(err, errlen, "device %s: %s%s", cd->name, strerror(-rc),
+				  rc == -EINVAL ? " (a store file of another geometry?)" : "");
 		goto fail;
 	}
 	rc = device_load(p, d, err, errlen);
@@ -472,6 +483,8 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 	return 0;
 fail:
 	device_free(d);
+	if (fresh)
+		unlink(path);
 	return rc;
 }
 

@@ -138,6 +138,13 @@ int nand_store_ram_open(const struct nand_geometry *g, struct nand_store **out);
  */
 int nand_store_file_open(const char *path, const struct nand_geometry *g,
 			 struct nand_store **out);
+/*
+ * The most a store of @g takes when every page holds data: the file
+ * store's file size (its header, block meta and counters included), and
+ * the RAM store's page data and OOB.
+ */
+uint64_t nand_store_file_bytes(const struct nand_geometry *g);
+uint64_t nand_store_ram_bytes(const struct nand_geometry *g);
 void nand_store_close(struct nand_store *s);
 
 /* ---- operations ---- */

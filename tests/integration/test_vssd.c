@@ -142,7 +142,8 @@ static void test_vssds_and_refusals(void **state)
 			 1);
 	assert_int_equal(run(e, "ns create %s --nsid 3 --size 16M --isolation chip:1", SUBNQN), 1);
 	assert_non_null(strstr(e->out, "only for a namespace on a device"));
-	assert_int_equal(run(e, "ns create %s --nsid 3 --size 16M --device nope", SUBNQN), 1);
+	assert_int_equal(run(e, "ns create %s --nsid 3 --size 16M --device nope", SUBNQN), 2);
+	assert_non_null(strstr(e->out, "no device 'nope'"));
 	/* The device is in use. */
 	assert_int_equal(run(e, "device delete ssd"), 4);
 	assert_non_null(strstr(e->out, "delete them first"));

@@ -180,6 +180,12 @@ struct blox_bdev_ops {
 	int (*plm_window)(struct blox_bdev *bdev, enum blox_plm_window w, uint64_t *retry_in_ns);
 	void (*plm_query)(struct blox_bdev *bdev, struct blox_bdev_plm_info *info,
 			  bool clear_events);
+	/*
+	 * Optional: bytes of host memory its data takes now (a RAM backend's
+	 * chunks, the pages of a flash store of its own in RAM); none without
+	 * it. The capacity checks count what is still to come (prov_cap.c).
+	 */
+	uint64_t (*mem_bytes)(struct blox_bdev *bdev);
 };
 
 struct blox_bdev_qos;
@@ -347,6 +353,8 @@ const char *blox_nand_dev_name(const struct blox_nand_dev *d);
 uint32_t blox_nand_dev_refs(const struct blox_nand_dev *d);
 /* Its NAND configuration. */
 const struct nand_config *blox_nand_dev_nand_config(const struct blox_nand_dev *d);
+/* Bytes of host memory its pages take now: 0 for a store file. */
+uint64_t blox_nand_dev_mem_bytes(const struct blox_nand_dev *d);
 /*
  * Erase, on the store at once (not timed), every programmed block of
  * blocks [@first_block, @first_block + @nr_blocks) of every plane of dies

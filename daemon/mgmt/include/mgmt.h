@@ -131,6 +131,12 @@ struct blox_ns_params {
 	struct blox_ftl_params ftl;
 	bool has_qos;
 	struct blox_qos_params qos;
+	/*
+	 * Made even when its flash file does not fit the data directory's
+	 * free space, or its RAM the host's memory (a sparse overcommit, with
+	 * a warning); false: refused then (prov_cap.c).
+	 */
+	bool overcommit;
 };
 
 /* How a device's resource manager balances wear (its "flashblox" object). */
@@ -163,6 +169,7 @@ struct blox_device_params {
 	bool has_nand, has_fbx;
 	struct blox_nand_params nand;
 	struct blox_fbx_params fbx;
+	bool overcommit; /* as a namespace's */
 };
 
 /* ---- Resolved: parameters checked, defaults filled in ---- */

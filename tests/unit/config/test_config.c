@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "config_internal.h"
 #include "mgmt.h"
 
 #define HOST1 "nqn.2014-08.org.nvmexpress:uuid:aaaaaaaa-0000-0000-0000-000000000001"
@@ -135,7 +136,7 @@ static void test_parse_minimal(void **state)
 		char json[256];
 
 		snprintf(json, sizeof(json),
-			 "{\"subsystems\":[{\"nqn\":\"nqn.x:y\",\"namespaces\":"
+			 "{\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:y\",\"namespaces\":"
 			 "[{\"size\":%s}]}]}",
 			 sizes[i].size);
 		if (blox_config_parse(json, &cfg, err, sizeof(err)))
@@ -152,7 +153,7 @@ struct err_case {
 };
 
 #define SUB(x) "{\"subsystems\":[" x "]}"
-#define NS(x) SUB("{\"nqn\":\"nqn.x:y\",\"namespaces\":[" x "]}")
+#define NS(x) SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"namespaces\":[" x "]}")
 
 static void check_errors(const struct err_case *cases, size_t n)
 {
@@ -205,7 +206,7 @@ static void test_parse_unknown_keys(void **state)
 		{ "{\"listener\":[]}", "top level: unknown key 'listener'" },
 		{ "{\"listeners\":[{\"address\":\"127.0.0.1\",\"port\":1,\"addr\":1}]}",
 		  "listeners[0]: unknown key 'addr'" },
-		{ SUB("{\"nqn\":\"nqn.x:y\",\"namespace\":[]}"),
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"namespace\":[]}"),
 		  "subsystems[0]: unknown key 'namespace'" },
 		{ NS("{\"size\":4096},{\"size\":4096,\"blocksize\":512}"),
 		  "subsystems[0].namespaces[1]: unknown key 'blocksize'" },
@@ -230,13 +231,13 @@ static void test_parse_wrong_types(void **state)
 		  "listeners[0].discovery_only: expected true or false" },
 		{ SUB("[]"), "subsystems[0]: expected an object" },
 		{ SUB("{\"nqn\":5}"), "subsystems[0].nqn: expected a string" },
-		{ SUB("{\"nqn\":\"nqn.x:y\",\"allow_any_host\":\"yes\"}"),
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"allow_any_host\":\"yes\"}"),
 		  "subsystems[0].allow_any_host: expected true or false" },
-		{ SUB("{\"nqn\":\"nqn.x:y\",\"hosts\":\"" HOST1 "\"}"),
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":\"" HOST1 "\"}"),
 		  "subsystems[0].hosts: expected an array" },
-		{ SUB("{\"nqn\":\"nqn.x:y\",\"hosts\":[\"" HOST1 "\",7]}"),
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[\"" HOST1 "\",7]}"),
 		  "subsystems[0].hosts[1]: expected a host NQN" },
-		{ SUB("{\"nqn\":\"nqn.x:y\",\"namespaces\":{}}"),
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"namespaces\":{}}"),
 		  "subsystems[0].namespaces: expected an array" },
 		{ NS("\"ns\""), "subsystems[0].namespaces[0]: expected an object" },
 		{ NS("{\"size\":true}"),
@@ -253,6 +254,10 @@ static void test_parse_wrong_types(void **state)
 		  "subsystems[0].namespaces[0].uuid: expected a string" },
 		{ NS("{\"size\":4096,\"backend\":[]}"),
 		  "subsystems[0].namespaces[0].backend: expected a string" },
+		{ NS("{\"size\":4096,\"overcommit\":\"yes\"}"),
+		  "subsystems[0].namespaces[0].overcommit: expected true or false" },
+		{ "{\"devices\":[{\"name\":\"d\",\"overcommit\":1}]}",
+		  "devices[0].overcommit: expected true or false" },
 	};
 
 	(void)state;
@@ -304,22 +309,36 @@ static void test_parse_ns_values(void **state)
 /* 7. Subsystem values: NQN, duplicates, string lengths, hosts. */
 static void test_parse_subsys_values(void **state)
 {
-	char long_nqn[300], json[512];
+	char long_nqn[300], json[512], msg[160];
 	static const struct err_case cases[] = {
 		{ SUB("{}"), "subsystems[0]: 'nqn' is required" },
-		{ SUB("{\"nqn\":\"\"}"), "subsystems[0].nqn: '' is not a usable NQN" },
+		{ SUB("{\"nqn\":\"\"}"), "subsystems[0].nqn: NQN '': empty" },
 		{ SUB("{\"nqn\":\"nqn.2014-08.org.nvmexpress.discovery\"}"),
-		  "subsystems[0].nqn: 'nqn.2014-08.org.nvmexpress.discovery' is not a usable NQN" },
-		{ SUB("{\"nqn\":\"nqn.x:\\u0001\"}"),
-		  "subsystems[0].nqn: 'nqn.x:\001' is not a usable NQN" },
-		{ SUB("{\"nqn\":\"nqn.x:y\"},{\"nqn\":\"nqn.x:z\"},{\"nqn\":\"nqn.x:y\"}"),
-		  "subsystems[2].nqn: 'nqn.x:y' used twice" },
-		{ SUB("{\"nqn\":\"nqn.x:y\",\"serial\":\"123456789012345678901\"}"),
+		  "subsystems[0].nqn: NQN 'nqn.2014-08.org.nvmexpress.discovery': the discovery "
+		  "subsystem's NQN, not usable here" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:\\u0001\"}"),
+		  "subsystems[0].nqn: NQN 'nqn.2026-12.x:\\x01': control character at byte 14" },
+		/* The examples. */
+		{ SUB("{\"nqn\":\"db\"}"), "subsystems[0].nqn: NQN 'db': must start with 'nqn.'" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.io.blox:has space\"}"),
+		  "subsystems[0].nqn: NQN 'nqn.2026-12.io.blox:has space': white space at byte 23 "
+		  "(an NQN has none)" },
+		{ SUB("{\"nqn\":\"NQN.2026-12.io.blox:x\"}"),
+		  "subsystems[0].nqn: NQN 'NQN.2026-12.io.blox:x': must start with 'nqn.' (in "
+		  "lowercase)" },
+		{ SUB("{\"nqn\":\"nqn.2026-13.io.blox:x\"}"),
+		  "subsystems[0].nqn: NQN 'nqn.2026-13.io.blox:x': month 13 of the date is not "
+		  "01..12" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[\"" HOST1 "\",\"badhost\"]}"),
+		  "subsystems[0].hosts[1]: NQN 'badhost': must start with 'nqn.'" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\"},{\"nqn\":\"nqn.2026-12.x:z\"},{\"nqn\":\"nqn.2026-12.x:y\"}"),
+		  "subsystems[2].nqn: 'nqn.2026-12.x:y' used twice" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"serial\":\"123456789012345678901\"}"),
 		  "subsystems[0].serial: longer than 20 bytes" },
-		{ SUB("{\"nqn\":\"nqn.x:y\",\"model\":\"12345678901234567890123456789012345678901\"}"),
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"model\":\"12345678901234567890123456789012345678901\"}"),
 		  "subsystems[0].model: longer than 40 bytes" },
-		{ SUB("{\"nqn\":\"nqn.x:y\",\"hosts\":[\"\"]}"),
-		  "subsystems[0].hosts[0]: expected a host NQN" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[\"\"]}"),
+		  "subsystems[0].hosts[0]: NQN '': empty" },
 	};
 	struct err_case c[2];
 
@@ -331,7 +350,11 @@ static void test_parse_subsys_values(void **state)
 	long_nqn[230] = '\0';
 	snprintf(json, sizeof(json), SUB("{\"nqn\":\"%s\"}"), long_nqn);
 	c[0].json = json;
-	c[0].msg = "subsystems[0].nqn: 'nnnn*";
+	/* The message quotes its first 48 bytes. */
+	snprintf(msg, sizeof(msg),
+		 "subsystems[0].nqn: NQN '%.48s...': 230 bytes, more than the 223 an NQN may have",
+		 long_nqn);
+	c[0].msg = msg;
 	check_errors(c, 1);
 	memset(long_nqn, 'n', 299);
 	long_nqn[299] = '\0';
@@ -376,7 +399,7 @@ static void test_parse_trailing_garbage(void **state)
 	static const struct err_case cases[] = {
 		{ "{} trailing", "not valid JSON: *" },
 		{ "{\"subsystems\":[]}}", "not valid JSON: *" },
-		{ "{}{\"subsystems\":[{\"nqn\":\"nqn.x:y\"}]}", "not valid JSON: *" },
+		{ "{}{\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:y\"}]}", "not valid JSON: *" },
 	};
 
 	(void)state;
@@ -501,6 +524,35 @@ static void test_add_listener(void **state)
 }
 
 /* 12. The embedded default configuration. */
+/* "overcommit" is read, kept as asked and written back for the state file. */
+static void test_overcommit_key(void **state)
+{
+	struct blox_config cfg;
+	char err[256];
+	json_object *o;
+
+	(void)state;
+	assert_int_equal(blox_config_parse("{\"devices\":[{\"name\":\"d\",\"overcommit\":true}],"
+					   "\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:y\","
+					   "\"namespaces\":[{\"nsid\":1,\"size\":4096,"
+					   "\"overcommit\":true},{\"nsid\":2,\"size\":4096}]}]}",
+					   &cfg, err, sizeof(err)),
+			 0);
+	assert_true(cfg.devices[0].params.overcommit);
+	assert_true(cfg.subsys[0].ns[0].params.overcommit);
+	assert_false(cfg.subsys[0].ns[1].params.overcommit);
+	o = cfg_ns_json(&cfg.subsys[0].ns[0].params);
+	assert_non_null(strstr(json_object_to_json_string(o), "\"overcommit\": true"));
+	json_object_put(o);
+	o = cfg_ns_json(&cfg.subsys[0].ns[1].params);
+	assert_null(strstr(json_object_to_json_string(o), "overcommit"));
+	json_object_put(o);
+	o = cfg_device_json(&cfg.devices[0].params);
+	assert_non_null(strstr(json_object_to_json_string(o), "\"overcommit\": true"));
+	json_object_put(o);
+	blox_config_free(&cfg);
+}
+
 static void test_default(void **state)
 {
 	struct blox_config cfg;
@@ -522,6 +574,9 @@ static void test_default(void **state)
 	assert_string_equal(cfg.devices[0].name, "nand0");
 	assert_true(cfg.devices[0].nand.geo.channels >= 8);
 	assert_false(cfg.devices[0].store_ram);
+	/* A sparse demo device: a small disk does not keep bloxd from starting. */
+	assert_true(cfg.devices[0].params.overcommit);
+	assert_false(cfg.subsys[0].ns[0].params.overcommit);
 	assert_string_equal(cfg.subsys[0].ns[0].device, "nand0");
 	assert_int_equal(cfg.subsys[0].ns[0].iso, FBX_CHANNEL);
 	assert_int_equal(cfg.subsys[0].ns[0].iso_count, 1);
@@ -705,41 +760,41 @@ static void test_parse_devices(void **state)
 		"{\"devices\":[{\"name\":\"ssd0\",\"store\":\"ram\",\"nand\":"
 		"{\"channels\":4,\"dies_per_channel\":2,\"planes_per_die\":1,"
 		"\"pages_per_block\":96}}],"
-		"\"subsystems\":[{\"nqn\":\"nqn.x:a\",\"namespaces\":["
+		"\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:a\",\"namespaces\":["
 		"{\"nsid\":1,\"backend\":\"nand\",\"size\":\"128M\",\"device\":\"ssd0\"},"
 		"{\"nsid\":2,\"backend\":\"nand\",\"size\":\"64M\",\"device\":\"ssd0\"}]},"
-		"{\"nqn\":\"nqn.x:b\",\"namespaces\":["
+		"{\"nqn\":\"nqn.2026-12.x:b\",\"namespaces\":["
 		"{\"nsid\":1,\"backend\":\"nand\",\"size\":\"64M\",\"device\":\"ssd0\","
 		"\"isolation\":\"channel:1\"}]}]}";
 	static const struct err_case cases[] = {
-		{ "{\"subsystems\":[{\"nqn\":\"nqn.x:a\",\"namespaces\":[{\"nsid\":1,"
+		{ "{\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:a\",\"namespaces\":[{\"nsid\":1,"
 		  "\"backend\":\"nand\",\"size\":\"1M\",\"device\":\"nope\"}]}]}",
-		  "nqn.x:a namespace 1: no device 'nope'" },
+		  "nqn.2026-12.x:a namespace 1: no device 'nope'" },
 		{ "{\"devices\":[{\"name\":\"d\"},{\"name\":\"d\"}]}",
 		  "devices[1].name: 'd' used twice" },
 		{ "{\"devices\":[{\"name\":\"a b\"}]}",
 		  "devices[0].name: letters, digits, - and _ only" },
 		{ "{\"devices\":[{\"name\":\"d\",\"nand\":{\"channels\":1,"
-		  "\"dies_per_channel\":1}}],\"subsystems\":[{\"nqn\":\"nqn.x:a\","
+		  "\"dies_per_channel\":1}}],\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:a\","
 		  "\"namespaces\":[{\"nsid\":1,\"backend\":\"nand\",\"size\":\"1M\","
 		  "\"device\":\"d\"},{\"nsid\":2,\"backend\":\"nand\",\"size\":\"1M\","
 		  "\"device\":\"d\"}]}]}",
-		  "nqn.x:a namespace 2: device d: need 1 free dies, 0 left" },
+		  "nqn.2026-12.x:a namespace 2: device d: need 1 free dies, 0 left" },
 		{ "{\"devices\":[{\"name\":\"d\",\"nand\":{\"channels\":4,"
-		  "\"dies_per_channel\":1}}],\"subsystems\":[{\"nqn\":\"nqn.x:a\","
+		  "\"dies_per_channel\":1}}],\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:a\","
 		  "\"namespaces\":[{\"nsid\":1,\"backend\":\"nand\",\"size\":\"1M\","
 		  "\"device\":\"d\",\"isolation\":\"channel:5\"}]}]}",
-		  "nqn.x:a namespace 1: device d: need 5 channels, the device has 4" },
-		{ "{\"subsystems\":[{\"nqn\":\"nqn.x:a\",\"namespaces\":[{\"nsid\":1,"
+		  "nqn.2026-12.x:a namespace 1: device d: need 5 channels, the device has 4" },
+		{ "{\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:a\",\"namespaces\":[{\"nsid\":1,"
 		  "\"backend\":\"nand\",\"size\":\"1M\",\"isolation\":\"chip:1\"}]}]}",
 		  "subsystems[0].namespaces[0].isolation: only for a namespace on a device (give "
 		  "'device')" },
-		{ "{\"devices\":[{\"name\":\"d\"}],\"subsystems\":[{\"nqn\":\"nqn.x:a\","
+		{ "{\"devices\":[{\"name\":\"d\"}],\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:a\","
 		  "\"namespaces\":[{\"nsid\":1,\"backend\":\"nand\",\"size\":\"1M\","
 		  "\"device\":\"d\",\"isolation\":\"chips:2\"}]}]}",
 		  "subsystems[0].namespaces[0].isolation: 'chips:2' is not channel:N, chip:N, "
 		  "channel, chip or software" },
-		{ "{\"subsystems\":[{\"nqn\":\"nqn.x:a\",\"namespaces\":[{\"nsid\":1,"
+		{ "{\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:a\",\"namespaces\":[{\"nsid\":1,"
 		  "\"backend\":\"ram\",\"size\":\"1M\",\"device\":\"d\"}]}]}",
 		  "subsystems[0].namespaces[0].device: only for backend \"nand\"" },
 	};
@@ -780,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_add_listener),
 		cmocka_unit_test(test_config_json_roundtrip),
 		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_overcommit_key),
 		cmocka_unit_test(test_parse_devices),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_apply),
