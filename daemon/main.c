@@ -32,6 +32,8 @@ struct bloxd {
 	struct blox_config *cfg; /* during start-up */
 	struct blox_admin_opts admin_opts;
 	struct blox_admin *admin;
+	const char *metrics_addr; /* --metrics; NULL: no endpoint */
+	struct blox_metrics *metrics;
 	bool stopping;
 	int exit_code;
 };
@@ -60,6 +62,8 @@ static void usage(FILE *f)
 		"      --admin-tls-cert F --admin-tls-key F --admin-tls-ca F\n"
 		"                          (clients must present a certificate of that CA)\n"
 		"      --admin-idle-ms N   close admin clients silent for N ms (60000)\n"
+		"      --metrics ADDR:PORT serve OpenMetrics/Prometheus text on\n"
+		"                          http://ADDR:PORT/metrics ([V6ADDR]:PORT); off by default\n"
 		"      --log-level N       0 error, 1 warn, 2 info (default), 3 debug\n"
 		"  -v, --verbose           same as --log-level 3\n"
 		"  -V, --version           print the version\n"
@@ -135,6 +139,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 		{ "admin-tls-key", required_argument, NULL, 'K' },
 		{ "admin-tls-ca", required_argument, NULL, 'A' },
 		{ "admin-idle-ms", required_argument, NULL, 'I' },
+		{ "metrics", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -174,6 +179,16 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 				return 2;
 			d->admin_opts.idle_timeout_ms = (uint32_t)v;
 			break;
+		case 'M': {
+			char err[256];
+
+			if (blox_metrics_check_addr(optarg, err, sizeof(err))) {
+				fprintf(stderr, "bloxd: %s\n", err);
+				return 2;
+			}
+			d->metrics_addr = optarg;
+			break;
+		}
 		case 'l':
 		case 'D':
 			if (a->nr_listen == BLOX_ARRAY_SIZE(a->listen)) {
@@ -365,6 +380,22 @@ static void admin_stop(struct bloxd *d)
 	blox_admin_destroy(d->admin);
 }
 
+static int metrics_start(struct bloxd *d)
+{
+	char err[512];
+	int rc = 0;
+
+	if (d->metrics_addr &&
+	    (rc = blox_metrics_create(d->prov, d->metrics_addr, &d->metrics, err, sizeof(err))))
+		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
+	return rc;
+}
+
+static void metrics_stop(struct bloxd *d)
+{
+	blox_metrics_destroy(d->metrics);
+}
+
 /* Run in this order; undone in reverse, from the last one done. */
 static const struct step {
 	const char *name;
@@ -378,6 +409,7 @@ static const struct step {
 	{ "provisioning service", prov_start, prov_stop },
 	{ "configuration", config_start, config_stop },
 	{ "admin API", admin_start, admin_stop },
+	{ "metrics endpoint", metrics_start, metrics_stop },
 };
 
 /* Undo the first @n steps, last first. */

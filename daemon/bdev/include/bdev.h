@@ -77,6 +77,8 @@ struct blox_bdev_telemetry {
 	bool has_ftl;
 	double waf;
 	const struct nand_stats *nand; /* NULL: not on emulated NAND */
+	/* Its NAND device (a shared one's, when on one): per-die counters (nand_die_stats()). */
+	const struct nand_dev *nand_dev;
 	uint32_t dies, channels;
 	const char *suspend_policy; /* its device's; NULL: not on emulated NAND */
 	/* The smart policy's decisions by reason (qos.h QOS_SUSP_*), or NULL. */
