@@ -16,7 +16,9 @@ BUILD_PKGS=(build-essential cmake pkg-config libevent-dev libssl-dev
 	libprotobuf-c-dev protobuf-c-compiler libcmocka-dev libisal-dev
 	libnvme-dev libjson-c-dev)
 # The interop test's harness installs QEMU and the guest tools itself.
-TEST_PKGS=(iproute2 procps openssl)
+# python3-prometheus-client: the OpenMetrics parser integration_metrics_external
+# checks the metrics with (promtool, Debian package prometheus, is ~96 MB: not here).
+TEST_PKGS=(iproute2 procps openssl python3-prometheus-client)
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
