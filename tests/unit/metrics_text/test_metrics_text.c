@@ -65,51 +65,51 @@ static void write_sample_doc(enum mx_format fmt, struct evbuffer *b)
 	assert_int_equal(mx_end(&w), 0);
 }
 
-static void test_prometheus_format(void **state)
+/* The sample document in @fmt is exactly @want. */
+static void check_doc(enum mx_format fmt, const char *want)
 {
 	struct evbuffer *b = evbuffer_new();
 	char *s;
 
-	(void)state;
-	write_sample_doc(MX_PROMETHEUS, b);
+	assert_non_null(b);
+	write_sample_doc(fmt, b);
 	s = text(b);
-	assert_string_equal(s, "# HELP x_read_bytes_total Bytes \"read\"\n"
-			       "# TYPE x_read_bytes_total counter\n"
-			       "x_read_bytes_total{subnqn=\"a\\\"b\\\\c\\nd\"} 42\n"
-			       "# HELP x_build_info v\n"
-			       "# TYPE x_build_info gauge\n"
-			       "x_build_info 1\n"
-			       "# HELP x_up_seconds up\n"
-			       "# TYPE x_up_seconds gauge\n"
-			       "x_up_seconds 1.5\n"
-			       "x_up_seconds{subnqn=\"a\\\"b\\\\c\\nd\"} 0.000001024\n");
+	assert_string_equal(s, want);
 	free(s);
 	evbuffer_free(b);
 }
 
+static void test_prometheus_format(void **state)
+{
+	(void)state;
+	check_doc(MX_PROMETHEUS, "# HELP x_read_bytes_total Bytes \"read\"\n"
+				 "# TYPE x_read_bytes_total counter\n"
+				 "x_read_bytes_total{subnqn=\"a\\\"b\\\\c\\nd\"} 42\n"
+				 "# HELP x_build_info v\n"
+				 "# TYPE x_build_info gauge\n"
+				 "x_build_info 1\n"
+				 "# HELP x_up_seconds up\n"
+				 "# TYPE x_up_seconds gauge\n"
+				 "x_up_seconds 1.5\n"
+				 "x_up_seconds{subnqn=\"a\\\"b\\\\c\\nd\"} 0.000001024\n");
+}
+
 static void test_openmetrics_format(void **state)
 {
-	struct evbuffer *b = evbuffer_new();
-	char *s;
-
 	(void)state;
-	write_sample_doc(MX_OPENMETRICS, b);
-	s = text(b);
-	assert_string_equal(s, "# HELP x_read_bytes Bytes \\\"read\\\"\n"
-			       "# TYPE x_read_bytes counter\n"
-			       "# UNIT x_read_bytes bytes\n"
-			       "x_read_bytes_total{subnqn=\"a\\\"b\\\\c\\nd\"} 42\n"
-			       "# HELP x_build v\n"
-			       "# TYPE x_build info\n"
-			       "x_build_info 1\n"
-			       "# HELP x_up_seconds up\n"
-			       "# TYPE x_up_seconds gauge\n"
-			       "# UNIT x_up_seconds seconds\n"
-			       "x_up_seconds 1.5\n"
-			       "x_up_seconds{subnqn=\"a\\\"b\\\\c\\nd\"} 0.000001024\n"
-			       "# EOF\n");
-	free(s);
-	evbuffer_free(b);
+	check_doc(MX_OPENMETRICS, "# HELP x_read_bytes Bytes \\\"read\\\"\n"
+				  "# TYPE x_read_bytes counter\n"
+				  "# UNIT x_read_bytes bytes\n"
+				  "x_read_bytes_total{subnqn=\"a\\\"b\\\\c\\nd\"} 42\n"
+				  "# HELP x_build v\n"
+				  "# TYPE x_build info\n"
+				  "x_build_info 1\n"
+				  "# HELP x_up_seconds up\n"
+				  "# TYPE x_up_seconds gauge\n"
+				  "# UNIT x_up_seconds seconds\n"
+				  "x_up_seconds 1.5\n"
+				  "x_up_seconds{subnqn=\"a\\\"b\\\\c\\nd\"} 0.000001024\n"
+				  "# EOF\n");
 }
 
 /* Bucket counts are exact: below 2^k ns, cumulative, +Inf and _count the total. */
