@@ -18,8 +18,10 @@ BUILD_PKGS=(build-essential cmake pkg-config libevent-dev libssl-dev
 	libnvme-dev libjson-c-dev)
 # The interop test's harness installs QEMU and the guest tools itself.
 # systemd: systemd-analyze for the unit's test; podman, runc, debootstrap:
-# the container image test (tests/container).
-TEST_PKGS=(iproute2 procps openssl systemd podman runc debootstrap)
+# the container image test (tests/container). python3-prometheus-client: the
+# OpenMetrics parser integration_metrics_external checks the metrics with
+# (promtool, Debian package prometheus, is ~96 MB: not here).
+TEST_PKGS=(iproute2 procps openssl systemd podman runc debootstrap python3-prometheus-client)
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

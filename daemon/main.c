@@ -67,6 +67,8 @@ struct bloxd {
 	struct blox_admin *admin;
 	struct blox_health *health;
 	unsigned shutdown_timeout; /* seconds */
+	const char *metrics_addr; /* --metrics; NULL: no endpoint */
+	struct blox_metrics *metrics;
 	bool stopping;
 	int exit_code;
 };
@@ -116,6 +118,8 @@ static void usage(FILE *f)
 		"      --admin-tls-cert F --admin-tls-key F --admin-tls-ca F\n"
 		"                          (clients must present a certificate of that CA)\n"
 		"      --admin-idle-ms N   close admin clients silent for N ms (60000)\n"
+		"      --metrics ADDR:PORT serve OpenMetrics/Prometheus text on\n"
+		"                          http://ADDR:PORT/metrics ([V6ADDR]:PORT); off by default\n"
 		"\n"
 		"Running as a service:\n"
 		"      --shutdown-timeout SEC  on SIGTERM/SIGINT bloxd stops accepting,\n"
@@ -259,6 +263,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 		{ "print-config", no_argument, NULL, 'P' },
 		{ "shutdown-timeout", required_argument, NULL, 'W' },
 		{ "syslog", no_argument, NULL, 'Y' },
+		{ "metrics", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -309,6 +314,16 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 		case 'Y':
 			a->syslog = true;
 			break;
+		case 'M': {
+			char err[256];
+
+			if (blox_metrics_check_addr(optarg, err, sizeof(err))) {
+				fprintf(stderr, "bloxd: %s\n", err);
+				return 2;
+			}
+			d->metrics_addr = optarg;
+			break;
+		}
 		case 'l':
 		case 'D':
 			if (a->nr_listen == BLOX_ARRAY_SIZE(a->listen)) {
@@ -593,6 +608,22 @@ static void health_stop(struct bloxd *d)
 	blox_health_stop(d->health);
 }
 
+static int metrics_start(struct bloxd *d)
+{
+	char err[512];
+	int rc = 0;
+
+	if (d->metrics_addr &&
+	    (rc = blox_metrics_create(d->prov, d->metrics_addr, &d->metrics, err, sizeof(err))))
+		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
+	return rc;
+}
+
+static void metrics_stop(struct bloxd *d)
+{
+	blox_metrics_destroy(d->metrics);
+}
+
 /* Run in this order; undone in reverse, from the last one done. */
 static const struct step {
 	const char *name;
@@ -607,6 +638,7 @@ static const struct step {
 	{ "provisioning service", prov_start, prov_stop },
 	{ "listeners", listeners_start, listeners_stop },
 	{ "admin API", admin_start, admin_stop },
+	{ "metrics endpoint", metrics_start, metrics_stop },
 	{ "configuration", config_start, config_stop },
 	{ "health counters", health_start, health_stop },
 };
@@ -621,7 +653,8 @@ static void steps_undo(struct bloxd *d, size_t n)
 /* The exit code of a start that failed in step @s with @rc. */
 static int start_exit_code(const struct step *s, int rc)
 {
-	bool bind = s->start == listeners_start || s->start == admin_start;
+	bool bind = s->start == listeners_start || s->start == admin_start ||
+		    s->start == metrics_start;
 
 	if (s->start == lock_start && rc == -EBUSY)
 		return EX_LOCKED;

@@ -613,8 +613,7 @@ static void fb_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t)
 	}
 	t->waf = ftl_waf(fb->ftl);
 	t->nand = nand_dev_stats(fb->dev);
-	if (!fb->nd->registered)
-		t->own_dev = fb->dev;
+	t->nand_dev = fb->dev;
 	t->dies = nand_dies(g);
 	t->channels = g->channels;
 	t->suspend_policy = nand_dev_config(fb->dev)->policy.name;

@@ -220,7 +220,7 @@ static void nbd_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t)
 	const struct nand_geometry *g = &nand_dev_config(nb->dev)->geo;
 
 	t->nand = nand_dev_stats(nb->dev);
-	t->own_dev = nb->dev;
+	t->nand_dev = nb->dev;
 	t->dies = nand_dies(g);
 	t->channels = g->channels;
 }

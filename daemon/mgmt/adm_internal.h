@@ -2,7 +2,7 @@
 /*
  * Shared by the admin transport (adm_server.c), the method handlers
  * (adm_methods.c with its helpers, adm_m_*.c by object) and telemetry
- * (adm_stats.c).
+ * (adm_stats.c, whose backend telemetry the metrics endpoint uses too).
  */
 #ifndef BLOX_ADM_INTERNAL_H
 #define BLOX_ADM_INTERNAL_H
@@ -210,5 +210,11 @@ void adm_stats_fini(struct blox_admin *a);
 void adm_stats_fill(struct blox_admin *a, const Blox__Admin__StatsRequest *in,
 		    Blox__Admin__StatsReply *out, bool *found);
 void adm_stats_free(Blox__Admin__StatsReply *out);
+/*
+ * @bdev's telemetry into @t (zeroed first), its FTL's counters into @fs:
+ * false when the backend tells none. Shared with the metrics endpoint.
+ */
+bool adm_bdev_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t,
+			struct ftl_stats *fs);
 
 #endif

@@ -41,7 +41,6 @@ static int dev_msg_fill(struct prov_device *d, struct dev_msg *x)
 {
 	const struct nand_geometry *g = &d->cfg.nand.geo;
 	uint32_t nd = nand_dies(g), nch = g->channels;
-	uint64_t *erases = calloc(nd, sizeof(*erases));
 	json_object *o = cfg_device_json(&d->cfg.params);
 	const struct prov_vssd *v;
 	struct fbx_swap sw;
@@ -55,14 +54,9 @@ static int dev_msg_fill(struct prov_device *d, struct dev_msg *x)
 	x->owner = calloc(nd, sizeof(*x->owner));
 	x->params = o ? strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN)) : NULL;
 	json_object_put(o);
-	if (!erases || !x->die || !x->diep || !x->ch || !x->chp || !x->owner) {
-		free(erases);
-		return -ENOMEM;
-	}
 	/* The wear as the store has it now. */
-	blox_nand_dev_die_erases(d->dev, erases);
-	fbx_wear_update(d->rm, erases);
-	free(erases);
+	if (!x->die || !x->diep || !x->ch || !x->chp || !x->owner || prov_device_wear_update(d))
+		return -ENOMEM;
 	blox__admin__device__init(&x->m);
 	x->m.name = d->cfg.name;
 	x->m.store = d->cfg.store_ram ? (char *)"ram" : (char *)"file";

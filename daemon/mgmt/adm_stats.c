@@ -22,6 +22,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool adm_bdev_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t,
+			struct ftl_stats *fs)
+{
+	memset(t, 0, sizeof(*t));
+	memset(fs, 0, sizeof(*fs));
+	if (!bdev->ops->telemetry)
+		return false;
+	t->ftl = fs;
+	bdev->ops->telemetry(bdev, t);
+	return true;
+}
+
 /* What the model counts of a namespace at one sample (totals). */
 struct model_counters {
 	uint64_t busy_ns, read_busy_ns; /* on its dies */
@@ -133,15 +145,9 @@ static bool model_read(struct adm_model_ns *e, const struct nvmf_ns *ns, struct 
 	const struct nand_config *cfg;
 	struct ftl_stats fs;
 
-	if (!rec || !bdev->ops->telemetry)
+	if (!rec || !adm_bdev_telemetry(bdev, &t, &fs) || !t.nand)
 		return false;
-	memset(&t, 0, sizeof(t));
-	memset(&fs, 0, sizeof(fs));
 	memset(out, 0, sizeof(*out));
-	t.ftl = &fs;
-	bdev->ops->telemetry(bdev, &t);
-	if (!t.nand)
-		return false;
 	if (rec->params.device[0]) {
 		/* On a registered device: its own dies, their busy counters. */
 		struct ftl_resources *res;
@@ -171,12 +177,12 @@ static bool model_read(struct adm_model_ns *e, const struct nvmf_ns *ns, struct 
 		flash_of(&out->flash, cfg, res->nr_dies, nch);
 		out->from_dies = true;
 		free(res);
-	} else if (t.own_dev) {
+	} else if (t.nand_dev) {
 		/* A device of its own: every die, their busy counters. */
 		if (!(cfg = own_config(e, rec)))
 			return false;
 		for (uint32_t i = 0; i < t.dies; i++)
-			add_die(&out->c, nand_die_stats(t.own_dev, i));
+			add_die(&out->c, nand_die_stats(t.nand_dev, i));
 		flash_of(&out->flash, cfg, t.dies, t.channels);
 		out->from_dies = true;
 	} else {
@@ -416,12 +422,8 @@ static void device_stats(struct blox_bdev *bdev, Blox__Admin__NamespaceStats *m)
 	struct blox_bdev_telemetry t;
 	struct ftl_stats fs;
 
-	if (!bdev->ops->telemetry)
+	if (!adm_bdev_telemetry(bdev, &t, &fs))
 		return;
-	memset(&t, 0, sizeof(t));
-	memset(&fs, 0, sizeof(fs));
-	t.ftl = &fs;
-	bdev->ops->telemetry(bdev, &t);
 	if (t.has_ftl && (m->ftl = calloc(1, sizeof(*m->ftl)))) {
 		Blox__Admin__FtlStats *f = m->ftl;
 		const struct ftl_stats *s = t.ftl;

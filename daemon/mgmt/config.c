@@ -100,34 +100,44 @@ void blox_config_clear_listeners(struct blox_config *cfg)
 	cfg->nr_listeners = 0;
 }
 
-int blox_config_add_listener(struct blox_config *cfg, const char *spec,
-			     bool disc, char *err, size_t errlen)
+int blox_addr_split(const char *spec, const char *what, char *addr, size_t addrlen,
+		    char *port, size_t portlen, char *err, size_t errlen)
 {
-	char addr[NVMF_TRADDR_SIZE];
-	const char *colon, *port;
+	const char *colon, *p;
 	size_t alen;
 
 	if (spec[0] == '[') {
 		const char *close = strchr(spec, ']');
 
 		if (!close || close[1] != ':')
-			return blox_fail(err, errlen,
-					"listener '%s': expected [ADDR]:PORT", spec);
+			return blox_fail(err, errlen, "%s '%s': expected [ADDR]:PORT", what, spec);
 		alen = (size_t)(close - spec - 1);
-		memcpy(addr, spec + 1, BLOX_MIN(alen, sizeof(addr) - 1));
-		port = close + 2;
+		memcpy(addr, spec + 1, BLOX_MIN(alen, addrlen - 1));
+		p = close + 2;
 	} else {
 		colon = strrchr(spec, ':');
 		if (!colon)
-			return blox_fail(err, errlen, "listener '%s': expected ADDR:PORT",
-					spec);
+			return blox_fail(err, errlen, "%s '%s': expected ADDR:PORT", what, spec);
 		alen = (size_t)(colon - spec);
-		memcpy(addr, spec, BLOX_MIN(alen, sizeof(addr) - 1));
-		port = colon + 1;
+		memcpy(addr, spec, BLOX_MIN(alen, addrlen - 1));
+		p = colon + 1;
 	}
-	if (alen == 0 || alen >= sizeof(addr) || !*port || strlen(port) > 5)
-		return blox_fail(err, errlen, "listener '%s': bad address or port", spec);
+	if (alen == 0 || alen >= addrlen || !*p || strlen(p) >= portlen)
+		return blox_fail(err, errlen, "%s '%s': bad address or port", what, spec);
 	addr[alen] = '\0';
+	snprintf(port, portlen, "%s", p);
+	return 0;
+}
+
+int blox_config_add_listener(struct blox_config *cfg, const char *spec,
+			     bool disc, char *err, size_t errlen)
+{
+	char addr[NVMF_TRADDR_SIZE], port[6];
+	int rc = blox_addr_split(spec, "listener", addr, sizeof(addr), port, sizeof(port), err,
+				 errlen);
+
+	if (rc)
+		return rc;
 	return listener_add(cfg, addr, port, disc, err, errlen);
 }
 

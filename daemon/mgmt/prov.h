@@ -229,6 +229,8 @@ const char *prov_cap_bytes_str(uint64_t b, char *buf, size_t len);
 int prov_data_file(const struct blox_prov *p, const char *file, char *out, size_t len,
 		   char *err, size_t errlen);
 void prov_devices_free(struct blox_prov *p);
+/* @d's resource manager takes the wear its store has now. 0 or -ENOMEM. */
+int prov_device_wear_update(struct prov_device *d);
 /* Write @d's vSSD record (its file) now. 0 or -errno (logged). */
 int prov_device_save(struct blox_prov *p, struct prov_device *d);
 struct prov_vssd *prov_vssd_find(const struct prov_device *d, const char *nqn, uint32_t nsid);

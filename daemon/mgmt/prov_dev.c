@@ -113,6 +113,18 @@ static void mig_json(struct blox_prov *p, struct prov_device *d, const struct pr
 	json_object_object_add(o, "migration", j);
 }
 
+int prov_device_wear_update(struct prov_device *d)
+{
+	uint64_t *erases = calloc(nand_dies(&d->cfg.nand.geo), sizeof(*erases));
+
+	if (!erases)
+		return -ENOMEM;
+	blox_nand_dev_die_erases(d->dev, erases);
+	fbx_wear_update(d->rm, erases);
+	free(erases);
+	return 0;
+}
+
 int prov_device_save(struct blox_prov *p, struct prov_device *d)
 {
 	json_object *root, *arr, *wear, *snap;

@@ -283,15 +283,10 @@ static void wear_poll(struct blox_prov *p)
 	struct prov_device *d;
 
 	TAILQ_FOREACH(d, &p->devices, link) {
-		uint32_t nd = nand_dies(&d->cfg.nand.geo);
-		uint64_t *e = calloc(nd, sizeof(*e));
 		struct fbx_swap sw;
 
-		if (!e)
+		if (prov_device_wear_update(d))
 			return;
-		blox_nand_dev_die_erases(d->dev, e);
-		fbx_wear_update(d->rm, e);
-		free(e);
 		if (!d->cfg.auto_swap || !fbx_check_due(d->rm))
 			continue;
 		/* A device busy moving data checks again once that is over. */

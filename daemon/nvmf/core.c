@@ -97,6 +97,16 @@ void nvmf_req_complete(struct nvmf_req *req, uint16_t status)
 				sq->ctrl->tm.c.errors++;
 		}
 	}
+	/* Reads and writes are counted with their bytes and latency (io_cmd.c). */
+	if (!status && sq->qid && req->cmd.opcode != nvme_cmd_read &&
+	    req->cmd.opcode != nvme_cmd_write) {
+		if (req->ns) {
+			req->ns->stats.other_cmds++;
+			req->ns->tm.c.other_cmds++;
+		}
+		if (sq->ctrl)
+			sq->ctrl->tm.c.other_cmds++;
+	}
 	if (req->ns) {
 		nvmf_ns_put(req->ns);
 		req->ns = NULL;

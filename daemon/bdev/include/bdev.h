@@ -78,8 +78,8 @@ struct blox_bdev_telemetry {
 	bool has_ftl;
 	double waf;
 	const struct nand_stats *nand; /* NULL: not on emulated NAND */
-	/* A device of its own: every die is the backend's (per-die counters: nand_die_stats()). */
-	const struct nand_dev *own_dev;
+	/* Its NAND device (a shared one's, when on one): per-die counters (nand_die_stats()). */
+	const struct nand_dev *nand_dev;
 	uint32_t dies, channels;
 	const char *suspend_policy; /* its device's; NULL: not on emulated NAND */
 	/* The smart policy's decisions by reason (qos.h QOS_SUSP_*), or NULL. */

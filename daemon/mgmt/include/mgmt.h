@@ -258,6 +258,13 @@ int blox_config_parse(const char *json, struct blox_config *cfg, char *err,
 		      size_t errlen);
 int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 		     size_t errlen);
+/*
+ * Split "ADDR:PORT" or "[V6ADDR]:PORT" into @addr and @port (at most
+ * @portlen - 1 characters); a failure says "@what '@spec': ..." in @err
+ * and returns -EINVAL.
+ */
+int blox_addr_split(const char *spec, const char *what, char *addr, size_t addrlen,
+		    char *port, size_t portlen, char *err, size_t errlen);
 /* "ADDR:PORT" or "[V6ADDR]:PORT". */
 int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 			     bool discovery_only, char *err, size_t errlen);
@@ -397,5 +404,26 @@ bool blox_admin_busy(const struct blox_admin *a);
  * last write failed (each change wrote it already).
  */
 void blox_admin_save_state(struct blox_admin *a);
+
+/* ---- The metrics endpoint ---- */
+
+/*
+ * OpenMetrics / Prometheus text over HTTP (GET /metrics) on the target's
+ * event loop, the families of docs/metrics.md. Bounded: a few connections
+ * at once (more are closed at once), small request headers, a timeout on
+ * every connection, one request per connection.
+ */
+struct blox_metrics;
+
+/*
+ * Check the ADDR:PORT of --metrics: a numeric IPv4 address, or an IPv6
+ * one in brackets, and a port 1..65535. 0, or -EINVAL with a reason.
+ */
+int blox_metrics_check_addr(const char *spec, char *err, size_t errlen);
+/* Serve @prov's target's metrics on @spec. 0, or -errno with a reason. */
+int blox_metrics_create(struct blox_prov *prov, const char *spec, struct blox_metrics **out,
+			char *err, size_t errlen);
+/* Close the listener and every connection. NULL: nothing. */
+void blox_metrics_destroy(struct blox_metrics *m);
 
 #endif

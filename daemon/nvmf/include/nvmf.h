@@ -91,6 +91,7 @@ struct nvmf_host {
 /* Per-namespace counters reported in SMART and telemetry. */
 struct nvmf_ns_stats {
 	uint64_t read_cmds, write_cmds;
+	uint64_t other_cmds; /* I/O commands but reads and writes (flush, DSM, ...) */
 	uint64_t read_bytes, write_bytes;
 	uint64_t errors;
 };

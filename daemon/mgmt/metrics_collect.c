@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the metrics endpoint exposes (docs/metrics.md has the table): the
+ * facts `bloxctl stats` shows, as totals since each object was made, with
+ * rates and quantiles left to the scraper. One scrape first takes a look
+ * at every namespace, controller and device (the backends' telemetry as
+ * adm_stats.c reads it), then writes family by family, since a family's
+ * samples must stand together.
+ *
+ * A NAND device's figures are labelled by whose it is: a namespace's own
+ * device by the namespace's labels, a registered device (FlashBlox) by
+ * {device}, once for all its namespaces.
+ */
+#include "adm_internal.h"
+#include "metrics.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* One namespace as the scrape found it. */
+struct mx_ns {
+	const struct nvmf_ns *ns;
+	char nsid[12];
+	struct mx_labels l; /* subnqn, nsid, backend[, device] */
+	bool has_tel, has_qos;
+	struct blox_bdev_telemetry t;
+	struct ftl_stats fs;
+	struct blox_bdev_qos_stats qos;
+	struct blox_bdev_endurance end;
+};
+
+struct mx_ctrl {
+	const struct nvmf_ctrl *c;
+	char cntlid[8];
+	struct mx_labels l; /* subnqn, cntlid, hostnqn */
+};
+
+/* A NAND device: a namespace's own, or a registered one (first namespace on it). */
+struct mx_nand {
+	const struct mx_ns *from;
+	struct mx_labels l;
+};
+
+struct mx_scrape {
+	struct blox_prov *p;
+	struct mx_writer w;
+	struct mx_ns *ns;
+	size_t nr_ns;
+	struct mx_ctrl *ctrl;
+	size_t nr_ctrl;
+	struct mx_nand *nand;
+	size_t nr_nand;
+};
+
+#define FOR_NS(s, n) for (struct mx_ns *n = (s)->ns; n < (s)->ns + (s)->nr_ns; n++)
+#define FOR_CTRL(s, c) for (struct mx_ctrl *c = (s)->ctrl; c < (s)->ctrl + (s)->nr_ctrl; c++)
+#define FOR_NAND(s, d) for (struct mx_nand *d = (s)->nand; d < (s)->nand + (s)->nr_nand; d++)
+
+static const char *const op_names[NAND_OP_KINDS] = { "read", "program", "erase" };
+static const char *const dir_names[3] = { "read", "write", "other" }; /* QOS_READ.. */
+
+/* @l plus one pair, in @out. */
+static const struct mx_labels *with(struct mx_labels *out, const struct mx_labels *l,
+				    const char *name, const char *value)
+{
+	*out = *l;
+	mx_label(out, name, value);
+	return out;
+}
+
+/* ---- The look at the target ---- */
+
+static void look_ns(struct mx_ns *n, const struct nvmf_ns *ns)
+{
+	const struct prov_ns_rec *rec = prov_ns_rec(ns);
+
+	n->ns = ns;
+	snprintf(n->nsid, sizeof(n->nsid), "%u", ns->nsid);
+	mx_label(&n->l, "subnqn", ns->subsys->nqn);
+	mx_label(&n->l, "nsid", n->nsid);
+	mx_label(&n->l, "backend", rec ? rec->params.backend : ns->bdev->ops->name);
+	if (rec && rec->params.device[0])
+		mx_label(&n->l, "device", rec->params.device);
+	n->has_tel = adm_bdev_telemetry(ns->bdev, &n->t, &n->fs);
+	n->has_qos = blox_bdev_qos_get(ns->bdev, NULL, &n->qos);
+	if (ns->bdev->ops->endurance)
+		ns->bdev->ops->endurance(ns->bdev, &n->end);
+}
+
+/* The NAND devices: each namespace's own, each registered device once. */
+static void look_nand(struct mx_scrape *s)
+{
+	FOR_NS(s, n) {
+		const struct prov_ns_rec *rec = prov_ns_rec(n->ns);
+		const char *dev = rec && rec->params.device[0] ? rec->params.device : NULL;
+		bool seen = false;
+
+		if (!n->has_tel || !n->t.nand || !n->t.nand_dev)
+			continue;
+		for (size_t i = 0; dev && i < s->nr_nand; i++)
+			seen |= s->nand[i].l.n == 1 && !strcmp(s->nand[i].l.value[0], dev);
+		if (seen)
+			continue;
+		s->nand[s->nr_nand].from = n;
+		if (dev)
+			mx_label(&s->nand[s->nr_nand].l, "device", dev);
+		else
+			s->nand[s->nr_nand].l = n->l;
+		s->nr_nand++;
+	}
+}
+
+static int look(struct mx_scrape *s)
+{
+	struct nvmf_subsys *sub;
+	size_t nns = 0, nc = 0;
+
+	TAILQ_FOREACH(sub, &s->p->tgt->subsystems, link) {
+		struct nvmf_ns *ns;
+		struct nvmf_ctrl *c;
+
+		TAILQ_FOREACH(ns, &sub->namespaces, link)
+			nns++;
+		TAILQ_FOREACH(c, &sub->ctrls, link)
+			nc++;
+	}
+	s->ns = calloc(nns + 1, sizeof(*s->ns));
+	s->nand = calloc(nns + 1, sizeof(*s->nand));
+	s->ctrl = calloc(nc + 1, sizeof(*s->ctrl));
+	if (!s->ns || !s->nand || !s->ctrl)
+		return -ENOMEM;
+	TAILQ_FOREACH(sub, &s->p->tgt->subsystems, link) {
+		struct nvmf_ns *ns;
+		struct nvmf_ctrl *c;
+
+		TAILQ_FOREACH(ns, &sub->namespaces, link)
+			look_ns(&s->ns[s->nr_ns++], ns);
+		TAILQ_FOREACH(c, &sub->ctrls, link) {
+			struct mx_ctrl *m = &s->ctrl[s->nr_ctrl++];
+
+			m->c = c;
+			snprintf(m->cntlid, sizeof(m->cntlid), "%u", c->cntlid);
+			mx_label(&m->l, "subnqn", sub->nqn);
+			mx_label(&m->l, "cntlid", m->cntlid);
+			mx_label(&m->l, "hostnqn", c->hostnqn);
+		}
+	}
+	look_nand(s);
+	return 0;
+}
+
+/* ---- Families ---- */
+
+static void fam(struct mx_scrape *s, const char *name, enum mx_type type, const char *unit,
+		const char *help)
+{
+	mx_family(&s->w, &(struct mx_family){ name, type, unit, help });
+}
+
+static void daemon_families(struct mx_scrape *s, const struct mx_self *self)
+{
+	const struct nvmf_tgt *tgt = s->p->tgt;
+	const struct nvmf_tgt_stats *st = &tgt->stats;
+	uint64_t up = blox_clock_now(tgt->clock) - tgt->start_ns;
+	struct mx_labels l = { 0 };
+	struct timespec now;
+	uint64_t subsys = 0;
+	struct nvmf_subsys *sub;
+
+	mx_label(&l, "version", BLOX_VERSION);
+	fam(s, "bloxd_build", MX_INFO, NULL, "bloxd's version");
+	mx_u64(&s->w, &l, 1);
+	clock_gettime(CLOCK_REALTIME, &now);
+	fam(s, "bloxd_start_time_seconds", MX_GAUGE, "seconds",
+	    "When bloxd started, in seconds since the Unix epoch");
+	mx_ns(&s->w, NULL, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec - up);
+	fam(s, "bloxd_uptime_seconds", MX_GAUGE, "seconds", "Time since bloxd started");
+	mx_ns(&s->w, NULL, up);
+	TAILQ_FOREACH(sub, &tgt->subsystems, link)
+		subsys++;
+	{
+		/* Families of one sample without labels. */
+		const struct {
+			const char *name;
+			enum mx_type type;
+			const char *help;
+			uint64_t v;
+		} one[] = {
+			{ "bloxd_subsystems", MX_GAUGE, "NVM subsystems served", subsys },
+			{ "bloxd_namespaces", MX_GAUGE, "Namespaces served", s->nr_ns },
+			{ "bloxd_controllers", MX_GAUGE, "Controllers connected now", s->nr_ctrl },
+			{ "bloxd_controllers_created", MX_COUNTER,
+			  "Controllers created by a host's Connect on an admin queue", st->ctrls_created },
+			{ "bloxd_controllers_destroyed", MX_COUNTER, "Controllers gone",
+			  st->ctrls_destroyed },
+			{ "bloxd_keep_alive_expirations", MX_COUNTER,
+			  "Controllers dropped because their keep-alive timer expired", st->kato_expired },
+			{ "bloxd_connects_rejected", MX_COUNTER, "Connect commands refused",
+			  st->connects_rejected },
+			{ "bloxd_metrics_requests", MX_COUNTER,
+			  "HTTP requests the metrics endpoint answered", self->requests },
+			{ "bloxd_metrics_accept_pauses", MX_COUNTER,
+			  "Times the metrics endpoint stopped accepting because too many connections "
+			  "were open",
+			  self->pauses },
+			{ "bloxd_metrics_connections", MX_GAUGE, "Metrics connections open now",
+			  self->conns },
+		};
+
+		for (size_t i = 0; i < BLOX_ARRAY_SIZE(one); i++) {
+			fam(s, one[i].name, one[i].type, NULL, one[i].help);
+			mx_u64(&s->w, NULL, one[i].v);
+		}
+	}
+}
+
+/* Families of struct nvmf_io_telemetry, for namespaces and controllers alike. */
+static const struct io_family {
+	const char *suffix;
+	const char *unit;
+	const char *help;
+	size_t off; /* in struct nvmf_ns_stats */
+} io_families[] = {
+	{ "read_commands", NULL, "Read commands completed successfully",
+	  offsetof(struct nvmf_ns_stats, read_cmds) },
+	{ "write_commands", NULL, "Write commands completed successfully",
+	  offsetof(struct nvmf_ns_stats, write_cmds) },
+	{ "other_commands", NULL,
+	  "I/O commands but reads and writes completed successfully (flush, write zeroes, "
+	  "dataset management, compare)",
+	  offsetof(struct nvmf_ns_stats, other_cmds) },
+	{ "command_errors", NULL, "I/O commands completed with an error status",
+	  offsetof(struct nvmf_ns_stats, errors) },
+	{ "read_bytes", "bytes", "Bytes read by successful read commands",
+	  offsetof(struct nvmf_ns_stats, read_bytes) },
+	{ "written_bytes", "bytes", "Bytes written by successful write commands",
+	  offsetof(struct nvmf_ns_stats, write_bytes) },
+};
+
+/* The I/O of every namespace (@ns) or every controller, under "bloxd_@obj_". */
+static void io_families_of(struct mx_scrape *s, bool ns, const char *obj)
+{
+	char name[96];
+
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(io_families); i++) {
+		const struct io_family *f = &io_families[i];
+
+		snprintf(name, sizeof(name), "bloxd_%s_%s", obj, f->suffix);
+		fam(s, name, MX_COUNTER, f->unit, f->help);
+#define IO_VALUE(tm) (*(const uint64_t *)((const char *)&(tm).c + f->off))
+		if (ns)
+			FOR_NS(s, n)
+				mx_u64(&s->w, &n->l, IO_VALUE(n->ns->tm));
+		else
+			FOR_CTRL(s, c)
+				mx_u64(&s->w, &c->l, IO_VALUE(c->c->tm));
+#undef IO_VALUE
+	}
+	for (int rd = 1; rd >= 0; rd--) {
+		snprintf(name, sizeof(name), "bloxd_%s_%s_latency_seconds", obj, rd ? "read" : "write");
+		fam(s, name, MX_HISTOGRAM, "seconds",
+		    rd ? "Read commands from receipt to completion"
+		       : "Write commands from receipt to completion");
+		if (ns)
+			FOR_NS(s, n)
+				mx_hist(&s->w, &n->l, rd ? &n->ns->tm.read_lat : &n->ns->tm.write_lat);
+		else
+			FOR_CTRL(s, c)
+				mx_hist(&s->w, &c->l, rd ? &c->c->tm.read_lat : &c->c->tm.write_lat);
+	}
+	snprintf(name, sizeof(name), "bloxd_%s_queue_depth", obj);
+	fam(s, name, MX_GAUGE, NULL, "I/O commands at the backends now");
+	if (ns)
+		FOR_NS(s, n)
+			mx_u64(&s->w, &n->l, n->ns->inflight);
+	else
+		FOR_CTRL(s, c)
+			mx_u64(&s->w, &c->l, c->c->inflight);
+	snprintf(name, sizeof(name), "bloxd_%s_queue_depth_max", obj);
+	fam(s, name, MX_GAUGE, NULL, "Most I/O commands at the backends at once");
+	if (ns)
+		FOR_NS(s, n)
+			mx_u64(&s->w, &n->l, n->ns->tm.max_inflight);
+	else
+		FOR_CTRL(s, c)
+			mx_u64(&s->w, &c->l, c->c->tm.max_inflight);
+}
+
+static void namespace_families(struct mx_scrape *s)
+{
+	struct mx_labels l;
+
+	io_families_of(s, true, "namespace");
+	fam(s, "bloxd_namespace_size_bytes", MX_GAUGE, "bytes", "Namespace capacity");
+	FOR_NS(s, n)
+		mx_u64(&s->w, &n->l, n->ns->bdev->size);
+	fam(s, "bloxd_namespace_wear_used_ratio", MX_GAUGE, NULL,
+	    "Mean erase count of the namespace's flash over the rated P/E cycles (1: worn out)");
+	FOR_NS(s, n)
+		if (n->ns->bdev->ops->endurance)
+			mx_double(&s->w, &n->l, n->end.percent_used / 100.0);
+	/* QoS, for namespaces that have had limits. */
+	fam(s, "bloxd_namespace_qos_admitted_commands", MX_COUNTER, NULL,
+	    "Commands the QoS limits passed at once");
+	FOR_NS(s, n)
+		for (int d = 0; n->has_qos && d < 3; d++)
+			mx_u64(&s->w, with(&l, &n->l, "op", dir_names[d]), n->qos.admitted[d]);
+	fam(s, "bloxd_namespace_qos_throttled_commands", MX_COUNTER, NULL,
+	    "Commands the QoS limits held back, passed on later");
+	FOR_NS(s, n)
+		for (int d = 0; n->has_qos && d < 3; d++)
+			mx_u64(&s->w, with(&l, &n->l, "op", dir_names[d]), n->qos.held[d]);
+	fam(s, "bloxd_namespace_qos_throttled_seconds", MX_COUNTER, "seconds",
+	    "Time commands spent held back by the QoS limits, summed");
+	FOR_NS(s, n)
+		if (n->has_qos)
+			mx_ns(&s->w, &n->l, n->qos.wait_ns);
+	fam(s, "bloxd_namespace_qos_waiting_commands", MX_GAUGE, NULL,
+	    "Commands held back by the QoS limits now");
+	FOR_NS(s, n)
+		if (n->has_qos)
+			mx_u64(&s->w, &n->l, n->qos.waiting);
+}
+
+/* FTL counters of backend "nand", by offset in struct ftl_stats. */
+static const struct ftl_family {
+	const char *name;
+	enum mx_type type;
+	const char *help;
+	size_t off;
+} ftl_families[] = {
+	{ "bloxd_ftl_cmt_hits", MX_COUNTER,
+	  "Mapping lookups that found their translation page in the cached mapping table (CMT)",
+	  offsetof(struct ftl_stats, cmt_hits) },
+	{ "bloxd_ftl_cmt_misses", MX_COUNTER, "Translation pages loaded into the CMT (misses)",
+	  offsetof(struct ftl_stats, cmt_misses) },
+	{ "bloxd_ftl_cmt_evictions", MX_COUNTER, "Translation pages evicted from the CMT",
+	  offsetof(struct ftl_stats, cmt_evictions) },
+	{ "bloxd_ftl_cmt_writebacks", MX_COUNTER, "Dirty translation pages written back",
+	  offsetof(struct ftl_stats, cmt_writebacks) },
+	{ "bloxd_ftl_mdc_lookups", MX_COUNTER, "Lookups in the mapping delta cache (MDC)",
+	  offsetof(struct ftl_stats, mdc_lookups) },
+	{ "bloxd_ftl_mdc_hits", MX_COUNTER, "MDC lookups that found the mapping",
+	  offsetof(struct ftl_stats, mdc_hits) },
+	{ "bloxd_ftl_gc_runs", MX_COUNTER, "Garbage collection runs (victim superblocks)",
+	  offsetof(struct ftl_stats, gc_runs) },
+	{ "bloxd_ftl_gc_moved_units", MX_COUNTER, "Valid mapping units garbage collection moved",
+	  offsetof(struct ftl_stats, gc_units_moved) },
+	{ "bloxd_ftl_gc_paced_writes", MX_COUNTER, "Host writes that waited for a GC credit",
+	  offsetof(struct ftl_stats, gc_paced) },
+	{ "bloxd_ftl_wear_leveling_runs", MX_COUNTER, "Static wear-leveling runs",
+	  offsetof(struct ftl_stats, wl_runs) },
+	{ "bloxd_ftl_erases", MX_COUNTER, "Flash blocks erased",
+	  offsetof(struct ftl_stats, flash_erases) },
+	{ "bloxd_ftl_free_superblocks", MX_GAUGE, "Free superblocks now",
+	  offsetof(struct ftl_stats, free_superblocks) },
+	{ "bloxd_ftl_superblocks", MX_GAUGE, "Superblocks of the FTL",
+	  offsetof(struct ftl_stats, superblocks) },
+};
+
+static void ftl_families_all(struct mx_scrape *s)
+{
+	static const char *const src[] = { "host", "gc", "translation", "padding" };
+	struct mx_labels l;
+
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(ftl_families); i++) {
+		const struct ftl_family *f = &ftl_families[i];
+
+		fam(s, f->name, f->type, NULL, f->help);
+		FOR_NS(s, n)
+			if (n->t.has_ftl)
+				mx_u64(&s->w, &n->l,
+				       *(const uint64_t *)((const char *)&n->fs + f->off));
+	}
+	fam(s, "bloxd_ftl_written_units", MX_COUNTER, NULL,
+	    "Mapping units programmed to flash, by what they were for (host, gc, translation, "
+	    "padding); write amplification is all of them over host");
+	FOR_NS(s, n) {
+		const uint64_t v[] = { n->fs.units_written_host, n->fs.units_written_gc,
+				       n->fs.units_written_tp, n->fs.units_padded };
+
+		for (size_t k = 0; n->t.has_ftl && k < BLOX_ARRAY_SIZE(v); k++)
+			mx_u64(&s->w, with(&l, &n->l, "source", src[k]), v[k]);
+	}
+	fam(s, "bloxd_ftl_write_amplification", MX_GAUGE, NULL,
+	    "Flash units programmed over host units written, since the start");
+	FOR_NS(s, n)
+		if (n->t.has_ftl)
+			mx_double(&s->w, &n->l, n->t.waf);
+	fam(s, "bloxd_ftl_block_erases_min", MX_GAUGE, NULL, "Erase count of the least-erased block");
+	FOR_NS(s, n)
+		if (n->t.has_ftl)
+			mx_u64(&s->w, &n->l, n->fs.min_erase);
+	fam(s, "bloxd_ftl_block_erases_max", MX_GAUGE, NULL, "Erase count of the most-erased block");
+	FOR_NS(s, n)
+		if (n->t.has_ftl)
+			mx_u64(&s->w, &n->l, n->fs.max_erase);
+}
+
+static void nand_families(struct mx_scrape *s)
+{
+	struct mx_labels l, l2;
+	char die[12], ch[12];
+
+	fam(s, "bloxd_nand_ops", MX_COUNTER, NULL, "Array operations completed, by kind");
+	FOR_NAND(s, d)
+		for (int k = 0; k < NAND_OP_KINDS; k++)
+			mx_u64(&s->w, with(&l, &d->l, "op", op_names[k]),
+			       d->from->t.nand->latency[k].count);
+	fam(s, "bloxd_nand_op_latency_seconds", MX_HISTOGRAM, "seconds",
+	    "Array operations from submission to completion, by kind");
+	FOR_NAND(s, d)
+		for (int k = 0; k < NAND_OP_KINDS; k++)
+			mx_hist(&s->w, with(&l, &d->l, "op", op_names[k]),
+				&d->from->t.nand->latency[k]);
+	fam(s, "bloxd_nand_suspensions", MX_COUNTER, NULL,
+	    "Programs and erases suspended for a read, by kind");
+	FOR_NAND(s, d)
+		for (int k = NAND_OP_PROGRAM; k <= NAND_OP_ERASE; k++)
+			mx_u64(&s->w, with(&l, &d->l, "op", op_names[k]),
+			       d->from->t.nand->suspend.suspends[k]);
+	fam(s, "bloxd_nand_resumes", MX_COUNTER, NULL, "Suspended operations resumed, by kind");
+	FOR_NAND(s, d)
+		for (int k = NAND_OP_PROGRAM; k <= NAND_OP_ERASE; k++)
+			mx_u64(&s->w, with(&l, &d->l, "op", op_names[k]),
+			       d->from->t.nand->suspend.resumes[k]);
+	fam(s, "bloxd_nand_suspensions_refused", MX_COUNTER, NULL,
+	    "Suspensions refused, by who refused: the policy or the mechanism's cap");
+	FOR_NAND(s, d) {
+		const struct nand_suspend_stats *ss = &d->from->t.nand->suspend;
+
+		mx_u64(&s->w, with(&l, &d->l, "by", "policy"), ss->declined);
+		mx_u64(&s->w, with(&l, &d->l, "by", "cap"), ss->capped);
+	}
+	fam(s, "bloxd_nand_suspend_decisions", MX_COUNTER, NULL,
+	    "The smart suspend policy's decisions: granted, or the reason it refused");
+	FOR_NAND(s, d)
+		for (int r = 0; d->from->t.susp_decisions && r < QOS_SUSP_REASONS; r++)
+			mx_u64(&s->w, with(&l, &d->l, "decision", qos_suspend_reason_name(r)),
+			       d->from->t.susp_decisions[r]);
+	fam(s, "bloxd_nand_reads_overtaken", MX_COUNTER, NULL,
+	    "Reads served while a program or erase was suspended");
+	FOR_NAND(s, d)
+		mx_u64(&s->w, &d->l, d->from->t.nand->suspend.reads_overtaken);
+	fam(s, "bloxd_nand_suspended_seconds", MX_COUNTER, "seconds",
+	    "Time operations spent suspended, summed");
+	FOR_NAND(s, d)
+		mx_ns(&s->w, &d->l, d->from->t.nand->suspend.suspended_ns);
+	fam(s, "bloxd_nand_dies", MX_GAUGE, NULL, "Dies of the device");
+	FOR_NAND(s, d)
+		mx_u64(&s->w, &d->l, d->from->t.dies);
+	fam(s, "bloxd_nand_die_busy_seconds", MX_COUNTER, "seconds",
+	    "Array time of each die, by operation kind (utilisation: its rate)");
+	FOR_NAND(s, d) {
+		uint32_t dpc = nand_dev_config(d->from->t.nand_dev)->geo.dies_per_channel;
+
+		for (uint32_t i = 0; i < d->from->t.dies; i++) {
+			const struct nand_die_stats *ds = nand_die_stats(d->from->t.nand_dev, i);
+
+			if (!ds)
+				continue;
+			snprintf(die, sizeof(die), "%u", i);
+			snprintf(ch, sizeof(ch), "%u", dpc ? i / dpc : 0);
+			with(&l2, with(&l2, &d->l, "die", die), "channel", ch);
+			for (int k = 0; k < NAND_OP_KINDS; k++)
+				mx_ns(&s->w, with(&l, &l2, "op", op_names[k]), ds->busy_ns[k]);
+		}
+	}
+}
+
+/* Registered devices: FlashBlox's wear and its balance (struct fbx_wear). */
+static const struct wear_family {
+	const char *name;
+	enum mx_type type; /* a counter is a uint64_t, a gauge a double */
+	const char *help;
+	size_t off;
+} wear_families[] = {
+	{ "bloxd_device_wear_avg", MX_GAUGE, "Average erases per block of the device's blocks",
+	  offsetof(struct fbx_wear, avg) },
+	{ "bloxd_device_wear_max", MX_GAUGE,
+	  "Average erases per block of the device's most-worn channel",
+	  offsetof(struct fbx_wear, max) },
+	{ "bloxd_device_wear_imbalance", MX_GAUGE,
+	  "Most-worn channel's wear over the average (1: even); swaps keep it under the bound",
+	  offsetof(struct fbx_wear, imbalance) },
+	{ "bloxd_device_wear_checks", MX_COUNTER, "Wear checks made",
+	  offsetof(struct fbx_wear, checks) },
+	{ "bloxd_device_swaps", MX_COUNTER, "Channel swaps made to even the wear",
+	  offsetof(struct fbx_wear, swaps) },
+};
+
+static void device_families(struct mx_scrape *s)
+{
+	struct prov_device *d;
+	struct mx_labels l, lc;
+	char ch[12];
+
+#define DEV_LABELS (l = (struct mx_labels){ 0 }, mx_label(&l, "device", d->cfg.name), &l)
+	TAILQ_FOREACH(d, &s->p->devices, link)
+		prov_device_wear_update(d); /* the wear as the store has it now */
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(wear_families); i++) {
+		const struct wear_family *f = &wear_families[i];
+
+		fam(s, f->name, f->type, NULL, f->help);
+		TAILQ_FOREACH(d, &s->p->devices, link) {
+			struct fbx_wear w;
+			const char *v = (const char *)&w + f->off;
+
+			fbx_wear_get(d->rm, &w);
+			if (f->type == MX_COUNTER)
+				mx_u64(&s->w, DEV_LABELS, *(const uint64_t *)v);
+			else
+				mx_double(&s->w, DEV_LABELS, *(const double *)v);
+		}
+	}
+	fam(s, "bloxd_device_wear_bound", MX_GAUGE, NULL, "The imbalance the device keeps under");
+	TAILQ_FOREACH(d, &s->p->devices, link)
+		mx_double(&s->w, DEV_LABELS, 1.0 + fbx_rm_params(d->rm)->bound_permille / 1000.0);
+	fam(s, "bloxd_device_channel_wear", MX_GAUGE, NULL, "Average erases per block of a channel");
+	TAILQ_FOREACH(d, &s->p->devices, link)
+		for (uint32_t c = 0; c < d->cfg.nand.geo.channels; c++) {
+			snprintf(ch, sizeof(ch), "%u", c);
+			mx_double(&s->w, with(&lc, DEV_LABELS, "channel", ch),
+				  fbx_channel_wear(d->rm, c, NULL));
+		}
+	fam(s, "bloxd_device_free_dies", MX_GAUGE, NULL, "Dies no vSSD holds");
+	TAILQ_FOREACH(d, &s->p->devices, link)
+		mx_u64(&s->w, DEV_LABELS, fbx_free_dies(d->rm));
+#undef DEV_LABELS
+}
+
+static void controller_families(struct mx_scrape *s)
+{
+	io_families_of(s, false, "controller");
+	fam(s, "bloxd_controller_keep_alive_timeout_seconds", MX_GAUGE, "seconds",
+	    "Keep-alive timeout the host asked for (0: none)");
+	FOR_CTRL(s, c)
+		mx_ns(&s->w, &c->l, (uint64_t)c->c->kato_ms * 1000000u);
+	fam(s, "bloxd_controller_io_queues", MX_GAUGE, NULL, "I/O queues connected");
+	FOR_CTRL(s, c)
+		mx_u64(&s->w, &c->l, c->c->nr_sqs ? c->c->nr_sqs - 1 : 0);
+}
+
+int mx_collect(struct blox_prov *p, const struct mx_self *self, struct evbuffer *out,
+	       enum mx_format fmt)
+{
+	struct mx_scrape s = { .p = p };
+	int rc;
+
+	mx_begin(&s.w, out, fmt);
+	rc = look(&s);
+	if (!rc) {
+		daemon_families(&s, self);
+		namespace_families(&s);
+		ftl_families_all(&s);
+		nand_families(&s);
+		device_families(&s);
+		controller_families(&s);
+		rc = mx_end(&s.w);
+	}
+	free(s.ns);
+	free(s.nand);
+	free(s.ctrl);
+	return rc;
+}
