@@ -7,7 +7,8 @@
 #                              BUILD DOBUILD OUT PORT INSTALL KEEP, BD_SHIFT = the
 #                              words it took; --help: the bench's usage(); else dies
 #   bd_tools INSTALL           2 CPUs, spdk_nvme_perf and its runtime packages
-#                              (apt-get install when INSTALL is 1), python3, taskset, ss
+#                              (apt-get install when INSTALL is 1), python3, taskset, ss;
+#                              exits BD_MISSING_RC (default 2) when one is missing
 #   bd_build BUILD DOBUILD     bloxd and bloxctl built (incrementally) in BUILD:
 #                              sets BLOXD, BLOXCTL, BTYPE
 #   bd_port                    PORT: a free one when empty; refuses one in use
@@ -106,14 +107,14 @@ elapsed() { echo $(($(date +%s) - T0)); }
 bd_tools() {
 	local install=$1 c missing notfound sudo=
 	[ "$(nproc --all 2>/dev/null || echo 1)" -ge 2 ] || die "needs 2 CPUs (bloxd on CPU 0, clients on CPU 1)"
-	[ -x "$NVME_PERF" ] || die "spdk_nvme_perf not found at $NVME_PERF (../shared/anchors/spdk)"
+	[ -x "$NVME_PERF" ] || missing "spdk_nvme_perf not found at $NVME_PERF (../shared/anchors/spdk)"
 	for c in python3 taskset ss; do
-		command -v $c >/dev/null || { [ "$install" = 1 ] || die "command '$c' not found"; }
+		command -v $c >/dev/null || { [ "$install" = 1 ] || missing "command '$c' not found"; }
 	done
 	missing=$(bd_missing_pkgs | tr '\n' ' ')
 	missing=${missing% }
 	if [ -n "$missing" ]; then
-		[ "$install" = 1 ] || die "missing runtime packages (--no-install): $missing"
+		[ "$install" = 1 ] || missing "missing runtime packages (--no-install): $missing"
 		if [ "$(id -u)" != 0 ]; then
 			command -v sudo >/dev/null || die "packages missing and not root: apt-get install $missing"
 			sudo=sudo
@@ -125,7 +126,12 @@ bd_tools() {
 			die "could not install: $missing"
 	fi
 	notfound=$(ldd "$NVME_PERF" 2>&1 | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')
-	[ -z "$notfound" ] || die "libraries of spdk_nvme_perf not found: $notfound"
+	[ -z "$notfound" ] || missing "libraries of spdk_nvme_perf not found: $notfound"
+}
+
+missing() {
+	echo "$BD_NAME: $*" >&2
+	exit "${BD_MISSING_RC:-2}"
 }
 
 bd_missing_pkgs() {
