@@ -511,6 +511,16 @@ void ctl_print_qos(const ProtobufCMessage *m)
 	       (unsigned long)i->others_admitted, (unsigned long)i->reads_held,
 	       (unsigned long)i->writes_held, (unsigned long)i->others_held, i->waiting,
 	       i->max_waiting);
+	if (i->n_full_ns) {
+		static const char *const names[] = { "read iops", "write iops", "iops",
+						     "read MB/s", "write MB/s", "MB/s" };
+
+		printf("  unused (bucket full):");
+		for (size_t k = 0; k < i->n_full_ns && k < 6; k++)
+			if (i->full_ns[k])
+				printf(" %s %.3f s,", names[k], (double)i->full_ns[k] / 1e9);
+		printf(" of it with commands held %.3f s\n", (double)i->full_held_ns / 1e9);
+	}
 	if (i->die_time_ns)
 		printf("  die time given it: %.3f s\n", (double)i->die_time_ns / 1e9);
 }

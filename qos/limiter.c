@@ -11,21 +11,31 @@
 
 static void bucket_refill(struct qos_bucket *b, uint64_t now)
 {
-	uint64_t dt;
+	uint64_t dt, room;
 
 	if (now <= b->last_ns)
 		return;
 	dt = now - b->last_ns;
 	b->last_ns = now;
-	if (b->level >= b->depth)
+	if (!b->rate)
 		return;
-	/* Long idle: no more than what fills it (and no overflow). */
-	if ((uint64_t)(b->depth - b->level) / b->rate < dt)
+	if (b->level >= b->depth) {
+		b->full_ns += dt;
+		return;
+	}
+	room = (uint64_t)(b->depth - b->level);
+	/* Full within dt: no more than what fills it (and no overflow). */
+	if (room / b->rate < dt) {
+		uint64_t fill = (room + b->rate - 1) / b->rate;
+
+		if (dt > fill)
+			b->full_ns += dt - fill;
 		b->level = b->depth;
-	else
+	} else {
 		b->level += (int64_t)(dt * b->rate);
-	if (b->level > b->depth)
-		b->level = b->depth;
+		if (b->level > b->depth)
+			b->level = b->depth;
+	}
 }
 
 /* Set @b to @rate with a burst of @burst_ms; keep its level (clipped), or full when new. */
@@ -143,4 +153,20 @@ uint64_t qos_limiter_admit(struct qos_limiter *l, enum qos_dir dir, uint64_t byt
 			l->b[ids[i]].level -= cost[i];
 	l->admitted[dir]++;
 	return 0;
+}
+
+void qos_limiter_sync(struct qos_limiter *l, uint64_t now)
+{
+	for (int i = 0; i < QOS_B_COUNT; i++)
+		bucket_refill(&l->b[i], now);
+}
+
+uint64_t qos_limiter_full_ns(const struct qos_limiter *l)
+{
+	uint64_t s = 0;
+
+	for (int i = 0; i < QOS_B_COUNT; i++)
+		if (l->b[i].rate)
+			s += l->b[i].full_ns;
+	return s;
 }

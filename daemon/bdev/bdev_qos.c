@@ -25,6 +25,9 @@ struct blox_bdev_qos {
 	uint64_t armed_at; /* the timer's time, 0 when not armed */
 };
 
+_Static_assert(sizeof(((struct blox_bdev_qos_stats *)0)->full_ns) / sizeof(uint64_t) == QOS_B_COUNT,
+	       "one full_ns per bucket");
+
 struct held_io {
 	uint64_t since;
 };
@@ -58,7 +61,11 @@ static void release(struct blox_bdev_qos *q)
 	struct blox_io *io;
 
 	while ((io = TAILQ_FIRST(&q->held))) {
+		uint64_t full = qos_limiter_full_ns(&q->lim);
 		uint64_t at = qos_limiter_admit(&q->lim, dir_of(io), io_bytes(io), now);
+
+		/* Full while this one waited: the timer came after the burst ran over. */
+		q->st.full_held_ns += qos_limiter_full_ns(&q->lim) - full;
 
 		if (at) {
 			arm(q, at, now);
@@ -153,8 +160,18 @@ bool blox_bdev_qos_get(const struct blox_bdev *bdev, struct qos_limits *lim,
 	}
 	if (lim)
 		*lim = q->lim.lim;
-	if (st)
+	if (st) {
+		/* The buckets as of now: full time accrues when they are next asked. */
+		struct qos_limiter now = q->lim;
+		uint64_t full = qos_limiter_full_ns(&now);
+
+		qos_limiter_sync(&now, blox_clock_now(q->clock));
 		*st = q->st;
+		if (q->st.waiting)
+			st->full_held_ns += qos_limiter_full_ns(&now) - full;
+		for (int i = 0; i < QOS_B_COUNT; i++)
+			st->full_ns[i] = now.b[i].full_ns;
+	}
 	return true;
 }
 

@@ -16,12 +16,14 @@
 struct qos_msg {
 	Blox__Admin__QosInfo m;
 	Blox__Admin__QosParams q;
+	uint64_t full[6]; /* full_ns, per bucket */
 };
 
 static void qos_msg_fill(const struct nvmf_ns *ns, struct qos_msg *x)
 {
 	const struct prov_ns_rec *rec = prov_ns_rec(ns);
 	struct blox_bdev_qos_stats st;
+	bool limited;
 
 	blox__admin__qos_info__init(&x->m);
 	blox__admin__qos_params__init(&x->q);
@@ -40,7 +42,7 @@ static void qos_msg_fill(const struct nvmf_ns *ns, struct qos_msg *x)
 		x->q.weight = blox_param_given(p, BLOX_QP_WEIGHT) ? p->weight : 0;
 	}
 	x->m.qos = &x->q;
-	blox_bdev_qos_get(ns->bdev, NULL, &st);
+	limited = blox_bdev_qos_get(ns->bdev, NULL, &st);
 	x->m.reads_admitted = st.admitted[QOS_READ];
 	x->m.writes_admitted = st.admitted[QOS_WRITE];
 	x->m.others_admitted = st.admitted[QOS_OTHER];
@@ -49,6 +51,10 @@ static void qos_msg_fill(const struct nvmf_ns *ns, struct qos_msg *x)
 	x->m.others_held = st.held[QOS_OTHER];
 	x->m.waiting = st.waiting;
 	x->m.max_waiting = st.max_waiting;
+	memcpy(x->full, st.full_ns, sizeof(x->full));
+	x->m.n_full_ns = limited ? sizeof(x->full) / sizeof(x->full[0]) : 0;
+	x->m.full_ns = x->full;
+	x->m.full_held_ns = st.full_held_ns;
 	if (rec && rec->dev)
 		x->m.die_time_ns = blox_nand_dev_tenant_ns(rec->dev->dev, rec->tenant);
 }

@@ -50,6 +50,12 @@ struct qos_bucket {
 	int64_t depth; /* units when full */
 	int64_t level; /* units now; below 0 after a command larger than the bucket */
 	uint64_t last_ns; /* level as of this time */
+	/*
+	 * Time spent full, up to last_ns: tokens were there and nothing took
+	 * them, so what the rate allowed went unused (a namespace that did not
+	 * ask, or a caller that asked late). Kept across limit changes.
+	 */
+	uint64_t full_ns;
 };
 
 enum qos_bucket_id {
@@ -89,6 +95,10 @@ bool qos_limiter_unlimited(const struct qos_limiter *l);
  */
 uint64_t qos_limiter_admit(struct qos_limiter *l, enum qos_dir dir, uint64_t bytes,
 			   uint64_t now);
+/* Every bucket refilled to @now (nothing admitted): its level and full_ns as of @now. */
+void qos_limiter_sync(struct qos_limiter *l, uint64_t now);
+/* The buckets' full_ns summed over those with a limit. */
+uint64_t qos_limiter_full_ns(const struct qos_limiter *l);
 
 /* ---- weighted fair sharing (deficit round robin) ---- */
 

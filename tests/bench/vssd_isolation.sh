@@ -46,32 +46,15 @@
 # and R's latency ratios between levels; only ratios from one run mean anything.
 set -u -o pipefail
 
-HERE=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
-REPO=$(cd "$HERE/../.." && pwd)
-SPDK=$(readlink -f "$REPO/../shared/anchors/spdk" 2>/dev/null || echo "$REPO/../shared/anchors/spdk")
-NVME_PERF=$SPDK/bin/spdk_nvme_perf
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin${PATH:+:$PATH}
-
-# Debian 12 packages spdk_nvme_perf needs at run time (as compare.sh installs).
-RUNTIME_PKGS="librte-eal23 librte-kvargs23 librte-telemetry23 librte-ring23 librte-rcu23
-	librte-mempool23 librte-mempool-ring23 librte-mbuf23 librte-net23 librte-meter23
-	librte-ethdev23 librte-pci23 librte-bus-pci23 librte-timer23 librte-power23
-	libaio1 libnuma1 libfdt1 libbsd0 libmd0 libssl3 libkeyutils1 libuuid1
-	python3 iproute2 util-linux"
+BD_NAME=vssd_isolation.sh
+# shellcheck source=lib_daemon.sh
+. "$(dirname "$(readlink -f "$0")")/lib_daemon.sh"
 
 NQN=nqn.2026-12.io.blox:vssd-bench
-# spdk_nvme_perf sends an empty host NQN unless the trid has one; bloxd refuses that.
-HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:4d87416b-b634-42dd-b63e-48aec659fb9f
-TGT_CPU=0
-CLI_CPU=1
 
 usage() {
 	cat <<EOF
 usage: $(basename "$0") [options]
-  --build DIR      build directory of bloxd and bloxctl (default $REPO/build-bench;
-                   configured RelWithDebInfo when new); they are built there first
-                   (incrementally) so that they are the tree's
-  --no-build       use the binaries in --build as they are
   --levels LIST    levels, comma-separated, in the first round's order (default
                    channel,software,chip,alone; channel must be one of them;
                    alone = R of the channel level with W idle)
@@ -79,50 +62,30 @@ usage: $(basename "$0") [options]
   --seconds S      measured seconds per level and round (default 3: short rounds,
                    so that the levels of one round see the same machine)
   --warmup S       spdk_nvme_perf warm-up before each measured window (default 1)
-  --out FILE       report (default $REPO/docs/results/flashblox_daemon.txt)
-  --port PORT      NVMe/TCP port on 127.0.0.1 (default: a free one)
   --blocks N       blocks per plane of each tenant (default 32: 8 dies x 32 blocks,
                    557 MiB per vSSD; the fill then takes ~15 s per level)
   --store S        the devices' page store, ram (default) or file
-  --no-install     do not apt-get install spdk_nvme_perf's missing runtime packages
-  --keep-logs DIR  copy the logs and JSON snapshots (not the flash) to DIR
 EOF
+	bd_usage "$REPO/docs/results/flashblox_daemon.txt"
 }
 
-die() {
-	echo "vssd_isolation.sh: $*" >&2
-	exit 2
-}
-
-BUILD=$REPO/build-bench
-DOBUILD=1
 LEVELS="channel software chip alone"
 ROUNDS=8
 SECS=3
 WARM=1
 OUT=$REPO/docs/results/flashblox_daemon.txt
-PORT=
-INSTALL=1
-KEEP=
 BPP=32
 STORE=ram
 ARGS="$*"
 while [ $# -gt 0 ]; do
 	case $1 in
-	--build) [ $# -ge 2 ] || die "--build needs a value"; BUILD=$2; shift 2 ;;
 	--levels) [ $# -ge 2 ] || die "--levels needs a value"; LEVELS=$(echo "$2" | tr ',' ' '); shift 2 ;;
 	--rounds) [ $# -ge 2 ] || die "--rounds needs a value"; ROUNDS=$2; shift 2 ;;
 	--seconds) [ $# -ge 2 ] || die "--seconds needs a value"; SECS=$2; shift 2 ;;
 	--warmup) [ $# -ge 2 ] || die "--warmup needs a value"; WARM=$2; shift 2 ;;
-	--out) [ $# -ge 2 ] || die "--out needs a value"; OUT=$2; shift 2 ;;
-	--port) [ $# -ge 2 ] || die "--port needs a value"; PORT=$2; shift 2 ;;
 	--blocks) [ $# -ge 2 ] || die "--blocks needs a value"; BPP=$2; shift 2 ;;
 	--store) [ $# -ge 2 ] || die "--store needs a value"; STORE=$2; shift 2 ;;
-	--no-install) INSTALL=0; shift ;;
-	--no-build) DOBUILD=0; shift ;;
-	--keep-logs) [ $# -ge 2 ] || die "--keep-logs needs a value"; KEEP=$2; shift 2 ;;
-	-h | --help) usage; exit 0 ;;
-	*) usage >&2; die "unknown argument '$1'" ;;
+	*) bd_opt "$@" && shift "$BD_SHIFT" ;;
 	esac
 done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive integer"
@@ -135,189 +98,21 @@ for l in $LEVELS; do
 done
 case " $LEVELS " in *" channel "*) ;; *) die "--levels must include channel (the reference)" ;; esac
 [ "$(echo $LEVELS | wc -w)" = "$(echo $LEVELS | tr ' ' '\n' | sort -u | wc -l)" ] || die "a level is given twice"
-[ -z "$PORT" ] || { [[ $PORT =~ ^[1-9][0-9]*$ ]] && [ "$PORT" -lt 65536 ]; } || die "--port must be 1..65535"
 
-# ---- tools ------------------------------------------------------------------
-[ "$(nproc --all 2>/dev/null || echo 1)" -ge 2 ] || die "needs 2 CPUs (bloxd on CPU 0, clients on CPU 1)"
-[ -x "$NVME_PERF" ] || die "spdk_nvme_perf not found at $NVME_PERF (../shared/anchors/spdk)"
-for c in python3 taskset ss; do
-	command -v $c >/dev/null || { [ $INSTALL = 1 ] || die "command '$c' not found"; }
-done
-missing_pkgs() {
-	command -v dpkg-query >/dev/null || return 0
-	local p
-	for p in $RUNTIME_PKGS; do
-		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q ' installed$' || echo "$p"
-	done
-}
-MISSING=$(missing_pkgs | tr '\n' ' ')
-MISSING=${MISSING% }
-if [ -n "$MISSING" ]; then
-	[ $INSTALL = 1 ] || die "missing runtime packages (--no-install): $MISSING"
-	SUDO=
-	if [ "$(id -u)" != 0 ]; then
-		command -v sudo >/dev/null || die "packages missing and not root: apt-get install $MISSING"
-		SUDO=sudo
-	fi
-	echo "vssd_isolation.sh: installing $MISSING"
-	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $MISSING >/dev/null ||
-		{ $SUDO apt-get update -q >/dev/null && $SUDO env DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y --no-install-recommends $MISSING >/dev/null; } ||
-		die "could not install: $MISSING"
-fi
-NOTFOUND=$(ldd "$NVME_PERF" 2>&1 | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')
-[ -z "$NOTFOUND" ] || die "libraries of spdk_nvme_perf not found: $NOTFOUND"
-
-BLOXD=$BUILD/daemon/bloxd
-BLOXCTL=$BUILD/cli/bloxctl
-if [ $DOBUILD = 1 ]; then
-	echo "vssd_isolation.sh: building bloxd and bloxctl in $BUILD"
-	if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-		cmake -S "$REPO" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOX_INTEROP=OFF >/dev/null ||
-			die "cmake configure failed in $BUILD"
-	fi
-	cmake --build "$BUILD" -j2 --target bloxd bloxctl >"$BUILD/vssd_isolation-build.log" 2>&1 ||
-		die "build failed (see $BUILD/vssd_isolation-build.log)"
-fi
-[ -x "$BLOXD" ] && [ -x "$BLOXCTL" ] || die "no bloxd or bloxctl in $BUILD"
-BTYPE=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
-[ "$BTYPE" = RelWithDebInfo ] ||
-	echo "vssd_isolation.sh: warning: $BUILD is a '$BTYPE' build, not RelWithDebInfo" >&2
-
-if [ -z "$PORT" ]; then
-	PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
-		die "no free port"
-fi
-ss -ltnH "sport = :$PORT" 2>/dev/null | grep -q . && die "port $PORT is in use"
-
-# ---- state and clean-up -------------------------------------------------------
-WORK=$(mktemp -d /tmp/blox-vssd-bench.XXXXXX) || die "mktemp failed"
-DATA=$WORK/data
-SOCK=$WORK/bloxd.sock
-LOGS=$WORK/logs
-mkdir -p "$DATA" "$LOGS"
-BPID=
-PERF_PIDS=()
-
-# stop_pid PID [SECONDS]: SIGTERM, then SIGKILL after SECONDS (10); reap it.
-stop_pid() {
-	local pid=$1 t=${2:-10} i
-	[ -n "$pid" ] || return 0
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -TERM "$pid" 2>/dev/null
-		for ((i = 0; i < t * 10; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		if kill -0 "$pid" 2>/dev/null; then
-			echo "vssd_isolation.sh: pid $pid ignored SIGTERM for $t s: SIGKILL" >&2
-			kill -KILL "$pid" 2>/dev/null
-		fi
-	fi
-	wait "$pid" 2>/dev/null
-	return 0
-}
-# DPDK leaves a runtime directory named after each spdk_nvme_perf's pid.
-drop_dpdk_dir() {
-	rm -rf "/var/run/dpdk/spdk_pid$1" 2>/dev/null
-	[ -n "${XDG_RUNTIME_DIR:-}" ] && rm -rf "$XDG_RUNTIME_DIR/dpdk/spdk_pid$1" 2>/dev/null
-	return 0
-}
-
-cleanup() {
-	local rc=$? p
-	trap - EXIT INT TERM HUP
-	for p in "${PERF_PIDS[@]}"; do
-		stop_pid "$p" 5
-		drop_dpdk_dir "$p"
-	done
-	if [ -n "$BPID" ]; then
-		stop_pid "$BPID" 60
-		wait "$BPID" 2>/dev/null
-	fi
-	if [ -n "$KEEP" ]; then
-		mkdir -p "$KEEP" && cp -r "$LOGS/." "$KEEP/" && echo "vssd_isolation.sh: logs copied to $KEEP" >&2
-	fi
-	rm -rf "$WORK"
-	exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
-
-fail() { # fail MESSAGE [LOG]: print, show the log's tail, exit 2 (cleanup runs)
-	echo "vssd_isolation.sh: $1" >&2
-	[ -n "${2:-}" ] && [ -f "$2" ] && tail -n 8 "$2" | sed 's/^/    /' >&2
-	exit 2
-}
-
-ctl() { "$BLOXCTL" -s "$SOCK" --timeout 60 "$@"; }
-
-T0=$(date +%s)
-elapsed() { echo $(($(date +%s) - T0)); }
-
-# ---- machine ----------------------------------------------------------------
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-if awk -v l="${LOAD0%% *}" 'BEGIN { exit !(l > 1.0) }'; then
-	echo "vssd_isolation.sh: warning: the 1-minute load average is ${LOAD0%% *}: other work shares the" \
-		"CPUs, and latency figures (the tails above all) will show it; the isolation checks do not depend on it" >&2
-fi
+# ---- tools, bloxd ---------------------------------------------------------------
+bd_tools $INSTALL
+bd_build "$BUILD" $DOBUILD
+bd_port
+bd_workdir blox-vssd-bench
+bd_warn_load "latency figures (the tails above all) will show it; the isolation checks do not depend on it"
 {
 	echo "# FlashBlox bench 4 on the real daemon: tests/bench/vssd_isolation.sh $ARGS"
-	echo "# date $(date -Is)  host $(hostname)  kernel $(uname -r)  Debian $(cat /etc/debian_version 2>/dev/null)"
-	echo "# cpu $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc --all) CPUs;" \
-		"$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM; load average at start $LOAD0"
-	echo "# tree $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null)$([ $DOBUILD = 1 ] && echo ", built just before the run" ||
-		echo ", binaries of $(date -r "$BLOXD" -Is) (--no-build)")" \
-		"($(git -C "$REPO" status --porcelain -uno -- daemon ftl nand common cli proto qos 2>/dev/null | wc -l) files" \
-		"of daemon/ ftl/ nand/ common/ cli/ proto/ qos/ modified in the working tree)"
-	echo "# bloxd $BLOXD ($("$BLOXD" --version 2>&1 | head -1), CMAKE_BUILD_TYPE $BTYPE)"
-	echo "# client $(head -1 "$SPDK/BUILD-INFO.txt" 2>/dev/null | cut -c1-60) spdk_nvme_perf --no-huge"
-	echo "# bloxd on CPU $TGT_CPU, both spdk_nvme_perf on CPU $CLI_CPU; NVMe/TCP 127.0.0.1:$PORT; device store $STORE"
+	bd_machine
+	echo "# both spdk_nvme_perf on CPU $CLI_CPU; device store $STORE"
 	echo "# levels $LEVELS; $ROUNDS rounds of ${SECS} s measured (+${WARM} s warm-up) per level"
 } >"$LOGS/header.txt"
 cat "$LOGS/header.txt"
-
-# ---- bloxd ------------------------------------------------------------------
-cat >"$WORK/bloxd.json" <<EOF
-{
-  "listeners": [ { "address": "127.0.0.1", "port": $PORT } ],
-  "subsystems": [ { "nqn": "$NQN", "allow_any_host": true, "namespaces": [] } ]
-}
-EOF
-taskset -c $TGT_CPU "$BLOXD" -c "$WORK/bloxd.json" --data-dir "$DATA" --admin-socket "$SOCK" \
-	--log-level 2 >"$LOGS/bloxd.log" 2>&1 &
-BPID=$!
-for i in $(seq 1 100); do
-	kill -0 "$BPID" 2>/dev/null || fail "bloxd exited at start" "$LOGS/bloxd.log"
-	[ -S "$SOCK" ] && ctl status >/dev/null 2>&1 && ss -ltnH "sport = :$PORT" 2>/dev/null | grep -q . && break
-	[ "$i" = 100 ] && fail "bloxd not ready after 10 s" "$LOGS/bloxd.log"
-	sleep 0.1
-done
-echo "[$(elapsed) s] bloxd pid $BPID ready on 127.0.0.1:$PORT"
-
-# ---- clients ----------------------------------------------------------------
-trid() { echo "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:$PORT subnqn:$NQN ns:$1 hostnqn:$HOSTNQN"; }
-# perf_start LOG NSID R|W|F ARGS...: spdk_nvme_perf (R's, W's or a fill) on CLI_CPU in the
-# background; its pid in PERF_PIDS.
-perf_start() {
-	local log=$1 ns=$2
-	shift 3
-	taskset -c $CLI_CPU "$NVME_PERF" -c $((1 << CLI_CPU)) --no-huge -s 512 -r "$(trid "$ns")" "$@" \
-		>"$log" 2>&1 &
-	PERF_PIDS+=($!)
-}
-# perf_wait_all: wait for every started client; 1 if any failed.
-perf_wait_all() {
-	local p bad=0
-	for p in "${PERF_PIDS[@]}"; do
-		wait "$p" || bad=1
-		drop_dpdk_dir "$p"
-	done
-	PERF_PIDS=()
-	return $bad
-}
+bd_start_bloxd "$NQN" "[]"
 
 # ---- levels -----------------------------------------------------------------
 # Every tenant: 8 dies x BPP blocks per plane; its size is what that holds.
@@ -390,7 +185,7 @@ print(" ".join(x.get("state", "?") for x in json.load(sys.stdin).get("migrations
 				echo "[$(elapsed) s] chip: R's migration still '$st' after 5 s: one read of R to wake it"
 				echo "# chip level: R's migration (empty vSSD) stalled until one host read of R woke it" \
 					>>"$LOGS/header.txt"
-				perf_start "$LOGS/chip.poke.log" "$r" F -q 1 -o 4096 -w randread -t 1 -d 1
+				perf_start "$LOGS/chip.poke.log" "$r" -q 1 -o 4096 -w randread -t 1 -d 1
 				perf_wait_all || fail "the read to wake the migration failed" "$LOGS/chip.poke.log"
 			fi
 		done
@@ -403,8 +198,8 @@ for l in $SETUP; do
 	setup_level "$l"
 	ctl --json device show "${DEV[$l]}" >"$LOGS/$l.created.json" || fail "device show failed"
 	# Precondition: fill both vSSDs once, 128 KiB sequential writes, both at once.
-	perf_start "$LOGS/$l.fill.R.log" "${RNS[$l]}" F -q 16 -o 131072 -w write -t 300 -d 100%
-	perf_start "$LOGS/$l.fill.W.log" "${WNS[$l]}" F -q 16 -o 131072 -w write -t 300 -d 100%
+	perf_start "$LOGS/$l.fill.R.log" "${RNS[$l]}" -q 16 -o 131072 -w write -t 300 -d 100%
+	perf_start "$LOGS/$l.fill.W.log" "${WNS[$l]}" -q 16 -o 131072 -w write -t 300 -d 100%
 	perf_wait_all || fail "precondition of $l failed" "$LOGS/$l.fill.W.log"
 	echo "[$(elapsed) s] $l: R nsid ${RNS[$l]}, W nsid ${WNS[$l]} on ${DEV[$l]}, $SIZE bytes each, filled"
 done
@@ -417,11 +212,6 @@ for l in $SETUP; do
 done
 
 # ---- rounds -----------------------------------------------------------------
-# "ns_on_cpu ns_waiting_for_a_cpu" of every thread of process $1 (schedstat), and the time.
-sched() {
-	echo "$(cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ r += $1; w += $2 } END { printf "%.0f %.0f", r, w }')" \
-		"$(date +%s%N)"
-}
 set -- $LEVELS
 NL=$#
 LV=("$@")
@@ -434,8 +224,8 @@ for ((k = 1; k <= ROUNDS; k++)); do
 		cut -d' ' -f1 /proc/loadavg >"$b.load"
 		sched "$BPID" >"$b.sched"
 		[ $l = alone ] ||
-			perf_start "$b.W.log" "${WNS[$l]}" W -q 16 -o 4096 -w randwrite -t "$SECS" -a "$WARM" -L
-		perf_start "$b.R.log" "${RNS[$l]}" R -q 16 -o 4096 -w randread -t "$SECS" -a "$WARM" -L
+			perf_start "$b.W.log" "${WNS[$l]}" -q 16 -o 4096 -w randwrite -t "$SECS" -a "$WARM" -L
+		perf_start "$b.R.log" "${RNS[$l]}" -q 16 -o 4096 -w randread -t "$SECS" -a "$WARM" -L
 		RPID=${PERF_PIDS[-1]}
 		# R's client: its CPU over [warm-up end, mid-run]; bloxd's own view of R's
 		# latency, a 1-2 s window in mid-run
@@ -460,7 +250,9 @@ echo "[$(elapsed) s] load average at the end $LOAD1" >>"$LOGS/header.txt"
 REPORT=$LOGS/report.txt
 RNSL=$(for l in $LEVELS; do echo -n "$l:${RNS[$l]}:${WNS[$l]} "; done)
 python3 - "$LOGS" "$NQN" "$ROUNDS" "$SECS" "$WARM" "$RNSL" "$(elapsed)" "$LOAD1" >"$REPORT" <<'PY'
-import json, os, re, statistics, sys
+import os, sys
+
+from lib_daemon import fmt, load, med, perf, sched
 
 logs, nqn, rounds, secs, warm, levels_s, wall, load1 = sys.argv[1:9]
 rounds, secs, warm = int(rounds), int(secs), int(warm)
@@ -468,29 +260,6 @@ levels = [(x.split(":")[0], int(x.split(":")[1]), int(x.split(":")[2])) for x in
 viol = []
 P = print
 UNITS_PER_PAGE = 4  # 16 KiB pages, 4 KiB units
-
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def perf(path):
-    """IOPS, mean and percentiles (us) of one spdk_nvme_perf -L log; {} when absent."""
-    r = {}
-    if not os.path.exists(path):
-        return r
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"^Total\s*:\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)", line)
-            if m:
-                r["iops"], r["mean"] = float(m.group(1)), float(m.group(3))
-            m = re.match(r"^\s*([\d.]+)%\s*:\s*([\d.]+)us", line)
-            if m:
-                for name, want in (("p50", 50.0), ("p99", 99.0), ("p999", 99.9)):
-                    if abs(float(m.group(1)) - want) < 1e-6 and name not in r:
-                        r[name] = float(m.group(2))
-    return r
 
 
 def ns_stats(st, nsid):
@@ -504,25 +273,6 @@ def g(d, *keys):
     for k in keys:
         d = (d or {}).get(k, 0)
     return d or 0
-
-
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def fmt(v, w, n=0):
-    return f"{'NA' if v is None else f'{v:.{n}f}':>{w}}"
-
-
-def sched(path):
-    """(cpu %, waiting-for-a-CPU %) of wall time between the two samples in @path, or None."""
-    try:
-        a, b = [list(map(float, line.split())) for line in open(path).read().split("\n") if line.strip()][:2]
-        dt = b[2] - a[2]
-        return (100 * (b[0] - a[0]) / dt, 100 * (b[1] - a[1]) / dt) if dt > 0 else None
-    except Exception:
-        return None
 
 
 def ratio(a, b):
@@ -740,15 +490,4 @@ else:
     P("ISOLATION: OK (no violation in any round of any level)")
 sys.exit(1 if viol else 0)
 PY
-PYRC=$?
-[ -s "$REPORT" ] || fail "the report was not made (python rc $PYRC)"
-mkdir -p "$(dirname "$OUT")" && cp "$REPORT" "$OUT" || fail "could not write $OUT"
-echo
-cat "$REPORT"
-echo
-echo "written to $OUT ($(elapsed) s)"
-case $PYRC in
-0) exit 0 ;;
-1) echo "vssd_isolation.sh: ISOLATION VIOLATED" >&2; exit 1 ;;
-*) fail "the report script failed (rc $PYRC)" ;;
-esac
+bd_finish "$REPORT" $? "ISOLATION VIOLATED"

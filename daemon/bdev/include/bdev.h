@@ -268,6 +268,15 @@ struct blox_bdev_qos_stats {
 	uint64_t admitted[3], held[3]; /* by direction: read, write, other */
 	uint32_t waiting, max_waiting; /* commands held now, and at most */
 	uint64_t wait_ns; /* summed time commands spent held */
+	/*
+	 * Per bucket (enum qos_bucket_id), the time it was full: what its limit
+	 * allowed went unused. full_held_ns: of that (summed over the buckets),
+	 * the time while commands were held, i.e. the timer came later than
+	 * the burst lasts (bloxd off its CPU); the rest is time the namespace
+	 * did not ask for as much as its limit.
+	 */
+	uint64_t full_ns[6];
+	uint64_t full_held_ns;
 };
 
 /*

@@ -91,6 +91,8 @@ static void test_rate_holds_at_any_depth(void **state)
 		if (n < 50000 * 98 / 100 || n > 50500 * 102 / 100)
 			fail_msg("depth %d: %lu commands in 10 s at 5000 IOPS", depths[i],
 				 (unsigned long)n);
+		/* Always asked: the bucket was never full after the start. */
+		assert_int_equal(qos_limiter_full_ns(&l), 0);
 	}
 }
 
@@ -131,6 +133,48 @@ static void test_combined(void **state)
 	}
 	assert_in_range(got[0] + got[1], 1000, 1002);
 	assert_in_range(got[0], 500, 501);
+}
+
+/*
+ * The time a bucket spends full is what its limit allowed and nobody used:
+ * counted from the moment it fills, whether it is asked then or later, and
+ * only for buckets with a limit.
+ */
+static void test_full_time(void **state)
+{
+	struct qos_limiter l;
+	struct qos_limits lim = { .read_iops = 1000, .burst_ms = 100 }; /* 100 tokens */
+
+	(void)state;
+	qos_limiter_init(&l, &lim, 0);
+	/* Full from the start. */
+	qos_limiter_sync(&l, 50 * MS);
+	assert_int_equal(qos_limiter_full_ns(&l), 50 * MS);
+	assert_int_equal(l.b[QOS_B_READ_IOPS].full_ns, 50 * MS);
+	/* Emptied, then refilled in exactly 100 ms: not full before 150 ms. */
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(qos_limiter_admit(&l, QOS_READ, 4096, 50 * MS), 0);
+	qos_limiter_sync(&l, 149 * MS);
+	assert_int_equal(qos_limiter_full_ns(&l), 50 * MS);
+	qos_limiter_sync(&l, 150 * MS);
+	assert_int_equal(qos_limiter_full_ns(&l), 50 * MS);
+	/* One token taken at 200 ms is back at 201 ms; asked next at 250 ms. */
+	assert_int_equal(qos_limiter_admit(&l, QOS_READ, 4096, 200 * MS), 0);
+	assert_int_equal(qos_limiter_full_ns(&l), 100 * MS);
+	assert_int_equal(qos_limiter_admit(&l, QOS_READ, 4096, 250 * MS), 0);
+	assert_int_equal(qos_limiter_full_ns(&l), 149 * MS);
+	/* Writes have no limit: their bucket never counts. */
+	assert_int_equal(l.b[QOS_B_WRITE_IOPS].full_ns, 0);
+	/* Asking again at an earlier time changes nothing. */
+	qos_limiter_sync(&l, 240 * MS);
+	assert_int_equal(qos_limiter_full_ns(&l), 149 * MS);
+	/* Kept across a live change; a new limit starts full and counts from then. */
+	lim.write_iops = 10;
+	qos_limiter_set(&l, &lim, 300 * MS);
+	assert_int_equal(qos_limiter_full_ns(&l), 198 * MS);
+	qos_limiter_sync(&l, 400 * MS);
+	assert_int_equal(l.b[QOS_B_WRITE_IOPS].full_ns, 100 * MS);
+	assert_int_equal(qos_limiter_full_ns(&l), 398 * MS);
 }
 
 /* A command larger than the bucket waits for a full bucket, then the rate still holds. */
@@ -186,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_and_directions),
 		cmocka_unit_test(test_combined),
 		cmocka_unit_test(test_oversized),
+		cmocka_unit_test(test_full_time),
 		cmocka_unit_test(test_live_change),
 	};
 
