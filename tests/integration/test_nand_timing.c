@@ -3,10 +3,10 @@
  * The timing-only NAND backend seen from a host over loopback: a 4 KiB
  * read at queue depth 1 costs about tR + channel transfer on top of the
  * network path (measured on a null namespace in the same run), and
- * throughput grows with queue depth as the dies allow: nearly linearly on
- * an 8-die device, not at all on a 1-die one. tR is set to 1 ms so the
- * modeled time dominates the noise of a busy machine; the bounds are wide
- * for the same reason. The measured table goes to nand_timing.txt in the
+ * throughput at depth is what the dies allow: never above the model (one
+ * read per tR + transfer per busy die), and on 8 dies several times what
+ * one die does. tR is set to 1 ms so the modeled time dominates the noise
+ * of a busy machine; the lower bounds are wide for the same reason. The measured table goes to nand_timing.txt in the
  * working directory.
  */
 #include <setjmp.h>
@@ -190,6 +190,7 @@ static void test_qd_scaling(void **state)
 	double r8 = d8_32.iops / d8_1.iops, r1 = d1_8.iops / d1_1.iops;
 	/* Uniform random reads over D dies: busy = D * (1 - (1 - 1/D)^N). */
 	double busy8 = 8.0 * (1.0 - pow(7.0 / 8.0, 32));
+	double die_iops = 1e9 / (double)(T_READ_NS + XFER_4K_NS); /* one die's reads per second */
 
 	report(f, "nand 8 dies", 32, d8_32);
 	report(f, "nand 1 die", 1, d1_1);
@@ -197,11 +198,20 @@ static void test_qd_scaling(void **state)
 	fprintf(f->out,
 		"# 8 dies qd32/qd1 = %.2f (model %.2f); 1 die qd8/qd1 = %.2f (model 1.00)\n",
 		r8, busy8, r1);
-	assert_true(r8 > 0.7 * busy8);
-	assert_true(r8 < 1.2 * busy8);
-	assert_true(r1 < 1.3);
-	/* One die serves one read per tR + transfer at most. */
-	assert_true(d1_8.iops < 1.1e9 / (double)(T_READ_NS + XFER_4K_NS));
+	/*
+	 * Against what the dies can do, not against QD 1 (a busy machine slows
+	 * QD 1 by its own overheads, which inflated the ratios: 1 die qd8/qd1
+	 * was 1.38 in CI with the dies exact). Above the model is impossible
+	 * for an engine that keeps the timing; below half of it would be a
+	 * device that does not overlap its dies.
+	 */
+	assert_true(d8_32.iops < 1.1 * busy8 * die_iops);
+	assert_true(d8_32.iops > 0.5 * busy8 * die_iops);
+	/* One die serves one read per tR + transfer at most, whatever the depth. */
+	assert_true(d1_8.iops < 1.1 * die_iops);
+	assert_true(d1_1.iops < 1.1 * die_iops);
+	/* The 8-die device at depth does what one die cannot. */
+	assert_true(d8_32.iops > 3 * d1_8.iops);
 }
 
 int main(void)
