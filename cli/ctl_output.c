@@ -55,6 +55,18 @@ void ctl_print_status(const ProtobufCMessage *m)
 	printf("listeners          %u\n", s->listeners);
 	printf("NVMe/TCP queues    %u\n", s->io_queues);
 	printf("admin connections  %u\n", s->admin_connections);
+	if (s->limits) {
+		const Blox__Admin__TransportLimitStats *l = s->limits;
+
+		printf("accept errors      %lu (listener paused %lu times)\n",
+		       (unsigned long)l->accept_errors, (unsigned long)l->accept_pauses);
+		printf("refused            %lu over the total cap, %lu over the per-host cap\n",
+		       (unsigned long)l->refused_total, (unsigned long)l->refused_per_host);
+		printf("timeouts           ICReq %lu, Connect %lu, PDU %lu\n",
+		       (unsigned long)l->icreq_timeouts, (unsigned long)l->connect_timeouts,
+		       (unsigned long)l->pdu_timeouts);
+		printf("limit log lines    %lu suppressed\n", (unsigned long)l->log_suppressed);
+	}
 }
 
 /* The namespace table of ns list and subsys show. */

@@ -59,6 +59,7 @@ struct bloxd {
 	struct event_base *base;
 	struct nvmf_tgt tgt;
 	struct nvmf_tcp *tcp;
+	struct nvmf_tcp_limits tcp_limits;
 	struct event *sigterm, *sigint, *drain;
 	struct blox_dir_lock lock;
 	struct blox_prov *prov;
@@ -120,6 +121,21 @@ static void usage(FILE *f)
 		"      --admin-idle-ms N   close admin clients silent for N ms (60000)\n"
 		"      --metrics ADDR:PORT serve OpenMetrics/Prometheus text on\n"
 		"                          http://ADDR:PORT/metrics ([V6ADDR]:PORT); off by default\n"
+		"\n"
+		"Limits on NVMe/TCP clients (0: none; each trip is counted in bloxctl\n"
+		"status and the metrics, and logged at most a few lines a second):\n"
+		"      --max-connections N connections open at once; more are closed\n"
+		"                          as soon as accepted (default 4096)\n"
+		"      --max-connections-per-host N  of them from one source address\n"
+		"                          (default 256)\n"
+		"      --icreq-timeout-ms N   close a connection with no ICReq N ms\n"
+		"                          after accept (default 10000)\n"
+		"      --connect-timeout-ms N close a connection with no Fabrics\n"
+		"                          Connect N ms after the ICResp (default 10000)\n"
+		"      --pdu-timeout-ms N  close a connection whose PDU began and is not\n"
+		"                          complete N ms later (default 30000)\n"
+		"  When accept() fails (out of file descriptors or memory) the listener\n"
+		"  pauses 100 ms, doubling up to 1 s, and tries again.\n"
 		"\n"
 		"Running as a service:\n"
 		"      --shutdown-timeout SEC  on SIGTERM/SIGINT bloxd stops accepting,\n"
@@ -245,6 +261,16 @@ static int count_arg(const char *name, const char *text, uint64_t min, uint64_t 
 	return 0;
 }
 
+/* getopt value of the first limit option (the others follow). */
+#define OPT_LIMIT 0x100
+
+static const char *opt_name(const struct option *o, int val)
+{
+	while (o->name && o->val != val)
+		o++;
+	return o->name;
+}
+
 static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 {
 	static const struct option opts[] = {
@@ -264,15 +290,31 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 		{ "shutdown-timeout", required_argument, NULL, 'W' },
 		{ "syslog", no_argument, NULL, 'Y' },
 		{ "metrics", required_argument, NULL, 'M' },
+		{ "max-connections", required_argument, NULL, OPT_LIMIT + 0 },
+		{ "max-connections-per-host", required_argument, NULL, OPT_LIMIT + 1 },
+		{ "icreq-timeout-ms", required_argument, NULL, OPT_LIMIT + 2 },
+		{ "connect-timeout-ms", required_argument, NULL, OPT_LIMIT + 3 },
+		{ "pdu-timeout-ms", required_argument, NULL, OPT_LIMIT + 4 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct nvmf_tcp_limits *tl = &d->tcp_limits;
+	uint32_t *const limit[] = { &tl->max_conns, &tl->max_conns_per_host,
+				    &tl->icreq_timeout_ms, &tl->connect_timeout_ms,
+				    &tl->pdu_timeout_ms };
 	uint64_t v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:l:D:vVh", opts, NULL)) != -1) {
+		if (c >= OPT_LIMIT && c < OPT_LIMIT + (int)BLOX_ARRAY_SIZE(limit)) {
+			if (count_arg(opt_name(opts, c), optarg, 0,
+				      86400000, &v))
+				return EX_USAGE;
+			*limit[c - OPT_LIMIT] = (uint32_t)v;
+			continue;
+		}
 		switch (c) {
 		case 'c':
 			a->config = optarg;
@@ -487,7 +529,7 @@ static void target_stop(struct bloxd *d)
 
 static int transport_start(struct bloxd *d)
 {
-	return nvmf_tcp_create(&d->tgt, &d->tcp);
+	return nvmf_tcp_create(&d->tgt, &d->tcp_limits, &d->tcp);
 }
 
 static void transport_stop(struct bloxd *d)
@@ -713,7 +755,9 @@ static void notify_ready(struct bloxd *d)
 
 int main(int argc, char **argv)
 {
-	struct bloxd d = { .log = { .level = BLOX_LOG_INFO }, .shutdown_timeout = 30 };
+	struct bloxd d = { .log = { .level = BLOX_LOG_INFO },
+			   .shutdown_timeout = 30,
+			   .tcp_limits = NVMF_TCP_LIMITS_DEFAULT };
 	struct blox_config cfg;
 	struct sources src = { 0 };
 	struct args args = { 0 };

@@ -31,6 +31,7 @@ static void m_get_status(ADM_SVC *svc, const Blox__Admin__Empty *in,
 {
 	struct blox_admin *a = ADM_OF(svc);
 	Blox__Admin__DaemonStatus out = BLOX__ADMIN__DAEMON_STATUS__INIT;
+	Blox__Admin__TransportLimitStats lim = BLOX__ADMIN__TRANSPORT_LIMIT_STATS__INIT;
 	const struct nvmf_subsys *s;
 	const struct nvmf_port *p;
 
@@ -54,6 +55,19 @@ static void m_get_status(ADM_SVC *svc, const Blox__Admin__Empty *in,
 		out.listeners++;
 	out.admin_connections = adm_nr_conns(a);
 	out.io_queues = nvmf_tcp_nr_queues(a->tcp);
+	if (a->tcp) {
+		const struct nvmf_tcp_stats *st = nvmf_tcp_stats(a->tcp);
+
+		lim.accept_errors = st->accept_errors;
+		lim.accept_pauses = st->accept_pauses;
+		lim.refused_total = st->refused_total;
+		lim.refused_per_host = st->refused_per_host;
+		lim.icreq_timeouts = st->icreq_timeouts;
+		lim.connect_timeouts = st->connect_timeouts;
+		lim.pdu_timeouts = st->pdu_timeouts;
+		lim.log_suppressed = st->log_suppressed;
+		out.limits = &lim;
+	}
 	closure(&out, d);
 }
 

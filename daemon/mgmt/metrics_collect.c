@@ -161,6 +161,35 @@ static void fam(struct mx_scrape *s, const char *name, enum mx_type type, const 
 	mx_family(&s->w, &(struct mx_family){ name, type, unit, help });
 }
 
+/* Limits on NVMe/TCP clients that tripped; one family, a sample per limit. */
+static void limit_families(struct mx_scrape *s, const struct nvmf_tcp_stats *st)
+{
+	const struct {
+		const char *limit;
+		uint64_t v;
+	} trips[] = {
+		{ "accept_error", st->accept_errors },
+		{ "max_connections", st->refused_total },
+		{ "max_connections_per_host", st->refused_per_host },
+		{ "icreq_timeout", st->icreq_timeouts },
+		{ "connect_timeout", st->connect_timeouts },
+		{ "pdu_timeout", st->pdu_timeouts },
+	};
+
+	fam(s, "bloxd_tcp_limit_trips", MX_COUNTER, NULL,
+	    "Times a limit on NVMe/TCP clients tripped (a connection refused or closed, "
+	    "or an accept error)");
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(trips); i++) {
+		struct mx_labels l = { 0 };
+
+		mx_label(&l, "limit", trips[i].limit);
+		mx_u64(&s->w, &l, trips[i].v);
+	}
+	fam(s, "bloxd_tcp_accept_pauses", MX_COUNTER, NULL,
+	    "Times an NVMe/TCP listener paused accepting after an accept error");
+	mx_u64(&s->w, NULL, st->accept_pauses);
+}
+
 static void daemon_families(struct mx_scrape *s, const struct mx_self *self)
 {
 	const struct nvmf_tgt *tgt = s->p->tgt;
@@ -216,6 +245,8 @@ static void daemon_families(struct mx_scrape *s, const struct mx_self *self)
 			mx_u64(&s->w, NULL, one[i].v);
 		}
 	}
+	if (s->p->tcp)
+		limit_families(s, nvmf_tcp_stats(s->p->tcp));
 }
 
 /* Families of struct nvmf_io_telemetry, for namespaces and controllers alike. */

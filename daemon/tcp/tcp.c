@@ -221,6 +221,7 @@ static void q_free_cb(evutil_socket_t fd, short what, void *arg)
 	TAILQ_REMOVE(&t->queues, q, link);
 	t->nr_queues--;
 	t->stats.queues_closed++;
+	tcp_host_put(t, q->host);
 	event_free(q->rev);
 	event_free(q->wev);
 	event_free(q->free_ev);
@@ -280,7 +281,7 @@ static void peer_name(const struct sockaddr *sa, char *buf, size_t len)
 }
 
 static int q_create(struct nvmf_tcp *t, struct nvmf_port *port, int fd,
-		    const struct sockaddr *sa)
+		    const struct sockaddr *sa, struct tcp_host *host)
 {
 	struct event_base *base = t->tgt->base;
 	struct tcp_queue *q = calloc(1, sizeof(*q));
@@ -305,7 +306,9 @@ static int q_create(struct nvmf_tcp *t, struct nvmf_port *port, int fd,
 	q->t = t;
 	q->fd = fd;
 	peer_name(sa, q->peer, sizeof(q->peer));
+	q->host = host;
 	q->rx = RX_ICREQ;
+	tcp_q_limits_start(q);
 	q->hdr_need = sizeof(struct nvme_tcp_hdr);
 	TAILQ_INIT(&q->free_cmds);
 	TAILQ_INIT(&q->send_list);
@@ -338,12 +341,18 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 		      struct sockaddr *sa, int salen, void *arg)
 {
 	struct tcp_listener *l = arg;
+	struct tcp_host *host;
 
 	(void)lev;
 	(void)salen;
-	if (q_create(l->t, l->port, fd, sa)) {
-		blox_log(l->t->tgt->log, BLOX_LOG_ERR,
-			 "out of memory accepting a connection");
+	tcp_listener_accepted(l);
+	if (tcp_admit(l->t, sa, &host)) {
+		close(fd);
+		return;
+	}
+	if (q_create(l->t, l->port, fd, sa, host)) {
+		tcp_limit_log(l->t, "out of memory accepting a connection");
+		tcp_host_put(l->t, host);
 		close(fd);
 	}
 }
@@ -384,6 +393,7 @@ int nvmf_tcp_listen(struct nvmf_tcp *t, struct nvmf_port *port)
 		free(l);
 		return -err;
 	}
+	evconnlistener_set_error_cb(l->lev, tcp_listener_error_cb);
 	port->transport_priv = l;
 	blox_log(t->tgt->log, BLOX_LOG_INFO, "listening on %s%s%s:%s%s",
 		 port->family == AF_INET6 ? "[" : "", port->addr,
@@ -400,11 +410,14 @@ void nvmf_tcp_unlisten(struct nvmf_tcp *t, struct nvmf_port *port)
 	if (!l)
 		return;
 	evconnlistener_free(l->lev);
+	if (l->retry_ev)
+		event_free(l->retry_ev);
 	free(l);
 	port->transport_priv = NULL;
 }
 
-int nvmf_tcp_create(struct nvmf_tgt *tgt, struct nvmf_tcp **out)
+int nvmf_tcp_create(struct nvmf_tgt *tgt, const struct nvmf_tcp_limits *limits,
+		    struct nvmf_tcp **out)
 {
 	struct nvmf_tcp *t = calloc(1, sizeof(*t));
 
@@ -412,6 +425,10 @@ int nvmf_tcp_create(struct nvmf_tgt *tgt, struct nvmf_tcp **out)
 		return -ENOMEM;
 	t->tgt = tgt;
 	TAILQ_INIT(&t->queues);
+	if (tcp_limits_init(t, limits ? limits : &NVMF_TCP_LIMITS_DEFAULT)) {
+		free(t);
+		return -ENOMEM;
+	}
 	*out = t;
 	return 0;
 }
@@ -448,6 +465,9 @@ const struct nvmf_tcp_stats *nvmf_tcp_stats(const struct nvmf_tcp *t)
 
 void nvmf_tcp_destroy(struct nvmf_tcp *t)
 {
+	if (!t)
+		return;
+	tcp_limits_fini(t);
 	free(t);
 }
 

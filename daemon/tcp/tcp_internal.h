@@ -45,6 +45,24 @@ enum send_state {
 };
 
 struct tcp_queue;
+struct evconnlistener;
+
+/* Which deadline of the start of a connection runs (tcp_limits.c). */
+enum tcp_stage {
+	STAGE_ICREQ, /* accepted, waiting for the ICReq */
+	STAGE_CONNECT, /* ICResp sent, waiting for the Fabrics Connect */
+	STAGE_DONE, /* a controller owns the queue */
+};
+
+/* Connections open from one source address. */
+struct tcp_host {
+	uint8_t addr[16];
+	uint8_t family;
+	uint32_t conns;
+	struct tcp_host *next;
+};
+
+#define TCP_HOST_BUCKETS 256
 
 struct tcp_cmd {
 	struct nvmf_req req;
@@ -109,12 +127,22 @@ struct tcp_queue {
 	bool close_after_send; /* close once everything queued is written */
 	bool fd_closed;
 	TAILQ_ENTRY(tcp_queue) link;
+
+	/* Limits (tcp_limits.c). */
+	struct tcp_host *host;
+	enum tcp_stage stage;
+	uint64_t stage_deadline_ns; /* 0: none */
+	uint64_t pdu_seq; /* PDUs begun (rx_expect_header) */
+	uint64_t pdu_seq_timed; /* the PDU pdu_deadline_ns is for */
+	uint64_t pdu_deadline_ns; /* 0: between PDUs */
 };
 
 struct tcp_listener {
 	struct nvmf_port *port;
 	struct evconnlistener *lev;
 	struct nvmf_tcp *t;
+	struct event *retry_ev; /* accept again after an accept error */
+	uint32_t backoff_ms; /* next pause; 0: none yet */
 };
 
 struct nvmf_tcp {
@@ -122,6 +150,13 @@ struct nvmf_tcp {
 	TAILQ_HEAD(, tcp_queue) queues;
 	uint32_t nr_queues;
 	struct nvmf_tcp_stats stats;
+	struct nvmf_tcp_limits lim;
+	struct event *sweep_ev; /* checks the deadlines */
+	struct tcp_host *hosts[TCP_HOST_BUCKETS];
+	/* Limit log lines: a few per second, then a count of those left out. */
+	uint64_t log_window_ns;
+	uint32_t log_lines;
+	uint64_t log_left_out;
 };
 
 static inline struct tcp_queue *sq_to_q(struct nvmf_sq *sq)
@@ -141,6 +176,26 @@ void tcp_q_finish_close(struct tcp_queue *q);
 void tcp_q_hard_close(struct tcp_queue *q);
 /* Fatal transport error: C2HTermReq with @fes/@fei, then close. */
 void tcp_q_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei);
+
+/* tcp_limits.c: caps, deadlines, accept back-off, rate-limited log. */
+int tcp_limits_init(struct nvmf_tcp *t, const struct nvmf_tcp_limits *lim);
+void tcp_limits_fini(struct nvmf_tcp *t);
+/* A log line about a limit (WARN), at most a few per second. */
+void tcp_limit_log(struct nvmf_tcp *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* May a connection from @sa come in? 0 and its host in *@h, or -EBUSY (counted). */
+int tcp_admit(struct nvmf_tcp *t, const struct sockaddr *sa, struct tcp_host **h);
+void tcp_host_put(struct nvmf_tcp *t, struct tcp_host *h);
+/* Deadlines of a new queue: the ICReq's. */
+void tcp_q_limits_start(struct tcp_queue *q);
+/* The ICResp is queued: the Connect's deadline. */
+void tcp_q_icreq_done(struct tcp_queue *q);
+/* End of a read: start or stop the deadline of a PDU begun and not complete. */
+void tcp_q_rx_mark(struct tcp_queue *q);
+/* The listener's error callback: pause and accept again later. */
+void tcp_listener_error_cb(struct evconnlistener *lev, void *arg);
+/* A connection came in: the next accept error pauses briefly again. */
+void tcp_listener_accepted(struct tcp_listener *l);
 
 /* tcp_tx.c: the send side. */
 void tcp_queue_response(struct nvmf_req *req);

@@ -20,6 +20,7 @@
 static void rx_expect_header(struct tcp_queue *q)
 {
 	q->rx = RX_HDR;
+	q->pdu_seq++;
 	q->hdr_have = 0;
 	q->hdr_need = sizeof(struct nvme_tcp_hdr);
 }
@@ -198,6 +199,7 @@ static void rx_icreq(struct tcp_queue *q)
 	q->oob_len = sizeof(*rsp);
 	q->oob_off = 0;
 	rx_expect_header(q);
+	tcp_q_icreq_done(q);
 	tcp_q_flush(q);
 }
 
@@ -415,6 +417,7 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 		}
 		rx_process(q);
 	}
+	tcp_q_rx_mark(q);
 	if (!q->fd_closed && !TAILQ_EMPTY(&q->send_list))
 		tcp_q_flush(q);
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <ftw.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -172,7 +173,7 @@ bool fx_alive(struct fx_daemon *d)
 /* Fork and exec bloxd with @args; its stdout and stderr are appended to
  * @log_path if not NULL, else inherited. */
 static int spawn(struct fx_daemon *d, const char *const *args,
-		 const char *log_path)
+		 const char *log_path, unsigned nofile)
 {
 	const char *argv[40];
 	bool has_sock = false, has_data = false;
@@ -222,6 +223,12 @@ static int spawn(struct fx_daemon *d, const char *const *args,
 					log_path, strerror(errno));
 				_exit(127);
 			}
+		}
+		if (nofile && setrlimit(RLIMIT_NOFILE,
+					&(struct rlimit){ nofile, nofile })) {
+			fprintf(stderr, "fixture: RLIMIT_NOFILE %u: %s\n", nofile,
+				strerror(errno));
+			_exit(127);
 		}
 		execv(argv[0], (char *const *)argv);
 		fprintf(stderr, "fixture: exec %s: %s\n", argv[0],
@@ -324,7 +331,7 @@ int fx_start_opts(struct fx_daemon *d, const char *subsystems_json,
 			   n < sizeof(args) / sizeof(args[0]) - 1; i++)
 		args[n++] = o->extra_args[i];
 	args[n] = NULL;
-	rc = spawn(d, args, o ? o->log_path : NULL);
+	rc = spawn(d, args, o ? o->log_path : NULL, o ? o->nofile : 0);
 	if (rc)
 		goto remove_dir;
 	rc = wait_ready(d, FX_ADDR, d->nvm_port, d->disc_port);
@@ -356,7 +363,7 @@ int fx_start_argv_log(struct fx_daemon *d, const char *const *argv, const char *
 	memset(d, 0, sizeof(*d));
 	d->nvm_port = wait_port;
 	d->disc_port = wait_port2;
-	rc = spawn(d, argv, log_path);
+	rc = spawn(d, argv, log_path, 0);
 	if (rc)
 		return rc;
 	rc = wait_ready(d, wait_addr, wait_port, wait_port2);

@@ -48,6 +48,7 @@ struct fx_start_opts {
 	const char *log_level; /* --log-level; NULL: $BLOX_TEST_LOG_LEVEL or 1 */
 	/* NULL-terminated, appended to bloxd's arguments (at most 16). */
 	const char *const *extra_args;
+	unsigned nofile; /* RLIMIT_NOFILE of bloxd (soft and hard); 0: inherited */
 };
 /* fx_start() with options; @o NULL is fx_start(). */
 int fx_start_opts(struct fx_daemon *d, const char *subsystems_json,

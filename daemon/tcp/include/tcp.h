@@ -13,14 +13,43 @@
 
 struct nvmf_tcp;
 
+/*
+ * What one client may hold of the transport. 0 in any member: no limit
+ * (no deadline). A connection past a deadline is closed; one over a cap
+ * is closed as soon as it is accepted.
+ */
+struct nvmf_tcp_limits {
+	uint32_t max_conns; /* connections open at once */
+	uint32_t max_conns_per_host; /* of them from one source address */
+	uint32_t icreq_timeout_ms; /* ICReq after accept */
+	uint32_t connect_timeout_ms; /* Fabrics Connect after the ICResp */
+	uint32_t pdu_timeout_ms; /* rest of a PDU once its header began */
+};
+
+#define NVMF_TCP_LIMITS_DEFAULT                                                            \
+	((struct nvmf_tcp_limits){ .max_conns = 4096,                                      \
+				   .max_conns_per_host = 256,                              \
+				   .icreq_timeout_ms = 10000,                              \
+				   .connect_timeout_ms = 10000,                            \
+				   .pdu_timeout_ms = 30000 })
+
 struct nvmf_tcp_stats {
 	uint64_t queues_accepted, queues_closed;
 	uint64_t pdus_rx, pdus_tx;
 	uint64_t term_sent, term_received;
 	uint64_t hdgst_errors, ddgst_errors;
+	/* Limits that tripped (struct nvmf_tcp_limits). */
+	uint64_t accept_errors; /* accept() failed (EMFILE, ENFILE, ENOBUFS...) */
+	uint64_t accept_pauses; /* listener paused for a back-off */
+	uint64_t refused_total; /* over max_conns */
+	uint64_t refused_per_host; /* over max_conns_per_host */
+	uint64_t icreq_timeouts, connect_timeouts, pdu_timeouts;
+	uint64_t log_suppressed; /* limit log lines left out (rate limit) */
 };
 
-int nvmf_tcp_create(struct nvmf_tgt *tgt, struct nvmf_tcp **out);
+/* @limits NULL: NVMF_TCP_LIMITS_DEFAULT. */
+int nvmf_tcp_create(struct nvmf_tgt *tgt, const struct nvmf_tcp_limits *limits,
+		    struct nvmf_tcp **out);
 /* Free the transport; every queue must be gone (nvmf_tcp_nr_queues() 0). */
 void nvmf_tcp_destroy(struct nvmf_tcp *t);
 /* Bind and listen on @port's address. -errno (e.g. -EADDRINUSE). */

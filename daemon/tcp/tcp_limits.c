@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What one client may hold of the transport: connections in total and
+ * per source address (refused at accept), deadlines for the ICReq, the
+ * Connect and the rest of a PDU (one sweep timer checks every queue, so
+ * the data path only stores a time when a read ends inside a PDU), and a
+ * listener that pauses with a growing back-off when accept() fails (at
+ * the fd limit it would otherwise be woken for the same backlog forever).
+ * Every trip is counted in nvmf_tcp_stats; the log lines about them are
+ * rate-limited.
+ */
+#include "tcp_internal.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOG_PER_SEC 5
+#define BACKOFF_MIN_MS 100
+#define BACKOFF_MAX_MS 1000
+#define NS_PER_MS 1000000ull
+
+static uint64_t now_ns(const struct nvmf_tcp *t)
+{
+	return blox_clock_now(t->tgt->clock);
+}
+
+/* ---- rate-limited log ---- */
+
+/* A new one-second window: say how many lines the last ones left out. */
+static void log_window(struct nvmf_tcp *t, uint64_t now)
+{
+	if (now - t->log_window_ns < 1000 * NS_PER_MS)
+		return;
+	if (t->log_left_out)
+		blox_log(t->tgt->log, BLOX_LOG_WARN,
+			 "transport limits: %lu more such lines suppressed",
+			 (unsigned long)t->log_left_out);
+	t->log_window_ns = now;
+	t->log_lines = 0;
+	t->log_left_out = 0;
+}
+
+void tcp_limit_log(struct nvmf_tcp *t, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	log_window(t, now_ns(t));
+	if (t->log_lines >= LOG_PER_SEC) {
+		t->log_left_out++;
+		t->stats.log_suppressed++;
+		return;
+	}
+	t->log_lines++;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	blox_log(t->tgt->log, BLOX_LOG_WARN, "%s", line);
+}
+
+/* ---- connections per source address ---- */
+
+static void host_key(const struct sockaddr *sa, uint8_t addr[16], uint8_t *family)
+{
+	memset(addr, 0, 16);
+	*family = (uint8_t)sa->sa_family;
+	if (sa->sa_family == AF_INET)
+		memcpy(addr, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+	else if (sa->sa_family == AF_INET6)
+		memcpy(addr, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+}
+
+static struct tcp_host **host_slot(struct nvmf_tcp *t, const uint8_t addr[16], uint8_t family)
+{
+	uint32_t h = 2166136261u ^ family; /* FNV-1a */
+	struct tcp_host **pp;
+
+	for (int i = 0; i < 16; i++)
+		h = (h ^ addr[i]) * 16777619u;
+	for (pp = &t->hosts[h % TCP_HOST_BUCKETS]; *pp; pp = &(*pp)->next)
+		if ((*pp)->family == family && !memcmp((*pp)->addr, addr, 16))
+			break;
+	return pp;
+}
+
+int tcp_admit(struct nvmf_tcp *t, const struct sockaddr *sa, struct tcp_host **out)
+{
+	const struct nvmf_tcp_limits *lim = &t->lim;
+	struct tcp_host **pp, *h;
+	uint8_t addr[16], family;
+	char name[INET6_ADDRSTRLEN] = "?";
+
+	if (lim->max_conns && t->nr_queues >= lim->max_conns) {
+		t->stats.refused_total++;
+		tcp_limit_log(t, "connection refused: %u connections open (--max-connections)",
+			      t->nr_queues);
+		return -EBUSY;
+	}
+	host_key(sa, addr, &family);
+	pp = host_slot(t, addr, family);
+	h = *pp;
+	if (h && lim->max_conns_per_host && h->conns >= lim->max_conns_per_host) {
+		t->stats.refused_per_host++;
+		inet_ntop(family, addr, name, sizeof(name));
+		tcp_limit_log(t,
+			      "connection from %s refused: %u open from it "
+			      "(--max-connections-per-host)",
+			      name, h->conns);
+		return -EBUSY;
+	}
+	if (!h) {
+		h = calloc(1, sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		memcpy(h->addr, addr, 16);
+		h->family = family;
+		*pp = h;
+	}
+	h->conns++;
+	*out = h;
+	return 0;
+}
+
+void tcp_host_put(struct nvmf_tcp *t, struct tcp_host *h)
+{
+	struct tcp_host **pp;
+
+	if (!h || --h->conns)
+		return;
+	pp = host_slot(t, h->addr, h->family);
+	*pp = h->next;
+	free(h);
+}
+
+/* ---- deadlines ---- */
+
+static uint64_t deadline(const struct nvmf_tcp *t, uint32_t ms)
+{
+	return ms ? now_ns(t) + ms * NS_PER_MS : 0;
+}
+
+void tcp_q_limits_start(struct tcp_queue *q)
+{
+	q->stage = STAGE_ICREQ;
+	q->stage_deadline_ns = deadline(q->t, q->t->lim.icreq_timeout_ms);
+}
+
+void tcp_q_icreq_done(struct tcp_queue *q)
+{
+	q->stage = STAGE_CONNECT;
+	q->stage_deadline_ns = deadline(q->t, q->t->lim.connect_timeout_ms);
+}
+
+void tcp_q_rx_mark(struct tcp_queue *q)
+{
+	bool between = (q->rx == RX_HDR || q->rx == RX_ICREQ) && q->hdr_have == 0;
+
+	if (between || q->rx == RX_DEAD || !q->t->lim.pdu_timeout_ms) {
+		q->pdu_deadline_ns = 0;
+		return;
+	}
+	if (q->pdu_deadline_ns && q->pdu_seq_timed == q->pdu_seq)
+		return; /* the same PDU is still arriving */
+	q->pdu_seq_timed = q->pdu_seq;
+	q->pdu_deadline_ns = deadline(q->t, q->t->lim.pdu_timeout_ms);
+}
+
+/* @q is past a deadline: which one, counted, or NULL. */
+static const char *q_expired(struct tcp_queue *q, uint64_t now)
+{
+	struct nvmf_tcp_stats *st = &q->t->stats;
+
+	if (q->stage != STAGE_DONE && q->sq.ctrl) {
+		q->stage = STAGE_DONE;
+		q->stage_deadline_ns = 0;
+	}
+	if (q->stage_deadline_ns && now >= q->stage_deadline_ns) {
+		if (q->stage == STAGE_ICREQ) {
+			st->icreq_timeouts++;
+			return "no ICReq in time (--icreq-timeout-ms)";
+		}
+		st->connect_timeouts++;
+		return "no Fabrics Connect in time (--connect-timeout-ms)";
+	}
+	if (q->pdu_deadline_ns && now >= q->pdu_deadline_ns) {
+		st->pdu_timeouts++;
+		return "PDU not complete in time (--pdu-timeout-ms)";
+	}
+	return NULL;
+}
+
+static void sweep_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct nvmf_tcp *t = arg;
+	uint64_t now = now_ns(t);
+	struct tcp_queue *q, *tmp;
+	const char *why;
+
+	(void)fd;
+	(void)what;
+	TAILQ_FOREACH_SAFE(q, &t->queues, link, tmp) {
+		if (q->fd_closed || q->rx == RX_DEAD)
+			continue;
+		why = q_expired(q, now);
+		if (!why)
+			continue;
+		tcp_limit_log(t, "%s: closed: %s", q->peer, why);
+		tcp_q_hard_close(q);
+	}
+	log_window(t, now);
+}
+
+/* ---- accept errors ---- */
+
+static void retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct tcp_listener *l = arg;
+
+	(void)fd;
+	(void)what;
+	log_window(l->t, now_ns(l->t));
+	evconnlistener_enable(l->lev);
+}
+
+void tcp_listener_error_cb(struct evconnlistener *lev, void *arg)
+{
+	struct tcp_listener *l = arg;
+	struct nvmf_tcp *t = l->t;
+	int err = EVUTIL_SOCKET_ERROR();
+	struct timeval tv;
+
+	t->stats.accept_errors++;
+	l->backoff_ms = l->backoff_ms ? BLOX_MIN(l->backoff_ms * 2, (uint32_t)BACKOFF_MAX_MS)
+				      : BACKOFF_MIN_MS;
+	tcp_limit_log(t, "accept on port %u: %s: pausing %u ms", l->port->id,
+		      evutil_socket_error_to_string(err), l->backoff_ms);
+	/* Without a timer the pause would be for good: better to spin. */
+	if (!l->retry_ev) {
+		l->retry_ev = evtimer_new(t->tgt->base, retry_cb, l);
+		if (!l->retry_ev)
+			return;
+	}
+	t->stats.accept_pauses++;
+	evconnlistener_disable(lev);
+	tv.tv_sec = l->backoff_ms / 1000;
+	tv.tv_usec = (l->backoff_ms % 1000) * 1000;
+	evtimer_add(l->retry_ev, &tv);
+}
+
+void tcp_listener_accepted(struct tcp_listener *l)
+{
+	l->backoff_ms = 0;
+}
+
+/* ---- set-up ---- */
+
+int tcp_limits_init(struct nvmf_tcp *t, const struct nvmf_tcp_limits *lim)
+{
+	uint32_t min_ms = 0;
+	const uint32_t ms[] = { lim->icreq_timeout_ms, lim->connect_timeout_ms,
+				lim->pdu_timeout_ms };
+	struct timeval tv;
+
+	t->lim = *lim;
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(ms); i++)
+		if (ms[i] && (!min_ms || ms[i] < min_ms))
+			min_ms = ms[i];
+	/* A deadline is met within an eighth of the shortest, 10 ms..1 s. */
+	min_ms = min_ms ? BLOX_MAX(10u, BLOX_MIN(min_ms / 8, 1000u)) : 1000u;
+	t->sweep_ev = event_new(t->tgt->base, -1, EV_PERSIST, sweep_cb, t);
+	if (!t->sweep_ev)
+		return -ENOMEM;
+	tv.tv_sec = min_ms / 1000;
+	tv.tv_usec = (min_ms % 1000) * 1000;
+	event_add(t->sweep_ev, &tv);
+	return 0;
+}
+
+void tcp_limits_fini(struct nvmf_tcp *t)
+{
+	if (t->sweep_ev)
+		event_free(t->sweep_ev);
+	t->sweep_ev = NULL;
+	for (size_t i = 0; i < TCP_HOST_BUCKETS; i++) {
+		while (t->hosts[i]) {
+			struct tcp_host *h = t->hosts[i];
+
+			t->hosts[i] = h->next;
+			free(h);
+		}
+	}
+}

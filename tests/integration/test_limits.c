@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Integration tests of the limits on NVMe/TCP clients (bloxd --help):
+ * a flood of idle connections over the per-host and total caps is
+ * refused while a normal client from another address connects and does
+ * I/O; connections that never send the ICReq, never Connect, or stop in
+ * the middle of a PDU are closed after their (short, test-set) deadline
+ * while an idle connected queue is not; and at the fd limit (a low
+ * RLIMIT_NOFILE) a flood costs bloxd little CPU and few log lines, and
+ * a normal client is served once the flood ends. Each starts its own
+ * bloxd; timings are checked only against generous bounds.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+#define NQN "nqn.2026-12.io.blox:limits"
+#define NBLOCKS 4096 /* 16 MiB of 4 KiB blocks */
+
+static const char subsystems[] =
+	"[ { \"nqn\": \"" NQN "\", \"allow_any_host\": true,"
+	"    \"namespaces\": [ {\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\","
+	"                       \"block_size\": 4096} ] } ]";
+
+/* ---- helpers ---- */
+
+/* Open @n TCP connections from @src to FX_ADDR:@port (not waiting for them). */
+static void flood(const char *src, uint16_t port, int *fds, int n)
+{
+	struct sockaddr_in from = { .sin_family = AF_INET }, to = { .sin_family = AF_INET };
+
+	inet_pton(AF_INET, src, &from.sin_addr);
+	inet_pton(AF_INET, FX_ADDR, &to.sin_addr);
+	to.sin_port = htons(port);
+	for (int i = 0; i < n; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		assert_true(fds[i] >= 0);
+		assert_int_equal(bind(fds[i], (struct sockaddr *)&from, sizeof(from)), 0);
+		if (connect(fds[i], (struct sockaddr *)&to, sizeof(to)))
+			assert_int_equal(errno, EINPROGRESS);
+	}
+}
+
+static void close_all(int *fds, int n)
+{
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/* Connections of @fds the target has not closed (nothing to read, no EOF). */
+static int count_open(const int *fds, int n)
+{
+	int open = 0;
+	char b;
+
+	for (int i = 0; i < n; i++) {
+		ssize_t r = recv(fds[i], &b, 1, MSG_PEEK | MSG_DONTWAIT);
+
+		open += r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+	}
+	return open;
+}
+
+/* The @idx-th number (0-based) on the line of `bloxctl status` starting with @label. */
+static uint64_t status_num(const struct fx_daemon *d, const char *label, int idx)
+{
+	char out[4096], *p;
+
+	assert_int_equal(fx_ctl(d, out, sizeof(out), "status"), 0);
+	p = strstr(out, label);
+	assert_non_null(p);
+	for (p += strlen(label);; p++) {
+		assert_true(*p && *p != '\n');
+		if (*p >= '0' && *p <= '9') {
+			char *end;
+			uint64_t v = strtoull(p, &end, 10);
+
+			if (idx-- == 0)
+				return v;
+			p = end;
+		}
+	}
+}
+
+/* Wait (up to 10 s) until status_num(@label, @idx) is @want. */
+static void wait_status(const struct fx_daemon *d, const char *label, int idx, uint64_t want)
+{
+	int64_t end = fx_now_ms() + 10000;
+	uint64_t v;
+
+	while ((v = status_num(d, label, idx)) != want && fx_now_ms() < end)
+		fx_sleep_ms(50);
+	if (v != want)
+		fprintf(stderr, "status '%s' #%d: %lu, expected %lu\n", label, idx,
+			(unsigned long)v, (unsigned long)want);
+	assert_int_equal(v, want);
+}
+
+static void start(struct fx_daemon *d, const char *const *args, const char *log,
+		  unsigned nofile)
+{
+	struct fx_start_opts o = { .extra_args = args, .log_path = log, .nofile = nofile };
+
+	assert_int_equal(fx_start_opts(d, subsystems, &o), 0);
+}
+
+/* ---- caps ---- */
+
+static void test_connection_caps(void **state)
+{
+	const char *args[] = { "--max-connections", "48", "--max-connections-per-host", "32",
+			       NULL };
+	struct fx_daemon d;
+	uint64_t seed = 14;
+	int a[100], b[20];
+	struct ini_ctrl *c;
+
+	(void)state;
+	start(&d, args, NULL, 0);
+	/* 100 idle connections from one address: 32 stay, 68 are closed at once. */
+	flood("127.0.0.2", d.nvm_port, a, 100);
+	wait_status(&d, "refused", 1, 68);
+	assert_int_equal(count_open(a, 100), 32);
+	/* A host from another address is served meanwhile. */
+	assert_int_equal(fx_check_daemon(&d, NQN, NBLOCKS, &seed), 0);
+	wait_status(&d, "NVMe/TCP queues", 0, 32);
+
+	/* 20 more from a third address: the total cap (48) lets 16 in. */
+	flood("127.0.0.3", d.nvm_port, b, 20);
+	wait_status(&d, "refused", 0, 4);
+	assert_int_equal(count_open(b, 20), 16);
+	/* Full: a normal host is refused too... */
+	assert_int_not_equal(fx_ctrl(&d, NQN, NULL, 1, NULL, &c), 0);
+	/* ...until connections go. */
+	close_all(b, 20);
+	wait_status(&d, "NVMe/TCP queues", 0, 32);
+	assert_int_equal(fx_check_daemon(&d, NQN, NBLOCKS, &seed), 0);
+	close_all(a, 100);
+	wait_status(&d, "NVMe/TCP queues", 0, 0);
+	assert_int_equal(fx_stop(&d), 0);
+}
+
+/* ---- deadlines ---- */
+
+/* @q is closed by the target within 10 s, and not before 400 ms. */
+static void expect_closed_late(struct ini_queue *q, int64_t since_ms)
+{
+	assert_int_equal(ini_wait_closed(q, 10000), 0);
+	assert_true(fx_now_ms() - since_ms >= 400);
+}
+
+static void test_deadlines(void **state)
+{
+	const char *args[] = { "--icreq-timeout-ms", "500", "--connect-timeout-ms", "500",
+			       "--pdu-timeout-ms", "500", NULL };
+	struct fx_daemon d;
+	struct ini_queue *q;
+	struct ini_ctrl *c;
+	struct nvme_tcp_cmd pdu;
+	uint64_t seed = 41;
+	int64_t t0;
+
+	(void)state;
+	start(&d, args, NULL, 0);
+
+	/* No ICReq. */
+	t0 = fx_now_ms();
+	assert_int_equal(ini_queue_open(FX_ADDR, d.nvm_port, NULL, &q), 0);
+	expect_closed_late(q, t0);
+	ini_queue_destroy(q);
+	wait_status(&d, "timeouts", 0, 1);
+
+	/* ICReq, no Connect. */
+	t0 = fx_now_ms();
+	assert_int_equal(ini_queue_connect(FX_ADDR, d.nvm_port, NULL, &q), 0);
+	expect_closed_late(q, t0);
+	ini_queue_destroy(q);
+	wait_status(&d, "timeouts", 1, 1);
+
+	/* A connected queue idle between PDUs for 3 deadlines is not closed. */
+	assert_int_equal(fx_ctrl(&d, NQN, NULL, 1, NULL, &c), 0);
+	assert_int_equal(fx_rw_check(c->io[0], 1, 7, 4096), 0);
+	fx_sleep_ms(1500);
+	assert_int_equal(fx_rw_check(c->io[0], 1, 8, 4096), 0);
+
+	/* Half a command capsule, then nothing: closed. */
+	memset(&pdu, 0, sizeof(pdu));
+	nvme_tcp_hdr_init(&pdu.hdr, NVME_TCP_CMD, 0, sizeof(pdu), 0, sizeof(pdu));
+	fx_make_sqe(&pdu.sqe, nvme_cmd_read, 1, 1, 0, 0, 4096, false);
+	t0 = fx_now_ms();
+	assert_int_equal(ini_raw_send(c->io[0], &pdu, sizeof(pdu) / 2), 0);
+	expect_closed_late(c->io[0], t0);
+	wait_status(&d, "timeouts", 2, 1);
+	ini_ctrl_destroy(c);
+
+	/* None of this touched other hosts. */
+	assert_int_equal(fx_check_daemon(&d, NQN, NBLOCKS, &seed), 0);
+	assert_int_equal(status_num(&d, "timeouts", 0), 1);
+	assert_int_equal(status_num(&d, "timeouts", 1), 1);
+	assert_int_equal(status_num(&d, "timeouts", 2), 1);
+	assert_int_equal(fx_stop(&d), 0);
+}
+
+/* ---- fd exhaustion ---- */
+
+/* bloxd's CPU time so far (utime + stime), in clock ticks. */
+static uint64_t cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut, st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	p = strrchr(buf, ')'); /* the name may hold spaces */
+	assert_non_null(p);
+	/* After ")": state(3) ... utime is field 14, stime 15. */
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+				&ut, &st),
+			 2);
+	return (uint64_t)ut + st;
+}
+
+static int count_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int n = 0, ch;
+
+	assert_non_null(f);
+	while ((ch = fgetc(f)) != EOF)
+		n += ch == '\n';
+	fclose(f);
+	return n;
+}
+
+#define FLOOD 300
+#define FLOOD_MS 4000
+
+static void test_fd_exhaustion(void **state)
+{
+	const char *args[] = { "--icreq-timeout-ms", "60000", NULL };
+	char log[64];
+	struct fx_daemon d;
+	struct rlimit rl;
+	uint64_t seed = 64, cpu0, cpu1;
+	int64_t t0, wall, end;
+	int fds[FLOOD], lines, rc, fd;
+
+	(void)state;
+	/* This program holds the flood: its own limit up to the hard one. */
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur < FLOOD + 64 && rl.rlim_max >= FLOOD + 64) {
+		rl.rlim_cur = FLOOD + 64;
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	}
+	if (rl.rlim_cur < FLOOD + 64)
+		skip();
+	snprintf(log, sizeof(log), "/tmp/bloxd-limits-%d.log", (int)getpid());
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	start(&d, args, log, 64);
+
+	cpu0 = cpu_ticks(d.pid);
+	t0 = fx_now_ms();
+	flood("127.0.0.2", d.nvm_port, fds, FLOOD);
+	fx_sleep_ms(FLOOD_MS);
+	cpu1 = cpu_ticks(d.pid);
+	wall = fx_now_ms() - t0;
+	lines = count_lines(log);
+	fprintf(stderr, "fd exhaustion: bloxd used %lu ms of CPU in %ld ms, %d log lines\n",
+		(unsigned long)((cpu1 - cpu0) * 1000 / (uint64_t)sysconf(_SC_CLK_TCK)),
+		(long)wall, lines);
+	/* Spinning on accept() was ~90% of a core; backing off is near 0. */
+	assert_true((cpu1 - cpu0) * 1000 / (uint64_t)sysconf(_SC_CLK_TCK) < (uint64_t)wall / 2);
+	assert_true(lines < 100);
+	close_all(fds, FLOOD);
+
+	/* Once the flood is gone a host is served (the back-off is at most 1 s). */
+	end = fx_now_ms() + 15000;
+	while ((rc = fx_check_daemon(&d, NQN, NBLOCKS, &seed)) && fx_now_ms() < end)
+		fx_sleep_ms(200);
+	assert_int_equal(rc, 0);
+	assert_true(status_num(&d, "accept errors", 0) > 0);
+	assert_true(status_num(&d, "accept errors", 1) > 0);
+	assert_int_equal(fx_stop(&d), 0);
+	unlink(log);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_connection_caps),
+		cmocka_unit_test(test_deadlines),
+		cmocka_unit_test(test_fd_exhaustion),
+	};
+
+	return FX_MAIN(NULL, tests);
+}
