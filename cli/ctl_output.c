@@ -66,6 +66,8 @@ void ctl_print_status(const ProtobufCMessage *m)
 		       (unsigned long)l->icreq_timeouts, (unsigned long)l->connect_timeouts,
 		       (unsigned long)l->pdu_timeouts);
 		printf("limit log lines    %lu suppressed\n", (unsigned long)l->log_suppressed);
+		printf("admin accept errs  %lu (the admin listener paused each time)\n",
+		       (unsigned long)l->admin_accept_errors);
 	}
 }
 

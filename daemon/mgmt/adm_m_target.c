@@ -66,6 +66,7 @@ static void m_get_status(ADM_SVC *svc, const Blox__Admin__Empty *in,
 		lim.connect_timeouts = st->connect_timeouts;
 		lim.pdu_timeouts = st->pdu_timeouts;
 		lim.log_suppressed = st->log_suppressed;
+		lim.admin_accept_errors = a->accept_errors;
 		out.limits = &lim;
 	}
 	closure(&out, d);

@@ -394,6 +394,42 @@ static bool peer_allowed(const struct blox_admin *a, const struct ucred *cr)
 	return false;
 }
 
+static void accept_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct adm_accept_pause *p = arg;
+
+	(void)fd;
+	(void)what;
+	evconnlistener_enable(p->lev);
+}
+
+/* accept() failed: pause the listener (one log line per pause). @arg: the listener's. */
+static void accept_error_cb(struct evconnlistener *lev, void *arg)
+{
+	struct blox_admin *a = arg;
+	struct adm_accept_pause *p = lev == a->unix_lev ? &a->unix_pause : &a->tls_pause;
+	int err = EVUTIL_SOCKET_ERROR();
+	struct timeval tv;
+
+	a->accept_errors++;
+	p->ms = p->ms ? BLOX_MIN(p->ms * 2, 1000u) : 100u;
+	if (!p->retry && !(p->retry = evtimer_new(a->base, accept_retry_cb, p)))
+		return; /* no timer: a pause would be for good */
+	blox_log(a->log, BLOX_LOG_WARN, "admin: accept: %s: pausing %u ms",
+		 evutil_socket_error_to_string(err), p->ms);
+	evconnlistener_disable(lev);
+	tv.tv_sec = p->ms / 1000;
+	tv.tv_usec = (p->ms % 1000) * 1000;
+	evtimer_add(p->retry, &tv);
+}
+
+/* Watch @lev's accept errors (its pause: @p). */
+static void accept_pause_init(struct adm_accept_pause *p, struct evconnlistener *lev)
+{
+	p->lev = lev;
+	evconnlistener_set_error_cb(lev, accept_error_cb);
+}
+
 static void unix_accept(struct evconnlistener *l, evutil_socket_t fd,
 			struct sockaddr *sa, int slen, void *arg)
 {
@@ -407,6 +443,7 @@ static void unix_accept(struct evconnlistener *l, evutil_socket_t fd,
 	(void)l;
 	(void)sa;
 	(void)slen;
+	a->unix_pause.ms = 0;
 	bev = bufferevent_socket_new(a->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (!bev) {
 		close(fd);
@@ -433,6 +470,7 @@ static void tls_accept(struct evconnlistener *l, evutil_socket_t fd,
 
 	(void)l;
 	(void)slen;
+	a->tls_pause.ms = 0;
 	if (!ssl) {
 		close(fd);
 		return;
@@ -552,6 +590,7 @@ static int open_unix(struct blox_admin *a, const struct blox_admin_opts *o,
 		unlink(path);
 		return fail(err, errlen, -ENOMEM, "admin socket: listener");
 	}
+	accept_pause_init(&a->unix_pause, a->unix_lev);
 	return 0;
 }
 
@@ -593,6 +632,7 @@ static int open_tls(struct blox_admin *a, const struct blox_admin_opts *o,
 	if (!a->tls_lev)
 		return fail(err, errlen, -errno, "admin TLS %s: %s", o->tls_listen,
 			    strerror(errno));
+	accept_pause_init(&a->tls_pause, a->tls_lev);
 	return 0;
 }
 
@@ -659,6 +699,10 @@ void blox_admin_destroy(struct blox_admin *a)
 	}
 	if (a->tls_lev)
 		evconnlistener_free(a->tls_lev);
+	if (a->unix_pause.retry)
+		event_free(a->unix_pause.retry);
+	if (a->tls_pause.retry)
+		event_free(a->tls_pause.retry);
 	if (a->ssl_ctx)
 		SSL_CTX_free(a->ssl_ctx);
 	if (a->sample_ev)

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -262,7 +263,7 @@ static void test_fd_exhaustion(void **state)
 	struct rlimit rl;
 	uint64_t seed = 64, cpu0, cpu1;
 	int64_t t0, wall, end;
-	int fds[FLOOD], lines, rc, fd;
+	int fds[FLOOD], adm[8], lines, rc, fd;
 
 	(void)state;
 	/* This program holds the flood: its own limit up to the hard one. */
@@ -282,6 +283,15 @@ static void test_fd_exhaustion(void **state)
 	cpu0 = cpu_ticks(d.pid);
 	t0 = fx_now_ms();
 	flood("127.0.0.2", d.nvm_port, fds, FLOOD);
+	/* The admin API's socket too: its accept() fails alike. */
+	for (size_t i = 0; i < sizeof(adm) / sizeof(adm[0]); i++) {
+		struct sockaddr_un un = { .sun_family = AF_UNIX };
+
+		snprintf(un.sun_path, sizeof(un.sun_path), "%s", d.admin_sock);
+		adm[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		assert_true(adm[i] >= 0);
+		assert_int_equal(connect(adm[i], (struct sockaddr *)&un, sizeof(un)), 0);
+	}
 	fx_sleep_ms(FLOOD_MS);
 	cpu1 = cpu_ticks(d.pid);
 	wall = fx_now_ms() - t0;
@@ -293,6 +303,7 @@ static void test_fd_exhaustion(void **state)
 	assert_true((cpu1 - cpu0) * 1000 / (uint64_t)sysconf(_SC_CLK_TCK) < (uint64_t)wall / 2);
 	assert_true(lines < 100);
 	close_all(fds, FLOOD);
+	close_all(adm, (int)(sizeof(adm) / sizeof(adm[0])));
 
 	/* Once the flood is gone a host is served (the back-off is at most 1 s). */
 	end = fx_now_ms() + 15000;
@@ -301,6 +312,7 @@ static void test_fd_exhaustion(void **state)
 	assert_int_equal(rc, 0);
 	assert_true(status_num(&d, "accept errors", 0) > 0);
 	assert_true(status_num(&d, "accept errors", 1) > 0);
+	assert_true(status_num(&d, "admin accept errs", 0) > 0);
 	assert_int_equal(fx_stop(&d), 0);
 	unlink(log);
 }
