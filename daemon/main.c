@@ -68,6 +68,7 @@ struct bloxd {
 	struct blox_admin *admin;
 	struct blox_health *health;
 	unsigned shutdown_timeout; /* seconds */
+	unsigned flush_waits; /* drain passes spent on admin answers not yet written */
 	const char *metrics_addr; /* --metrics; NULL: no endpoint */
 	struct blox_metrics *metrics;
 	bool stopping;
@@ -175,8 +176,13 @@ static void drain_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	/* Namespaces being made or torn down off the loop finish first. */
-	if (nvmf_tcp_nr_queues(d->tcp) == 0 && !blox_admin_busy(d->admin))
+	/*
+	 * Namespaces being made or torn down off the loop finish first; then
+	 * their answers get up to 2 s to reach the admin clients (one that
+	 * does not read is not waited for longer).
+	 */
+	if (nvmf_tcp_nr_queues(d->tcp) == 0 && !blox_admin_busy(d->admin) &&
+	    (!blox_admin_flushing(d->admin) || ++d->flush_waits > 200))
 		event_base_loopexit(d->base, NULL);
 	else
 		event_add(d->drain, &(struct timeval){ 0, 10000 });

@@ -164,6 +164,18 @@ void adm_stream_send(struct adm_req *r, const ProtobufCMessage *msg)
 		send_frame(r->conn, r->id, r->method, ADM_F_MORE, ADM_S_OK, NULL, msg);
 }
 
+bool blox_admin_flushing(const struct blox_admin *a)
+{
+	const struct adm_conn *c;
+
+	if (!a)
+		return false;
+	TAILQ_FOREACH(c, &a->conns, link)
+		if (evbuffer_get_length(bufferevent_get_output(c->bev)))
+			return true;
+	return false;
+}
+
 bool adm_conn_congested(const struct adm_req *r)
 {
 	return r->conn &&

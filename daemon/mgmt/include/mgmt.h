@@ -400,6 +400,12 @@ void blox_admin_destroy(struct blox_admin *a);
 void blox_admin_stop(struct blox_admin *a);
 bool blox_admin_busy(const struct blox_admin *a);
 /*
+ * Answers still in an admin connection's output (not yet written to its
+ * socket): a stop waits a little for them, so that the answers of work
+ * that ended during the stop ("shutting down") reach their clients.
+ */
+bool blox_admin_flushing(const struct blox_admin *a);
+/*
  * Stopping: write the state file again from the running target when its
  * last write failed (each change wrote it already).
  */
