@@ -72,7 +72,7 @@ void ctl_print_status(const ProtobufCMessage *m)
 		       "%lu over max-queue-size\n",
 		       (unsigned long)l->io_queues_clamped, (unsigned long)l->refused_io_queues,
 		       (unsigned long)l->refused_queue_size);
-		printf("controllers        %lu refused over max-ctrls-per-host\n",
+		printf("host controllers   %lu refused over max-ctrls-per-host\n",
 		       (unsigned long)l->refused_ctrls_per_host);
 		printf("keep-alive         %lu KATOs raised to min-kato-ms, %lu KATO-0 closed\n",
 		       (unsigned long)l->kato_raised, (unsigned long)l->kato0_expired);
