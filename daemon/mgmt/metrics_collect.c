@@ -191,10 +191,10 @@ static void limit_families(struct mx_scrape *s, const struct nvmf_tcp_stats *st,
 		const char *name, *help;
 		uint64_t v;
 	} bytes[] = {
-		{ "bloxd_tcp_buffer_pool", "The data buffer pool's cap (--buffer-pool-mb)", b.cap },
-		{ "bloxd_tcp_buffer_used", "Data buffer bytes held by commands now", b.used },
-		{ "bloxd_tcp_buffer_cached", "Data buffer bytes kept for reuse now", b.cached },
-		{ "bloxd_tcp_buffer_peak", "Most data buffer bytes held by commands at once", b.peak },
+		{ "bloxd_tcp_buffer_pool_bytes", "The data buffer pool's cap (--buffer-pool-mb)", b.cap },
+		{ "bloxd_tcp_buffer_used_bytes", "Data buffer bytes held by commands now", b.used },
+		{ "bloxd_tcp_buffer_cached_bytes", "Data buffer bytes kept for reuse now", b.cached },
+		{ "bloxd_tcp_buffer_peak_bytes", "Most data buffer bytes held by commands at once", b.peak },
 	};
 
 	fam(s, "bloxd_tcp_limit_trips", MX_COUNTER, NULL,

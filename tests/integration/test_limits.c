@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -602,6 +603,56 @@ static void test_mdts(void **state)
 	assert_int_equal(fx_stop(&d), 0);
 }
 
+/* ---- admin requests in flight ---- */
+
+/* `bloxctl stats --watch` in the background: a stream that stays in flight. */
+static pid_t watcher(const struct fx_daemon *d)
+{
+	const char *ctl = getenv("BLOXCTL");
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(ctl && *ctl ? ctl : "bloxctl", "bloxctl", "-s", d->admin_sock, "stats",
+		      "--watch", "--interval", "200", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void test_admin_inflight(void **state)
+{
+	const char *args[] = { "--max-admin-inflight", "2", NULL };
+	struct fx_daemon d;
+	char out[4096];
+	pid_t w[2];
+	int64_t end;
+
+	(void)state;
+	start(&d, args, NULL, 0);
+	w[0] = watcher(&d);
+	w[1] = watcher(&d);
+	/* Both streams in flight: one more request is refused, clearly. */
+	end = fx_now_ms() + 10000;
+	while (fx_ctl(&d, out, sizeof(out), "status") == 0 && fx_now_ms() < end)
+		fx_sleep_ms(100);
+	assert_non_null(strstr(out, "--max-admin-inflight"));
+	for (int i = 0; i < 2; i++) {
+		kill(w[i], SIGINT);
+		assert_true(fx_wait_child(w[i], 10000) >= 0);
+	}
+	/* The streams ended: served again, the refusals counted. */
+	end = fx_now_ms() + 10000;
+	while (fx_ctl(&d, out, sizeof(out), "status") != 0 && fx_now_ms() < end)
+		fx_sleep_ms(100);
+	assert_true(status_num(&d, "admin refused", 0) >= 1);
+	assert_int_equal(fx_stop(&d), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_slow_reader),
 		cmocka_unit_test(test_r2t_cap),
 		cmocka_unit_test(test_mdts),
+		cmocka_unit_test(test_admin_inflight),
 	};
 
 	return FX_MAIN(NULL, tests);
