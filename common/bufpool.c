@@ -154,6 +154,8 @@ int blox_bufpool_get(struct blox_bufpool_user *u, struct blox_bufpool_wait *w)
 		return -E2BIG;
 	/* Behind what this user already waits for, in order. */
 	if (!TAILQ_EMPTY(&u->waiters) || over_user_cap(u, w->len)) {
+		if (w->no_wait)
+			return -EAGAIN;
 		TAILQ_INSERT_TAIL(&u->waiters, w, link);
 		w->where = 1;
 		u->waiting++;
@@ -169,6 +171,8 @@ int blox_bufpool_get(struct blox_bufpool_user *u, struct blox_bufpool_wait *w)
 			return 0;
 		}
 	}
+	if (w->no_wait)
+		return -EAGAIN;
 	to_pool_fifo(w);
 	u->waiting++;
 	p->st.pool_waits++;

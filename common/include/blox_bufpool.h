@@ -16,6 +16,7 @@
 #ifndef BLOX_BUFPOOL_H
 #define BLOX_BUFPOOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -30,6 +31,7 @@ struct blox_bufpool_wait {
 	void (*ready)(struct blox_bufpool_wait *w); /* served after waiting */
 	struct blox_bufpool_user *user;
 	int where; /* 0: not waiting, 1: user's list, 2: pool's FIFO */
+	bool no_wait; /* -EAGAIN instead of waiting */
 	TAILQ_ENTRY(blox_bufpool_wait) link;
 };
 
@@ -71,6 +73,7 @@ void blox_bufpool_user_init(struct blox_bufpool_user *u, struct blox_bufpool *p,
  * A buffer of @w->len bytes for @u: 0 and @w->buf now, -EAGAIN when @w
  * waits (@w->ready called once it is served), -E2BIG when @w->len is over
  * the pool's cap, -ENOMEM when the system has no memory (nothing waits).
+ * With @w->no_wait, -EAGAIN without waiting.
  */
 int blox_bufpool_get(struct blox_bufpool_user *u, struct blox_bufpool_wait *w);
 /* Give back what @w got; serves waiters. */

@@ -135,9 +135,9 @@ static void q_stop_rx(struct tcp_queue *q)
 	q->rx_cmd = NULL;
 	for (uint32_t i = 0; i < q->nr_cmds; i++)
 		if (q->cmds[i].state == CMD_H2C)
-			tcp_cmd_put(&q->cmds[i]);
+			tcp_cmd_drop(&q->cmds[i]);
 	if (q->connect_cmd && q->connect_cmd->state == CMD_H2C)
-		tcp_cmd_put(q->connect_cmd);
+		tcp_cmd_drop(q->connect_cmd);
 	nvmf_sq_quiesce(&q->sq);
 }
 
@@ -212,6 +212,7 @@ static void q_free_cb(evutil_socket_t fd, short what, void *arg)
 	event_free(q->wev);
 	event_free(q->free_ev);
 	event_free(q->buf_ev);
+	free(q->reserve);
 	free(q->connect_cmd);
 	free(q->cmds);
 	free(q->rbuf);

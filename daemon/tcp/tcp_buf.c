@@ -9,6 +9,15 @@
  * reading), in-capsule data with the queue's receiver stopped. Served
  * waiters go on from an event of their queue, never inside the put that
  * served them. R2Ts outstanding per connection are capped the same way.
+ *
+ * Progress: a parsed command's wait never stops the connection, and what
+ * holds buffers (data in flight both ways, commands in the backend) ends
+ * without anything more from the pool. In-capsule data is the one wait
+ * that stops a connection's receiving, and the H2CData that would free
+ * its own buffers may be behind it: so in-capsule data the pool cannot
+ * give at once goes into the queue's reserve (two in-capsule sizes, made
+ * the first time it is needed); only when that is taken too (by a command
+ * that has all its data and so finishes) does the receiver stop.
  */
 #include "tcp_internal.h"
 
@@ -21,18 +30,43 @@ static uint32_t round4k(uint32_t n)
 	return (n + BLOX_BUF_ALIGN - 1) / BLOX_BUF_ALIGN * BLOX_BUF_ALIGN;
 }
 
-/* Bytes of @c's data part: the transfer, or a page on the admin queue. */
+/*
+ * Bytes of @c's data part: its transfer (the core checked it against
+ * MDTS), or, for a command that moves no data, a page on the admin queue
+ * (handlers may build a page there) and nothing on an I/O queue.
+ */
 static uint32_t data_part(const struct tcp_cmd *c)
 {
-	if (c->req.data_len)
+	if (c->req.dir != NVMF_DIR_NONE && c->req.data_len)
 		return round4k(c->req.data_len);
 	return c->q->sq.qid == 0 ? BLOX_BUF_ALIGN : 0;
 }
 
-static void buf_assign(struct tcp_cmd *c, uint32_t data)
+static void buf_assign(struct tcp_cmd *c, uint8_t *base, uint32_t data)
 {
-	c->req.buf = c->bw.buf;
+	c->req.buf = base;
 	c->req.scratch = c->req.scratch_len ? c->req.buf + data : NULL;
+}
+
+/* Bytes of a queue's reserve: in-capsule data and a Compare's scratch. */
+static uint32_t reserve_len(const struct tcp_queue *q)
+{
+	return 2 * round4k(BLOX_MAX(nvmf_io_inline(q->t->tgt), (uint32_t)NVMF_ADMIN_INLINE));
+}
+
+/* The reserve is free again: to the in-capsule data the receiver waits for. */
+static void reserve_handoff(struct tcp_queue *q)
+{
+	struct tcp_cmd *c = q->rx_cmd;
+
+	if (q->rx != RX_WAIT_BUF || !c || !c->bw.where || c->on_ready)
+		return;
+	blox_bufpool_cancel(&c->bw);
+	q->reserve_user = c;
+	c->req.buf = q->reserve;
+	c->on_ready = true;
+	TAILQ_INSERT_TAIL(&q->buf_ready, c, link);
+	event_active(q->buf_ev, 0, 0);
 }
 
 static void log_wait(struct tcp_queue *q, uint32_t len)
@@ -83,6 +117,26 @@ int tcp_cmd_inline_buf(struct tcp_cmd *c, uint32_t len)
 	/* A Compare's scratch, known before parsing: no second wait later. */
 	if (c->q->sq.qid && c->req.cmd.opcode == nvme_cmd_compare)
 		need += data;
+	c->bw.len = need;
+	c->bw.ready = buf_ready;
+	c->bw.no_wait = true;
+	rc = blox_bufpool_get(&c->q->pu, &c->bw);
+	c->bw.no_wait = false;
+	if (!rc) {
+		c->req.buf = c->bw.buf;
+		return 0;
+	}
+	if (rc != -EAGAIN)
+		return rc;
+	if (!c->q->reserve_user && need <= reserve_len(c->q)) {
+		if (!c->q->reserve)
+			c->q->reserve = aligned_alloc(BLOX_BUF_ALIGN, reserve_len(c->q));
+		if (c->q->reserve) {
+			c->q->reserve_user = c;
+			c->req.buf = c->q->reserve;
+			return 0;
+		}
+	}
 	rc = buf_get(c, need);
 	if (!rc)
 		c->req.buf = c->bw.buf;
@@ -143,13 +197,15 @@ void tcp_cmd_buf_go(struct tcp_cmd *c)
 	uint32_t data = data_part(c), need = data + round4k(c->req.scratch_len);
 	int rc;
 
-	if (c->bw.buf) {
-		/* In-capsule data: its buffer came with the capsule. */
-		if (c->bw.len < round4k(c->req.data_len) + round4k(c->req.scratch_len)) {
+	if (c->req.data_in_capsule) {
+		/* Its buffer came with the capsule (the pool's or the reserve). */
+		uint32_t have = c == c->q->reserve_user ? reserve_len(c->q) : c->bw.len;
+
+		if (have < round4k(c->req.data_len) + round4k(c->req.scratch_len)) {
 			nvmf_req_complete(&c->req, NVME_SC_INTERNAL);
 			return;
 		}
-		buf_assign(c, round4k(c->req.data_len));
+		buf_assign(c, c->req.buf, round4k(c->req.data_len));
 		cmd_go(c);
 		return;
 	}
@@ -166,7 +222,7 @@ void tcp_cmd_buf_go(struct tcp_cmd *c)
 		nvmf_req_complete(&c->req, NVME_SC_INTERNAL);
 		return;
 	}
-	buf_assign(c, data);
+	buf_assign(c, c->bw.buf, data);
 	cmd_go(c);
 }
 
@@ -179,6 +235,10 @@ void tcp_cmd_buf_put(struct tcp_cmd *c)
 	if (c->bw.buf)
 		blox_bufpool_put(&q->pu, &c->bw);
 	c->req.buf = c->req.scratch = NULL;
+	if (c == q->reserve_user) {
+		q->reserve_user = NULL;
+		reserve_handoff(q);
+	}
 	tcp_cmd_r2t_done(c);
 }
 
@@ -193,13 +253,25 @@ static void buf_ev_cb(evutil_socket_t fd, short what, void *arg)
 		TAILQ_REMOVE(&q->buf_ready, c, link);
 		c->on_ready = false;
 		if (c->state == CMD_RECV_INLINE) {
-			c->req.buf = c->bw.buf;
+			if (c != q->reserve_user)
+				c->req.buf = c->bw.buf;
 			tcp_q_rx_resume(q);
 		} else {
-			buf_assign(c, data_part(c));
+			buf_assign(c, c->bw.buf, data_part(c));
 			cmd_go(c);
 		}
 	}
+}
+
+/*
+ * A parsed command that will never run: completed (the response is
+ * dropped on a closing queue), so that what the core took for it (a
+ * namespace reference) is given back.
+ */
+void tcp_cmd_drop(struct tcp_cmd *c)
+{
+	c->state = CMD_EXEC;
+	nvmf_req_complete(&c->req, NVME_SC_ABORT_QUEUE);
 }
 
 void tcp_q_buf_stop(struct tcp_queue *q)
@@ -210,18 +282,18 @@ void tcp_q_buf_stop(struct tcp_queue *q)
 		TAILQ_REMOVE(&q->buf_ready, c, link);
 		c->on_ready = false;
 		if (c->state == CMD_WAIT_BUF)
-			tcp_cmd_put(c);
+			tcp_cmd_drop(c);
 		/* CMD_RECV_INLINE: q_stop_rx releases q->rx_cmd. */
 	}
 	while ((c = TAILQ_FIRST(&q->r2t_wait))) {
 		TAILQ_REMOVE(&q->r2t_wait, c, link);
-		tcp_cmd_put(c);
+		tcp_cmd_drop(c);
 	}
 	for (uint32_t i = 0; i < q->nr_cmds; i++)
 		if (q->cmds[i].state == CMD_WAIT_BUF)
-			tcp_cmd_put(&q->cmds[i]);
+			tcp_cmd_drop(&q->cmds[i]);
 	if (q->connect_cmd && q->connect_cmd->state == CMD_WAIT_BUF)
-		tcp_cmd_put(q->connect_cmd);
+		tcp_cmd_drop(q->connect_cmd);
 }
 
 /* ---- set-up ---- */

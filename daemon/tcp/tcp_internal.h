@@ -125,6 +125,8 @@ struct tcp_queue {
 	struct blox_bufpool_user pu; /* its share of the pool */
 	TAILQ_HEAD(, tcp_cmd) buf_ready; /* served after waiting: go on from buf_ev */
 	struct event *buf_ev;
+	uint8_t *reserve; /* in-capsule data when the pool is full (made then) */
+	struct tcp_cmd *reserve_user;
 	uint32_t r2t_out; /* R2Ts outstanding */
 	TAILQ_HEAD(, tcp_cmd) r2t_wait; /* commands waiting for an R2T slot */
 	TAILQ_HEAD(, tcp_cmd) send_list;
@@ -215,6 +217,8 @@ void tcp_cmd_buf_go(struct tcp_cmd *c);
 void tcp_cmd_buf_put(struct tcp_cmd *c);
 /* The R2T sequence of @c is done (all its data in, or failed). */
 void tcp_cmd_r2t_done(struct tcp_cmd *c);
+/* A parsed command of a closing queue that will never run: completed, dropped. */
+void tcp_cmd_drop(struct tcp_cmd *c);
 /* The queue stops receiving: contexts waiting here are released. */
 void tcp_q_buf_stop(struct tcp_queue *q);
 /* The buffer of the command @q's receiver waits for came: go on reading. */
