@@ -4,7 +4,8 @@
  * buffers sized to the request and 4 KiB-aligned, the pool's cap on bytes
  * handed out plus kept (kept buffers given back to make room), a user's
  * cap (and the one buffer a user holding nothing always gets), waiters
- * served in FIFO order and never by a user over its cap, cancel; the
+ * served in FIFO order and never by a user over its cap, cancel, a
+ * request that must not wait; the
  * accept back-off doubling to 1 s and reset only after a quiet second.
  */
 #include <errno.h>
@@ -190,6 +191,29 @@ static void cancel(void **state)
 	blox_bufpool_fini(&p);
 }
 
+static void no_wait(void **state)
+{
+	struct blox_bufpool p;
+	struct blox_bufpool_user u;
+	struct waiter a, b;
+
+	(void)state;
+	assert_int_equal(blox_bufpool_init(&p, 64 * KB, 64 * KB), 0);
+	blox_bufpool_user_init(&u, &p, 0);
+	assert_int_equal(get(&u, &a, 64 * KB), 0);
+	memset(&b, 0, sizeof(b));
+	b.w.len = 4 * KB;
+	b.w.ready = ready;
+	b.w.no_wait = true;
+	/* Full: told so, and nothing waits. */
+	assert_int_equal(blox_bufpool_get(&u, &b.w), -EAGAIN);
+	assert_int_equal(b.w.where, 0);
+	assert_int_equal(u.waiting, 0);
+	put(&u, &a);
+	assert_int_equal(b.served, 0);
+	blox_bufpool_fini(&p);
+}
+
 static void backoff(void **state)
 {
 	struct blox_backoff b = { 0 };
@@ -220,6 +244,7 @@ int main(void)
 		cmocka_unit_test(user_cap),
 		cmocka_unit_test(user_cap_counts_queued),
 		cmocka_unit_test(cancel),
+		cmocka_unit_test(no_wait),
 		cmocka_unit_test(backoff),
 	};
 
