@@ -22,6 +22,7 @@
 #include "blox_log.h"
 #include "blox_queue.h"
 #include "blox_util.h"
+#include "dhchap.h"
 #include "nvme_spec.h"
 
 struct event_base;
@@ -83,8 +84,17 @@ struct nvmf_port {
 	TAILQ_ENTRY(nvmf_port) link;
 };
 
+/*
+ * An allowed host. With a DH-HMAC-CHAP secret (@key), its queues must
+ * authenticate (auth.c) before anything else; with a controller secret
+ * too, the host may ask the controller to authenticate back. The DHHC-1
+ * text is kept for the state file; none of it is ever logged.
+ */
 struct nvmf_host {
 	char nqn[NVME_NQN_LENGTH];
+	bool has_key, has_ctrl_key;
+	struct dhchap_key key, ctrl_key;
+	char key_str[DHCHAP_KEY_STR_MAX], ctrl_key_str[DHCHAP_KEY_STR_MAX];
 	TAILQ_ENTRY(nvmf_host) link;
 };
 
@@ -220,6 +230,13 @@ struct nvmf_sq {
 	uint16_t sqhd;
 	bool sqhd_disabled;
 	bool closing;
+	/*
+	 * In-band authentication (auth.c): the Connect said it is required;
+	 * the queue takes nothing but AUTH_Send/AUTH_Receive until a
+	 * transaction succeeded. @auth: the transaction under way, if any.
+	 */
+	bool auth_required, authenticated;
+	struct nvmf_auth *auth;
 	uint64_t cmds, errors;
 };
 
@@ -305,6 +322,7 @@ struct nvmf_ctrl {
 struct nvmf_tgt_stats {
 	uint64_t ctrls_created, ctrls_destroyed, kato_expired;
 	uint64_t connects_rejected;
+	uint64_t auth_ok, auth_failed; /* DH-HMAC-CHAP transactions */
 };
 
 struct nvmf_tgt {
@@ -343,6 +361,17 @@ int nvmf_subsys_add_host(struct nvmf_subsys *subsys, const char *hostnqn);
 int nvmf_subsys_remove_host(struct nvmf_subsys *subsys, const char *hostnqn);
 bool nvmf_subsys_host_allowed(const struct nvmf_subsys *subsys,
 			      const char *hostnqn);
+struct nvmf_host *nvmf_subsys_find_host(const struct nvmf_subsys *subsys,
+					const char *hostnqn);
+/*
+ * Set (or, with NULL or "", clear) the DH-HMAC-CHAP host and controller
+ * secrets of allowed host @h, in DHHC-1 form. A controller secret needs a
+ * host secret. -EINVAL with *@why (never the secret) on bad input; @h is
+ * unchanged then. Queues already authenticated stay so; the next
+ * authentication (a new queue, a re-authentication) uses the new ones.
+ */
+int nvmf_host_set_keys(struct nvmf_host *h, const char *key, const char *ctrl_key,
+		       const char **why);
 /* Attach @bdev as namespace @nsid (0: the lowest free). Takes @bdev. */
 int nvmf_ns_add(struct nvmf_subsys *subsys, uint32_t nsid,
 		struct blox_bdev *bdev, const uint8_t *uuid,
@@ -439,6 +468,14 @@ uint16_t nvmf_parse_fabrics(struct nvmf_req *req);
 uint16_t nvmf_parse_admin(struct nvmf_req *req);
 uint16_t nvmf_parse_discovery(struct nvmf_req *req);
 uint16_t nvmf_parse_io(struct nvmf_req *req);
+/*
+ * In-band authentication (auth.c): AUTH_Send / AUTH_Receive on a
+ * connected queue; whether @req may run on its queue as it stands
+ * (0, or Authentication Required); the queue's transaction freed.
+ */
+uint16_t nvmf_parse_auth(struct nvmf_req *req);
+uint16_t nvmf_auth_gate(const struct nvmf_req *req);
+void nvmf_auth_sq_free(struct nvmf_sq *sq);
 /* Admin commands shared by NVM and discovery controllers. */
 uint16_t nvmf_parse_admin_common(struct nvmf_req *req, bool discovery);
 uint16_t nvmf_parse_identify(struct nvmf_req *req, bool discovery);
