@@ -188,9 +188,9 @@ find_dev() {
 	return 1
 }
 
-# connect WHAT ARGS...: nvme connect with ARGS, then find CTRL/DEV and check
-# that the kernel created NRQ I/O queues.
-connect() {
+# nvme_connect WHAT ARGS...: the nvme connect alone, the kernel's messages
+# shown after it (dmesg_since); its exit status in rc.
+nvme_connect() {
 	what=$1
 	shift
 	step "$what: nvme connect -t tcp -a $ADDR -s $NVM_PORT -n $NQN -i $NRQ $*"
@@ -199,6 +199,12 @@ connect() {
 	rc=$?
 	sleep 0.5
 	dmesg_since | sed 's/^/    kernel: /'
+}
+
+# connect WHAT ARGS...: nvme connect with ARGS, then find CTRL/DEV and check
+# that the kernel created NRQ I/O queues.
+connect() {
+	nvme_connect "$@"
 	if [ $rc -ne 0 ]; then
 		fail "$what: nvme connect (exit $rc)"
 		return 1
@@ -372,14 +378,7 @@ verify_run() {
 # refused WHAT ARGS...: nvme connect with ARGS must fail, the kernel saying
 # why (PATTERN in $REFUSED_WHY).
 refused() {
-	what=$1
-	shift
-	step "$what: nvme connect -t tcp -a $ADDR -s $NVM_PORT -n $NQN $*"
-	dmesg_mark
-	timeout "$T" nvme connect -t tcp -a "$ADDR" -s "$NVM_PORT" -n "$NQN" -i "$NRQ" "$@"
-	rc=$?
-	sleep 0.5
-	dmesg_since | sed 's/^/    kernel: /'
+	nvme_connect "$@"
 	if [ $rc -eq 0 ]; then
 		fail "$what: nvme connect succeeded; it must be refused"
 		timeout "$T" nvme disconnect -n "$NQN" >/dev/null 2>&1
