@@ -21,6 +21,7 @@
 #include "nvmf.h"
 
 #include <errno.h>
+#include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +57,7 @@ static uint8_t cmd_secp(const struct nvmf_req *req)
 	return (uint8_t)(req->cmd.cdw10 >> 24);
 }
 
-void nvmf_auth_sq_free(struct nvmf_sq *sq)
+static void auth_sq_free(struct nvmf_sq *sq)
 {
 	struct nvmf_auth *a = sq->auth;
 
@@ -66,6 +67,49 @@ void nvmf_auth_sq_free(struct nvmf_sq *sq)
 	dhchap_wipe(a, sizeof(*a));
 	free(a);
 	sq->auth = NULL;
+}
+
+static void auth_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct nvmf_sq *sq = arg;
+	struct nvmf_ctrl *c = sq->ctrl;
+
+	(void)fd;
+	(void)what;
+	if (sq->authenticated || !c || sq->closing)
+		return;
+	blox_log(sq->tgt->log, BLOX_LOG_WARN,
+		 "ctrl %u qid %u: host %s did not authenticate within %u ms; closing",
+		 c->cntlid, sq->qid, c->hostnqn, NVMF_AUTH_DEADLINE_MS);
+	sq->tgt->stats.auth_failed++;
+	if (sq->qid == 0) {
+		nvmf_ctrl_fatal(c, "no authentication in time");
+		return;
+	}
+	sq->closing = true;
+	sq->ops->queue_close(sq);
+}
+
+int nvmf_auth_sq_start(struct nvmf_sq *sq)
+{
+	struct timeval tv = { NVMF_AUTH_DEADLINE_MS / 1000, (NVMF_AUTH_DEADLINE_MS % 1000) * 1000 };
+
+	if (!sq->tgt->base)
+		return 0;
+	if (!sq->auth_deadline)
+		sq->auth_deadline = evtimer_new(sq->tgt->base, auth_deadline_cb, sq);
+	if (!sq->auth_deadline || evtimer_add(sq->auth_deadline, &tv))
+		return -ENOMEM;
+	return 0;
+}
+
+void nvmf_auth_sq_fini(struct nvmf_sq *sq)
+{
+	auth_sq_free(sq);
+	if (sq->auth_deadline) {
+		event_free(sq->auth_deadline);
+		sq->auth_deadline = NULL;
+	}
 }
 
 static void auth_fail(struct nvmf_auth *a, uint8_t reason)
@@ -215,7 +259,7 @@ static void auth_done(struct nvmf_sq *sq, bool ok)
 	} else {
 		sq->tgt->stats.auth_failed++;
 	}
-	nvmf_auth_sq_free(sq);
+	auth_sq_free(sq);
 }
 
 /*

@@ -102,6 +102,11 @@ static uint16_t exec_connect(struct nvmf_req *req)
 		}
 	}
 
+	/* A host with a secret authenticates each queue before using it. */
+	h = nvmf_subsys_find_host(s, d->hostnqn);
+	sq->auth_required = s->type == NVMF_SUBSYS_NVM && h && h->has_key;
+	if (sq->auth_required && nvmf_auth_sq_start(sq))
+		return NVME_SC_INTERNAL;
 	rc = sq->ops->install_queue(sq, (uint32_t)sqsize + 1);
 	if (rc)
 		return NVME_SC_INTERNAL;
@@ -119,8 +124,6 @@ static uint16_t exec_connect(struct nvmf_req *req)
 		req->error_loc = CONNECT_OFS_QID;
 		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
 	}
-	h = nvmf_subsys_find_host(s, d->hostnqn);
-	sq->auth_required = s->type == NVMF_SUBSYS_NVM && h && h->has_key;
 	blox_log(tgt->log, BLOX_LOG_DEBUG, "ctrl %u: queue %u connected, size %u%s%s",
 		 c->cntlid, qid, sq->size,
 		 sq->sqhd_disabled ? ", sq flow control off" : "",

@@ -8,7 +8,8 @@
  * a wrong host secret gets FAILURE1 (failed), a wrong controller secret
  * is caught by the host; every hash with every DH group; the failure
  * reasons for an unusable hash, DH group or controller secret;
- * re-authentication on a live admin queue; rotation through bloxctl
+ * a queue that never authenticates closed after 10 s; re-authentication
+ * on a live admin queue; rotation through bloxctl
  * (old secret refused at the next connect, live queues kept), host show
  * never printing a secret (text or JSON), the state file 0600.
  */
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "fixture.h"
 #include "nvme_spec.h"
@@ -117,6 +119,25 @@ static void test_refused_without_secret(void **state)
 	assert_int_equal(up(e, HOST_N, NULL, NULL, 1, &res, &c), 0);
 	assert_false(c->auth_required);
 	ini_ctrl_destroy(c);
+}
+
+/* A queue that never authenticates is closed after NVMF_AUTH_DEADLINE_MS (10 s). */
+static void test_deadline(void **state)
+{
+	struct auth_env *e = *state;
+	struct ini_connect_args ca = { .qid = 0, .sqsize = 31, .subnqn = AUTH_NQN,
+				       .hostnqn = FX_HOST_A, .cntlid = 0xffff };
+	struct ini_queue *q;
+	struct nvme_cqe cqe;
+	struct timespec ts = { 10, 800 * 1000000 };
+	uint64_t v;
+
+	assert_int_equal(ini_queue_connect(FX_ADDR, e->fx.d.nvm_port, NULL, &q), 0);
+	assert_int_equal(ini_connect(q, &ca, &cqe), 0);
+	assert_true(cqe.result & NVME_CONNECT_AUTHREQ_ATR);
+	nanosleep(&ts, NULL);
+	assert_true(ini_prop_get(q, NVME_REG_CAP, true, &v) < 0);
+	ini_queue_destroy(q);
 }
 
 static void test_accepted_with_secret(void **state)
@@ -328,6 +349,7 @@ int main(void)
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refused_without_secret),
+		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_accepted_with_secret),
 		cmocka_unit_test(test_bidirectional),
 		cmocka_unit_test(test_wrong_host_secret),

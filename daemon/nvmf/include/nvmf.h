@@ -34,6 +34,13 @@ struct event;
 /* Generic "Transient Transport Error" (NVMe 1.4), not in libnvme 1.3. */
 #define NVMF_SC_TRANSIENT_TRANSPORT 0x22
 
+/*
+ * A queue that must authenticate and has not this long after its Connect
+ * is closed (its controller too, for an admin queue): a host that knows an
+ * allowed NQN but not its secret holds nothing for long.
+ */
+#define NVMF_AUTH_DEADLINE_MS 10000
+
 /* Limits the target advertises. */
 #define NVMF_MQES 1023 /* 0's based: 1024 entries per I/O queue */
 #define NVMF_ADMIN_MAX_SQSIZE 31 /* 0's based */
@@ -237,6 +244,7 @@ struct nvmf_sq {
 	 */
 	bool auth_required, authenticated;
 	struct nvmf_auth *auth;
+	struct event *auth_deadline; /* NVMF_AUTH_DEADLINE_MS after the Connect */
 	uint64_t cmds, errors;
 };
 
@@ -475,7 +483,10 @@ uint16_t nvmf_parse_io(struct nvmf_req *req);
  */
 uint16_t nvmf_parse_auth(struct nvmf_req *req);
 uint16_t nvmf_auth_gate(const struct nvmf_req *req);
-void nvmf_auth_sq_free(struct nvmf_sq *sq);
+/* Connect said @sq must authenticate: start its deadline. 0 or -errno. */
+int nvmf_auth_sq_start(struct nvmf_sq *sq);
+/* The queue goes: its transaction and deadline are freed. */
+void nvmf_auth_sq_fini(struct nvmf_sq *sq);
 /* Admin commands shared by NVM and discovery controllers. */
 uint16_t nvmf_parse_admin_common(struct nvmf_req *req, bool discovery);
 uint16_t nvmf_parse_identify(struct nvmf_req *req, bool discovery);
