@@ -52,6 +52,22 @@ struct nvmf_auth {
 	size_t skey_len;
 };
 
+/* The failure explanations' names, for the log. */
+static const char *reason_name(uint8_t r)
+{
+	static const char *const names[] = {
+		[NVME_AUTH_FAIL_FAILED] = "failed",
+		[NVME_AUTH_FAIL_NOT_USABLE] = "not usable",
+		[NVME_AUTH_FAIL_CONCAT_MISMATCH] = "secure channel concatenation mismatch",
+		[NVME_AUTH_FAIL_HASH_UNUSABLE] = "hash function not usable",
+		[NVME_AUTH_FAIL_DHGROUP_UNUSABLE] = "DH group not usable",
+		[NVME_AUTH_FAIL_INCORRECT_PAYLOAD] = "incorrect payload",
+		[NVME_AUTH_FAIL_INCORRECT_MESSAGE] = "incorrect protocol message",
+	};
+
+	return r < sizeof(names) / sizeof(names[0]) && names[r] ? names[r] : "unknown";
+}
+
 static uint8_t cmd_secp(const struct nvmf_req *req)
 {
 	return (uint8_t)(req->cmd.cdw10 >> 24);
@@ -435,8 +451,8 @@ static uint16_t exec_auth_receive(struct nvmf_req *req)
 	memset(req->buf, 0, al);
 	auth_failure1(a, req->buf);
 	blox_log(sq->tgt->log, BLOX_LOG_WARN,
-		 "ctrl %u qid %u: authentication of host %s failed (reason %u)",
-		 c->cntlid, sq->qid, c->hostnqn, a->reason);
+		 "ctrl %u qid %u: authentication of host %s failed (%s)",
+		 c->cntlid, sq->qid, c->hostnqn, reason_name(a->reason));
 	return auth_abort(req);
 }
 

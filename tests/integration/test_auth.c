@@ -7,7 +7,9 @@
  * bidirectional) it connects and does I/O on authenticated I/O queues;
  * a wrong host secret gets FAILURE1 (failed), a wrong controller secret
  * is caught by the host; every hash with every DH group; the failure
- * reasons for an unusable hash, DH group or controller secret;
+ * reasons for an unusable hash, DH group or controller secret, for
+ * messages out of order, of another transaction, asking for secure
+ * channel concatenation, and Invalid Field for a bad SECP/SPSP/length;
  * a queue that never authenticates closed after 10 s; re-authentication
  * on a live admin queue; rotation through bloxctl
  * (old secret refused at the next connect, live queues kept), host show
@@ -218,6 +220,94 @@ static void test_unusable_hash_and_group(void **state)
 	}
 }
 
+/* An admin queue of FX_HOST_A just connected (ATR), not authenticated. */
+static struct ini_queue *fresh_queue(struct auth_env *e)
+{
+	struct ini_connect_args ca = { .qid = 0, .sqsize = 31, .subnqn = AUTH_NQN,
+				       .hostnqn = FX_HOST_A, .cntlid = 0xffff };
+	struct ini_queue *q;
+	struct nvme_cqe cqe;
+
+	assert_int_equal(ini_queue_connect(FX_ADDR, e->fx.d.nvm_port, NULL, &q), 0);
+	assert_int_equal(ini_connect(q, &ca, &cqe), 0);
+	assert_true(cqe.result & NVME_CONNECT_AUTHREQ_ATR);
+	return q;
+}
+
+/* What the controller answers an AUTH_Receive with: FAILURE1's explanation. */
+static uint8_t failure1_reason(struct ini_queue *q)
+{
+	uint8_t buf[4096];
+	const struct nvme_auth_failure *f = (const void *)buf;
+
+	assert_int_equal(ini_auth_recv(q, buf, sizeof(buf)), 0);
+	assert_int_equal(f->auth_type, NVME_AUTH_COMMON_MESSAGES);
+	assert_int_equal(f->auth_id, NVME_AUTH_MSG_FAILURE1);
+	assert_int_equal(f->rescode, NVME_AUTH_RESCODE_FAILED);
+	return f->rescode_exp;
+}
+
+/* Messages out of order or malformed: the status or FAILURE1 reason the spec gives. */
+static void test_protocol_errors(void **state)
+{
+	struct auth_env *e = *state;
+	uint8_t msg[sizeof(struct nvme_auth_negotiate) + sizeof(struct nvme_auth_protocol_desc)];
+	struct nvme_auth_negotiate *n = (void *)msg;
+	struct nvme_auth_reply rep = { .auth_type = NVME_AUTH_DHCHAP_MESSAGES,
+				       .auth_id = NVME_AUTH_MSG_REPLY };
+	struct ini_queue *q;
+	struct ini_req r;
+
+	/* Another security protocol, another SPSP, no length: Invalid Field. */
+	q = fresh_queue(e);
+	for (int i = 0; i < 3; i++) {
+		ini_req_init(&r, nvme_admin_fabrics, nvme_fabrics_type_auth_send, msg, 8,
+			     INI_DIR_H2C);
+		r.sqe.cdw10 = i == 0 ? 0xea010100u : i == 1 ? 0xe9010200u : 0xe9010100u;
+		r.sqe.cdw11 = i == 2 ? 0 : 8;
+		if (i == 2)
+			r.len = 0, r.dir = INI_DIR_NONE, r.buf = NULL;
+		assert_int_equal(ini_exec(q, &r), 0);
+		assert_int_equal(INI_SC_CODE(ini_status(&r.cqe)), NVME_SC_INVALID_FIELD);
+	}
+	/* A REPLY before any NEGOTIATE: incorrect message; the controller goes. */
+	assert_int_equal(ini_auth_send(q, &rep, sizeof(rep)), 0);
+	assert_int_equal(failure1_reason(q), NVME_AUTH_FAIL_INCORRECT_MESSAGE);
+	ini_queue_destroy(q);
+
+	/* A REPLY in another transaction (T_ID): incorrect payload. */
+	q = fresh_queue(e);
+	memset(msg, 0, sizeof(msg));
+	n->napd = 1;
+	le16_put(&n->t_id, 7);
+	n->proto[0].authid = NVME_AUTH_DHCHAP_AUTH_ID;
+	n->proto[0].halen = 1;
+	n->proto[0].dhlen = 1;
+	n->proto[0].idlist[0] = 1;
+	assert_int_equal(ini_auth_send(q, msg, sizeof(msg)), 0);
+	{
+		uint8_t buf[4096];
+
+		assert_int_equal(ini_auth_recv(q, buf, sizeof(buf)), 0);
+		assert_int_equal(buf[1], NVME_AUTH_MSG_CHALLENGE);
+	}
+	le16_put(&rep.t_id, 8);
+	assert_int_equal(ini_auth_send(q, &rep, sizeof(rep)), 0);
+	assert_int_equal(failure1_reason(q), NVME_AUTH_FAIL_INCORRECT_PAYLOAD);
+	ini_queue_destroy(q);
+
+	/* Secure channel concatenation asked for: not offered. Two protocols: unusable. */
+	for (int i = 0; i < 2; i++) {
+		q = fresh_queue(e);
+		n->sc_c = i == 0 ? 1 : 0;
+		n->napd = i == 0 ? 1 : 2;
+		assert_int_equal(ini_auth_send(q, msg, sizeof(msg)), 0);
+		assert_int_equal(failure1_reason(q), i == 0 ? NVME_AUTH_FAIL_CONCAT_MISMATCH
+							    : NVME_AUTH_FAIL_HASH_UNUSABLE);
+		ini_queue_destroy(q);
+	}
+}
+
 static void test_every_hash_and_group(void **state)
 {
 	struct auth_env *e = *state;
@@ -355,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_host_secret),
 		cmocka_unit_test(test_wrong_ctrl_secret),
 		cmocka_unit_test(test_unusable_hash_and_group),
+		cmocka_unit_test(test_protocol_errors),
 		cmocka_unit_test(test_every_hash_and_group),
 		cmocka_unit_test(test_reauth_live_queue),
 		cmocka_unit_test(test_rotation_with_bloxctl),
