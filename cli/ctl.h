@@ -66,6 +66,7 @@ void ctl_print_listeners(const ProtobufCMessage *m);
 void ctl_print_listener(const ProtobufCMessage *m);
 void ctl_print_subsys(const ProtobufCMessage *m);
 void ctl_print_subsys_list(const ProtobufCMessage *m);
+void ctl_print_host(const ProtobufCMessage *m);
 void ctl_print_ns(const ProtobufCMessage *m);
 void ctl_print_ns_list(const ProtobufCMessage *m);
 void ctl_print_ctrls(const ProtobufCMessage *m);

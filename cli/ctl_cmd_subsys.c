@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bloxctl subsys (create, delete, list, show) and host (allow, deny,
- * allow-any): subsystems and who may connect to them.
+ * show, allow-any): subsystems and who may connect to them, with the
+ * hosts' DH-HMAC-CHAP secrets.
  */
 #include "ctl.h"
 
@@ -97,27 +98,62 @@ static const struct ctl_cmd subsys_cmds[] = {
 
 const struct ctl_object ctl_obj_subsys = { "subsys", subsys_cmds };
 
-/* allow and deny: NQN HOSTNQN. */
-static int host_change(struct ctl *c, int argc, char **argv, bool allow)
+/* allow: NQN HOSTNQN [--dhchap-key KEY] [--dhchap-ctrl-key KEY]. */
+static int host_allow(struct ctl *c, int argc, char **argv)
+{
+	Blox__Admin__HostRequest r = BLOX__ADMIN__HOST_REQUEST__INIT;
+	char *pos[2];
+	int n = 0;
+
+	for (int i = 0; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(argv[i], "--dhchap-key") || !strcmp(argv[i], "--dhchap-ctrl-key")) {
+			if (!v)
+				return ctl_usage_err("host allow: %s needs a DHHC-1 secret",
+						     argv[i]);
+			if (!strcmp(argv[i], "--dhchap-key"))
+				r.dhchap_key = (char *)v;
+			else
+				r.dhchap_ctrl_key = (char *)v;
+			i++;
+		} else if (argv[i][0] == '-' || n == 2) {
+			return ctl_usage_err("host allow: unexpected '%s'", argv[i]);
+		} else {
+			pos[n++] = argv[i];
+		}
+	}
+	if (n != 2)
+		return ctl_usage_err("host allow: NQN and HOSTNQN are required");
+	if (r.dhchap_ctrl_key[0] && !r.dhchap_key[0])
+		return ctl_usage_err("host allow: --dhchap-ctrl-key needs --dhchap-key");
+	r.nqn = pos[0];
+	r.host_nqn = pos[1];
+	return ctl_call(c, "AllowHost", &r.base, ctl_print_subsys);
+}
+
+/* deny and show: NQN HOSTNQN. */
+static int host_ref(struct ctl *c, int argc, char **argv, bool show)
 {
 	Blox__Admin__HostRequest r = BLOX__ADMIN__HOST_REQUEST__INIT;
 
 	if (argc != 2)
 		return ctl_usage_err("host %s: NQN and HOSTNQN are required",
-				     allow ? "allow" : "deny");
+				     show ? "show" : "deny");
 	r.nqn = argv[0];
 	r.host_nqn = argv[1];
-	return ctl_call(c, allow ? "AllowHost" : "DenyHost", &r.base, ctl_print_subsys);
-}
-
-static int host_allow(struct ctl *c, int argc, char **argv)
-{
-	return host_change(c, argc, argv, true);
+	return show ? ctl_call(c, "ShowHost", &r.base, ctl_print_host)
+		    : ctl_call(c, "DenyHost", &r.base, ctl_print_subsys);
 }
 
 static int host_deny(struct ctl *c, int argc, char **argv)
 {
-	return host_change(c, argc, argv, false);
+	return host_ref(c, argc, argv, false);
+}
+
+static int host_show(struct ctl *c, int argc, char **argv)
+{
+	return host_ref(c, argc, argv, true);
 }
 
 static int host_allow_any(struct ctl *c, int argc, char **argv)
@@ -132,8 +168,12 @@ static int host_allow_any(struct ctl *c, int argc, char **argv)
 }
 
 static const struct ctl_cmd host_cmds[] = {
-	{ "allow", "NQN HOSTNQN", "", host_allow },
+	{ "allow", "NQN HOSTNQN [--dhchap-key KEY] [--dhchap-ctrl-key KEY]",
+	  "DH-HMAC-CHAP secrets (DHHC-1); on an allowed host: replace its secrets",
+	  host_allow },
 	{ "deny", "NQN HOSTNQN", "", host_deny },
+	{ "show", "NQN HOSTNQN", "an allowed host and which secrets it has (never them)",
+	  host_show },
 	{ "allow-any", "NQN on|off", "any host, or only those allowed", host_allow_any },
 	{ NULL, NULL, NULL, NULL },
 };

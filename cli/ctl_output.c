@@ -218,6 +218,16 @@ void ctl_print_subsys(const ProtobufCMessage *m)
 	ns_table(s->namespaces, s->n_namespaces);
 }
 
+void ctl_print_host(const ProtobufCMessage *m)
+{
+	const Blox__Admin__HostInfo *h = (const void *)m;
+
+	printf("subsystem        %s\nhost             %s\n"
+	       "dhchap key       %s\ndhchap ctrl key  %s\n",
+	       h->nqn, h->host_nqn, h->dhchap_key_set ? "set" : "none",
+	       h->dhchap_ctrl_key_set ? "set (bidirectional)" : "none");
+}
+
 void ctl_print_subsys_list(const ProtobufCMessage *m)
 {
 	const Blox__Admin__SubsystemList *l = (const void *)m;

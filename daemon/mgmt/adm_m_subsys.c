@@ -78,7 +78,7 @@ static void m_create_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemCreateR
 			       Blox__Admin__Subsystem_Closure closure, void *d)
 {
 	struct blox_admin *a = ADM_OF(svc);
-	char (*cs_hosts)[NVME_NQN_LENGTH];
+	struct blox_cfg_host *cs_hosts;
 	struct blox_cfg_subsys *cs;
 	struct nvmf_subsys *s;
 	char err[512];
@@ -110,7 +110,7 @@ static void m_create_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemCreateR
 	snprintf(cs->model, sizeof(cs->model), "%s", in->model);
 	cs->allow_any_host = in->allow_any_host;
 	for (size_t i = 0; i < in->n_hosts; i++)
-		snprintf(cs_hosts[i], sizeof(cs_hosts[i]), "%s", in->hosts[i]);
+		snprintf(cs_hosts[i].nqn, sizeof(cs_hosts[i].nqn), "%s", in->hosts[i]);
 	cs->hosts = cs_hosts;
 	cs->nr_hosts = in->n_hosts;
 	rc = prov_subsys_create(a->prov, cs, &s, err, sizeof(err));
@@ -287,12 +287,19 @@ static void m_delete_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemRef *in
 	event_add(r->timer, &(struct timeval){ 0, 10000 });
 }
 
+/*
+ * Allow a host, with its DH-HMAC-CHAP secrets if given; on a host already
+ * allowed, given secrets replace its own (rotation: queues authenticated
+ * stay so, the next authentication uses the new ones).
+ */
 static void m_allow_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 			 Blox__Admin__Subsystem_Closure closure, void *d)
 {
 	struct blox_admin *a = ADM_OF(svc);
 	struct nvmf_subsys *s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
-	const struct nvmf_host *h;
+	struct blox_cfg_host ch = { 0 };
+	struct nvmf_host *h;
+	const char *why = NULL;
 	char err[512];
 	int rc;
 
@@ -300,20 +307,56 @@ static void m_allow_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 		ADM_FAILED(closure, d);
 	if (blox_nqn_check(in->host_nqn, false, err, sizeof(err)))
 		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "host: %s", err);
-	TAILQ_FOREACH(h, &s->hosts, link)
-		if (!strcmp(h->nqn, in->host_nqn))
-			ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
-				 "host %s is already allowed on %s", in->host_nqn,
-				 s->nqn);
-	rc = prov_host_add(a->prov, s, in->host_nqn);
+	h = nvmf_subsys_find_host(s, in->host_nqn);
+	if (h && !in->dhchap_key[0] && !in->dhchap_ctrl_key[0])
+		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
+			 "host %s is already allowed on %s", in->host_nqn, s->nqn);
+	if (h) {
+		rc = nvmf_host_set_keys(h, in->dhchap_key, in->dhchap_ctrl_key, &why);
+	} else {
+		snprintf(ch.nqn, sizeof(ch.nqn), "%s", in->host_nqn);
+		snprintf(ch.dhchap_key, sizeof(ch.dhchap_key), "%s", in->dhchap_key);
+		snprintf(ch.dhchap_ctrl_key, sizeof(ch.dhchap_ctrl_key), "%s",
+			 in->dhchap_ctrl_key);
+		rc = prov_host_add(a->prov, s, &ch, &why);
+		dhchap_wipe(&ch, sizeof(ch));
+	}
+	if (rc && why)
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "host %s: DH-HMAC-CHAP secret: %s",
+			 in->host_nqn, why);
 	if (rc && rc != -EEXIST)
 		ADM_FAIL(closure, d, adm_status_from_errno(rc), "host %s: %s",
 			 in->host_nqn, strerror(-rc));
-	blox_log(a->log, BLOX_LOG_INFO, "admin: host %s allowed on %s", in->host_nqn,
-		 s->nqn);
+	blox_log(a->log, BLOX_LOG_INFO, "admin: host %s %s on %s%s", in->host_nqn,
+		 h ? "given new secrets" : "allowed", s->nqn,
+		 in->dhchap_ctrl_key[0] ? " (DH-HMAC-CHAP, bidirectional)"
+		 : in->dhchap_key[0]    ? " (DH-HMAC-CHAP)"
+					: "");
 	if (!adm_persist(ADM_REQ(d)))
 		ADM_FAILED(closure, d);
 	answer_subsys(s, closure, d);
+}
+
+/* A host on the allowed list: whether it has secrets, never what they are. */
+static void m_show_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
+			Blox__Admin__HostInfo_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	struct nvmf_subsys *s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
+	Blox__Admin__HostInfo out = BLOX__ADMIN__HOST_INFO__INIT;
+	const struct nvmf_host *h;
+
+	if (!s)
+		ADM_FAILED(closure, d);
+	h = nvmf_subsys_find_host(s, in->host_nqn);
+	if (!h)
+		ADM_FAIL(closure, d, ADM_S_NOT_FOUND, "host %s is not on the allowed list of %s",
+			 in->host_nqn, s->nqn);
+	out.nqn = s->nqn;
+	out.host_nqn = (char *)h->nqn;
+	out.dhchap_key_set = h->has_key;
+	out.dhchap_ctrl_key_set = h->has_ctrl_key;
+	closure(&out, d);
 }
 
 /* Controllers of hosts no longer allowed are disconnected. */
@@ -372,4 +415,5 @@ void adm_m_subsys_init(ADM_SVC *svc)
 	svc->allow_host = m_allow_host;
 	svc->deny_host = m_deny_host;
 	svc->set_allow_any_host = m_set_allow_any_host;
+	svc->show_host = m_show_host;
 }

@@ -172,6 +172,43 @@ static int parse_listener(json_object *o, const char *where,
 	return rc;
 }
 
+/*
+ * A host of a subsystem: its NQN, or an object with "nqn" and its
+ * DH-HMAC-CHAP secrets "dhchap_key" and "dhchap_ctrl_key" (DHHC-1).
+ */
+static int parse_host(json_object *h, const char *where, struct blox_cfg_host *out,
+		      char *err, size_t errlen)
+{
+	static const char *const keys[] = { "nqn", "dhchap_key", "dhchap_ctrl_key", NULL };
+	struct nvmf_host check = { 0 };
+	char why[384];
+	const char *bad = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (json_object_is_type(h, json_type_string)) {
+		snprintf(out->nqn, sizeof(out->nqn), "%s", json_object_get_string(h));
+	} else if (json_object_is_type(h, json_type_object)) {
+		if ((rc = cfg_check_keys(h, where, keys, err, errlen)) ||
+		    (rc = cfg_get_string(h, "nqn", where, out->nqn, sizeof(out->nqn), true, err,
+					 errlen)) ||
+		    (rc = cfg_get_string(h, "dhchap_key", where, out->dhchap_key,
+					 sizeof(out->dhchap_key), false, err, errlen)) ||
+		    (rc = cfg_get_string(h, "dhchap_ctrl_key", where, out->dhchap_ctrl_key,
+					 sizeof(out->dhchap_ctrl_key), false, err, errlen)))
+			return rc;
+	} else {
+		return blox_fail(err, errlen, "%s: expected a host NQN", where);
+	}
+	if (blox_nqn_check(out->nqn, false, why, sizeof(why)))
+		return blox_fail(err, errlen, "%s: %s", where, why);
+	rc = nvmf_host_set_keys(&check, out->dhchap_key, out->dhchap_ctrl_key, &bad);
+	dhchap_wipe(&check, sizeof(check));
+	if (rc)
+		return blox_fail(err, errlen, "%s: DH-HMAC-CHAP secret: %s", where, bad);
+	return 0;
+}
+
 static int parse_subsys(json_object *o, const char *where,
 			struct blox_cfg_subsys *s, char *err, size_t errlen)
 {
@@ -201,20 +238,17 @@ static int parse_subsys(json_object *o, const char *where,
 	if (rc)
 		return rc;
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-		json_object *h = json_object_array_get_idx(arr, i);
-		void *p;
+		void *p = cfg_grow(s->hosts, s->nr_hosts, sizeof(*s->hosts));
 
-		if (!json_object_is_type(h, json_type_string))
-			return blox_fail(err, errlen, "%s.hosts[%zu]: expected a host NQN",
-					where, i);
-		if (blox_nqn_check(json_object_get_string(h), false, why, sizeof(why)))
-			return blox_fail(err, errlen, "%s.hosts[%zu]: %s", where, i, why);
-		p = cfg_grow(s->hosts, s->nr_hosts, sizeof(*s->hosts));
 		if (!p)
 			return -ENOMEM;
 		s->hosts = p;
-		snprintf(s->hosts[s->nr_hosts++], NVME_NQN_LENGTH, "%s",
-			 json_object_get_string(h));
+		snprintf(w, sizeof(w), "%s.hosts[%zu]", where, i);
+		rc = parse_host(json_object_array_get_idx(arr, i), w, &s->hosts[s->nr_hosts],
+				err, errlen);
+		if (rc)
+			return rc;
+		s->nr_hosts++;
 	}
 
 	arr = cfg_get_array(o, "namespaces", where, &rc, err, errlen);
@@ -394,6 +428,9 @@ int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 void blox_config_free(struct blox_config *cfg)
 {
 	for (size_t i = 0; i < cfg->nr_subsys; i++) {
+		if (cfg->subsys[i].hosts)
+			dhchap_wipe(cfg->subsys[i].hosts,
+				    cfg->subsys[i].nr_hosts * sizeof(*cfg->subsys[i].hosts));
 		free(cfg->subsys[i].hosts);
 		free(cfg->subsys[i].ns);
 	}

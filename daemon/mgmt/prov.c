@@ -477,11 +477,13 @@ int prov_subsys_create(struct blox_prov *p, const struct blox_cfg_subsys *cs,
 		snprintf(s->model, sizeof(s->model), "%s", cs->model);
 	s->allow_any_host = cs->allow_any_host;
 	for (size_t h = 0; h < cs->nr_hosts; h++) {
-		rc = prov_host_add(p, s, cs->hosts[h]);
+		const char *why;
+
+		rc = prov_host_add(p, s, &cs->hosts[h], &why);
 		if (rc && rc != -EEXIST) {
 			nvmf_subsys_destroy(s);
 			return blox_fail(err, errlen, "subsystem %s: host %s: %s", cs->nqn,
-					 cs->hosts[h], strerror(-rc)),
+					 cs->hosts[h].nqn, why ? why : strerror(-rc)),
 			       rc;
 		}
 	}
@@ -503,10 +505,23 @@ void prov_subsys_allow_any_host(struct blox_prov *p, struct nvmf_subsys *s, bool
 	p->tgt->disc_genctr++;
 }
 
-int prov_host_add(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn)
+int prov_host_add(struct blox_prov *p, struct nvmf_subsys *s, const struct blox_cfg_host *ch,
+		  const char **why)
 {
+	struct nvmf_host check = { 0 };
+	int rc;
+
 	(void)p;
-	return nvmf_subsys_add_host(s, hostnqn);
+	*why = NULL;
+	rc = nvmf_host_set_keys(&check, ch->dhchap_key, ch->dhchap_ctrl_key, why);
+	dhchap_wipe(&check, sizeof(check));
+	if (rc)
+		return rc;
+	rc = nvmf_subsys_add_host(s, ch->nqn);
+	if (rc)
+		return rc;
+	return nvmf_host_set_keys(nvmf_subsys_find_host(s, ch->nqn), ch->dhchap_key,
+				  ch->dhchap_ctrl_key, why);
 }
 
 int prov_host_remove(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn)

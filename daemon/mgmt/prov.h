@@ -287,7 +287,12 @@ int prov_subsys_create(struct blox_prov *p, const struct blox_cfg_subsys *cs,
 /* Off the target with its namespaces: none may be in use (no controllers). */
 void prov_subsys_delete(struct blox_prov *p, struct nvmf_subsys *s);
 void prov_subsys_allow_any_host(struct blox_prov *p, struct nvmf_subsys *s, bool allow);
-int prov_host_add(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn);
+/*
+ * Allow @ch->nqn on @s with its DH-HMAC-CHAP secrets; bad secrets change
+ * nothing (-EINVAL, *@why says what is wrong, never the secret).
+ */
+int prov_host_add(struct blox_prov *p, struct nvmf_subsys *s, const struct blox_cfg_host *ch,
+		  const char **why);
 int prov_host_remove(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn);
 int prov_listener_add(struct blox_prov *p, const struct blox_cfg_listener *l,
 		      struct nvmf_port **out, char *err, size_t errlen);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static json_object *listener_json(const char *addr, const char *port, bool disc)
@@ -43,6 +44,21 @@ static json_object *subsys_json(const char *nqn, const char *serial, const char 
 	json_object_object_add(o, "hosts", *hosts);
 	*nss = json_object_new_array();
 	json_object_object_add(o, "namespaces", *nss);
+	return o;
+}
+
+/* A host: its NQN, or an object with its DH-HMAC-CHAP secrets. */
+static json_object *host_json(const char *nqn, const char *key, const char *ctrl_key)
+{
+	json_object *o;
+
+	if (!key[0])
+		return json_object_new_string(nqn);
+	o = json_object_new_object();
+	json_object_object_add(o, "nqn", json_object_new_string(nqn));
+	json_object_object_add(o, "dhchap_key", json_object_new_string(key));
+	if (ctrl_key[0])
+		json_object_object_add(o, "dhchap_ctrl_key", json_object_new_string(ctrl_key));
 	return o;
 }
 
@@ -83,7 +99,8 @@ char *blox_state_json(const struct blox_prov *pv)
 		json_object_array_add(arr, subsys_json(s->nqn, s->serial, s->model,
 						       s->allow_any_host, &hosts, &nss));
 		TAILQ_FOREACH(h, &s->hosts, link)
-			json_object_array_add(hosts, json_object_new_string(h->nqn));
+			json_object_array_add(hosts, host_json(h->nqn, h->key_str,
+							       h->ctrl_key_str));
 		TAILQ_FOREACH(ns, &s->namespaces, link) {
 			const struct prov_ns_rec *rec = prov_ns_rec(ns);
 
@@ -121,7 +138,9 @@ char *blox_config_json(const struct blox_config *cfg)
 		json_object_array_add(arr, subsys_json(s->nqn, s->serial, s->model,
 						       s->allow_any_host, &hosts, &nss));
 		for (size_t h = 0; h < s->nr_hosts; h++)
-			json_object_array_add(hosts, json_object_new_string(s->hosts[h]));
+			json_object_array_add(hosts, host_json(s->hosts[h].nqn,
+							       s->hosts[h].dhchap_key,
+							       s->hosts[h].dhchap_ctrl_key));
 		for (size_t n = 0; n < s->nr_ns; n++)
 			json_object_array_add(nss, cfg_ns_json(&s->ns[n].params));
 	}
@@ -148,9 +167,16 @@ int blox_state_write(const char *path, const char *text, char *err,
 		snprintf(err, errlen, "state file path too long");
 		return -ENAMETOOLONG;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	/* Owner only: it holds the hosts' DH-HMAC-CHAP (and TLS) secrets. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return fail_errno(err, errlen, "create", tmp);
+	if (fchmod(fd, 0600)) {
+		rc = fail_errno(err, errlen, "chmod", tmp);
+		close(fd);
+		unlink(tmp);
+		return rc;
+	}
 	while (off < len) {
 		ssize_t n = write(fd, text + off, len - off);
 

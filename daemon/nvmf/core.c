@@ -38,6 +38,8 @@ uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 	}
 
+	if ((st = nvmf_auth_gate(req)))
+		return st;
 	if (req->cmd.opcode == nvme_admin_fabrics)
 		st = nvmf_parse_fabrics(req);
 	else if (!sq->ctrl)

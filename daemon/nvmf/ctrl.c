@@ -159,6 +159,7 @@ void nvmf_sq_fini(struct nvmf_sq *sq)
 {
 	struct nvmf_ctrl *c = sq->ctrl;
 
+	nvmf_auth_sq_fini(sq);
 	if (!c)
 		return;
 	nvmf_sq_quiesce(sq);

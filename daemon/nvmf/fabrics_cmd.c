@@ -73,6 +73,7 @@ static uint16_t exec_connect(struct nvmf_req *req)
 	uint8_t cattr = (uint8_t)(req->cmd.cdw11 >> 16);
 	uint32_t kato = req->cmd.cdw12;
 	struct nvmf_subsys *s;
+	const struct nvmf_host *h;
 	struct nvmf_ctrl *c;
 	int rc;
 
@@ -138,6 +139,11 @@ static uint16_t exec_connect(struct nvmf_req *req)
 		}
 	}
 
+	/* A host with a secret authenticates each queue before using it. */
+	h = nvmf_subsys_find_host(s, d->hostnqn);
+	sq->auth_required = s->type == NVMF_SUBSYS_NVM && h && h->has_key;
+	if (sq->auth_required && nvmf_auth_sq_start(sq))
+		return NVME_SC_INTERNAL;
 	rc = sq->ops->install_queue(sq, (uint32_t)sqsize + 1);
 	if (rc)
 		return NVME_SC_INTERNAL;
@@ -155,10 +161,11 @@ static uint16_t exec_connect(struct nvmf_req *req)
 		req->error_loc = CONNECT_OFS_QID;
 		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
 	}
-	blox_log(tgt->log, BLOX_LOG_DEBUG, "ctrl %u: queue %u connected, size %u%s",
+	blox_log(tgt->log, BLOX_LOG_DEBUG, "ctrl %u: queue %u connected, size %u%s%s",
 		 c->cntlid, qid, sq->size,
-		 sq->sqhd_disabled ? ", sq flow control off" : "");
-	req->cqe.result = c->cntlid;
+		 sq->sqhd_disabled ? ", sq flow control off" : "",
+		 sq->auth_required ? ", must authenticate" : "");
+	req->cqe.result = c->cntlid | (sq->auth_required ? NVME_CONNECT_AUTHREQ_ATR : 0);
 	return 0;
 }
 
@@ -227,6 +234,9 @@ uint16_t nvmf_parse_fabrics(struct nvmf_req *req)
 				       ? exec_prop_get
 				       : exec_prop_set;
 		return 0;
+	case nvme_fabrics_type_auth_send:
+	case nvme_fabrics_type_auth_receive:
+		return nvmf_parse_auth(req);
 	case nvme_fabrics_type_disconnect:
 		if (!sq->ctrl)
 			return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;

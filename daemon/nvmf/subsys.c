@@ -132,6 +132,7 @@ int nvmf_subsys_destroy(struct nvmf_subsys *s)
 		return -EBUSY;
 	while ((h = TAILQ_FIRST(&s->hosts))) {
 		TAILQ_REMOVE(&s->hosts, h, link);
+		dhchap_wipe(h, sizeof(*h));
 		free(h);
 	}
 	while ((ns = TAILQ_FIRST(&s->namespaces))) {
@@ -192,29 +193,64 @@ int nvmf_subsys_add_host(struct nvmf_subsys *s, const char *hostnqn)
 
 int nvmf_subsys_remove_host(struct nvmf_subsys *s, const char *hostnqn)
 {
-	struct nvmf_host *h;
+	struct nvmf_host *h = nvmf_subsys_find_host(s, hostnqn);
 
-	TAILQ_FOREACH(h, &s->hosts, link)
-		if (!strcmp(h->nqn, hostnqn))
-			break;
 	if (!h)
 		return -ENOENT;
 	TAILQ_REMOVE(&s->hosts, h, link);
+	dhchap_wipe(h, sizeof(*h));
 	free(h);
 	s->tgt->disc_genctr++;
 	return 0;
 }
 
-bool nvmf_subsys_host_allowed(const struct nvmf_subsys *s, const char *hostnqn)
+struct nvmf_host *nvmf_subsys_find_host(const struct nvmf_subsys *s, const char *hostnqn)
 {
-	const struct nvmf_host *h;
+	struct nvmf_host *h;
 
-	if (s->allow_any_host)
-		return true;
 	TAILQ_FOREACH(h, &s->hosts, link)
 		if (!strcmp(h->nqn, hostnqn))
-			return true;
-	return false;
+			return h;
+	return NULL;
+}
+
+int nvmf_host_set_keys(struct nvmf_host *h, const char *key, const char *ctrl_key,
+		       const char **why)
+{
+	struct dhchap_key k = { 0 }, ck = { 0 };
+	bool has_k = key && key[0], has_ck = ctrl_key && ctrl_key[0];
+	int rc = 0;
+
+	if (has_ck && !has_k) {
+		*why = "a controller secret needs a host secret";
+		return -EINVAL;
+	}
+	if ((has_k && strlen(key) >= DHCHAP_KEY_STR_MAX) ||
+	    (has_ck && strlen(ctrl_key) >= DHCHAP_KEY_STR_MAX)) {
+		*why = "a secret is too long for DHHC-1";
+		return -EINVAL;
+	}
+	if ((has_k && (rc = dhchap_key_parse(key, &k, why))) ||
+	    (has_ck && (rc = dhchap_key_parse(ctrl_key, &ck, why)))) {
+		dhchap_wipe(&k, sizeof(k));
+		return rc;
+	}
+	dhchap_wipe(h->key_str, sizeof(h->key_str));
+	dhchap_wipe(h->ctrl_key_str, sizeof(h->ctrl_key_str));
+	h->has_key = has_k;
+	h->has_ctrl_key = has_ck;
+	h->key = k;
+	h->ctrl_key = ck;
+	snprintf(h->key_str, sizeof(h->key_str), "%s", has_k ? key : "");
+	snprintf(h->ctrl_key_str, sizeof(h->ctrl_key_str), "%s", has_ck ? ctrl_key : "");
+	dhchap_wipe(&k, sizeof(k));
+	dhchap_wipe(&ck, sizeof(ck));
+	return 0;
+}
+
+bool nvmf_subsys_host_allowed(const struct nvmf_subsys *s, const char *hostnqn)
+{
+	return s->allow_any_host || nvmf_subsys_find_host(s, hostnqn);
 }
 
 /* A stable 16-byte identifier from the subsystem NQN, nsid and a label. */

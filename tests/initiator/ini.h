@@ -256,6 +256,37 @@ int ini_prop_set(struct ini_queue *q, uint32_t ofst, bool size8,
 /* Fabrics Disconnect of this queue. Status (>= 0) or -errno. */
 int ini_disconnect(struct ini_queue *q);
 
+/* --- in-band authentication, DH-HMAC-CHAP (ini_auth.c) -------------- */
+
+/* What the host holds and offers. */
+struct ini_auth_opts {
+	const char *key; /* DHHC-1 host secret; NULL: none */
+	const char *ctrl_key; /* DHHC-1 controller secret: bidirectional */
+	uint8_t hash; /* offer only this hash id; 0: SHA-256, -384, -512 */
+	int dhgroup; /* offer only this DH group id; -1: null, ffdhe2048..8192 */
+};
+
+/* How one authentication went. */
+struct ini_auth_result {
+	uint8_t hash, dhgid; /* what the controller chose */
+	bool bidir;
+	uint8_t failure; /* the explanation of a FAILURE1 received; 0: none */
+	bool ctrl_rejected; /* the controller's response was wrong: FAILURE2 sent */
+};
+
+/*
+ * Authenticate queue @q (after a Connect that said so). 0 on success;
+ * -ENOKEY without a host secret; -EACCES when the controller sent
+ * FAILURE1 (res->failure); -EKEYREJECTED when its response was wrong
+ * (FAILURE2 sent); -EPROTO on a message out of step; an NVMe status
+ * (> 0) if a command was refused; other -errno from the transport.
+ */
+int ini_auth(struct ini_queue *q, const char *subnqn, const char *hostnqn,
+	     const struct ini_auth_opts *o, struct ini_auth_result *res);
+/* Raw AUTH_Send (TL = @len) and AUTH_Receive (AL = @al): status or -errno. */
+int ini_auth_send(struct ini_queue *q, const void *msg, uint32_t len);
+int ini_auth_recv(struct ini_queue *q, void *buf, uint32_t al);
+
 /* --- admin and I/O helpers (ini_cmds.c); status (>= 0) or -errno ----- */
 
 int ini_identify(struct ini_queue *q, uint8_t cns, uint32_t nsid,
@@ -298,6 +329,10 @@ struct ini_ctrl_args {
 	uint32_t nr_io; /* I/O queues to create */
 	uint16_t io_sqsize; /* 0's based; 0: 127 */
 	struct ini_opts qopts; /* for every queue */
+	/* Authenticate each queue whose Connect asks for it (dhgroup -1: any). */
+	struct ini_auth_opts auth;
+	/* If not NULL: how the last authentication went (set on failure too). */
+	struct ini_auth_result *auth_res;
 };
 
 struct ini_ctrl {
@@ -309,6 +344,7 @@ struct ini_ctrl {
 	uint32_t vs;
 	struct nvme_id_ctrl id;
 	struct ini_ctrl_args args; /* strings point at the caller's */
+	bool auth_required; /* the admin Connect said ATR */
 };
 
 /* Fill @a: default host NQN/ID, 1 I/O queue, kato 0, default qopts. */

@@ -6,6 +6,7 @@
  * end CC.SHN = normal and wait for CSTS.SHST = complete.
  */
 #include "ini_internal.h"
+#include "nvme_spec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ void ini_ctrl_args_init(struct ini_ctrl_args *a, const char *addr,
 	a->hostnqn = default_hostnqn;
 	memcpy(a->hostid, hostid, sizeof(hostid));
 	a->nr_io = 1;
+	a->auth.dhgroup = -1;
 	ini_opts_init(&a->qopts);
 }
 
@@ -91,6 +93,17 @@ static int queue_up(const struct ini_ctrl_args *a, uint16_t qid,
 	if (rc == 0 && ini_status(cqe)) {
 		*status = ini_status(cqe);
 		rc = -EIO;
+	}
+	if (rc == 0 && (cqe->result & NVME_CONNECT_AUTHREQ_ATR)) {
+		struct ini_auth_result res;
+
+		rc = ini_auth(q, a->subnqn, a->hostnqn, &a->auth, &res);
+		if (a->auth_res)
+			*a->auth_res = res;
+		if (rc > 0) {
+			*status = (uint16_t)rc;
+			rc = -EIO;
+		}
 	}
 	if (rc) {
 		ini_queue_destroy(q);
@@ -168,6 +181,7 @@ int ini_ctrl_connect(const struct ini_ctrl_args *a, struct ini_ctrl **out,
 	if (rc)
 		goto free_io;
 	c->cntlid = (uint16_t)cqe.result;
+	c->auth_required = cqe.result & NVME_CONNECT_AUTHREQ_ATR;
 	rc = enable(c, &st);
 	if (rc)
 		goto destroy_queues;

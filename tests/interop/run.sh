@@ -18,8 +18,14 @@
 # the FTL checkpoint), started again on the same data dir and config, and a
 # second VM runs guest.sh with MODE=verify: the ext4 files (sha256) and the
 # raw fio regions written by the first run must all read back.  bloxd is
-# stopped with SIGTERM again and must exit 0.  Exit status: 0 when both
-# runs passed, 1 if bloxd misbehaved or the guest failed, 77 (ctest SKIP)
+# stopped with SIGTERM again and must exit 0.  With the 6.12 kernel, bloxd
+# is started a third time and a third VM runs guest.sh with MODE=auth: in-band
+# authentication (DH-HMAC-CHAP) against nqn.2026-12.io.blox:interop-auth,
+# which admits one host NQN with a host and a controller secret (nvme-cli's
+# --dhchap-secret / --dhchap-ctrl-secret; refused without, with a wrong one;
+# re-authentication through sysfs).  The 6.1 kernel is built without NVMe
+# in-band authentication (CONFIG_NVME_AUTH is not set): that phase is skipped
+# there, and said so.  Exit status: 0 when the runs passed, 1 if bloxd misbehaved or the guest failed, 77 (ctest SKIP)
 # if not root or the harness is missing, unless skipping is refused (below).
 #
 # Environment (all optional):
@@ -32,6 +38,7 @@
 #   BLOX_INTEROP_LOG_LEVEL   bloxd --log-level (2)
 #   BLOX_INTEROP_GUEST_ENV   more NAME=VALUE pairs for guest.sh
 #   BLOX_INTEROP_KEEP        1: keep the work folder (config, logs) on success
+#   BLOX_INTEROP_AUTH_ONLY   1: only the in-band authentication phase (6.12)
 #   INITIATOR_VM_TIMEOUT     timeout of each VM run in seconds (default here 500)
 #   INITIATOR_VM_LOGLEVEL    guest console log level (default here 4; 7 shows
 #                            the kernel's nvme messages live)
@@ -46,6 +53,14 @@ NS_SIZE=1073741824
 # A second subsystem with two software vSSDs sharing a pool of dies (one Endurance Group).
 POOL_NQN=nqn.2026-12.io.blox:interop-pool
 NS_BLOCK=4096
+# In-band authentication (6.12): one host with nvme gen-dhchap-key's secrets
+# (-m 1 for the host, -m 2 for the controller; -m 0 the wrong one).
+AUTH_NQN=nqn.2026-12.io.blox:interop-auth
+AUTH_HOSTID=b10c0a07-0000-4000-8000-000000000001
+AUTH_HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:$AUTH_HOSTID
+AUTH_KEY='DHHC-1:01:VOVRdykyBHiWiC7rWh+tawLtEMnWmG//33NTBSJOr5I1ETgX:'
+AUTH_CTRL_KEY='DHHC-1:02:Zw6Gpnn7z54YyHObwGwQKCBIR3aEfWhpLOOHyk14u0qmbeZ12BXfeF1Xoy0EDgoUrSCiwg==:'
+AUTH_WRONG_KEY='DHHC-1:00:LUTixfk9pUMu5O4Qo4CwSF+ZzurjCBYtoyKtx0xdqNRN8ojY:'
 NAME="interop_linux_${SERIES//./_}"
 # CTest SIGKILLs a test at its TIMEOUT (1200 s), which no trap can catch: a
 # watchdog stops bloxd by then in any case (two VM runs of at most
@@ -144,6 +159,13 @@ cat >"$CFG" <<EOF
         { "nsid": 1, "backend": "nand", "size": "64M", "device": "nand0", "isolation": "software" },
         { "nsid": 2, "backend": "nand", "size": "64M", "device": "nand0", "isolation": "software" }
       ]
+    },
+    {
+      "nqn": "$AUTH_NQN",
+      "allow_any_host": false,
+      "hosts": [ { "nqn": "$AUTH_HOSTNQN", "dhchap_key": "$AUTH_KEY",
+                   "dhchap_ctrl_key": "$AUTH_CTRL_KEY" } ],
+      "namespaces": [ { "nsid": 1, "backend": "ram", "size": "16M" } ]
     }
   ]
 }
@@ -301,14 +323,34 @@ phase() {
 }
 
 # --- run 1: the full checks; run 2, after a clean restart: verify -----------------
-start_bloxd "start"
-if phase "run 1" full "$CLOG"; then
-	start_bloxd "restart on the same data dir"
-	phase "run 2 (verify after restart)" verify "$CLOG2"
+# --- run 3 (6.12): in-band authentication ------------------------------------------
+AUTH_ENV="AUTH_NQN=$AUTH_NQN AUTH_HOSTNQN=$AUTH_HOSTNQN AUTH_HOSTID=$AUTH_HOSTID"
+AUTH_ENV+=" AUTH_KEY=$AUTH_KEY AUTH_CTRL_KEY=$AUTH_CTRL_KEY AUTH_WRONG_KEY=$AUTH_WRONG_KEY"
+rc=0
+done_what="run 1 and, after SIGTERM and a restart on the same data dir, run 2 (verify) passed"
+if [[ ${BLOX_INTEROP_AUTH_ONLY:-0} != 1 ]]; then
+	start_bloxd "start"
+	if phase "run 1" full "$CLOG"; then
+		start_bloxd "restart on the same data dir"
+		phase "run 2 (verify after restart)" verify "$CLOG2"
+	fi
+	rc=$VM_RC
+else
+	done_what="(BLOX_INTEROP_AUTH_ONLY=1: runs 1 and 2 left out)"
 fi
-rc=$VM_RC
+if [[ $SERIES == 6.1 ]]; then
+	say "SKIP: in-band authentication (DH-HMAC-CHAP): the Debian 6.1 guest kernel is built without it (CONFIG_NVME_AUTH is not set); the 6.12 run checks it"
+elif ((${#PROBLEMS[@]} == 0)); then
+	start_bloxd "start for in-band authentication"
+	GUEST_ENV_SAVED=$GUEST_ENV
+	GUEST_ENV="$GUEST_ENV $AUTH_ENV"
+	phase "run 3 (in-band authentication)" auth "$DIR/console-auth.log"
+	GUEST_ENV=$GUEST_ENV_SAVED
+	rc=$VM_RC
+	done_what+="; run 3 (DH-HMAC-CHAP: refused without or with a wrong secret, unidirectional, re-authentication, bidirectional) passed"
+fi
 if ((${#PROBLEMS[@]} == 0)); then
-	say "PASS: run 1 and, after SIGTERM and a restart on the same data dir, run 2 (verify) passed; bloxd exited 0 on SIGTERM both times; $((SECONDS - T_START))s"
+	say "PASS: $done_what; bloxd exited 0 on SIGTERM each time; $((SECONDS - T_START))s"
 	if [[ ${BLOX_INTEROP_KEEP:-0} == 1 ]]; then say "work folder kept: $DIR"; else rm -rf "$DIR"; fi
 	exit 0
 fi

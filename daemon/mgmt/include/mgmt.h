@@ -221,12 +221,19 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 int blox_device_resolve(const struct blox_device_params *p, const char *where,
 			struct blox_cfg_device *out, char *err, size_t errlen);
 
+/* An allowed host with its DH-HMAC-CHAP secrets (DHHC-1; "": none). */
+struct blox_cfg_host {
+	char nqn[NVME_NQN_LENGTH];
+	char dhchap_key[DHCHAP_KEY_STR_MAX];
+	char dhchap_ctrl_key[DHCHAP_KEY_STR_MAX];
+};
+
 struct blox_cfg_subsys {
 	char nqn[NVME_NQN_LENGTH];
 	char serial[21];
 	char model[41];
 	bool allow_any_host;
-	char (*hosts)[NVME_NQN_LENGTH];
+	struct blox_cfg_host *hosts;
 	size_t nr_hosts;
 	struct blox_cfg_ns *ns;
 	size_t nr_ns;

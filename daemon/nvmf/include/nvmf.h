@@ -22,6 +22,7 @@
 #include "blox_log.h"
 #include "blox_queue.h"
 #include "blox_util.h"
+#include "dhchap.h"
 #include "nvme_spec.h"
 
 struct event_base;
@@ -32,6 +33,13 @@ struct event;
 #define NVMF_SC_MEDIA(sc) ((NVME_SCT_MEDIA << NVME_SCT_SHIFT) | (sc))
 /* Generic "Transient Transport Error" (NVMe 1.4), not in libnvme 1.3. */
 #define NVMF_SC_TRANSIENT_TRANSPORT 0x22
+
+/*
+ * A queue that must authenticate and has not this long after its Connect
+ * is closed (its controller too, for an admin queue): a host that knows an
+ * allowed NQN but not its secret holds nothing for long.
+ */
+#define NVMF_AUTH_DEADLINE_MS 10000
 
 /* Limits the target advertises (defaults of struct nvmf_tgt_limits). */
 #define NVMF_MQES 1023 /* 0's based: 1024 entries per I/O queue */
@@ -85,8 +93,17 @@ struct nvmf_port {
 	TAILQ_ENTRY(nvmf_port) link;
 };
 
+/*
+ * An allowed host. With a DH-HMAC-CHAP secret (@key), its queues must
+ * authenticate (auth.c) before anything else; with a controller secret
+ * too, the host may ask the controller to authenticate back. The DHHC-1
+ * text is kept for the state file; none of it is ever logged.
+ */
 struct nvmf_host {
 	char nqn[NVME_NQN_LENGTH];
+	bool has_key, has_ctrl_key;
+	struct dhchap_key key, ctrl_key;
+	char key_str[DHCHAP_KEY_STR_MAX], ctrl_key_str[DHCHAP_KEY_STR_MAX];
 	TAILQ_ENTRY(nvmf_host) link;
 };
 
@@ -222,6 +239,14 @@ struct nvmf_sq {
 	uint16_t sqhd;
 	bool sqhd_disabled;
 	bool closing;
+	/*
+	 * In-band authentication (auth.c): the Connect said it is required;
+	 * the queue takes nothing but AUTH_Send/AUTH_Receive until a
+	 * transaction succeeded. @auth: the transaction under way, if any.
+	 */
+	bool auth_required, authenticated;
+	struct nvmf_auth *auth;
+	struct event *auth_deadline; /* NVMF_AUTH_DEADLINE_MS after the Connect */
 	uint64_t cmds, errors;
 };
 
@@ -322,6 +347,7 @@ struct nvmf_tgt_stats {
 	uint64_t kato_raised; /* a KATO below min_kato_ms raised to it */
 	uint64_t kato0_expired; /* KATO-0 controllers idle without I/O queues */
 	uint64_t log_suppressed; /* limit log lines left out (rate limit) */
+	uint64_t auth_ok, auth_failed; /* DH-HMAC-CHAP transactions */
 };
 
 /*
@@ -403,6 +429,17 @@ int nvmf_subsys_add_host(struct nvmf_subsys *subsys, const char *hostnqn);
 int nvmf_subsys_remove_host(struct nvmf_subsys *subsys, const char *hostnqn);
 bool nvmf_subsys_host_allowed(const struct nvmf_subsys *subsys,
 			      const char *hostnqn);
+struct nvmf_host *nvmf_subsys_find_host(const struct nvmf_subsys *subsys,
+					const char *hostnqn);
+/*
+ * Set (or, with NULL or "", clear) the DH-HMAC-CHAP host and controller
+ * secrets of allowed host @h, in DHHC-1 form. A controller secret needs a
+ * host secret. -EINVAL with *@why (never the secret) on bad input; @h is
+ * unchanged then. Queues already authenticated stay so; the next
+ * authentication (a new queue, a re-authentication) uses the new ones.
+ */
+int nvmf_host_set_keys(struct nvmf_host *h, const char *key, const char *ctrl_key,
+		       const char **why);
 /* Attach @bdev as namespace @nsid (0: the lowest free). Takes @bdev. */
 int nvmf_ns_add(struct nvmf_subsys *subsys, uint32_t nsid,
 		struct blox_bdev *bdev, const uint8_t *uuid,
@@ -499,6 +536,17 @@ uint16_t nvmf_parse_fabrics(struct nvmf_req *req);
 uint16_t nvmf_parse_admin(struct nvmf_req *req);
 uint16_t nvmf_parse_discovery(struct nvmf_req *req);
 uint16_t nvmf_parse_io(struct nvmf_req *req);
+/*
+ * In-band authentication (auth.c): AUTH_Send / AUTH_Receive on a
+ * connected queue; whether @req may run on its queue as it stands
+ * (0, or Authentication Required); the queue's transaction freed.
+ */
+uint16_t nvmf_parse_auth(struct nvmf_req *req);
+uint16_t nvmf_auth_gate(const struct nvmf_req *req);
+/* Connect said @sq must authenticate: start its deadline. 0 or -errno. */
+int nvmf_auth_sq_start(struct nvmf_sq *sq);
+/* The queue goes: its transaction and deadline are freed. */
+void nvmf_auth_sq_fini(struct nvmf_sq *sq);
 /* Admin commands shared by NVM and discovery controllers. */
 uint16_t nvmf_parse_admin_common(struct nvmf_req *req, bool discovery);
 uint16_t nvmf_parse_identify(struct nvmf_req *req, bool discovery);

@@ -67,6 +67,119 @@ _Static_assert(sizeof(struct nvme_sqe) == 64, "sqe");
 _Static_assert(sizeof(struct nvme_cqe) == 16, "cqe");
 _Static_assert(sizeof(struct nvme_sgl_desc) == 16, "sgl");
 
+/*
+ * In-band authentication (NVMe 2.0, TP 8006: DH-HMAC-CHAP): the messages
+ * that AUTH_Send / AUTH_Receive carry. Security protocol E9h, SPSP 0101h.
+ */
+#define NVME_AUTH_SECP_DHCHAP 0xe9
+#define NVME_AUTH_SPSP_DHCHAP 0x01
+/* Connect response DW0: authentication required (ATR), secure concat (ASCR). */
+#define NVME_CONNECT_AUTHREQ_ATR (1u << 17)
+#define NVME_CONNECT_AUTHREQ_ASCR (1u << 18)
+
+enum nvme_auth_type {
+	NVME_AUTH_COMMON_MESSAGES = 0x00,
+	NVME_AUTH_DHCHAP_MESSAGES = 0x01,
+};
+enum nvme_auth_msg {
+	NVME_AUTH_MSG_NEGOTIATE = 0x00,
+	NVME_AUTH_MSG_CHALLENGE = 0x01,
+	NVME_AUTH_MSG_REPLY = 0x02,
+	NVME_AUTH_MSG_SUCCESS1 = 0x03,
+	NVME_AUTH_MSG_SUCCESS2 = 0x04,
+	NVME_AUTH_MSG_FAILURE2 = 0xf0,
+	NVME_AUTH_MSG_FAILURE1 = 0xf1,
+};
+/* Reason code (1: failed) and its explanation in failure messages. */
+#define NVME_AUTH_RESCODE_FAILED 0x01
+enum nvme_auth_fail_reason {
+	NVME_AUTH_FAIL_FAILED = 0x01,
+	NVME_AUTH_FAIL_NOT_USABLE = 0x02,
+	NVME_AUTH_FAIL_CONCAT_MISMATCH = 0x03,
+	NVME_AUTH_FAIL_HASH_UNUSABLE = 0x04,
+	NVME_AUTH_FAIL_DHGROUP_UNUSABLE = 0x05,
+	NVME_AUTH_FAIL_INCORRECT_PAYLOAD = 0x06,
+	NVME_AUTH_FAIL_INCORRECT_MESSAGE = 0x07,
+};
+#define NVME_AUTH_DHCHAP_AUTH_ID 0x01
+#define NVME_AUTH_MAX_HASH_IDS 30
+#define NVME_AUTH_MAX_DH_IDS 30
+
+struct nvme_auth_protocol_desc {
+	uint8_t authid;
+	uint8_t rsvd;
+	uint8_t halen;
+	uint8_t dhlen;
+	uint8_t idlist[60]; /* hash ids at 0, DH group ids at 30 */
+};
+struct nvme_auth_negotiate {
+	uint8_t auth_type;
+	uint8_t auth_id;
+	uint16_t rsvd;
+	uint16_t t_id;
+	uint8_t sc_c;
+	uint8_t napd;
+	struct nvme_auth_protocol_desc proto[]; /* napd of them */
+};
+struct nvme_auth_challenge {
+	uint8_t auth_type;
+	uint8_t auth_id;
+	uint16_t rsvd1;
+	uint16_t t_id;
+	uint8_t hl;
+	uint8_t rsvd2;
+	uint8_t hashid;
+	uint8_t dhgid;
+	uint16_t dhvlen;
+	uint32_t seqnum;
+	uint8_t cval[]; /* hl bytes of challenge, then dhvlen of DH value */
+};
+struct nvme_auth_reply {
+	uint8_t auth_type;
+	uint8_t auth_id;
+	uint16_t rsvd1;
+	uint16_t t_id;
+	uint8_t hl;
+	uint8_t rsvd2;
+	uint8_t cvalid;
+	uint8_t rsvd3;
+	uint16_t dhvlen;
+	uint32_t seqnum;
+	uint8_t rval[]; /* hl response, hl challenge C2, dhvlen DH value */
+};
+struct nvme_auth_success1 {
+	uint8_t auth_type;
+	uint8_t auth_id;
+	uint16_t rsvd1;
+	uint16_t t_id;
+	uint8_t hl;
+	uint8_t rsvd2;
+	uint8_t rvalid;
+	uint8_t rsvd3[7];
+	uint8_t rval[]; /* hl bytes */
+};
+struct nvme_auth_success2 {
+	uint8_t auth_type;
+	uint8_t auth_id;
+	uint16_t rsvd1;
+	uint16_t t_id;
+	uint8_t rsvd2[10];
+};
+struct nvme_auth_failure {
+	uint8_t auth_type;
+	uint8_t auth_id;
+	uint16_t rsvd1;
+	uint16_t t_id;
+	uint8_t rescode;
+	uint8_t rescode_exp;
+};
+_Static_assert(sizeof(struct nvme_auth_negotiate) == 8, "negotiate");
+_Static_assert(sizeof(struct nvme_auth_protocol_desc) == 64, "protocol desc");
+_Static_assert(sizeof(struct nvme_auth_challenge) == 16, "challenge");
+_Static_assert(sizeof(struct nvme_auth_reply) == 16, "reply");
+_Static_assert(sizeof(struct nvme_auth_success1) == 16, "success1");
+_Static_assert(sizeof(struct nvme_auth_success2) == 16, "success2");
+
 /* Little-endian helpers; the wire and NVMe structures are little endian. */
 static inline uint16_t le16_get(const void *p)
 {

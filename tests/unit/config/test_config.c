@@ -50,6 +50,36 @@ static const char full_json[] =
 	"}\n";
 
 /* 1. Every field of a valid configuration lands where it should. */
+/* nvme gen-dhchap-key --secret=000102..1f --hmac=0 */
+#define KEY00 "DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:"
+
+/* A host given as an object with its secrets; the JSON written back keeps them. */
+static void test_parse_host_secrets(void **state)
+{
+	static const char json[] =
+		"{\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[\"" HOST2 "\","
+		"{\"nqn\":\"" HOST1 "\",\"dhchap_key\":\"" KEY00 "\",\"dhchap_ctrl_key\":\"" KEY00 "\"}]}]}";
+	struct blox_config cfg, again;
+	char err[256] = "", *text;
+
+	(void)state;
+	assert_int_equal(blox_config_parse(json, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.subsys[0].nr_hosts, 2);
+	assert_string_equal(cfg.subsys[0].hosts[0].nqn, HOST2);
+	assert_string_equal(cfg.subsys[0].hosts[0].dhchap_key, "");
+	assert_string_equal(cfg.subsys[0].hosts[1].nqn, HOST1);
+	assert_string_equal(cfg.subsys[0].hosts[1].dhchap_key, KEY00);
+	assert_string_equal(cfg.subsys[0].hosts[1].dhchap_ctrl_key, KEY00);
+	text = blox_config_json(&cfg);
+	assert_non_null(text);
+	assert_int_equal(blox_config_parse(text, &again, err, sizeof(err)), 0);
+	assert_string_equal(again.subsys[0].hosts[1].dhchap_key, KEY00);
+	assert_string_equal(again.subsys[0].hosts[0].nqn, HOST2);
+	free(text);
+	blox_config_free(&again);
+	blox_config_free(&cfg);
+}
+
 static void test_parse_full(void **state)
 {
 	static const uint8_t uuid[16] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
@@ -78,8 +108,8 @@ static void test_parse_full(void **state)
 	assert_string_equal(s->model, "Model X");
 	assert_false(s->allow_any_host);
 	assert_int_equal(s->nr_hosts, 2);
-	assert_string_equal(s->hosts[0], HOST1);
-	assert_string_equal(s->hosts[1], HOST2);
+	assert_string_equal(s->hosts[0].nqn, HOST1);
+	assert_string_equal(s->hosts[1].nqn, HOST2);
 	assert_int_equal(s->nr_ns, 3);
 
 	assert_int_equal(s->ns[0].nsid, 1);
@@ -339,6 +369,18 @@ static void test_parse_subsys_values(void **state)
 		  "subsystems[0].model: longer than 40 bytes" },
 		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[\"\"]}"),
 		  "subsystems[0].hosts[0]: NQN '': empty" },
+		/* DH-HMAC-CHAP secrets on a host: checked, never echoed. */
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[{\"nqn\":\"" HOST1 "\","
+		      "\"dhchap_key\":\"DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaS:\"}]}"),
+		  "subsystems[0].hosts[0]: DH-HMAC-CHAP secret: its CRC-32 does not match (mistyped?)" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[{\"nqn\":\"" HOST1 "\","
+		      "\"dhchap_ctrl_key\":\"" KEY00 "\"}]}"),
+		  "subsystems[0].hosts[0]: DH-HMAC-CHAP secret: a controller secret needs a host "
+		  "secret" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[{\"dhchap_key\":\"" KEY00 "\"}]}"),
+		  "subsystems[0].hosts[0]: 'nqn' is required" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[{\"nqn\":\"" HOST1 "\",\"psk\":1}]}"),
+		  "subsystems[0].hosts[0]: unknown key 'psk'" },
 	};
 	struct err_case c[2];
 
@@ -823,6 +865,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_full),
+		cmocka_unit_test(test_parse_host_secrets),
 		cmocka_unit_test(test_parse_minimal),
 		cmocka_unit_test(test_parse_not_json),
 		cmocka_unit_test(test_parse_unknown_keys),
