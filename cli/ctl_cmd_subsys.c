@@ -5,6 +5,7 @@
  */
 #include "ctl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,17 +98,56 @@ static const struct ctl_cmd subsys_cmds[] = {
 
 const struct ctl_object ctl_obj_subsys = { "subsys", subsys_cmds };
 
-/* allow and deny: NQN HOSTNQN. */
+/*
+ * A secret given as "-": one line from standard input (kept off the
+ * command line, where ps shows it) into @buf.
+ */
+static const char *secret_arg(const char *v, char *buf, size_t len)
+{
+	size_t n;
+
+	if (strcmp(v, "-"))
+		return v;
+	if (!fgets(buf, (int)len, stdin))
+		return NULL;
+	n = strcspn(buf, "\r\n");
+	buf[n] = '\0';
+	return buf;
+}
+
+/* allow and deny: NQN HOSTNQN; allow also [--tls-psk KEY|-]. */
 static int host_change(struct ctl *c, int argc, char **argv, bool allow)
 {
 	Blox__Admin__HostRequest r = BLOX__ADMIN__HOST_REQUEST__INIT;
+	char psk[256] = "";
+	char *pos[2];
+	int n = 0, rc;
 
-	if (argc != 2)
+	for (int i = 0; i < argc; i++) {
+		if (allow && !strcmp(argv[i], "--tls-psk")) {
+			if (i + 1 >= argc)
+				return ctl_usage_err("host allow: --tls-psk needs a key (or - for stdin)");
+			r.tls_psk = (char *)secret_arg(argv[++i], psk, sizeof(psk));
+			if (!r.tls_psk)
+				return ctl_usage_err("host allow: --tls-psk -: no key on stdin");
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return ctl_usage_err("host %s: unknown option '%s'", allow ? "allow" : "deny",
+					     argv[i]);
+		} else if (n == 2) {
+			return ctl_usage_err("host %s: unexpected '%s'", allow ? "allow" : "deny",
+					     argv[i]);
+		} else {
+			pos[n++] = argv[i];
+		}
+	}
+	if (n != 2)
 		return ctl_usage_err("host %s: NQN and HOSTNQN are required",
 				     allow ? "allow" : "deny");
-	r.nqn = argv[0];
-	r.host_nqn = argv[1];
-	return ctl_call(c, allow ? "AllowHost" : "DenyHost", &r.base, ctl_print_subsys);
+	r.nqn = pos[0];
+	r.host_nqn = pos[1];
+	rc = ctl_call(c, allow ? "AllowHost" : "DenyHost", &r.base, ctl_print_subsys);
+	memset(psk, 0, sizeof(psk));
+	return rc;
 }
 
 static int host_allow(struct ctl *c, int argc, char **argv)
@@ -132,7 +172,9 @@ static int host_allow_any(struct ctl *c, int argc, char **argv)
 }
 
 static const struct ctl_cmd host_cmds[] = {
-	{ "allow", "NQN HOSTNQN", "", host_allow },
+	{ "allow", "NQN HOSTNQN [--tls-psk KEY|-]",
+	  "KEY: NVMeTLSkey-1:..., - reads it from stdin; again with a key replaces it",
+	  host_allow },
 	{ "deny", "NQN HOSTNQN", "", host_deny },
 	{ "allow-any", "NQN on|off", "any host, or only those allowed", host_allow_any },
 	{ NULL, NULL, NULL, NULL },

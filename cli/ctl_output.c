@@ -226,7 +226,7 @@ void ctl_print_listeners(const ProtobufCMessage *m)
 	const Blox__Admin__ListenerList *l = (const void *)m;
 	struct cli_table t;
 
-	cli_table_init(&t, "ID", "ADDRESS", "PORT", "KIND", "QUEUES", NULL);
+	cli_table_init(&t, "ID", "ADDRESS", "PORT", "KIND", "TLS", "QUEUES", NULL);
 	for (size_t i = 0; i < l->n_listeners; i++) {
 		const Blox__Admin__Listener *x = l->listeners[i];
 
@@ -234,6 +234,7 @@ void ctl_print_listeners(const ProtobufCMessage *m)
 		cli_table_cell(&t, "%s", x->address);
 		cli_table_cell(&t, "%u", x->port);
 		cli_table_cell(&t, "%s", x->discovery_only ? "discovery" : "nvm+discovery");
+		cli_table_cell(&t, "%s", x->tls[0] ? x->tls : "none");
 		cli_table_cell(&t, "%u", x->queues);
 		cli_table_end_row(&t);
 	}
@@ -244,8 +245,10 @@ void ctl_print_listener(const ProtobufCMessage *m)
 {
 	const Blox__Admin__Listener *x = (const void *)m;
 
-	printf("listener %u: %s:%u%s\n", x->id, x->address, x->port,
-	       x->discovery_only ? " (discovery only)" : "");
+	printf("listener %u: %s:%u%s%s%s\n", x->id, x->address, x->port,
+	       x->discovery_only ? " (discovery only)" : "",
+	       x->tls[0] && strcmp(x->tls, "none") ? ", TLS " : "",
+	       x->tls[0] && strcmp(x->tls, "none") ? x->tls : "");
 }
 
 void ctl_print_ctrls(const ProtobufCMessage *m)

@@ -78,7 +78,7 @@ static void m_create_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemCreateR
 			       Blox__Admin__Subsystem_Closure closure, void *d)
 {
 	struct blox_admin *a = ADM_OF(svc);
-	char (*cs_hosts)[NVME_NQN_LENGTH];
+	struct blox_cfg_host *cs_hosts;
 	struct blox_cfg_subsys *cs;
 	struct nvmf_subsys *s;
 	char err[512];
@@ -110,7 +110,7 @@ static void m_create_subsystem(ADM_SVC *svc, const Blox__Admin__SubsystemCreateR
 	snprintf(cs->model, sizeof(cs->model), "%s", in->model);
 	cs->allow_any_host = in->allow_any_host;
 	for (size_t i = 0; i < in->n_hosts; i++)
-		snprintf(cs_hosts[i], sizeof(cs_hosts[i]), "%s", in->hosts[i]);
+		snprintf(cs_hosts[i].nqn, sizeof(cs_hosts[i].nqn), "%s", in->hosts[i]);
 	cs->hosts = cs_hosts;
 	cs->nr_hosts = in->n_hosts;
 	rc = prov_subsys_create(a->prov, cs, &s, err, sizeof(err));
@@ -292,7 +292,8 @@ static void m_allow_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 {
 	struct blox_admin *a = ADM_OF(svc);
 	struct nvmf_subsys *s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
-	const struct nvmf_host *h;
+	const char *psk = in->tls_psk ? in->tls_psk : "";
+	bool known;
 	char err[512];
 	int rc;
 
@@ -300,17 +301,23 @@ static void m_allow_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 		ADM_FAILED(closure, d);
 	if (blox_nqn_check(in->host_nqn, false, err, sizeof(err)))
 		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "host: %s", err);
-	TAILQ_FOREACH(h, &s->hosts, link)
-		if (!strcmp(h->nqn, in->host_nqn))
-			ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
-				 "host %s is already allowed on %s", in->host_nqn,
-				 s->nqn);
-	rc = prov_host_add(a->prov, s, in->host_nqn);
+	/* What is wrong with a key, never the key. */
+	if (psk[0] && blox_tls_psk_check(psk, err, sizeof(err)))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "host %s: %s", in->host_nqn, err);
+	known = nvmf_subsys_host_find(s, in->host_nqn) != NULL;
+	/* Allowed already: only a new key (rotation) is something to do. */
+	if (known && !psk[0])
+		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS, "host %s is already allowed on %s",
+			 in->host_nqn, s->nqn);
+	rc = known ? 0 : prov_host_add(a->prov, s, in->host_nqn);
 	if (rc && rc != -EEXIST)
 		ADM_FAIL(closure, d, adm_status_from_errno(rc), "host %s: %s",
 			 in->host_nqn, strerror(-rc));
-	blox_log(a->log, BLOX_LOG_INFO, "admin: host %s allowed on %s", in->host_nqn,
-		 s->nqn);
+	if (psk[0] && (rc = prov_host_set_tls_psk(a->prov, s, in->host_nqn, psk)))
+		ADM_FAIL(closure, d, adm_status_from_errno(rc), "host %s: %s", in->host_nqn,
+			 strerror(-rc));
+	blox_log(a->log, BLOX_LOG_INFO, "admin: host %s allowed on %s%s", in->host_nqn,
+		 s->nqn, !psk[0] ? "" : known ? " (TLS PSK replaced)" : " (with a TLS PSK)");
 	if (!adm_persist(ADM_REQ(d)))
 		ADM_FAILED(closure, d);
 	answer_subsys(s, closure, d);

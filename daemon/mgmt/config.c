@@ -10,6 +10,7 @@
  */
 #include "config_internal.h"
 #include "blox_nqn.h"
+#include "nvme_tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,8 +25,38 @@
  * that is not an IPv4 or IPv6 literal or a port outside 1..65535. The
  * address is kept in its canonical form so that "::1" and "0::1" are one.
  */
+int blox_tls_mode_parse(const char *s, enum nvmf_tls_mode *m)
+{
+	if (!*s || !strcmp(s, "none"))
+		*m = NVMF_TLS_NONE;
+	else if (!strcmp(s, "required"))
+		*m = NVMF_TLS_REQUIRED;
+	else if (!strcmp(s, "allowed"))
+		*m = NVMF_TLS_ALLOWED;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *blox_tls_mode_name(enum nvmf_tls_mode m)
+{
+	return m == NVMF_TLS_REQUIRED ? "required" : m == NVMF_TLS_ALLOWED ? "allowed" : "none";
+}
+
+int blox_tls_psk_check(const char *psk, char *err, size_t errlen)
+{
+	struct nvme_tls_key k;
+	int rc;
+
+	if (strlen(psk) >= NVMF_TLS_PSK_MAX)
+		return blox_fail(err, errlen, "TLS PSK: too long for the interchange format");
+	rc = nvme_tls_key_parse(psk, &k, err, errlen);
+	nvme_tls_wipe(&k, sizeof(k));
+	return rc;
+}
+
 static int listener_add(struct blox_config *cfg, const char *addr, const char *port,
-			bool disc, char *err, size_t errlen)
+			bool disc, enum nvmf_tls_mode tls, char *err, size_t errlen)
 {
 	unsigned char bin[sizeof(struct in6_addr)];
 	char canon[NVMF_TRADDR_SIZE];
@@ -56,6 +87,10 @@ static int listener_add(struct blox_config *cfg, const char *addr, const char *p
 					 "listener %s:%lu: given both as an NVMe/TCP and as "
 					 "a discovery-only listener",
 					 canon, pnum);
+		if (l->tls != tls)
+			return blox_fail(err, errlen,
+					 "listener %s:%lu: given with TLS %s and with TLS %s", canon,
+					 pnum, blox_tls_mode_name(l->tls), blox_tls_mode_name(tls));
 		return 0; /* already there: one listener */
 	}
 	l = cfg_grow(cfg->listeners, cfg->nr_listeners, sizeof(*l));
@@ -66,6 +101,7 @@ static int listener_add(struct blox_config *cfg, const char *addr, const char *p
 	snprintf(l->addr, sizeof(l->addr), "%s", canon);
 	snprintf(l->port, sizeof(l->port), "%lu", pnum);
 	l->discovery_only = disc;
+	l->tls = tls;
 	return 0;
 }
 
@@ -129,8 +165,8 @@ int blox_addr_split(const char *spec, const char *what, char *addr, size_t addrl
 	return 0;
 }
 
-int blox_config_add_listener(struct blox_config *cfg, const char *spec,
-			     bool disc, char *err, size_t errlen)
+int blox_config_add_listener_tls(struct blox_config *cfg, const char *spec, bool disc,
+				 enum nvmf_tls_mode tls, char *err, size_t errlen)
 {
 	char addr[NVMF_TRADDR_SIZE], port[6];
 	int rc = blox_addr_split(spec, "listener", addr, sizeof(addr), port, sizeof(port), err,
@@ -138,15 +174,22 @@ int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 
 	if (rc)
 		return rc;
-	return listener_add(cfg, addr, port, disc, err, errlen);
+	return listener_add(cfg, addr, port, disc, tls, err, errlen);
+}
+
+int blox_config_add_listener(struct blox_config *cfg, const char *spec,
+			     bool disc, char *err, size_t errlen)
+{
+	return blox_config_add_listener_tls(cfg, spec, disc, NVMF_TLS_NONE, err, errlen);
 }
 
 static int parse_listener(json_object *o, const char *where,
 			  struct blox_config *cfg, char *err, size_t errlen)
 {
-	static const char *const keys[] = { "address", "port", "discovery_only",
+	static const char *const keys[] = { "address", "port", "discovery_only", "tls",
 					    NULL };
-	char addr[NVMF_TRADDR_SIZE], port[8];
+	char addr[NVMF_TRADDR_SIZE], port[8], tls_text[16] = "";
+	enum nvmf_tls_mode tls;
 	bool disc = false, present;
 	uint64_t pnum = 0;
 	int rc;
@@ -157,12 +200,17 @@ static int parse_listener(json_object *o, const char *where,
 	    (rc = cfg_get_string(o, "address", where, addr, sizeof(addr), true, err,
 				 errlen)) ||
 	    (rc = cfg_get_u64(o, "port", where, false, &pnum, &present, err, errlen)) ||
-	    (rc = cfg_get_bool(o, "discovery_only", where, &disc, err, errlen)))
+	    (rc = cfg_get_bool(o, "discovery_only", where, &disc, err, errlen)) ||
+	    (rc = cfg_get_string(o, "tls", where, tls_text, sizeof(tls_text), false, err,
+				 errlen)))
 		return rc;
 	if (!present || pnum == 0 || pnum > 65535)
 		return blox_fail(err, errlen, "%s.port: must be 1..65535", where);
+	if (blox_tls_mode_parse(tls_text, &tls))
+		return blox_fail(err, errlen, "%s.tls: '%s': expected \"none\", \"required\" or \"allowed\"",
+				 where, tls_text);
 	snprintf(port, sizeof(port), "%u", (unsigned)pnum);
-	rc = listener_add(cfg, addr, port, disc, err, errlen);
+	rc = listener_add(cfg, addr, port, disc, tls, err, errlen);
 	if (rc == -EINVAL) {
 		char why[300];
 
@@ -170,6 +218,34 @@ static int parse_listener(json_object *o, const char *where,
 		blox_fail(err, errlen, "%s: %s", where, why);
 	}
 	return rc;
+}
+
+/* A host: its NQN, or {"nqn": ..., "tls_psk": ...}. */
+static int parse_host(json_object *h, const char *where, struct blox_cfg_host *ch, char *err,
+		      size_t errlen)
+{
+	static const char *const keys[] = { "nqn", "tls_psk", NULL };
+	char why[384];
+	int rc;
+
+	if (json_object_is_type(h, json_type_string)) {
+		snprintf(ch->nqn, sizeof(ch->nqn), "%s", json_object_get_string(h));
+	} else if (json_object_is_type(h, json_type_object)) {
+		if ((rc = cfg_check_keys(h, where, keys, err, errlen)) ||
+		    (rc = cfg_get_string(h, "nqn", where, ch->nqn, sizeof(ch->nqn), true, err,
+					 errlen)) ||
+		    (rc = cfg_get_string(h, "tls_psk", where, ch->tls_psk, sizeof(ch->tls_psk),
+					 false, err, errlen)))
+			return rc;
+		/* Say what is wrong with the key, never the key. */
+		if (ch->tls_psk[0] && blox_tls_psk_check(ch->tls_psk, why, sizeof(why)))
+			return blox_fail(err, errlen, "%s.tls_psk: %s", where, why);
+	} else {
+		return blox_fail(err, errlen, "%s: expected a host NQN or an object", where);
+	}
+	if (blox_nqn_check(ch->nqn, false, why, sizeof(why)))
+		return blox_fail(err, errlen, "%s: %s", where, why);
+	return 0;
 }
 
 static int parse_subsys(json_object *o, const char *where,
@@ -202,19 +278,16 @@ static int parse_subsys(json_object *o, const char *where,
 		return rc;
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
 		json_object *h = json_object_array_get_idx(arr, i);
-		void *p;
+		struct blox_cfg_host *ch;
 
-		if (!json_object_is_type(h, json_type_string))
-			return blox_fail(err, errlen, "%s.hosts[%zu]: expected a host NQN",
-					where, i);
-		if (blox_nqn_check(json_object_get_string(h), false, why, sizeof(why)))
-			return blox_fail(err, errlen, "%s.hosts[%zu]: %s", where, i, why);
-		p = cfg_grow(s->hosts, s->nr_hosts, sizeof(*s->hosts));
-		if (!p)
+		ch = cfg_grow(s->hosts, s->nr_hosts, sizeof(*s->hosts));
+		if (!ch)
 			return -ENOMEM;
-		s->hosts = p;
-		snprintf(s->hosts[s->nr_hosts++], NVME_NQN_LENGTH, "%s",
-			 json_object_get_string(h));
+		s->hosts = ch;
+		ch += s->nr_hosts++;
+		snprintf(w, sizeof(w), "%s.hosts[%zu]", where, i);
+		if ((rc = parse_host(h, w, ch, err, errlen)))
+			return rc;
 	}
 
 	arr = cfg_get_array(o, "namespaces", where, &rc, err, errlen);
@@ -394,6 +467,9 @@ int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 void blox_config_free(struct blox_config *cfg)
 {
 	for (size_t i = 0; i < cfg->nr_subsys; i++) {
+		if (cfg->subsys[i].hosts)
+			nvme_tls_wipe(cfg->subsys[i].hosts,
+				      cfg->subsys[i].nr_hosts * sizeof(*cfg->subsys[i].hosts));
 		free(cfg->subsys[i].hosts);
 		free(cfg->subsys[i].ns);
 	}

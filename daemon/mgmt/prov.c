@@ -477,11 +477,13 @@ int prov_subsys_create(struct blox_prov *p, const struct blox_cfg_subsys *cs,
 		snprintf(s->model, sizeof(s->model), "%s", cs->model);
 	s->allow_any_host = cs->allow_any_host;
 	for (size_t h = 0; h < cs->nr_hosts; h++) {
-		rc = prov_host_add(p, s, cs->hosts[h]);
+		rc = prov_host_add(p, s, cs->hosts[h].nqn);
+		if ((!rc || rc == -EEXIST) && cs->hosts[h].tls_psk[0])
+			rc = prov_host_set_tls_psk(p, s, cs->hosts[h].nqn, cs->hosts[h].tls_psk);
 		if (rc && rc != -EEXIST) {
 			nvmf_subsys_destroy(s);
 			return blox_fail(err, errlen, "subsystem %s: host %s: %s", cs->nqn,
-					 cs->hosts[h], strerror(-rc)),
+					 cs->hosts[h].nqn, strerror(-rc)),
 			       rc;
 		}
 	}
@@ -509,6 +511,13 @@ int prov_host_add(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnq
 	return nvmf_subsys_add_host(s, hostnqn);
 }
 
+int prov_host_set_tls_psk(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn,
+			  const char *psk)
+{
+	(void)p;
+	return nvmf_subsys_host_set_tls_psk(s, hostnqn, psk);
+}
+
 int prov_host_remove(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn)
 {
 	(void)p;
@@ -526,6 +535,7 @@ int prov_listener_add(struct blox_prov *p, const struct blox_cfg_listener *l,
 		return blox_fail(err, errlen, "listener %s:%s: %s", l->addr, l->port,
 				 rc == -EINVAL ? "bad address or port" : strerror(-rc)),
 		       rc;
+	port->tls = l->tls;
 	if (p->tcp && (rc = nvmf_tcp_listen(p->tcp, port))) {
 		nvmf_port_remove(port);
 		return blox_fail(err, errlen, "listener %s:%s: %s", l->addr, l->port,

@@ -16,7 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static json_object *listener_json(const char *addr, const char *port, bool disc)
+static json_object *listener_json(const char *addr, const char *port, bool disc,
+				  enum nvmf_tls_mode tls)
 {
 	json_object *o = json_object_new_object();
 
@@ -24,6 +25,21 @@ static json_object *listener_json(const char *addr, const char *port, bool disc)
 	json_object_object_add(o, "port", json_object_new_int(atoi(port)));
 	if (disc)
 		json_object_object_add(o, "discovery_only", json_object_new_boolean(1));
+	if (tls != NVMF_TLS_NONE)
+		json_object_object_add(o, "tls", json_object_new_string(blox_tls_mode_name(tls)));
+	return o;
+}
+
+/* A host: its NQN, or an object when it has a TLS PSK (the file is 0600 then). */
+static json_object *host_json(const char *nqn, const char *tls_psk)
+{
+	json_object *o;
+
+	if (!tls_psk[0])
+		return json_object_new_string(nqn);
+	o = json_object_new_object();
+	json_object_object_add(o, "nqn", json_object_new_string(nqn));
+	json_object_object_add(o, "tls_psk", json_object_new_string(tls_psk));
 	return o;
 }
 
@@ -70,7 +86,8 @@ char *blox_state_json(const struct blox_prov *pv)
 		return NULL;
 	arr = json_object_new_array();
 	TAILQ_FOREACH(p, &tgt->ports, link)
-		json_object_array_add(arr, listener_json(p->addr, p->svcid, p->discovery_only));
+		json_object_array_add(arr, listener_json(p->addr, p->svcid, p->discovery_only,
+							 p->tls));
 	json_object_object_add(root, "listeners", arr);
 	if (!TAILQ_EMPTY(&pv->devices)) {
 		arr = json_object_new_array();
@@ -83,7 +100,7 @@ char *blox_state_json(const struct blox_prov *pv)
 		json_object_array_add(arr, subsys_json(s->nqn, s->serial, s->model,
 						       s->allow_any_host, &hosts, &nss));
 		TAILQ_FOREACH(h, &s->hosts, link)
-			json_object_array_add(hosts, json_object_new_string(h->nqn));
+			json_object_array_add(hosts, host_json(h->nqn, h->tls_psk));
 		TAILQ_FOREACH(ns, &s->namespaces, link) {
 			const struct prov_ns_rec *rec = prov_ns_rec(ns);
 
@@ -106,7 +123,8 @@ char *blox_config_json(const struct blox_config *cfg)
 	for (size_t i = 0; i < cfg->nr_listeners; i++)
 		json_object_array_add(arr, listener_json(cfg->listeners[i].addr,
 							 cfg->listeners[i].port,
-							 cfg->listeners[i].discovery_only));
+							 cfg->listeners[i].discovery_only,
+							 cfg->listeners[i].tls));
 	json_object_object_add(root, "listeners", arr);
 	if (cfg->nr_devices) {
 		arr = json_object_new_array();
@@ -121,7 +139,7 @@ char *blox_config_json(const struct blox_config *cfg)
 		json_object_array_add(arr, subsys_json(s->nqn, s->serial, s->model,
 						       s->allow_any_host, &hosts, &nss));
 		for (size_t h = 0; h < s->nr_hosts; h++)
-			json_object_array_add(hosts, json_object_new_string(s->hosts[h]));
+			json_object_array_add(hosts, host_json(s->hosts[h].nqn, s->hosts[h].tls_psk));
 		for (size_t n = 0; n < s->nr_ns; n++)
 			json_object_array_add(nss, cfg_ns_json(&s->ns[n].params));
 	}

@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,7 @@ int nvmf_subsys_destroy(struct nvmf_subsys *s)
 		return -EBUSY;
 	while ((h = TAILQ_FIRST(&s->hosts))) {
 		TAILQ_REMOVE(&s->hosts, h, link);
+		OPENSSL_cleanse(h, sizeof(*h));
 		free(h);
 	}
 	while ((ns = TAILQ_FIRST(&s->namespaces))) {
@@ -199,8 +201,32 @@ int nvmf_subsys_remove_host(struct nvmf_subsys *s, const char *hostnqn)
 	if (!h)
 		return -ENOENT;
 	TAILQ_REMOVE(&s->hosts, h, link);
+	OPENSSL_cleanse(h, sizeof(*h));
 	free(h);
 	s->tgt->disc_genctr++;
+	return 0;
+}
+
+struct nvmf_host *nvmf_subsys_host_find(struct nvmf_subsys *s, const char *hostnqn)
+{
+	struct nvmf_host *h;
+
+	TAILQ_FOREACH(h, &s->hosts, link)
+		if (!strcmp(h->nqn, hostnqn))
+			return h;
+	return NULL;
+}
+
+int nvmf_subsys_host_set_tls_psk(struct nvmf_subsys *s, const char *hostnqn, const char *psk)
+{
+	struct nvmf_host *h = nvmf_subsys_host_find(s, hostnqn);
+
+	if (!h)
+		return -ENOENT;
+	if (strlen(psk) >= sizeof(h->tls_psk))
+		return -ENAMETOOLONG;
+	OPENSSL_cleanse(h->tls_psk, sizeof(h->tls_psk));
+	snprintf(h->tls_psk, sizeof(h->tls_psk), "%s", psk);
 	return 0;
 }
 

@@ -114,7 +114,7 @@ void tcp_q_finish_close(struct tcp_queue *q)
 		return;
 	event_del(q->rev);
 	event_del(q->wev);
-	close(q->fd);
+	q->sock.ops->close(&q->sock);
 	q->fd = -1;
 	q->fd_closed = true;
 	tcp_q_maybe_free(q);
@@ -305,6 +305,7 @@ static int q_create(struct nvmf_tcp *t, struct nvmf_port *port, int fd,
 	nvmf_sq_init(&q->sq, t->tgt, port, &tcp_ops);
 	q->t = t;
 	q->fd = fd;
+	tcp_sock_init(&q->sock, fd, port->tls);
 	peer_name(sa, q->peer, sizeof(q->peer));
 	q->host = host;
 	q->rx = RX_ICREQ;
@@ -395,10 +396,13 @@ int nvmf_tcp_listen(struct nvmf_tcp *t, struct nvmf_port *port)
 	}
 	evconnlistener_set_error_cb(l->lev, tcp_listener_error_cb);
 	port->transport_priv = l;
-	blox_log(t->tgt->log, BLOX_LOG_INFO, "listening on %s%s%s:%s%s",
+	blox_log(t->tgt->log, BLOX_LOG_INFO, "listening on %s%s%s:%s%s%s",
 		 port->family == AF_INET6 ? "[" : "", port->addr,
 		 port->family == AF_INET6 ? "]" : "", port->svcid,
-		 port->discovery_only ? " (discovery)" : "");
+		 port->discovery_only ? " (discovery)" : "",
+		 port->tls == NVMF_TLS_REQUIRED  ? " (TLS required)"
+		 : port->tls == NVMF_TLS_ALLOWED ? " (TLS allowed)"
+						 : "");
 	return 0;
 }
 
@@ -426,6 +430,11 @@ int nvmf_tcp_create(struct nvmf_tgt *tgt, const struct nvmf_tcp_limits *limits,
 	t->tgt = tgt;
 	TAILQ_INIT(&t->queues);
 	if (tcp_limits_init(t, limits ? limits : &NVMF_TCP_LIMITS_DEFAULT)) {
+		free(t);
+		return -ENOMEM;
+	}
+	if (tcp_tls_init(t)) {
+		tcp_limits_fini(t);
 		free(t);
 		return -ENOMEM;
 	}
@@ -468,6 +477,7 @@ void nvmf_tcp_destroy(struct nvmf_tcp *t)
 	if (!t)
 		return;
 	tcp_limits_fini(t);
+	tcp_tls_fini(t);
 	free(t);
 }
 

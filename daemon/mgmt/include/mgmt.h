@@ -221,12 +221,18 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 int blox_device_resolve(const struct blox_device_params *p, const char *where,
 			struct blox_cfg_device *out, char *err, size_t errlen);
 
+/* An allowed host: a host NQN, or an object with its secrets. */
+struct blox_cfg_host {
+	char nqn[NVME_NQN_LENGTH];
+	char tls_psk[NVMF_TLS_PSK_MAX]; /* "NVMeTLSkey-1:..."; "" none */
+};
+
 struct blox_cfg_subsys {
 	char nqn[NVME_NQN_LENGTH];
 	char serial[21];
 	char model[41];
 	bool allow_any_host;
-	char (*hosts)[NVME_NQN_LENGTH];
+	struct blox_cfg_host *hosts;
 	size_t nr_hosts;
 	struct blox_cfg_ns *ns;
 	size_t nr_ns;
@@ -236,7 +242,14 @@ struct blox_cfg_listener {
 	char addr[NVMF_TRADDR_SIZE];
 	char port[8];
 	bool discovery_only;
+	enum nvmf_tls_mode tls;
 };
+
+/* "none" (or ""), "required", "allowed" into @m; -EINVAL otherwise. */
+int blox_tls_mode_parse(const char *s, enum nvmf_tls_mode *m);
+const char *blox_tls_mode_name(enum nvmf_tls_mode m);
+/* A TLS PSK in the interchange format, checked; a reason in @err. */
+int blox_tls_psk_check(const char *psk, char *err, size_t errlen);
 
 struct blox_config {
 	char data_dir[4096]; /* where file-backed namespaces live */
@@ -268,6 +281,9 @@ int blox_addr_split(const char *spec, const char *what, char *addr, size_t addrl
 /* "ADDR:PORT" or "[V6ADDR]:PORT". */
 int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 			     bool discovery_only, char *err, size_t errlen);
+/* The same with a TLS mode. */
+int blox_config_add_listener_tls(struct blox_config *cfg, const char *spec, bool discovery_only,
+				 enum nvmf_tls_mode tls, char *err, size_t errlen);
 void blox_config_clear_listeners(struct blox_config *cfg);
 /* @cfg as config-file JSON text (malloc'd; NULL on ENOMEM): bloxd --print-config. */
 char *blox_config_json(const struct blox_config *cfg);

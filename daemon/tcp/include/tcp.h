@@ -45,6 +45,7 @@ struct nvmf_tcp_stats {
 	uint64_t refused_per_host; /* over max_conns_per_host */
 	uint64_t icreq_timeouts, connect_timeouts, pdu_timeouts;
 	uint64_t log_suppressed; /* limit log lines left out (rate limit) */
+	uint64_t tls_handshakes, tls_failures; /* TLS 1.3 handshakes done, refused */
 };
 
 /* @limits NULL: NVMF_TCP_LIMITS_DEFAULT. */
