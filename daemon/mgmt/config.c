@@ -165,8 +165,8 @@ int blox_addr_split(const char *spec, const char *what, char *addr, size_t addrl
 	return 0;
 }
 
-int blox_config_add_listener_tls(struct blox_config *cfg, const char *spec, bool disc,
-				 enum nvmf_tls_mode tls, char *err, size_t errlen)
+int blox_config_add_listener(struct blox_config *cfg, const char *spec,
+			     bool disc, char *err, size_t errlen)
 {
 	char addr[NVMF_TRADDR_SIZE], port[6];
 	int rc = blox_addr_split(spec, "listener", addr, sizeof(addr), port, sizeof(port), err,
@@ -174,13 +174,7 @@ int blox_config_add_listener_tls(struct blox_config *cfg, const char *spec, bool
 
 	if (rc)
 		return rc;
-	return listener_add(cfg, addr, port, disc, tls, err, errlen);
-}
-
-int blox_config_add_listener(struct blox_config *cfg, const char *spec,
-			     bool disc, char *err, size_t errlen)
-{
-	return blox_config_add_listener_tls(cfg, spec, disc, NVMF_TLS_NONE, err, errlen);
+	return listener_add(cfg, addr, port, disc, NVMF_TLS_NONE, err, errlen);
 }
 
 static int parse_listener(json_object *o, const char *where,

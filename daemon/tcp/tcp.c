@@ -114,6 +114,9 @@ void tcp_q_finish_close(struct tcp_queue *q)
 		return;
 	event_del(q->rev);
 	event_del(q->wev);
+	/* Everything queued went out: say goodbye (TLS close_notify, FIN). */
+	if (q->close_after_send)
+		q->sock.ops->shutdown(&q->sock);
 	q->sock.ops->close(&q->sock);
 	q->fd = -1;
 	q->fd_closed = true;

@@ -144,17 +144,17 @@ static ssize_t tls_writev(struct tcp_sock *s, const struct iovec *iov, int cnt)
 		}
 		if (!n)
 			break;
-		ret = SSL_write_ex(s->ssl, s->wbuf, n, &w);
-		if (ret <= 0) {
-			if (done) {
-				ERR_clear_error();
-				return (ssize_t)done;
+		/* Partial writes return after each record: go on until it all went. */
+		for (size_t put = 0; put < n; put += w, done += w) {
+			ret = SSL_write_ex(s->ssl, s->wbuf + put, n - put, &w);
+			if (ret <= 0) {
+				if (done) {
+					ERR_clear_error();
+					return (ssize_t)done;
+				}
+				return tls_error(s, ret);
 			}
-			return tls_error(s, ret);
 		}
-		done += w;
-		if (w < n)
-			break;
 	}
 	return (ssize_t)done;
 }
@@ -174,7 +174,6 @@ static void tls_shutdown(struct tcp_sock *s)
 
 static void tls_close(struct tcp_sock *s)
 {
-	tls_shutdown(s);
 	SSL_free(s->ssl);
 	s->ssl = NULL;
 	free(s->wbuf);

@@ -343,6 +343,22 @@ static void test_rotate(void **state)
 	o.tls_psk = NULL;
 	assert_int_equal(ctrl(e->allow_port, HOST_C, &o, &c), 0);
 	ini_ctrl_destroy(c);
+	/* A key from stdin (--tls-psk -), kept off the command line. */
+	{
+		char path[] = "/tmp/blox-tls-key-XXXXXX";
+		int fd = mkstemp(path);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, KEY_A "\n", strlen(KEY_A) + 1), (ssize_t)strlen(KEY_A) + 1);
+		close(fd);
+		assert_int_equal(fx_ctl(&e->fx.d, e->out, sizeof(e->out),
+					"host allow %s %s --tls-psk - < %s", NQN, HOST_C, path),
+				 0);
+		unlink(path);
+		o.tls_psk = KEY_A;
+		assert_int_equal(ctrl(e->req_port, HOST_C, &o, &c), 0);
+		ini_ctrl_destroy(c);
+	}
 }
 
 /* 10. openssl s_client with the TLS PSK and identity the spec gives. */

@@ -281,9 +281,6 @@ int blox_addr_split(const char *spec, const char *what, char *addr, size_t addrl
 /* "ADDR:PORT" or "[V6ADDR]:PORT". */
 int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 			     bool discovery_only, char *err, size_t errlen);
-/* The same with a TLS mode. */
-int blox_config_add_listener_tls(struct blox_config *cfg, const char *spec, bool discovery_only,
-				 enum nvmf_tls_mode tls, char *err, size_t errlen);
 void blox_config_clear_listeners(struct blox_config *cfg);
 /* @cfg as config-file JSON text (malloc'd; NULL on ENOMEM): bloxd --print-config. */
 char *blox_config_json(const struct blox_config *cfg);
