@@ -246,6 +246,32 @@ static void test_allowed_takes_both(void **state)
 	}
 }
 
+/* 6b. Garbage that starts like a TLS record: the handshake fails, the connection closes. */
+static void test_garbage_handshake(void **state)
+{
+	struct tls_env *e = *state;
+	static const uint8_t junk[][12] = {
+		{ 0x16, 0x03, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5 }, /* a short, bogus ClientHello */
+		{ 0x16, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0 },
+		{ 0x17, 0x03, 0x03, 0x00, 0x01, 0 }, /* application data first */
+	};
+	struct ini_opts o = tls_opts(FX_HOST_A, NULL);
+
+	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
+		uint16_t ports[2] = { e->req_port, e->allow_port };
+
+		for (int p = 0; p < 2; p++) {
+			struct ini_queue *q;
+
+			assert_int_equal(ini_queue_open(FX_ADDR, ports[p], &o, &q), 0);
+			assert_int_equal(ini_raw_send(q, junk[i], sizeof(junk[i])), 0);
+			assert_int_equal(ini_wait_closed(q, 5000), 0);
+			ini_queue_destroy(q);
+		}
+	}
+	assert_true(fx_alive(&e->fx.d));
+}
+
 /* 7. Discovery log: TREQ and SECTYPE per port; listener list shows the modes. */
 static void test_discovery_and_list(void **state)
 {
@@ -449,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_connect_must_match_identity),
 		cmocka_unit_test(test_allowed_takes_both),
+		cmocka_unit_test(test_garbage_handshake),
 		cmocka_unit_test(test_discovery_and_list),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_rotate),
