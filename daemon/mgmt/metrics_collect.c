@@ -190,6 +190,21 @@ static void limit_families(struct mx_scrape *s, const struct nvmf_tcp_stats *st)
 	mx_u64(&s->w, NULL, st->accept_pauses);
 }
 
+/* TLS 1.3 handshakes on the NVMe/TCP listeners that take TLS. */
+static void tls_families(struct mx_scrape *s, const struct nvmf_tcp_stats *st)
+{
+	struct mx_labels l = { 0 };
+
+	fam(s, "bloxd_tcp_tls_handshakes", MX_COUNTER, NULL,
+	    "TLS 1.3 handshakes on NVMe/TCP listeners, done or failed (no PSK, a wrong one, "
+	    "not TLS)");
+	mx_label(&l, "result", "ok");
+	mx_u64(&s->w, &l, st->tls_handshakes);
+	l = (struct mx_labels){ 0 };
+	mx_label(&l, "result", "failed");
+	mx_u64(&s->w, &l, st->tls_failures);
+}
+
 static void daemon_families(struct mx_scrape *s, const struct mx_self *self)
 {
 	const struct nvmf_tgt *tgt = s->p->tgt;
@@ -245,8 +260,10 @@ static void daemon_families(struct mx_scrape *s, const struct mx_self *self)
 			mx_u64(&s->w, NULL, one[i].v);
 		}
 	}
-	if (s->p->tcp)
+	if (s->p->tcp) {
 		limit_families(s, nvmf_tcp_stats(s->p->tcp));
+		tls_families(s, nvmf_tcp_stats(s->p->tcp));
+	}
 }
 
 /* Families of struct nvmf_io_telemetry, for namespaces and controllers alike. */
