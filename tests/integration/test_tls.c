@@ -9,8 +9,10 @@
  * C2H, digests on and off) under both cipher suites (a 32-byte key:
  * TLS_AES_128_GCM_SHA256, a 48-byte key: TLS_AES_256_GCM_SHA384);
  * `openssl s_client -psk` completes a handshake; the discovery log's
- * TREQ and SECTYPE per port; listeners, modes and PSKs come back after a
- * restart from the state file.
+ * TREQ and SECTYPE per port; bytes that only look like TLS, handshakes
+ * cut short or stalled (closed at the ICReq deadline) and 40 connect
+ * cycles leave bloxd running and without leaks; listeners, modes and PSKs
+ * come back after a restart from the state file.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -272,6 +274,46 @@ static void test_garbage_handshake(void **state)
 	assert_true(fx_alive(&e->fx.d));
 }
 
+/* 6c. Cycles: TLS queues up and gone, handshakes cut short; bloxd's leak check at the end. */
+static void test_cycles(void **state)
+{
+	struct tls_env *e = *state;
+	static const uint8_t part[] = { 0x16, 0x03, 0x01, 0x02, 0x00, 0x01 };
+
+	for (int i = 0; i < 40; i++) {
+		struct ini_opts o = tls_opts(i & 1 ? FX_HOST_A : FX_HOST_B, i & 1 ? KEY_A : KEY_B);
+		struct ini_queue *q;
+
+		assert_int_equal(ini_queue_connect(FX_ADDR, i & 2 ? e->req_port : e->allow_port, &o,
+						   &q),
+				 0);
+		ini_queue_destroy(q);
+		o.tls_psk = NULL;
+		assert_int_equal(ini_queue_open(FX_ADDR, e->req_port, &o, &q), 0);
+		assert_int_equal(ini_raw_send(q, part, sizeof(part)), 0);
+		ini_queue_destroy(q);
+	}
+	assert_true(fx_alive(&e->fx.d));
+}
+
+/* 6d. A handshake that stalls is closed at the ICReq deadline (1.5 s here). */
+static void test_stalled_handshake(void **state)
+{
+	struct tls_env *e = *state;
+	static const uint8_t part[] = { 0x16, 0x03, 0x01, 0x02, 0x00, 0x01 };
+	struct ini_opts o = tls_opts(FX_HOST_A, NULL);
+	uint16_t ports[2] = { e->req_port, e->allow_port };
+
+	for (int p = 0; p < 2; p++) {
+		struct ini_queue *q;
+
+		assert_int_equal(ini_queue_open(FX_ADDR, ports[p], &o, &q), 0);
+		assert_int_equal(ini_raw_send(q, part, sizeof(part)), 0);
+		assert_int_equal(ini_wait_closed(q, 8000), 0);
+		ini_queue_destroy(q);
+	}
+}
+
 /* 7. Discovery log: TREQ and SECTYPE per port; listener list shows the modes. */
 static void test_discovery_and_list(void **state)
 {
@@ -455,8 +497,10 @@ static void test_restart_keeps_tls(void **state)
 
 static int group_setup(void **state)
 {
+	static const char *const args[] = { "--icreq-timeout-ms", "1500", NULL };
 	static const struct fx_group g = {
 		.who = "test_tls",
+		.extra_args = args,
 		.subsystems = subsystems,
 		.own_data_dir = true,
 		.size = sizeof(struct tls_env),
@@ -476,6 +520,8 @@ int main(void)
 		cmocka_unit_test(test_connect_must_match_identity),
 		cmocka_unit_test(test_allowed_takes_both),
 		cmocka_unit_test(test_garbage_handshake),
+		cmocka_unit_test(test_cycles),
+		cmocka_unit_test(test_stalled_handshake),
 		cmocka_unit_test(test_discovery_and_list),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_rotate),
