@@ -241,7 +241,9 @@ static int psk_find_cb(SSL *ssl, const unsigned char *id, size_t idlen, SSL_SESS
 
 	*sess = NULL;
 	q->sock.psk_refused = true; /* until a session is made below */
-	if (nvme_tls_ident_parse((const char *)id, idlen, &ident)) {
+	/* NQNs with control characters go no further (nor into the log). */
+	if (nvme_tls_ident_parse((const char *)id, idlen, &ident) ||
+	    !nvmf_nqn_valid(ident.hostnqn) || !nvmf_nqn_valid(ident.subnqn)) {
 		blox_log(q->t->tgt->log, BLOX_LOG_INFO, "%s: TLS: not an NVMe PSK identity",
 			 q->peer);
 		return 1;

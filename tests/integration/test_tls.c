@@ -193,6 +193,7 @@ static void test_refused(void **state)
 		{ FX_HOST_A, KEY_OTHER, true }, /* the binder is wrong */
 		{ HOST_X, KEY_A, false }, /* not allowed at all */
 		{ HOST_C, KEY_A, false }, /* allowed, without a PSK */
+		{ "nqn.2014-08.org.nvmexpress:uuid:\x1b[2J", KEY_A, false }, /* control characters */
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
