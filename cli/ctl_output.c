@@ -68,6 +68,24 @@ void ctl_print_status(const ProtobufCMessage *m)
 		printf("limit log lines    %lu suppressed\n", (unsigned long)l->log_suppressed);
 		printf("admin accept errs  %lu (the admin listener paused each time)\n",
 		       (unsigned long)l->admin_accept_errors);
+		printf("I/O queues         %lu grants cut, %lu connects refused (max-io-queues), "
+		       "%lu over max-queue-size\n",
+		       (unsigned long)l->io_queues_clamped, (unsigned long)l->refused_io_queues,
+		       (unsigned long)l->refused_queue_size);
+		printf("host controllers   %lu refused over max-ctrls-per-host\n",
+		       (unsigned long)l->refused_ctrls_per_host);
+		printf("keep-alive         %lu KATOs raised to min-kato-ms, %lu KATO-0 closed\n",
+		       (unsigned long)l->kato_raised, (unsigned long)l->kato0_expired);
+		printf("buffers            %lu of %lu KiB in use (peak %lu, %lu kept)\n",
+		       (unsigned long)(l->buffer_used_bytes >> 10),
+		       (unsigned long)(l->buffer_pool_bytes >> 10),
+		       (unsigned long)(l->buffer_peak_bytes >> 10),
+		       (unsigned long)(l->buffer_cached_bytes >> 10));
+		printf("waits              pool %lu, connection cap %lu, R2T %lu\n",
+		       (unsigned long)l->buffer_pool_waits, (unsigned long)l->buffer_conn_waits,
+		       (unsigned long)l->r2t_waits);
+		printf("admin refused      %lu over max-admin-inflight\n",
+		       (unsigned long)l->admin_inflight_refused);
 	}
 }
 

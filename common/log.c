@@ -6,25 +6,68 @@
 #include <stdio.h>
 #include <syslog.h>
 
-void blox_log(const struct blox_log *lg, int level, const char *fmt, ...)
+void blox_vlog(const struct blox_log *lg, int level, const char *fmt, va_list ap)
 {
 	static const char *const names[] = { "error", "warn", "info", "debug" };
 	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
-	va_list ap;
 
 	if (lg && level > lg->level)
 		return;
 	if (level < 0 || level > BLOX_LOG_DEBUG)
 		level = BLOX_LOG_DEBUG;
 	if (lg && lg->syslog) {
-		va_start(ap, fmt);
 		vsyslog(prio[level], fmt, ap);
-		va_end(ap);
 		return;
 	}
 	fprintf(stderr, "bloxd: %s: ", names[level]);
-	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void blox_log(const struct blox_log *lg, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	blox_vlog(lg, level, fmt, ap);
+	va_end(ap);
+}
+
+#define NS_PER_MS 1000000ull
+
+void blox_ratelimit_tick(struct blox_ratelimit *r, const struct blox_log *lg, uint64_t now_ns)
+{
+	if (now_ns - r->window_ns < 1000 * NS_PER_MS)
+		return;
+	if (r->left_out)
+		blox_log(lg, BLOX_LOG_WARN, "limits: %lu more such lines suppressed",
+			 (unsigned long)r->left_out);
+	r->window_ns = now_ns;
+	r->lines = 0;
+	r->left_out = 0;
+}
+
+void blox_ratelimit_log(struct blox_ratelimit *r, const struct blox_log *lg, uint64_t now_ns,
+			const char *fmt, va_list ap)
+{
+	blox_ratelimit_tick(r, lg, now_ns);
+	if (r->lines >= BLOX_RATELIMIT_PER_SEC) {
+		r->left_out++;
+		r->suppressed++;
+		return;
+	}
+	r->lines++;
+	blox_vlog(lg, BLOX_LOG_WARN, fmt, ap);
+}
+
+uint32_t blox_backoff_next(struct blox_backoff *b, uint64_t now_ns)
+{
+	bool quiet = !b->ms || now_ns >= b->until_ns + BLOX_BACKOFF_QUIET_MS * NS_PER_MS;
+
+	if (quiet)
+		b->ms = BLOX_BACKOFF_MIN_MS;
+	else if (b->ms < BLOX_BACKOFF_MAX_MS)
+		b->ms = b->ms * 2 < BLOX_BACKOFF_MAX_MS ? b->ms * 2 : BLOX_BACKOFF_MAX_MS;
+	b->until_ns = now_ns + b->ms * NS_PER_MS;
+	return b->ms;
 }

@@ -60,6 +60,7 @@ struct bloxd {
 	struct nvmf_tgt tgt;
 	struct nvmf_tcp *tcp;
 	struct nvmf_tcp_limits tcp_limits;
+	struct nvmf_tgt_limits tgt_limits;
 	struct event *sigterm, *sigint, *drain;
 	struct blox_dir_lock lock;
 	struct blox_prov *prov;
@@ -135,8 +136,32 @@ static void usage(FILE *f)
 		"                          Connect N ms after the ICResp (default 10000)\n"
 		"      --pdu-timeout-ms N  close a connection whose PDU began and is not\n"
 		"                          complete N ms later (default 30000)\n"
+		"      --buffer-pool-mb N  data buffers of every connection, in MiB; a\n"
+		"                          command over it waits for buffers to come\n"
+		"                          back (default 256; at least 2 x MDTS)\n"
+		"      --max-conn-buffer-kb N  of them held by one connection (default\n"
+		"                          16384); its commands over it wait\n"
+		"      --max-r2t N         R2Ts outstanding per connection (default 128)\n"
+		"      --max-io-queues N   I/O queues per controller, 1..64 (Set Features\n"
+		"                          Number of Queues grants at most N; default 64)\n"
+		"      --max-ctrls-per-host N  controllers of one host NQN (default 128);\n"
+		"                          one more Connect gets Controller Busy\n"
+		"      --min-kato-ms N     a smaller nonzero keep-alive timeout of an I/O\n"
+		"                          controller is raised to N (default 1000)\n"
+		"      --kato0-timeout-ms N  close a controller with KATO 0 that has no\n"
+		"                          I/O queue and was idle N ms (default 120000)\n"
+		"      --mdts-kb N         largest transfer (MDTS), a power of two from 4\n"
+		"                          to 32768 KiB (default 1024)\n"
+		"      --in-capsule-kb N   in-capsule data on I/O queues (default 16,\n"
+		"                          at most 128)\n"
+		"      --max-queue-size N  entries of an I/O queue (CAP.MQES + 1),\n"
+		"                          2..65536 (default 1024)\n"
+		"      --max-admin-inflight N  admin API requests in flight at once over\n"
+		"                          every client; more are refused (resource\n"
+		"                          exhausted) (default 256)\n"
 		"  When accept() fails (out of file descriptors or memory) the listener\n"
-		"  pauses 100 ms, doubling up to 1 s, and tries again.\n"
+		"  pauses 100 ms, doubling up to 1 s while the errors go on, and tries\n"
+		"  again.\n"
 		"\n"
 		"Running as a service:\n"
 		"      --shutdown-timeout SEC  on SIGTERM/SIGINT bloxd stops accepting,\n"
@@ -301,15 +326,34 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 		{ "icreq-timeout-ms", required_argument, NULL, OPT_LIMIT + 2 },
 		{ "connect-timeout-ms", required_argument, NULL, OPT_LIMIT + 3 },
 		{ "pdu-timeout-ms", required_argument, NULL, OPT_LIMIT + 4 },
+		{ "buffer-pool-mb", required_argument, NULL, OPT_LIMIT + 5 },
+		{ "max-conn-buffer-kb", required_argument, NULL, OPT_LIMIT + 6 },
+		{ "max-r2t", required_argument, NULL, OPT_LIMIT + 7 },
+		{ "max-io-queues", required_argument, NULL, OPT_LIMIT + 8 },
+		{ "max-ctrls-per-host", required_argument, NULL, OPT_LIMIT + 9 },
+		{ "min-kato-ms", required_argument, NULL, OPT_LIMIT + 10 },
+		{ "kato0-timeout-ms", required_argument, NULL, OPT_LIMIT + 11 },
+		{ "mdts-kb", required_argument, NULL, OPT_LIMIT + 12 },
+		{ "in-capsule-kb", required_argument, NULL, OPT_LIMIT + 13 },
+		{ "max-queue-size", required_argument, NULL, OPT_LIMIT + 14 },
+		{ "max-admin-inflight", required_argument, NULL, OPT_LIMIT + 15 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct nvmf_tcp_limits *tl = &d->tcp_limits;
+	struct nvmf_tgt_limits *gl = &d->tgt_limits;
+	/* In the order of OPT_LIMIT + i above; their ranges are checked once parsed. */
 	uint32_t *const limit[] = { &tl->max_conns, &tl->max_conns_per_host,
 				    &tl->icreq_timeout_ms, &tl->connect_timeout_ms,
-				    &tl->pdu_timeout_ms };
+				    &tl->pdu_timeout_ms, &tl->buffer_pool_mb,
+				    &tl->max_conn_buffer_kb, &tl->max_r2t,
+				    &gl->max_io_queues, &gl->max_ctrls_per_host,
+				    &gl->min_kato_ms, &gl->kato0_timeout_ms,
+				    &gl->mdts_kb, &gl->in_capsule_kb,
+				    &gl->max_queue_size, &d->admin_opts.max_inflight };
+	char err[256];
 	uint64_t v;
 	int c;
 
@@ -363,8 +407,6 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 			a->syslog = true;
 			break;
 		case 'M': {
-			char err[256];
-
 			if (blox_metrics_check_addr(optarg, err, sizeof(err))) {
 				fprintf(stderr, "bloxd: %s\n", err);
 				return 2;
@@ -402,6 +444,15 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "bloxd: unexpected argument '%s'\n", argv[optind]);
+		return EX_USAGE;
+	}
+	if (nvmf_tgt_limits_check(gl, err, sizeof(err))) {
+		fprintf(stderr, "bloxd: %s\n", err);
+		return EX_USAGE;
+	}
+	if (((uint64_t)tl->buffer_pool_mb << 10) < 2ull * gl->mdts_kb) {
+		fprintf(stderr, "bloxd: --buffer-pool-mb %u: must hold two transfers of "
+			"--mdts-kb %u\n", tl->buffer_pool_mb, gl->mdts_kb);
 		return EX_USAGE;
 	}
 	return 0;
@@ -524,8 +575,13 @@ static void loop_stop(struct bloxd *d)
 
 static int target_start(struct bloxd *d)
 {
+	int rc;
+
 	blox_clock_init_real(&d->clock);
-	return nvmf_tgt_init(&d->tgt, d->base, &d->clock, &d->log);
+	rc = nvmf_tgt_init(&d->tgt, d->base, &d->clock, &d->log);
+	if (!rc)
+		d->tgt.lim = d->tgt_limits;
+	return rc;
 }
 
 static void target_stop(struct bloxd *d)
@@ -763,7 +819,9 @@ int main(int argc, char **argv)
 {
 	struct bloxd d = { .log = { .level = BLOX_LOG_INFO },
 			   .shutdown_timeout = 30,
-			   .tcp_limits = NVMF_TCP_LIMITS_DEFAULT };
+			   .tcp_limits = NVMF_TCP_LIMITS_DEFAULT,
+			   .tgt_limits = NVMF_TGT_LIMITS_DEFAULT,
+			   .admin_opts = { .max_inflight = 256 } };
 	struct blox_config cfg;
 	struct sources src = { 0 };
 	struct args args = { 0 };

@@ -16,6 +16,7 @@
 #include "blox_util.h"
 #include "mgmt.h"
 #include "prov.h"
+#include "tcp.h"
 
 struct blox_param_table;
 
@@ -45,17 +46,6 @@ struct adm_req {
 	TAILQ_ENTRY(adm_req) link;
 };
 
-/*
- * A listener whose accept() failed (EMFILE, ENFILE, ENOBUFS...) pauses
- * and tries again from a timer, 100 ms doubling to 1 s, instead of
- * spinning on the error; an accept that works resets the pause.
- */
-struct adm_accept_pause {
-	struct evconnlistener *lev;
-	struct event *retry;
-	uint32_t ms;
-};
-
 struct blox_admin {
 	Blox__Admin__BloxAdmin_Service svc;
 	struct blox_prov *prov; /* every change goes through it */
@@ -71,8 +61,11 @@ struct blox_admin {
 	gid_t sock_gid;
 	int sock_fd;
 	struct evconnlistener *unix_lev, *tls_lev;
-	struct adm_accept_pause unix_pause, tls_pause;
+	/* A listener whose accept() failed pauses (tcp_accept_pause). */
+	struct tcp_accept_pause unix_pause, tls_pause;
 	uint64_t accept_errors; /* accept() failures on the admin listeners */
+	uint32_t nr_inflight, max_inflight; /* requests over every client; 0: no cap */
+	uint64_t inflight_refused; /* refused over max_inflight */
 	struct ssl_ctx_st *ssl_ctx;
 	TAILQ_HEAD(, adm_conn) conns;
 	uint32_t nr_conns;

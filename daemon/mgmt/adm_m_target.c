@@ -57,6 +57,7 @@ static void m_get_status(ADM_SVC *svc, const Blox__Admin__Empty *in,
 	out.io_queues = nvmf_tcp_nr_queues(a->tcp);
 	if (a->tcp) {
 		const struct nvmf_tcp_stats *st = nvmf_tcp_stats(a->tcp);
+		struct nvmf_tcp_buffers buf;
 
 		lim.accept_errors = st->accept_errors;
 		lim.accept_pauses = st->accept_pauses;
@@ -67,6 +68,22 @@ static void m_get_status(ADM_SVC *svc, const Blox__Admin__Empty *in,
 		lim.pdu_timeouts = st->pdu_timeouts;
 		lim.log_suppressed = st->log_suppressed;
 		lim.admin_accept_errors = a->accept_errors;
+		lim.io_queues_clamped = a->tgt->stats.io_queues_clamped;
+		lim.refused_io_queues = a->tgt->stats.refused_io_queues;
+		lim.refused_ctrls_per_host = a->tgt->stats.refused_ctrls_per_host;
+		lim.refused_queue_size = a->tgt->stats.refused_queue_size;
+		lim.kato_raised = a->tgt->stats.kato_raised;
+		lim.kato0_expired = a->tgt->stats.kato0_expired;
+		nvmf_tcp_buffers(a->tcp, &buf);
+		lim.buffer_pool_waits = buf.pool_waits;
+		lim.buffer_conn_waits = buf.conn_waits;
+		lim.r2t_waits = st->r2t_waits;
+		lim.admin_inflight_refused = a->inflight_refused;
+		lim.buffer_pool_bytes = buf.cap;
+		lim.buffer_used_bytes = buf.used;
+		lim.buffer_cached_bytes = buf.cached;
+		lim.buffer_peak_bytes = buf.peak;
+		lim.log_suppressed += a->tgt->stats.log_suppressed;
 		out.limits = &lim;
 	}
 	closure(&out, d);

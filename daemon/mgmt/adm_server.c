@@ -120,6 +120,7 @@ static void req_end(struct adm_req *r)
 		TAILQ_REMOVE(&r->conn->reqs, r, link);
 		r->conn->nr_reqs--;
 	}
+	r->a->nr_inflight--;
 	if (r->timer)
 		event_free(r->timer);
 	free(r->priv);
@@ -251,6 +252,15 @@ static void dispatch(struct adm_conn *c, const struct adm_hdr *h,
 			   c->nr_reqs);
 		return;
 	}
+	if (a->max_inflight && a->nr_inflight >= a->max_inflight) {
+		a->inflight_refused++;
+		nvmf_limit_log(a->tgt, "admin %s: request refused: %u in flight over all clients "
+			       "(--max-admin-inflight)", c->peer, a->nr_inflight);
+		answer_now(c, h, ADM_S_RESOURCE_EXHAUSTED,
+			   "%u admin requests in flight over all clients (--max-admin-inflight)",
+			   a->nr_inflight);
+		return;
+	}
 	in = protobuf_c_message_unpack(md->input, NULL, h->payload_len, payload);
 	if (!in) {
 		answer_now(c, h, ADM_S_INVALID_ARGUMENT,
@@ -270,6 +280,7 @@ static void dispatch(struct adm_conn *c, const struct adm_hdr *h,
 	r->method = h->method;
 	TAILQ_INSERT_TAIL(&c->reqs, r, link);
 	c->nr_reqs++;
+	a->nr_inflight++;
 	/* Handlers copy what they keep: the input is freed on return. */
 	a->svc.base.invoke(&a->svc.base, h->method, in, adm_closure, r);
 	protobuf_c_message_free_unpacked(in, NULL);
@@ -406,37 +417,22 @@ static bool peer_allowed(const struct blox_admin *a, const struct ucred *cr)
 	return false;
 }
 
-static void accept_retry_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct adm_accept_pause *p = arg;
-
-	(void)fd;
-	(void)what;
-	evconnlistener_enable(p->lev);
-}
-
 /* accept() failed: pause the listener (one log line per pause). @arg: the listener's. */
 static void accept_error_cb(struct evconnlistener *lev, void *arg)
 {
 	struct blox_admin *a = arg;
-	struct adm_accept_pause *p = lev == a->unix_lev ? &a->unix_pause : &a->tls_pause;
+	struct tcp_accept_pause *p = lev == a->unix_lev ? &a->unix_pause : &a->tls_pause;
 	int err = EVUTIL_SOCKET_ERROR();
-	struct timeval tv;
+	uint32_t ms;
 
 	a->accept_errors++;
-	p->ms = p->ms ? BLOX_MIN(p->ms * 2, 1000u) : 100u;
-	if (!p->retry && !(p->retry = evtimer_new(a->base, accept_retry_cb, p)))
-		return; /* no timer: a pause would be for good */
+	ms = tcp_accept_pause(p, a->base, blox_clock_now(a->tgt->clock));
 	blox_log(a->log, BLOX_LOG_WARN, "admin: accept: %s: pausing %u ms",
-		 evutil_socket_error_to_string(err), p->ms);
-	evconnlistener_disable(lev);
-	tv.tv_sec = p->ms / 1000;
-	tv.tv_usec = (p->ms % 1000) * 1000;
-	evtimer_add(p->retry, &tv);
+		 evutil_socket_error_to_string(err), ms);
 }
 
 /* Watch @lev's accept errors (its pause: @p). */
-static void accept_pause_init(struct adm_accept_pause *p, struct evconnlistener *lev)
+static void accept_pause_init(struct tcp_accept_pause *p, struct evconnlistener *lev)
 {
 	p->lev = lev;
 	evconnlistener_set_error_cb(lev, accept_error_cb);
@@ -455,7 +451,6 @@ static void unix_accept(struct evconnlistener *l, evutil_socket_t fd,
 	(void)l;
 	(void)sa;
 	(void)slen;
-	a->unix_pause.ms = 0;
 	bev = bufferevent_socket_new(a->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (!bev) {
 		close(fd);
@@ -482,7 +477,6 @@ static void tls_accept(struct evconnlistener *l, evutil_socket_t fd,
 
 	(void)l;
 	(void)slen;
-	a->tls_pause.ms = 0;
 	if (!ssl) {
 		close(fd);
 		return;
@@ -671,6 +665,7 @@ int blox_admin_create(struct blox_prov *prov, const struct blox_admin_opts *o,
 	a->base = tgt->base;
 	a->log = tgt->log;
 	a->idle_ms = o->idle_timeout_ms ? o->idle_timeout_ms : 60000;
+	a->max_inflight = o->max_inflight;
 	snprintf(a->data_dir, sizeof(a->data_dir), "%s", dd);
 	snprintf(a->state_path, sizeof(a->state_path), "%s/%s", dd, BLOX_STATE_FILE);
 	TAILQ_INIT(&a->conns);
@@ -711,10 +706,8 @@ void blox_admin_destroy(struct blox_admin *a)
 	}
 	if (a->tls_lev)
 		evconnlistener_free(a->tls_lev);
-	if (a->unix_pause.retry)
-		event_free(a->unix_pause.retry);
-	if (a->tls_pause.retry)
-		event_free(a->tls_pause.retry);
+	tcp_accept_pause_fini(&a->unix_pause);
+	tcp_accept_pause_fini(&a->tls_pause);
 	if (a->ssl_ctx)
 		SSL_CTX_free(a->ssl_ctx);
 	if (a->sample_ev)

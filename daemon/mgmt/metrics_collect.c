@@ -162,8 +162,11 @@ static void fam(struct mx_scrape *s, const char *name, enum mx_type type, const 
 }
 
 /* Limits on NVMe/TCP clients that tripped; one family, a sample per limit. */
-static void limit_families(struct mx_scrape *s, const struct nvmf_tcp_stats *st)
+static void limit_families(struct mx_scrape *s, const struct nvmf_tcp_stats *st,
+			   const struct nvmf_tcp_buffers *bp)
 {
+	const struct nvmf_tgt_stats *gs = &s->p->tgt->stats;
+	const struct nvmf_tcp_buffers b = *bp;
 	const struct {
 		const char *limit;
 		uint64_t v;
@@ -174,11 +177,29 @@ static void limit_families(struct mx_scrape *s, const struct nvmf_tcp_stats *st)
 		{ "icreq_timeout", st->icreq_timeouts },
 		{ "connect_timeout", st->connect_timeouts },
 		{ "pdu_timeout", st->pdu_timeouts },
+		{ "max_io_queues_granted", gs->io_queues_clamped },
+		{ "max_io_queues", gs->refused_io_queues },
+		{ "max_ctrls_per_host", gs->refused_ctrls_per_host },
+		{ "max_queue_size", gs->refused_queue_size },
+		{ "min_kato", gs->kato_raised },
+		{ "kato0_timeout", gs->kato0_expired },
+		{ "buffer_pool", b.pool_waits },
+		{ "max_conn_buffer", b.conn_waits },
+		{ "max_r2t", st->r2t_waits },
+	};
+	const struct {
+		const char *name, *help;
+		uint64_t v;
+	} bytes[] = {
+		{ "bloxd_tcp_buffer_pool_bytes", "The data buffer pool's cap (--buffer-pool-mb)", b.cap },
+		{ "bloxd_tcp_buffer_used_bytes", "Data buffer bytes held by commands now", b.used },
+		{ "bloxd_tcp_buffer_cached_bytes", "Data buffer bytes kept for reuse now", b.cached },
+		{ "bloxd_tcp_buffer_peak_bytes", "Most data buffer bytes held by commands at once", b.peak },
 	};
 
 	fam(s, "bloxd_tcp_limit_trips", MX_COUNTER, NULL,
 	    "Times a limit on NVMe/TCP clients tripped (a connection refused or closed, "
-	    "or an accept error)");
+	    "an accept error, a grant cut, a KATO raised, a command made to wait)");
 	for (size_t i = 0; i < BLOX_ARRAY_SIZE(trips); i++) {
 		struct mx_labels l = { 0 };
 
@@ -188,6 +209,10 @@ static void limit_families(struct mx_scrape *s, const struct nvmf_tcp_stats *st)
 	fam(s, "bloxd_tcp_accept_pauses", MX_COUNTER, NULL,
 	    "Times an NVMe/TCP listener paused accepting after an accept error");
 	mx_u64(&s->w, NULL, st->accept_pauses);
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(bytes); i++) {
+		fam(s, bytes[i].name, MX_GAUGE, "bytes", bytes[i].help);
+		mx_u64(&s->w, NULL, bytes[i].v);
+	}
 }
 
 /* TLS 1.3 handshakes on the NVMe/TCP listeners that take TLS. */
@@ -261,7 +286,10 @@ static void daemon_families(struct mx_scrape *s, const struct mx_self *self)
 		}
 	}
 	if (s->p->tcp) {
-		limit_families(s, nvmf_tcp_stats(s->p->tcp));
+		struct nvmf_tcp_buffers b;
+
+		nvmf_tcp_buffers(s->p->tcp, &b);
+		limit_families(s, nvmf_tcp_stats(s->p->tcp), &b);
 		tls_families(s, nvmf_tcp_stats(s->p->tcp));
 	}
 }

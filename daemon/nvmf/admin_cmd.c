@@ -31,7 +31,8 @@ void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 	nvmf_strpad(id->fr, sizeof(id->fr), NVMF_FW_REV);
 	id->rab = 6;
 	id->cmic = disc ? 0 : NVME_CTRL_CMIC_MULTI_CTRL;
-	id->mdts = NVMF_MDTS_SHIFT;
+	/* MDTS: 2^n units of CAP.MPSMIN (4 KiB); --mdts-kb is a power of two. */
+	id->mdts = (uint8_t)__builtin_ctz(c->tgt->lim.mdts_kb / 4);
 	id->cntlid = c->cntlid;
 	id->ver = 0x00010300;
 	/* Namespace attribute and predictable latency event aggregate notices. */
@@ -49,7 +50,7 @@ void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 	id->kas = NVMF_KAS_100MS;
 	id->sqes = (6 << 4) | 6;
 	id->cqes = (4 << 4) | 4;
-	id->maxcmd = NVMF_MQES + 1;
+	id->maxcmd = (uint16_t)BLOX_MIN(c->tgt->lim.max_queue_size, 0xffffu);
 	id->nn = disc ? 0 : NVMF_MAX_NS;
 	if (!disc) {
 		id->oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM |
@@ -68,7 +69,7 @@ void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 	}
 	id->sgls = 1u | NVME_CTRL_SGLS_OFFSET; /* SGLs without alignment */
 	snprintf(id->subnqn, sizeof(id->subnqn), "%s", s->nqn);
-	id->ioccsz = (uint32_t)(sizeof(struct nvme_sqe) + NVMF_IO_INLINE) / 16;
+	id->ioccsz = (uint32_t)(sizeof(struct nvme_sqe) + nvmf_io_inline(c->tgt)) / 16;
 	id->iorcsz = sizeof(struct nvme_cqe) / 16;
 	id->icdoff = 0;
 	id->fcatt = 0; /* dynamic controller model */
@@ -286,14 +287,20 @@ static uint16_t exec_set_features(struct nvmf_req *req)
 		return 0;
 	}
 	case NVME_FEAT_FID_NUM_QUEUES: {
-		uint32_t nsq = v & 0xffff, ncq = v >> 16;
+		uint32_t nsq = v & 0xffff, ncq = v >> 16, max_q = c->tgt->lim.max_io_queues;
 
 		if (nsq == 0xffff || ncq == 0xffff) {
 			req->error_loc = offsetof(struct nvme_sqe, cdw11);
 			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 		}
-		nsq = BLOX_MIN(nsq + 1, (uint32_t)NVMF_MAX_IO_QUEUES);
-		ncq = BLOX_MIN(ncq + 1, (uint32_t)NVMF_MAX_IO_QUEUES);
+		if (nsq + 1 > max_q || ncq + 1 > max_q) {
+			c->tgt->stats.io_queues_clamped++;
+			nvmf_limit_log(c->tgt,
+				       "ctrl %u of %s: %u I/O queues asked, %u granted (--max-io-queues)",
+				       c->cntlid, c->hostnqn, BLOX_MAX(nsq, ncq) + 1, max_q);
+		}
+		nsq = BLOX_MIN(nsq + 1, max_q);
+		ncq = BLOX_MIN(ncq + 1, max_q);
 		c->nr_io_queues = (uint16_t)BLOX_MIN(nsq, ncq);
 		req->cqe.result = (nsq - 1) | ((uint64_t)(ncq - 1) << 16);
 		return 0;
@@ -310,7 +317,7 @@ static uint16_t exec_set_features(struct nvmf_req *req)
 			c->timestamp_set_ns = 1;
 		return 0;
 	case NVME_FEAT_FID_KATO:
-		nvmf_ctrl_set_kato(c, v);
+		nvmf_ctrl_set_kato(c, nvmf_ctrl_kato_min(c, v));
 		return 0;
 	case NVME_FEAT_FID_HOST_ID:
 		/* The host identifier comes from Connect on fabrics. */

@@ -23,6 +23,7 @@ uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 	req->execute = NULL;
 	req->dir = NVMF_DIR_NONE;
 	req->transfer_len = 0;
+	req->scratch_len = 0;
 	req->error_loc = 0xffff;
 	memset(&req->cqe, 0, sizeof(req->cqe));
 	sq->cmds++;

@@ -73,13 +73,14 @@ int nvmf_ctrl_create(struct nvmf_subsys *s, const char *hostnqn,
 	c->tgt = tgt;
 	snprintf(c->hostnqn, sizeof(c->hostnqn), "%s", hostnqn);
 	memcpy(c->hostid, hostid, 16);
-	c->nr_io_queues = NVMF_MAX_IO_QUEUES;
+	c->nr_io_queues = (uint16_t)tgt->lim.max_io_queues;
 	c->vwc_enabled = true;
 	c->created_ns = blox_clock_now(tgt->clock);
 	c->last_activity_ns = c->created_ns;
 	TAILQ_INIT(&c->aer_reqs);
 	TAILQ_INIT(&c->plm_wait);
 	TAILQ_INSERT_TAIL(&s->ctrls, c, link);
+	kato_ms = nvmf_ctrl_kato_min(c, kato_ms);
 	nvmf_ctrl_set_kato(c, kato_ms);
 	tgt->stats.ctrls_created++;
 	blox_log(tgt->log, BLOX_LOG_INFO, "ctrl %u created on %s for %s (kato %u ms)",
@@ -202,14 +203,60 @@ static void kato_arm(struct nvmf_ctrl *c, uint64_t delay_ns)
 		evtimer_add(c->kato_ev, &tv);
 }
 
+uint32_t nvmf_ctrl_kato_min(struct nvmf_ctrl *c, uint32_t kato_ms)
+{
+	uint32_t min = c->tgt->lim.min_kato_ms;
+
+	/*
+	 * Raised, not refused: the spec lets a controller round KATO up, and
+	 * a Linux host keeps sending keep-alives at its own (shorter) period.
+	 */
+	if (!kato_ms || kato_ms >= min || c->subsys->type != NVMF_SUBSYS_NVM)
+		return kato_ms;
+	c->tgt->stats.kato_raised++;
+	nvmf_limit_log(c->tgt, "ctrl %u of %s: KATO %u ms raised to %u ms (--min-kato-ms)",
+		       c->cntlid, c->hostnqn, kato_ms, min);
+	return min;
+}
+
 void nvmf_ctrl_set_kato(struct nvmf_ctrl *c, uint32_t kato_ms)
 {
+	uint32_t k0 = c->tgt->lim.kato0_timeout_ms;
+
 	c->kato_ms = kato_ms;
 	if (!c->kato_ev)
 		return;
 	evtimer_del(c->kato_ev);
-	if (kato_ms)
-		kato_arm(c, (uint64_t)kato_ms * 1000000ull);
+	if (kato_ms || k0)
+		kato_arm(c, (uint64_t)(kato_ms ? kato_ms : k0) * 1000000ull);
+}
+
+/* I/O queues @c has now. */
+static uint32_t io_queues(const struct nvmf_ctrl *c)
+{
+	return c->nr_sqs - (c->sqs[0] ? 1 : 0);
+}
+
+/* KATO 0: the timer checks for a controller idle without any I/O queue. */
+static void kato0_check(struct nvmf_ctrl *c, uint64_t now)
+{
+	uint64_t k0_ns = (uint64_t)c->tgt->lim.kato0_timeout_ms * 1000000ull;
+	uint64_t idle = now - c->last_activity_ns;
+
+	if (io_queues(c)) {
+		kato_arm(c, k0_ns);
+		return;
+	}
+	if (idle < k0_ns) {
+		kato_arm(c, k0_ns - idle);
+		return;
+	}
+	c->tgt->stats.kato0_expired++;
+	nvmf_limit_log(c->tgt,
+		       "ctrl %u of %s: KATO 0, no I/O queue and idle %u ms: closed "
+		       "(--kato0-timeout-ms) from %s",
+		       c->cntlid, c->subsys->nqn, c->tgt->lim.kato0_timeout_ms, c->hostnqn);
+	nvmf_ctrl_fatal(c, "KATO 0 and no I/O queue");
 }
 
 void nvmf_ctrl_touch(struct nvmf_ctrl *c)
@@ -234,6 +281,10 @@ static void kato_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (!c->kato_ms) {
+		kato0_check(c, now);
+		return;
+	}
 	if (nvmf_ctrl_kato_check(c, now)) {
 		c->tgt->stats.kato_expired++;
 		blox_log(c->tgt->log, BLOX_LOG_WARN,
@@ -250,8 +301,7 @@ static void kato_cb(evutil_socket_t fd, short what, void *arg)
 
 uint64_t nvmf_ctrl_cap(const struct nvmf_ctrl *c)
 {
-	(void)c;
-	return (uint64_t)NVMF_MQES | (1ull << 16) /* CQR */ |
+	return (uint64_t)(c->tgt->lim.max_queue_size - 1) | (1ull << 16) /* CQR */ |
 	       (NVMF_CAP_TO << 24) | (1ull << 37) /* CSS: NVM command set */;
 }
 

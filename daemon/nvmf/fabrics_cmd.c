@@ -39,6 +39,29 @@ static bool nqn_terminated(const char *s)
 	return memchr(s, '\0', NVME_NQN_LENGTH) != NULL;
 }
 
+/* @hostnqn has max_ctrls_per_host controllers already (counted, logged). */
+static bool host_ctrls_full(struct nvmf_tgt *tgt, const char *hostnqn)
+{
+	uint32_t max = tgt->lim.max_ctrls_per_host, n = 0;
+	const struct nvmf_subsys *s;
+	const struct nvmf_ctrl *c;
+
+	if (!max)
+		return false;
+	TAILQ_FOREACH(s, &tgt->subsystems, link)
+		TAILQ_FOREACH(c, &s->ctrls, link)
+			n += !c->dying && !strcmp(c->hostnqn, hostnqn);
+	TAILQ_FOREACH(c, &tgt->discovery->ctrls, link)
+		n += !c->dying && !strcmp(c->hostnqn, hostnqn);
+	if (n < max)
+		return false;
+	tgt->stats.refused_ctrls_per_host++;
+	tgt->stats.connects_rejected++;
+	nvmf_limit_log(tgt, "connect from %s refused: %u controllers (--max-ctrls-per-host)",
+		       hostnqn, n);
+	return true;
+}
+
 static uint16_t exec_connect(struct nvmf_req *req)
 {
 	const struct nvmf_connect_data *d = (const void *)req->buf;
@@ -93,18 +116,32 @@ static uint16_t exec_connect(struct nvmf_req *req)
 			return connect_invalid(req, true, CONNECT_DATA_OFS_CNTLID);
 		if (sqsize > NVMF_ADMIN_MAX_SQSIZE)
 			return connect_invalid(req, false, CONNECT_OFS_SQSIZE);
+		if (host_ctrls_full(tgt, d->hostnqn))
+			return NVMF_SC_CMD(NVME_SC_CONNECT_CTRL_BUSY) | NVME_SC_DNR;
 	} else {
 		if (s->type != NVMF_SUBSYS_NVM)
 			return connect_invalid(req, false, CONNECT_OFS_QID);
-		if (sqsize > NVMF_MQES)
+		if ((uint32_t)sqsize + 1 > tgt->lim.max_queue_size) {
+			tgt->stats.refused_queue_size++;
+			nvmf_limit_log(tgt, "connect of a queue of %u entries from %s refused "
+				       "(--max-queue-size %u)", sqsize + 1u, d->hostnqn,
+				       tgt->lim.max_queue_size);
 			return connect_invalid(req, false, CONNECT_OFS_SQSIZE);
+		}
 		c = nvmf_ctrl_find(s, d->cntlid);
 		if (!c || c->dying)
 			return connect_invalid(req, true, CONNECT_DATA_OFS_CNTLID);
 		if (strcmp(c->hostnqn, d->hostnqn))
 			return connect_invalid(req, true, CONNECT_DATA_OFS_HOSTNQN);
-		if (qid > c->nr_io_queues)
+		if (qid > c->nr_io_queues) {
+			if (qid > tgt->lim.max_io_queues) {
+				tgt->stats.refused_io_queues++;
+				nvmf_limit_log(tgt, "ctrl %u of %s: connect of queue %u refused "
+					       "(--max-io-queues %u)", c->cntlid, d->hostnqn, qid,
+					       tgt->lim.max_io_queues);
+			}
 			return connect_invalid(req, false, CONNECT_OFS_QID);
+		}
 		if (c->sqs[qid] || !nvmf_ctrl_ready(c)) {
 			req->error_loc = CONNECT_OFS_QID;
 			return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;

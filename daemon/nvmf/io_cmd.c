@@ -271,7 +271,7 @@ static uint16_t parse_rw(struct nvmf_req *req, enum nvmf_data_dir dir,
 		return NVME_SC_LBA_RANGE | NVME_SC_DNR;
 	}
 	if (dir != NVMF_DIR_NONE) {
-		if (len > NVMF_MAX_XFER) {
+		if (len > nvmf_max_xfer(req->sq->tgt)) {
 			req->error_loc = offsetof(struct nvme_sqe, cdw12);
 			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 		}
@@ -303,8 +303,12 @@ uint16_t nvmf_parse_io(struct nvmf_req *req)
 		return parse_rw(req, NVMF_DIR_C2H, exec_read);
 	case nvme_cmd_write:
 		return parse_rw(req, NVMF_DIR_H2C, exec_write);
-	case nvme_cmd_compare:
-		return parse_rw(req, NVMF_DIR_H2C, exec_compare);
+	case nvme_cmd_compare: {
+		uint16_t st = parse_rw(req, NVMF_DIR_H2C, exec_compare);
+
+		req->scratch_len = req->transfer_len; /* what the namespace holds */
+		return st;
+	}
 	case nvme_cmd_write_zeroes:
 		return parse_rw(req, NVMF_DIR_NONE, exec_write_zeroes);
 	case nvme_cmd_flush:
@@ -315,7 +319,7 @@ uint16_t nvmf_parse_io(struct nvmf_req *req)
 				(uint32_t)sizeof(struct nvme_dsm_range);
 
 		/* Hosts may send a whole page holding fewer ranges (Linux). */
-		if (req->data_len < need || req->data_len > NVMF_MAX_XFER) {
+		if (req->data_len < need || req->data_len > nvmf_max_xfer(req->sq->tgt)) {
 			req->error_loc = offsetof(struct nvme_sqe, dptr);
 			return NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR;
 		}

@@ -134,6 +134,8 @@ static uint64_t billions(uint64_t bytes)
  * Total and Unallocated Endurance Group Capacity (NVMe 2.0: bytes 175:160
  * and 191:176), past the end of libnvme 1.3's struct.
  */
+/* Where a log page is built whole (the discovery log's cap: 127 entries). */
+#define LOG_SCRATCH (128u * 1024)
 #define ENDGRP_LOG_TEGCAP 160
 #define ENDGRP_LOG_UEGCAP 176
 
@@ -395,7 +397,7 @@ static uint16_t exec_get_log_page(struct nvmf_req *req)
 			len = log_supported(tmp, true);
 			break;
 		case NVME_LOG_LID_DISCOVER:
-			len = nvmf_discovery_log(req, tmp, NVMF_MAX_XFER);
+			len = nvmf_discovery_log(req, tmp, req->scratch_len);
 			break;
 		default:
 			st = NVMF_SC_CMD(NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR;
@@ -423,12 +425,14 @@ uint16_t nvmf_parse_get_log_page(struct nvmf_req *req, bool discovery)
 		req->error_loc = offsetof(struct nvme_sqe, cdw12);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 	}
-	if (a.len > NVMF_MAX_XFER) {
+	if (a.len > nvmf_max_xfer(req->sq->tgt)) {
 		req->error_loc = offsetof(struct nvme_sqe, cdw10);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 	}
 	req->dir = NVMF_DIR_C2H;
 	req->transfer_len = a.len;
+	/* The whole page is built, then the slice asked for is copied out. */
+	req->scratch_len = LOG_SCRATCH;
 	req->execute = exec_get_log_page;
 	return 0;
 }

@@ -27,6 +27,7 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct event_base *base,
 	tgt->clock = clock;
 	tgt->log = log;
 	tgt->next_port_id = 1;
+	tgt->lim = NVMF_TGT_LIMITS_DEFAULT;
 	tgt->start_ns = blox_clock_now(clock);
 	TAILQ_INIT(&tgt->subsystems);
 	TAILQ_INIT(&tgt->ports);

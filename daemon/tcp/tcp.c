@@ -4,9 +4,9 @@
  * tcp_queue, embedding the core's struct nvmf_sq). Receiving is one state
  * machine per queue (rx_state); sending is one state per command
  * (send_state) on a per-queue send list that is written with writev() in
- * batches. Command contexts and their data buffers are allocated when the
- * Connect installs the queue and recycled through a free list: the data
- * path never allocates.
+ * batches. Command contexts are allocated when the Connect installs the
+ * queue and recycled through a free list; their data buffers come from
+ * the transport's bounded pool when a command needs one (tcp_buf.c).
  */
 #include "tcp_internal.h"
 
@@ -18,35 +18,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 /* ---- command contexts ---- */
 
-int tcp_cmds_alloc(uint32_t n, struct tcp_cmd **cmds, uint8_t **bufs,
-		      size_t *bufs_len)
+int tcp_cmds_alloc(struct tcp_queue *q, uint32_t n, struct tcp_cmd **cmds)
 {
-	size_t len = (size_t)n * 2 * NVMF_MAX_XFER;
-	void *m;
-
 	*cmds = calloc(n, sizeof(**cmds));
 	if (!*cmds)
 		return -ENOMEM;
-	/* Only touched pages cost memory: NORESERVE anonymous mapping. */
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED) {
-		free(*cmds);
-		*cmds = NULL;
-		return -ENOMEM;
-	}
-	*bufs = m;
-	*bufs_len = len;
-	for (uint32_t i = 0; i < n; i++) {
-		(*cmds)[i].req.buf = *bufs + (size_t)i * 2 * NVMF_MAX_XFER;
-		(*cmds)[i].req.scratch = (*cmds)[i].req.buf + NVMF_MAX_XFER;
-	}
+	for (uint32_t i = 0; i < n; i++)
+		(*cmds)[i].q = q;
 	return 0;
 }
 
@@ -65,6 +48,8 @@ struct tcp_cmd *tcp_cmd_get(struct tcp_queue *q)
 	c->skip_rsp = false;
 	c->req.data_len = 0;
 	c->req.data_in_capsule = false;
+	c->req.buf = c->req.scratch = NULL;
+	c->req.scratch_len = 0;
 	return c;
 }
 
@@ -78,6 +63,7 @@ void tcp_cmd_put(struct tcp_cmd *c)
 {
 	struct tcp_queue *q = c->q;
 
+	tcp_cmd_buf_put(c);
 	c->state = CMD_FREE;
 	q->inflight--;
 	/* The pre-Connect context retires once the pool exists. */
@@ -94,14 +80,13 @@ static int tcp_install_queue(struct nvmf_sq *sq, uint32_t size)
 
 	if (q->cmds)
 		return -EALREADY;
-	rc = tcp_cmds_alloc(n, &q->cmds, &q->bufs, &q->bufs_len);
+	rc = tcp_cmds_alloc(q, n, &q->cmds);
 	if (rc)
 		return rc;
 	q->nr_cmds = n;
 	/* The Connect context is in use now; it is dropped when done. */
 	TAILQ_INIT(&q->free_cmds);
 	for (uint32_t i = 0; i < n; i++) {
-		q->cmds[i].q = q;
 		q->cmds[i].ttag = (uint16_t)i;
 		TAILQ_INSERT_TAIL(&q->free_cmds, &q->cmds[i], link);
 	}
@@ -146,15 +131,16 @@ static void q_stop_rx(struct tcp_queue *q)
 		return;
 	q->rx = RX_DEAD;
 	event_del(q->rev);
+	tcp_q_buf_stop(q);
 	/* A context receiving data belongs to nobody else: release it. */
 	if (q->rx_cmd && (q->rx_cmd->state == CMD_RECV_INLINE))
 		tcp_cmd_put(q->rx_cmd);
 	q->rx_cmd = NULL;
 	for (uint32_t i = 0; i < q->nr_cmds; i++)
 		if (q->cmds[i].state == CMD_H2C)
-			tcp_cmd_put(&q->cmds[i]);
+			tcp_cmd_drop(&q->cmds[i]);
 	if (q->connect_cmd && q->connect_cmd->state == CMD_H2C)
-		tcp_cmd_put(q->connect_cmd);
+		tcp_cmd_drop(q->connect_cmd);
 	nvmf_sq_quiesce(&q->sq);
 }
 
@@ -228,9 +214,8 @@ static void q_free_cb(evutil_socket_t fd, short what, void *arg)
 	event_free(q->rev);
 	event_free(q->wev);
 	event_free(q->free_ev);
-	if (q->bufs)
-		munmap(q->bufs, q->bufs_len);
-	munmap(q->connect_bufs, 2 * NVMF_MAX_XFER);
+	event_free(q->buf_ev);
+	free(q->reserve);
 	free(q->connect_cmd);
 	free(q->cmds);
 	free(q->rbuf);
@@ -295,18 +280,18 @@ static int q_create(struct nvmf_tcp *t, struct nvmf_port *port, int fd,
 	q->rbuf = malloc(RBUF_SIZE);
 	if (!q->rbuf)
 		goto free_q;
-	if (tcp_cmds_alloc(1, &q->connect_cmd, &q->connect_bufs, &(size_t){ 0 }))
+	if (tcp_cmds_alloc(q, 1, &q->connect_cmd))
 		goto free_rbuf;
-	q->connect_cmd->q = q;
 	q->connect_cmd->ttag = CONNECT_TTAG;
+	q->t = t;
+	tcp_q_buf_init(q);
 	q->rev = event_new(base, fd, EV_READ | EV_PERSIST, tcp_q_read_cb, q);
 	q->wev = event_new(base, fd, EV_WRITE, tcp_q_write_cb, q);
 	q->free_ev = event_new(base, -1, 0, q_free_cb, q);
-	if (!q->rev || !q->wev || !q->free_ev)
+	if (!q->rev || !q->wev || !q->free_ev || !q->buf_ev)
 		goto free_events;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	nvmf_sq_init(&q->sq, t->tgt, port, &tcp_ops);
-	q->t = t;
 	q->fd = fd;
 	tcp_sock_init(&q->sock, fd, port->tls);
 	peer_name(sa, q->peer, sizeof(q->peer));
@@ -332,7 +317,8 @@ free_events:
 		event_free(q->wev);
 	if (q->free_ev)
 		event_free(q->free_ev);
-	munmap(q->connect_bufs, 2 * NVMF_MAX_XFER);
+	if (q->buf_ev)
+		event_free(q->buf_ev);
 	free(q->connect_cmd);
 free_rbuf:
 	free(q->rbuf);
@@ -349,7 +335,6 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 
 	(void)lev;
 	(void)salen;
-	tcp_listener_accepted(l);
 	if (tcp_admit(l->t, sa, &host)) {
 		close(fd);
 		return;
@@ -397,6 +382,7 @@ int nvmf_tcp_listen(struct nvmf_tcp *t, struct nvmf_port *port)
 		free(l);
 		return -err;
 	}
+	l->pause.lev = l->lev;
 	evconnlistener_set_error_cb(l->lev, tcp_listener_error_cb);
 	port->transport_priv = l;
 	blox_log(t->tgt->log, BLOX_LOG_INFO, "listening on %s%s%s:%s%s%s",
@@ -417,8 +403,7 @@ void nvmf_tcp_unlisten(struct nvmf_tcp *t, struct nvmf_port *port)
 	if (!l)
 		return;
 	evconnlistener_free(l->lev);
-	if (l->retry_ev)
-		event_free(l->retry_ev);
+	tcp_accept_pause_fini(&l->pause);
 	free(l);
 	port->transport_priv = NULL;
 }
@@ -427,6 +412,7 @@ int nvmf_tcp_create(struct nvmf_tgt *tgt, const struct nvmf_tcp_limits *limits,
 		    struct nvmf_tcp **out)
 {
 	struct nvmf_tcp *t = calloc(1, sizeof(*t));
+	int rc;
 
 	if (!t)
 		return -ENOMEM;
@@ -436,7 +422,14 @@ int nvmf_tcp_create(struct nvmf_tgt *tgt, const struct nvmf_tcp_limits *limits,
 		free(t);
 		return -ENOMEM;
 	}
+	rc = tcp_buf_init(t);
+	if (rc) {
+		tcp_limits_fini(t);
+		free(t);
+		return rc;
+	}
 	if (tcp_tls_init(t)) {
+		blox_bufpool_fini(&t->pool);
 		tcp_limits_fini(t);
 		free(t);
 		return -ENOMEM;
@@ -480,6 +473,7 @@ void nvmf_tcp_destroy(struct nvmf_tcp *t)
 	if (!t)
 		return;
 	tcp_limits_fini(t);
+	blox_bufpool_fini(&t->pool);
 	tcp_tls_fini(t);
 	free(t);
 }

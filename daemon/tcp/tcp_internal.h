@@ -29,12 +29,15 @@ enum rx_state {
 	RX_PAD, /* skipping padding up to PDO */
 	RX_DATA, /* payload into a command's buffer */
 	RX_DDGST, /* data digest */
+	RX_WAIT_BUF, /* in-capsule data waits for a buffer: nothing is read */
 	RX_DEAD, /* fatal error or closing: nothing more is read */
 };
 
 enum cmd_state {
 	CMD_FREE,
-	CMD_RECV_INLINE, /* in-capsule data arriving */
+	CMD_RECV_INLINE, /* in-capsule data arriving (or its buffer) */
+	CMD_WAIT_BUF, /* parsed, waiting for its data buffer */
+	CMD_R2T_WAIT, /* waiting for an R2T slot (max_r2t) */
 	CMD_H2C, /* waiting for H2CData answering our R2T */
 	CMD_EXEC, /* in the core or the backend */
 	CMD_SEND, /* on the send list */
@@ -123,7 +126,10 @@ struct tcp_cmd {
 	uint8_t rsp[sizeof(struct nvme_tcp_rsp) + NVME_TCP_DIGEST_LEN] __attribute__((aligned(8)));
 	uint32_t ddgst;
 	bool skip_rsp;
-	TAILQ_ENTRY(tcp_cmd) link;
+	bool r2t_slot; /* counted in q->r2t_out */
+	bool on_ready; /* on q->buf_ready */
+	struct blox_bufpool_wait bw; /* its data (+ scratch) buffer */
+	TAILQ_ENTRY(tcp_cmd) link; /* free, send, R2T-wait or buf_ready list */
 };
 
 struct tcp_queue {
@@ -157,11 +163,16 @@ struct tcp_queue {
 	/* Commands. */
 	struct tcp_cmd *cmds;
 	uint32_t nr_cmds;
-	uint8_t *bufs;
-	size_t bufs_len;
 	struct tcp_cmd *connect_cmd;
-	uint8_t *connect_bufs;
 	TAILQ_HEAD(, tcp_cmd) free_cmds;
+	/* Data buffers (tcp_buf.c). */
+	struct blox_bufpool_user pu; /* its share of the pool */
+	TAILQ_HEAD(, tcp_cmd) buf_ready; /* served after waiting: go on from buf_ev */
+	struct event *buf_ev;
+	uint8_t *reserve; /* in-capsule data when the pool is full (made then) */
+	struct tcp_cmd *reserve_user;
+	uint32_t r2t_out; /* R2Ts outstanding */
+	TAILQ_HEAD(, tcp_cmd) r2t_wait; /* commands waiting for an R2T slot */
 	TAILQ_HEAD(, tcp_cmd) send_list;
 	uint32_t inflight; /* contexts not on the free list */
 
@@ -185,8 +196,7 @@ struct tcp_listener {
 	struct nvmf_port *port;
 	struct evconnlistener *lev;
 	struct nvmf_tcp *t;
-	struct event *retry_ev; /* accept again after an accept error */
-	uint32_t backoff_ms; /* next pause; 0: none yet */
+	struct tcp_accept_pause pause; /* after an accept error */
 };
 
 struct nvmf_tcp {
@@ -197,10 +207,8 @@ struct nvmf_tcp {
 	struct nvmf_tcp_limits lim;
 	struct event *sweep_ev; /* checks the deadlines */
 	struct tcp_host *hosts[TCP_HOST_BUCKETS];
-	/* Limit log lines: a few per second, then a count of those left out. */
-	uint64_t log_window_ns;
-	uint32_t log_lines;
-	uint64_t log_left_out;
+	struct blox_ratelimit rl; /* log lines about limits */
+	struct blox_bufpool pool; /* data buffers of every queue */
 	struct ssl_ctx_st *ssl_ctx; /* TLS 1.3 PSK server side (tcp_sock.c) */
 };
 
@@ -210,8 +218,7 @@ static inline struct tcp_queue *sq_to_q(struct nvmf_sq *sq)
 }
 
 /* tcp.c: contexts and closing. */
-int tcp_cmds_alloc(uint32_t n, struct tcp_cmd **cmds, uint8_t **bufs,
-		   size_t *bufs_len);
+int tcp_cmds_alloc(struct tcp_queue *q, uint32_t n, struct tcp_cmd **cmds);
 struct tcp_cmd *tcp_cmd_get(struct tcp_queue *q);
 /* Return a context; may schedule the queue's free when it was the last. */
 void tcp_cmd_put(struct tcp_cmd *c);
@@ -239,8 +246,28 @@ void tcp_q_icreq_done(struct tcp_queue *q);
 void tcp_q_rx_mark(struct tcp_queue *q);
 /* The listener's error callback: pause and accept again later. */
 void tcp_listener_error_cb(struct evconnlistener *lev, void *arg);
-/* A connection came in: the next accept error pauses briefly again. */
-void tcp_listener_accepted(struct tcp_listener *l);
+
+/* tcp_buf.c: data buffers from the pool, R2T slots. */
+int tcp_buf_init(struct nvmf_tcp *t);
+void tcp_q_buf_init(struct tcp_queue *q);
+/*
+ * In-capsule data of @len bytes arrives for @c: 0 with c->req.buf set, or
+ * -EAGAIN (the queue stops reading until the buffer comes, then reads
+ * the data into it), or -errno (the connection must go).
+ */
+int tcp_cmd_inline_buf(struct tcp_cmd *c, uint32_t len);
+/* @c passed nvmf_req_init(): get what it needs, then R2T or execute. */
+void tcp_cmd_buf_go(struct tcp_cmd *c);
+/* Back to the pool (and its R2T slot); from tcp_cmd_put(). */
+void tcp_cmd_buf_put(struct tcp_cmd *c);
+/* The R2T sequence of @c is done (all its data in, or failed). */
+void tcp_cmd_r2t_done(struct tcp_cmd *c);
+/* A parsed command of a closing queue that will never run: completed, dropped. */
+void tcp_cmd_drop(struct tcp_cmd *c);
+/* The queue stops receiving: contexts waiting here are released. */
+void tcp_q_buf_stop(struct tcp_queue *q);
+/* The buffer of the command @q's receiver waits for came: go on reading. */
+void tcp_q_rx_resume(struct tcp_queue *q);
 
 /* tcp_sock.c: the socket seam. */
 void tcp_sock_init(struct tcp_sock *s, int fd, enum nvmf_tls_mode mode);

@@ -20,9 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LOG_PER_SEC 5
-#define BACKOFF_MIN_MS 100
-#define BACKOFF_MAX_MS 1000
 #define NS_PER_MS 1000000ull
 
 static uint64_t now_ns(const struct nvmf_tcp *t)
@@ -30,38 +27,14 @@ static uint64_t now_ns(const struct nvmf_tcp *t)
 	return blox_clock_now(t->tgt->clock);
 }
 
-/* ---- rate-limited log ---- */
-
-/* A new one-second window: say how many lines the last ones left out. */
-static void log_window(struct nvmf_tcp *t, uint64_t now)
-{
-	if (now - t->log_window_ns < 1000 * NS_PER_MS)
-		return;
-	if (t->log_left_out)
-		blox_log(t->tgt->log, BLOX_LOG_WARN,
-			 "transport limits: %lu more such lines suppressed",
-			 (unsigned long)t->log_left_out);
-	t->log_window_ns = now;
-	t->log_lines = 0;
-	t->log_left_out = 0;
-}
-
 void tcp_limit_log(struct nvmf_tcp *t, const char *fmt, ...)
 {
-	char line[256];
 	va_list ap;
 
-	log_window(t, now_ns(t));
-	if (t->log_lines >= LOG_PER_SEC) {
-		t->log_left_out++;
-		t->stats.log_suppressed++;
-		return;
-	}
-	t->log_lines++;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	blox_ratelimit_log(&t->rl, t->tgt->log, now_ns(t), fmt, ap);
 	va_end(ap);
-	blox_log(t->tgt->log, BLOX_LOG_WARN, "%s", line);
+	t->stats.log_suppressed = t->rl.suppressed;
 }
 
 /* ---- connections per source address ---- */
@@ -161,7 +134,8 @@ void tcp_q_rx_mark(struct tcp_queue *q)
 {
 	bool between = (q->rx == RX_HDR || q->rx == RX_ICREQ) && q->hdr_have == 0;
 
-	if (between || q->rx == RX_DEAD || !q->t->lim.pdu_timeout_ms) {
+	/* Waiting for our buffer is no fault of the host's. */
+	if (between || q->rx == RX_DEAD || q->rx == RX_WAIT_BUF || !q->t->lim.pdu_timeout_ms) {
 		q->pdu_deadline_ns = 0;
 		return;
 	}
@@ -213,19 +187,40 @@ static void sweep_cb(evutil_socket_t fd, short what, void *arg)
 		tcp_limit_log(t, "%s: closed: %s", q->peer, why);
 		tcp_q_hard_close(q);
 	}
-	log_window(t, now);
+	blox_ratelimit_tick(&t->rl, t->tgt->log, now);
 }
 
 /* ---- accept errors ---- */
 
 static void retry_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct tcp_listener *l = arg;
+	struct tcp_accept_pause *p = arg;
 
 	(void)fd;
 	(void)what;
-	log_window(l->t, now_ns(l->t));
-	evconnlistener_enable(l->lev);
+	evconnlistener_enable(p->lev);
+}
+
+uint32_t tcp_accept_pause(struct tcp_accept_pause *p, struct event_base *base, uint64_t now)
+{
+	uint32_t ms = blox_backoff_next(&p->b, now);
+	struct timeval tv;
+
+	/* Without a timer the pause would be for good: better to spin. */
+	if (!p->retry && !(p->retry = evtimer_new(base, retry_cb, p)))
+		return 0;
+	evconnlistener_disable(p->lev);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(p->retry, &tv);
+	return ms;
+}
+
+void tcp_accept_pause_fini(struct tcp_accept_pause *p)
+{
+	if (p->retry)
+		event_free(p->retry);
+	p->retry = NULL;
 }
 
 void tcp_listener_error_cb(struct evconnlistener *lev, void *arg)
@@ -233,29 +228,15 @@ void tcp_listener_error_cb(struct evconnlistener *lev, void *arg)
 	struct tcp_listener *l = arg;
 	struct nvmf_tcp *t = l->t;
 	int err = EVUTIL_SOCKET_ERROR();
-	struct timeval tv;
+	uint32_t ms;
 
+	(void)lev;
 	t->stats.accept_errors++;
-	l->backoff_ms = l->backoff_ms ? BLOX_MIN(l->backoff_ms * 2, (uint32_t)BACKOFF_MAX_MS)
-				      : BACKOFF_MIN_MS;
+	ms = tcp_accept_pause(&l->pause, t->tgt->base, now_ns(t));
+	if (ms)
+		t->stats.accept_pauses++;
 	tcp_limit_log(t, "accept on port %u: %s: pausing %u ms", l->port->id,
-		      evutil_socket_error_to_string(err), l->backoff_ms);
-	/* Without a timer the pause would be for good: better to spin. */
-	if (!l->retry_ev) {
-		l->retry_ev = evtimer_new(t->tgt->base, retry_cb, l);
-		if (!l->retry_ev)
-			return;
-	}
-	t->stats.accept_pauses++;
-	evconnlistener_disable(lev);
-	tv.tv_sec = l->backoff_ms / 1000;
-	tv.tv_usec = (l->backoff_ms % 1000) * 1000;
-	evtimer_add(l->retry_ev, &tv);
-}
-
-void tcp_listener_accepted(struct tcp_listener *l)
-{
-	l->backoff_ms = 0;
+		      evutil_socket_error_to_string(err), ms);
 }
 
 /* ---- set-up ---- */

@@ -41,7 +41,7 @@ static void rx_expect_data(struct tcp_queue *q, struct tcp_cmd *c,
 static uint16_t sgl_parse(struct tcp_queue *q, struct tcp_cmd *c,
 			  uint32_t inline_len)
 {
-	uint32_t max_inline = q->sq.qid ? NVMF_IO_INLINE : NVMF_ADMIN_INLINE;
+	uint32_t max_inline = q->sq.qid ? nvmf_io_inline(q->t->tgt) : NVMF_ADMIN_INLINE;
 	struct nvme_sgl_desc d;
 	const struct nvme_sgl_desc *sgl = &d;
 
@@ -83,11 +83,7 @@ static void cmd_ready(struct tcp_cmd *c)
 		nvmf_req_complete(req, st);
 		return;
 	}
-	if (req->dir == NVMF_DIR_H2C && !req->data_in_capsule) {
-		tcp_queue_r2t(c);
-		return;
-	}
-	nvmf_req_execute(req);
+	tcp_cmd_buf_go(c);
 }
 
 static void rx_cmd_hdr(struct tcp_queue *q)
@@ -104,7 +100,8 @@ static void rx_cmd_hdr(struct tcp_queue *q)
 	c->req.cmd = pdu->sqe;
 	c->early_status = sgl_parse(q, c, q->chk.data_len);
 	if (q->chk.data_len) {
-		uint32_t max_inline = q->sq.qid ? NVMF_IO_INLINE : NVMF_ADMIN_INLINE;
+		uint32_t max_inline = q->sq.qid ? nvmf_io_inline(q->t->tgt) : NVMF_ADMIN_INLINE;
+		int rc;
 
 		if (q->chk.data_len > max_inline) {
 			tcp_cmd_put(c);
@@ -112,6 +109,19 @@ static void rx_cmd_hdr(struct tcp_queue *q)
 			return;
 		}
 		c->state = CMD_RECV_INLINE;
+		rc = tcp_cmd_inline_buf(c, q->chk.data_len);
+		if (rc == -EAGAIN) {
+			/* Read nothing more until the buffer comes (tcp_q_rx_resume). */
+			q->rx_cmd = c;
+			q->rx = RX_WAIT_BUF;
+			event_del(q->rev);
+			return;
+		}
+		if (rc) {
+			tcp_cmd_put(c);
+			tcp_q_hard_close(q);
+			return;
+		}
 		rx_expect_data(q, c, c->req.buf, q->chk.data_len);
 		return;
 	}
@@ -186,7 +196,7 @@ static void rx_icreq(struct tcp_queue *q)
 	q->params.hdgst = req->digest & NVME_TCP_HDR_DIGEST_ENABLE;
 	q->params.ddgst = req->digest & NVME_TCP_DATA_DIGEST_ENABLE;
 	q->params.cpda = 0;
-	q->params.max_data = BLOX_MAX(NVMF_TCP_MAXH2CDATA, (uint32_t)NVMF_IO_INLINE);
+	q->params.max_data = BLOX_MAX(NVMF_TCP_MAXH2CDATA, nvmf_io_inline(q->t->tgt));
 
 	memset(rsp, 0, sizeof(*rsp));
 	nvme_tcp_hdr_init(&rsp->hdr, NVME_TCP_ICRESP, 0, sizeof(*rsp), 0,
@@ -291,6 +301,8 @@ static void rx_data_done(struct tcp_queue *q)
 	c->rcv_off += q->rx_len;
 	if (c->rcv_off < c->r2t_end)
 		return; /* more H2CData for this R2T */
+	if (c->early_status || c->rcv_off == c->req.data_len)
+		tcp_cmd_r2t_done(c);
 	if (c->early_status) {
 		c->state = CMD_EXEC;
 		nvmf_req_complete(&c->req, c->early_status);
@@ -353,10 +365,23 @@ static void rx_process(struct tcp_queue *q)
 			if (q->rx_ddgst_have == NVME_TCP_DIGEST_LEN)
 				rx_data_done(q);
 			break;
+		case RX_WAIT_BUF:
 		case RX_DEAD:
-			break;
+			return;
 		}
 	}
+}
+
+void tcp_q_rx_resume(struct tcp_queue *q)
+{
+	struct tcp_cmd *c = q->rx_cmd;
+
+	if (q->rx != RX_WAIT_BUF)
+		return;
+	rx_expect_data(q, c, c->req.buf, q->chk.data_len);
+	event_add(q->rev, NULL);
+	/* What was read behind the capsule is in rbuf: the read event goes on from it. */
+	event_active(q->rev, EV_READ, 0);
 }
 
 void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
@@ -368,7 +393,11 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	if (q->sock.hs != TCP_HS_DONE && tcp_sock_start(q) <= 0)
 		return;
-	for (budget = RX_BUDGET; budget > 0 && q->rx != RX_DEAD; budget--) {
+	/* Bytes left in rbuf when the receiver stopped for a buffer. */
+	if (q->rbuf_off < q->rbuf_len)
+		rx_process(q);
+	for (budget = RX_BUDGET; budget > 0 && q->rx != RX_DEAD && q->rx != RX_WAIT_BUF;
+	     budget--) {
 		ssize_t n;
 
 		if (q->rx == RX_DATA && q->rx_left >= 4096) {
@@ -425,7 +454,8 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	tcp_q_rx_mark(q);
 	/* Out of budget with records already read (TLS): come back without an event. */
-	if (!budget && q->rx != RX_DEAD && q->sock.ops->pending(&q->sock))
+	if (!budget && q->rx != RX_DEAD && q->rx != RX_WAIT_BUF &&
+	    q->sock.ops->pending(&q->sock))
 		event_active(q->rev, EV_READ, 0);
 	if (!q->fd_closed && !TAILQ_EMPTY(&q->send_list))
 		tcp_q_flush(q);

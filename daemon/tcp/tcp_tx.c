@@ -151,7 +151,7 @@ static void cmd_sent(struct tcp_queue *q, struct tcp_cmd *c)
 		TAILQ_REMOVE(&q->send_list, c, link);
 		c->state = CMD_H2C;
 		if (q->rx == RX_DEAD)
-			tcp_cmd_put(c); /* closing: its data will never be read */
+			tcp_cmd_drop(c); /* closing: its data will never be read */
 		break;
 	case SEND_C2H:
 		if (!c->skip_rsp) {

@@ -498,6 +498,9 @@ int fx_main(const struct fx_group *g, const struct CMUnitTest *tests, size_t n)
 {
 	signal(SIGPIPE, SIG_IGN);
 	main_group = g;
+	/* FX_TEST_FILTER=test_x (cmocka's pattern): run only those tests. */
+	if (getenv("FX_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("FX_TEST_FILTER"));
 	return fx_finish(_cmocka_run_group_tests("tests", tests, n, g ? main_group_setup : NULL,
 						 g ? fx_group_teardown : NULL));
 }

@@ -114,21 +114,21 @@ static void test_bad_transfer_size(void **state)
 {
 	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1);
-	uint8_t *buf = calloc(1, 262144);
+	uint8_t *buf = calloc(1, 2 << 20);
 
 	assert_non_null(buf);
-	/* Above MDTS (128 KiB). */
-	assert_int_equal(run_cmd(c->io[0], nvme_cmd_read, 1, 0, 64, buf, 262144,
+	/* Above MDTS (the default, 1 MiB). */
+	assert_int_equal(run_cmd(c->io[0], nvme_cmd_read, 1, 0, 512, buf, 2 << 20,
 				 0),
 			 NVME_SC_INVALID_FIELD);
-	assert_int_equal(run_cmd(c->io[0], nvme_cmd_write, 1, 0, 64, buf, 262144,
+	assert_int_equal(run_cmd(c->io[0], nvme_cmd_write, 1, 0, 512, buf, 2 << 20,
 				 INI_REQ_NO_INLINE),
 			 NVME_SC_INVALID_FIELD);
 	/* The SGL describes less than NLB blocks. */
 	assert_int_equal(run_cmd(c->io[0], nvme_cmd_read, 1, 0, 2, buf, 4096, 0),
 			 NVME_SC_SGL_INVALID_DATA);
 	/* MDTS exactly is fine. */
-	assert_int_equal(run_cmd(c->io[0], nvme_cmd_read, 1, 0, 32, buf, 131072,
+	assert_int_equal(run_cmd(c->io[0], nvme_cmd_read, 1, 0, 256, buf, 1 << 20,
 				 0),
 			 0);
 	free(buf);

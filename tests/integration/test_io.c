@@ -110,7 +110,7 @@ static void test_identify_ctrl(void **state)
 	assert_true(id->sgls & 0x1); /* SGLs supported */
 	assert_true(id->sgls & (1u << 20)); /* offset (in-capsule) SGLs */
 	assert_true(id->kas != 0);
-	assert_int_equal(id->mdts, 5);
+	assert_int_equal(id->mdts, 8); /* 2^8 x 4 KiB: the default 1 MiB */
 	assert_true(id->nn >= 3);
 	/* SQES/CQES: required 64/16-byte entries. */
 	assert_int_equal(id->sqes, 0x66);

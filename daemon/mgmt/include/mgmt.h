@@ -395,6 +395,8 @@ struct blox_admin_opts {
 	/* TLS listener ADDR:PORT (NULL: none), with its PEM files. */
 	const char *tls_listen, *tls_cert, *tls_key, *tls_ca;
 	uint32_t idle_timeout_ms; /* a silent client is closed; 0: 60 s */
+	/* Requests in flight at once over every client; more are refused. 0: none. */
+	uint32_t max_inflight;
 };
 
 struct blox_admin;

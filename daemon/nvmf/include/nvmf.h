@@ -33,13 +33,15 @@ struct event;
 /* Generic "Transient Transport Error" (NVMe 1.4), not in libnvme 1.3. */
 #define NVMF_SC_TRANSIENT_TRANSPORT 0x22
 
-/* Limits the target advertises. */
+/* Limits the target advertises (defaults of struct nvmf_tgt_limits). */
 #define NVMF_MQES 1023 /* 0's based: 1024 entries per I/O queue */
+#define NVMF_MAX_QUEUE_SIZE 65536 /* CAP.MQES is 16 bits, 0's based */
 #define NVMF_ADMIN_MAX_SQSIZE 31 /* 0's based */
-#define NVMF_MAX_IO_QUEUES 64
-#define NVMF_MDTS_SHIFT 5 /* 2^5 * 4 KiB = 128 KiB */
-#define NVMF_MAX_XFER (4096u << NVMF_MDTS_SHIFT)
+#define NVMF_MAX_IO_QUEUES 64 /* hard ceiling of --max-io-queues */
+#define NVMF_MAX_XFER (1024u * 1024) /* default MDTS: 1 MiB */
+#define NVMF_MAX_MDTS_KB (32u * 1024) /* largest --mdts-kb */
 #define NVMF_IO_INLINE 16384 /* in-capsule data on I/O queues */
+#define NVMF_MAX_IO_INLINE (128u * 1024) /* largest --in-capsule-kb */
 #define NVMF_ADMIN_INLINE 8192 /* what Linux assumes for the admin queue */
 #define NVMF_AERL 3 /* 0's based: 4 outstanding AERs */
 #define NVMF_ACL 3 /* 0's based abort limit */
@@ -259,8 +261,15 @@ struct nvmf_req {
 	/* Bytes the command moves, set by the parser; must match data_len. */
 	uint32_t transfer_len;
 	bool data_in_capsule;
-	uint8_t *buf; /* transport-owned, at least NVMF_MAX_XFER bytes */
-	uint8_t *scratch; /* a second buffer of the same size (Compare) */
+	/*
+	 * Transport-owned: at least data_len bytes rounded up to 4 KiB (4 KiB
+	 * on the admin queue even without data), given once nvmf_req_init()
+	 * passed (in-capsule data: before it).
+	 */
+	uint8_t *buf;
+	/* A second buffer of scratch_len bytes (Compare, log pages) or NULL. */
+	uint8_t *scratch;
+	uint32_t scratch_len; /* set by the parser: what execute() needs */
 	uint16_t error_loc; /* byte offset in the SQE of a bad field */
 	uint16_t (*execute)(struct nvmf_req *req);
 	struct blox_io io;
@@ -324,7 +333,41 @@ struct nvmf_ctrl {
 struct nvmf_tgt_stats {
 	uint64_t ctrls_created, ctrls_destroyed, kato_expired;
 	uint64_t connects_rejected;
+	/* Limits that tripped (struct nvmf_tgt_limits). */
+	uint64_t io_queues_clamped; /* Set Features Number of Queues cut to the cap */
+	uint64_t refused_io_queues; /* Connect of a queue beyond the cap */
+	uint64_t refused_ctrls_per_host; /* Connect over max_ctrls_per_host */
+	uint64_t refused_queue_size; /* Connect SQSIZE above the largest queue */
+	uint64_t kato_raised; /* a KATO below min_kato_ms raised to it */
+	uint64_t kato0_expired; /* KATO-0 controllers idle without I/O queues */
+	uint64_t log_suppressed; /* limit log lines left out (rate limit) */
 };
+
+/*
+ * What one host may hold of the target. 0 in a cap or deadline: none.
+ * bloxd's flags of the same names set them (docs/bloxd.md).
+ */
+struct nvmf_tgt_limits {
+	uint32_t max_io_queues; /* I/O queues per controller, 1..NVMF_MAX_IO_QUEUES */
+	uint32_t max_ctrls_per_host; /* controllers of one host NQN, target-wide */
+	uint32_t min_kato_ms; /* a smaller nonzero KATO of an I/O controller is raised */
+	uint32_t kato0_timeout_ms; /* a KATO-0 controller with no I/O queue, idle */
+	uint32_t mdts_kb; /* largest transfer, a power of two >= 4 */
+	uint32_t in_capsule_kb; /* in-capsule data on I/O queues (IOCCSZ) */
+	uint32_t max_queue_size; /* entries of an I/O queue (CAP.MQES + 1) */
+};
+
+#define NVMF_TGT_LIMITS_DEFAULT                                                            \
+	((struct nvmf_tgt_limits){ .max_io_queues = NVMF_MAX_IO_QUEUES,                    \
+				   .max_ctrls_per_host = 128,                              \
+				   .min_kato_ms = 1000,                                    \
+				   .kato0_timeout_ms = 120000,                             \
+				   .mdts_kb = NVMF_MAX_XFER / 1024,                        \
+				   .in_capsule_kb = NVMF_IO_INLINE / 1024,                 \
+				   .max_queue_size = NVMF_MQES + 1 })
+
+/* Checks @l; 0, or -EINVAL with what is wrong in @err. */
+int nvmf_tgt_limits_check(const struct nvmf_tgt_limits *l, char *err, size_t len);
 
 struct nvmf_tgt {
 	struct event_base *base;
@@ -338,7 +381,24 @@ struct nvmf_tgt {
 	uint16_t next_port_id;
 	uint64_t start_ns;
 	struct nvmf_tgt_stats stats;
+	struct nvmf_tgt_limits lim; /* NVMF_TGT_LIMITS_DEFAULT unless set */
+	struct blox_ratelimit rl; /* limit log lines (nvmf_limit_log) */
 };
+
+/* Largest transfer (MDTS) and in-capsule data of an I/O queue, in bytes. */
+static inline uint32_t nvmf_max_xfer(const struct nvmf_tgt *tgt)
+{
+	return tgt->lim.mdts_kb * 1024u;
+}
+
+static inline uint32_t nvmf_io_inline(const struct nvmf_tgt *tgt)
+{
+	return tgt->lim.in_capsule_kb * 1024u;
+}
+
+/* A log line about a limit that tripped (WARN), at most a few per second. */
+void nvmf_limit_log(struct nvmf_tgt *tgt, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /*
  * Target life. @base may be NULL in unit tests that drive no timers.
@@ -481,7 +541,9 @@ int nvmf_ctrl_create(struct nvmf_subsys *subsys, const char *hostnqn,
 /* Bind @sq to @ctrl as queue @qid; -EEXIST if taken. */
 int nvmf_ctrl_attach_sq(struct nvmf_ctrl *ctrl, struct nvmf_sq *sq,
 			uint16_t qid);
-/* Change the keep alive timeout (0: off) and restart the timer. */
+/* @kato_ms raised to the target's min_kato_ms if @ctrl is an I/O controller (counted). */
+uint32_t nvmf_ctrl_kato_min(struct nvmf_ctrl *ctrl, uint32_t kato_ms);
+/* Change the keep alive timeout (0: off, kato0_timeout_ms) and restart the timer. */
 void nvmf_ctrl_set_kato(struct nvmf_ctrl *ctrl, uint32_t kato_ms);
 /* CC.EN=1 accepted and not being torn down. */
 bool nvmf_ctrl_ready(const struct nvmf_ctrl *ctrl);

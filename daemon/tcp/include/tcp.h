@@ -6,12 +6,31 @@
 #ifndef BLOX_TCP_H
 #define BLOX_TCP_H
 
+#include "blox_bufpool.h"
 #include "nvmf.h"
 
 /* Largest data payload of one H2CData PDU we accept (ICResp MAXH2CDATA). */
 #define NVMF_TCP_MAXH2CDATA (128u * 1024)
 
 struct nvmf_tcp;
+struct evconnlistener;
+struct event;
+struct event_base;
+
+/*
+ * A listener that pauses when accept() fails (EMFILE, ENFILE, ENOBUFS)
+ * instead of being woken for the same backlog forever: the NVMe/TCP
+ * listeners and the admin API's. The pause grows as blox_backoff says.
+ */
+struct tcp_accept_pause {
+	struct evconnlistener *lev;
+	struct event *retry; /* made at the first pause */
+	struct blox_backoff b;
+};
+
+/* accept() failed on @p->lev at @now_ns: pause it; the pause in ms (0: no timer, no pause). */
+uint32_t tcp_accept_pause(struct tcp_accept_pause *p, struct event_base *base, uint64_t now_ns);
+void tcp_accept_pause_fini(struct tcp_accept_pause *p);
 
 /*
  * What one client may hold of the transport. 0 in any member: no limit
@@ -24,6 +43,15 @@ struct nvmf_tcp_limits {
 	uint32_t icreq_timeout_ms; /* ICReq after accept */
 	uint32_t connect_timeout_ms; /* Fabrics Connect after the ICResp */
 	uint32_t pdu_timeout_ms; /* rest of a PDU once its header began */
+	/*
+	 * Data buffers come from one pool when a command needs them: its cap
+	 * (never 0), a cap per connection (a connection holding nothing still
+	 * gets one buffer), R2Ts outstanding per connection. A command over a
+	 * cap waits for buffers to come back; it does not fail.
+	 */
+	uint32_t buffer_pool_mb;
+	uint32_t max_conn_buffer_kb;
+	uint32_t max_r2t;
 };
 
 #define NVMF_TCP_LIMITS_DEFAULT                                                            \
@@ -31,7 +59,10 @@ struct nvmf_tcp_limits {
 				   .max_conns_per_host = 256,                              \
 				   .icreq_timeout_ms = 10000,                              \
 				   .connect_timeout_ms = 10000,                            \
-				   .pdu_timeout_ms = 30000 })
+				   .pdu_timeout_ms = 30000,                                \
+				   .buffer_pool_mb = 256,                                  \
+				   .max_conn_buffer_kb = 16384,                            \
+				   .max_r2t = 128 })
 
 struct nvmf_tcp_stats {
 	uint64_t queues_accepted, queues_closed;
@@ -45,10 +76,24 @@ struct nvmf_tcp_stats {
 	uint64_t refused_per_host; /* over max_conns_per_host */
 	uint64_t icreq_timeouts, connect_timeouts, pdu_timeouts;
 	uint64_t log_suppressed; /* limit log lines left out (rate limit) */
+	uint64_t r2t_waits; /* commands that waited for an R2T slot (max_r2t) */
 	uint64_t tls_handshakes, tls_failures; /* TLS 1.3 handshakes done, refused */
 };
 
-/* @limits NULL: NVMF_TCP_LIMITS_DEFAULT. */
+/* The data buffer pool: bytes now, and the waits its caps caused. */
+struct nvmf_tcp_buffers {
+	uint64_t cap, used, cached, peak;
+	uint64_t pool_waits; /* commands that waited for the pool's cap */
+	uint64_t conn_waits; /* commands that waited for their connection's cap */
+};
+
+void nvmf_tcp_buffers(const struct nvmf_tcp *t, struct nvmf_tcp_buffers *out);
+
+/*
+ * @limits NULL: NVMF_TCP_LIMITS_DEFAULT. The target's limits (MDTS,
+ * in-capsule size) must be set already; -EINVAL (and why in the log) when
+ * the pool cannot hold two transfers of the largest size.
+ */
 int nvmf_tcp_create(struct nvmf_tgt *tgt, const struct nvmf_tcp_limits *limits,
 		    struct nvmf_tcp **out);
 /* Free the transport; every queue must be gone (nvmf_tcp_nr_queues() 0). */

@@ -68,6 +68,12 @@ void fake_tgt_init_base(struct fake_tgt *ft,
 		blox_clock_init_virtual(&ft->clock, FAKE_START_NS);
 	ft->log.level = getenv("BLOX_TEST_LOG") ? BLOX_LOG_DEBUG : -1;
 	assert_int_equal(nvmf_tgt_init(&ft->tgt, base, &ft->clock, &ft->log), 0);
+	/*
+	 * The core's tests were written for a 128 KiB MDTS and any KATO;
+	 * tests of those limits set their own.
+	 */
+	ft->tgt.lim.mdts_kb = 128;
+	ft->tgt.lim.min_kato_ms = 0;
 	assert_int_equal(nvmf_port_add(&ft->tgt, "127.0.0.1", "4420", false,
 				       &ft->port),
 			 0);

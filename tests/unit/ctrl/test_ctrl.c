@@ -361,6 +361,66 @@ static void test_kato_event_loop(void **state)
 	event_base_free(base);
 }
 
+/* 12. The limits on what a host holds: queues, queue size, controllers, KATO. */
+static void test_host_limits(void **state)
+{
+	struct fake_tgt ft;
+	struct fake_q *a1, *a2, *a3, *io;
+	struct fake_cmd *c;
+	struct fake_connect_args ca = { .qid = 0, .sqsize = 31, .cntlid = 0xffff,
+					.kato = 300, .subnqn = FAKE_SUBNQN,
+					.hostnqn = FAKE_HOSTNQN };
+	uint64_t res = 0;
+	uint16_t id;
+
+	(void)state;
+	fake_tgt_init(&ft);
+	ft.tgt.lim.max_io_queues = 2;
+	ft.tgt.lim.max_queue_size = 64;
+	ft.tgt.lim.max_ctrls_per_host = 2;
+	ft.tgt.lim.min_kato_ms = 1000;
+	fake_subsys(&ft, FAKE_SUBNQN, true);
+	c = fake_cmd_new(&ft);
+	a1 = fake_q_new(&ft);
+	a2 = fake_q_new(&ft);
+	a3 = fake_q_new(&ft);
+	io = fake_q_new(&ft);
+
+	/* A KATO below the minimum is raised to it, counted. */
+	id = fake_admin_up_as(&ft, a1, FAKE_SUBNQN, FAKE_HOSTNQN, 300);
+	assert_int_equal(a1->sq.ctrl->kato_ms, 1000);
+	assert_int_equal(ft.tgt.stats.kato_raised, 1);
+	assert_int_equal(fake_set_feat(&ft, a1, c, NVME_FEAT_FID_KATO, 10), 0);
+	assert_int_equal(a1->sq.ctrl->kato_ms, 1000);
+	assert_int_equal(fake_set_feat(&ft, a1, c, NVME_FEAT_FID_KATO, 0), 0);
+	assert_int_equal(a1->sq.ctrl->kato_ms, 0); /* 0 stays 0: kato0_timeout_ms */
+	assert_int_equal(ft.tgt.stats.kato_raised, 2);
+
+	/* Number of Queues: 8 asked, 2 granted (0's based in the result). */
+	assert_int_equal(fake_set_feat(&ft, a1, c, NVME_FEAT_FID_NUM_QUEUES, 7u << 16 | 7u), 0);
+	assert_int_equal(c->cqe.result, 1u << 16 | 1u);
+	assert_int_equal(ft.tgt.stats.io_queues_clamped, 1);
+	/* Queue 3 refused as an invalid parameter, counted; a queue too deep too. */
+	assert_int_not_equal(fake_io_connect(&ft, io, FAKE_SUBNQN, id, 3, 31), 0);
+	assert_int_equal(ft.tgt.stats.refused_io_queues, 1);
+	assert_int_not_equal(fake_io_connect(&ft, io, FAKE_SUBNQN, id, 1, 64), 0);
+	assert_int_equal(ft.tgt.stats.refused_queue_size, 1);
+	assert_int_equal(fake_io_connect(&ft, io, FAKE_SUBNQN, id, 2, 63), 0);
+	/* CAP.MQES and MAXCMD say the same. */
+	assert_int_equal(nvmf_ctrl_cap(a1->sq.ctrl) & 0xffff, 63);
+
+	/* A third controller of the host: Controller Busy. */
+	fake_admin_up_as(&ft, a2, FAKE_SUBNQN, FAKE_HOSTNQN, 0);
+	assert_int_equal(fake_connect(&ft, a3, &ca, &res),
+			 (NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT | NVME_SC_CONNECT_CTRL_BUSY) |
+				 NVME_SC_DNR);
+	assert_int_equal(ft.tgt.stats.refused_ctrls_per_host, 1);
+	/* Another host is not counted against it. */
+	ca.hostnqn = "nqn.2014-08.org.example:other";
+	assert_int_equal(fake_connect(&ft, a3, &ca, &res), 0);
+	fake_tgt_fini(&ft);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
@@ -376,6 +436,7 @@ int main(void)
 		T(test_kato_touch),
 		T(test_kato_zero_and_dying),
 		cmocka_unit_test(test_kato_event_loop),
+		cmocka_unit_test(test_host_limits),
 	};
 #undef T
 
