@@ -6,6 +6,7 @@
  */
 #include "ctl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,26 +99,55 @@ static const struct ctl_cmd subsys_cmds[] = {
 
 const struct ctl_object ctl_obj_subsys = { "subsys", subsys_cmds };
 
-/* allow: NQN HOSTNQN [--dhchap-key KEY] [--dhchap-ctrl-key KEY]. */
+/*
+ * A secret given as "-": one line from standard input (kept off the
+ * command line, where ps shows it) into @buf.
+ */
+static const char *secret_arg(const char *v, char *buf, size_t len)
+{
+	size_t n;
+
+	if (strcmp(v, "-"))
+		return v;
+	if (!fgets(buf, (int)len, stdin))
+		return NULL;
+	n = strcspn(buf, "\r\n");
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * allow: NQN HOSTNQN [--dhchap-key KEY] [--dhchap-ctrl-key KEY]
+ * [--tls-psk KEY]; one KEY may be "-" (read from stdin).
+ */
 static int host_allow(struct ctl *c, int argc, char **argv)
 {
+	static const char *const opts[] = { "--dhchap-key", "--dhchap-ctrl-key", "--tls-psk" };
 	Blox__Admin__HostRequest r = BLOX__ADMIN__HOST_REQUEST__INIT;
+	char **field[] = { &r.dhchap_key, &r.dhchap_ctrl_key, &r.tls_psk };
+	char line[256] = "";
+	bool stdin_used = false;
 	char *pos[2];
-	int n = 0;
+	int n = 0, rc;
 
 	for (int i = 0; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		size_t o = 0;
 
-		if (!strcmp(argv[i], "--dhchap-key") || !strcmp(argv[i], "--dhchap-ctrl-key")) {
-			if (!v)
-				return ctl_usage_err("host allow: %s needs a DHHC-1 secret",
-						     argv[i]);
-			if (!strcmp(argv[i], "--dhchap-key"))
-				r.dhchap_key = (char *)v;
-			else
-				r.dhchap_ctrl_key = (char *)v;
-			i++;
-		} else if (argv[i][0] == '-' || n == 2) {
+		while (o < 3 && strcmp(argv[i], opts[o]))
+			o++;
+		if (o < 3) {
+			if (i + 1 >= argc)
+				return ctl_usage_err("host allow: %s needs a key (or - for stdin)",
+						     opts[o]);
+			if (!strcmp(argv[++i], "-") && stdin_used)
+				return ctl_usage_err("host allow: only one key can come from stdin");
+			stdin_used |= !strcmp(argv[i], "-");
+			*field[o] = (char *)secret_arg(argv[i], line, sizeof(line));
+			if (!*field[o])
+				return ctl_usage_err("host allow: %s -: no key on stdin", opts[o]);
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return ctl_usage_err("host allow: unknown option '%s'", argv[i]);
+		} else if (n == 2) {
 			return ctl_usage_err("host allow: unexpected '%s'", argv[i]);
 		} else {
 			pos[n++] = argv[i];
@@ -129,7 +159,9 @@ static int host_allow(struct ctl *c, int argc, char **argv)
 		return ctl_usage_err("host allow: --dhchap-ctrl-key needs --dhchap-key");
 	r.nqn = pos[0];
 	r.host_nqn = pos[1];
-	return ctl_call(c, "AllowHost", &r.base, ctl_print_subsys);
+	rc = ctl_call(c, "AllowHost", &r.base, ctl_print_subsys);
+	memset(line, 0, sizeof(line));
+	return rc;
 }
 
 /* deny and show: NQN HOSTNQN. */
@@ -168,8 +200,8 @@ static int host_allow_any(struct ctl *c, int argc, char **argv)
 }
 
 static const struct ctl_cmd host_cmds[] = {
-	{ "allow", "NQN HOSTNQN [--dhchap-key KEY] [--dhchap-ctrl-key KEY]",
-	  "DH-HMAC-CHAP secrets (DHHC-1); on an allowed host: replace its secrets",
+	{ "allow", "NQN HOSTNQN [--dhchap-key KEY] [--dhchap-ctrl-key KEY] [--tls-psk KEY]",
+	  "DHHC-1 secrets, NVMeTLSkey-1 PSK (one KEY may be - for stdin); on an allowed host: replace them",
 	  host_allow },
 	{ "deny", "NQN HOSTNQN", "", host_deny },
 	{ "show", "NQN HOSTNQN", "an allowed host and which secrets it has (never them)",

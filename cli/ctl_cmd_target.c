@@ -62,11 +62,21 @@ const struct ctl_object ctl_obj_config = { "config", config_cmds };
 /* add and remove: ADDR:PORT, and --discovery for add. */
 static int listener_change(struct ctl *c, int argc, char **argv, bool add)
 {
-	static const char *const disc[] = { "--discovery", NULL };
+	static const char *const flags[] = { "--discovery", "--tls", "required", "allowed",
+					     "none", NULL };
 	Blox__Admin__ListenerRequest r = BLOX__ADMIN__LISTENER_REQUEST__INIT;
 	char addr[64], *pos[1];
-	int n = ctl_positional(argc, argv, add ? disc : NULL, pos, 1);
+	int n;
 
+	for (int i = 0; add && i < argc; i++) {
+		if (strcmp(argv[i], "--tls"))
+			continue;
+		if (i + 1 >= argc || (strcmp(argv[i + 1], "required") &&
+				      strcmp(argv[i + 1], "allowed") && strcmp(argv[i + 1], "none")))
+			return ctl_usage_err("listener add: --tls required|allowed|none");
+		r.tls = argv[i + 1];
+	}
+	n = ctl_positional(argc, argv, add ? flags : NULL, pos, 1);
 	if (n < 0)
 		return CTL_EX_USAGE;
 	if (n != 1)
@@ -102,7 +112,8 @@ static int listener_list(struct ctl *c, int argc, char **argv)
 }
 
 static const struct ctl_cmd listener_cmds[] = {
-	{ "add", "ADDR:PORT [--discovery]", "([V6ADDR]:PORT for IPv6)", listener_add },
+	{ "add", "ADDR:PORT [--discovery] [--tls required|allowed]",
+	  "([V6ADDR]:PORT for IPv6) TLS 1.3 with a PSK: only, or beside plain", listener_add },
 	{ "remove", "ADDR:PORT", "", listener_remove },
 	{ "list", "", "", listener_list },
 	{ NULL, NULL, NULL, NULL },

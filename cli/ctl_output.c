@@ -226,6 +226,9 @@ void ctl_print_host(const ProtobufCMessage *m)
 	       "dhchap key       %s\ndhchap ctrl key  %s\n",
 	       h->nqn, h->host_nqn, h->dhchap_key_set ? "set" : "none",
 	       h->dhchap_ctrl_key_set ? "set (bidirectional)" : "none");
+	printf("tls psk          %s\n", h->tls_psk_set ? "set" : "none");
+	if (h->tls_psk_identity && h->tls_psk_identity[0])
+		printf("tls identity     %s\n", h->tls_psk_identity);
 }
 
 void ctl_print_subsys_list(const ProtobufCMessage *m)
@@ -254,7 +257,7 @@ void ctl_print_listeners(const ProtobufCMessage *m)
 	const Blox__Admin__ListenerList *l = (const void *)m;
 	struct cli_table t;
 
-	cli_table_init(&t, "ID", "ADDRESS", "PORT", "KIND", "QUEUES", NULL);
+	cli_table_init(&t, "ID", "ADDRESS", "PORT", "KIND", "TLS", "QUEUES", NULL);
 	for (size_t i = 0; i < l->n_listeners; i++) {
 		const Blox__Admin__Listener *x = l->listeners[i];
 
@@ -262,6 +265,7 @@ void ctl_print_listeners(const ProtobufCMessage *m)
 		cli_table_cell(&t, "%s", x->address);
 		cli_table_cell(&t, "%u", x->port);
 		cli_table_cell(&t, "%s", x->discovery_only ? "discovery" : "nvm+discovery");
+		cli_table_cell(&t, "%s", x->tls[0] ? x->tls : "none");
 		cli_table_cell(&t, "%u", x->queues);
 		cli_table_end_row(&t);
 	}
@@ -272,8 +276,10 @@ void ctl_print_listener(const ProtobufCMessage *m)
 {
 	const Blox__Admin__Listener *x = (const void *)m;
 
-	printf("listener %u: %s:%u%s\n", x->id, x->address, x->port,
-	       x->discovery_only ? " (discovery only)" : "");
+	printf("listener %u: %s:%u%s%s%s\n", x->id, x->address, x->port,
+	       x->discovery_only ? " (discovery only)" : "",
+	       x->tls[0] && strcmp(x->tls, "none") ? ", TLS " : "",
+	       x->tls[0] && strcmp(x->tls, "none") ? x->tls : "");
 }
 
 void ctl_print_ctrls(const ProtobufCMessage *m)

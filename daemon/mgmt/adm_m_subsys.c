@@ -6,6 +6,7 @@
  * namespaces, whose backends and store files go off the loop.
  */
 #include "adm_internal.h"
+#include "nvme_tls.h"
 #include "blox_nqn.h"
 
 #include <errno.h>
@@ -297,6 +298,8 @@ static void m_allow_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 {
 	struct blox_admin *a = ADM_OF(svc);
 	struct nvmf_subsys *s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
+	const char *psk = in->tls_psk ? in->tls_psk : "";
+	bool dh = in->dhchap_key[0] || in->dhchap_ctrl_key[0];
 	struct blox_cfg_host ch = { 0 };
 	struct nvmf_host *h;
 	const char *why = NULL;
@@ -307,17 +310,24 @@ static void m_allow_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 		ADM_FAILED(closure, d);
 	if (blox_nqn_check(in->host_nqn, false, err, sizeof(err)))
 		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "host: %s", err);
+	/* What is wrong with a key, never the key. */
+	if (psk[0] && blox_tls_psk_check(psk, err, sizeof(err)))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "host %s: %s", in->host_nqn, err);
 	h = nvmf_subsys_find_host(s, in->host_nqn);
-	if (h && !in->dhchap_key[0] && !in->dhchap_ctrl_key[0])
+	/* Allowed already: only new secrets (rotation) are something to do. */
+	if (h && !dh && !psk[0])
 		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
 			 "host %s is already allowed on %s", in->host_nqn, s->nqn);
 	if (h) {
-		rc = nvmf_host_set_keys(h, in->dhchap_key, in->dhchap_ctrl_key, &why);
+		rc = dh ? nvmf_host_set_keys(h, in->dhchap_key, in->dhchap_ctrl_key, &why) : 0;
+		if (!rc && psk[0])
+			rc = prov_host_set_tls_psk(a->prov, s, in->host_nqn, psk);
 	} else {
 		snprintf(ch.nqn, sizeof(ch.nqn), "%s", in->host_nqn);
 		snprintf(ch.dhchap_key, sizeof(ch.dhchap_key), "%s", in->dhchap_key);
 		snprintf(ch.dhchap_ctrl_key, sizeof(ch.dhchap_ctrl_key), "%s",
 			 in->dhchap_ctrl_key);
+		snprintf(ch.tls_psk, sizeof(ch.tls_psk), "%s", psk);
 		rc = prov_host_add(a->prov, s, &ch, &why);
 		dhchap_wipe(&ch, sizeof(ch));
 	}
@@ -327,11 +337,12 @@ static void m_allow_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 	if (rc && rc != -EEXIST)
 		ADM_FAIL(closure, d, adm_status_from_errno(rc), "host %s: %s",
 			 in->host_nqn, strerror(-rc));
-	blox_log(a->log, BLOX_LOG_INFO, "admin: host %s %s on %s%s", in->host_nqn,
+	blox_log(a->log, BLOX_LOG_INFO, "admin: host %s %s on %s%s%s", in->host_nqn,
 		 h ? "given new secrets" : "allowed", s->nqn,
 		 in->dhchap_ctrl_key[0] ? " (DH-HMAC-CHAP, bidirectional)"
 		 : in->dhchap_key[0]    ? " (DH-HMAC-CHAP)"
-					: "");
+					: "",
+		 psk[0] ? " (TLS PSK)" : "");
 	if (!adm_persist(ADM_REQ(d)))
 		ADM_FAILED(closure, d);
 	answer_subsys(s, closure, d);
@@ -345,6 +356,9 @@ static void m_show_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 	struct nvmf_subsys *s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
 	Blox__Admin__HostInfo out = BLOX__ADMIN__HOST_INFO__INIT;
 	const struct nvmf_host *h;
+	struct nvme_tls_key k;
+	struct nvme_tls_psk tp;
+	char err[256];
 
 	if (!s)
 		ADM_FAILED(closure, d);
@@ -356,7 +370,14 @@ static void m_show_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 	out.host_nqn = (char *)h->nqn;
 	out.dhchap_key_set = h->has_key;
 	out.dhchap_ctrl_key_set = h->has_ctrl_key;
+	out.tls_psk_set = h->tls_psk[0] != '\0';
+	/* The identity a host presents with this PSK (NVMe1R, the current form). */
+	if (out.tls_psk_set && !nvme_tls_key_parse(h->tls_psk, &k, err, sizeof(err)) &&
+	    !nvme_tls_psk_make(&k, h->nqn, s->nqn, 1, &tp))
+		out.tls_psk_identity = tp.identity;
 	closure(&out, d);
+	nvme_tls_wipe(&k, sizeof(k));
+	nvme_tls_wipe(&tp, sizeof(tp));
 }
 
 /* Controllers of hosts no longer allowed are disconnected. */

@@ -134,6 +134,7 @@ static void listener_msg(struct blox_admin *a, const struct nvmf_port *p,
 	m->port = (uint32_t)atoi(p->svcid);
 	m->discovery_only = p->discovery_only;
 	m->queues = nvmf_tcp_port_queues(a->tcp, p);
+	m->tls = (char *)blox_tls_mode_name(p->tls);
 }
 
 static struct nvmf_port *find_port(struct blox_admin *a, const char *addr,
@@ -166,6 +167,9 @@ static void m_add_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
 	snprintf(l.addr, sizeof(l.addr), "%s", in->address);
 	snprintf(l.port, sizeof(l.port), "%u", in->port);
 	l.discovery_only = in->discovery_only;
+	if (blox_tls_mode_parse(in->tls ? in->tls : "", &l.tls))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "listener tls '%s': expected none, required or allowed", in->tls);
 	rc = prov_listener_add(a->prov, &l, &p, err, sizeof(err));
 	if (rc == -EEXIST)
 		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
@@ -179,8 +183,8 @@ static void m_add_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
 				 ? ADM_S_FAILED_PRECONDITION
 				 : ADM_S_INTERNAL,
 			 "listener %s:%u: %s", in->address, in->port, strerror(-rc));
-	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u added", in->address,
-		 in->port);
+	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u added%s%s", in->address,
+		 in->port, l.tls ? ", TLS " : "", l.tls ? blox_tls_mode_name(l.tls) : "");
 	listener_msg(a, p, &out);
 	if (!adm_persist(ADM_REQ(d)))
 		ADM_FAILED(closure, d);

@@ -10,6 +10,7 @@
  */
 #include "config_internal.h"
 #include "blox_nqn.h"
+#include "nvme_tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,8 +25,38 @@
  * that is not an IPv4 or IPv6 literal or a port outside 1..65535. The
  * address is kept in its canonical form so that "::1" and "0::1" are one.
  */
+int blox_tls_mode_parse(const char *s, enum nvmf_tls_mode *m)
+{
+	if (!*s || !strcmp(s, "none"))
+		*m = NVMF_TLS_NONE;
+	else if (!strcmp(s, "required"))
+		*m = NVMF_TLS_REQUIRED;
+	else if (!strcmp(s, "allowed"))
+		*m = NVMF_TLS_ALLOWED;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *blox_tls_mode_name(enum nvmf_tls_mode m)
+{
+	return m == NVMF_TLS_REQUIRED ? "required" : m == NVMF_TLS_ALLOWED ? "allowed" : "none";
+}
+
+int blox_tls_psk_check(const char *psk, char *err, size_t errlen)
+{
+	struct nvme_tls_key k;
+	int rc;
+
+	if (strlen(psk) >= NVMF_TLS_PSK_MAX)
+		return blox_fail(err, errlen, "TLS PSK: too long for the interchange format");
+	rc = nvme_tls_key_parse(psk, &k, err, errlen);
+	nvme_tls_wipe(&k, sizeof(k));
+	return rc;
+}
+
 static int listener_add(struct blox_config *cfg, const char *addr, const char *port,
-			bool disc, char *err, size_t errlen)
+			bool disc, enum nvmf_tls_mode tls, char *err, size_t errlen)
 {
 	unsigned char bin[sizeof(struct in6_addr)];
 	char canon[NVMF_TRADDR_SIZE];
@@ -56,6 +87,10 @@ static int listener_add(struct blox_config *cfg, const char *addr, const char *p
 					 "listener %s:%lu: given both as an NVMe/TCP and as "
 					 "a discovery-only listener",
 					 canon, pnum);
+		if (l->tls != tls)
+			return blox_fail(err, errlen,
+					 "listener %s:%lu: given with TLS %s and with TLS %s", canon,
+					 pnum, blox_tls_mode_name(l->tls), blox_tls_mode_name(tls));
 		return 0; /* already there: one listener */
 	}
 	l = cfg_grow(cfg->listeners, cfg->nr_listeners, sizeof(*l));
@@ -66,6 +101,7 @@ static int listener_add(struct blox_config *cfg, const char *addr, const char *p
 	snprintf(l->addr, sizeof(l->addr), "%s", canon);
 	snprintf(l->port, sizeof(l->port), "%lu", pnum);
 	l->discovery_only = disc;
+	l->tls = tls;
 	return 0;
 }
 
@@ -138,15 +174,16 @@ int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 
 	if (rc)
 		return rc;
-	return listener_add(cfg, addr, port, disc, err, errlen);
+	return listener_add(cfg, addr, port, disc, NVMF_TLS_NONE, err, errlen);
 }
 
 static int parse_listener(json_object *o, const char *where,
 			  struct blox_config *cfg, char *err, size_t errlen)
 {
-	static const char *const keys[] = { "address", "port", "discovery_only",
+	static const char *const keys[] = { "address", "port", "discovery_only", "tls",
 					    NULL };
-	char addr[NVMF_TRADDR_SIZE], port[8];
+	char addr[NVMF_TRADDR_SIZE], port[8], tls_text[16] = "";
+	enum nvmf_tls_mode tls;
 	bool disc = false, present;
 	uint64_t pnum = 0;
 	int rc;
@@ -157,12 +194,17 @@ static int parse_listener(json_object *o, const char *where,
 	    (rc = cfg_get_string(o, "address", where, addr, sizeof(addr), true, err,
 				 errlen)) ||
 	    (rc = cfg_get_u64(o, "port", where, false, &pnum, &present, err, errlen)) ||
-	    (rc = cfg_get_bool(o, "discovery_only", where, &disc, err, errlen)))
+	    (rc = cfg_get_bool(o, "discovery_only", where, &disc, err, errlen)) ||
+	    (rc = cfg_get_string(o, "tls", where, tls_text, sizeof(tls_text), false, err,
+				 errlen)))
 		return rc;
 	if (!present || pnum == 0 || pnum > 65535)
 		return blox_fail(err, errlen, "%s.port: must be 1..65535", where);
+	if (blox_tls_mode_parse(tls_text, &tls))
+		return blox_fail(err, errlen, "%s.tls: '%s': expected \"none\", \"required\" or \"allowed\"",
+				 where, tls_text);
 	snprintf(port, sizeof(port), "%u", (unsigned)pnum);
-	rc = listener_add(cfg, addr, port, disc, err, errlen);
+	rc = listener_add(cfg, addr, port, disc, tls, err, errlen);
 	if (rc == -EINVAL) {
 		char why[300];
 
@@ -174,12 +216,13 @@ static int parse_listener(json_object *o, const char *where,
 
 /*
  * A host of a subsystem: its NQN, or an object with "nqn" and its
- * DH-HMAC-CHAP secrets "dhchap_key" and "dhchap_ctrl_key" (DHHC-1).
+ * DH-HMAC-CHAP secrets "dhchap_key" and "dhchap_ctrl_key" (DHHC-1) and its
+ * TLS PSK "tls_psk" (NVMeTLSkey-1).
  */
 static int parse_host(json_object *h, const char *where, struct blox_cfg_host *out,
 		      char *err, size_t errlen)
 {
-	static const char *const keys[] = { "nqn", "dhchap_key", "dhchap_ctrl_key", NULL };
+	static const char *const keys[] = { "nqn", "dhchap_key", "dhchap_ctrl_key", "tls_psk", NULL };
 	struct nvmf_host check = { 0 };
 	char why[384];
 	const char *bad = NULL;
@@ -195,10 +238,15 @@ static int parse_host(json_object *h, const char *where, struct blox_cfg_host *o
 		    (rc = cfg_get_string(h, "dhchap_key", where, out->dhchap_key,
 					 sizeof(out->dhchap_key), false, err, errlen)) ||
 		    (rc = cfg_get_string(h, "dhchap_ctrl_key", where, out->dhchap_ctrl_key,
-					 sizeof(out->dhchap_ctrl_key), false, err, errlen)))
+					 sizeof(out->dhchap_ctrl_key), false, err, errlen)) ||
+		    (rc = cfg_get_string(h, "tls_psk", where, out->tls_psk, sizeof(out->tls_psk),
+					 false, err, errlen)))
 			return rc;
+		/* Say what is wrong with the key, never the key. */
+		if (out->tls_psk[0] && blox_tls_psk_check(out->tls_psk, why, sizeof(why)))
+			return blox_fail(err, errlen, "%s.tls_psk: %s", where, why);
 	} else {
-		return blox_fail(err, errlen, "%s: expected a host NQN", where);
+		return blox_fail(err, errlen, "%s: expected a host NQN or an object", where);
 	}
 	if (blox_nqn_check(out->nqn, false, why, sizeof(why)))
 		return blox_fail(err, errlen, "%s: %s", where, why);

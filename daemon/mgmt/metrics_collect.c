@@ -215,6 +215,21 @@ static void limit_families(struct mx_scrape *s, const struct nvmf_tcp_stats *st,
 	}
 }
 
+/* TLS 1.3 handshakes on the NVMe/TCP listeners that take TLS. */
+static void tls_families(struct mx_scrape *s, const struct nvmf_tcp_stats *st)
+{
+	struct mx_labels l = { 0 };
+
+	fam(s, "bloxd_tcp_tls_handshakes", MX_COUNTER, NULL,
+	    "TLS 1.3 handshakes on NVMe/TCP listeners, done or failed (no PSK, a wrong one, "
+	    "not TLS)");
+	mx_label(&l, "result", "ok");
+	mx_u64(&s->w, &l, st->tls_handshakes);
+	l = (struct mx_labels){ 0 };
+	mx_label(&l, "result", "failed");
+	mx_u64(&s->w, &l, st->tls_failures);
+}
+
 static void daemon_families(struct mx_scrape *s, const struct mx_self *self)
 {
 	const struct nvmf_tgt *tgt = s->p->tgt;
@@ -280,6 +295,7 @@ static void daemon_families(struct mx_scrape *s, const struct mx_self *self)
 
 		nvmf_tcp_buffers(s->p->tcp, &b);
 		limit_families(s, nvmf_tcp_stats(s->p->tcp), &b);
+		tls_families(s, nvmf_tcp_stats(s->p->tcp));
 	}
 }
 

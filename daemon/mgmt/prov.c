@@ -520,8 +520,18 @@ int prov_host_add(struct blox_prov *p, struct nvmf_subsys *s, const struct blox_
 	rc = nvmf_subsys_add_host(s, ch->nqn);
 	if (rc)
 		return rc;
-	return nvmf_host_set_keys(nvmf_subsys_find_host(s, ch->nqn), ch->dhchap_key,
-				  ch->dhchap_ctrl_key, why);
+	rc = nvmf_host_set_keys(nvmf_subsys_find_host(s, ch->nqn), ch->dhchap_key,
+				ch->dhchap_ctrl_key, why);
+	if (!rc && ch->tls_psk[0])
+		rc = nvmf_subsys_host_set_tls_psk(s, ch->nqn, ch->tls_psk);
+	return rc;
+}
+
+int prov_host_set_tls_psk(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn,
+			  const char *psk)
+{
+	(void)p;
+	return nvmf_subsys_host_set_tls_psk(s, hostnqn, psk);
 }
 
 int prov_host_remove(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn)
@@ -541,6 +551,7 @@ int prov_listener_add(struct blox_prov *p, const struct blox_cfg_listener *l,
 		return blox_fail(err, errlen, "listener %s:%s: %s", l->addr, l->port,
 				 rc == -EINVAL ? "bad address or port" : strerror(-rc)),
 		       rc;
+	port->tls = l->tls;
 	if (p->tcp && (rc = nvmf_tcp_listen(p->tcp, port))) {
 		nvmf_port_remove(port);
 		return blox_fail(err, errlen, "listener %s:%s: %s", l->addr, l->port,

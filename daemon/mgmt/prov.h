@@ -294,6 +294,9 @@ void prov_subsys_allow_any_host(struct blox_prov *p, struct nvmf_subsys *s, bool
 int prov_host_add(struct blox_prov *p, struct nvmf_subsys *s, const struct blox_cfg_host *ch,
 		  const char **why);
 int prov_host_remove(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn);
+/* Set (rotate) or drop ("") the TLS PSK of an allowed host; the caller checked it. */
+int prov_host_set_tls_psk(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn,
+			  const char *psk);
 int prov_listener_add(struct blox_prov *p, const struct blox_cfg_listener *l,
 		      struct nvmf_port **out, char *err, size_t errlen);
 void prov_listener_remove(struct blox_prov *p, struct nvmf_port *port);

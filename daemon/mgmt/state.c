@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static json_object *listener_json(const char *addr, const char *port, bool disc)
+static json_object *listener_json(const char *addr, const char *port, bool disc,
+				  enum nvmf_tls_mode tls)
 {
 	json_object *o = json_object_new_object();
 
@@ -25,6 +26,8 @@ static json_object *listener_json(const char *addr, const char *port, bool disc)
 	json_object_object_add(o, "port", json_object_new_int(atoi(port)));
 	if (disc)
 		json_object_object_add(o, "discovery_only", json_object_new_boolean(1));
+	if (tls != NVMF_TLS_NONE)
+		json_object_object_add(o, "tls", json_object_new_string(blox_tls_mode_name(tls)));
 	return o;
 }
 
@@ -47,16 +50,20 @@ static json_object *subsys_json(const char *nqn, const char *serial, const char 
 	return o;
 }
 
-/* A host: its NQN, or an object with its DH-HMAC-CHAP secrets. */
-static json_object *host_json(const char *nqn, const char *key, const char *ctrl_key)
+/* A host: its NQN, or an object with its secrets (the file is 0600). */
+static json_object *host_json(const char *nqn, const char *key, const char *ctrl_key,
+				const char *tls_psk)
 {
 	json_object *o;
 
-	if (!key[0])
+	if (!key[0] && !tls_psk[0])
 		return json_object_new_string(nqn);
 	o = json_object_new_object();
 	json_object_object_add(o, "nqn", json_object_new_string(nqn));
-	json_object_object_add(o, "dhchap_key", json_object_new_string(key));
+	if (tls_psk[0])
+		json_object_object_add(o, "tls_psk", json_object_new_string(tls_psk));
+	if (key[0])
+		json_object_object_add(o, "dhchap_key", json_object_new_string(key));
 	if (ctrl_key[0])
 		json_object_object_add(o, "dhchap_ctrl_key", json_object_new_string(ctrl_key));
 	return o;
@@ -86,7 +93,8 @@ char *blox_state_json(const struct blox_prov *pv)
 		return NULL;
 	arr = json_object_new_array();
 	TAILQ_FOREACH(p, &tgt->ports, link)
-		json_object_array_add(arr, listener_json(p->addr, p->svcid, p->discovery_only));
+		json_object_array_add(arr, listener_json(p->addr, p->svcid, p->discovery_only,
+							 p->tls));
 	json_object_object_add(root, "listeners", arr);
 	if (!TAILQ_EMPTY(&pv->devices)) {
 		arr = json_object_new_array();
@@ -100,7 +108,7 @@ char *blox_state_json(const struct blox_prov *pv)
 						       s->allow_any_host, &hosts, &nss));
 		TAILQ_FOREACH(h, &s->hosts, link)
 			json_object_array_add(hosts, host_json(h->nqn, h->key_str,
-							       h->ctrl_key_str));
+							       h->ctrl_key_str, h->tls_psk));
 		TAILQ_FOREACH(ns, &s->namespaces, link) {
 			const struct prov_ns_rec *rec = prov_ns_rec(ns);
 
@@ -123,7 +131,8 @@ char *blox_config_json(const struct blox_config *cfg)
 	for (size_t i = 0; i < cfg->nr_listeners; i++)
 		json_object_array_add(arr, listener_json(cfg->listeners[i].addr,
 							 cfg->listeners[i].port,
-							 cfg->listeners[i].discovery_only));
+							 cfg->listeners[i].discovery_only,
+							 cfg->listeners[i].tls));
 	json_object_object_add(root, "listeners", arr);
 	if (cfg->nr_devices) {
 		arr = json_object_new_array();
@@ -140,7 +149,8 @@ char *blox_config_json(const struct blox_config *cfg)
 		for (size_t h = 0; h < s->nr_hosts; h++)
 			json_object_array_add(hosts, host_json(s->hosts[h].nqn,
 							       s->hosts[h].dhchap_key,
-							       s->hosts[h].dhchap_ctrl_key));
+							       s->hosts[h].dhchap_ctrl_key,
+							       s->hosts[h].tls_psk));
 		for (size_t n = 0; n < s->nr_ns; n++)
 			json_object_array_add(nss, cfg_ns_json(&s->ns[n].params));
 	}

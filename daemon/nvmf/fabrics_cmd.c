@@ -99,6 +99,16 @@ static uint16_t exec_connect(struct nvmf_req *req)
 		req->error_loc = CONNECT_DATA_OFS_HOSTNQN;
 		return NVMF_SC_CMD(NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR;
 	}
+	/* Over TLS, the PSK identity said who the host is and where it goes. */
+	if (req->sq->tls_hostnqn[0] && (strcmp(req->sq->tls_hostnqn, d->hostnqn) ||
+					strcmp(req->sq->tls_subnqn, d->subsysnqn))) {
+		blox_log(tgt->log, BLOX_LOG_WARN,
+			 "host '%s' connects to '%s' over TLS as '%s' to '%s'", d->hostnqn,
+			 d->subsysnqn, req->sq->tls_hostnqn, req->sq->tls_subnqn);
+		tgt->stats.connects_rejected++;
+		req->error_loc = CONNECT_DATA_OFS_HOSTNQN;
+		return NVMF_SC_CMD(NVME_SC_CONNECT_INVALID_HOST) | NVME_SC_DNR;
+	}
 	if (sqsize == 0)
 		return connect_invalid(req, false, CONNECT_OFS_SQSIZE);
 

@@ -323,7 +323,10 @@ size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap)
 			e->adrfam = p->family == AF_INET6 ? NVMF_ADDR_FAMILY_IP6
 							  : NVMF_ADDR_FAMILY_IP4;
 			e->subtype = NVME_NQN_NVME;
-			e->treq = NVMF_TREQ_NOT_REQUIRED | NVMF_TREQ_DISABLE_SQFLOW;
+			/* TLS required or not; SECTYPE says which TLS a port takes. */
+			e->treq = (p->tls == NVMF_TLS_REQUIRED ? NVMF_TREQ_REQUIRED
+							       : NVMF_TREQ_NOT_REQUIRED) |
+				  NVMF_TREQ_DISABLE_SQFLOW;
 			e->portid = p->id;
 			e->cntlid = 0xffff;
 			e->asqsz = NVMF_ADMIN_MAX_SQSIZE + 1;
@@ -331,7 +334,8 @@ size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap)
 			snprintf(e->subnqn, sizeof(e->subnqn), "%s", s->nqn);
 			nvmf_strpad(e->traddr, sizeof(e->traddr),
 				    wild && local[0] ? local : p->addr);
-			e->tsas.tcp.sectype = NVMF_TCP_SECTYPE_NONE;
+			e->tsas.tcp.sectype = p->tls == NVMF_TLS_NONE ? NVMF_TCP_SECTYPE_NONE
+								      : NVMF_TCP_SECTYPE_TLS13;
 			n++;
 		}
 	}

@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +202,19 @@ int nvmf_subsys_remove_host(struct nvmf_subsys *s, const char *hostnqn)
 	dhchap_wipe(h, sizeof(*h));
 	free(h);
 	s->tgt->disc_genctr++;
+	return 0;
+}
+
+int nvmf_subsys_host_set_tls_psk(struct nvmf_subsys *s, const char *hostnqn, const char *psk)
+{
+	struct nvmf_host *h = nvmf_subsys_find_host(s, hostnqn);
+
+	if (!h)
+		return -ENOENT;
+	if (strlen(psk) >= sizeof(h->tls_psk))
+		return -ENAMETOOLONG;
+	dhchap_wipe(h->tls_psk, sizeof(h->tls_psk));
+	snprintf(h->tls_psk, sizeof(h->tls_psk), "%s", psk);
 	return 0;
 }
 

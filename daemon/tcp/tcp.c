@@ -99,7 +99,10 @@ void tcp_q_finish_close(struct tcp_queue *q)
 		return;
 	event_del(q->rev);
 	event_del(q->wev);
-	close(q->fd);
+	/* Everything queued went out: say goodbye (TLS close_notify, FIN). */
+	if (q->close_after_send)
+		q->sock.ops->shutdown(&q->sock);
+	q->sock.ops->close(&q->sock);
 	q->fd = -1;
 	q->fd_closed = true;
 	tcp_q_maybe_free(q);
@@ -290,6 +293,7 @@ static int q_create(struct nvmf_tcp *t, struct nvmf_port *port, int fd,
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	nvmf_sq_init(&q->sq, t->tgt, port, &tcp_ops);
 	q->fd = fd;
+	tcp_sock_init(&q->sock, fd, port->tls);
 	peer_name(sa, q->peer, sizeof(q->peer));
 	q->host = host;
 	q->rx = RX_ICREQ;
@@ -381,10 +385,13 @@ int nvmf_tcp_listen(struct nvmf_tcp *t, struct nvmf_port *port)
 	l->pause.lev = l->lev;
 	evconnlistener_set_error_cb(l->lev, tcp_listener_error_cb);
 	port->transport_priv = l;
-	blox_log(t->tgt->log, BLOX_LOG_INFO, "listening on %s%s%s:%s%s",
+	blox_log(t->tgt->log, BLOX_LOG_INFO, "listening on %s%s%s:%s%s%s",
 		 port->family == AF_INET6 ? "[" : "", port->addr,
 		 port->family == AF_INET6 ? "]" : "", port->svcid,
-		 port->discovery_only ? " (discovery)" : "");
+		 port->discovery_only ? " (discovery)" : "",
+		 port->tls == NVMF_TLS_REQUIRED  ? " (TLS required)"
+		 : port->tls == NVMF_TLS_ALLOWED ? " (TLS allowed)"
+						 : "");
 	return 0;
 }
 
@@ -420,6 +427,12 @@ int nvmf_tcp_create(struct nvmf_tgt *tgt, const struct nvmf_tcp_limits *limits,
 		tcp_limits_fini(t);
 		free(t);
 		return rc;
+	}
+	if (tcp_tls_init(t)) {
+		blox_bufpool_fini(&t->pool);
+		tcp_limits_fini(t);
+		free(t);
+		return -ENOMEM;
 	}
 	*out = t;
 	return 0;
@@ -461,6 +474,7 @@ void nvmf_tcp_destroy(struct nvmf_tcp *t)
 		return;
 	tcp_limits_fini(t);
 	blox_bufpool_fini(&t->pool);
+	tcp_tls_fini(t);
 	free(t);
 }
 

@@ -10,6 +10,8 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
 #include <event2/util.h>
 
 #include "tcp.h"
@@ -48,7 +50,48 @@ enum send_state {
 };
 
 struct tcp_queue;
+struct tcp_sock;
 struct evconnlistener;
+struct ssl_st;
+struct ssl_ctx_st;
+
+/*
+ * What rx and tx call to move bytes (tcp_sock.c): plain or TLS, as SPDK's
+ * sock modules. Errors as the system calls give them: -1 and errno.
+ */
+struct tcp_sock_ops {
+	const char *name;
+	/* Fill @iov in order: bytes read (> 0), 0 at the end of the stream, or -1 (EAGAIN: nothing now). */
+	ssize_t (*readv)(struct tcp_sock *s, struct iovec *iov, int cnt);
+	/*
+	 * Bytes of @iov taken (may be fewer), or -1 (EAGAIN: full now). After
+	 * EAGAIN or a short write the caller offers the rest again, in order.
+	 */
+	ssize_t (*writev)(struct tcp_sock *s, const struct iovec *iov, int cnt);
+	/* Bytes already off the socket that no read event will announce. */
+	bool (*pending)(const struct tcp_sock *s);
+	/* Say goodbye (TLS close_notify); best effort, never blocks. */
+	void (*shutdown)(struct tcp_sock *s);
+	/* Free it all and close the fd. */
+	void (*close)(struct tcp_sock *s);
+};
+
+/* Where a connection is before its first PDU. */
+enum tcp_hs {
+	TCP_HS_DONE, /* PDUs flow through ops */
+	TCP_HS_PEEK, /* TLS allowed: the first byte decides */
+	TCP_HS_TLS, /* TLS handshake running */
+};
+
+struct tcp_sock {
+	const struct tcp_sock_ops *ops;
+	int fd;
+	enum tcp_hs hs;
+	bool failed; /* a TLS error: no close_notify */
+	bool psk_refused; /* the host's PSK identity was not taken */
+	struct ssl_st *ssl;
+	uint8_t *wbuf; /* TLS: plaintext of one SSL_write */
+};
 
 /* Which deadline of the start of a connection runs (tcp_limits.c). */
 enum tcp_stage {
@@ -93,6 +136,7 @@ struct tcp_queue {
 	struct nvmf_sq sq;
 	struct nvmf_tcp *t;
 	int fd;
+	struct tcp_sock sock;
 	struct event *rev, *wev, *free_ev;
 	char peer[INET6_ADDRSTRLEN + 8];
 
@@ -165,6 +209,7 @@ struct nvmf_tcp {
 	struct tcp_host *hosts[TCP_HOST_BUCKETS];
 	struct blox_ratelimit rl; /* log lines about limits */
 	struct blox_bufpool pool; /* data buffers of every queue */
+	struct ssl_ctx_st *ssl_ctx; /* TLS 1.3 PSK server side (tcp_sock.c) */
 };
 
 static inline struct tcp_queue *sq_to_q(struct nvmf_sq *sq)
@@ -223,6 +268,16 @@ void tcp_cmd_drop(struct tcp_cmd *c);
 void tcp_q_buf_stop(struct tcp_queue *q);
 /* The buffer of the command @q's receiver waits for came: go on reading. */
 void tcp_q_rx_resume(struct tcp_queue *q);
+
+/* tcp_sock.c: the socket seam. */
+void tcp_sock_init(struct tcp_sock *s, int fd, enum nvmf_tls_mode mode);
+int tcp_tls_init(struct nvmf_tcp *t);
+void tcp_tls_fini(struct nvmf_tcp *t);
+/*
+ * Before the first PDU: the first byte (TLS allowed) and the handshake.
+ * 1: PDUs may flow; 0: wait for the socket; -1: the queue was closed.
+ */
+int tcp_sock_start(struct tcp_queue *q);
 
 /* tcp_tx.c: the send side. */
 void tcp_queue_response(struct nvmf_req *req);

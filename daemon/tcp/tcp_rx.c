@@ -387,12 +387,16 @@ void tcp_q_rx_resume(struct tcp_queue *q)
 void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct tcp_queue *q = arg;
+	int budget;
 
 	(void)what;
+	(void)fd;
+	if (q->sock.hs != TCP_HS_DONE && tcp_sock_start(q) <= 0)
+		return;
 	/* Bytes left in rbuf when the receiver stopped for a buffer. */
 	if (q->rbuf_off < q->rbuf_len)
 		rx_process(q);
-	for (int budget = RX_BUDGET; budget > 0 && q->rx != RX_DEAD && q->rx != RX_WAIT_BUF;
+	for (budget = RX_BUDGET; budget > 0 && q->rx != RX_DEAD && q->rx != RX_WAIT_BUF;
 	     budget--) {
 		ssize_t n;
 
@@ -403,7 +407,7 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 				{ q->rbuf, RBUF_SIZE },
 			};
 
-			n = readv(fd, iov, 2);
+			n = q->sock.ops->readv(&q->sock, iov, 2);
 			if (n > 0) {
 				uint32_t direct = (uint32_t)BLOX_MIN((size_t)n, q->rx_left);
 
@@ -422,7 +426,9 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 				}
 			}
 		} else {
-			n = recv(fd, q->rbuf, RBUF_SIZE, 0);
+			struct iovec iov = { q->rbuf, RBUF_SIZE };
+
+			n = q->sock.ops->readv(&q->sock, &iov, 1);
 			if (n > 0) {
 				q->rbuf_off = 0;
 				q->rbuf_len = (uint32_t)n;
@@ -447,6 +453,10 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 		rx_process(q);
 	}
 	tcp_q_rx_mark(q);
+	/* Out of budget with records already read (TLS): come back without an event. */
+	if (!budget && q->rx != RX_DEAD && q->rx != RX_WAIT_BUF &&
+	    q->sock.ops->pending(&q->sock))
+		event_active(q->rev, EV_READ, 0);
 	if (!q->fd_closed && !TAILQ_EMPTY(&q->send_list))
 		tcp_q_flush(q);
 }

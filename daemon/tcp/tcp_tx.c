@@ -170,6 +170,12 @@ void tcp_q_flush(struct tcp_queue *q)
 {
 	struct iovec iov[TX_IOV];
 
+	if (q->sock.hs != TCP_HS_DONE) {
+		/* Nothing goes out before the first PDU may (a deadline's close). */
+		if (q->close_after_send)
+			tcp_q_finish_close(q);
+		return;
+	}
 	while (!q->fd_closed) {
 		struct tcp_cmd *c;
 		int cnt = 0;
@@ -210,7 +216,7 @@ void tcp_q_flush(struct tcp_queue *q)
 		if (cnt == 0)
 			break;
 
-		n = writev(q->fd, iov, cnt);
+		n = q->sock.ops->writev(&q->sock, iov, cnt);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
 				event_add(q->wev, NULL);
@@ -251,8 +257,16 @@ void tcp_q_flush(struct tcp_queue *q)
 
 void tcp_q_write_cb(evutil_socket_t fd, short what, void *arg)
 {
+	struct tcp_queue *q = arg;
+
 	(void)fd;
 	(void)what;
-	tcp_q_flush(arg);
+	/* The handshake wanted to write: go on with it, then read. */
+	if (q->sock.hs != TCP_HS_DONE) {
+		if (tcp_sock_start(q) > 0)
+			event_active(q->rev, EV_READ, 0);
+		return;
+	}
+	tcp_q_flush(q);
 }
 

@@ -73,6 +73,17 @@ struct ini_opts {
 	int timeout_ms; /* every blocking wait; 0: INI_DEFAULT_TIMEOUT_MS */
 	/* Most commands outstanding at once (cid slots); 0: default. */
 	uint32_t depth;
+	/*
+	 * TLS 1.3 with this configured PSK ("NVMeTLSkey-1:..."): the
+	 * handshake runs right after the TCP connect (ini_tls.c), with the
+	 * identity of @tls_hostnqn and @tls_subnqn (version 1, or 0 with
+	 * @tls_identity_v0) and the cipher suites @tls_ciphers (NULL: both).
+	 * A refused handshake fails the open with -ECONNREFUSED.
+	 */
+	const char *tls_psk;
+	const char *tls_hostnqn, *tls_subnqn;
+	bool tls_identity_v0;
+	const char *tls_ciphers;
 };
 
 /* What ICResp said. */
@@ -169,6 +180,8 @@ uint32_t ini_queue_inline(const struct ini_queue *q);
 /* Commands submitted and not yet completed. */
 uint32_t ini_queue_outstanding(const struct ini_queue *q);
 int ini_queue_fd(const struct ini_queue *q);
+/* The TLS cipher suite in use, or NULL for plain TCP. */
+const char *ini_queue_tls_cipher(const struct ini_queue *q);
 /* Remember the queue id (set by ini_connect()). */
 void ini_queue_set_qid(struct ini_queue *q, uint16_t qid);
 uint16_t ini_queue_qid(const struct ini_queue *q);

@@ -9,6 +9,10 @@
 #include <sys/uio.h>
 
 #include "ini.h"
+#include "nvme_tls.h"
+
+struct ssl_st;
+struct ssl_ctx_st;
 
 #define INI_RXBUF_SIZE 65536
 /* Anything larger is not a PDU this initiator accepts (raw mode). */
@@ -36,6 +40,10 @@ struct ini_queue {
 	/* Buffered receive: bytes [rx_head, rx_tail) of rxbuf are unread. */
 	uint8_t *rxbuf;
 	size_t rx_head, rx_tail;
+	/* TLS (ini_tls.c): NULL for plain TCP. */
+	struct ssl_st *ssl;
+	struct ssl_ctx_st *ssl_ctx;
+	struct nvme_tls_psk tls_psk;
 };
 
 /* ini_sock.c */
@@ -48,6 +56,13 @@ int ini_sock_send(struct ini_queue *q, const struct iovec *iov, int iovcnt);
  */
 int ini_sock_recv(struct ini_queue *q, void *dst, size_t len, int timeout_ms);
 int ini_timeout(const struct ini_queue *q);
+
+/* ini_tls.c: the handshake on q->fd, then sends and receives through it. */
+int ini_tls_start(struct ini_queue *q);
+void ini_tls_free(struct ini_queue *q);
+int ini_tls_send(struct ini_queue *q, const struct iovec *iov, int iovcnt);
+/* Up to @len bytes into @buf (at least one), waiting as needed. */
+int ini_tls_recv(struct ini_queue *q, void *buf, size_t len, size_t *got, int timeout_ms);
 
 /* ini_queue.c: header + digest + pad of a PDU; returns its length (PDO). */
 uint32_t ini_pdu_cmd_hdr(const struct ini_queue *q, const struct nvme_sqe *sqe,

@@ -7,13 +7,15 @@
  * to point at bloxd or at a reference target by hand.
  *
  * usage: ini_probe ADDR PORT SUBNQN [hdgst] [ddgst] [r2t] [nosqflow] [big]
- *                  [fill|check]
+ *                  [fill|check] [host=HOSTNQN] [tls=KEY] [readbw=SECONDS]
  * (big: only sizes above 16 KiB; Linux's nvmet waits for in-capsule data
  * for any write that would fit and never sends an R2T for it.)
  * fill and check, for data kept across a restart of the target: fill
  * writes a fixed pseudo-random pattern to the first 4 MiB of namespace 1,
  * flushes and reads it back; check only reads it and compares. Exit 0
- * when the data matched, 1 otherwise.
+ * when the data matched, 1 otherwise. tls=KEY: TLS 1.3 with that PSK
+ * (NVMeTLSkey-1:...) as host=HOSTNQN. readbw=SECONDS: only 128 KiB reads
+ * at depth 8 for that long, and the MB/s (plain against TLS by hand).
  */
 #include "ini.h"
 
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint64_t xorshift(uint64_t *s)
 {
@@ -140,6 +143,62 @@ out:
 	return rc;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* 128 KiB reads at depth 8 for @secs seconds: MB/s on stdout. */
+static int read_bw(struct ini_queue *q, uint32_t lbads, uint64_t nsze, int secs)
+{
+	enum { DEPTH = 8, LEN = 128 * 1024 };
+	struct ini_req reqs[DEPTH], *done[DEPTH];
+	uint8_t *buf = malloc((size_t)DEPTH * LEN);
+	uint32_t nlb = LEN >> lbads;
+	uint64_t bytes = 0, slot = 0;
+	double t0 = now_s(), end = t0 + secs;
+	int rc = 0, n;
+
+	if (!buf || nsze < (uint64_t)nlb * DEPTH) {
+		free(buf);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < DEPTH && !rc; i++, slot++) {
+		ini_req_rw(&reqs[i], nvme_cmd_read, 1, slot * nlb % (nsze - nlb), nlb,
+			   buf + (size_t)i * LEN, LEN);
+		rc = ini_submit(q, &reqs[i]);
+	}
+	while (!rc && now_s() < end) {
+		n = ini_poll(q, done, DEPTH);
+		if (n < 0) {
+			rc = n;
+			break;
+		}
+		for (int i = 0; i < n && !rc; i++, slot++) {
+			struct ini_req *r = done[i];
+
+			bytes += LEN;
+			ini_req_rw(r, nvme_cmd_read, 1, slot * nlb % (nsze - nlb), nlb, r->buf, LEN);
+			rc = ini_submit(q, r);
+		}
+	}
+	for (uint32_t left = ini_queue_outstanding(q); !rc && left;) {
+		n = ini_poll(q, done, DEPTH);
+		if (n < 0)
+			rc = n;
+		else
+			left -= (uint32_t)n;
+	}
+	printf("readbw %s: %.0f MB/s (%d s, 128 KiB, depth %d)\n",
+	       ini_queue_tls_cipher(q) ? ini_queue_tls_cipher(q) : "plain",
+	       (double)bytes / 1e6 / (now_s() - t0), secs, DEPTH);
+	free(buf);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const uint32_t sizes[] = { 4096, 16384, 65536, 131072 };
@@ -150,7 +209,7 @@ int main(int argc, char **argv)
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	uint16_t st = 0;
 	bool big = false, fill = false, check = false;
-	int rc;
+	int rc, bw_secs = 0;
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: %s ADDR PORT SUBNQN [hdgst] [ddgst] "
@@ -173,11 +232,19 @@ int main(int argc, char **argv)
 			fill = true;
 		else if (!strcmp(argv[i], "check"))
 			check = true;
+		else if (!strncmp(argv[i], "host=", 5))
+			a.hostnqn = argv[i] + 5;
+		else if (!strncmp(argv[i], "tls=", 4))
+			a.qopts.tls_psk = argv[i] + 4;
+		else if (!strncmp(argv[i], "readbw=", 7))
+			bw_secs = atoi(argv[i] + 7);
 		else {
 			fprintf(stderr, "%s: unknown option '%s'\n", argv[0], argv[i]);
 			return 2;
 		}
 	}
+	a.qopts.tls_hostnqn = a.hostnqn;
+	a.qopts.tls_subnqn = a.subnqn;
 	rc = ini_ctrl_connect(&a, &c, &st);
 	if (rc) {
 		fprintf(stderr, "connect: %s (status 0x%x)\n", strerror(-rc), st);
@@ -198,6 +265,10 @@ int main(int argc, char **argv)
 	}
 	uint32_t lbads = ns->lbaf[ns->flbas & 0xf].ds;
 	printf("nsze %llu lbads %u\n", (unsigned long long)ns->nsze, lbads);
+	if (bw_secs > 0) {
+		rc = read_bw(c->io[0], lbads, ns->nsze, bw_secs);
+		goto free_ns;
+	}
 	if (fill || check) {
 		rc = fill ? pattern_pass(c->io[0], lbads, ns->nsze, true) : 0;
 		if (!rc)

@@ -59,6 +59,13 @@ int ini_queue_open(const char *addr, uint16_t port, const struct ini_opts *o,
 	if (rc < 0)
 		goto free_cids;
 	q->fd = rc;
+	if (q->opts.tls_psk) {
+		rc = ini_tls_start(q);
+		if (rc) {
+			ini_queue_destroy(q);
+			return rc;
+		}
+	}
 	*out = q;
 	return 0;
 
@@ -162,6 +169,7 @@ void ini_queue_destroy(struct ini_queue *q)
 {
 	if (!q)
 		return;
+	ini_tls_free(q);
 	if (q->fd >= 0)
 		close(q->fd);
 	free(q->free_cids);

@@ -125,6 +125,8 @@ int ini_sock_send(struct ini_queue *q, const struct iovec *iov, int iovcnt)
 		return -ENOTCONN;
 	if (iovcnt > (int)(sizeof(v) / sizeof(v[0])))
 		return -EINVAL;
+	if (q->ssl)
+		return ini_tls_send(q, iov, iovcnt);
 	memcpy(v, iov, sizeof(*iov) * (size_t)iovcnt);
 	while (i < n) {
 		struct msghdr mh = { .msg_iov = &v[i],
@@ -160,6 +162,15 @@ static int fill(struct ini_queue *q, int timeout_ms)
 {
 	if (q->rx_head == q->rx_tail)
 		q->rx_head = q->rx_tail = 0;
+	if (q->ssl) {
+		size_t got;
+		int rc = ini_tls_recv(q, q->rxbuf + q->rx_tail, INI_RXBUF_SIZE - q->rx_tail, &got,
+				      timeout_ms);
+
+		if (!rc)
+			q->rx_tail += got;
+		return rc;
+	}
 	for (;;) {
 		ssize_t r = recv(q->fd, q->rxbuf + q->rx_tail,
 				 INI_RXBUF_SIZE - q->rx_tail, 0);

@@ -380,6 +380,16 @@ static void test_rotation_with_bloxctl(void **state)
 	assert_null(strstr(e->out, "DHHC-1"));
 	assert_int_equal(run(e, "host show %s %s", AUTH_NQN, HOST_R), 0);
 	assert_null(strstr(e->out, "DHHC-1"));
+	/* A TLS PSK given alone leaves the DH-HMAC-CHAP secrets as they are. */
+	assert_int_equal(run(e, "host allow %s %s --tls-psk %s", AUTH_NQN, HOST_R,
+			     "NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:"),
+			 0);
+	assert_int_equal(run(e, "--json host show %s %s", AUTH_NQN, HOST_R), 0);
+	assert_non_null(strstr(e->out, "\"dhchap_key_set\":true"));
+	assert_non_null(strstr(e->out, "\"dhchap_ctrl_key_set\":true"));
+	assert_non_null(strstr(e->out, "\"tls_psk_set\":true"));
+	assert_non_null(strstr(e->out, "\"tls_psk_identity\":\"NVMe1R01 "));
+	assert_null(strstr(e->out, "NVMeTLSkey-1"));
 	/* The next connect needs the new secret; the live controller goes on. */
 	assert_int_equal(up(e, HOST_R, KEY_R1, NULL, 1, &res, &c), -EACCES);
 	c = up_ok(e, HOST_R, KEY_R2, CKEY_B, &res);

@@ -221,11 +221,12 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 int blox_device_resolve(const struct blox_device_params *p, const char *where,
 			struct blox_cfg_device *out, char *err, size_t errlen);
 
-/* An allowed host with its DH-HMAC-CHAP secrets (DHHC-1; "": none). */
+/* An allowed host with its secrets: DH-HMAC-CHAP (DHHC-1) and TLS PSK ("": none). */
 struct blox_cfg_host {
 	char nqn[NVME_NQN_LENGTH];
 	char dhchap_key[DHCHAP_KEY_STR_MAX];
 	char dhchap_ctrl_key[DHCHAP_KEY_STR_MAX];
+	char tls_psk[NVMF_TLS_PSK_MAX]; /* "NVMeTLSkey-1:..."; "" none */
 };
 
 struct blox_cfg_subsys {
@@ -243,7 +244,14 @@ struct blox_cfg_listener {
 	char addr[NVMF_TRADDR_SIZE];
 	char port[8];
 	bool discovery_only;
+	enum nvmf_tls_mode tls;
 };
+
+/* "none" (or ""), "required", "allowed" into @m; -EINVAL otherwise. */
+int blox_tls_mode_parse(const char *s, enum nvmf_tls_mode *m);
+const char *blox_tls_mode_name(enum nvmf_tls_mode m);
+/* A TLS PSK in the interchange format, checked; a reason in @err. */
+int blox_tls_psk_check(const char *psk, char *err, size_t errlen);
 
 struct blox_config {
 	char data_dir[4096]; /* where file-backed namespaces live */

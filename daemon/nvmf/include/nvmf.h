@@ -81,6 +81,16 @@ struct nvmf_ctrl;
 struct nvmf_sq;
 struct nvmf_req;
 
+/* What a listener asks of TLS 1.3 (NVMe/TCP with a PSK, TP 8011). */
+enum nvmf_tls_mode {
+	NVMF_TLS_NONE, /* plain NVMe/TCP only */
+	NVMF_TLS_REQUIRED, /* TLS only: plain connections are closed */
+	NVMF_TLS_ALLOWED, /* either, told apart by the first byte */
+};
+
+/* Longest TLS PSK interchange text kept for a host ("NVMeTLSkey-1:..."). */
+#define NVMF_TLS_PSK_MAX 96
+
 /* A listening address. Every NVM listener serves every subsystem. */
 struct nvmf_port {
 	uint16_t id;
@@ -88,6 +98,7 @@ struct nvmf_port {
 	char svcid[NVMF_TRSVCID_SIZE]; /* port number as text */
 	int family; /* AF_INET or AF_INET6 */
 	bool discovery_only; /* only the discovery subsystem is reachable */
+	enum nvmf_tls_mode tls;
 	struct nvmf_tgt *tgt;
 	void *transport_priv;
 	TAILQ_ENTRY(nvmf_port) link;
@@ -104,6 +115,8 @@ struct nvmf_host {
 	bool has_key, has_ctrl_key;
 	struct dhchap_key key, ctrl_key;
 	char key_str[DHCHAP_KEY_STR_MAX], ctrl_key_str[DHCHAP_KEY_STR_MAX];
+	/* Its TLS PSK in the interchange format; "" none (a secret: never logged). */
+	char tls_psk[NVMF_TLS_PSK_MAX];
 	TAILQ_ENTRY(nvmf_host) link;
 };
 
@@ -248,6 +261,12 @@ struct nvmf_sq {
 	struct nvmf_auth *auth;
 	struct event *auth_deadline; /* NVMF_AUTH_DEADLINE_MS after the Connect */
 	uint64_t cmds, errors;
+	/*
+	 * Set by the transport when the queue runs over TLS: the host and
+	 * subsystem its PSK identity named. The Connect must name the same.
+	 */
+	char tls_hostnqn[NVME_NQN_LENGTH];
+	char tls_subnqn[NVME_NQN_LENGTH];
 };
 
 enum nvmf_data_dir {
@@ -440,6 +459,12 @@ struct nvmf_host *nvmf_subsys_find_host(const struct nvmf_subsys *subsys,
  */
 int nvmf_host_set_keys(struct nvmf_host *h, const char *key, const char *ctrl_key,
 		       const char **why);
+/*
+ * The TLS PSK (interchange text, checked by the caller; "" to drop it) of
+ * @hostnqn, which must be on @subsys's list. -ENOENT, -ENAMETOOLONG.
+ */
+int nvmf_subsys_host_set_tls_psk(struct nvmf_subsys *subsys, const char *hostnqn,
+				 const char *psk);
 /* Attach @bdev as namespace @nsid (0: the lowest free). Takes @bdev. */
 int nvmf_ns_add(struct nvmf_subsys *subsys, uint32_t nsid,
 		struct blox_bdev *bdev, const uint8_t *uuid,

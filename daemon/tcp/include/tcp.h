@@ -77,6 +77,7 @@ struct nvmf_tcp_stats {
 	uint64_t icreq_timeouts, connect_timeouts, pdu_timeouts;
 	uint64_t log_suppressed; /* limit log lines left out (rate limit) */
 	uint64_t r2t_waits; /* commands that waited for an R2T slot (max_r2t) */
+	uint64_t tls_handshakes, tls_failures; /* TLS 1.3 handshakes done, refused */
 };
 
 /* The data buffer pool: bytes now, and the waits its caps caused. */

@@ -52,13 +52,15 @@ static const char full_json[] =
 /* 1. Every field of a valid configuration lands where it should. */
 /* nvme gen-dhchap-key --secret=000102..1f --hmac=0 */
 #define KEY00 "DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:"
+#define TLS_KEY "NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:"
 
 /* A host given as an object with its secrets; the JSON written back keeps them. */
 static void test_parse_host_secrets(void **state)
 {
 	static const char json[] =
 		"{\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[\"" HOST2 "\","
-		"{\"nqn\":\"" HOST1 "\",\"dhchap_key\":\"" KEY00 "\",\"dhchap_ctrl_key\":\"" KEY00 "\"}]}]}";
+		"{\"nqn\":\"" HOST1 "\",\"dhchap_key\":\"" KEY00 "\",\"dhchap_ctrl_key\":\"" KEY00 "\","
+		"\"tls_psk\":\"" TLS_KEY "\"}]}]}";
 	struct blox_config cfg, again;
 	char err[256] = "", *text;
 
@@ -74,6 +76,8 @@ static void test_parse_host_secrets(void **state)
 	assert_non_null(text);
 	assert_int_equal(blox_config_parse(text, &again, err, sizeof(err)), 0);
 	assert_string_equal(again.subsys[0].hosts[1].dhchap_key, KEY00);
+	assert_string_equal(again.subsys[0].hosts[1].dhchap_ctrl_key, KEY00);
+	assert_string_equal(again.subsys[0].hosts[1].tls_psk, TLS_KEY);
 	assert_string_equal(again.subsys[0].hosts[0].nqn, HOST2);
 	free(text);
 	blox_config_free(&again);
@@ -110,6 +114,8 @@ static void test_parse_full(void **state)
 	assert_int_equal(s->nr_hosts, 2);
 	assert_string_equal(s->hosts[0].nqn, HOST1);
 	assert_string_equal(s->hosts[1].nqn, HOST2);
+	assert_string_equal(s->hosts[0].tls_psk, "");
+	assert_int_equal(cfg.listeners[0].tls, NVMF_TLS_NONE);
 	assert_int_equal(s->nr_ns, 3);
 
 	assert_int_equal(s->ns[0].nsid, 1);
@@ -266,7 +272,7 @@ static void test_parse_wrong_types(void **state)
 		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":\"" HOST1 "\"}"),
 		  "subsystems[0].hosts: expected an array" },
 		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[\"" HOST1 "\",7]}"),
-		  "subsystems[0].hosts[1]: expected a host NQN" },
+		  "subsystems[0].hosts[1]: expected a host NQN or an object" },
 		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"namespaces\":{}}"),
 		  "subsystems[0].namespaces: expected an array" },
 		{ NS("\"ns\""), "subsystems[0].namespaces[0]: expected an object" },
@@ -291,6 +297,62 @@ static void test_parse_wrong_types(void **state)
 	};
 
 	(void)state;
+	check_errors(cases, BLOX_ARRAY_SIZE(cases));
+}
+
+
+/* 5b. TLS: a listener's mode, a host's PSK; what is wrong, never the key. */
+static void test_parse_tls(void **state)
+{
+	static const char good[] =
+		"{\"listeners\": [{\"address\": \"127.0.0.1\", \"port\": 4420, \"tls\": \"required\"},"
+		"{\"address\": \"127.0.0.1\", \"port\": 4421, \"tls\": \"allowed\"},"
+		"{\"address\": \"127.0.0.1\", \"port\": 4422, \"tls\": \"none\"}],"
+		"\"subsystems\": [{\"nqn\": \"nqn.2026-12.x:y\", \"hosts\": [\"" HOST1 "\","
+		"{\"nqn\": \"" HOST2 "\", \"tls_psk\": \"" TLS_KEY "\"}]}]}";
+	static const struct err_case cases[] = {
+		{ "{\"listeners\":[{\"address\":\"::\",\"port\":1,\"tls\":\"yes\"}]}",
+		  "listeners[0].tls: 'yes': expected \"none\", \"required\" or \"allowed\"" },
+		{ "{\"listeners\":[{\"address\":\"::\",\"port\":1,\"tls\":true}]}",
+		  "listeners[0].tls: expected a string" },
+		{ "{\"listeners\":[{\"address\":\"::\",\"port\":1,\"tls\":\"required\"},"
+		  "{\"address\":\"::\",\"port\":1}]}",
+		  "listeners[1]: listener :::1: given with TLS required and with TLS none" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[{\"tls_psk\":\"" TLS_KEY "\"}]}"),
+		  "subsystems[0].hosts[0]: 'nqn' is required" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[{\"nqn\":\"" HOST1 "\",\"psk\":\"x\"}]}"),
+		  "subsystems[0].hosts[0]: unknown key 'psk'*" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[{\"nqn\":\"" HOST1 "\",\"tls_psk\":"
+		      "\"NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrA:\"}]}"),
+		  "subsystems[0].hosts[0].tls_psk: TLS PSK: CRC-32 does not match (a typo in the key?)" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[{\"nqn\":\"" HOST1 "\",\"tls_psk\":"
+		      "\"NVMeTLSkey-1:05:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:\"}]}"),
+		  "subsystems[0].hosts[0].tls_psk: TLS PSK: hash indicator 05 *" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:y\",\"hosts\":[{\"nqn\":\"bad\",\"tls_psk\":\"" TLS_KEY "\"}]}"),
+		  "subsystems[0].hosts[0]: *" },
+	};
+	struct blox_config cfg;
+	char err[256] = "", *text;
+
+	(void)state;
+	assert_int_equal(blox_config_parse(good, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.listeners[0].tls, NVMF_TLS_REQUIRED);
+	assert_int_equal(cfg.listeners[1].tls, NVMF_TLS_ALLOWED);
+	assert_int_equal(cfg.listeners[2].tls, NVMF_TLS_NONE);
+	assert_string_equal(cfg.subsys[0].hosts[0].tls_psk, "");
+	assert_string_equal(cfg.subsys[0].hosts[1].nqn, HOST2);
+	assert_string_equal(cfg.subsys[0].hosts[1].tls_psk, TLS_KEY);
+	/* Written back (--print-config, the state file) and read again: the same. */
+	text = blox_config_json(&cfg);
+	assert_non_null(text);
+	blox_config_free(&cfg);
+	assert_int_equal(blox_config_parse(text, &cfg, err, sizeof(err)), 0);
+	free(text);
+	assert_int_equal(cfg.listeners[0].tls, NVMF_TLS_REQUIRED);
+	assert_int_equal(cfg.listeners[1].tls, NVMF_TLS_ALLOWED);
+	assert_string_equal(cfg.subsys[0].hosts[1].tls_psk, TLS_KEY);
+	assert_string_equal(cfg.subsys[0].hosts[0].nqn, HOST1);
+	blox_config_free(&cfg);
 	check_errors(cases, BLOX_ARRAY_SIZE(cases));
 }
 
@@ -870,6 +932,7 @@ int main(void)
 		cmocka_unit_test(test_parse_not_json),
 		cmocka_unit_test(test_parse_unknown_keys),
 		cmocka_unit_test(test_parse_wrong_types),
+		cmocka_unit_test(test_parse_tls),
 		cmocka_unit_test(test_parse_ns_values),
 		cmocka_unit_test(test_parse_subsys_values),
 		cmocka_unit_test(test_parse_listener_values),
