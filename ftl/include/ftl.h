@@ -425,6 +425,7 @@ struct ftl_activity {
 	uint32_t pages_in_flight; /* buffer pages ticketed, not programmed yet */
 	uint64_t next_ticket, done_through; /* programs ticketed; done, in order */
 	uint32_t write_waiting; /* host writes waiting for buffer space or GC */
+	uint32_t paced; /* host writes waiting for a GC credit (foreground level) */
 	uint32_t read_waiting; /* host reads waiting for a read context */
 	/* The sequential write later ones wait behind (NULL: none), and them. */
 	const struct ftl_io *seq_blocker;
@@ -443,12 +444,13 @@ enum ftl_gc_phase {
 	FTL_GC_PHASE_SCAN, /* reading the OOB of the victim's pages */
 	FTL_GC_PHASE_READ, /* reading the data of a round */
 	FTL_GC_PHASE_MOVE, /* moving the round's units */
-	FTL_GC_PHASE_ERASING, /* waiting for the programs, then erasing */
+	FTL_GC_PHASE_ERASING, /* collected, waiting for an erase slot (busy says more) */
 };
 
 struct ftl_gc_info {
 	bool active; /* a victim is being collected */
 	bool busy; /* active, or a collected victim's erase is pending */
+	uint32_t erases_pending; /* collected victims waiting for their erase */
 	bool urgent; /* below the urgent level: host writes wait for GC */
 	int32_t victim; /* -1: none */
 	enum ftl_gc_phase phase;
