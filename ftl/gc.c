@@ -29,8 +29,9 @@
  *   erase             every open page is submitted; once those pages
  *                     (everything that made a victim unit stale) are on
  *                     flash, the victim is erased. It waits for that in
- *                     one of FTL_GC_ERASES erase slots, and GC takes the
- *                     next victim meanwhile: its pass 1 keeps the dies
+ *                     one of FTL_GC_ERASES erase slots. With the pipeline
+ *                     (ftl_config.gc_pipeline), GC takes the next victim
+ *                     meanwhile: its pass 1 keeps the dies
  *                     busy while the programs and the erase finish (a
  *                     tBERS on every die), and its rounds wait for the
  *                     erases unless there is room above the urgent level
@@ -559,12 +560,14 @@ static bool gc_move(struct ftl *f)
 }
 
 /*
- * May pass 2 move units while collected victims wait for their erase?
- * Their space is spent (moved units and the host's credits) and comes
- * back only with the erase, and moving spends up to a superblock more
- * before it gains anything: with room for that above the urgent level, or
- * below it, where host writes wait anyway and only GC helps. Pass 1 takes
- * no space: it goes on regardless, and earns the host its credit.
+ * May pass 2 start a round while collected victims wait for their erase
+ * (the pipeline)? Their space is spent (moved units and the host's
+ * credits) and comes back only with the erase, and moving spends up to a
+ * superblock more before it gains anything: with room for that above the
+ * urgent level, or below it, where host writes wait anyway and only GC
+ * helps (GC may then take the last free superblocks: host reads that need
+ * a translation page may wait for an erase, docs/QOS_RESULTS.md). Pass 1
+ * takes no space: it goes on regardless, and earns the host its credit.
  */
 static bool gc_may_move(const struct ftl *f)
 {
@@ -693,8 +696,8 @@ void ftl_gc_step(struct ftl *f)
 	 * more pressing level) than it would have after the erases.
 	 */
 	lvl = ftl_gc_level_at(f, f->free_sbs + ftl_gc_erases_pending(f));
-	if (lvl == FTL_GC_NONE)
-		return;
+	if (lvl == FTL_GC_NONE || (!f->cfg.gc_pipeline && ftl_gc_erases_pending(f)))
+		return; /* without the pipeline, the next victim after the erase */
 	/* A superblock a die migration is copying is not GC's to take. */
 	hidden = ftl_mig_hide(f);
 	v = ftl_gc_pick_victim(f, lvl, &wl);

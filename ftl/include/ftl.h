@@ -84,6 +84,14 @@ struct ftl_config {
 	uint32_t gc_idle_permille, gc_bg_permille, gc_fg_permille, gc_urgent_permille;
 	uint32_t gc_min_invalid_permille;
 	uint32_t wl_threshold; /* erase-count spread that starts static WL */
+	/*
+	 * GC pipeline (off by default): a collected victim waits for its
+	 * programs and its erase while GC takes the next one (its pass 1 runs
+	 * at once, its rounds when free space allows). Keeps the dies busier
+	 * under saturation (a tenant sharing dies keeps its weighted share),
+	 * at a cost in host read tail latency under GC: docs/QOS_RESULTS.md.
+	 */
+	bool gc_pipeline;
 	uint64_t idle_ns; /* idle time before hot-region prefetch */
 	/*
 	 * The instance's tenant on its NAND device (0: the default), stamped

@@ -40,7 +40,7 @@
 
 #include "qos.h"
 #include "sim.h"
-/* FTL_GC_READS_PER_DIE, FTL_GC_ERASES: what the header says of the FTL. */
+/* FTL_GC_READS_PER_DIE: what the header says of the FTL. */
 #include "ftl_internal.h"
 
 #define FA_TENANTS 2
@@ -65,6 +65,7 @@ struct fa_opts {
 	uint32_t planes, ppb, blocks;
 	uint32_t wbuf; /* FTL write buffer pages; 0: the FTL's default */
 	uint32_t op_permille; /* FTL over-provisioning; 0: the FTL's default */
+	bool gc_pipeline; /* ftl_config.gc_pipeline */
 	uint64_t seed;
 	const char *out, *outdir;
 	char cmdline[2048];
@@ -395,6 +396,7 @@ static void fa_open(struct fa_dev *d, const struct fa_opts *o, uint32_t pool, en
 		d->fc.write_buffer_pages = o->wbuf;
 	if (o->op_permille)
 		d->fc.op_permille = o->op_permille;
+	d->fc.gc_pipeline = o->gc_pipeline;
 	for (uint32_t ti = 0; ti < FA_TENANTS; ti++)
 		tenant_open(d, ti);
 }
@@ -880,10 +882,11 @@ static void fa_header(struct sim_out *out, const struct fa_dev *d)
 		 " instance over every die of the pool, A on blocks 0..%u and B on %u..%u of every"
 		 " plane\n"
 		 "#   (%u superblocks each; FTL defaults but --wbuf and --op: volatile write cache, %u"
-		 " write-buffer pages, op_permille %u, greedy GC, GC reads in flight: %u per die,"
-		 " collected victims waiting for their erase: %u while the next is collected)\n",
+		 " write-buffer pages, op_permille %u, greedy GC, GC reads in flight: %u per die; GC"
+		 " pipeline %s)\n",
 		 o->weight[0], o->weight[1], o->blocks - 1, o->blocks, 2 * o->blocks - 1, o->blocks,
-		 d->fc.write_buffer_pages, d->fc.op_permille, FTL_GC_READS_PER_DIE, FTL_GC_ERASES);
+		 d->fc.write_buffer_pages, d->fc.op_permille, FTL_GC_READS_PER_DIE,
+		 d->fc.gc_pipeline ? "on: the next victim while the last waits for its erase" : "off");
 	sim_outf(out, "# load: per tenant a closed loop of random 4 KiB ops over its LBA space at QD"
 		 " %u, R%% of them reads (the rest writes); per pool and scheduler a fresh device, both"
 		 " filled then overwritten %.1fx at random (GC in steady state); per mix %.1f s"
@@ -1043,6 +1046,7 @@ static void usage(void)
 	       "  --blocks N             blocks per plane per tenant (default 32)\n"
 	       "  --wbuf N               FTL write buffer pages (default: the FTL's, 64)\n"
 	       "  --op N                 FTL op_permille (default: the FTL's, 70)\n"
+	       "  --gc-pipeline on|off   ftl_config.gc_pipeline (default off, the FTL's)\n"
 	       "  --seed N               (default 1)\n"
 	       "  --out FILE             (default --outdir/qos_fairness.txt)\n"
 	       "  --outdir DIR           (default docs/results)\n");
@@ -1154,10 +1158,10 @@ static bool parse(struct fa_opts *o, int argc, char **argv)
 			free(copy);
 			if (!o->scheds)
 				sim_die("--sched needs a value");
-		} else if (!strcmp(k, "--bus-drr")) {
+		} else if (!strcmp(k, "--bus-drr") || !strcmp(k, "--gc-pipeline")) {
 			if (strcmp(v, "on") && strcmp(v, "off"))
-				sim_die("--bus-drr: on or off");
-			o->bus_drr = !strcmp(v, "on");
+				sim_die("%s: on or off", k);
+			*(!strcmp(k, "--bus-drr") ? &o->bus_drr : &o->gc_pipeline) = !strcmp(v, "on");
 		} else if (!strcmp(k, "--qd"))
 			o->qd = arg_u32(k, v, 1, FA_MAX_QD);
 		else if (!strcmp(k, "--seconds"))

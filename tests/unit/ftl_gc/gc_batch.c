@@ -256,13 +256,15 @@ static uint32_t dies_reading(const struct fx *x)
 
 /*
  * A collected victim waits for its programs and its erase (a tBERS on
- * every die) in an erase slot; GC takes the next victim meanwhile, and the
- * next victim's reads are queued on every die, more of them than the 16 a
- * victim had before: the dies do not run dry between two victims. Both
- * get erased, and nothing is lost.
+ * every die) in an erase slot; with the pipeline GC takes the next victim
+ * meanwhile, and the next victim's reads are queued on every die, more of
+ * them than the 16 a victim had before: the dies do not run dry between
+ * two victims. Both get erased, and nothing is lost. Without the pipeline
+ * the next victim waits for the erase.
  */
-void test_gc_two_victims(void **state)
+static void two_victims(bool pipeline)
 {
+	struct ftl_config cfg;
 	struct gc_levels lv;
 	struct fx_geo g;
 	struct fx *x;
@@ -271,9 +273,10 @@ void test_gc_two_victims(void **state)
 	int32_t first;
 	uint32_t first_erases;
 
-	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.gc_pipeline = pipeline;
 	fx_geo_small(&g);
-	x = fx_new(&g, NULL, false);
+	x = fx_new(&g, &cfg, false);
 	ndies = x->lay.ndies;
 	assert_true(ndies > 1);
 	assert_int_equal(x->f->gc.nrds, ndies * FTL_GC_READS_PER_DIE);
@@ -304,9 +307,13 @@ void test_gc_two_victims(void **state)
 	}
 	unforce_gc(x, &lv);
 	fx_drain(x);
-	assert_true(overlap_steps > 0);
-	assert_true(all_dies > 0);
-	assert_true(max_reads > 16);
+	if (pipeline) {
+		assert_true(overlap_steps > 0);
+		assert_true(all_dies > 0);
+		assert_true(max_reads > 16);
+	} else {
+		assert_int_equal(overlap_steps, 0);
+	}
 	/* The first victim was erased (and may be written again). */
 	assert_true(fx_sb(x, (uint32_t)first).erase_count > first_erases);
 	assert_true(fx_sb(x, (uint32_t)first).state != FTL_SB_GC &&
@@ -316,6 +323,13 @@ void test_gc_two_victims(void **state)
 	fx_verify_all(x);
 	fx_check_invariants(x, true);
 	fx_free(x);
+}
+
+void test_gc_two_victims(void **state)
+{
+	(void)state;
+	two_victims(true);
+	two_victims(false);
 }
 
 /* ---- power loss during GC ---- */
@@ -371,6 +385,7 @@ static void gc_crash(bool two)
 
 	fx_cfg_default(&cfg);
 	cfg.cmt_bytes = 3 * FTL_UNIT;
+	cfg.gc_pipeline = two;
 	fx_geo_small(&g);
 	x = fx_new(&g, &cfg, false);
 	fx_log_init(&l, x);
