@@ -88,8 +88,10 @@ struct ftl_config {
 	 * GC pipeline (off by default): a collected victim waits for its
 	 * programs and its erase while GC takes the next one (its pass 1 runs
 	 * at once, its rounds when free space allows). Keeps the dies busier
-	 * under saturation (a tenant sharing dies keeps its weighted share),
-	 * at a cost in host read tail latency under GC: docs/QOS_RESULTS.md.
+	 * under saturation, so that a tenant sharing dies gets its weighted
+	 * share (bloxd turns it on for software vSSDs); costs write tail, WAF
+	 * and erase suspensions on an instance with its dies alone
+	 * (docs/QOS_RESULTS.md, fair sharing).
 	 */
 	bool gc_pipeline;
 	uint64_t idle_ns; /* idle time before hot-region prefetch */

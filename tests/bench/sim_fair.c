@@ -1046,7 +1046,8 @@ static void usage(void)
 	       "  --blocks N             blocks per plane per tenant (default 32)\n"
 	       "  --wbuf N               FTL write buffer pages (default: the FTL's, 64)\n"
 	       "  --op N                 FTL op_permille (default: the FTL's, 70)\n"
-	       "  --gc-pipeline on|off   ftl_config.gc_pipeline (default off, the FTL's)\n"
+	       "  --gc-pipeline on|off   ftl_config.gc_pipeline (default on, as bloxd sets it for\n"
+	       "                         software vSSDs; off: the FTL's default)\n"
 	       "  --seed N               (default 1)\n"
 	       "  --out FILE             (default --outdir/qos_fairness.txt)\n"
 	       "  --outdir DIR           (default docs/results)\n");
@@ -1098,7 +1099,8 @@ static bool parse(struct fa_opts *o, int argc, char **argv)
 	size_t len = 0;
 
 	*o = (struct fa_opts){ .weight = { 1, 3 }, .mixes = { 100, 50, 0 }, .nmixes = 3,
-			       .scheds = (1u << FA_FIFO) | (1u << FA_DRR) | (1u << FA_DRRG), .bus_drr = true, .qd = 256,
+			       .scheds = (1u << FA_FIFO) | (1u << FA_DRR) | (1u << FA_DRRG), .bus_drr = true,
+			       .gc_pipeline = true, .qd = 256,
 			       .seconds = 5, .warmup_s = 1, .precond_x = 1,
 			       .planes = 2, .ppb = 48, .blocks = 32, .seed = 1,
 			       .outdir = "docs/results" };
