@@ -11,6 +11,7 @@
 #                              exits BD_MISSING_RC (default 2) when one is missing
 #   bd_build BUILD DOBUILD     bloxd and bloxctl built (incrementally) in BUILD:
 #                              sets BLOXD, BLOXCTL, BTYPE
+#   bd_nice                    --nice: the session's autogroup at NICE too
 #   bd_port                    PORT: a free one when empty; refuses one in use
 #   bd_workdir PREFIX          WORK (mktemp), DATA, SOCK, LOGS; the clean-up traps:
 #                              every spdk_nvme_perf and bloxd started here is
@@ -71,7 +72,10 @@ bd_usage() { # DEFAULT_OUT
   --no-install     do not apt-get install spdk_nvme_perf's missing runtime packages
   --keep-logs DIR  copy the logs and JSON snapshots to DIR
   --nice N         run bloxd and spdk_nvme_perf at this nice value (default 0; -20..19:
-                   below 0 they go ahead of the machine's other work on their CPUs)
+                   below 0 they go ahead of the machine's other work on their CPUs). With
+                   the kernel's autogroups a nice value counts only inside its session: the
+                   script then sets its session's autogroup to N too; start it with setsid
+                   so that the session holds the bench alone
 EOF
 }
 
@@ -168,6 +172,16 @@ bd_build() {
 		echo "$BD_NAME: warning: $build is a '$BTYPE' build, not RelWithDebInfo" >&2
 }
 
+# --nice: the bench's session (its autogroup, when the kernel groups by session) at NICE too.
+bd_nice() {
+	[ "$NICE" != 0 ] || return 0
+	if [ -w /proc/self/autogroup ] && [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ]; then
+		echo "$NICE" >"/proc/$$/autogroup" 2>/dev/null ||
+			echo "$BD_NAME: warning: could not set the autogroup's nice to $NICE" >&2
+	fi
+	return 0
+}
+
 bd_port() {
 	if [ -z "$PORT" ]; then
 		PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
@@ -243,7 +257,8 @@ bd_machine() {
 		"of daemon/ ftl/ nand/ common/ cli/ proto/ qos/ modified in the working tree)"
 	echo "# bloxd $BLOXD ($("$BLOXD" --version 2>&1 | head -1), CMAKE_BUILD_TYPE $BTYPE)"
 	echo "# client $(head -1 "$SPDK/BUILD-INFO.txt" 2>/dev/null | cut -c1-60) spdk_nvme_perf --no-huge"
-	echo "# bloxd on CPU $TGT_CPU, spdk_nvme_perf on CPU $CLI_CPU (nice $NICE); NVMe/TCP 127.0.0.1:$PORT"
+	echo "# bloxd on CPU $TGT_CPU, spdk_nvme_perf on CPU $CLI_CPU (nice $NICE, $(cat /proc/$$/autogroup 2>/dev/null ||
+		echo 'no autogroup')); NVMe/TCP 127.0.0.1:$PORT"
 }
 
 # A warning when the machine is busy (the figures will show it).

@@ -138,6 +138,7 @@ done
 
 bd_tools $INSTALL
 bd_build "$BUILD" $DOBUILD
+bd_nice
 bd_port
 bd_workdir blox-qos-bench
 bd_warn_load "a window can fall short when the clients or bloxd lose their CPU for a while (the report shows each window's slowest second)"
