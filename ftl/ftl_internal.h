@@ -157,8 +157,14 @@ struct ftl_rd {
 	TAILQ_ENTRY(ftl_rd) link;
 };
 
-/* GC's own flash reads: the OOB of a victim page, or a page's data. */
-#define FTL_GC_READS 16
+/*
+ * GC's own flash reads (the OOB of a victim page, or a page's data) in
+ * flight at once: FTL_GC_READS_PER_DIE per die of the instance, so that
+ * every die keeps some queued while others are slow, FTL_GC_READS_MAX
+ * at most (gc.nrds).
+ */
+#define FTL_GC_READS_PER_DIE 16
+#define FTL_GC_READS_MAX 256
 
 struct ftl_gc_rd {
 	struct nand_op op;
@@ -183,7 +189,24 @@ enum gc_state {
 	GC_SCAN, /* pass 1: the OOB of every victim page with valid units */
 	GC_READ, /* pass 2: the data pages of a round */
 	GC_MOVE, /* pass 2: moving the round's units */
-	GC_ERASING, /* waiting for the programs, then erasing */
+	GC_ERASING, /* collected: waiting for an erase slot (gc.erase[]) */
+};
+
+/*
+ * A collected victim waiting for its programs, then erased. Once a victim
+ * is in one, GC is free to take the next one and collect it meanwhile: up
+ * to FTL_GC_ERASES victims collected and not erased yet, plus the one being
+ * collected. A collected victim with no slot free waits in GC_ERASING.
+ */
+#define FTL_GC_ERASES 2
+
+struct ftl_gc_erase {
+	struct ftl *f;
+	int32_t sb; /* -1: free */
+	uint64_t ticket; /* programs up to this ticket first */
+	bool issued, wl;
+	uint32_t pending; /* erases in flight */
+	struct nand_op *ops; /* one per (plane, die) */
 };
 
 /* Credits are kept in 1/FTL_GC_CREDIT of a unit. */
@@ -194,7 +217,8 @@ struct ftl_gc {
 	int32_t victim;
 	uint32_t cursor; /* pass 1: next flash page of the victim to look at */
 	uint32_t scan_reads; /* pass 1: OOB reads in flight */
-	struct ftl_gc_rd rds[FTL_GC_READS];
+	struct ftl_gc_rd *rds;
+	uint32_t nrds; /* reads in flight at most (FTL_GC_READS_PER_DIE) */
 	struct ftl_gc_ent *ents; /* the victim's valid units, units_per_sb at most */
 	uint32_t nent;
 	uint32_t round_start, round_end; /* pass 2: entries of this round */
@@ -202,12 +226,8 @@ struct ftl_gc {
 	uint32_t round_reads; /* pass 2: data reads in flight */
 	uint32_t groups_max; /* translation pages one round may load */
 	bool rescan; /* units were left after pass 2: a second pass 1 */
-	/* The collected victim waiting for its programs, then erased. */
-	int32_t erase_sb; /* -1: none */
-	uint64_t erase_ticket;
-	bool erase_issued, erase_wl;
-	uint32_t erases_pending;
-	struct nand_op *erase_ops;
+	uint64_t victim_ticket; /* collected: programs to wait for before its erase */
+	struct ftl_gc_erase erase[FTL_GC_ERASES]; /* in the order they were collected */
 	bool static_wl;
 	bool waiting; /* tp_waiter sits on a wait list */
 	bool running, again; /* gc_continue() is on the stack / called from inside */
@@ -239,6 +259,8 @@ struct ftl_gc {
 	uint32_t victim_tp_wb; /* of which translation-page write-backs */
 	/* A deterministic window stopped it between two rounds (plm.c). */
 	bool plm_paused;
+	/* Pass 2 waits for earlier victims' erases (gc_may_move()). */
+	bool erase_held;
 };
 
 /* Pages one copy step of a migration reads and programs. */
@@ -482,6 +504,8 @@ void ftl_gc_resume(struct ftl *f);
 bool ftl_gc_is_waiter(const struct ftl *f, const struct ftl_io *io);
 /* A victim is being collected or erased. */
 bool ftl_gc_busy(const struct ftl *f);
+/* Collected victims waiting for their erase (in the erase slots). */
+uint32_t ftl_gc_erases_pending(const struct ftl *f);
 
 /* gc_policy.c */
 enum ftl_gc_level {
@@ -495,6 +519,8 @@ enum ftl_gc_level {
 /* Levels in superblocks from the config and the spare (at creation). */
 void ftl_gc_levels_init(struct ftl *f);
 enum ftl_gc_level ftl_gc_level(const struct ftl *f);
+/* The level with @fr superblocks free. */
+enum ftl_gc_level ftl_gc_level_at(const struct ftl *f, uint32_t fr);
 /*
  * The next victim for GC at @lvl: one worth collecting at that level, or
  * for static wear leveling (*@wl); -1 when none.

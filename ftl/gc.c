@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Garbage collection and wear leveling. One victim superblock at a time:
- * pick it (greedy: fewest valid units; cost-benefit: best
+ * Garbage collection and wear leveling. One victim superblock collected at
+ * a time: pick it (greedy: fewest valid units; cost-benefit: best
  * (1 - u) * age / (2u)), then move its valid units DFTL-style, in batches
  * grouped by translation page, so that each translation page is loaded
  * and written back once per victim rather than once per unit:
@@ -11,7 +11,9 @@
  *                     there): one entry per valid unit (LBA, PPN), sorted
  *                     by translation page, then PPN;
  *   pass 2, by rounds of a few translation pages (as many as a quarter of
- *                     the CMT, at least one) and up to FTL_GC_READS pages:
+ *                     the CMT, at least one) and up to gc.nrds pages
+ *                     (FTL_GC_READS_PER_DIE per die, so that every die
+ *                     has reads queued while another is slow):
  *     GC_READ         read the data pages the round's units sit on and
  *                     start loading the round's translation pages;
  *     GC_MOVE         per translation page, move every unit whose mapping
@@ -24,9 +26,17 @@
  *                     that was resident stays dirty in the CMT.
  *                     Translation pages in the victim move as before: a
  *                     copy keeping its content version, and the GTD.
- *   GC_ERASING        every open page is submitted; once those pages
+ *   erase             every open page is submitted; once those pages
  *                     (everything that made a victim unit stale) are on
- *                     flash, the victim is erased.
+ *                     flash, the victim is erased. It waits for that in
+ *                     one of FTL_GC_ERASES erase slots. With the pipeline
+ *                     (ftl_config.gc_pipeline), GC takes the next victim
+ *                     meanwhile: its pass 1 keeps the dies
+ *                     busy while the programs and the erase finish (a
+ *                     tBERS on every die), and its rounds wait for the
+ *                     erases unless there is room above the urgent level
+ *                     (gc_may_move()). With every slot taken, a collected
+ *                     victim waits in GC_ERASING.
  *
  * Levels (ftl.h) by free superblocks, computed by ftl_gc_init() from the
  * spare superblocks: idle, background, foreground (host writes paced by
@@ -109,49 +119,46 @@ static void gc_victim_done(struct ftl *f)
 
 static void erase_done(struct nand_op *op)
 {
-	struct ftl *f = op->cb_arg;
-	struct ftl_gc *g = &f->gc;
+	struct ftl_gc_erase *e = op->cb_arg;
+	struct ftl *f = e->f;
 
-	if (--g->erases_pending)
+	if (--e->pending)
 		return;
-	ftl_sb_freed(f, (uint32_t)g->erase_sb);
+	ftl_sb_freed(f, (uint32_t)e->sb);
 	f->st.gc_runs++;
-	if (g->erase_wl)
+	if (e->wl)
 		f->st.wl_runs++;
-	g->erase_sb = -1;
-	g->erase_issued = false;
-	g->active = false;
-	g->victim = -1;
-	g->tp_waiter.stage = GC_IDLE;
+	e->sb = -1;
+	e->issued = false;
+	/* A collected victim waiting for a slot takes it (ftl_gc_step()). */
 	ftl_progress(f);
 }
 
-/* Erase the collected superblock once everything up to its ticket is on flash. */
-static void gc_erase_try(struct ftl *f)
+/* Erase a collected superblock once everything up to its ticket is on flash. */
+static void gc_erase_try(struct ftl *f, struct ftl_gc_erase *e)
 {
-	struct ftl_gc *g = &f->gc;
 	uint32_t n = f->ndies * f->planes;
 
-	if (g->erase_sb < 0 || g->erase_issued || f->done_through < g->erase_ticket)
+	if (e->sb < 0 || e->issued || f->done_through < e->ticket)
 		return;
 	if (ftl_plm_deferring(f))
 		return; /* after the deterministic window */
-	g->erase_issued = true;
-	f->sbs[g->erase_sb].state = SB_ERASING;
-	g->erases_pending = n;
+	e->issued = true;
+	f->sbs[e->sb].state = SB_ERASING;
+	e->pending = n;
 	for (uint32_t s = 0; s < n; s++) {
-		struct nand_op *op = &g->erase_ops[s];
+		struct nand_op *op = &e->ops[s];
 
 		memset(op, 0, sizeof(*op));
 		op->kind = NAND_OP_ERASE;
 		op->prio = NAND_PRIO_ERASE;
 		/* Flash page s of row 0 sits on (plane, die) number s. */
-		ftl_fpid_addr(f, ftl_ppn(f, (uint32_t)g->erase_sb, s * f->slots) / f->slots,
+		ftl_fpid_addr(f, ftl_ppn(f, (uint32_t)e->sb, s * f->slots) / f->slots,
 			      &op->addr);
 		op->addr.page = 0;
 		op->nplanes = 1;
 		op->cb = erase_done;
-		op->cb_arg = f;
+		op->cb_arg = e;
 		f->st.flash_erases++;
 		op->tenant = f->cfg.tenant;
 		if (f->env.ops->submit(f->env.ctx, op)) {
@@ -161,11 +168,36 @@ static void gc_erase_try(struct ftl *f)
 	}
 }
 
+/*
+ * The collected victim takes a free erase slot: it is erased once its
+ * programs are done, and GC is free to take the next victim meanwhile.
+ * false: no slot is free, the victim waits in GC_ERASING.
+ */
+static bool gc_hand_over(struct ftl *f)
+{
+	struct ftl_gc *g = &f->gc;
+	struct ftl_gc_erase *e = NULL;
+
+	for (uint32_t i = 0; i < FTL_GC_ERASES && !e; i++)
+		if (g->erase[i].sb < 0)
+			e = &g->erase[i];
+	if (!e)
+		return false;
+	e->sb = g->victim;
+	e->ticket = g->victim_ticket;
+	e->wl = g->static_wl;
+	g->active = false;
+	g->victim = -1;
+	g->tp_waiter.stage = GC_IDLE;
+	gc_erase_try(f, e);
+	return true;
+}
+
 /* ---- reads ---- */
 
 static struct ftl_gc_rd *rd_find(struct ftl *f, uint32_t fpid)
 {
-	for (uint32_t i = 0; i < FTL_GC_READS; i++)
+	for (uint32_t i = 0; i < f->gc.nrds; i++)
 		if (f->gc.rds[i].fpid == fpid)
 			return &f->gc.rds[i];
 	return NULL;
@@ -366,7 +398,7 @@ static void gc_load_tp(struct ftl *f, uint32_t tp)
 
 /*
  * The next round: entries from round_end on, for at most groups_max
- * translation pages and FTL_GC_READS flash pages. Reads its pages (or
+ * translation pages and gc.nrds flash pages. Reads its pages (or
  * copies them from the write buffer) and starts its translation-page
  * loads. false: every entry is done.
  */
@@ -375,7 +407,7 @@ static bool gc_round(struct ftl *f)
 	struct ftl_gc *g = &f->gc;
 	uint32_t end, groups = 0, npages = 0, key = UINT32_MAX;
 
-	for (uint32_t i = 0; i < FTL_GC_READS; i++)
+	for (uint32_t i = 0; i < g->nrds; i++)
 		g->rds[i].fpid = FTL_UNMAPPED;
 	g->round_start = g->round_end;
 	if (g->round_start == g->nent)
@@ -392,7 +424,7 @@ static bool gc_round(struct ftl *f)
 		}
 		if (!ftl_valid_get(f, e->ppn) || rd_find(f, fpid))
 			continue;
-		if (npages == FTL_GC_READS)
+		if (npages == g->nrds)
 			break;
 		g->rds[npages++].fpid = fpid;
 	}
@@ -527,6 +559,23 @@ static bool gc_move(struct ftl *f)
 	return true;
 }
 
+/*
+ * May pass 2 start a round while collected victims wait for their erase
+ * (the pipeline)? Their space is spent (moved units and the host's
+ * credits) and comes back only with the erase, and moving spends up to a
+ * superblock more before it gains anything: with room for that above the
+ * urgent level, or below it, where host writes wait anyway and only GC
+ * helps (GC may then take the last free superblocks: host reads that need
+ * a translation page may wait for an erase, docs/QOS_RESULTS.md). Pass 1
+ * takes no space: it goes on regardless, and earns the host its credit.
+ */
+static bool gc_may_move(const struct ftl *f)
+{
+	uint32_t pending = ftl_gc_erases_pending(f);
+
+	return !pending || ftl_gc_urgent(f) || f->free_sbs >= f->gc.lvl_urgent + 1 + pending;
+}
+
 static void gc_run(struct ftl *f)
 {
 	struct ftl_gc *g = &f->gc;
@@ -546,6 +595,10 @@ static void gc_run(struct ftl *f)
 				g->plm_paused = true; /* the next round after the window */
 				return;
 			}
+			if (g->round_end < g->nent && !gc_may_move(f)) {
+				g->erase_held = true; /* ftl_gc_step() goes on */
+				return;
+			}
 			if (!gc_round(f)) {
 				if (f->sbs[g->victim].valid) {
 					/* Nothing should be left; scan again to be sure. */
@@ -560,15 +613,14 @@ static void gc_run(struct ftl *f)
 				 * Everything moved. Every page that made a victim
 				 * unit stale (host streams too) must be on flash
 				 * before the erase, or a crash would bring back
-				 * mappings into an erased block.
+				 * mappings into an erased block: the pages
+				 * submitted up to now.
 				 */
 				gc_victim_done(f);
 				ftl_close_pages(f);
-				g->erase_sb = g->victim;
-				g->erase_ticket = ftl_issued_ticket(f);
-				g->erase_wl = g->static_wl;
+				g->victim_ticket = ftl_issued_ticket(f);
 				g->tp_waiter.stage = GC_ERASING;
-				gc_erase_try(f);
+				gc_hand_over(f);
 				return;
 			}
 			if (g->round_reads)
@@ -621,19 +673,31 @@ void ftl_gc_step(struct ftl *f)
 	/* A deterministic window holds it (plm.c), unless space is short. */
 	if (ftl_plm_gc_hold(f))
 		return;
-	if (g->active) {
-		if (g->plm_paused) {
-			g->plm_paused = false;
-			gc_continue(f);
-		}
-		gc_erase_try(f); /* once its programs are done */
-		return;
+	for (uint32_t i = 0; i < FTL_GC_ERASES; i++)
+		gc_erase_try(f, &g->erase[i]); /* once their programs are done */
+	if (g->active && g->plm_paused) {
+		g->plm_paused = false;
+		gc_continue(f);
 	}
+	if (g->active && g->erase_held && gc_may_move(f)) {
+		g->erase_held = false;
+		gc_continue(f);
+	}
+	/* Collected and an erase slot free now: on to the next victim. */
+	if (g->active && g->tp_waiter.stage == GC_ERASING)
+		gc_hand_over(f);
+	if (g->active)
+		return;
 	if (f->sync_io || f->shutting_down)
 		return;
-	lvl = ftl_gc_level(f);
-	if (lvl == FTL_GC_NONE)
-		return;
+	/*
+	 * Is another victim needed once the collected ones are erased? Their
+	 * superblocks count as free here, so GC does not take one more (at a
+	 * more pressing level) than it would have after the erases.
+	 */
+	lvl = ftl_gc_level_at(f, f->free_sbs + ftl_gc_erases_pending(f));
+	if (lvl == FTL_GC_NONE || (!f->cfg.gc_pipeline && ftl_gc_erases_pending(f)))
+		return; /* without the pipeline, the next victim after the erase */
 	/* A superblock a die migration is copying is not GC's to take. */
 	hidden = ftl_mig_hide(f);
 	v = ftl_gc_pick_victim(f, lvl, &wl);
@@ -651,6 +715,7 @@ void ftl_gc_step(struct ftl *f)
 	g->scan_reads = g->round_reads = 0;
 	g->victim_written = g->victim_tp_wb = 0;
 	g->rescan = false;
+	g->erase_held = false;
 	g->granted = 0;
 	g->scanned = g->scan_pages = 0;
 	for (uint32_t p = 0, base = ftl_ppn(f, (uint32_t)v, 0) / f->slots;
@@ -671,14 +736,23 @@ int ftl_gc_init(struct ftl *f)
 	struct ftl_gc *g = &f->gc;
 
 	g->victim = -1;
-	g->erase_sb = -1;
+	for (uint32_t i = 0; i < FTL_GC_ERASES; i++) {
+		g->erase[i].f = f;
+		g->erase[i].sb = -1;
+		g->erase[i].ops = calloc(f->ndies * f->planes, sizeof(*g->erase[i].ops));
+		if (!g->erase[i].ops)
+			return -ENOMEM;
+	}
 	TAILQ_INIT(&g->pace_wait);
+	g->nrds = f->ndies * FTL_GC_READS_PER_DIE;
+	if (g->nrds > FTL_GC_READS_MAX)
+		g->nrds = FTL_GC_READS_MAX;
 	g->ents = calloc(f->units_per_sb, sizeof(*g->ents));
-	g->erase_ops = calloc(f->ndies * f->planes, sizeof(*g->erase_ops));
+	g->rds = calloc(g->nrds, sizeof(*g->rds));
 	g->tp_waiter.op = FTL_IO_READ; /* unused: marks an internal waiter */
-	if (!g->ents || !g->erase_ops)
+	if (!g->ents || !g->rds)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < FTL_GC_READS; i++) {
+	for (uint32_t i = 0; i < g->nrds; i++) {
 		struct ftl_gc_rd *rd = &g->rds[i];
 
 		rd->f = f;
@@ -690,8 +764,8 @@ int ftl_gc_init(struct ftl *f)
 	}
 	/* A quarter of the CMT at most per round, so hosts keep theirs. */
 	g->groups_max = f->cmt_cap / 4;
-	if (g->groups_max > FTL_GC_READS)
-		g->groups_max = FTL_GC_READS;
+	if (g->groups_max > FTL_GC_READS_PER_DIE)
+		g->groups_max = FTL_GC_READS_PER_DIE;
 	if (g->groups_max < 1)
 		g->groups_max = 1;
 	ftl_gc_levels_init(f);
@@ -700,17 +774,28 @@ int ftl_gc_init(struct ftl *f)
 
 void ftl_gc_fini(struct ftl *f)
 {
-	for (uint32_t i = 0; i < FTL_GC_READS; i++) {
+	for (uint32_t i = 0; f->gc.rds && i < f->gc.nrds; i++) {
 		free(f->gc.rds[i].page);
 		free(f->gc.rds[i].oob_raw);
 	}
+	free(f->gc.rds);
 	free(f->gc.ents);
-	free(f->gc.erase_ops);
+	for (uint32_t i = 0; i < FTL_GC_ERASES; i++)
+		free(f->gc.erase[i].ops);
+}
+
+uint32_t ftl_gc_erases_pending(const struct ftl *f)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < FTL_GC_ERASES; i++)
+		n += f->gc.erase[i].sb >= 0;
+	return n;
 }
 
 bool ftl_gc_busy(const struct ftl *f)
 {
-	return f->gc.active || f->gc.erase_sb >= 0;
+	return f->gc.active || ftl_gc_erases_pending(f);
 }
 
 bool ftl_gc_is_waiter(const struct ftl *f, const struct ftl_io *io)

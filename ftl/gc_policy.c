@@ -28,8 +28,12 @@ bool ftl_gc_host_waits(const struct ftl *f)
 
 enum ftl_gc_level ftl_gc_level(const struct ftl *f)
 {
+	return ftl_gc_level_at(f, f->free_sbs);
+}
+
+enum ftl_gc_level ftl_gc_level_at(const struct ftl *f, uint32_t fr)
+{
 	const struct ftl_gc *g = &f->gc;
-	uint32_t fr = f->free_sbs;
 	bool idle, waits = ftl_gc_host_waits(f);
 
 	/* At the host streams' reserve a waiting write needs GC, any victim. */
@@ -64,7 +68,7 @@ bool ftl_gc_pace(struct ftl *f)
 	}
 	if (!g->active)
 		ftl_gc_step(f);
-	if (!g->active) {
+	if (!ftl_gc_busy(f)) {
 		g->credit = 0; /* nothing to collect: nothing to pace with */
 		return true;
 	}
@@ -75,7 +79,7 @@ bool ftl_gc_pace_ready(const struct ftl *f)
 {
 	const struct ftl_gc *g = &f->gc;
 
-	return f->free_sbs >= g->lvl_fg || !g->active || g->credit >= FTL_GC_CREDIT ||
+	return f->free_sbs >= g->lvl_fg || !ftl_gc_busy(f) || g->credit >= FTL_GC_CREDIT ||
 	       ftl_plm_deferring(f);
 }
 

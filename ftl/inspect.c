@@ -90,12 +90,13 @@ bool ftl_inspect_valid(const struct ftl *f, uint32_t ppn)
 	return ftl_valid_get(f, ppn);
 }
 
-static uint32_t io_count(const struct ftl_io *first)
+/* Requests on a wait list from @first on, GC's own waiter left out. */
+static uint32_t io_count(const struct ftl *f, const struct ftl_io *first)
 {
 	uint32_t n = 0;
 
 	for (const struct ftl_io *io = first; io; io = TAILQ_NEXT(io, link))
-		n++;
+		n += !ftl_gc_is_waiter(f, io);
 	return n;
 }
 
@@ -108,10 +109,11 @@ void ftl_inspect_activity(const struct ftl *f, struct ftl_activity *out)
 		.free_sbs = f->free_sbs,
 		.next_ticket = f->next_ticket,
 		.done_through = f->done_through,
-		.write_waiting = io_count(TAILQ_FIRST(&f->write_wait)),
-		.read_waiting = io_count(TAILQ_FIRST(&f->read_wait)),
+		.write_waiting = io_count(f, TAILQ_FIRST(&f->write_wait)),
+		.paced = io_count(f, TAILQ_FIRST(&f->gc.pace_wait)),
+		.read_waiting = io_count(f, TAILQ_FIRST(&f->read_wait)),
 		.seq_blocker = f->seq_blocker,
-		.seq_waiting = io_count(TAILQ_FIRST(&f->seq_wait)),
+		.seq_waiting = io_count(f, TAILQ_FIRST(&f->seq_wait)),
 		.prefetch_busy = f->pf.busy,
 		.prefetch_tp = f->pf.tp,
 		.ckpt_gen = f->ckpt_gen,
@@ -131,6 +133,7 @@ void ftl_inspect_gc(const struct ftl *f, struct ftl_gc_info *out)
 	*out = (struct ftl_gc_info){
 		.active = g->active,
 		.busy = ftl_gc_busy(f),
+		.erases_pending = ftl_gc_erases_pending(f),
 		.urgent = ftl_gc_urgent(f),
 		.victim = g->victim,
 		.phase = gc_phase[g->tp_waiter.stage],

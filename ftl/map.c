@@ -102,18 +102,26 @@ static bool writeback(struct ftl *f, struct ftl_cmt *e)
 	return true;
 }
 
-/* A free entry, or the least recently used ready one (written back). */
+/*
+ * A free entry, or the least recently used ready one (written back). When
+ * a dirty one cannot be written back (no buffer or space: the write
+ * streams are full, with GC running), the least recently used clean one:
+ * a lookup never waits for a program while a clean entry can make room.
+ */
 static struct ftl_cmt *cmt_victim(struct ftl *f)
 {
 	struct ftl_cmt *e;
+	bool stuck = false;
 
 	if (f->cmt_used < f->cmt_cap)
 		return &f->cmt_pool[f->cmt_used++];
 	TAILQ_FOREACH(e, &f->cmt_lru, lru) {
-		if (e->state != CMT_READY)
+		if (e->state != CMT_READY || (stuck && e->dirty))
 			continue;
-		if (e->dirty && !writeback(f, e))
-			return NULL; /* no buffer space: wait for a program */
+		if (e->dirty && !writeback(f, e)) {
+			stuck = true; /* no buffer space: a clean one, else wait */
+			continue;
+		}
 		TAILQ_REMOVE(&f->cmt_lru, e, lru);
 		f->cmt_index[e->tp] = NULL;
 		f->st.cmt_evictions++;

@@ -167,7 +167,28 @@ static bool any_held(const struct ftl *f)
 }
 
 /*
- * The write buffer is out of pages and nothing submitted is in flight
+ * Pages of the write buffer that only the translation stream may take: a
+ * lookup that misses with every CMT entry dirty writes one back, and
+ * must not wait for host and GC programs to free a page (map.c).
+ */
+#define FTL_TP_RESERVE_WBUFS 2
+
+/* A free write buffer page for stream @s: beyond the reserve unless the translation stream. */
+static bool wbuf_free(const struct ftl *f, enum ftl_stream s)
+{
+	const struct ftl_wbuf *wb = TAILQ_FIRST(&f->free_wbufs);
+	uint32_t n = 0;
+
+	if (s == ST_TP)
+		return wb != NULL;
+	for (; wb && n <= FTL_TP_RESERVE_WBUFS; wb = TAILQ_NEXT(wb, link))
+		n++;
+	return n > FTL_TP_RESERVE_WBUFS;
+}
+
+/*
+ * The write buffer is out of pages for the data streams (the translation
+ * stream's reserve aside) and nothing submitted is in flight
  * (every page in flight is a held translation page): nothing would ever
  * complete, so pad and program the filling data pages they wait for (a
  * data page that fills slowly, of an idle host stream, say). Otherwise
@@ -177,7 +198,7 @@ static void unstick_held(struct ftl *f)
 {
 	const struct ftl_wbuf *wb;
 
-	if (!TAILQ_EMPTY(&f->free_wbufs) || TAILQ_EMPTY(&f->inflight))
+	if (wbuf_free(f, ST_RAND) || TAILQ_EMPTY(&f->inflight))
 		return;
 	TAILQ_FOREACH(wb, &f->inflight, link)
 		if (!wb->held)
@@ -260,7 +281,7 @@ static bool stream_page(struct ftl *f, enum ftl_stream s)
 	struct ftl_streamstate *st = &f->streams[s];
 	struct ftl_wbuf *wb = TAILQ_FIRST(&f->free_wbufs);
 
-	if (!wb) {
+	if (!wbuf_free(f, s)) {
 		unstick_held(f);
 		return false;
 	}
@@ -422,7 +443,7 @@ static bool stream_has_room(const struct ftl *f, int s)
 
 	if (st->wb)
 		return true;
-	if (TAILQ_EMPTY(&f->free_wbufs))
+	if (!wbuf_free(f, (enum ftl_stream)s))
 		return false;
 	if (st->sb < 0 || st->next >= f->units_per_sb)
 		return f->free_sbs > FTL_HOST_RESERVE_SBS;

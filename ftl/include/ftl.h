@@ -84,6 +84,16 @@ struct ftl_config {
 	uint32_t gc_idle_permille, gc_bg_permille, gc_fg_permille, gc_urgent_permille;
 	uint32_t gc_min_invalid_permille;
 	uint32_t wl_threshold; /* erase-count spread that starts static WL */
+	/*
+	 * GC pipeline (off by default): a collected victim waits for its
+	 * programs and its erase while GC takes the next one (its pass 1 runs
+	 * at once, its rounds when free space allows). Keeps the dies busier
+	 * under saturation, so that a tenant sharing dies gets its weighted
+	 * share (bloxd turns it on for software vSSDs); costs write tail, WAF
+	 * and erase suspensions on an instance with its dies alone
+	 * (docs/QOS_RESULTS.md, fair sharing).
+	 */
+	bool gc_pipeline;
 	uint64_t idle_ns; /* idle time before hot-region prefetch */
 	/*
 	 * The instance's tenant on its NAND device (0: the default), stamped
@@ -425,6 +435,7 @@ struct ftl_activity {
 	uint32_t pages_in_flight; /* buffer pages ticketed, not programmed yet */
 	uint64_t next_ticket, done_through; /* programs ticketed; done, in order */
 	uint32_t write_waiting; /* host writes waiting for buffer space or GC */
+	uint32_t paced; /* host writes waiting for a GC credit (foreground level) */
 	uint32_t read_waiting; /* host reads waiting for a read context */
 	/* The sequential write later ones wait behind (NULL: none), and them. */
 	const struct ftl_io *seq_blocker;
@@ -443,12 +454,13 @@ enum ftl_gc_phase {
 	FTL_GC_PHASE_SCAN, /* reading the OOB of the victim's pages */
 	FTL_GC_PHASE_READ, /* reading the data of a round */
 	FTL_GC_PHASE_MOVE, /* moving the round's units */
-	FTL_GC_PHASE_ERASING, /* waiting for the programs, then erasing */
+	FTL_GC_PHASE_ERASING, /* collected, waiting for an erase slot (busy says more) */
 };
 
 struct ftl_gc_info {
 	bool active; /* a victim is being collected */
 	bool busy; /* active, or a collected victim's erase is pending */
+	uint32_t erases_pending; /* collected victims waiting for their erase */
 	bool urgent; /* below the urgent level: host writes wait for GC */
 	int32_t victim; /* -1: none */
 	enum ftl_gc_phase phase;

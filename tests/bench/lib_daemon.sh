@@ -11,6 +11,7 @@
 #                              exits BD_MISSING_RC (default 2) when one is missing
 #   bd_build BUILD DOBUILD     bloxd and bloxctl built (incrementally) in BUILD:
 #                              sets BLOXD, BLOXCTL, BTYPE
+#   bd_nice                    --nice: the session's autogroup at NICE too
 #   bd_port                    PORT: a free one when empty; refuses one in use
 #   bd_workdir PREFIX          WORK (mktemp), DATA, SOCK, LOGS; the clean-up traps:
 #                              every spdk_nvme_perf and bloxd started here is
@@ -47,6 +48,7 @@ RUNTIME_PKGS="librte-eal23 librte-kvargs23 librte-telemetry23 librte-ring23 libr
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:4d87416b-b634-42dd-b63e-48aec659fb9f
 TGT_CPU=0
 CLI_CPU=1
+NICE=0
 
 BPID=
 PERF_PIDS=()
@@ -69,13 +71,18 @@ bd_usage() { # DEFAULT_OUT
   --port PORT      NVMe/TCP port on 127.0.0.1 (default: a free one)
   --no-install     do not apt-get install spdk_nvme_perf's missing runtime packages
   --keep-logs DIR  copy the logs and JSON snapshots to DIR
+  --nice N         run bloxd and spdk_nvme_perf at this nice value (default 0; -20..19:
+                   below 0 they go ahead of the machine's other work on their CPUs). With
+                   the kernel's autogroups a nice value counts only inside its session: the
+                   script then sets its session's autogroup to N too; start it with setsid
+                   so that the session holds the bench alone
 EOF
 }
 
 bd_opt() {
 	BD_SHIFT=2
 	case $1 in
-	--build | --out | --port | --keep-logs) [ $# -ge 2 ] || die "$1 needs a value" ;;
+	--build | --out | --port | --keep-logs | --nice) [ $# -ge 2 ] || die "$1 needs a value" ;;
 	esac
 	case $1 in
 	--build) BUILD=$2 ;;
@@ -84,6 +91,9 @@ bd_opt() {
 		{ [[ $2 =~ ^[1-9][0-9]*$ ]] && [ "$2" -lt 65536 ]; } || die "--port must be 1..65535"
 		PORT=$2 ;;
 	--keep-logs) KEEP=$2 ;;
+	--nice)
+		{ [[ $2 =~ ^-?[0-9]+$ ]] && [ "$2" -ge -20 ] && [ "$2" -le 19 ]; } || die "--nice must be -20..19"
+		NICE=$2 ;;
 	--no-build) DOBUILD=0; BD_SHIFT=1 ;;
 	--no-install) INSTALL=0; BD_SHIFT=1 ;;
 	-h | --help) usage; exit 0 ;;
@@ -162,6 +172,16 @@ bd_build() {
 		echo "$BD_NAME: warning: $build is a '$BTYPE' build, not RelWithDebInfo" >&2
 }
 
+# --nice: the bench's session (its autogroup, when the kernel groups by session) at NICE too.
+bd_nice() {
+	[ "$NICE" != 0 ] || return 0
+	if [ -w /proc/self/autogroup ] && [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ]; then
+		echo "$NICE" >"/proc/$$/autogroup" 2>/dev/null ||
+			echo "$BD_NAME: warning: could not set the autogroup's nice to $NICE" >&2
+	fi
+	return 0
+}
+
 bd_port() {
 	if [ -z "$PORT" ]; then
 		PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
@@ -237,7 +257,8 @@ bd_machine() {
 		"of daemon/ ftl/ nand/ common/ cli/ proto/ qos/ modified in the working tree)"
 	echo "# bloxd $BLOXD ($("$BLOXD" --version 2>&1 | head -1), CMAKE_BUILD_TYPE $BTYPE)"
 	echo "# client $(head -1 "$SPDK/BUILD-INFO.txt" 2>/dev/null | cut -c1-60) spdk_nvme_perf --no-huge"
-	echo "# bloxd on CPU $TGT_CPU, spdk_nvme_perf on CPU $CLI_CPU; NVMe/TCP 127.0.0.1:$PORT"
+	echo "# bloxd on CPU $TGT_CPU, spdk_nvme_perf on CPU $CLI_CPU (nice $NICE, $(cat /proc/$$/autogroup 2>/dev/null ||
+		echo 'no autogroup')); NVMe/TCP 127.0.0.1:$PORT"
 }
 
 # A warning when the machine is busy (the figures will show it).
@@ -258,7 +279,7 @@ bd_start_bloxd() {
 }
 EOF
 	BD_NQN=$nqn
-	taskset -c $TGT_CPU "$BLOXD" -c "$WORK/bloxd.json" --data-dir "$DATA" --admin-socket "$SOCK" \
+	nice -n "$NICE" taskset -c $TGT_CPU "$BLOXD" -c "$WORK/bloxd.json" --data-dir "$DATA" --admin-socket "$SOCK" \
 		--log-level 2 >"$LOGS/bloxd.log" 2>&1 &
 	BPID=$!
 	for i in $(seq 1 100); do
@@ -278,7 +299,7 @@ perf_start() {
 		r+=(-r "$(trid "$ns")")
 	done
 	shift 2
-	taskset -c $CLI_CPU "$NVME_PERF" -c $((1 << CLI_CPU)) --no-huge -s 512 "${r[@]}" "$@" >"$log" 2>&1 &
+	nice -n "$NICE" taskset -c $CLI_CPU "$NVME_PERF" -c $((1 << CLI_CPU)) --no-huge -s 512 "${r[@]}" "$@" >"$log" 2>&1 &
 	PERF_PIDS+=($!)
 }
 

@@ -9,9 +9,12 @@
 # Usage: tests/bench/qos_limits.sh [options]   (see --help)
 #
 # bloxd (lib_daemon.sh: CPU 0, a free port, a temporary directory) serves one
-# subsystem with two RAM namespaces of 512 MiB (backend "ram": no flash
-# timing, so that the limit and not the medium is the bottleneck): L (nsid 1,
-# limited) and N (nsid 2, never limited). Steps:
+# subsystem with two namespaces of 512 MiB: L (nsid 1, limited) on RAM (backend
+# "ram": no flash timing, so that the limit and not the medium is the
+# bottleneck) and N (nsid 2, never limited) on NAND timing (backend
+# "nand-timing", 8 dies of TLC: 4 channels x 2 dies), so that N's throughput is
+# set by its dies, far below what bloxd or a client can do on one CPU, and a
+# drop while L runs can only come from bloxd. Steps:
 #  1. unlimited: L's IOPS with no limit, every workload at every queue depth
 #     (3 s each): a point whose X is not below 0.9 x this cannot be limited
 #     there and is reported "not limiting", not judged.
@@ -23,8 +26,8 @@
 #     counter delta over its uptime delta. Cross-check: spdk_nvme_perf's own
 #     total over its measured time (-a warm-up). A limiting point fails when
 #     any window is off X by more than 2%.
-#  3. neighbour: N alone (4 KiB random reads QD 32) against N while L runs
-#     limited, in rotating rounds: "with L (2 clients)": L at QD 128 in its own
+#  3. neighbour: N alone (4 KiB random reads QD 32, bound by its dies) against
+#     N while L runs limited, in rotating rounds: "with L (2 clients)": L at QD 128 in its own
 #     spdk_nvme_perf (both on CPU 1); "with L (1 client)": one spdk_nvme_perf
 #     for both namespaces at QD 32 (no time-slicing of the client between the
 #     two). Medians of N's IOPS, and the ratios to alone.
@@ -110,6 +113,17 @@ while [ $# -gt 0 ]; do
 	esac
 done
 IDLE=3 BSECS=4
+# N's NAND (bd_start_bloxd below): 8 dies of TLC with tR 1 ms. bloxd drives
+# the dies on libevent timers, whose waits are whole milliseconds (the last
+# 60 us are spun): with the TLC tR (56-74 us) a die would wait for the timer,
+# not for its read, and N's rate would be the loop's (6K reads/s on 8 dies in
+# a trial). With tR 1 ms, as integration_nand_timing (which checks the model
+# at QD 32 on 8 dies), the dies set it: QD 32 keeps 4 reads queued per die.
+N_DIES=8
+N_TR_US=1000
+# the dies' bound: one read per tR + 4 KiB transfer (2048 ns + the 500 ns command cycle) per die
+N_BOUND=$((N_DIES * 1000000000 / (N_TR_US * 1000 + 2548)))
+N_GEO_TXT="4 channels x 2 dies, tR $N_TR_US us: the dies' bound $N_BOUND reads/s"
 if [ $SMOKE = 1 ]; then
 	CASES=r5k QDS=32 WINDOWS=1 WINDOW=2 WARM=1 ROUNDS=1 NSECS=2 IDLE=1 BSECS=2
 	BD_MISSING_RC=77 # ctest: skipped where spdk_nvme_perf cannot run
@@ -124,20 +138,23 @@ done
 
 bd_tools $INSTALL
 bd_build "$BUILD" $DOBUILD
+bd_nice
 bd_port
 bd_workdir blox-qos-bench
 bd_warn_load "a window can fall short when the clients or bloxd lose their CPU for a while (the report shows each window's slowest second)"
 {
 	echo "# QoS bench 2 (token buckets) on the real daemon: tests/bench/qos_limits.sh $ARGS"
 	bd_machine
-	echo "# namespaces: L nsid $L (limited), N nsid $N (never limited), backend ram, 512 MiB, 4096 B blocks"
+	echo "# namespaces: L nsid $L (limited, backend ram), N nsid $N (never limited, backend nand-timing:" \
+		"$N_DIES dies of TLC, $N_GEO_TXT), 512 MiB each, 4096 B blocks"
 	echo "# cases $CASES at QD $QDS: $WINDOWS windows of $WINDOW s after $WARM s of warm-up;" \
 		"neighbour $ROUNDS rounds of $NSECS s; burst check ${BURST} ms$([ $SMOKE = 1 ] &&
 			echo "; SMOKE (an end-to-end check: the figures mean nothing)")"
 } >"$LOGS/header.txt"
 cat "$LOGS/header.txt"
 bd_start_bloxd "$NQN" '[ { "nsid": 1, "backend": "ram", "size": "512M", "block_size": 4096 },
-    { "nsid": 2, "backend": "ram", "size": "512M", "block_size": 4096 } ]'
+    { "nsid": 2, "backend": "nand-timing", "size": "512M", "block_size": 4096,
+      "nand": { "channels": 4, "dies_per_channel": 2, "cell": "tlc", "t_read_us": '"$N_TR_US"' } } ]'
 
 # qos LIMIT_FLAGS: L's limits exactly these (qos set changes only the fields it is
 # given: every other limit and the burst are set off); none: no limit.
@@ -249,13 +266,14 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 # ---- report -----------------------------------------------------------------------------
 REPORT=$LOGS/report.txt
 python3 - "$LOGS" "$L" "$N" "$WINDOWS" "$WINDOW" "$WARM" "$ROUNDS" "$NSECS" "$NX" "$BURST" "$SMOKE" \
-	"$(elapsed)" "$LOAD1" "$(for c in $CASES; do echo "$c|$(case_def "$c")"; done)" >"$REPORT" <<'PY'
+	"$(elapsed)" "$LOAD1" "$(for c in $CASES; do echo "$c|$(case_def "$c")"; done)" "$N_BOUND" >"$REPORT" <<'PY'
 import os, sys
 
 from lib_daemon import fmt, med, perf, sched
 
 (logs, L, N, windows, window, warm, rounds, nsecs, nx, burst, smoke, wall, load1,
- cases_s) = sys.argv[1:15]
+ cases_s, n_bound) = sys.argv[1:16]
+n_bound = float(n_bound)
 L, N, windows, window, warm, rounds, nsecs, nx, burst, smoke = (
     int(L), int(N), int(windows), float(window), float(warm), int(rounds), float(nsecs), float(nx),
     int(burst), smoke == "1")
@@ -398,7 +416,8 @@ P("(rmbps: MB/s = 1e6 bytes/s; the others: commands/s)")
 P()
 
 # ---- neighbour
-P("== Neighbour: N (nsid 2, unlimited, 4 KiB random reads QD 32) alone and while L (nsid 1,")
+P(f"== Neighbour: N (nsid 2, unlimited, nand-timing: its 8 dies' bound {n_bound:.0f} reads/s; 4 KiB")
+P("   random reads QD 32) alone and while L (nsid 1, RAM,")
 P(f"   --read-iops {nx:.0f}) reads at the same time; rounds of {nsecs:.0f} s (spdk_nvme_perf's measured")
 P("   time), the three kinds back to back in each round, their order rotating")
 names = {"alone": "N alone", "two": "with L (2 clients)", "one": "with L (1 client)"}
@@ -436,7 +455,8 @@ for v in names:
     pr = med([x["n"] / a["n"] for x, a in zip(res[v], res["alone"]) if x["n"] and a["n"]])
     cpu = med([x["sched"][0] if x["sched"] else None for x in res[v]])
     P(f"  {names[v]:<19} N {fmt(m, 8)} IOPS  ratio {fmt(None if m is None or not alone else m / alone, 4, 2)}"
-      f" [{fmt(pr, 4, 2)}]  L {fmt(med([x['l'] for x in res[v]]), 6)} IOPS  bloxd cpu {fmt(cpu, 3)}%")
+      f" [{fmt(pr, 4, 2)}]  of the dies' bound {fmt(None if m is None else m / n_bound, 4, 2)}"
+      f"  L {fmt(med([x['l'] for x in res[v]]), 6)} IOPS  bloxd cpu {fmt(cpu, 3)}%")
 P()
 
 # ---- burst

@@ -40,6 +40,8 @@
 
 #include "qos.h"
 #include "sim.h"
+/* FTL_GC_READS_PER_DIE: what the header says of the FTL. */
+#include "ftl_internal.h"
 
 #define FA_TENANTS 2
 #define FA_MAX_QD 1024u
@@ -63,6 +65,7 @@ struct fa_opts {
 	uint32_t planes, ppb, blocks;
 	uint32_t wbuf; /* FTL write buffer pages; 0: the FTL's default */
 	uint32_t op_permille; /* FTL over-provisioning; 0: the FTL's default */
+	bool gc_pipeline; /* ftl_config.gc_pipeline */
 	uint64_t seed;
 	const char *out, *outdir;
 	char cmdline[2048];
@@ -122,6 +125,32 @@ struct fa_tenant {
 	uint64_t bad, io_errors;
 };
 
+/*
+ * What a tenant's FTL was doing while it had nothing queued on a die the
+ * other tenant was given (ftl_inspect_gc(), ftl_inspect_activity()): GC by
+ * phase, and its host writes.
+ */
+enum fa_dry_gc {
+	DRY_SCAN, /* a victim in pass 1: OOB reads */
+	DRY_ROUND, /* a victim in pass 2: a round's data reads (or held back) */
+	DRY_MOVE, /* a victim in pass 2: moving (waiting for translation pages or space) */
+	DRY_SLOT, /* a victim collected, waiting for an erase slot */
+	DRY_ERASE, /* no victim: collected ones waiting for their programs and erase */
+	DRY_NOGC, /* no GC at all */
+	DRY_GC_KINDS,
+};
+
+enum fa_dry_host {
+	DRY_PACED, /* host writes waiting for a GC credit */
+	DRY_SPACE, /* host writes waiting for buffer or superblock space */
+	DRY_FREE, /* neither */
+	DRY_HOST_KINDS,
+};
+
+static const char *const fa_dry_gc_name[DRY_GC_KINDS] = { "scan", "round", "move",
+							  "slot", "erase", "noGC" };
+static const char *const fa_dry_host_name[DRY_HOST_KINDS] = { "paced", "space", "free" };
+
 /* qos_drr per die and class, per channel and class: the scheduler's state. */
 struct fa_drr {
 	uint32_t ndies, nch;
@@ -131,6 +160,9 @@ struct fa_drr {
 	 * picks with only that one waiting (the other had nothing queued).
 	 */
 	uint64_t contended_ns[FA_TENANTS], alone_ns[FA_TENANTS];
+	/* During the window: the FTLs, and the other's alone_ns by what they did. */
+	const struct ftl *ftl[FA_TENANTS];
+	uint64_t dry_gc_ns[FA_TENANTS][DRY_GC_KINDS], dry_host_ns[FA_TENANTS][DRY_HOST_KINDS];
 };
 
 struct fa_dev {
@@ -159,11 +191,35 @@ struct fa_point {
 	double waf[FA_TENANTS];
 	uint64_t picks, bus_picks, fallbacks;
 	uint64_t contended_ns[FA_TENANTS], alone_ns[FA_TENANTS]; /* drr: see struct fa_drr */
+	uint64_t dry_gc_ns[FA_TENANTS][DRY_GC_KINDS], dry_host_ns[FA_TENANTS][DRY_HOST_KINDS];
 	uint32_t channels, dies; /* the pool */
 	double wall_s;
 };
 
 /* ---- the scheduler: qos_drr behind the engine's ops table ---- */
+
+/* Tenant @t had nothing queued while a die served the other for @ns: why? */
+static void fa_dry(struct fa_drr *s, uint32_t t, uint64_t ns)
+{
+	struct ftl_gc_info g;
+	struct ftl_activity a;
+	enum fa_dry_gc k;
+
+	if (!s->ftl[t])
+		return; /* outside the window */
+	ftl_inspect_gc(s->ftl[t], &g);
+	ftl_inspect_activity(s->ftl[t], &a);
+	if (!g.active)
+		k = g.busy ? DRY_ERASE : DRY_NOGC;
+	else if (g.phase == FTL_GC_PHASE_SCAN)
+		k = DRY_SCAN;
+	else if (g.phase == FTL_GC_PHASE_READ)
+		k = DRY_ROUND;
+	else
+		k = g.phase == FTL_GC_PHASE_MOVE ? DRY_MOVE : DRY_SLOT;
+	s->dry_gc_ns[t][k] += ns;
+	s->dry_host_ns[t][a.paced ? DRY_PACED : a.write_waiting ? DRY_SPACE : DRY_FREE] += ns;
+}
 
 static int fa_pick(void *ctx, uint32_t die, enum nand_prio cls, const uint64_t *cost_ns,
 		   uint32_t n)
@@ -176,6 +232,8 @@ static int fa_pick(void *ctx, uint32_t die, enum nand_prio cls, const uint64_t *
 		bool both = cost_ns[0] != UINT64_MAX && cost_ns[1] != UINT64_MAX;
 
 		(both ? s->contended_ns : s->alone_ns)[t] += cost_ns[t];
+		if (!both)
+			fa_dry(s, 1 - (uint32_t)t, cost_ns[t]);
 	}
 	return t;
 }
@@ -338,6 +396,7 @@ static void fa_open(struct fa_dev *d, const struct fa_opts *o, uint32_t pool, en
 		d->fc.write_buffer_pages = o->wbuf;
 	if (o->op_permille)
 		d->fc.op_permille = o->op_permille;
+	d->fc.gc_pipeline = o->gc_pipeline;
 	for (uint32_t ti = 0; ti < FA_TENANTS; ti++)
 		tenant_open(d, ti);
 }
@@ -678,10 +737,17 @@ static void fa_point(struct fa_dev *d, uint32_t reads_pct, struct fa_point *p)
 	snap(d, s1);
 	memset(d->drr.contended_ns, 0, sizeof(d->drr.contended_ns));
 	memset(d->drr.alone_ns, 0, sizeof(d->drr.alone_ns));
+	memset(d->drr.dry_gc_ns, 0, sizeof(d->drr.dry_gc_ns));
+	memset(d->drr.dry_host_ns, 0, sizeof(d->drr.dry_host_ns));
+	for (int i = 0; i < FA_TENANTS; i++)
+		d->drr.ftl[i] = d->t[i].f;
 	fa_run(d, now + win, NULL);
 	snap(d, s2);
 	memcpy(p->contended_ns, d->drr.contended_ns, sizeof(p->contended_ns));
 	memcpy(p->alone_ns, d->drr.alone_ns, sizeof(p->alone_ns));
+	memcpy(p->dry_gc_ns, d->drr.dry_gc_ns, sizeof(p->dry_gc_ns));
+	memcpy(p->dry_host_ns, d->drr.dry_host_ns, sizeof(p->dry_host_ns));
+	memset(d->drr.ftl, 0, sizeof(d->drr.ftl));
 	for (int i = 0; i < FA_TENANTS; i++) {
 		d->t[i].stop = true;
 		d->t[i].m_on = false;
@@ -816,10 +882,11 @@ static void fa_header(struct sim_out *out, const struct fa_dev *d)
 		 " instance over every die of the pool, A on blocks 0..%u and B on %u..%u of every"
 		 " plane\n"
 		 "#   (%u superblocks each; FTL defaults but --wbuf and --op: volatile write cache, %u"
-		 " write-buffer pages, op_permille %u, greedy GC, at most 16 GC reads in flight per"
-		 " instance)\n",
+		 " write-buffer pages, op_permille %u, greedy GC, GC reads in flight: %u per die; GC"
+		 " pipeline %s)\n",
 		 o->weight[0], o->weight[1], o->blocks - 1, o->blocks, 2 * o->blocks - 1, o->blocks,
-		 d->fc.write_buffer_pages, d->fc.op_permille);
+		 d->fc.write_buffer_pages, d->fc.op_permille, FTL_GC_READS_PER_DIE,
+		 d->fc.gc_pipeline ? "on: the next victim while the last waits for its erase" : "off");
 	sim_outf(out, "# load: per tenant a closed loop of random 4 KiB ops over its LBA space at QD"
 		 " %u, R%% of them reads (the rest writes); per pool and scheduler a fresh device, both"
 		 " filled then overwritten %.1fx at random (GC in steady state); per mix %.1f s"
@@ -890,6 +957,39 @@ static void fa_table(struct sim_out *out, const struct fa_opts *o, const struct 
 			sim_outf(out, " %6s %8s %8s\n", "-", "-", "-");
 		}
 	}
+	sim_outf(out, "\n# where the die time given alone went (drr, drr-g): die time a tenant went"
+		 " without while it had nothing queued on the die and the other was served (ms),"
+		 " by what its FTL was doing then: GC scan (pass 1, OOB reads), round (pass 2, a"
+		 " round's data reads or held back for an erase), move (pass 2 moving, waiting for"
+		 " a translation page or space), slot (collected, waiting for an erase slot), erase"
+		 " (no victim, collected ones waiting for their programs and erase), noGC; and its"
+		 " host writes: paced (waiting for a GC credit), space (waiting for buffer or"
+		 " superblock space), free\n");
+	sim_outf(out, "%-4s %-5s %4s %2s", "pool", "sched", "R%", "t");
+	for (int k = 0; k < DRY_GC_KINDS; k++)
+		sim_outf(out, " %7s", fa_dry_gc_name[k]);
+	sim_outf(out, "  ");
+	for (int k = 0; k < DRY_HOST_KINDS; k++)
+		sim_outf(out, " %7s", fa_dry_host_name[k]);
+	sim_outf(out, "\n");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct fa_point *p = &pts[i];
+		char pool[16];
+
+		if (p->sched == FA_FIFO)
+			continue;
+		snprintf(pool, sizeof(pool), "%ux%u", p->channels, p->dies);
+		for (int t = 0; t < FA_TENANTS; t++) {
+			sim_outf(out, "%-4s %-5s %4u %2c", pool, fa_sched_name[p->sched], p->reads_pct,
+				 'A' + t);
+			for (int k = 0; k < DRY_GC_KINDS; k++)
+				sim_outf(out, " %7.1f", p->dry_gc_ns[t][k] / 1e6);
+			sim_outf(out, "  ");
+			for (int k = 0; k < DRY_HOST_KINDS; k++)
+				sim_outf(out, " %7.1f", p->dry_host_ns[t][k] / 1e6);
+			sim_outf(out, "\n");
+		}
+	}
 	sim_outf(out, "\n# die time by kind (ms): reads, programs, erases per tenant\n");
 	sim_outf(out, "%-4s %-5s %4s %8s %8s %8s   %8s %8s %8s\n", "pool", "sched", "R%", "A_read",
 		 "A_prog", "A_erase", "B_read", "B_prog", "B_erase");
@@ -946,6 +1046,8 @@ static void usage(void)
 	       "  --blocks N             blocks per plane per tenant (default 32)\n"
 	       "  --wbuf N               FTL write buffer pages (default: the FTL's, 64)\n"
 	       "  --op N                 FTL op_permille (default: the FTL's, 70)\n"
+	       "  --gc-pipeline on|off   ftl_config.gc_pipeline (default on, as bloxd sets it for\n"
+	       "                         software vSSDs; off: the FTL's default)\n"
 	       "  --seed N               (default 1)\n"
 	       "  --out FILE             (default --outdir/qos_fairness.txt)\n"
 	       "  --outdir DIR           (default docs/results)\n");
@@ -997,7 +1099,8 @@ static bool parse(struct fa_opts *o, int argc, char **argv)
 	size_t len = 0;
 
 	*o = (struct fa_opts){ .weight = { 1, 3 }, .mixes = { 100, 50, 0 }, .nmixes = 3,
-			       .scheds = (1u << FA_FIFO) | (1u << FA_DRR) | (1u << FA_DRRG), .bus_drr = true, .qd = 256,
+			       .scheds = (1u << FA_FIFO) | (1u << FA_DRR) | (1u << FA_DRRG), .bus_drr = true,
+			       .gc_pipeline = true, .qd = 256,
 			       .seconds = 5, .warmup_s = 1, .precond_x = 1,
 			       .planes = 2, .ppb = 48, .blocks = 32, .seed = 1,
 			       .outdir = "docs/results" };
@@ -1057,10 +1160,10 @@ static bool parse(struct fa_opts *o, int argc, char **argv)
 			free(copy);
 			if (!o->scheds)
 				sim_die("--sched needs a value");
-		} else if (!strcmp(k, "--bus-drr")) {
+		} else if (!strcmp(k, "--bus-drr") || !strcmp(k, "--gc-pipeline")) {
 			if (strcmp(v, "on") && strcmp(v, "off"))
-				sim_die("--bus-drr: on or off");
-			o->bus_drr = !strcmp(v, "on");
+				sim_die("%s: on or off", k);
+			*(!strcmp(k, "--bus-drr") ? &o->bus_drr : &o->gc_pipeline) = !strcmp(v, "on");
 		} else if (!strcmp(k, "--qd"))
 			o->qd = arg_u32(k, v, 1, FA_MAX_QD);
 		else if (!strcmp(k, "--seconds"))

@@ -67,6 +67,7 @@ struct sp_opts {
 	int op_permille, cmt_kib; /* -1: the FTL's default */
 	int engine_cap; /* nand_config.max_suspends_per_op; -1: the engine's default */
 	int smart_max; /* the smart policy's max_suspends; -1: qos_suspend_cfg_default()'s */
+	bool gc_pipeline; /* ftl_config.gc_pipeline */
 	uint64_t seed;
 	const char *out;
 	char cmdline[1024];
@@ -348,6 +349,7 @@ static void sp_open(struct sp_dev *d, const struct sp_opts *o)
 		d->fc.op_permille = (uint32_t)o->op_permille;
 	if (o->cmt_kib >= 0)
 		d->fc.cmt_bytes = (uint32_t)o->cmt_kib * 1024;
+	d->fc.gc_pipeline = o->gc_pipeline;
 	d->res.nr_dies = nand_dies(g);
 	if (d->res.nr_dies > BLOX_FTL_MAX_DIES || d->res.nr_dies > sizeof(d->in.gc_level))
 		sim_die("too many dies");
@@ -724,11 +726,11 @@ static void header(struct sim_out *out, const struct sp_dev *d, double waf_pre)
 		 d->nc.max_reads_per_suspend, d->nc.multiplane ? "on" : "off");
 	sim_outf(out, "# ftl: one instance on every die; %u superblocks of %.0f MiB; capacity %.0f MiB; op_permille %u;"
 		" CMT %u KiB (%u of %u translation pages); write buffer %u pages, volatile cache %s;"
-		" GC levels %u/%u/%u superblocks free (background/foreground/urgent)\n",
+		" GC levels %u/%u/%u superblocks free (background/foreground/urgent); GC pipeline %s\n",
 		 d->lay.nr_sb, d->lay.units_per_sb * 4096.0 / MiB, d->cap * 4096.0 / MiB,
 		 d->fc.op_permille, d->fc.cmt_bytes / 1024, d->fc.cmt_bytes / FTL_UNIT, d->lay.nr_tp,
 		 d->fc.write_buffer_pages, d->fc.volatile_cache ? "on" : "off", d->gci.lvl_bg,
-		 d->gci.lvl_fg, d->gci.lvl_urgent);
+		 d->gci.lvl_fg, d->gci.lvl_urgent, d->fc.gc_pipeline ? "on" : "off");
 	sim_outf(out, "# precondition: sequential fill, then %.1f x capacity of uniform random 4 KiB writes"
 		" at QD 32 (WAF %.2f), suspension off; then each QD and policy runs on a copy-on-write"
 		" snapshot of that device (fork()), so all start from the same state\n",
@@ -863,6 +865,7 @@ static void usage(void)
 	       "  --cmt-kib N            FTL mapping cache (default the FTL's, 256)\n"
 	       "  --engine-cap N         the engine's suspensions per op (default the engine's, 8)\n"
 	       "  --smart-max N          the smart policy's max_suspends (default its default, 8)\n"
+	       "  --gc-pipeline on|off   ftl_config.gc_pipeline (default off, the FTL's)\n"
 	       "  --seed N               RNG seed (default 1)\n"
 	       "  --out FILE             results file (default docs/results/qos_suspend.txt)\n");
 }
@@ -964,6 +967,11 @@ static bool parse(struct sp_opts *o, int argc, char **argv)
 			o->engine_cap = atoi(v);
 		else if (!strcmp(k, "--smart-max"))
 			o->smart_max = atoi(v);
+		else if (!strcmp(k, "--gc-pipeline")) {
+			if (strcmp(v, "on") && strcmp(v, "off"))
+				sim_die("%s: on or off", k);
+			o->gc_pipeline = !strcmp(v, "on");
+		}
 		else if (!strcmp(k, "--seed"))
 			o->seed = strtoull(v, NULL, 0) | 1;
 		else if (!strcmp(k, "--out"))

@@ -85,6 +85,153 @@ void test_cmt_lru_and_writeback(void **state)
 	fx_free(x);
 }
 
+/*
+ * A lookup that misses while the least recently used entry is dirty and
+ * the data streams have taken every write buffer page they may (programs
+ * in flight, as under GC) writes it back into the pages kept for
+ * translation pages instead of waiting behind the writes for a program.
+ */
+void test_cmt_miss_with_buffer_full(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx_req w[4], r = { 0 };
+	struct fx *x;
+	uint8_t *wb, *rb;
+	uint32_t v;
+	int writes = 0;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.cmt_bytes = 3 * FTL_UNIT;
+	cfg.mdc_enabled = false;
+	cfg.write_buffer_pages = 1;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	fx_write(x, 2048, 1); /* tp2: dirty */
+	fx_write(x, 3072, 1); /* tp3: dirty */
+	fx_verify(x, 1024, 1); /* tp1: unmapped, clean */
+	fx_write(x, 0, 1); /* tp0: evicts tp2 (written back) */
+	fx_flush(x); /* no translation page left open */
+	assert_false(fx_tp(x, 2).cached);
+	assert_true(fx_tp(x, 3).dirty);
+	assert_false(fx_tp(x, 1).dirty);
+
+	/* Writes into tp0 take every write buffer page; nothing is programmed
+	 * before the driver runs. LRU order: tp3 (dirty), tp1, tp0. */
+	wb = x->aux[0] = calloc(4 * FX_MAX_IO, FTL_UNIT);
+	rb = x->aux[1] = calloc(1, FTL_UNIT);
+	assert_non_null(wb);
+	assert_non_null(rb);
+	v = (uint32_t)++x->ver;
+	for (uint32_t i = 0; i < 4; i++) {
+		uint32_t lba = 32 + i * FX_MAX_IO;
+
+		for (uint32_t u = 0; u < FX_MAX_IO; u++)
+			fx_fill(wb + ((size_t)i * FX_MAX_IO + u) * FTL_UNIT, lba + u, v);
+		w[i] = (struct fx_req){ .count = &writes };
+		assert_int_equal(fx_submit(x, &w[i], FTL_IO_WRITE, lba, FX_MAX_IO,
+					   wb + (size_t)i * FX_MAX_IO * FTL_UNIT, false), 0);
+	}
+	assert_true(fx_activity(x).wbufs_busy < x->lay.nr_wbufs); /* the reserve */
+	assert_true(fx_activity(x).write_waiting > 0);
+
+	/* tp2 misses: tp3 (least recently used, dirty) goes into the reserve. */
+	assert_int_equal(fx_submit(x, &r, FTL_IO_READ, 2048, 1, rb, false), 0);
+	assert_false(fx_tp(x, 3).cached);
+	assert_true(fx_tp(x, 1).cached);
+	assert_true(fx_tp(x, 2).cached);
+	assert_true(fx_activity(x).write_waiting > 0); /* the writes still wait */
+	fx_wait(x, &r);
+	assert_int_equal(r.io.status, 0);
+	assert_int_equal(fx_decode(rb, 2048), x->shadow[2048]);
+	fx_wait_count(x, &writes, 4);
+	for (uint32_t i = 0; i < 4 * FX_MAX_IO; i++)
+		x->shadow[32 + i] = v;
+	fx_verify_all(x);
+	fx_check_invariants(x, true);
+	fx_free(x);
+}
+
+/*
+ * A lookup that misses when even the translation stream has no write
+ * buffer page left (its reserve taken by translation pages in flight):
+ * the least recently used entry is dirty and cannot be written back, so
+ * the least recently used clean one makes room; the lookup never waits
+ * behind the writes while a clean entry exists.
+ */
+void test_cmt_miss_clean_fallback(void **state)
+{
+	enum { DIRTY = 12 };
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx_req w[4], r[DIRTY];
+	struct fx *x;
+	uint8_t *wb, *rb;
+	uint32_t v, tp, first = DIRTY;
+	bool fell_back = false;
+	int writes = 0, reads = 0;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.cmt_bytes = DIRTY * FTL_UNIT;
+	cfg.mdc_enabled = false;
+	cfg.write_buffer_pages = 1;
+	fx_geo_small(&g);
+	g.blocks = 64; /* room for 2 x DIRTY translation pages */
+	x = fx_new(&g, &cfg, false);
+	assert_true(x->lay.nr_tp >= 2 * DIRTY);
+	for (tp = 0; tp < DIRTY; tp++)
+		fx_write(x, tp * 1024, 1);
+	fx_flush(x); /* no translation page left open; the entries stay dirty */
+	for (tp = 0; tp < DIRTY; tp++)
+		assert_true(fx_tp(x, tp).dirty);
+
+	/* Writes into tp0 take the data streams' pages (nothing is programmed
+	 * before the driver runs). */
+	wb = x->aux[0] = calloc(4 * FX_MAX_IO, FTL_UNIT);
+	rb = x->aux[1] = calloc(DIRTY, FTL_UNIT);
+	assert_non_null(wb);
+	assert_non_null(rb);
+	v = (uint32_t)++x->ver;
+	for (uint32_t i = 0; i < 4; i++) {
+		for (uint32_t u = 0; u < FX_MAX_IO; u++)
+			fx_fill(wb + ((size_t)i * FX_MAX_IO + u) * FTL_UNIT, 32 + i * FX_MAX_IO + u, v);
+		w[i] = (struct fx_req){ .count = &writes };
+		assert_int_equal(fx_submit(x, &w[i], FTL_IO_WRITE, 32 + i * FX_MAX_IO, FX_MAX_IO,
+					   wb + (size_t)i * FX_MAX_IO * FTL_UNIT, false), 0);
+	}
+	assert_true(fx_activity(x).write_waiting > 0);
+
+	/*
+	 * Misses on translation pages never written, one at a time: each
+	 * writes a dirty entry back into the reserve until it is taken, then
+	 * evicts one of the clean entries these misses loaded.
+	 */
+	for (uint32_t k = 0; k < DIRTY && !fell_back; k++) {
+		uint64_t wbs = fx_stats(x).cmt_writebacks;
+
+		tp = DIRTY + k;
+		r[k] = (struct fx_req){ .count = &reads };
+		assert_int_equal(fx_submit(x, &r[k], FTL_IO_READ, tp * 1024, 1,
+					   rb + (size_t)k * FTL_UNIT, false), 0);
+		assert_true(fx_tp(x, tp).cached); /* it did not wait */
+		if (fx_stats(x).cmt_writebacks == wbs) {
+			fell_back = true;
+			assert_false(fx_tp(x, first).cached); /* the oldest clean one went */
+			assert_true(fx_tp(x, DIRTY - 1).dirty); /* dirty ones stayed */
+		}
+	}
+	assert_true(fell_back);
+	fx_wait_count(x, &writes, 4);
+	for (uint32_t i = 0; i < 4 * FX_MAX_IO; i++)
+		x->shadow[32 + i] = v;
+	fx_drain(x);
+	fx_verify_all(x);
+	fx_check_invariants(x, true);
+	fx_free(x);
+}
+
 /* Many translation pages through a 3-entry CMT, with data checked. */
 void test_cmt_thrash(void **state)
 {

@@ -10,6 +10,8 @@
 /* ftl_cache.c */
 void test_cmt_lru_and_writeback(void **state);
 void test_cmt_thrash(void **state);
+void test_cmt_miss_with_buffer_full(void **state);
+void test_cmt_miss_clean_fallback(void **state);
 void test_mdc_hits(void **state);
 void test_mdc_disabled(void **state);
 void test_mdc_idle_prefetch(void **state);

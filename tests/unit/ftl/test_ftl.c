@@ -320,6 +320,8 @@ int main(void)
 		FX_TEST(test_striping),
 		FX_TEST(test_cmt_lru_and_writeback),
 		FX_TEST(test_cmt_thrash),
+		FX_TEST(test_cmt_miss_with_buffer_full),
+		FX_TEST(test_cmt_miss_clean_fallback),
 		FX_TEST(test_mdc_hits),
 		FX_TEST(test_mdc_disabled),
 		FX_TEST(test_mdc_idle_prefetch),

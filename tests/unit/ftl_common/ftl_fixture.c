@@ -274,7 +274,7 @@ void fx_dump(const struct fx *x)
 		"gc active %d victim %d stage %u waiting %d erase %d fatal %d\n",
 		f->outstanding, f->free_sbs, TAILQ_EMPTY(&f->free_wbufs) ? "none" : "some",
 		TAILQ_EMPTY(&f->inflight) ? "none" : "some", f->gc.active, f->gc.victim,
-		f->gc.tp_waiter.stage, f->gc.waiting, f->gc.erase_sb, f->fatal);
+		f->gc.tp_waiter.stage, f->gc.waiting, f->gc.erase[0].sb, f->fatal);
 	n = 0;
 	TAILQ_FOREACH(io, &f->write_wait, link)
 		fprintf(stderr, "  write_wait[%u]: op %d lba %u nr %u next %u%s\n", n++, io->op,

@@ -11,7 +11,7 @@
 
 /* Make GC collect now (any victim worth it), or go back to the levels. */
 struct gc_levels {
-	uint32_t bg, idle, min_invalid;
+	uint32_t bg, idle, min_invalid, urgent;
 };
 
 static void force_gc(struct fx *x, struct gc_levels *save)
@@ -21,6 +21,7 @@ static void force_gc(struct fx *x, struct gc_levels *save)
 	save->bg = g->lvl_bg;
 	save->idle = g->lvl_idle;
 	save->min_invalid = g->min_invalid_bg;
+	save->urgent = g->lvl_urgent;
 	g->lvl_bg = g->lvl_idle = x->lay.nr_sb;
 	g->min_invalid_bg = 1;
 	g->futile = false;
@@ -31,6 +32,7 @@ static void unforce_gc(struct fx *x, const struct gc_levels *save)
 	x->f->gc.lvl_bg = save->bg;
 	x->f->gc.lvl_idle = save->idle;
 	x->f->gc.min_invalid_bg = save->min_invalid;
+	x->f->gc.lvl_urgent = save->urgent;
 }
 
 /* Translation pages with a valid data unit in superblock @sb; the units. */
@@ -212,13 +214,167 @@ void test_gc_batch_races_host(void **state)
 
 /* ---- crash during GC batches ---- */
 
+/* A third of the capacity written at random, a few trims among the writes, logged. */
+static void crash_load(struct fx *x, struct fx_crash_log *l)
+{
+	for (uint32_t done = 0; done < x->cap / 3;) {
+		uint32_t nr = 1 + fx_below(x, 8), lba = fx_below(x, x->cap - nr);
+
+		if (fx_below(x, 100) < 4) {
+			fx_trim(x, lba, nr);
+		} else {
+			fx_write(x, lba, nr);
+			done += nr;
+		}
+		fx_log_add(l, lba, nr);
+	}
+}
+
+/* ---- two victims in flight ---- */
+
+/* Dies of the instance with a GC read of the victim being collected in flight. */
+static uint32_t dies_reading(const struct fx *x)
+{
+	const struct ftl_gc *g = &x->f->gc;
+	bool on[BLOX_FTL_MAX_DIES] = { false };
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < g->nrds; i++) {
+		struct nand_addr a;
+
+		if (!g->rds[i].busy)
+			continue;
+		ftl_inspect_page_addr(x->f, g->rds[i].fpid, &a);
+		for (uint32_t d = 0; d < x->res.nr_dies; d++)
+			if (x->res.dies[d] == nand_die_index(&x->nc.geo, &a) && !on[d]) {
+				on[d] = true;
+				n++;
+			}
+	}
+	return n;
+}
+
 /*
- * Power loss in the middle of GC batches (translation pages loaded,
- * updated and written back, units moved, victim not erased yet), with and
- * without writes since the last flush: recovery brings back every flushed
- * LBA, and unflushed ones as flushed or as written, never garbage.
+ * A collected victim waits for its programs and its erase (a tBERS on
+ * every die) in an erase slot; with the pipeline GC takes the next victim
+ * meanwhile, and the next victim's reads are queued on every die, more of
+ * them than the 16 a victim had before: the dies do not run dry between
+ * two victims. Both get erased, and nothing is lost. Without the pipeline
+ * the next victim waits for the erase.
  */
-void test_gc_batch_crash(void **state)
+static void two_victims(bool pipeline)
+{
+	struct ftl_config cfg;
+	struct gc_levels lv;
+	struct fx_geo g;
+	struct fx *x;
+	struct ftl_stats a;
+	uint32_t overlap_steps = 0, all_dies = 0, max_reads = 0, ndies;
+	int32_t first;
+	uint32_t first_erases;
+
+	fx_cfg_default(&cfg);
+	cfg.gc_pipeline = pipeline;
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	ndies = x->lay.ndies;
+	assert_true(ndies > 1);
+	assert_int_equal(x->f->gc.nrds, ndies * FTL_GC_READS_PER_DIE);
+	fx_seq_fill(x, 0, x->cap);
+	fx_random_writes(x, x->cap, 4, x->cap);
+	fx_drain(x);
+	a = fx_stats(x);
+	force_gc(x, &lv);
+	ftl_gc_step(x->f);
+	assert_true(fx_gc(x).active);
+	first = fx_gc(x).victim;
+	first_erases = fx_sb(x, (uint32_t)first).erase_count;
+	while (fx_stats(x).gc_runs < a.gc_runs + 3) {
+		struct ftl_gc_info gi = fx_gc(x);
+
+		if (gi.active && gi.erases_pending) {
+			uint32_t reads = x->f->gc.scan_reads + x->f->gc.round_reads;
+
+			/* The one waiting for its erase is not the one collected. */
+			for (uint32_t i = 0; i < FTL_GC_ERASES; i++)
+				assert_true(x->f->gc.erase[i].sb != gi.victim);
+			overlap_steps++;
+			all_dies += dies_reading(x) == ndies;
+			max_reads = reads > max_reads ? reads : max_reads;
+		}
+		assert_true(gi.erases_pending <= FTL_GC_ERASES);
+		assert_true(fx_step(x));
+	}
+	unforce_gc(x, &lv);
+	fx_drain(x);
+	if (pipeline) {
+		assert_true(overlap_steps > 0);
+		assert_true(all_dies > 0);
+		assert_true(max_reads > 16);
+	} else {
+		assert_int_equal(overlap_steps, 0);
+	}
+	/* The first victim was erased (and may be written again). */
+	assert_true(fx_sb(x, (uint32_t)first).erase_count > first_erases);
+	assert_true(fx_sb(x, (uint32_t)first).state != FTL_SB_GC &&
+		    fx_sb(x, (uint32_t)first).state != FTL_SB_ERASING);
+	assert_false(fx_gc(x).busy);
+	assert_int_equal(fx_gc(x).erases_pending, 0);
+	fx_verify_all(x);
+	fx_check_invariants(x, true);
+	fx_free(x);
+}
+
+void test_gc_two_victims(void **state)
+{
+	(void)state;
+	two_victims(true);
+	two_victims(false);
+}
+
+/* ---- power loss during GC ---- */
+
+/* One victim: stop once 1 to 4 translation pages are written back. true: mid-batch. */
+static bool stop_mid_batch(struct fx *x)
+{
+	uint64_t wb = fx_stats(x).gc_tp_writebacks;
+
+	for (uint32_t k = 1 + fx_below(x, 4); fx_gc(x).active && k && fx_step(x);)
+		if (fx_stats(x).gc_tp_writebacks >= wb + k)
+			k = 0;
+	return fx_gc(x).active && fx_gc(x).phase >= FTL_GC_PHASE_READ;
+}
+
+/*
+ * Two victims: stop once the next one moved 1 to 64 units with the first
+ * one collected and not erased yet. true: got there.
+ */
+static bool stop_two_victims(struct fx *x)
+{
+	uint64_t moved = 0;
+	uint32_t k = 1 + fx_below(x, 64);
+
+	while (fx_gc(x).busy && fx_step(x)) {
+		struct ftl_gc_info gi = fx_gc(x);
+
+		if (!gi.active || !gi.erases_pending)
+			moved = fx_stats(x).gc_units_moved;
+		else if (fx_stats(x).gc_units_moved >= moved + k)
+			break;
+	}
+	return fx_gc(x).active && fx_gc(x).erases_pending && fx_stats(x).gc_units_moved > moved;
+}
+
+/*
+ * Power loss during GC, eight times, with and without writes since the
+ * last flush: recovery brings back every flushed LBA, and unflushed ones
+ * as flushed or as written, never garbage. @two: with a victim collected
+ * and not erased (in an erase slot, its programs done or not) while the
+ * next one is half moved, so recovery finds up to three copies of a unit;
+ * else in the middle of one victim's batches (translation pages loaded,
+ * updated and written back, units moved, victim not erased).
+ */
+static void gc_crash(bool two)
 {
 	struct ftl_config cfg;
 	struct gc_levels lv;
@@ -227,9 +383,9 @@ void test_gc_batch_crash(void **state)
 	struct fx *x;
 	uint32_t crashes_mid = 0;
 
-	(void)state;
 	fx_cfg_default(&cfg);
 	cfg.cmt_bytes = 3 * FTL_UNIT;
+	cfg.gc_pipeline = two;
 	fx_geo_small(&g);
 	x = fx_new(&g, &cfg, false);
 	fx_log_init(&l, x);
@@ -237,34 +393,23 @@ void test_gc_batch_crash(void **state)
 	fx_flush(x);
 	fx_log_flushed(&l);
 	for (int cycle = 0; cycle < 8; cycle++) {
-		uint64_t wb;
-
-		for (uint32_t done = 0; done < x->cap / 3;) {
-			uint32_t nr = 1 + fx_below(x, 8), lba = fx_below(x, x->cap - nr);
-
-			if (fx_below(x, 100) < 4) {
-				fx_trim(x, lba, nr);
-			} else {
-				fx_write(x, lba, nr);
-				done += nr;
-			}
-			fx_log_add(&l, lba, nr);
-		}
-		if (cycle % 3 == 0) {
+		crash_load(x, &l);
+		if (cycle % (two ? 2 : 3) == 0) {
 			fx_flush(x);
 			fx_log_flushed(&l);
 		}
-		/* Start a victim and stop the power once some batches are written back. */
 		fx_drain(x);
 		force_gc(x, &lv);
-		ftl_gc_step(x->f);
-		unforce_gc(x, &lv);
-		wb = fx_stats(x).gc_tp_writebacks;
-		for (uint32_t k = 1 + fx_below(x, 4);
-		     fx_gc(x).active && k && fx_step(x);)
-			if (fx_stats(x).gc_tp_writebacks >= wb + k)
-				k = 0;
-		crashes_mid += fx_gc(x).active && fx_gc(x).phase >= FTL_GC_PHASE_READ;
+		if (two) {
+			/* Moves go on beside a pending erase: room above the urgent level. */
+			x->f->gc.lvl_urgent = 0;
+			ftl_gc_step(x->f);
+			crashes_mid += stop_two_victims(x);
+		} else {
+			ftl_gc_step(x->f);
+			unforce_gc(x, &lv);
+			crashes_mid += stop_mid_batch(x);
+		}
 		fx_crash(x);
 		assert_int_equal(fx_ftl_create(x), 0);
 		fx_log_check(&l);
@@ -276,4 +421,16 @@ void test_gc_batch_crash(void **state)
 	fx_verify_all(x);
 	fx_check_invariants(x, false);
 	fx_free(x);
+}
+
+void test_gc_batch_crash(void **state)
+{
+	(void)state;
+	gc_crash(false);
+}
+
+void test_gc_crash_two_victims(void **state)
+{
+	(void)state;
+	gc_crash(true);
 }

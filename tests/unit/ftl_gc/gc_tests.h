@@ -20,6 +20,8 @@ void test_gc_tiny_cmt_shadow(void **state);
 void test_gc_tp_io_per_run(void **state);
 void test_gc_batch_races_host(void **state);
 void test_gc_batch_crash(void **state);
+void test_gc_two_victims(void **state);
+void test_gc_crash_two_victims(void **state);
 
 /* gc_pacing.c */
 void test_gc_fg_pacing(void **state);

@@ -325,6 +325,8 @@ int main(void)
 		FX_TEST(test_gc_stops_when_full),
 		FX_TEST(test_gc_levels_reachable),
 		FX_TEST(test_gc_batch_crash),
+		FX_TEST(test_gc_two_victims),
+		FX_TEST(test_gc_crash_two_victims),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
