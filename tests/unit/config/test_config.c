@@ -400,6 +400,9 @@ static void test_parse_trailing_garbage(void **state)
 		{ "{} trailing", "not valid JSON: *" },
 		{ "{\"subsystems\":[]}}", "not valid JSON: *" },
 		{ "{}{\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:y\"}]}", "not valid JSON: *" },
+		/* A comment after a bare value: the tokener takes the NUL too
+		 * (the end check read past the text; fuzz_config found it). */
+		{ "0//", "top level: expected an object" },
 	};
 
 	(void)state;
@@ -617,6 +620,15 @@ static void test_load(void **state)
 	assert_int_equal(blox_config_load(path, &cfg, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want), "%s: top level.listeners: expected an array",
 		 path);
+	assert_string_equal(err, want);
+
+	/* A NUL byte: the parser would see only the text before it. */
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite("{}\0{\"listeners\": 3}", 1, 20, fp), 20);
+	fclose(fp);
+	assert_int_equal(blox_config_load(path, &cfg, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: not a text file (a NUL byte at offset 2)", path);
 	assert_string_equal(err, want);
 	unlink(path);
 
