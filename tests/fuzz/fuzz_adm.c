@@ -6,10 +6,16 @@
  * method's request and the method dispatch and handlers (daemon/mgmt),
  * on a target made afresh for each input (event loop, NVMe core,
  * transport, provisioning service, admin server, a data directory of its
- * own) and taken down after, so that every input runs alone.
+ * own) and taken down after, so that every input runs alone. Listeners
+ * the input adds are bound in a network namespace of the fuzzer's own
+ * when it runs as root.
  */
+#include <errno.h>
 #include <event2/event.h>
 #include <ftw.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -91,6 +97,32 @@ static void env_down(struct adm_env *e)
 	nvmf_tgt_fini(&e->tgt);
 	event_base_free(e->base);
 	nftw(e->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * AddListener binds what the input says: where it may (root), do it in a
+ * network namespace of this process's own, with only its loopback up, so
+ * that no port of anything else on the machine is taken, even briefly.
+ */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd;
+
+	(void)argc;
+	(void)argv;
+	if (unshare(CLONE_NEWNET)) {
+		fprintf(stderr, "fuzz_adm: no network namespace of its own (%s): "
+				"listeners the input adds bind on the host\n",
+			strerror(errno));
+		return 0;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	FUZZ_CHECK(fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0, "lo flags");
+	ifr.ifr_flags |= IFF_UP;
+	FUZZ_CHECK(ioctl(fd, SIOCSIFFLAGS, &ifr) == 0, "lo up");
+	close(fd);
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -27,24 +27,60 @@ static void nothing(evutil_socket_t fd, short what, void *arg)
 	(void)arg;
 }
 
-size_t fuzz_exchange(struct event_base *base, int fd, const uint8_t *data, size_t size,
-		     size_t chunk, bool (*idle)(void *arg), void *arg, unsigned limit_ms)
+void fuzz_conn_init(struct fuzz_conn *c, struct event_base *base, int fd)
 {
-	uint64_t end = now_ms() + limit_ms;
-	size_t sent = 0, got = 0;
-	bool shut = false, eof = false;
-	uint8_t buf[65536];
-	/* One timer for the whole exchange: what a run allocates, it frees. */
-	struct event *tick = evtimer_new(base, nothing, NULL);
-
-	FUZZ_CHECK(tick, "evtimer_new");
+	c->base = base;
+	c->fd = fd;
+	c->eof = false;
+	c->got = 0;
+	/* One timer per connection: what a run allocates, it frees. */
+	c->tick = evtimer_new(base, nothing, NULL);
+	FUZZ_CHECK(c->tick, "evtimer_new");
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	for (;;) {
-		bool progress = false;
-		ssize_t n;
+}
 
-		if (!shut && sent < size) {
-			n = send(fd, data + sent, BLOX_MIN(size - sent, chunk), MSG_NOSIGNAL);
+/* Read what the server sent, run its loop once; true if anything came. */
+static bool pump(struct fuzz_conn *c, bool progress)
+{
+	uint8_t buf[65536];
+
+	while (!c->eof) {
+		ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
+
+		if (n > 0) {
+			c->got += (size_t)n;
+			progress = true;
+			continue;
+		}
+		if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+			c->eof = true;
+		break;
+	}
+	event_base_loop(c->base, EVLOOP_NONBLOCK);
+	return progress;
+}
+
+/* Nothing happened: let the server run until it has something to do, 1 ms at most. */
+static void wait_a_little(struct fuzz_conn *c)
+{
+	struct timeval ms = { 0, 1000 };
+
+	evtimer_add(c->tick, &ms);
+	event_base_loop(c->base, EVLOOP_ONCE);
+}
+
+void fuzz_conn_send(struct fuzz_conn *c, const uint8_t *data, size_t size, size_t chunk,
+		    bool settle)
+{
+	size_t sent = 0;
+
+	for (int quiet = 0;;) {
+		bool progress = false;
+
+		if (sent < size && !c->eof) {
+			ssize_t n = send(c->fd, data + sent, BLOX_MIN(size - sent, chunk),
+					 MSG_NOSIGNAL);
+
 			if (n > 0) {
 				sent += (size_t)n;
 				progress = true;
@@ -52,37 +88,47 @@ size_t fuzz_exchange(struct event_base *base, int fd, const uint8_t *data, size_
 				sent = size; /* the server closed already */
 			}
 		}
-		if (!shut && sent == size) {
-			shutdown(fd, SHUT_WR);
-			shut = true;
-		}
-		while (!eof) {
-			n = recv(fd, buf, sizeof(buf), 0);
-			if (n > 0) {
-				got += (size_t)n;
-				progress = true;
-				continue;
-			}
-			if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
-				eof = true;
+		progress = pump(c, progress);
+		if (sent < size && !c->eof)
+			continue;
+		quiet = progress ? 0 : quiet + 1;
+		if (!settle || quiet == 3)
 			break;
-		}
-		event_base_loop(base, EVLOOP_NONBLOCK);
-		if (eof && idle(arg))
+		if (!progress)
+			wait_a_little(c);
+	}
+}
+
+void fuzz_conn_end(struct fuzz_conn *c, bool (*idle)(void *arg), void *arg,
+		   unsigned limit_ms)
+{
+	uint64_t end = now_ms() + limit_ms;
+
+	shutdown(c->fd, SHUT_WR);
+	for (;;) {
+		bool progress = pump(c, false);
+
+		if (c->eof && idle(arg))
 			break;
 		FUZZ_CHECK(now_ms() < end,
-			   "server still busy %u ms after the client's end (sent %zu of %zu, "
-			   "closed %d)", limit_ms, sent, size, eof);
-		if (!progress) {
-			/* Let the server run until it has something to do, 1 ms at most. */
-			struct timeval ms = { 0, 1000 };
-
-			evtimer_add(tick, &ms);
-			event_base_loop(base, EVLOOP_ONCE);
-		}
+			   "server still busy %u ms after the client's end (closed %d)",
+			   limit_ms, c->eof);
+		if (!progress)
+			wait_a_little(c);
 	}
-	event_free(tick);
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &(struct linger){ 1, 0 }, sizeof(struct linger));
-	close(fd);
-	return got;
+	event_free(c->tick);
+	setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &(struct linger){ 1, 0 },
+		   sizeof(struct linger));
+	close(c->fd);
+}
+
+size_t fuzz_exchange(struct event_base *base, int fd, const uint8_t *data, size_t size,
+		     size_t chunk, bool (*idle)(void *arg), void *arg, unsigned limit_ms)
+{
+	struct fuzz_conn c;
+
+	fuzz_conn_init(&c, base, fd);
+	fuzz_conn_send(&c, data, size, chunk, false);
+	fuzz_conn_end(&c, idle, arg, limit_ms);
+	return c.got;
 }

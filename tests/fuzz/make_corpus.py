@@ -200,6 +200,16 @@ def tcp_streams():
     out = {}
     for name, stream in s.items():
         out[name] = b"\0" + stream
+    # Two connections: an admin queue, then an I/O queue of its controller
+    # (controller IDs start at 1 for each input).
+    for hd, dd, cut in ((False, False, 0), (True, True, 0), (False, False, 5)):
+        c, d = connect()
+        admin = icreq(hd, dd) + capsule(c, d, hd, dd) + capsule(prop_set(0x14, CC_EN), b"", hd, dd) + \
+            capsule(set_feat(0x07, 0x00030003), b"", hd, dd)
+        c, d = connect(qid=1, sqsize=127, cntlid=1)
+        io = icreq(hd, dd) + capsule(c, d, hd, dd) + b"".join(capsule(q, x, hd, dd) for q, x in IO)
+        name = "two-conn-io" + ("-digests" if hd else "") + ("-cut%d" % cut if cut else "")
+        out[name] = bytes([0x80 | cut]) + struct.pack("<H", len(admin)) + admin + io
     # The same streams cut into small pieces.
     for name in ("admin-connect-plain", "admin-cmds-hddd", "connect-r2t-split"):
         out[name + "-cut7"] = b"\x07" + s[name]
@@ -346,6 +356,10 @@ def adm_seeds():
         "device": [("CreateDevice", pb((1, "dev0"), (2, "ram"), (3, pb((1, 1), (2, 2))))),
                    ("ShowDevice", pb((1, "dev0"))), ("DeleteDevice", pb((1, "dev0")))],
         "save": [("SaveConfig", b"")],
+        "listener": [("AddListener", pb((1, "127.0.0.1"), (2, 4420))),
+                     ("AddListener", pb((1, "::1"), (2, 8009), (3, True))),
+                     ("ListListeners", b""),
+                     ("RemoveListener", pb((1, "127.0.0.1"), (2, 4420)))],
         "watch-cancel": [("WatchStats", pb((3, 10), (4, 2)))],
         "migration": [("MigrationStart", pb((1, nqn), (2, 1), (3, 1))),
                       ("MigrationPause", pb((1, 1))), ("MigrationSetShare", pb((1, 1), (2, 500))),
