@@ -227,6 +227,9 @@ int fn_submit(struct fn_env *e, enum fn_queue qi, const struct nvme_sqe *sqe, bo
 		c->next = e->parked;
 		e->parked = c;
 	}
+	if (e->log.level >= BLOX_LOG_DEBUG)
+		fprintf(stderr, "fuzz: queue %d opcode 0x%02x len %u: status 0x%x\n", qi,
+			sqe->opcode, sgl.length, ret);
 	fn_sweep(e);
 	fn_reap(e);
 	return ret;
