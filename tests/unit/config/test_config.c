@@ -713,6 +713,10 @@ static void test_parse_nand_options(void **state)
 		  "subsystems[0].namespaces[0].nand: unknown key 'dies'" },
 		{ NAND_NS("\"channels\":65"),
 		  "subsystems[0].namespaces[0].nand.channels: at most 64" },
+		/* Backend nand: its FTL maps 4 KiB units (a 2 KiB page divided by zero). */
+		{ NS("{\"nsid\":1,\"backend\":\"nand\",\"size\":\"16M\",\"nand\":{\"page_size\":2048}}"),
+		  "subsystems[0].namespaces[0].nand.page_size: backend nand needs pages of at "
+		  "least 4096 bytes (its FTL's unit)" },
 		{ NAND_NS("\"channels\":\"8\""),
 		  "subsystems[0].namespaces[0].nand.channels: expected an integer" },
 		{ NAND_NS("\"cell\":\"plc\""),
