@@ -6,9 +6,10 @@
  * method's request and the method dispatch and handlers (daemon/mgmt),
  * on a target made afresh for each input (event loop, NVMe core,
  * transport, provisioning service, admin server, a data directory of its
- * own) and taken down after, so that every input runs alone. Listeners
- * the input adds are bound in a network namespace of the fuzzer's own
- * when it runs as root.
+ * own) and taken down after, so that every input runs alone. The state
+ * file the admin API wrote must load again (what bloxd starts from).
+ * Listeners the input adds are bound in a network namespace of the
+ * fuzzer's own when it runs as root.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -75,6 +76,24 @@ static void env_up(struct adm_env *e)
 	FUZZ_CHECK(rc == 0, "admin: %s", err);
 }
 
+/*
+ * What the admin API wrote to the state file is what bloxd starts from
+ * next time: it must load (state.c's writer against the loader).
+ */
+static void check_state_file(const struct adm_env *e)
+{
+	struct blox_config cfg;
+	char path[256], err[512];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", e->dir, BLOX_STATE_FILE);
+	if (access(path, F_OK))
+		return; /* nothing changed */
+	rc = blox_config_load(path, &cfg, err, sizeof(err));
+	FUZZ_CHECK(rc == 0, "the state file bloxd wrote does not load: %s", err);
+	blox_config_free(&cfg);
+}
+
 /* As bloxd stops (main.c): admin work drains, controllers and queues go. */
 static void env_down(struct adm_env *e)
 {
@@ -137,6 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0,
 		   "connect %s", e.sock);
 	fuzz_exchange(e.base, fd, data, size, SIZE_MAX, adm_idle, &e, 20000);
+	check_state_file(&e);
 	env_down(&e);
 	return 0;
 }
