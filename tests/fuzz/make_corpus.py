@@ -264,6 +264,14 @@ def logpage_seeds():
     out["discovery"] = b"".join([log_record(1, 0x70, 16), log_record(1, 0x70, 1024),
                                  log_record(1, 0x70, 8, 1024), log_record(1, 0x70, 4096, 0, 0, 1),
                                  log_record(1, 0x02, 512), log_record(1, 0x01, 64)])
+    # Every LID on both controllers, at lengths and offsets around the edges:
+    # each CI run starts with these (32 requests a file).
+    for length in (4, 4096, 131072, 131076):
+        for off in (0, 4092, 1 << 40):
+            for first in range(0, 256, 32):
+                recs = [log_record(lid % 2, lid, length, off, 0xFFFFFFFF if lid % 3 else 1,
+                                   lid % 4 == 1, lid % 5) for lid in range(first, first + 32)]
+                out["sweep-%d-%d-%02x" % (length, off, first)] = b"".join(recs)
     out["plm"] = b"".join(log_record(0, lid, 512, 0, 0xFFFFFFFF, 0, lsp, 1, stir=True)
                           for lid in (0x0A, 0x0B) for lsp in (0, 1))
     return out
