@@ -23,7 +23,7 @@
 
 #include "fuzz_net.h"
 #include "fuzz_util.h"
-#include "tcp_internal.h"
+#include "tcp.h"
 
 #define SUBNQN "nqn.2026-12.io.blox:fuzz"
 
