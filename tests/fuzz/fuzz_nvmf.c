@@ -164,6 +164,16 @@ void fn_sqe(struct nvme_sqe *sqe, uint8_t opcode, uint32_t nsid, uint32_t len)
 	memcpy(sqe->dptr, &sgl, sizeof(sgl));
 }
 
+/* @n bytes of data into @buf: what the host gave, zeros beyond. */
+static void fill(uint8_t *buf, uint32_t n, const uint8_t *data, size_t len)
+{
+	size_t take = BLOX_MIN(len, (size_t)n);
+
+	if (take)
+		memcpy(buf, data, take);
+	memset(buf + take, 0, n - take);
+}
+
 int fn_submit(struct fn_env *e, enum fn_queue qi, const struct nvme_sqe *sqe, bool in_capsule,
 	      const uint8_t *data, size_t len, const uint8_t **out, uint32_t *out_len)
 {
@@ -189,11 +199,8 @@ int fn_submit(struct fn_env *e, enum fn_queue qi, const struct nvme_sqe *sqe, bo
 	req->cmd = *sqe;
 	req->data_len = sgl.length;
 	req->data_in_capsule = in_capsule;
-	if (in_capsule) {
-		memcpy(req->buf, data, BLOX_MIN(len, (size_t)sgl.length));
-		if (len < sgl.length)
-			memset(req->buf + len, 0, sgl.length - len);
-	}
+	if (in_capsule)
+		fill(req->buf, sgl.length, data, len);
 	st = nvmf_req_init(req, &q->sq);
 	if (st) {
 		nvmf_req_complete(req, st);
@@ -206,9 +213,7 @@ int fn_submit(struct fn_env *e, enum fn_queue qi, const struct nvme_sqe *sqe, bo
 				   NVMF_MAX_XFER);
 		if (req->dir == NVMF_DIR_H2C && !in_capsule) {
 			/* R2Ts for the SGL length, then the data arrives. */
-			memcpy(req->buf, data, BLOX_MIN(len, (size_t)req->data_len));
-			if (len < req->data_len)
-				memset(req->buf + len, 0, req->data_len - len);
+			fill(req->buf, req->data_len, data, len);
 		}
 		nvmf_req_execute(req);
 	}
