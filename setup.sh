@@ -5,7 +5,8 @@
 #
 #   ./setup.sh run [bloxd options]   build (release) and start bloxd in the foreground
 #   ./setup.sh test                  build with ASan/UBSan and run every test (ctest),
-#                                    then the unit and loopback tests on the optimized build
+#                                    then the unit and loopback tests on the optimized build,
+#                                    then each libFuzzer target for a minute (clang)
 #   ./setup.sh deps | build          only install packages / only build
 #   ./setup.sh build-deps            only the packages to build (docker/Dockerfile)
 set -euo pipefail
@@ -22,6 +23,10 @@ BUILD_PKGS=(build-essential cmake pkg-config libevent-dev libssl-dev
 # OpenMetrics parser integration_metrics_external checks the metrics with
 # (promtool, Debian package prometheus, is ~96 MB: not here).
 TEST_PKGS=(iproute2 procps openssl systemd podman runc debootstrap python3-prometheus-client)
+# The fuzz targets (tests/fuzz): clang with its libFuzzer, ASan and UBSan
+# runtimes (libclang-rt-14-dev is only a recommendation of clang-14).
+FUZZ_CC=clang-14
+TEST_PKGS+=("$FUZZ_CC" libclang-rt-14-dev)
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -74,7 +79,7 @@ build() { # build DIR [cmake args...]
 	local dir=$1
 	shift
 	cmake -S "$top" -B "$dir" "$@" >/dev/null
-	cmake --build "$dir" -j"$(nproc)"
+	cmake --build "$dir" -j"$(nproc)" ${BUILD_TARGET:+--target "$BUILD_TARGET"}
 }
 
 cmd=${1:-run}
@@ -113,8 +118,14 @@ test)
 	build "$top/build-test" -DCMAKE_BUILD_TYPE=Debug -DBLOX_SANITIZE=ON -DBLOX_WERROR=ON
 	build "$top/build-rel" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOX_WERROR=ON -DBLOX_INTEROP=OFF \
 		-DBLOX_CONTAINER_TEST=OFF
+	# The fuzz targets, built by clang with libFuzzer (docs/fuzzing.md):
+	# each fuzzes for a minute; a crash's reproducer stays in
+	# build-fuzz/fuzz-crashes/.
+	CC=$FUZZ_CC BUILD_TARGET=blox_fuzz build "$top/build-fuzz" -DCMAKE_BUILD_TYPE=Debug \
+		-DBLOX_FUZZ=ON -DBLOX_WERROR=ON
 	(cd "$top/build-test" && ctest --output-on-failure --timeout 1800 "$@")
-	cd "$top/build-rel"
+	(cd "$top/build-rel" && ctest --output-on-failure --timeout 1800 "$@")
+	cd "$top/build-fuzz"
 	ctest --output-on-failure --timeout 1800 "$@"
 	;;
 *)

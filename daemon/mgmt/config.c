@@ -330,6 +330,7 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 	struct json_tokener *tok;
 	json_object *root, *arr;
 	char w[64];
+	size_t len;
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -337,11 +338,16 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 	if (!tok)
 		return -ENOMEM;
 	/* The terminating NUL ends a bare number as well. */
-	root = json_tokener_parse_ex(tok, text, (int)strlen(text) + 1);
+	len = strlen(text);
+	root = json_tokener_parse_ex(tok, text, (int)len + 1);
 	jerr = json_tokener_get_error(tok);
 	if (root && jerr == json_tokener_success) {
-		/* One JSON value and nothing but white space after it. */
-		const char *end = text + json_tokener_get_parse_end(tok);
+		/*
+		 * One JSON value and nothing but white space after it. The
+		 * tokener may have consumed the NUL too (a comment after a
+		 * bare value, "0//"): never look past it.
+		 */
+		const char *end = text + BLOX_MIN(json_tokener_get_parse_end(tok), len);
 
 		while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')
 			end++;
@@ -462,6 +468,15 @@ int blox_config_load(const char *path, struct blox_config *cfg, char *err,
 		return blox_fail(err, errlen, "%s: read error", path), rc;
 	}
 	buf[len] = '\0';
+	/* The parser would see only the text before a NUL: not a JSON file. */
+	if (memchr(buf, '\0', len)) {
+		size_t at = (size_t)((char *)memchr(buf, '\0', len) - buf);
+
+		free(buf);
+		memset(cfg, 0, sizeof(*cfg));
+		return blox_fail(err, errlen, "%s: not a text file (a NUL byte at offset %zu)",
+				 path, at), -EINVAL;
+	}
 	rc = blox_config_parse(buf, cfg, err, errlen);
 	free(buf);
 	if (rc) {

@@ -460,6 +460,11 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 	if (is_nand && ns->block_size != FTL_UNIT)
 		return blox_fail(err, errlen, "%s.block_size: backend nand takes 4096 only",
 				 where);
+	/* The FTL maps 4 KiB units: a smaller page holds none (fuzz_config). */
+	if (is_nand && !ns->device[0] && ns->nand.geo.page_size < FTL_UNIT)
+		return blox_fail(err, errlen,
+				 "%s.nand.page_size: backend nand needs pages of at least %u bytes "
+				 "(its FTL's unit)", where, FTL_UNIT);
 	if (is_nand && ns->auto_blocks)
 		ns->nand.geo.blocks_per_plane = blox_config_nand_blocks(
 			&ns->nand.geo, nand_dies(&ns->nand.geo), ns->size, ns->ftl.op_permille);
@@ -484,7 +489,11 @@ uint32_t blox_config_nand_blocks(const struct nand_geometry *g, uint32_t ndies,
 	uint64_t units_per_sb = (uint64_t)g->pages_per_block * g->planes_per_die *
 				ndies * (g->page_size / FTL_UNIT);
 	uint64_t want = bytes / FTL_UNIT;
-	uint64_t data = want * 1000 / (1000 - op_permille) + want / 512 + 1;
+	uint64_t data;
+
+	if (units_per_sb == 0 || op_permille >= 1000)
+		return 0; /* no FTL fits: its own checks say why */
+	data = want * 1000 / (1000 - op_permille) + want / 512 + 1;
 
 	/* Data superblocks, plus checkpoints, open streams and GC headroom. */
 	return (uint32_t)((data + units_per_sb - 1) / units_per_sb) + 10;

@@ -504,6 +504,9 @@ static void test_parse_trailing_garbage(void **state)
 		{ "{} trailing", "not valid JSON: *" },
 		{ "{\"subsystems\":[]}}", "not valid JSON: *" },
 		{ "{}{\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:y\"}]}", "not valid JSON: *" },
+		/* A comment after a bare value: the tokener takes the NUL too
+		 * (the end check read past the text; fuzz_config found it). */
+		{ "0//", "top level: expected an object" },
 	};
 
 	(void)state;
@@ -722,6 +725,15 @@ static void test_load(void **state)
 	snprintf(want, sizeof(want), "%s: top level.listeners: expected an array",
 		 path);
 	assert_string_equal(err, want);
+
+	/* A NUL byte: the parser would see only the text before it. */
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite("{}\0{\"listeners\": 3}", 1, 20, fp), 20);
+	fclose(fp);
+	assert_int_equal(blox_config_load(path, &cfg, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: not a text file (a NUL byte at offset 2)", path);
+	assert_string_equal(err, want);
 	unlink(path);
 
 	assert_int_equal(blox_config_load(path, &cfg, err, sizeof(err)), -ENOENT);
@@ -805,6 +817,10 @@ static void test_parse_nand_options(void **state)
 		  "subsystems[0].namespaces[0].nand: unknown key 'dies'" },
 		{ NAND_NS("\"channels\":65"),
 		  "subsystems[0].namespaces[0].nand.channels: at most 64" },
+		/* Backend nand: its FTL maps 4 KiB units (a 2 KiB page divided by zero). */
+		{ NS("{\"nsid\":1,\"backend\":\"nand\",\"size\":\"16M\",\"nand\":{\"page_size\":2048}}"),
+		  "subsystems[0].namespaces[0].nand.page_size: backend nand needs pages of at "
+		  "least 4096 bytes (its FTL's unit)" },
 		{ NAND_NS("\"channels\":\"8\""),
 		  "subsystems[0].namespaces[0].nand.channels: expected an integer" },
 		{ NAND_NS("\"cell\":\"plc\""),
