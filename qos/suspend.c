@@ -109,8 +109,9 @@ static uint64_t due_at(const struct nand_suspend_query *q, uint32_t b)
 	return at_ns > q->elapsed_ns ? q->now_ns + (at_ns - q->elapsed_ns) : 0;
 }
 
+/* The decision on @q; a paced refusal puts the time it is due in *@due_ns. */
 static enum qos_suspend_reason decide(const struct qos_suspend_state *st,
-				      const struct nand_suspend_query *q)
+				      const struct nand_suspend_query *q, uint64_t *due_ns)
 {
 	const struct qos_suspend_cfg *c = &st->cfg;
 	const struct qos_suspend_inputs *in = st->in;
@@ -131,7 +132,7 @@ static enum qos_suspend_reason decide(const struct qos_suspend_state *st,
 		return QOS_SUSP_GC_URGENT;
 	if (in && in->host_inflight > c->busy_inflight && q->suspends >= c->busy_max_suspends)
 		return QOS_SUSP_PRESSURE;
-	if (c->pace && due_at(q, budget(st)))
+	if (c->pace && (*due_ns = due_at(q, budget(st))))
 		return QOS_SUSP_PACED;
 	return QOS_SUSP_GRANTED;
 }
@@ -139,11 +140,12 @@ static enum qos_suspend_reason decide(const struct qos_suspend_state *st,
 static bool smart_cb(void *ctx, const struct nand_suspend_query *q)
 {
 	struct qos_suspend_state *st = ctx;
-	enum qos_suspend_reason r = decide(st, q);
+	uint64_t due_ns = 0;
+	enum qos_suspend_reason r = decide(st, q, &due_ns);
 
 	st->decisions[r]++;
 	if (r == QOS_SUSP_PACED && q->ask_again_ns)
-		*q->ask_again_ns = due_at(q, budget(st));
+		*q->ask_again_ns = due_ns;
 	return r == QOS_SUSP_GRANTED;
 }
 
