@@ -111,6 +111,7 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 	} togs[] = {
 		{ "--mdc", &ftl.mdc, true },
 		{ "--stream-separation", &ftl.stream_separation, true },
+		{ "--gc-pipeline", &ftl.gc_pipeline, true },
 	};
 
 	if (argc < 1)
@@ -248,7 +249,7 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "      --suspend-policy default|never|always|smart\n"
 	  "FTL:  --store file|ram --cmt-kib --mdc on|off --mdc-bytes --mdc-min-run\n"
 	  "      --stream-separation on|off --op-percent --gc-policy greedy|cost-benefit\n"
-	  "      --write-buffer-pages --wl-threshold",
+	  "      --write-buffer-pages --wl-threshold --gc-pipeline on|off",
 	  "", ns_create },
 	{ "delete", "NQN NSID [--force]", "--force while hosts are connected", ns_delete },
 	{ "list", "[NQN]", "", ns_list },

@@ -408,11 +408,12 @@ static void ftl_block(const Blox__Admin__FtlStats *f)
 	cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  ftl",
 		 "CMT hit %.1f%%, MDC hit %.1f%%, WAF %.2f, GC runs %lu (%lu units moved, %lu "
 		 "translation pages written back), host writes paced %lu, erases %lu (min %u "
-		 "max %u), free superblocks %lu/%lu",
+		 "max %u), free superblocks %lu/%lu%s",
 		 f->cmt_hit_rate * 100, f->mdc_hit_rate * 100, f->waf, (unsigned long)f->gc_runs,
 		 (unsigned long)f->gc_units_moved, (unsigned long)f->gc_tp_writebacks,
 		 (unsigned long)f->gc_paced, (unsigned long)f->flash_erases, f->min_erase,
-		 f->max_erase, (unsigned long)f->free_superblocks, (unsigned long)f->superblocks);
+		 f->max_erase, (unsigned long)f->free_superblocks, (unsigned long)f->superblocks,
+		 f->gc_pipeline ? ", GC pipelined" : "");
 }
 
 /* @device: the shared device whose totals these are, or "" (the namespace's own). */

@@ -296,6 +296,7 @@ void ftl_get_stats(const struct ftl *f, struct ftl_stats *st)
 	st->min_erase = emin;
 	st->max_erase = emax;
 	st->mdc_lookups = f->st.mdc_lookups;
+	st->gc_pipeline = f->cfg.gc_pipeline;
 }
 
 double ftl_waf(const struct ftl *f)

@@ -896,13 +896,6 @@ static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 
 		/* On a shared device: its tenant, for the device's fair sharing. */
 		fc.tenant = p->shared ? p->tenant : 0;
-		/*
-		 * A software vSSD shares its dies by weight: its GC keeps them
-		 * busy between victims so that it can use its share
-		 * (docs/QOS_RESULTS.md, fair sharing).
-		 */
-		if (p->shared && p->shared_pool)
-			fc.gc_pipeline = true;
 		rc = ftl_create(&fc, &env, &res, &fb->ftl);
 	}
 	if (rc)

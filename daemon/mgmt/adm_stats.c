@@ -458,6 +458,7 @@ static void device_stats(struct blox_bdev *bdev, Blox__Admin__NamespaceStats *m)
 		f->gc_paced = s->gc_paced;
 		f->tp_pages_held = s->tp_pages_held;
 		f->recovered_units = s->recovered_units;
+		f->gc_pipeline = s->gc_pipeline;
 		/* A read is a hit when the CMT or the MDC had its mapping. */
 		f->cmt_hit_rate = lookups ? (double)s->cmt_hits / (double)lookups : 0;
 		f->mdc_hit_rate = s->mdc_lookups ? (double)s->mdc_hits / (double)s->mdc_lookups

@@ -70,6 +70,7 @@ static const struct blox_param_field ftl_fields[BLOX_FP_COUNT] = {
 	[BLOX_FP_WRITE_BUFFER_PAGES] = F_U32("write_buffer_pages", FP, write_buffer_pages,
 					     4096, NULL),
 	[BLOX_FP_WL_THRESHOLD] = F_U32("wl_threshold", FP, wl_threshold, 1u << 20, NULL),
+	[BLOX_FP_GC_PIPELINE] = F_BOOL("gc_pipeline", FP, gc_pipeline),
 };
 #undef FP
 
@@ -126,7 +127,7 @@ static const char *const nand_keys[BLOX_NP_COUNT + 1] = {
 };
 static const char *const ftl_keys[BLOX_FP_COUNT + 1] = {
 	"store", "cmt_kib", "mdc", "mdc_bytes", "mdc_min_run", "stream_separation",
-	"op_percent", "gc_policy", "write_buffer_pages", "wl_threshold", NULL
+	"op_percent", "gc_policy", "write_buffer_pages", "wl_threshold", "gc_pipeline", NULL
 };
 
 const struct blox_param_table blox_nand_table = { "nand", nand_fields, BLOX_NP_COUNT,
@@ -303,6 +304,8 @@ static int ftl_resolve(const struct blox_ftl_params *p, const char *where,
 		c->write_buffer_pages = p->write_buffer_pages;
 	if (GIVEN(WL_THRESHOLD))
 		c->wl_threshold = p->wl_threshold;
+	if (GIVEN(GC_PIPELINE))
+		c->gc_pipeline = p->gc_pipeline;
 	if (GIVEN(GC_POLICY))
 		c->gc_policy = strcmp(p->gc_policy, "greedy") ? FTL_GC_COST_BENEFIT
 							       : FTL_GC_GREEDY;

@@ -276,6 +276,14 @@ int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 		pl->bp.first_block = pl->alloc.res.first_block;
 		pl->bp.nr_blocks = pl->alloc.res.nr_blocks;
 		pl->bp.shared_pool = pl->alloc.iso == FBX_SOFTWARE;
+		/*
+		 * A software vSSD shares its dies by weight: unless told, its GC
+		 * keeps them busy between victims so that it can use its share
+		 * (docs/QOS_RESULTS.md, fair sharing).
+		 */
+		if (pl->bp.shared_pool && !(cn->params.has_ftl &&
+					    blox_param_given(&cn->params.ftl, BLOX_FP_GC_PIPELINE)))
+			pl->cn.ftl.gc_pipeline = true;
 		if (pl->held && pl->held->mig.mig_active)
 			pl->bp.mig = &pl->held->mig;
 	} else if (!strcmp(cn->backend, "nand") && !cn->store_ram) {

@@ -243,6 +243,7 @@ struct ftl_stats {
 	uint32_t max_erase, min_erase;
 	uint64_t recovered_units; /* applied from the OOB scan */
 	bool recovered_from_checkpoint;
+	bool gc_pipeline; /* its configuration's (ftl_config.gc_pipeline) */
 };
 
 void ftl_get_stats(const struct ftl *f, struct ftl_stats *st);

@@ -320,6 +320,63 @@ static void test_smart_suspension_visible(void **state)
 	assert_non_null(strstr(e->out, "(smart): granted"));
 }
 
+/* Whether the FTL of namespace @nsid runs its GC pipelined (bloxctl --json stats). */
+static bool gc_pipelined(struct env *e, uint32_t nsid)
+{
+	json_object *o, *arr, *ftl, *v;
+	bool on = false;
+
+	assert_int_equal(run(e, "--json stats %s %u", SUBNQN, nsid), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "namespaces", &arr));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "ftl", &ftl));
+	if (json_object_object_get_ex(ftl, "gc_pipeline", &v))
+		on = json_object_get_boolean(v);
+	json_object_put(o);
+	return on;
+}
+
+/*
+ * The GC pipeline: on by default for a software vSSD (its weight holds
+ * under write load), off for one with dies of its own, and what the
+ * namespace asks for either way; kept across a restart.
+ */
+static void test_gc_pipeline_default(void **state)
+{
+	struct env *e = *state;
+	uint16_t p1 = e->fx.d.nvm_port, p2 = e->fx.d.disc_port;
+	const char *argv[] = { "--data-dir", e->fx.data_dir, "--log-level", "1", NULL };
+
+	assert_int_equal(run(e, "device create pipe --channels 4 --dies-per-channel 1 "
+				"--planes 1 --pages-per-block 96 --blocks-per-plane 64"),
+			 0);
+	assert_int_equal(run(e, "ns create %s --nsid 11 --size 8M --device pipe "
+				"--isolation software", SUBNQN),
+			 0);
+	assert_int_equal(run(e, "ns create %s --nsid 12 --size 8M --device pipe "
+				"--isolation software --gc-pipeline off", SUBNQN),
+			 0);
+	assert_int_equal(run(e, "ns create %s --nsid 13 --size 8M --device pipe "
+				"--isolation chip:1", SUBNQN),
+			 0);
+	assert_int_equal(run(e, "ns create %s --nsid 14 --size 8M --device pipe "
+				"--isolation chip:1 --gc-pipeline on", SUBNQN),
+			 0);
+	for (int pass = 0; pass < 2; pass++) {
+		assert_true(gc_pipelined(e, 11));
+		assert_false(gc_pipelined(e, 12));
+		assert_false(gc_pipelined(e, 13));
+		assert_true(gc_pipelined(e, 14));
+		if (!pass) {
+			assert_int_equal(fx_stop(&e->fx.d), 0);
+			assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
+		}
+	}
+	assert_int_equal(run(e, "stats %s 11", SUBNQN), 0);
+	assert_non_null(strstr(e->out, "GC pipelined"));
+}
+
 int main(void)
 {
 	static const struct fx_group g = { .who = "test_qos_limits",
@@ -332,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_restart_keeps_limits),
 		cmocka_unit_test(test_weights_share_dies),
 		cmocka_unit_test(test_smart_suspension_visible),
+		cmocka_unit_test(test_gc_pipeline_default),
 		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};
 

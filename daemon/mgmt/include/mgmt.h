@@ -79,6 +79,7 @@ enum blox_ftl_param {
 	BLOX_FP_GC_POLICY,
 	BLOX_FP_WRITE_BUFFER_PAGES,
 	BLOX_FP_WL_THRESHOLD,
+	BLOX_FP_GC_PIPELINE,
 	BLOX_FP_COUNT
 };
 
@@ -92,6 +93,7 @@ struct blox_ftl_params {
 	uint32_t op_percent;
 	char gc_policy[16]; /* greedy, cost-benefit */
 	uint32_t write_buffer_pages, wl_threshold;
+	bool gc_pipeline; /* not given: on for software vSSDs, off otherwise */
 };
 
 /* A namespace's QoS (its "qos" object); 0 or absent: no limit. */
