@@ -319,6 +319,11 @@ struct nvmf_tgt {
 	uint16_t next_port_id;
 	uint64_t start_ns;
 	struct nvmf_tgt_stats stats;
+	/* Connects with an empty host NQN let in (and when last logged). */
+	struct {
+		uint64_t count;
+		uint64_t logged_ns;
+	} empty_hostnqn;
 };
 
 /*
