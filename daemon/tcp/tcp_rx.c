@@ -365,6 +365,7 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)what;
 	for (int budget = RX_BUDGET; budget > 0 && q->rx != RX_DEAD; budget--) {
+		size_t want;
 		ssize_t n;
 
 		if (q->rx == RX_DATA && q->rx_left >= 4096) {
@@ -374,6 +375,7 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 				{ q->rbuf, RBUF_SIZE },
 			};
 
+			want = q->rx_left + RBUF_SIZE;
 			n = readv(fd, iov, 2);
 			if (n > 0) {
 				uint32_t direct = (uint32_t)BLOX_MIN((size_t)n, q->rx_left);
@@ -393,6 +395,7 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 				}
 			}
 		} else {
+			want = RBUF_SIZE;
 			n = recv(fd, q->rbuf, RBUF_SIZE, 0);
 			if (n > 0) {
 				q->rbuf_off = 0;
@@ -416,6 +419,9 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		rx_process(q);
+		/* A short read emptied the socket: another would only say EAGAIN. */
+		if ((size_t)n < want)
+			break;
 	}
 	tcp_q_rx_mark(q);
 	if (!q->fd_closed && !TAILQ_EMPTY(&q->send_list))
