@@ -214,7 +214,7 @@ void nvmf_ctrl_set_kato(struct nvmf_ctrl *c, uint32_t kato_ms)
 
 void nvmf_ctrl_touch(struct nvmf_ctrl *c)
 {
-	c->last_activity_ns = blox_clock_now(c->tgt->clock);
+	c->last_activity_ns = nvmf_tgt_now(c->tgt);
 }
 
 bool nvmf_ctrl_kato_check(struct nvmf_ctrl *c, uint64_t now_ns)
