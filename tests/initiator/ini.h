@@ -57,6 +57,17 @@ static inline uint16_t ini_status(const struct nvme_cqe *cqe)
 	return (uint16_t)(cqe->status >> 1);
 }
 
+/* A xorshift64 step: test data and I/O offsets (ini_probe, bloxperf). */
+static inline uint64_t ini_xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
 /* Connection options, fixed at ini_queue_connect(). */
 struct ini_opts {
 	bool hdgst; /* ask for header digests */
