@@ -28,12 +28,13 @@
 #define PERF_HOSTNQN "nqn.2014-08.org.nvmexpress:uuid:0b1e0b1e-7e57-4e57-8e57-b10cbe4cf000"
 #define PERF_POLL_MAX 64
 
-enum pattern { PAT_READ, PAT_WRITE, PAT_RW };
+enum pattern { PAT_READ, PAT_WRITE, PAT_RW, PAT_IDLE };
 
 struct perf_opts {
 	const char *addr, *subnqn, *hostnqn, *json;
 	uint16_t port;
 	uint32_t nsid, qd, bs, queues, conns, rwmix; /* rwmix: % reads */
+	uint32_t kato_ms; /* Connect's KATO; Keep Alive every half of it */
 	bool random, hdgst, ddgst;
 	enum pattern pat;
 	double seconds;
@@ -66,6 +67,7 @@ struct perf_run {
 	uint64_t nsze; /* namespace size in blocks */
 	uint64_t end_ns; /* by time: issue nothing after */
 	atomic_uint_fast64_t issued; /* by count: commands handed out */
+	atomic_uint finished; /* workers done */
 	uint64_t t0, t1;
 };
 
@@ -166,6 +168,7 @@ out:
 		w->transport_rc = rc;
 		w->errors += outstanding;
 	}
+	atomic_fetch_add(&w->run->finished, 1);
 	return NULL;
 }
 
@@ -182,7 +185,7 @@ static void usage(FILE *f)
 		"  -q, --qd N             commands outstanding per I/O queue (1)\n"
 		"  -o, --bs BYTES         I/O size, a multiple of the block size (4096)\n"
 		"  -w, --rw PATTERN       randread randwrite randrw read write rw\n"
-		"                         (randread)\n"
+		"                         (randread); idle: no I/O, only keep-alives\n"
 		"  -M, --rwmixread PCT    reads in %% for randrw and rw (50)\n"
 		"  -Q, --queues N         I/O queues per connection, a thread each (1)\n"
 		"  -C, --connections N    controllers, one admin connection each (1)\n"
@@ -192,6 +195,8 @@ static void usage(FILE *f)
 		"  -c, --count N          run N I/Os in all instead\n"
 		"  -r, --range BYTES      use the first BYTES of the namespace (all)\n"
 		"  -j, --json FILE        results as JSON to FILE ('-': stdout)\n"
+		"  -k, --kato-ms N        keep-alive timeout asked in Connect; a Keep\n"
+		"                         Alive every N/2 ms on each admin queue (0: off)\n"
 		"Exit 0: every I/O succeeded; 1: some failed; 2: usage or set-up.\n");
 }
 
@@ -218,6 +223,7 @@ static int parse_pattern(struct perf_opts *o, const char *s)
 		{ "randread", PAT_READ, true }, { "randwrite", PAT_WRITE, true },
 		{ "randrw", PAT_RW, true },     { "read", PAT_READ, false },
 		{ "write", PAT_WRITE, false },  { "rw", PAT_RW, false },
+		{ "idle", PAT_IDLE, false },
 	};
 
 	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
@@ -250,6 +256,7 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "count", required_argument, NULL, 'c' },
 		{ "range", required_argument, NULL, 'r' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "kato-ms", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -260,7 +267,7 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 				 .nsid = 1, .qd = 1, .bs = 4096, .queues = 1,
 				 .conns = 1, .rwmix = 50, .random = true,
 				 .pat = PAT_READ, .seconds = 10 };
-	while ((c = getopt_long(argc, argv, "a:p:n:N:q:o:w:M:Q:C:HDt:c:r:j:h", opts,
+	while ((c = getopt_long(argc, argv, "a:p:n:N:q:o:w:M:Q:C:HDt:c:r:j:k:h", opts,
 				NULL)) != -1) {
 		const char *bad = NULL;
 
@@ -303,6 +310,7 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 		case 'Q':
 		case 'C':
 		case 'c':
+		case 'k':
 		case 'r': {
 			static const struct {
 				int c;
@@ -318,6 +326,7 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 				{ 'C', "--connections", 1, 64 },
 				{ 'c', "--count", 1, UINT64_MAX },
 				{ 'r', "--range", 1, UINT64_MAX },
+				{ 'k', "--kato-ms", 0, 3600000 },
 			};
 			size_t i = 0;
 
@@ -338,6 +347,7 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 			case 'Q': o->queues = (uint32_t)v; break;
 			case 'C': o->conns = (uint32_t)v; break;
 			case 'c': o->count = v; break;
+			case 'k': o->kato_ms = (uint32_t)v; break;
 			default: o->range = v; break;
 			}
 			break;
@@ -385,7 +395,7 @@ static int connect_all(struct perf_run *r)
 		a.qopts.hdgst = r->o.hdgst;
 		a.qopts.ddgst = r->o.ddgst;
 		a.qopts.depth = r->o.qd;
-		a.kato_ms = 0;
+		a.kato_ms = r->o.kato_ms;
 		rc = ini_ctrl_connect(&a, &r->ctrls[i], &status);
 		if (rc) {
 			fprintf(stderr, "bloxperf: connect %u to %s:%u %s: %s (status 0x%x)\n",
@@ -452,7 +462,7 @@ static void report(const struct perf_run *r, FILE *f, bool json)
 	struct blox_hist *h = calloc(1, sizeof(*h));
 	uint64_t reads = 0, writes = 0, errors = 0, ios;
 	double secs = (double)(r->t1 - r->t0) / 1e9;
-	static const char *const pats[] = { "read", "write", "rw" };
+	static const char *const pats[] = { "read", "write", "rw", "idle" };
 
 	if (!h)
 		return;
@@ -523,6 +533,38 @@ static void teardown(struct perf_run *r)
 	free(r->ctrls);
 }
 
+/*
+ * The main thread's part while the workers run: a Keep Alive on every
+ * admin queue each kato/2 ms until every worker is done (-w idle: no
+ * workers, only this for the run's time). 0 or -errno.
+ */
+static int keep_alive(struct perf_run *r)
+{
+	uint64_t every = (uint64_t)r->o.kato_ms * 500000ull, next = now_ns() + every;
+
+	if (!every && r->o.pat != PAT_IDLE)
+		return 0;
+	while (r->o.pat == PAT_IDLE ? now_ns() < r->end_ns
+				    : atomic_load(&r->finished) < r->nr_w) {
+		struct timespec ts = { 0, 10000000 }; /* 10 ms */
+
+		if (every && now_ns() >= next) {
+			for (uint32_t i = 0; i < r->o.conns; i++) {
+				int rc = ini_keep_alive(r->ctrls[i]->admin);
+
+				if (rc) {
+					fprintf(stderr, "bloxperf: keep alive: %s\n",
+						rc < 0 ? strerror(-rc) : "failed");
+					return rc < 0 ? rc : -EIO;
+				}
+			}
+			next += every;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct perf_run r = { 0 };
@@ -542,9 +584,11 @@ int main(int argc, char **argv)
 	}
 	r.t0 = now_ns();
 	r.end_ns = r.t0 + (uint64_t)(r.o.seconds * 1e9);
-	for (uint32_t i = 0; i < r.nr_w; i++)
+	for (uint32_t i = 0; i < r.nr_w && r.o.pat != PAT_IDLE; i++)
 		if (pthread_create(&r.w[i].thread, NULL, worker_main, &r.w[i]))
 			worker_main(&r.w[i]); /* no thread: run it here */
+	if (keep_alive(&r))
+		rc = 1;
 	for (uint32_t i = 0; i < r.nr_w; i++)
 		if (r.w[i].thread)
 			pthread_join(r.w[i].thread, NULL);
