@@ -367,6 +367,39 @@ static void test_connect_empty_hostnqn(void **state)
 	assert_int_equal(f->ft.tgt.empty_hostnqn.count, 2);
 }
 
+/*
+ * 11c. The time of a loop pass: without passes every read follows the
+ * clock; with them, the first read of a pass is kept until the pass ends,
+ * and a keep-alive touch and a command's start time take it.
+ */
+static void test_pass_time(void **state)
+{
+	struct fixture *f = *state;
+	struct nvmf_tgt *tgt = &f->ft.tgt;
+	struct fake_connect_args a = admin_args();
+	struct fake_q *q = fake_q_new(&f->ft);
+
+	assert_int_equal(nvmf_tgt_now(tgt), FAKE_START_NS);
+	blox_clock_set(&f->ft.clock, FAKE_START_NS + 10);
+	assert_int_equal(nvmf_tgt_now(tgt), FAKE_START_NS + 10);
+
+	tgt->pass.cached = true;
+	assert_int_equal(nvmf_tgt_now(tgt), FAKE_START_NS + 10);
+	blox_clock_set(&f->ft.clock, FAKE_START_NS + 20);
+	assert_int_equal(nvmf_tgt_now(tgt), FAKE_START_NS + 10);
+	assert_int_equal(fake_connect(&f->ft, q, &a, NULL), 0);
+	assert_int_equal(fake_prop_set(&f->ft, q, NVME_REG_CC, false, 0), 0);
+	assert_int_equal(q->sq.ctrl->last_activity_ns, FAKE_START_NS + 10);
+	assert_int_equal(tgt->cmds_received, 2);
+
+	nvmf_tgt_pass_end(tgt);
+	assert_int_equal(nvmf_tgt_now(tgt), FAKE_START_NS + 20);
+	assert_int_equal(fake_prop_set(&f->ft, q, NVME_REG_CC, false, 0), 0);
+	assert_int_equal(q->sq.ctrl->last_activity_ns, FAKE_START_NS + 20);
+	assert_int_equal(tgt->cmds_received, 3);
+	tgt->pass.cached = false;
+}
+
 /* 12. The transport cannot allocate the queue: Internal Error, no ctrl. */
 static void test_connect_install_fails(void **state)
 {
@@ -681,6 +714,7 @@ int main(void)
 		T(test_io_connect_qid_over_granted),
 		T(test_connect_bad_data),
 		T(test_connect_empty_hostnqn),
+		T(test_pass_time),
 		T(test_connect_install_fails),
 		T(test_connect_discovery),
 		T(test_commands_before_connect),
