@@ -395,6 +395,7 @@ static int connect_all(struct perf_run *r)
 		a.qopts.hdgst = r->o.hdgst;
 		a.qopts.ddgst = r->o.ddgst;
 		a.qopts.depth = r->o.qd;
+		a.qopts.accept_success = true; /* SPDK's target sends it */
 		a.kato_ms = r->o.kato_ms;
 		rc = ini_ctrl_connect(&a, &r->ctrls[i], &status);
 		if (rc) {

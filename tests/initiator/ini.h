@@ -77,6 +77,11 @@ struct ini_opts {
 	uint16_t pfv; /* ICReq PFV; 0 unless testing a bad one */
 	/* Connect with CATTR bit 2: no SQ flow control (SQHD 0xFFFF). */
 	bool disable_sqflow;
+	/*
+	 * Take a C2HData SUCCESS (no CapsuleResp) with SQ flow control on,
+	 * as SPDK's target sends it; by default that is a protocol error.
+	 */
+	bool accept_success;
 	/* Send writes that fit in-capsule; false: always wait for R2T. */
 	bool in_capsule;
 	/* Largest H2CData payload to send; 0: the target's MAXH2CDATA. */
