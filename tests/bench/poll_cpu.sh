@@ -7,8 +7,8 @@
 #
 # Per repetition and per --poll-us value (alternating): a fresh bloxd on
 # CPU 0 with one 512 MiB RAM namespace; bloxperf on CPU 1
-#   1. idle: one controller connected, a Keep Alive every second
-#      (KATO 2 s), no I/O, for S seconds: bloxd's CPU (utime+stime from
+#   1. idle: one controller connected, a Keep Alive every 2 s
+#      (KATO 4 s), no I/O, for S seconds: bloxd's CPU (utime+stime from
 #      /proc/PID/stat) over that time;
 #   2. QD1: 4 KiB random reads at queue depth 1 for S seconds: IOPS, mean
 #      and P99 latency, and bloxd's CPU meanwhile.
@@ -61,7 +61,7 @@ start_bloxd() { # POLL_US
     "namespaces": [ { "nsid": 1, "backend": "ram", "size": "512M", "block_size": 4096 } ] } ] }
 EOF
 	taskset -c 0 "$BLOXD" -c "$WORK/d/bloxd.json" --data-dir "$WORK/d" \
-		--admin-socket "$WORK/d/s.sock" --log-level 1 --poll-us "$1" >"$WORK/bloxd.log" 2>&1 &
+		--admin-socket "$WORK/d/s.sock" --log-level 2 --poll-us "$1" >"$WORK/bloxd.log" 2>&1 &
 	BPID=$!
 	for _ in $(seq 100); do
 		(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
@@ -72,6 +72,7 @@ EOF
 	exit 2
 }
 stop_bloxd() { kill "$BPID"; wait "$BPID" 2>/dev/null; BPID=; }
+fail() { echo "poll_cpu.sh: $1; bloxd's log ends:" >&2; tail -5 "$WORK/bloxd.log" >&2; exit 2; }
 
 perf() { taskset -c 1 "$PERF" -a 127.0.0.1 -p "$PORT" -n "$NQN" -j "$WORK/p.json" "$@" >/dev/null; }
 jget() { python3 -c "import json,sys; d=json.load(open('$WORK/p.json')); print($1)"; }
@@ -79,21 +80,21 @@ jget() { python3 -c "import json,sys; d=json.load(open('$WORK/p.json')); print($
 {
 	echo "# poll_cpu.sh $(date -u '+%F %T') UTC: $(basename "$BLOXD") ($("$BLOXD" --version 2>&1 | head -1))"
 	echo "# $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'); bloxd on CPU 0, bloxperf on CPU 1"
-	echo "# idle: ${IDLE_S}s connected, Keep Alive every 1 s; qd1: ${QD1_S}s 4K randread QD1"
+	echo "# idle: ${IDLE_S}s connected, Keep Alive every 2 s; qd1: ${QD1_S}s 4K randread QD1"
 	printf '%-4s %-8s %10s %10s %10s %10s %10s  %s\n' rep poll_us idle_cpu% qd1_iops qd1_avg_us qd1_p99_us qd1_cpu% load
 } | tee "$OUT"
 for rep in $(seq "$REPS"); do
 	for poll in $POLLS; do
 		start_bloxd "$poll"
 		# Fill a little so reads find data (RAM reads of holes are memsets).
-		perf -w write -o 131072 -q 8 -c 4096 || { echo "fill failed" >&2; exit 2; }
+		perf -w write -o 131072 -q 8 -c 4096 || fail "fill failed"
 		t0=$(ticks "$BPID")
-		perf -w idle -k 2000 -t "$IDLE_S" || { echo "idle run failed" >&2; exit 2; }
+		perf -w idle -k 4000 -t "$IDLE_S" || fail "idle run failed"
 		t1=$(ticks "$BPID")
 		idle=$(python3 -c "print(f'{100*($t1-$t0)/$HZ/$IDLE_S:.3f}')")
 		t0=$(ticks "$BPID")
 		s0=$(date +%s.%N)
-		perf -w randread -q 1 -t "$QD1_S" || { echo "qd1 run failed" >&2; exit 2; }
+		perf -w randread -q 1 -t "$QD1_S" || fail "qd1 run failed"
 		t1=$(ticks "$BPID")
 		s1=$(date +%s.%N)
 		qcpu=$(python3 -c "print(f'{100*($t1-$t0)/$HZ/($s1-$s0):.1f}')")
