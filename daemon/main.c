@@ -22,8 +22,13 @@
 
 #include <unistd.h>
 
-/* --poll-us default: covers a host's turn-around at queue depth 1. */
-#define BLOXD_POLL_US 50
+/*
+ * --poll-us default: off for now, and off means libevent's own loop. 50 (a
+ * host's turn-around at queue depth 1) is the intended default, but with
+ * the pass-at-a-time loop integration_migrate's cancel stalls in the ASan
+ * build (not in Release, not with event_base_dispatch): not understood yet.
+ */
+#define BLOXD_POLL_US 0
 #define BLOX_STR_(x) #x
 #define BLOX_STR(x) BLOX_STR_(x)
 
@@ -546,8 +551,8 @@ static bool loop_pass(struct bloxd *d, int flags)
 }
 
 /*
- * The loop, one libevent pass at a time: the target reads the time once
- * per pass (nvmf_tgt_now), and after a pass that received commands the
+ * The loop. With --poll-us, one libevent pass at a time: the target reads
+ * the time once per pass (nvmf_tgt_now), and after a pass that received commands the
  * sockets are polled with zero-timeout passes for up to --poll-us, every
  * pass with commands starting the budget again, before the loop sleeps in
  * epoll_wait again. A reply at low queue depth then finds the loop awake
@@ -558,13 +563,18 @@ static void loop_run(struct bloxd *d)
 {
 	uint64_t budget_ns = (uint64_t)d->poll_us * 1000;
 
+	if (!budget_ns) {
+		/* Off: libevent's own loop, the clock read where asked. */
+		event_base_dispatch(d->base);
+		return;
+	}
 	d->tgt.pass.cached = true;
 	for (;;) {
 		uint64_t seen = d->tgt.cmds_received, until;
 
 		if (loop_pass(d, EVLOOP_ONCE))
 			break;
-		if (!budget_ns || d->tgt.cmds_received == seen)
+		if (d->tgt.cmds_received == seen)
 			continue;
 		seen = d->tgt.cmds_received;
 		until = blox_clock_now(&d->clock) + budget_ns;
