@@ -23,6 +23,16 @@
 #include <unistd.h>
 
 /*
+ * --poll-us default: off for now, and off means libevent's own loop. 50 (a
+ * host's turn-around at queue depth 1) is the intended default, but with
+ * the pass-at-a-time loop integration_migrate's cancel stalls in the ASan
+ * build (not in Release, not with event_base_dispatch): not understood yet.
+ */
+#define BLOXD_POLL_US 0
+#define BLOX_STR_(x) #x
+#define BLOX_STR(x) BLOX_STR_(x)
+
+/*
  * Where bloxd's configuration comes from: one rule, the same at every
  * start (also in --help and docs/ARCHITECTURE.md).
  *
@@ -74,6 +84,7 @@ struct bloxd {
 	struct blox_metrics *metrics;
 	bool stopping;
 	int exit_code;
+	unsigned poll_us; /* --poll-us: busy-poll budget after work; 0: off */
 };
 
 static void usage(FILE *f)
@@ -162,6 +173,13 @@ static void usage(FILE *f)
 		"  When accept() fails (out of file descriptors or memory) the listener\n"
 		"  pauses 100 ms, doubling up to 1 s while the errors go on, and tries\n"
 		"  again.\n"
+		"\n"
+		"Performance:\n"
+		"      --poll-us N         after a loop pass that received commands, keep\n"
+		"                          polling the sockets for N microseconds before\n"
+		"                          sleeping (low-depth latency; costs CPU only\n"
+		"                          while commands keep coming); 0: off\n"
+		"                          (default " BLOX_STR(BLOXD_POLL_US) ")\n"
 		"\n"
 		"Running as a service:\n"
 		"      --shutdown-timeout SEC  on SIGTERM/SIGINT bloxd stops accepting,\n"
@@ -337,6 +355,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 		{ "in-capsule-kb", required_argument, NULL, OPT_LIMIT + 13 },
 		{ "max-queue-size", required_argument, NULL, OPT_LIMIT + 14 },
 		{ "max-admin-inflight", required_argument, NULL, OPT_LIMIT + 15 },
+		{ "poll-us", required_argument, NULL, 'U' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -399,6 +418,11 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 			if (count_arg("shutdown-timeout", optarg, 1, 86400, &v))
 				return EX_USAGE;
 			d->shutdown_timeout = (unsigned)v;
+			break;
+		case 'U':
+			if (count_arg("poll-us", optarg, 0, 1000000, &v))
+				return EX_USAGE;
+			d->poll_us = (unsigned)v;
 			break;
 		case 'P':
 			a->print_config = true;
@@ -566,6 +590,59 @@ static int loop_start(struct bloxd *d)
 	d->base = event_base_new_with_config(ec);
 	event_config_free(ec);
 	return d->base ? 0 : -ENOMEM;
+}
+
+/* One pass ran; true when the loop is to end (as event_base_dispatch would). */
+static bool loop_pass(struct bloxd *d, int flags)
+{
+	int rc = event_base_loop(d->base, flags);
+
+	nvmf_tgt_pass_end(&d->tgt);
+	return rc != 0 || event_base_got_exit(d->base) || event_base_got_break(d->base);
+}
+
+/*
+ * The loop. With --poll-us, one libevent pass at a time: the target reads
+ * the time once per pass (nvmf_tgt_now), and after a pass that received commands the
+ * sockets are polled with zero-timeout passes for up to --poll-us, every
+ * pass with commands starting the budget again, before the loop sleeps in
+ * epoll_wait again. A reply at low queue depth then finds the loop awake
+ * (no sleep and wake-up per command), while an idle daemon, or one that
+ * only sees keep-alives, sleeps as before.
+ */
+static void loop_run(struct bloxd *d)
+{
+	uint64_t budget_ns = (uint64_t)d->poll_us * 1000;
+
+	if (!budget_ns) {
+		/* Off: libevent's own loop, the clock read where asked. */
+		event_base_dispatch(d->base);
+		return;
+	}
+	d->tgt.pass.cached = true;
+	for (;;) {
+		uint64_t seen = d->tgt.cmds_received, until;
+
+		if (loop_pass(d, EVLOOP_ONCE))
+			break;
+		if (d->tgt.cmds_received == seen)
+			continue;
+		seen = d->tgt.cmds_received;
+		until = blox_clock_now(&d->clock) + budget_ns;
+		for (;;) {
+			uint64_t now;
+
+			if (loop_pass(d, EVLOOP_NONBLOCK))
+				return;
+			now = blox_clock_now(&d->clock);
+			if (d->tgt.cmds_received != seen) {
+				seen = d->tgt.cmds_received;
+				until = now + budget_ns;
+			} else if (now >= until) {
+				break;
+			}
+		}
+	}
 }
 
 static void loop_stop(struct bloxd *d)
@@ -821,7 +898,8 @@ int main(int argc, char **argv)
 			   .shutdown_timeout = 30,
 			   .tcp_limits = NVMF_TCP_LIMITS_DEFAULT,
 			   .tgt_limits = NVMF_TGT_LIMITS_DEFAULT,
-			   .admin_opts = { .max_inflight = 256 } };
+			   .admin_opts = { .max_inflight = 256 },
+			   .poll_us = BLOXD_POLL_US };
 	struct blox_config cfg;
 	struct sources src = { 0 };
 	struct args args = { 0 };
@@ -855,7 +933,7 @@ int main(int argc, char **argv)
 	}
 	blox_dir_lock_keep(&d.lock);
 	notify_ready(&d);
-	event_base_dispatch(d.base);
+	loop_run(&d);
 	/* What bloxctl changed is on disk already; written again for a failed write. */
 	blox_admin_save_state(d.admin);
 	steps_undo(&d, BLOX_ARRAY_SIZE(steps));

@@ -46,6 +46,7 @@
  * young blocks.
  */
 #include "ftl_internal.h"
+#include "blox_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -757,7 +758,7 @@ int ftl_gc_init(struct ftl *f)
 
 		rd->f = f;
 		rd->fpid = FTL_UNMAPPED;
-		rd->page = malloc(f->geo->page_size);
+		rd->page = blox_page_alloc(f->geo->page_size);
 		rd->oob_raw = calloc(1, f->geo->oob_size);
 		if (!rd->page || !rd->oob_raw)
 			return -ENOMEM;

@@ -7,6 +7,7 @@
  * that the MDC may keep. Idle prefetch fills the MDC from hot regions.
  */
 #include "ftl_internal.h"
+#include "blox_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -38,14 +39,14 @@ int ftl_map_init(struct ftl *f)
 		struct ftl_cmt *e = &f->cmt_pool[i];
 
 		e->map = malloc(FTL_UNIT);
-		e->page = malloc(f->geo->page_size);
+		e->page = blox_page_alloc(f->geo->page_size);
 		if (!e->map || !e->page)
 			return -ENOMEM;
 		e->f = f;
 		e->tp = FTL_UNMAPPED;
 		TAILQ_INIT(&e->waiters);
 	}
-	f->pf.page = malloc(f->geo->page_size);
+	f->pf.page = blox_page_alloc(f->geo->page_size);
 	f->pf.done = calloc(((size_t)f->nr_tp + 63) / 64, sizeof(uint64_t));
 	if (!f->pf.page || !f->pf.done)
 		return -ENOMEM;

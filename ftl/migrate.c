@@ -49,6 +49,7 @@
  * to call ftl_process() then (ops->wake_at, if it has one).
  */
 #include "ftl_internal.h"
+#include "blox_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -177,7 +178,7 @@ static int mig_alloc(struct ftl *f)
 		goto fail;
 	for (uint32_t i = 0; i < FTL_MIG_BATCH; i++) {
 		m->pages[i].f = f;
-		m->pages[i].data = malloc(f->geo->page_size);
+		m->pages[i].data = blox_page_alloc(f->geo->page_size);
 		m->pages[i].oob = calloc(1, f->geo->oob_size);
 		if (!m->pages[i].data || !m->pages[i].oob)
 			goto fail;

@@ -7,6 +7,7 @@
  * page for the units of the request that share it.
  */
 #include "ftl_internal.h"
+#include "blox_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ int ftl_read_init(struct ftl *f)
 		return -ENOMEM;
 	TAILQ_INIT(&f->free_rds);
 	for (uint32_t i = 0; i < FTL_READ_CTXS; i++) {
-		f->rds[i].page = malloc(f->geo->page_size);
+		f->rds[i].page = blox_page_alloc(f->geo->page_size);
 		if (!f->rds[i].page)
 			return -ENOMEM;
 		f->rds[i].f = f;

@@ -24,6 +24,7 @@
  * Without a scheduler nothing of this runs.
  */
 #include "engine_internal.h"
+#include "blox_util.h"
 #include "blox_queue.h"
 
 #include <errno.h>
@@ -827,7 +828,7 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 	dev->nr_dies = nand_dies(g);
 	dev->dies = calloc(dev->nr_dies, sizeof(*dev->dies));
 	dev->chans = calloc(g->channels, sizeof(*dev->chans));
-	dev->erased_page = malloc(g->page_size);
+	dev->erased_page = blox_page_alloc(g->page_size);
 	dev->ntenants = (uint16_t)cfg->sched.ntenants;
 	dev->die_sched = cfg->sched.pick != NULL;
 	dev->bus_sched = cfg->sched.pick_bus != NULL;

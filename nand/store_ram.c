@@ -4,6 +4,7 @@
  * page is programmed and freed when its block is erased.
  */
 #include "nand.h"
+#include "blox_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -49,7 +50,7 @@ static int ram_program(struct nand_store *s, uint64_t page, const void *data,
 		if (!r->blocks[b])
 			return -ENOMEM;
 	}
-	p = malloc(r->stride);
+	p = blox_page_alloc(r->stride);
 	if (!p)
 		return -ENOMEM;
 	if (data)

@@ -19,7 +19,7 @@ uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 
 	req->sq = sq;
 	req->ns = NULL;
-	req->start_ns = blox_clock_now(sq->tgt->clock);
+	req->start_ns = nvmf_tgt_now(sq->tgt);
 	req->execute = NULL;
 	req->dir = NVMF_DIR_NONE;
 	req->transfer_len = 0;
@@ -27,6 +27,7 @@ uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 	req->error_loc = 0xffff;
 	memset(&req->cqe, 0, sizeof(req->cqe));
 	sq->cmds++;
+	sq->tgt->cmds_received++;
 	if (!sq->sqhd_disabled && sq->size)
 		sq->sqhd = (uint16_t)((sq->sqhd + 1) % sq->size);
 	if (sq->ctrl)

@@ -262,7 +262,7 @@ static void kato0_check(struct nvmf_ctrl *c, uint64_t now)
 
 void nvmf_ctrl_touch(struct nvmf_ctrl *c)
 {
-	c->last_activity_ns = blox_clock_now(c->tgt->clock);
+	c->last_activity_ns = nvmf_tgt_now(c->tgt);
 }
 
 bool nvmf_ctrl_kato_check(struct nvmf_ctrl *c, uint64_t now_ns)

@@ -62,6 +62,26 @@ static bool host_ctrls_full(struct nvmf_tgt *tgt, const char *hostnqn)
 	return true;
 }
 
+/*
+ * An empty host NQN (spdk_nvme_perf sends one unless told a host NQN) is
+ * let in on a subsystem that allows any host, as SPDK's target does, and
+ * said in the log: at most once a minute, with the count of those since.
+ */
+static void warn_empty_hostnqn(struct nvmf_tgt *tgt, const struct nvmf_subsys *s)
+{
+	uint64_t now = blox_clock_now(tgt->clock);
+
+	tgt->empty_hostnqn.count++;
+	if (tgt->empty_hostnqn.logged_ns &&
+	    now - tgt->empty_hostnqn.logged_ns < 60ull * 1000000000ull)
+		return;
+	blox_log(tgt->log, BLOX_LOG_WARN,
+		 "connect with an empty host NQN to '%s' (allows any host): let in"
+		 " (%llu such connects so far)",
+		 s->nqn, (unsigned long long)tgt->empty_hostnqn.count);
+	tgt->empty_hostnqn.logged_ns = now;
+}
+
 static uint16_t exec_connect(struct nvmf_req *req)
 {
 	const struct nvmf_connect_data *d = (const void *)req->buf;
@@ -83,7 +103,7 @@ static uint16_t exec_connect(struct nvmf_req *req)
 	}
 	if (!nqn_terminated(d->subsysnqn))
 		return connect_invalid(req, true, CONNECT_DATA_OFS_SUBNQN);
-	if (!nqn_terminated(d->hostnqn) || !nvmf_nqn_valid(d->hostnqn))
+	if (!nqn_terminated(d->hostnqn))
 		return connect_invalid(req, true, CONNECT_DATA_OFS_HOSTNQN);
 	s = nvmf_subsys_find(tgt, d->subsysnqn);
 	if (!s || (sq->port->discovery_only && s->type != NVMF_SUBSYS_DISCOVERY)) {
@@ -92,6 +112,11 @@ static uint16_t exec_connect(struct nvmf_req *req)
 		tgt->stats.connects_rejected++;
 		return connect_invalid(req, true, CONNECT_DATA_OFS_SUBNQN);
 	}
+	if (!nvmf_nqn_valid(d->hostnqn) &&
+	    !(d->hostnqn[0] == '\0' && s->allow_any_host))
+		return connect_invalid(req, true, CONNECT_DATA_OFS_HOSTNQN);
+	if (d->hostnqn[0] == '\0' && qid == 0)
+		warn_empty_hostnqn(tgt, s);
 	if (!nvmf_subsys_host_allowed(s, d->hostnqn)) {
 		blox_log(tgt->log, BLOX_LOG_WARN, "host '%s' not allowed on '%s'",
 			 d->hostnqn, s->nqn);

@@ -398,6 +398,7 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 		rx_process(q);
 	for (budget = RX_BUDGET; budget > 0 && q->rx != RX_DEAD && q->rx != RX_WAIT_BUF;
 	     budget--) {
+		size_t want;
 		ssize_t n;
 
 		if (q->rx == RX_DATA && q->rx_left >= 4096) {
@@ -407,6 +408,7 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 				{ q->rbuf, RBUF_SIZE },
 			};
 
+			want = q->rx_left + RBUF_SIZE;
 			n = q->sock.ops->readv(&q->sock, iov, 2);
 			if (n > 0) {
 				uint32_t direct = (uint32_t)BLOX_MIN((size_t)n, q->rx_left);
@@ -426,6 +428,7 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 				}
 			}
 		} else {
+			want = RBUF_SIZE;
 			struct iovec iov = { q->rbuf, RBUF_SIZE };
 
 			n = q->sock.ops->readv(&q->sock, &iov, 1);
@@ -451,11 +454,16 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		rx_process(q);
+		/* A short read emptied the socket: another would only say EAGAIN. */
+		if ((size_t)n < want)
+			break;
 	}
 	tcp_q_rx_mark(q);
-	/* Out of budget with records already read (TLS): come back without an event. */
-	if (!budget && q->rx != RX_DEAD && q->rx != RX_WAIT_BUF &&
-	    q->sock.ops->pending(&q->sock))
+	/*
+	 * Records already read from the socket (TLS) raise no event: out of
+	 * budget, or stopped after a short read, come back for them.
+	 */
+	if (q->rx != RX_DEAD && q->rx != RX_WAIT_BUF && q->sock.ops->pending(&q->sock))
 		event_active(q->rev, EV_READ, 0);
 	if (!q->fd_closed && !TAILQ_EMPTY(&q->send_list))
 		tcp_q_flush(q);

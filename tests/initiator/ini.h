@@ -57,6 +57,17 @@ static inline uint16_t ini_status(const struct nvme_cqe *cqe)
 	return (uint16_t)(cqe->status >> 1);
 }
 
+/* A xorshift64 step: test data and I/O offsets (ini_probe, bloxperf). */
+static inline uint64_t ini_xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
 /* Connection options, fixed at ini_queue_connect(). */
 struct ini_opts {
 	bool hdgst; /* ask for header digests */
@@ -66,6 +77,11 @@ struct ini_opts {
 	uint16_t pfv; /* ICReq PFV; 0 unless testing a bad one */
 	/* Connect with CATTR bit 2: no SQ flow control (SQHD 0xFFFF). */
 	bool disable_sqflow;
+	/*
+	 * Take a C2HData SUCCESS (no CapsuleResp) with SQ flow control on,
+	 * as SPDK's target sends it; by default that is a protocol error.
+	 */
+	bool accept_success;
 	/* Send writes that fit in-capsule; false: always wait for R2T. */
 	bool in_capsule;
 	/* Largest H2CData payload to send; 0: the target's MAXH2CDATA. */

@@ -182,7 +182,8 @@ static int take_c2h(struct ini_queue *q, const struct nvme_tcp_data *d,
 	if (d->hdr.flags & NVME_TCP_F_DATA_SUCCESS) {
 		/* Only allowed on the last PDU, with SQ flow control off. */
 		if (!(d->hdr.flags & NVME_TCP_F_DATA_LAST) ||
-		    !q->sqflow_disabled || r->c2h_bytes != r->len)
+		    (!q->sqflow_disabled && !q->opts.accept_success) ||
+		    r->c2h_bytes != r->len)
 			return -EPROTO;
 		memset(&r->cqe, 0, sizeof(r->cqe));
 		r->cqe.cid = d->cccid;

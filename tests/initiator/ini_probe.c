@@ -25,19 +25,10 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
 static void fill_random(uint8_t *b, size_t n, uint64_t *seed)
 {
 	for (size_t i = 0; i < n; i++)
-		b[i] = (uint8_t)xorshift(seed);
+		b[i] = (uint8_t)ini_xorshift(seed);
 }
 
 /* Write @depth commands of @len bytes at once, then read them back. */

@@ -409,6 +409,22 @@ struct nvmf_tgt {
 	struct nvmf_tgt_stats stats;
 	struct nvmf_tgt_limits lim; /* NVMF_TGT_LIMITS_DEFAULT unless set */
 	struct blox_ratelimit rl; /* limit log lines (nvmf_limit_log) */
+	/* Connects with an empty host NQN let in (and when last logged). */
+	struct {
+		uint64_t count;
+		uint64_t logged_ns;
+	} empty_hostnqn;
+	/*
+	 * Where the daemon's loop marks its passes (pass.cached), the time
+	 * is read once per pass, by the first nvmf_tgt_now() after
+	 * nvmf_tgt_pass_end(): keep-alive touches and command start times
+	 * share it. cmds_received tells the loop a pass had work.
+	 */
+	struct {
+		bool cached;
+		uint64_t now_ns; /* 0: not read in this pass yet */
+	} pass;
+	uint64_t cmds_received;
 };
 
 /* Largest transfer (MDTS) and in-capsule data of an I/O queue, in bytes. */
@@ -425,6 +441,22 @@ static inline uint32_t nvmf_io_inline(const struct nvmf_tgt *tgt)
 /* A log line about a limit that tripped (WARN), at most a few per second. */
 void nvmf_limit_log(struct nvmf_tgt *tgt, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* The time of this loop pass (see nvmf_tgt.pass); the clock's without passes. */
+static inline uint64_t nvmf_tgt_now(struct nvmf_tgt *tgt)
+{
+	if (!tgt->pass.cached)
+		return blox_clock_now(tgt->clock);
+	if (!tgt->pass.now_ns)
+		tgt->pass.now_ns = blox_clock_now(tgt->clock);
+	return tgt->pass.now_ns;
+}
+
+/* A loop pass ended: the next nvmf_tgt_now() reads the clock again. */
+static inline void nvmf_tgt_pass_end(struct nvmf_tgt *tgt)
+{
+	tgt->pass.now_ns = 0;
+}
 
 /*
  * Target life. @base may be NULL in unit tests that drive no timers.

@@ -319,7 +319,7 @@ static void test_connect_bad_data(void **state)
 	assert_int_equal(fake_exec(&f->ft, q, c), ST_CONNECT_INVALID_PARAM);
 	assert_int_equal(c->cqe.result, IPO_DATA(256));
 
-	a.hostnqn = "";
+	a.hostnqn = "host\tnqn"; /* a control character */
 	fake_prep_connect(&f->ft, c, &a);
 	assert_int_equal(fake_exec(&f->ft, q, c), ST_CONNECT_INVALID_PARAM);
 	assert_int_equal(c->cqe.result, IPO_DATA(512));
@@ -336,6 +336,68 @@ static void test_connect_bad_data(void **state)
 	assert_int_equal(fake_exec(&f->ft, q, c), ST_SGL_DATA_LEN);
 	assert_null(q->sq.ctrl);
 	assert_int_equal(q->installs, 0);
+}
+
+/*
+ * 11b. An empty host NQN (spdk_nvme_perf's default) is let in where any
+ * host is allowed, and counted; refused (IPO 512) where a list decides.
+ */
+static void test_connect_empty_hostnqn(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_q *q = fake_q_new(&f->ft);
+	struct fake_connect_args a = admin_args();
+	uint64_t res = 0;
+
+	a.hostnqn = "";
+	assert_int_equal(fake_connect(&f->ft, q, &a, &res), 0);
+	assert_non_null(q->sq.ctrl);
+	assert_string_equal(q->sq.ctrl->hostnqn, "");
+	q = fake_q_new(&f->ft);
+	assert_int_equal(fake_connect(&f->ft, q, &a, &res), 0);
+	assert_int_equal(f->ft.tgt.empty_hostnqn.count, 2);
+
+	f->subsys->allow_any_host = false;
+	assert_int_equal(nvmf_subsys_add_host(f->subsys, FAKE_HOSTNQN), 0);
+	q = fake_q_new(&f->ft);
+	assert_int_equal(fake_connect(&f->ft, q, &a, &res),
+			 ST_CONNECT_INVALID_PARAM);
+	assert_int_equal(res, IPO_DATA(512));
+	assert_null(q->sq.ctrl);
+	assert_int_equal(f->ft.tgt.empty_hostnqn.count, 2);
+}
+
+/*
+ * 11c. The time of a loop pass: without passes every read follows the
+ * clock; with them, the first read of a pass is kept until the pass ends,
+ * and a keep-alive touch and a command's start time take it.
+ */
+static void test_pass_time(void **state)
+{
+	struct fixture *f = *state;
+	struct nvmf_tgt *tgt = &f->ft.tgt;
+	struct fake_connect_args a = admin_args();
+	struct fake_q *q = fake_q_new(&f->ft);
+
+	assert_int_equal(nvmf_tgt_now(tgt), FAKE_START_NS);
+	blox_clock_set(&f->ft.clock, FAKE_START_NS + 10);
+	assert_int_equal(nvmf_tgt_now(tgt), FAKE_START_NS + 10);
+
+	tgt->pass.cached = true;
+	assert_int_equal(nvmf_tgt_now(tgt), FAKE_START_NS + 10);
+	blox_clock_set(&f->ft.clock, FAKE_START_NS + 20);
+	assert_int_equal(nvmf_tgt_now(tgt), FAKE_START_NS + 10);
+	assert_int_equal(fake_connect(&f->ft, q, &a, NULL), 0);
+	assert_int_equal(fake_prop_set(&f->ft, q, NVME_REG_CC, false, 0), 0);
+	assert_int_equal(q->sq.ctrl->last_activity_ns, FAKE_START_NS + 10);
+	assert_int_equal(tgt->cmds_received, 2);
+
+	nvmf_tgt_pass_end(tgt);
+	assert_int_equal(nvmf_tgt_now(tgt), FAKE_START_NS + 20);
+	assert_int_equal(fake_prop_set(&f->ft, q, NVME_REG_CC, false, 0), 0);
+	assert_int_equal(q->sq.ctrl->last_activity_ns, FAKE_START_NS + 20);
+	assert_int_equal(tgt->cmds_received, 3);
+	tgt->pass.cached = false;
 }
 
 /* 12. The transport cannot allocate the queue: Internal Error, no ctrl. */
@@ -651,6 +713,8 @@ int main(void)
 		T(test_io_connect_before_enable),
 		T(test_io_connect_qid_over_granted),
 		T(test_connect_bad_data),
+		T(test_connect_empty_hostnqn),
+		T(test_pass_time),
 		T(test_connect_install_fails),
 		T(test_connect_discovery),
 		T(test_commands_before_connect),
