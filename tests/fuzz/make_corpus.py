@@ -455,6 +455,11 @@ def auth_seeds():
         bytes([A_SUCC2, 0]) + a_recv() + a_recv()
     out["negotiate-bad"] = b"\0" + a_neg(scc=1) + a_recv() + a_neg(napd=2) + a_neg((9,), null) + \
         a_neg(groups=(9,)) + a_recv(al=8)
+    # A NEGOTIATE the controller refuses (SECP) changes nothing: the CHALLENGE is
+    # the first one's (the harness once took the refused one's lists).
+    out["negotiate-refused"] = b"\4" + a_neg((SHA256,), null) + \
+        a_op(A_NEG, None, 0xEA010100) + bytes([0, 1, 1, 1]) + a_ids((SHA512,), (1,)) + \
+        a_recv() + a_reply() + a_recv()
     out["short-al"] = b"\1" + a_neg() + a_recv(al=16) + a_recv(al=3) + a_recv()
     out["bad-secp"] = b"\0" + a_recv(cdw10=0xEA010100) + a_recv(cdw10=0xE9020100) + a_recv(cdw10=0)
     neg = struct.pack("<BBHHBB", 0, 0, 0, 1, 0, 1) + bytes([1, 0, 3, 1]) + a_ids((1, 2, 3), null)
