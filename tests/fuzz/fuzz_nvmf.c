@@ -150,6 +150,11 @@ static struct fn_cmd *fn_cmd_get(struct fn_env *e)
 	return c;
 }
 
+const struct nvmf_sq *fn_sq(const struct fn_env *e, enum fn_queue q)
+{
+	return &e->q[q]->sq;
+}
+
 void fn_sqe(struct nvme_sqe *sqe, uint8_t opcode, uint32_t nsid, uint32_t len)
 {
 	struct nvme_sgl_desc sgl = {
@@ -240,8 +245,8 @@ int fn_submit(struct fn_env *e, enum fn_queue qi, const struct nvme_sqe *sqe, bo
 	return ret;
 }
 
-static void connect(struct fn_env *e, enum fn_queue qi, const char *subnqn, uint16_t qid,
-		    uint16_t cntlid, uint64_t *result)
+int fn_connect(struct fn_env *e, enum fn_queue qi, const char *subnqn, uint16_t qid,
+	       uint16_t cntlid, uint64_t *result)
 {
 	struct nvmf_connect_data d = { .cntlid = cntlid };
 	struct nvme_sqe sqe;
@@ -253,10 +258,18 @@ static void connect(struct fn_env *e, enum fn_queue qi, const char *subnqn, uint
 	sqe.cdw10 = (uint32_t)qid << 16;
 	sqe.cdw11 = qid ? 127 : NVMF_ADMIN_MAX_SQSIZE;
 	st = fn_submit(e, qi, &sqe, true, (const uint8_t *)&d, sizeof(d), NULL, NULL);
-	FUZZ_CHECK(st == 0, "connect %s qid %u: status 0x%x", subnqn, qid, st);
 	/* A completed context goes to the head of the free list. */
-	if (result)
+	if (result && st == 0)
 		*result = e->free->req.cqe.result;
+	return st;
+}
+
+static void connect(struct fn_env *e, enum fn_queue qi, const char *subnqn, uint16_t qid,
+		    uint16_t cntlid, uint64_t *result)
+{
+	int st = fn_connect(e, qi, subnqn, qid, cntlid, result);
+
+	FUZZ_CHECK(st == 0, "connect %s qid %u: status 0x%x", subnqn, qid, st);
 }
 
 static void enable(struct fn_env *e, enum fn_queue qi)
@@ -285,9 +298,15 @@ static void add_ram_ns(struct fn_env *e, struct nvmf_subsys *s, uint32_t nsid,
 
 struct fn_env *fn_env_new(void)
 {
+	return fn_env_new_auth(NULL, NULL);
+}
+
+struct fn_env *fn_env_new_auth(const char *key, const char *ctrl_key)
+{
 	struct fn_env *e = calloc(1, sizeof(*e));
 	struct nvmf_subsys *s;
 	uint64_t cntlid = 0;
+	const char *why = NULL;
 
 	FUZZ_CHECK(e, "out of memory");
 	blox_clock_init_virtual(&e->clock, 1000000000ull);
@@ -295,14 +314,25 @@ struct fn_env *fn_env_new(void)
 	FUZZ_CHECK(nvmf_tgt_init(&e->tgt, NULL, &e->clock, &e->log) == 0, "tgt");
 	FUZZ_CHECK(nvmf_port_add(&e->tgt, "127.0.0.1", "4420", false, &e->port) == 0, "port");
 	FUZZ_CHECK(nvmf_subsys_create(&e->tgt, FN_SUBNQN, &s) == 0, "subsystem");
-	s->allow_any_host = true;
+	s->allow_any_host = !key;
+	if (key) {
+		FUZZ_CHECK(nvmf_subsys_add_host(s, FN_HOSTNQN) == 0, "host");
+		FUZZ_CHECK(nvmf_host_set_keys(nvmf_subsys_find_host(s, FN_HOSTNQN), key,
+					      ctrl_key, &why) == 0,
+			   "keys: %s", why);
+	}
 	add_ram_ns(e, s, 1, 512);
 	add_ram_ns(e, s, 2, 4096);
 	for (int i = 0; i < FN_NR_QUEUES; i++)
 		e->q[i] = fn_q_new(e);
 	connect(e, FN_ADMIN, FN_SUBNQN, 0, 0xffff, &cntlid);
-	enable(e, FN_ADMIN);
-	connect(e, FN_IO, FN_SUBNQN, 1, (uint16_t)cntlid, NULL);
+	/* A host with a secret authenticates first: CC.EN is the fuzzer's to set. */
+	if (!key)
+		enable(e, FN_ADMIN);
+	FUZZ_CHECK(!(cntlid & NVME_CONNECT_AUTHREQ_ATR) == !key,
+		   "Connect result 0x%llx (ATR wanted: %d)", (unsigned long long)cntlid, !!key);
+	if (!key)
+		connect(e, FN_IO, FN_SUBNQN, 1, (uint16_t)cntlid, NULL);
 	connect(e, FN_DISC, NVME_DISC_SUBSYS_NAME, 0, 0xffff, NULL);
 	enable(e, FN_DISC);
 	return e;

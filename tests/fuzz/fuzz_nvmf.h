@@ -33,6 +33,13 @@ struct fn_env;
 
 /* A fresh environment, queues connected as said above. */
 struct fn_env *fn_env_new(void);
+/*
+ * The same with the host on the subsystem's list, with DH-HMAC-CHAP
+ * secrets @key and @ctrl_key (DHHC-1; @ctrl_key may be NULL): the admin
+ * Connect says it must authenticate (ATR); the admin queue is not enabled
+ * and FN_IO not connected (both need the authentication first).
+ */
+struct fn_env *fn_env_new_auth(const char *key, const char *ctrl_key);
 /* Close every queue as the transport does when connections go; free. */
 void fn_env_free(struct fn_env *e);
 
@@ -46,6 +53,16 @@ void fn_env_free(struct fn_env *e);
  */
 int fn_submit(struct fn_env *e, enum fn_queue q, const struct nvme_sqe *sqe, bool in_capsule,
 	      const uint8_t *data, size_t len, const uint8_t **out, uint32_t *out_len);
+
+/* The core's queue behind @q (what it says of itself: connected, authenticated). */
+const struct nvmf_sq *fn_sq(const struct fn_env *e, enum fn_queue q);
+
+/*
+ * Connect queue @q (@qid, to controller @cntlid) of FN_HOSTNQN to @subnqn:
+ * the status; the completion's result in *@result when it is 0.
+ */
+int fn_connect(struct fn_env *e, enum fn_queue q, const char *subnqn, uint16_t qid,
+	       uint16_t cntlid, uint64_t *result);
 
 /* An SQE as a fabrics host sends it: PSDT SGL, a transport SGL of @len bytes. */
 void fn_sqe(struct nvme_sqe *sqe, uint8_t opcode, uint32_t nsid, uint32_t len);

@@ -14,6 +14,13 @@
  * queue and controller must be gone once the connections are (checked),
  * and sanitizers watch the rest. The transport stays up between inputs,
  * as bloxd does between connections.
+ *
+ * Built with FUZZ_TCP_TLS (fuzz_tls), the listeners are a "tls required"
+ * and a "tls allowed" one, and the host has a TLS PSK (the unit tests'):
+ * the input is a client's first flight (a ClientHello, its PSK identity
+ * for the find callback, or NVMe/TCP PDUs where plain connections are
+ * allowed), bit 7 of the first byte choosing the allowed listener
+ * instead of the two connections.
  */
 #include <arpa/inet.h>
 #include <event2/event.h>
@@ -26,6 +33,8 @@
 #include "tcp.h"
 
 #define SUBNQN "nqn.2026-12.io.blox:fuzz"
+#define HOSTNQN "nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555"
+#define TLS_PSK "NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:"
 
 struct tcp_env {
 	struct event_base *base;
@@ -33,7 +42,7 @@ struct tcp_env {
 	struct blox_log log;
 	struct nvmf_tgt tgt;
 	struct nvmf_tcp *tcp;
-	struct sockaddr_in addr;
+	struct sockaddr_in addr, addr2; /* TLS: required, allowed */
 	struct nvmf_subsys *subsys;
 };
 
@@ -47,6 +56,7 @@ static bool tcp_idle(void *arg)
 	return nvmf_tcp_nr_queues(e->tcp) == 0;
 }
 
+#ifndef FUZZ_TCP_TLS
 /* The second connection is gone; the first may still be open. */
 static bool first_left(void *arg)
 {
@@ -54,14 +64,32 @@ static bool first_left(void *arg)
 
 	return nvmf_tcp_nr_queues(e->tcp) <= 1;
 }
+#endif
+
+/* A listener on 127.0.0.1 at a port the kernel has free now (none takes port 0). */
+static void listen_on(struct tcp_env *e, enum nvmf_tls_mode tls, struct sockaddr_in *addr)
+{
+	struct nvmf_port *port;
+	socklen_t sl = sizeof(*addr);
+	char svc[8];
+	int fd;
+
+	addr->sin_family = AF_INET;
+	addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	FUZZ_CHECK(fd >= 0 && bind(fd, (struct sockaddr *)addr, sizeof(*addr)) == 0 &&
+			   getsockname(fd, (struct sockaddr *)addr, &sl) == 0,
+		   "a free port");
+	close(fd);
+	snprintf(svc, sizeof(svc), "%u", ntohs(addr->sin_port));
+	FUZZ_CHECK(nvmf_port_add(&e->tgt, "127.0.0.1", svc, false, &port) == 0, "port");
+	port->tls = tls;
+	FUZZ_CHECK(nvmf_tcp_listen(e->tcp, port) == 0, "listen %s", svc);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	struct tcp_env *e = calloc(1, sizeof(*e));
-	struct nvmf_port *port;
-	socklen_t sl = sizeof(e->addr);
-	char svc[8];
-	int fd;
 
 	(void)argc;
 	(void)argv;
@@ -72,17 +100,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	blox_clock_init_real(&e->clock);
 	FUZZ_CHECK(nvmf_tgt_init(&e->tgt, e->base, &e->clock, &e->log) == 0, "tgt");
 	FUZZ_CHECK(nvmf_tcp_create(&e->tgt, NULL, &e->tcp) == 0, "tcp");
-	/* A port the kernel has free now (a listener takes no port 0). */
-	e->addr.sin_family = AF_INET;
-	e->addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	FUZZ_CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&e->addr, sizeof(e->addr)) == 0 &&
-			   getsockname(fd, (struct sockaddr *)&e->addr, &sl) == 0,
-		   "a free port");
-	close(fd);
-	snprintf(svc, sizeof(svc), "%u", ntohs(e->addr.sin_port));
-	FUZZ_CHECK(nvmf_port_add(&e->tgt, "127.0.0.1", svc, false, &port) == 0, "port");
-	FUZZ_CHECK(nvmf_tcp_listen(e->tcp, port) == 0, "listen %s", svc);
+#ifdef FUZZ_TCP_TLS
+	listen_on(e, NVMF_TLS_REQUIRED, &e->addr);
+	listen_on(e, NVMF_TLS_ALLOWED, &e->addr2);
+#else
+	listen_on(e, NVMF_TLS_NONE, &e->addr);
+#endif
 	env = e;
 	return 0;
 }
@@ -99,7 +122,13 @@ static void subsys_up(struct tcp_env *e)
 	struct blox_bdev *b;
 
 	FUZZ_CHECK(nvmf_subsys_create(&e->tgt, SUBNQN, &e->subsys) == 0, "subsystem");
+#ifdef FUZZ_TCP_TLS
+	FUZZ_CHECK(nvmf_subsys_add_host(e->subsys, HOSTNQN) == 0 &&
+			   nvmf_subsys_host_set_tls_psk(e->subsys, HOSTNQN, TLS_PSK) == 0,
+		   "host with a TLS PSK");
+#else
 	e->subsys->allow_any_host = true;
+#endif
 	FUZZ_CHECK(blox_bdev_create(&bp, &e->tgt.io_cq, &b) == 0, "ram bdev");
 	FUZZ_CHECK(nvmf_ns_add(e->subsys, 1, b, NULL, NULL) == 0, "namespace");
 }
@@ -112,13 +141,13 @@ static void subsys_down(struct tcp_env *e)
 	e->subsys = NULL;
 }
 
-static int conn_open(struct tcp_env *e)
+static int conn_open(const struct sockaddr_in *addr)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 
 	FUZZ_CHECK(fd >= 0, "socket");
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	FUZZ_CHECK(connect(fd, (struct sockaddr *)&e->addr, sizeof(e->addr)) == 0, "connect");
+	FUZZ_CHECK(connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0, "connect");
 	return fd;
 }
 
@@ -128,23 +157,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz f = { data, size };
 	uint8_t how = fz_u8(&f);
 	size_t chunk = (how & 0x7f) ? (how & 0x7f) : SIZE_MAX;
-	struct fuzz_conn first, second;
 
 	subsys_up(e);
+#ifdef FUZZ_TCP_TLS
+	fuzz_exchange(e->base, conn_open((how & 0x80) ? &e->addr2 : &e->addr), f.p, f.n, chunk,
+		      tcp_idle, e, 20000);
+#else
 	if (how & 0x80) {
+		struct fuzz_conn first, second;
 		size_t len = fz_u16(&f);
 
 		len = BLOX_MIN(len, f.n);
 
-		fuzz_conn_init(&first, e->base, conn_open(e));
+		fuzz_conn_init(&first, e->base, conn_open(&e->addr));
 		fuzz_conn_send(&first, f.p, len, chunk, true);
-		fuzz_conn_init(&second, e->base, conn_open(e));
+		fuzz_conn_init(&second, e->base, conn_open(&e->addr));
 		fuzz_conn_send(&second, f.p + len, f.n - len, chunk, false);
 		fuzz_conn_end(&second, first_left, e, 20000);
 		fuzz_conn_end(&first, tcp_idle, e, 20000);
 	} else {
-		fuzz_exchange(e->base, conn_open(e), f.p, f.n, chunk, tcp_idle, e, 20000);
+		fuzz_exchange(e->base, conn_open(&e->addr), f.p, f.n, chunk, tcp_idle, e, 20000);
 	}
+#endif
 	subsys_down(e);
 	return 0;
 }

@@ -14,9 +14,16 @@ script leaves those alone. Run it from anywhere:
 
 With --bloxd, the state seeds are that bloxd's --print-config of each
 config seed (the state file's format); without, the ones committed stay.
+With --client-hello, the TLS seeds' ClientHellos are captured afresh from
+openssl s_client offering the host's PSK identity (a ClientHello is random
+each time: without, the ones committed stay).
 """
 import argparse
+import base64
+import hashlib
+import hmac
 import os
+import socket
 import struct
 import subprocess
 import tempfile
@@ -382,6 +389,179 @@ def adm_seeds():
     return out
 
 
+# ---- DH-HMAC-CHAP (fuzz_auth.c) ----
+
+A_RAW, A_RECV, A_NEG, A_REPLY, A_SUCC2, A_FAIL2, A_GATED, A_ENABLE = range(8)
+A_IO, A_TID, A_SECP = 0x08, 0x10, 0x80
+SHA256, SHA384, SHA512 = 1, 2, 3
+
+
+def a_op(op, tid=None, cdw10=None):
+    return bytes([op | (A_TID if tid is not None else 0) | (A_SECP if cdw10 is not None else 0)]) + \
+        (struct.pack("<H", tid) if tid is not None else b"") + \
+        (struct.pack("<I", cdw10) if cdw10 is not None else b"")
+
+
+def a_ids(hashes, groups):
+    return bytes(hashes).ljust(30, b"\0") + bytes(groups).ljust(30, b"\0")
+
+
+def a_neg(hashes=(SHA256, SHA384, SHA512), groups=(0, 1, 2, 3, 4, 5), q=0, tid=None, scc=0, napd=1):
+    """A NEGOTIATE as Linux's host sends it (every hash, null group first)."""
+    return a_op(A_NEG | q, tid) + bytes([scc, napd, len(hashes), len(groups)]) + a_ids(hashes, groups)
+
+
+def a_recv(al=4096, q=0, cdw10=None):
+    return a_op(A_RECV | q, None, cdw10) + struct.pack("<H", al)
+
+
+def a_reply(how=0, q=0, c2=None, s2=1, tid=None):
+    return a_op(A_REPLY | q, tid) + bytes([how | (0x10 if c2 else 0)]) + \
+        ((c2 + struct.pack("<I", s2)) if c2 else b"")
+
+
+def auth_seeds():
+    out = {}
+    c2 = bytes(range(32))
+    null = (0,)
+    # A transaction through, each hash, null group and FFDHE, then commands.
+    ok = a_recv() + a_reply() + a_recv() + bytes([A_GATED]) + bytes([A_ENABLE]) + bytes([A_GATED]) + \
+        bytes([A_ENABLE | A_IO, A_GATED | A_IO])
+    for key in range(4):
+        out["null-key%d" % key] = bytes([key]) + a_neg(groups=null) + ok
+    out["ffdhe2048"] = b"\1" + a_neg() + ok
+    out["ffdhe3072-sha384"] = b"\2" + a_neg((SHA384,), (2,)) + ok
+    out["linux-list-sha512"] = b"\3" + a_neg((SHA512, SHA384, SHA256)) + ok
+    # Bidirectional: R2 asked, checked, SUCCESS2 (or FAILURE2).
+    bidir = a_recv() + a_reply(c2=c2, s2=7) + a_recv()
+    out["bidir-null"] = b"\4" + a_neg(groups=null) + bidir + bytes([A_SUCC2, 0]) + bytes([A_GATED])
+    out["bidir-ffdhe"] = b"\5" + a_neg() + bidir + bytes([A_SUCC2, 0]) + bytes([A_GATED])
+    out["bidir-failure2"] = b"\4" + a_neg(groups=null) + bidir + bytes([A_FAIL2, 1]) + bytes([A_GATED])
+    out["bidir-no-ctrl-key"] = b"\0" + a_neg(groups=null) + bidir
+    # Both queues, re-authentication, the I/O queue before the admin queue.
+    io = a_neg(groups=null, q=A_IO) + a_recv(q=A_IO) + a_reply(q=A_IO) + a_recv(q=A_IO) + \
+        bytes([A_GATED | A_IO])
+    out["io-then-admin"] = b"\0" + bytes([A_ENABLE | A_IO]) + a_neg(groups=null) + ok + \
+        bytes([A_ENABLE | A_IO, A_GATED | A_IO]) + io + a_neg(groups=null, q=A_IO) + a_recv(q=A_IO)
+    out["reauth"] = b"\1" + a_neg(groups=null) + ok + a_neg() + a_recv() + a_reply() + a_recv() + \
+        bytes([A_GATED])
+    # What goes wrong: bad R1, lengths, DH values, transaction ids, order.
+    for name, how in (("bad-r1", 0x01), ("bad-hl", 0x02), ("bad-dh-value", 0x04),
+                      ("bad-dh-len", 0x08), ("short", 0x20)):
+        out["reply-" + name] = b"\1" + a_neg() + a_recv() + bytes([A_REPLY, how]) + \
+            (bytes(256) if how & 0x04 else b"") + a_recv() + bytes([A_GATED])
+    out["wrong-tid"] = b"\0" + a_neg(groups=null) + a_recv() + a_reply(tid=0x1234) + a_recv()
+    out["out-of-order"] = b"\4" + a_recv() + bytes([A_SUCC2, 0, A_FAIL2, 0]) + a_neg(groups=null) + \
+        bytes([A_SUCC2, 0]) + a_recv() + a_recv()
+    out["negotiate-bad"] = b"\0" + a_neg(scc=1) + a_recv() + a_neg(napd=2) + a_neg((9,), null) + \
+        a_neg(groups=(9,)) + a_recv(al=8)
+    # A NEGOTIATE the controller refuses (SECP) changes nothing: the CHALLENGE is
+    # the first one's (the harness once took the refused one's lists).
+    out["negotiate-refused"] = b"\4" + a_neg((SHA256,), null) + \
+        a_op(A_NEG, None, 0xEA010100) + bytes([0, 1, 1, 1]) + a_ids((SHA512,), (1,)) + \
+        a_recv() + a_reply() + a_recv()
+    out["short-al"] = b"\1" + a_neg() + a_recv(al=16) + a_recv(al=3) + a_recv()
+    out["bad-secp"] = b"\0" + a_recv(cdw10=0xEA010100) + a_recv(cdw10=0xE9020100) + a_recv(cdw10=0)
+    neg = struct.pack("<BBHHBB", 0, 0, 0, 1, 0, 1) + bytes([1, 0, 3, 1]) + a_ids((1, 2, 3), null)
+    out["raw-negotiate"] = b"\0" + bytes([A_RAW]) + struct.pack("<HH", len(neg), len(neg)) + neg + \
+        a_recv() + bytes([A_RAW]) + struct.pack("<HH", 4097, 0)
+    return out
+
+
+# ---- secrets and identities (fuzz_keys.c): the unit tests' ----
+
+DHHC_KEYS = [
+    b"DHHC-1:00:EzrV37kZ2MrTcnnOazt8QU+eaO4ClakD0dCUkLPXQarqn0jB:",
+    b"DHHC-1:01:hkvLJezZUgf7679DpCWaKKHhPxoohyzMRldaJ4yQXuJa3ylC:",
+    b"DHHC-1:02:6qfee0KJqpAkzrBxqnnM5Fd+JVXJXPhjKUvJNzntzzqASsFAhh1Gp1QP/KRVrbTynqn1Iw==:",
+    b"DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:",
+]
+TLS_KEYS = [
+    b"NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:",
+    b"NVMeTLSkey-1:01:MDAxMTIyMzM0NDU1NjY3Nzg4OTlhYWJiY2NkZGVlZmZwJEiQ:",
+]
+
+
+def keys_seeds():
+    out = {}
+    for i, k in enumerate(DHHC_KEYS):
+        out["dhchap-%d" % i] = b"\0" + k
+    out["dhchap-bad-crc"] = b"\0" + DHHC_KEYS[0][:-2] + b"C:"
+    for i, k in enumerate(TLS_KEYS):
+        out["tls-key-%d" % i] = b"\1" + k
+    out["tls-key-hash-05"] = b"\1" + TLS_KEYS[0].replace(b":01:", b":05:")
+    digest = b"X6PYLAO1LeaqodKKFqkcgXxMtFWkQ7hpx5b7LnMdUG+yWnbh3/oCmlwmjSQQGpKh"
+    for v, tail in ((1, b" " + digest), (0, b"")):
+        out["ident-v%d" % v] = b"\2" + b"NVMe%dR01 " % v + HOSTNQN + b" " + SUBNQN + tail
+    out["ident-sha384"] = b"\2NVMe1R02 " + HOSTNQN + b" " + SUBNQN + b" " + digest
+    out["make-v1"] = b"\3\1" + HOSTNQN + b"\0" + SUBNQN
+    out["make-v0"] = b"\3\0" + HOSTNQN + b"\0" + SUBNQN
+    return out
+
+
+# ---- TLS listeners (fuzz_tls: fuzz_tcp.c with FUZZ_TCP_TLS) ----
+
+def hkdf_label(ikm, label, ctx, n):
+    """RFC 8446 HKDF-Expand-Label(HKDF-Extract(0, ikm), label, ctx, n), SHA-256."""
+    prk = hmac.new(b"\0" * 32, ikm, hashlib.sha256).digest()
+    info = struct.pack(">H", n) + bytes([6 + len(label)]) + b"tls13 " + label + \
+        bytes([len(ctx)]) + ctx
+    return hmac.new(prk, info + b"\x01", hashlib.sha256).digest()[:n]
+
+
+def tls_identity():
+    """The host's PSK identity and TLS PSK of TLS_KEYS[0] (SHA-256), version 1."""
+    raw = base64.b64decode(TLS_KEYS[0].split(b":")[2])[:32]
+    retained = hkdf_label(raw, b"HostNQN", HOSTNQN, 32)
+    digest = base64.b64encode(hmac.new(retained, HOSTNQN + b" " + SUBNQN + b" NVMe-over-Fabrics",
+                                       hashlib.sha256).digest())
+    ident = b"NVMe1R01 " + HOSTNQN + b" " + SUBNQN + b" " + digest
+    return ident, hkdf_label(retained, b"nvme-tls-psk", b"01 " + digest, 32)
+
+
+def client_hello(ident, psk):
+    """The first flight of openssl s_client with that PSK (a TLS 1.3 ClientHello)."""
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(1)
+    p = subprocess.Popen(["openssl", "s_client", "-connect", "127.0.0.1:%d" % ls.getsockname()[1],
+                          "-tls1_3", "-ciphersuites", "TLS_AES_128_GCM_SHA256", "-psk", psk.hex(),
+                          "-psk_identity", ident.decode(), "-quiet"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    c, _ = ls.accept()
+    c.settimeout(5)
+    data = b""
+    while len(data) < 5 or len(data) < 5 + struct.unpack(">H", data[3:5])[0]:
+        d = c.recv(65536)
+        if not d:
+            break
+        data += d
+    c.close()
+    ls.close()
+    p.kill()
+    p.wait()
+    return data
+
+
+def tls_seeds(capture):
+    """Bit 7 of the first byte: the "allowed" listener (else "required")."""
+    out = {}
+    plain = tcp_streams()["admin-connect-plain"][1:]
+    out["allowed-plain"] = b"\x80" + plain
+    out["allowed-plain-cut1"] = b"\x81" + plain
+    out["required-plain"] = b"\0" + plain
+    if capture:
+        ident, psk = tls_identity()
+        hello = client_hello(ident, psk)
+        wrong = client_hello(ident, bytes(32))
+        for name, h in (("hello", hello), ("hello-wrong-psk", wrong)):
+            out["required-" + name] = b"\0" + h
+            out["allowed-" + name] = b"\x80" + h
+            out["required-" + name + "-cut5"] = b"\x05" + h
+    return out
+
+
 # ---- configuration and state files ----
 
 CONFIGS = {
@@ -422,6 +602,8 @@ def config_seeds(bloxd):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bloxd", help="a bloxd to print the state seeds with")
+    ap.add_argument("--client-hello", action="store_true",
+                    help="capture openssl s_client's ClientHello for the TLS seeds")
     a = ap.parse_args()
     for name, data in tcp_streams().items():
         write("tcp", name, data)
@@ -431,6 +613,12 @@ def main():
         write("logpage", name, data)
     for name, data in pdu_seeds().items():
         write("pdu", name, data)
+    for name, data in auth_seeds().items():
+        write("auth", name, data)
+    for name, data in keys_seeds().items():
+        write("keys", name, data)
+    for name, data in tls_seeds(a.client_hello).items():
+        write("tls", name, data)
     for name, data in adm_seeds().items():
         write("adm", name, data)
     configs, states = config_seeds(a.bloxd)
