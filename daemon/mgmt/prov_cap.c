@@ -222,7 +222,7 @@ static void pool_promise(struct cap_pool *pool, const struct prov_cap *c, uint64
 static void describe(const struct blox_prov *p, const struct cap_pool *pool,
 		     const struct prov_cap *c, char *buf, size_t len)
 {
-	char need[32], free_[32], prom[64] = "";
+	char need[32], free_[32], prom[96] = "";
 	uint64_t pr = pool->promised[c->kind];
 
 	if (pr)
