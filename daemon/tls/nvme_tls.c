@@ -8,6 +8,7 @@
 #include "nvme_tls.h"
 
 #include <errno.h>
+#include <isa-l/crc.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -40,17 +41,10 @@ void nvme_tls_wipe(void *p, size_t len)
 	OPENSSL_cleanse(p, len);
 }
 
-/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32()) the format appends. */
-static uint32_t crc32_ieee(const uint8_t *p, size_t len)
+/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32()) the format appends: ISA-L's. */
+static uint32_t key_crc32(const uint8_t *p, size_t len)
 {
-	uint32_t crc = ~0u;
-
-	for (size_t i = 0; i < len; i++) {
-		crc ^= p[i];
-		for (int b = 0; b < 8; b++)
-			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
-	}
-	return ~crc;
+	return crc32_gzip_refl(0, p, len);
 }
 
 static const char *md_name(uint8_t hash)
@@ -134,7 +128,7 @@ int nvme_tls_key_parse(const char *text, struct nvme_tls_key *k, char *err, size
 	}
 	want = (uint32_t)raw[len] | (uint32_t)raw[len + 1] << 8 | (uint32_t)raw[len + 2] << 16 |
 	       (uint32_t)raw[len + 3] << 24;
-	crc = crc32_ieee(raw, len);
+	crc = key_crc32(raw, len);
 	if (crc != want) {
 		nvme_tls_wipe(raw, sizeof(raw));
 		return fail(err, errlen, "TLS PSK: CRC-32 does not match (a typo in the key?)");
@@ -155,7 +149,7 @@ int nvme_tls_key_format(const struct nvme_tls_key *k, char *out, size_t outlen)
 	if ((k->len != 32 && k->len != 48) || k->hash > NVME_TLS_HASH_SHA384)
 		return -EINVAL;
 	memcpy(raw, k->key, k->len);
-	crc = crc32_ieee(k->key, k->len);
+	crc = key_crc32(k->key, k->len);
 	for (int i = 0; i < 4; i++)
 		raw[k->len + i] = (uint8_t)(crc >> (8 * i));
 	n = EVP_EncodeBlock((unsigned char *)b64, raw, k->len + 4);
