@@ -38,6 +38,22 @@ static void mem_free(void *m, size_t len)
 		munmap(m, len);
 }
 
+/*
+ * The counters another thread may read (blox_bufpool_counts) are written
+ * with relaxed atomic stores by the pool's own thread.
+ */
+#define SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
+
+void blox_bufpool_counts(const struct blox_bufpool *p, struct blox_bufpool_counts *out)
+{
+	out->cap = p->cap;
+	out->used = __atomic_load_n(&p->used, __ATOMIC_RELAXED);
+	out->cached = __atomic_load_n(&p->cached, __ATOMIC_RELAXED);
+	out->peak = __atomic_load_n(&p->st.peak, __ATOMIC_RELAXED);
+	out->pool_waits = __atomic_load_n(&p->st.pool_waits, __ATOMIC_RELAXED);
+	out->user_waits = __atomic_load_n(&p->st.user_waits, __ATOMIC_RELAXED);
+}
+
 int blox_bufpool_init(struct blox_bufpool *p, uint64_t cap, size_t max_cached)
 {
 	memset(p, 0, sizeof(*p));
@@ -60,7 +76,7 @@ static void drop_kept(struct blox_bufpool *p, uint32_t i)
 
 	memcpy(&p->free[i], b, sizeof(void *));
 	mem_free(b, len);
-	p->cached -= len;
+	SET(p->cached, p->cached - len);
 	p->st.frees++;
 }
 
@@ -107,7 +123,7 @@ static void *take(struct blox_bufpool *p, size_t len, bool *oom)
 	if (pg <= p->nr_classes && p->free[pg - 1]) {
 		b = p->free[pg - 1];
 		memcpy(&p->free[pg - 1], b, sizeof(void *));
-		p->cached -= len;
+		SET(p->cached, p->cached - len);
 	} else {
 		evict(p, len);
 		b = mem_alloc(len);
@@ -117,10 +133,10 @@ static void *take(struct blox_bufpool *p, size_t len, bool *oom)
 		}
 		p->st.allocs++;
 	}
-	p->used += len;
+	SET(p->used, p->used + len);
 	p->st.gets++;
 	if (p->used > p->st.peak)
-		p->st.peak = p->used;
+		SET(p->st.peak, p->used);
 	return b;
 }
 
@@ -159,7 +175,7 @@ int blox_bufpool_get(struct blox_bufpool_user *u, struct blox_bufpool_wait *w)
 		TAILQ_INSERT_TAIL(&u->waiters, w, link);
 		w->where = 1;
 		u->waiting++;
-		p->st.user_waits++;
+		SET(p->st.user_waits, p->st.user_waits + 1);
 		return -EAGAIN;
 	}
 	if (TAILQ_EMPTY(&p->waiters)) {
@@ -175,7 +191,7 @@ int blox_bufpool_get(struct blox_bufpool_user *u, struct blox_bufpool_wait *w)
 		return -EAGAIN;
 	to_pool_fifo(w);
 	u->waiting++;
-	p->st.pool_waits++;
+	SET(p->st.pool_waits, p->st.pool_waits + 1);
 	return -EAGAIN;
 }
 
@@ -240,12 +256,12 @@ void blox_bufpool_put(struct blox_bufpool_user *u, struct blox_bufpool_wait *w)
 	if (pg <= p->nr_classes) {
 		memcpy(w->buf, &p->free[pg - 1], sizeof(void *));
 		p->free[pg - 1] = w->buf;
-		p->cached += w->len;
+		SET(p->cached, p->cached + w->len);
 	} else {
 		mem_free(w->buf, w->len);
 		p->st.frees++;
 	}
-	p->used -= w->len;
+	SET(p->used, p->used - w->len);
 	u->held -= w->len;
 	w->buf = NULL;
 	blox_bufpool_kick(u);

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <event2/event.h>
+#include <sched.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "blox_parse.h"
 #include "mgmt.h"
+#include "reactor.h"
 
 #include <unistd.h>
 
@@ -29,6 +31,8 @@
  * build (not in Release, not with event_base_dispatch): not understood yet.
  */
 #define BLOXD_POLL_US 0
+/* --reactors default: one per CPU bloxd may run on, up to this many. */
+#define BLOXD_REACTORS_AUTO_MAX 8
 #define BLOX_STR_(x) #x
 #define BLOX_STR(x) BLOX_STR_(x)
 
@@ -85,6 +89,8 @@ struct bloxd {
 	bool stopping;
 	int exit_code;
 	unsigned poll_us; /* --poll-us: busy-poll budget after work; 0: off */
+	unsigned nr_reactors; /* --reactors; 0: one per CPU (up to BLOXD_REACTORS_AUTO_MAX) */
+	struct blox_reactors *reactors;
 };
 
 static void usage(FILE *f)
@@ -180,6 +186,13 @@ static void usage(FILE *f)
 		"                          sleeping (low-depth latency; costs CPU only\n"
 		"                          while commands keep coming); 0: off\n"
 		"                          (default " BLOX_STR(BLOXD_POLL_US) ")\n"
+		"      --reactors N        event loops, one thread each (1.." BLOX_STR(BLOX_REACTORS_MAX) "):\n"
+		"                          reactor 0 runs the NVMe core, the namespaces,\n"
+		"                          the admin API and every admin queue; an I/O\n"
+		"                          queue moves to reactor qid %% N after its Connect\n"
+		"                          (its socket, PDUs, digests, buffers)\n"
+		"                          (default: one per CPU bloxd may run on, up to\n"
+		"                          " BLOX_STR(BLOXD_REACTORS_AUTO_MAX) ")\n"
 		"\n"
 		"Running as a service:\n"
 		"      --shutdown-timeout SEC  on SIGTERM/SIGINT bloxd stops accepting,\n"
@@ -356,6 +369,7 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 		{ "max-queue-size", required_argument, NULL, OPT_LIMIT + 14 },
 		{ "max-admin-inflight", required_argument, NULL, OPT_LIMIT + 15 },
 		{ "poll-us", required_argument, NULL, 'U' },
+		{ "reactors", required_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -423,6 +437,11 @@ static int parse_args(int argc, char **argv, struct args *a, struct bloxd *d)
 			if (count_arg("poll-us", optarg, 0, 1000000, &v))
 				return EX_USAGE;
 			d->poll_us = (unsigned)v;
+			break;
+		case 'R':
+			if (count_arg("reactors", optarg, 1, BLOX_REACTORS_MAX, &v))
+				return EX_USAGE;
+			d->nr_reactors = (unsigned)v;
 			break;
 		case 'P':
 			a->print_config = true;
@@ -666,9 +685,42 @@ static void target_stop(struct bloxd *d)
 	nvmf_tgt_fini(&d->tgt);
 }
 
+/* One reactor per CPU of bloxd's affinity mask (taskset, cgroup cpuset), bounded. */
+static unsigned reactors_auto(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	n = CPU_COUNT(&set);
+	return (unsigned)BLOX_MAX(1, BLOX_MIN(n, BLOXD_REACTORS_AUTO_MAX));
+}
+
+static int reactors_start(struct bloxd *d)
+{
+	unsigned n = d->nr_reactors ? d->nr_reactors : reactors_auto();
+	int rc = blox_reactors_create(d->base, n, d->poll_us, &d->clock, &d->log, &d->reactors);
+
+	if (!rc)
+		rc = blox_reactors_start(d->reactors);
+	if (!rc)
+		blox_log(&d->log, BLOX_LOG_INFO, "%u reactor%s", n, n == 1 ? "" : "s");
+	return rc;
+}
+
+static void reactors_stop(struct bloxd *d)
+{
+	if (!d->reactors)
+		return;
+	blox_reactors_stop(d->reactors);
+	blox_reactors_destroy(d->reactors);
+	d->reactors = NULL;
+}
+
 static int transport_start(struct bloxd *d)
 {
-	return nvmf_tcp_create(&d->tgt, &d->tcp_limits, &d->tcp);
+	return nvmf_tcp_create(&d->tgt, &d->tcp_limits, d->reactors, &d->tcp);
 }
 
 static void transport_stop(struct bloxd *d)
@@ -813,6 +865,7 @@ static const struct step {
 } steps[] = {
 	{ "event loop", loop_start, loop_stop },
 	{ "NVMe-oF target", target_start, target_stop },
+	{ "reactors", reactors_start, reactors_stop },
 	{ "NVMe/TCP transport", transport_start, transport_stop },
 	{ "signals", signals_start, signals_stop },
 	{ "data directory", lock_start, lock_stop },

@@ -64,6 +64,12 @@ struct blox_bufpool_user {
 	struct blox_bufpool_waitq waiters; /* over its cap */
 };
 
+/* What blox_bufpool_counts() reads, from any thread. */
+struct blox_bufpool_counts {
+	uint64_t cap, used, cached, peak, pool_waits, user_waits;
+};
+void blox_bufpool_counts(const struct blox_bufpool *p, struct blox_bufpool_counts *out);
+
 /* @cap bytes in all; buffers up to @max_cached bytes are kept for reuse. */
 int blox_bufpool_init(struct blox_bufpool *p, uint64_t cap, size_t max_cached);
 /* Every buffer must be back and no request waiting. */

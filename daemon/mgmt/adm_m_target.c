@@ -56,9 +56,10 @@ static void m_get_status(ADM_SVC *svc, const Blox__Admin__Empty *in,
 	out.admin_connections = adm_nr_conns(a);
 	out.io_queues = nvmf_tcp_nr_queues(a->tcp);
 	if (a->tcp) {
-		const struct nvmf_tcp_stats *st = nvmf_tcp_stats(a->tcp);
+		struct nvmf_tcp_stats sts, *st = &sts;
 		struct nvmf_tcp_buffers buf;
 
+		nvmf_tcp_stats(a->tcp, &sts);
 		lim.accept_errors = st->accept_errors;
 		lim.accept_pauses = st->accept_pauses;
 		lim.refused_total = st->refused_total;

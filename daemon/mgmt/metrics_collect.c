@@ -292,10 +292,12 @@ static void daemon_families(struct mx_scrape *s, const struct mx_self *self)
 	}
 	if (s->p->tcp) {
 		struct nvmf_tcp_buffers b;
+		struct nvmf_tcp_stats ts;
 
 		nvmf_tcp_buffers(s->p->tcp, &b);
-		limit_families(s, nvmf_tcp_stats(s->p->tcp), &b);
-		tls_families(s, nvmf_tcp_stats(s->p->tcp));
+		nvmf_tcp_stats(s->p->tcp, &ts);
+		limit_families(s, &ts, &b);
+		tls_families(s, &ts);
 	}
 }
 

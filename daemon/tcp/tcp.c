@@ -55,7 +55,8 @@ struct tcp_cmd *tcp_cmd_get(struct tcp_queue *q)
 
 void tcp_q_maybe_free(struct tcp_queue *q)
 {
-	if (q->fd_closed && q->inflight == 0)
+	/* Closed and idle: free it; answered its Connect and idle: move it. */
+	if (q->inflight == 0 && (q->fd_closed || q->move_to))
 		event_active(q->free_ev, 0, 0);
 }
 
@@ -124,6 +125,14 @@ static void drop_send_list(struct tcp_queue *q, bool keep_partial_head)
 	}
 }
 
+void tcp_q_set_closing(struct tcp_queue *q)
+{
+	q->closing = true;
+	q->move_to = 0;
+	if (!tcp_q_remote(q))
+		q->sq.closing = true;
+}
+
 /* Stop taking PDUs: AERs parked in the core come back and are dropped. */
 static void q_stop_rx(struct tcp_queue *q)
 {
@@ -141,29 +150,41 @@ static void q_stop_rx(struct tcp_queue *q)
 			tcp_cmd_drop(&q->cmds[i]);
 	if (q->connect_cmd && q->connect_cmd->state == CMD_H2C)
 		tcp_cmd_drop(q->connect_cmd);
-	nvmf_sq_quiesce(&q->sq);
+	/* An I/O queue (all a remote queue can be) has nothing parked there. */
+	if (!tcp_q_remote(q))
+		nvmf_sq_quiesce(&q->sq);
 }
 
 void tcp_q_hard_close(struct tcp_queue *q)
 {
-	q->sq.closing = true;
+	tcp_q_set_closing(q);
 	q_stop_rx(q);
 	drop_send_list(q, false);
 	q->oob_len = q->oob_off = 0;
 	tcp_q_finish_close(q);
-	if (q->sq.ctrl && q->sq.qid == 0)
+	if (!tcp_q_remote(q) && q->sq.ctrl && q->sq.qid == 0)
 		nvmf_ctrl_fatal(q->sq.ctrl, "admin connection lost");
 }
 
-/* Core asks us to go away: send what is queued, then close. */
+/* Going: send what is queued, then close (on the queue's reactor). */
+void tcp_q_soft_close(struct tcp_queue *q)
+{
+	tcp_q_set_closing(q);
+	q_stop_rx(q);
+	q->close_after_send = true;
+	tcp_q_flush(q);
+}
+
+/* Core asks us to go away (on reactor 0). */
 static void tcp_queue_close(struct nvmf_sq *sq)
 {
 	struct tcp_queue *q = sq_to_q(sq);
 
 	sq->closing = true;
-	q_stop_rx(q);
-	q->close_after_send = true;
-	tcp_q_flush(q);
+	if (tcp_q_remote(q))
+		tcp_q_close_remote(q, false);
+	else
+		tcp_q_soft_close(q);
 }
 
 /*
@@ -179,8 +200,8 @@ void tcp_q_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei)
 	blox_log(q->t->tgt->log, BLOX_LOG_WARN,
 		 "%s: fatal transport error fes %u fei %u (pdu type 0x%02x)",
 		 q->peer, fes, fei, q->hdr_have ? q->hdr[0] : 0xff);
-	q->t->stats.term_sent++;
-	q->sq.closing = true;
+	TCP_STAT(q->tr, term_sent);
+	tcp_q_set_closing(q);
 	q_stop_rx(q);
 	drop_send_list(q, true);
 	memset(term, 0, sizeof(*term));
@@ -192,29 +213,42 @@ void tcp_q_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei)
 	q->oob_len = sizeof(*term) + dlen;
 	q->oob_off = 0;
 	q->close_after_send = true;
-	if (q->sq.ctrl && q->sq.qid == 0)
+	if (!tcp_q_remote(q) && q->sq.ctrl && q->sq.qid == 0)
 		nvmf_ctrl_fatal(q->sq.ctrl, "transport error on admin queue");
 	tcp_q_flush(q);
 }
 
-static void q_free_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct tcp_queue *q = arg;
-	struct nvmf_tcp *t = q->t;
+static void q_free_cb(evutil_socket_t fd, short what, void *arg);
 
-	(void)fd;
-	(void)what;
-	if (!q->fd_closed || q->inflight)
-		return;
-	nvmf_sq_fini(&q->sq);
-	TAILQ_REMOVE(&t->queues, q, link);
-	t->nr_queues--;
-	t->stats.queues_closed++;
-	tcp_host_put(t, q->host);
-	event_free(q->rev);
-	event_free(q->wev);
-	event_free(q->free_ev);
-	event_free(q->buf_ev);
+void tcp_q_events_free(struct tcp_queue *q)
+{
+	if (q->rev)
+		event_free(q->rev);
+	if (q->wev)
+		event_free(q->wev);
+	if (q->free_ev)
+		event_free(q->free_ev);
+	q->rev = q->wev = q->free_ev = NULL;
+	tcp_q_buf_fini(q);
+}
+
+int tcp_q_events(struct tcp_queue *q)
+{
+	struct event_base *base = q->tr->base;
+
+	q->rev = event_new(base, q->fd, EV_READ | EV_PERSIST, tcp_q_read_cb, q);
+	q->wev = event_new(base, q->fd, EV_WRITE, tcp_q_write_cb, q);
+	q->free_ev = event_new(base, -1, 0, q_free_cb, q);
+	if (!q->rev || !q->wev || !q->free_ev || tcp_q_buf_init(q)) {
+		tcp_q_events_free(q);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Memory only: the queue's events are gone, the core forgot it. */
+void tcp_q_free(struct tcp_queue *q)
+{
 	free(q->reserve);
 	free(q->connect_cmd);
 	free(q->cmds);
@@ -222,16 +256,54 @@ static void q_free_cb(evutil_socket_t fd, short what, void *arg)
 	free(q);
 }
 
+/* Reactor 0: the core and the accounting let @q go. */
+void tcp_q_forget(struct tcp_queue *q)
+{
+	struct nvmf_tcp *t = q->t;
+
+	nvmf_sq_fini(&q->sq);
+	TAILQ_REMOVE(&t->queues, q, link);
+	t->nr_queues--;
+	TCP_STAT(tcp_tr0(t), queues_closed);
+	tcp_host_put(t, q->host);
+}
+
+static void q_free_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct tcp_queue *q = arg;
+	struct tcp_reactor *tr = q->tr;
+
+	(void)fd;
+	(void)what;
+	if (q->inflight)
+		return;
+	if (!q->fd_closed) {
+		/* Its Connect answered: on to its reactor, unless it goes. */
+		if (q->move_to && !q->closing && TAILQ_EMPTY(&q->send_list))
+			tcp_q_move(q);
+		return;
+	}
+	TAILQ_REMOVE(&tr->queues, q, rlink);
+	__atomic_store_n(&tr->nr_queues, tr->nr_queues - 1, __ATOMIC_RELAXED);
+	tcp_q_events_free(q);
+	if (tcp_q_remote(q)) {
+		tcp_q_fini_remote(q);
+		return;
+	}
+	tcp_q_forget(q);
+	tcp_q_free(q);
+}
+
 /* ---- transport ops ---- */
 
-static void tcp_local_addr(struct nvmf_sq *sq, char *buf, size_t len)
+/* The address the host reached, read once at accept (any reactor may ask). */
+static void local_name(int fd, char *buf, size_t len)
 {
-	struct tcp_queue *q = sq_to_q(sq);
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 
 	buf[0] = '\0';
-	if (q->fd < 0 || getsockname(q->fd, (struct sockaddr *)&ss, &sl))
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl))
 		return;
 	if (ss.ss_family == AF_INET)
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, buf,
@@ -239,6 +311,11 @@ static void tcp_local_addr(struct nvmf_sq *sq, char *buf, size_t len)
 	else if (ss.ss_family == AF_INET6)
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, buf,
 			  (socklen_t)len);
+}
+
+static void tcp_local_addr(struct nvmf_sq *sq, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", sq_to_q(sq)->local);
 }
 
 static const struct nvmf_transport_ops tcp_ops = {
@@ -271,7 +348,6 @@ static void peer_name(const struct sockaddr *sa, char *buf, size_t len)
 static int q_create(struct nvmf_tcp *t, struct nvmf_port *port, int fd,
 		    const struct sockaddr *sa, struct tcp_host *host)
 {
-	struct event_base *base = t->tgt->base;
 	struct tcp_queue *q = calloc(1, sizeof(*q));
 	int one = 1;
 
@@ -284,15 +360,13 @@ static int q_create(struct nvmf_tcp *t, struct nvmf_port *port, int fd,
 		goto free_rbuf;
 	q->connect_cmd->ttag = CONNECT_TTAG;
 	q->t = t;
-	tcp_q_buf_init(q);
-	q->rev = event_new(base, fd, EV_READ | EV_PERSIST, tcp_q_read_cb, q);
-	q->wev = event_new(base, fd, EV_WRITE, tcp_q_write_cb, q);
-	q->free_ev = event_new(base, -1, 0, q_free_cb, q);
-	if (!q->rev || !q->wev || !q->free_ev || !q->buf_ev)
-		goto free_events;
+	q->tr = tcp_tr0(t);
+	q->fd = fd;
+	if (tcp_q_events(q))
+		goto free_cmd;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	nvmf_sq_init(&q->sq, t->tgt, port, &tcp_ops);
-	q->fd = fd;
+	local_name(fd, q->local, sizeof(q->local));
 	tcp_sock_init(&q->sock, fd, port->tls);
 	peer_name(sa, q->peer, sizeof(q->peer));
 	q->host = host;
@@ -304,21 +378,15 @@ static int q_create(struct nvmf_tcp *t, struct nvmf_port *port, int fd,
 	TAILQ_INSERT_TAIL(&q->free_cmds, q->connect_cmd, link);
 	TAILQ_INSERT_TAIL(&t->queues, q, link);
 	t->nr_queues++;
-	t->stats.queues_accepted++;
+	TAILQ_INSERT_TAIL(&q->tr->queues, q, rlink);
+	__atomic_store_n(&q->tr->nr_queues, q->tr->nr_queues + 1, __ATOMIC_RELAXED);
+	TCP_STAT(q->tr, queues_accepted);
 	event_add(q->rev, NULL);
 	blox_log(t->tgt->log, BLOX_LOG_DEBUG, "%s: connection on port %u",
 		 q->peer, port->id);
 	return 0;
 
-free_events:
-	if (q->rev)
-		event_free(q->rev);
-	if (q->wev)
-		event_free(q->wev);
-	if (q->free_ev)
-		event_free(q->free_ev);
-	if (q->buf_ev)
-		event_free(q->buf_ev);
+free_cmd:
 	free(q->connect_cmd);
 free_rbuf:
 	free(q->rbuf);
@@ -340,7 +408,7 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 		return;
 	}
 	if (q_create(l->t, l->port, fd, sa, host)) {
-		tcp_limit_log(l->t, "out of memory accepting a connection");
+		tcp_limit_log(tcp_tr0(l->t), "out of memory accepting a connection");
 		tcp_host_put(l->t, host);
 		close(fd);
 	}
@@ -408,8 +476,51 @@ void nvmf_tcp_unlisten(struct nvmf_tcp *t, struct nvmf_port *port)
 	port->transport_priv = NULL;
 }
 
+static void tr_start_fn(struct blox_msg *m)
+{
+	struct tcp_reactor *tr = container_of(m, struct tcp_reactor, start_msg);
+
+	if (tcp_sweep_start(tr))
+		blox_log(tr->t->tgt->log, BLOX_LOG_ERR,
+			 "reactor %u: no memory for the deadline sweep; deadlines there are not checked",
+			 tr->id);
+}
+
+static void tr_stop_fn(struct blox_msg *m)
+{
+	struct tcp_reactor *tr = container_of(m, struct tcp_reactor, stop_msg);
+
+	tcp_sweep_stop(tr);
+	__atomic_store_n(&tr->stop_state, 2, __ATOMIC_RELEASE);
+}
+
+static void tcp_free(struct nvmf_tcp *t)
+{
+	struct blox_reactor *r0 = tcp_tr0(t)->r;
+
+	/* Each reactor drops its sweep on its own loop; the pools go here. */
+	for (unsigned i = 1; i < t->nr_tr; i++) {
+		struct tcp_reactor *tr = &t->tr[i];
+
+		if (!tr->stop_state) {
+			tr->stop_state = 1;
+			tr->stop_msg.fn = tr_stop_fn;
+			blox_reactor_send(r0, tr->r, &tr->stop_msg);
+		}
+	}
+	for (unsigned i = 1; i < t->nr_tr; i++)
+		while (__atomic_load_n(&t->tr[i].stop_state, __ATOMIC_ACQUIRE) != 2)
+			usleep(100);
+	tcp_sweep_stop(tcp_tr0(t));
+	for (unsigned i = 0; i < t->nr_tr; i++)
+		blox_bufpool_fini(&t->tr[i].pool);
+	tcp_limits_fini(t);
+	tcp_tls_fini(t);
+	free(t);
+}
+
 int nvmf_tcp_create(struct nvmf_tgt *tgt, const struct nvmf_tcp_limits *limits,
-		    struct nvmf_tcp **out)
+		    struct blox_reactors *rs, struct nvmf_tcp **out)
 {
 	struct nvmf_tcp *t = calloc(1, sizeof(*t));
 	int rc;
@@ -418,33 +529,50 @@ int nvmf_tcp_create(struct nvmf_tgt *tgt, const struct nvmf_tcp_limits *limits,
 		return -ENOMEM;
 	t->tgt = tgt;
 	TAILQ_INIT(&t->queues);
-	if (tcp_limits_init(t, limits ? limits : &NVMF_TCP_LIMITS_DEFAULT)) {
-		free(t);
-		return -ENOMEM;
-	}
-	rc = tcp_buf_init(t);
+	tcp_limits_init(t, limits ? limits : &NVMF_TCP_LIMITS_DEFAULT);
+	rc = tcp_buf_check(t);
 	if (rc) {
-		tcp_limits_fini(t);
 		free(t);
 		return rc;
 	}
-	if (tcp_tls_init(t)) {
-		blox_bufpool_fini(&t->pool);
-		tcp_limits_fini(t);
-		free(t);
-		return -ENOMEM;
+	t->nr_tr = rs ? blox_reactors_count(rs) : 1;
+	for (unsigned i = 0; i < t->nr_tr; i++) {
+		struct tcp_reactor *tr = &t->tr[i];
+
+		tr->t = t;
+		tr->id = i;
+		tr->r = rs ? blox_reactor_at(rs, i) : NULL;
+		tr->base = tr->r ? blox_reactor_base(tr->r) : tgt->base;
+		TAILQ_INIT(&tr->queues);
+		if ((rc = tcp_buf_pool_init(tr))) {
+			t->nr_tr = i;
+			goto fail;
+		}
+	}
+	rc = -ENOMEM;
+	if (tcp_sweep_start(tcp_tr0(t)) || tcp_tls_init(t))
+		goto fail;
+	for (unsigned i = 1; i < t->nr_tr; i++) {
+		t->tr[i].start_msg.fn = tr_start_fn;
+		blox_reactor_send(tcp_tr0(t)->r, t->tr[i].r, &t->tr[i].start_msg);
 	}
 	*out = t;
 	return 0;
+fail:
+	tcp_free(t);
+	return rc;
 }
 
 void nvmf_tcp_close_all(struct nvmf_tcp *t)
 {
 	struct tcp_queue *q, *tmp;
 
-	TAILQ_FOREACH_SAFE(q, &t->queues, link, tmp)
-		if (!q->fd_closed)
+	TAILQ_FOREACH_SAFE(q, &t->queues, link, tmp) {
+		if (tcp_q_remote(q))
+			tcp_q_close_remote(q, true);
+		else if (!q->fd_closed)
 			tcp_q_hard_close(q);
+	}
 }
 
 uint32_t nvmf_tcp_nr_queues(const struct nvmf_tcp *t)
@@ -463,18 +591,29 @@ uint32_t nvmf_tcp_port_queues(const struct nvmf_tcp *t,
 	return n;
 }
 
-const struct nvmf_tcp_stats *nvmf_tcp_stats(const struct nvmf_tcp *t)
+uint32_t nvmf_tcp_reactor_queues(const struct nvmf_tcp *t, unsigned id)
 {
-	return &t->stats;
+	return id < t->nr_tr ? __atomic_load_n(&t->tr[id].nr_queues, __ATOMIC_RELAXED) : 0;
+}
+
+_Static_assert(sizeof(struct nvmf_tcp_stats) % sizeof(uint64_t) == 0,
+	       "struct nvmf_tcp_stats: counters only");
+
+void nvmf_tcp_stats(const struct nvmf_tcp *t, struct nvmf_tcp_stats *out)
+{
+	uint64_t *o = (uint64_t *)out;
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; i < t->nr_tr; i++) {
+		const uint64_t *c = (const uint64_t *)&t->tr[i].stats;
+
+		for (size_t k = 0; k < sizeof(*out) / sizeof(uint64_t); k++)
+			o[k] += __atomic_load_n(&c[k], __ATOMIC_RELAXED);
+	}
 }
 
 void nvmf_tcp_destroy(struct nvmf_tcp *t)
 {
-	if (!t)
-		return;
-	tcp_limits_fini(t);
-	blox_bufpool_fini(&t->pool);
-	tcp_tls_fini(t);
-	free(t);
+	if (t)
+		tcp_free(t);
 }
-

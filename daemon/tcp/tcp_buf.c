@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint32_t round4k(uint32_t n)
 {
@@ -71,9 +72,9 @@ static void reserve_handoff(struct tcp_queue *q)
 
 static void log_wait(struct tcp_queue *q, uint32_t len)
 {
-	const struct blox_bufpool *p = &q->t->pool;
+	const struct blox_bufpool *p = &q->tr->pool;
 
-	tcp_limit_log(q->t,
+	tcp_limit_log(q->tr,
 		      "%s: a command waits for %u KiB of buffer: pool %lu of %lu KiB in use, "
 		      "connection %lu KiB (--buffer-pool-mb, --max-conn-buffer-kb)",
 		      q->peer, len / 1024, (unsigned long)(p->used / 1024),
@@ -104,7 +105,7 @@ static int buf_get(struct tcp_cmd *c, uint32_t len)
 	if (rc == -EAGAIN)
 		log_wait(q, len);
 	else if (rc && rc != -EAGAIN)
-		tcp_limit_log(q->t, "%s: no buffer of %u KiB: %s", q->peer, len / 1024,
+		tcp_limit_log(q->tr, "%s: no buffer of %u KiB: %s", q->peer, len / 1024,
 			      rc == -ENOMEM ? "out of memory" : "over the pool");
 	return rc;
 }
@@ -153,8 +154,8 @@ static void r2t_start(struct tcp_cmd *c)
 	if (max && q->r2t_out >= max) {
 		c->state = CMD_R2T_WAIT;
 		TAILQ_INSERT_TAIL(&q->r2t_wait, c, link);
-		q->t->stats.r2t_waits++;
-		tcp_limit_log(q->t, "%s: a command waits for an R2T: %u outstanding (--max-r2t)",
+		TCP_STAT(q->tr, r2t_waits);
+		tcp_limit_log(q->tr, "%s: a command waits for an R2T: %u outstanding (--max-r2t)",
 			      q->peer, q->r2t_out);
 		return;
 	}
@@ -188,8 +189,40 @@ static void cmd_go(struct tcp_cmd *c)
 	c->state = CMD_EXEC;
 	if (c->req.dir == NVMF_DIR_H2C && !c->req.data_in_capsule)
 		r2t_start(c);
+	else if (tcp_q_remote(c->q))
+		tcp_cmd_to_core(c);
 	else
 		nvmf_req_execute(&c->req);
+}
+
+/* A command that cannot have its buffer: failed (remote: in the core). */
+static void cmd_fail(struct tcp_cmd *c)
+{
+	if (tcp_q_remote(c->q)) {
+		c->early_status = NVME_SC_INTERNAL;
+		tcp_cmd_to_core(c);
+		return;
+	}
+	nvmf_req_complete(&c->req, NVME_SC_INTERNAL);
+}
+
+/*
+ * A command of a remote queue, on reactor 0 after nvmf_req_init(): the
+ * buffer its queue's reactor got from what the opcode said must hold what
+ * the parser asked for; the scratch half is placed. false: fail it.
+ */
+bool tcp_cmd_buf_fits(struct tcp_cmd *c)
+{
+	uint32_t data = data_part(c), need = data + round4k(c->req.scratch_len);
+	uint32_t have = !c->req.buf ? 0
+			: c == c->q->reserve_user ? reserve_len(c->q)
+						  : (uint32_t)c->bw.len;
+
+	if (need > have)
+		return false;
+	if (c->req.buf)
+		buf_assign(c, c->req.buf, data);
+	return true;
 }
 
 void tcp_cmd_buf_go(struct tcp_cmd *c)
@@ -202,7 +235,7 @@ void tcp_cmd_buf_go(struct tcp_cmd *c)
 		uint32_t have = c == c->q->reserve_user ? reserve_len(c->q) : c->bw.len;
 
 		if (have < round4k(c->req.data_len) + round4k(c->req.scratch_len)) {
-			nvmf_req_complete(&c->req, NVME_SC_INTERNAL);
+			cmd_fail(c);
 			return;
 		}
 		buf_assign(c, c->req.buf, round4k(c->req.data_len));
@@ -219,7 +252,7 @@ void tcp_cmd_buf_go(struct tcp_cmd *c)
 		return;
 	}
 	if (rc) {
-		nvmf_req_complete(&c->req, NVME_SC_INTERNAL);
+		cmd_fail(c);
 		return;
 	}
 	buf_assign(c, c->bw.buf, data);
@@ -270,6 +303,11 @@ static void buf_ev_cb(evutil_socket_t fd, short what, void *arg)
  */
 void tcp_cmd_drop(struct tcp_cmd *c)
 {
+	/* A remote queue's command reaches the core only with all its data. */
+	if (tcp_q_remote(c->q)) {
+		tcp_cmd_put(c);
+		return;
+	}
 	c->state = CMD_EXEC;
 	nvmf_req_complete(&c->req, NVME_SC_ABORT_QUEUE);
 }
@@ -298,15 +336,24 @@ void tcp_q_buf_stop(struct tcp_queue *q)
 
 /* ---- set-up ---- */
 
-void tcp_q_buf_init(struct tcp_queue *q)
+int tcp_q_buf_init(struct tcp_queue *q)
 {
-	blox_bufpool_user_init(&q->pu, &q->t->pool, (uint64_t)q->t->lim.max_conn_buffer_kb * 1024);
+	blox_bufpool_user_init(&q->pu, &q->tr->pool,
+			       (uint64_t)q->t->lim.max_conn_buffer_kb * 1024);
 	TAILQ_INIT(&q->buf_ready);
 	TAILQ_INIT(&q->r2t_wait);
-	q->buf_ev = event_new(q->t->tgt->base, -1, 0, buf_ev_cb, q);
+	q->buf_ev = event_new(q->tr->base, -1, 0, buf_ev_cb, q);
+	return q->buf_ev ? 0 : -ENOMEM;
 }
 
-int tcp_buf_init(struct nvmf_tcp *t)
+void tcp_q_buf_fini(struct tcp_queue *q)
+{
+	if (q->buf_ev)
+		event_free(q->buf_ev);
+	q->buf_ev = NULL;
+}
+
+int tcp_buf_check(struct nvmf_tcp *t)
 {
 	uint64_t cap = (uint64_t)t->lim.buffer_pool_mb << 20;
 	uint32_t xfer = nvmf_max_xfer(t->tgt);
@@ -318,15 +365,28 @@ int tcp_buf_init(struct nvmf_tcp *t)
 			 t->lim.buffer_pool_mb, xfer / 1024, (2 * xfer + (1u << 20) - 1) >> 20);
 		return -EINVAL;
 	}
-	return blox_bufpool_init(&t->pool, cap, 2 * (size_t)xfer);
+	return 0;
+}
+
+int tcp_buf_pool_init(struct tcp_reactor *tr)
+{
+	uint64_t cap = (uint64_t)tr->t->lim.buffer_pool_mb << 20;
+
+	return blox_bufpool_init(&tr->pool, cap, 2 * (size_t)nvmf_max_xfer(tr->t->tgt));
 }
 
 void nvmf_tcp_buffers(const struct nvmf_tcp *t, struct nvmf_tcp_buffers *out)
 {
-	out->cap = t->pool.cap;
-	out->used = t->pool.used;
-	out->cached = t->pool.cached;
-	out->peak = t->pool.st.peak;
-	out->pool_waits = t->pool.st.pool_waits;
-	out->conn_waits = t->pool.st.user_waits;
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; i < t->nr_tr; i++) {
+		struct blox_bufpool_counts n;
+
+		blox_bufpool_counts(&t->tr[i].pool, &n);
+		out->cap += n.cap;
+		out->used += n.used;
+		out->cached += n.cached;
+		out->peak += n.peak;
+		out->pool_waits += n.pool_waits;
+		out->conn_waits += n.user_waits;
+	}
 }

@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 #include <event2/util.h>
 
+#include "reactor.h"
 #include "tcp.h"
 #include "tcp_pdu.h"
 
@@ -30,6 +31,7 @@ enum rx_state {
 	RX_DATA, /* payload into a command's buffer */
 	RX_DDGST, /* data digest */
 	RX_WAIT_BUF, /* in-capsule data waits for a buffer: nothing is read */
+	RX_HOLD, /* a Connect is in the core: nothing is read until it is answered */
 	RX_DEAD, /* fatal error or closing: nothing more is read */
 };
 
@@ -130,11 +132,55 @@ struct tcp_cmd {
 	bool on_ready; /* on q->buf_ready */
 	struct blox_bufpool_wait bw; /* its data (+ scratch) buffer */
 	TAILQ_ENTRY(tcp_cmd) link; /* free, send, R2T-wait or buf_ready list */
+	/* To the core's reactor and back (a queue on another reactor, tcp_hop.c). */
+	struct blox_msg msg;
 };
+
+/*
+ * What the transport keeps per reactor: the queues living there, their
+ * buffer pool, the deadline sweep, the counters and the log rate limit.
+ * Touched on its reactor only; the counters are written with relaxed
+ * atomic stores (TCP_STAT) so that reactor 0 may sum them.
+ */
+struct tcp_reactor {
+	struct nvmf_tcp *t;
+	unsigned id;
+	struct blox_reactor *r; /* NULL: the transport runs on the target's loop alone */
+	struct event_base *base;
+	TAILQ_HEAD(, tcp_queue) queues; /* living here (rlink) */
+	uint32_t nr_queues; /* of them (atomic store: reactor 0 reads it) */
+	struct nvmf_tcp_stats stats;
+	struct blox_ratelimit rl; /* log lines about limits */
+	struct blox_bufpool pool; /* data buffers of its queues */
+	struct event *sweep_ev; /* checks the deadlines */
+	struct blox_msg start_msg; /* reactor k: make the sweep timer there */
+	struct blox_msg stop_msg; /* reactor k: free it there */
+	int stop_state; /* 1: sent, 2: done (atomic) */
+};
+
+/* One counter of @tr's, by its own reactor. */
+#define TCP_STAT_ADD(tr, field, n) \
+	__atomic_store_n(&(tr)->stats.field, (tr)->stats.field + (n), __ATOMIC_RELAXED)
+#define TCP_STAT(tr, field) TCP_STAT_ADD(tr, field, 1)
 
 struct tcp_queue {
 	struct nvmf_sq sq;
 	struct nvmf_tcp *t;
+	/*
+	 * The reactor the connection lives on. Every queue starts on reactor
+	 * 0 (accept, ICReq, TLS, Connect, authentication); an I/O queue moves
+	 * to reactor qid % N after its Connect (tcp_hop.c), where its socket,
+	 * PDUs, data and buffers are handled. Its commands run in the core on
+	 * reactor 0, reached by messages.
+	 */
+	struct tcp_reactor *tr;
+	bool closing; /* the transport's own "going": set on tr's reactor */
+	unsigned move_to; /* reactor to move to after the Connect; 0: stay */
+	bool close_sent, close_hard; /* reactor 0: a close message went to tr */
+	bool fini_sent; /* tr: the queue's end went to reactor 0 */
+	struct blox_msg adopt_msg, close_msg, fini_msg, free_msg;
+	char local[INET6_ADDRSTRLEN]; /* the address the host reached */
+	TAILQ_ENTRY(tcp_queue) rlink; /* tr->queues */
 	int fd;
 	struct tcp_sock sock;
 	struct event *rev, *wev, *free_ev;
@@ -181,7 +227,7 @@ struct tcp_queue {
 	uint32_t oob_len, oob_off;
 	bool close_after_send; /* close once everything queued is written */
 	bool fd_closed;
-	TAILQ_ENTRY(tcp_queue) link;
+	TAILQ_ENTRY(tcp_queue) link; /* t->queues, reactor 0 */
 
 	/* Limits (tcp_limits.c). */
 	struct tcp_host *host;
@@ -201,16 +247,27 @@ struct tcp_listener {
 
 struct nvmf_tcp {
 	struct nvmf_tgt *tgt;
+	/* Every queue, on any reactor: kept by reactor 0. */
 	TAILQ_HEAD(, tcp_queue) queues;
 	uint32_t nr_queues;
-	struct nvmf_tcp_stats stats;
 	struct nvmf_tcp_limits lim;
-	struct event *sweep_ev; /* checks the deadlines */
-	struct tcp_host *hosts[TCP_HOST_BUCKETS];
-	struct blox_ratelimit rl; /* log lines about limits */
-	struct blox_bufpool pool; /* data buffers of every queue */
+	struct tcp_host *hosts[TCP_HOST_BUCKETS]; /* reactor 0 */
 	struct ssl_ctx_st *ssl_ctx; /* TLS 1.3 PSK server side (tcp_sock.c) */
+	unsigned nr_tr;
+	struct tcp_reactor tr[BLOX_REACTORS_MAX];
 };
+
+/* Reactor 0's transport state: accepting, the core, the admin API. */
+static inline struct tcp_reactor *tcp_tr0(struct nvmf_tcp *t)
+{
+	return &t->tr[0];
+}
+
+/* @q lives on a reactor other than the core's (0). */
+static inline bool tcp_q_remote(const struct tcp_queue *q)
+{
+	return q->tr->id != 0;
+}
 
 static inline struct tcp_queue *sq_to_q(struct nvmf_sq *sq)
 {
@@ -226,14 +283,23 @@ void tcp_q_maybe_free(struct tcp_queue *q);
 void tcp_q_finish_close(struct tcp_queue *q);
 /* The peer is gone or broke the socket: close now, drop what is queued. */
 void tcp_q_hard_close(struct tcp_queue *q);
+/* Going: send what is queued, then close. */
+void tcp_q_soft_close(struct tcp_queue *q);
+/* Reactor 0: the core and the accounting let @q go. */
+void tcp_q_forget(struct tcp_queue *q);
+/* Memory only: its events are gone, the core forgot it. */
+void tcp_q_free(struct tcp_queue *q);
 /* Fatal transport error: C2HTermReq with @fes/@fei, then close. */
 void tcp_q_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei);
 
 /* tcp_limits.c: caps, deadlines, accept back-off, rate-limited log. */
-int tcp_limits_init(struct nvmf_tcp *t, const struct nvmf_tcp_limits *lim);
+void tcp_limits_init(struct nvmf_tcp *t, const struct nvmf_tcp_limits *lim);
 void tcp_limits_fini(struct nvmf_tcp *t);
+/* The deadline sweep of @tr, on its reactor. 0 or -ENOMEM. */
+int tcp_sweep_start(struct tcp_reactor *tr);
+void tcp_sweep_stop(struct tcp_reactor *tr);
 /* A log line about a limit (WARN), at most a few per second. */
-void tcp_limit_log(struct nvmf_tcp *t, const char *fmt, ...)
+void tcp_limit_log(struct tcp_reactor *tr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* May a connection from @sa come in? 0 and its host in *@h, or -EBUSY (counted). */
 int tcp_admit(struct nvmf_tcp *t, const struct sockaddr *sa, struct tcp_host **h);
@@ -248,8 +314,12 @@ void tcp_q_rx_mark(struct tcp_queue *q);
 void tcp_listener_error_cb(struct evconnlistener *lev, void *arg);
 
 /* tcp_buf.c: data buffers from the pool, R2T slots. */
-int tcp_buf_init(struct nvmf_tcp *t);
-void tcp_q_buf_init(struct tcp_queue *q);
+int tcp_buf_check(struct nvmf_tcp *t);
+int tcp_buf_pool_init(struct tcp_reactor *tr);
+/* @q's buffers from its reactor's pool, its buffer event on that loop. 0 or -ENOMEM. */
+int tcp_q_buf_init(struct tcp_queue *q);
+/* Before @q moves: it holds nothing; its event goes. */
+void tcp_q_buf_fini(struct tcp_queue *q);
 /*
  * In-capsule data of @len bytes arrives for @c: 0 with c->req.buf set, or
  * -EAGAIN (the queue stops reading until the buffer comes, then reads
@@ -262,6 +332,8 @@ void tcp_cmd_buf_go(struct tcp_cmd *c);
 void tcp_cmd_buf_put(struct tcp_cmd *c);
 /* The R2T sequence of @c is done (all its data in, or failed). */
 void tcp_cmd_r2t_done(struct tcp_cmd *c);
+/* Reactor 0, a remote queue's command parsed: its buffer fits (scratch placed). */
+bool tcp_cmd_buf_fits(struct tcp_cmd *c);
 /* A parsed command of a closing queue that will never run: completed, dropped. */
 void tcp_cmd_drop(struct tcp_cmd *c);
 /* The queue stops receiving: contexts waiting here are released. */
@@ -281,6 +353,8 @@ int tcp_sock_start(struct tcp_queue *q);
 
 /* tcp_tx.c: the send side. */
 void tcp_queue_response(struct nvmf_req *req);
+/* On @c's queue's reactor: its response (and data) onto the send list. */
+void tcp_q_respond(struct tcp_cmd *c);
 /* Ask for the next R2T of @c (up to MAXH2CDATA). */
 void tcp_queue_r2t(struct tcp_cmd *c);
 /* Write as much of the send list as the socket takes. */
@@ -289,5 +363,31 @@ void tcp_q_write_cb(evutil_socket_t fd, short what, void *arg);
 
 /* tcp_rx.c: the receive side. */
 void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg);
+/* The receiver held for a Connect goes on (on the queue's reactor). */
+void tcp_q_rx_release(struct tcp_queue *q);
+
+/* tcp.c: a queue's events on its reactor's loop. 0 or -ENOMEM. */
+int tcp_q_events(struct tcp_queue *q);
+void tcp_q_events_free(struct tcp_queue *q);
+/* Set the queue going (its reactor); the core's sq too on reactor 0. */
+void tcp_q_set_closing(struct tcp_queue *q);
+
+/*
+ * tcp_hop.c: queues on reactors other than 0. A command of such a queue
+ * is received there, gets its buffer and data there, then goes to
+ * reactor 0 for the core (tcp_cmd_to_core) and comes back with its
+ * response (tcp_queue_response sends it home).
+ */
+void tcp_cmd_to_core(struct tcp_cmd *c);
+/* On reactor 0: @c's response goes to its queue's reactor. */
+void tcp_cmd_to_home(struct tcp_cmd *c);
+/* On reactor 0, the Connect answered and written: move @q to q->move_to. */
+void tcp_q_move(struct tcp_queue *q);
+/* On reactor 0: close @q on its reactor (hard: drop what is queued). */
+void tcp_q_close_remote(struct tcp_queue *q, bool hard);
+/* On @q's reactor, nothing of it in flight: end it in the core (reactor 0). */
+void tcp_q_fini_remote(struct tcp_queue *q);
+/* The reactor an I/O queue @qid is served on. */
+unsigned tcp_pick_reactor(const struct nvmf_tcp *t, uint16_t qid);
 
 #endif

@@ -27,14 +27,14 @@ static uint64_t now_ns(const struct nvmf_tcp *t)
 	return blox_clock_now(t->tgt->clock);
 }
 
-void tcp_limit_log(struct nvmf_tcp *t, const char *fmt, ...)
+void tcp_limit_log(struct tcp_reactor *tr, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	blox_ratelimit_log(&t->rl, t->tgt->log, now_ns(t), fmt, ap);
+	blox_ratelimit_log(&tr->rl, tr->t->tgt->log, now_ns(tr->t), fmt, ap);
 	va_end(ap);
-	t->stats.log_suppressed = t->rl.suppressed;
+	__atomic_store_n(&tr->stats.log_suppressed, tr->rl.suppressed, __ATOMIC_RELAXED);
 }
 
 /* ---- connections per source address ---- */
@@ -70,8 +70,8 @@ int tcp_admit(struct nvmf_tcp *t, const struct sockaddr *sa, struct tcp_host **o
 	char name[INET6_ADDRSTRLEN] = "?";
 
 	if (lim->max_conns && t->nr_queues >= lim->max_conns) {
-		t->stats.refused_total++;
-		tcp_limit_log(t, "connection refused: %u connections open (--max-connections)",
+		TCP_STAT(tcp_tr0(t), refused_total);
+		tcp_limit_log(tcp_tr0(t), "connection refused: %u connections open (--max-connections)",
 			      t->nr_queues);
 		return -EBUSY;
 	}
@@ -79,9 +79,9 @@ int tcp_admit(struct nvmf_tcp *t, const struct sockaddr *sa, struct tcp_host **o
 	pp = host_slot(t, addr, family);
 	h = *pp;
 	if (h && lim->max_conns_per_host && h->conns >= lim->max_conns_per_host) {
-		t->stats.refused_per_host++;
+		TCP_STAT(tcp_tr0(t), refused_per_host);
 		inet_ntop(family, addr, name, sizeof(name));
-		tcp_limit_log(t,
+		tcp_limit_log(tcp_tr0(t),
 			      "connection from %s refused: %u open from it "
 			      "(--max-connections-per-host)",
 			      name, h->conns);
@@ -134,8 +134,9 @@ void tcp_q_rx_mark(struct tcp_queue *q)
 {
 	bool between = (q->rx == RX_HDR || q->rx == RX_ICREQ) && q->hdr_have == 0;
 
-	/* Waiting for our buffer is no fault of the host's. */
-	if (between || q->rx == RX_DEAD || q->rx == RX_WAIT_BUF || !q->t->lim.pdu_timeout_ms) {
+	/* Waiting for our buffer, or for the core, is no fault of the host's. */
+	if (between || q->rx == RX_DEAD || q->rx == RX_WAIT_BUF || q->rx == RX_HOLD ||
+	    !q->t->lim.pdu_timeout_ms) {
 		q->pdu_deadline_ns = 0;
 		return;
 	}
@@ -148,22 +149,23 @@ void tcp_q_rx_mark(struct tcp_queue *q)
 /* @q is past a deadline: which one, counted, or NULL. */
 static const char *q_expired(struct tcp_queue *q, uint64_t now)
 {
-	struct nvmf_tcp_stats *st = &q->t->stats;
+	struct tcp_reactor *tr = q->tr;
 
-	if (q->stage != STAGE_DONE && q->sq.ctrl) {
+	/* A queue on another reactor is connected: it moved after its Connect. */
+	if (q->stage != STAGE_DONE && !tcp_q_remote(q) && q->sq.ctrl) {
 		q->stage = STAGE_DONE;
 		q->stage_deadline_ns = 0;
 	}
 	if (q->stage_deadline_ns && now >= q->stage_deadline_ns) {
 		if (q->stage == STAGE_ICREQ) {
-			st->icreq_timeouts++;
+			TCP_STAT(tr, icreq_timeouts);
 			return "no ICReq in time (--icreq-timeout-ms)";
 		}
-		st->connect_timeouts++;
+		TCP_STAT(tr, connect_timeouts);
 		return "no Fabrics Connect in time (--connect-timeout-ms)";
 	}
 	if (q->pdu_deadline_ns && now >= q->pdu_deadline_ns) {
-		st->pdu_timeouts++;
+		TCP_STAT(tr, pdu_timeouts);
 		return "PDU not complete in time (--pdu-timeout-ms)";
 	}
 	return NULL;
@@ -171,23 +173,23 @@ static const char *q_expired(struct tcp_queue *q, uint64_t now)
 
 static void sweep_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct nvmf_tcp *t = arg;
-	uint64_t now = now_ns(t);
+	struct tcp_reactor *tr = arg;
+	uint64_t now = now_ns(tr->t);
 	struct tcp_queue *q, *tmp;
 	const char *why;
 
 	(void)fd;
 	(void)what;
-	TAILQ_FOREACH_SAFE(q, &t->queues, link, tmp) {
+	TAILQ_FOREACH_SAFE(q, &tr->queues, rlink, tmp) {
 		if (q->fd_closed || q->rx == RX_DEAD)
 			continue;
 		why = q_expired(q, now);
 		if (!why)
 			continue;
-		tcp_limit_log(t, "%s: closed: %s", q->peer, why);
+		tcp_limit_log(tr, "%s: closed: %s", q->peer, why);
 		tcp_q_hard_close(q);
 	}
-	blox_ratelimit_tick(&t->rl, t->tgt->log, now);
+	blox_ratelimit_tick(&tr->rl, tr->t->tgt->log, now);
 }
 
 /* ---- accept errors ---- */
@@ -231,43 +233,52 @@ void tcp_listener_error_cb(struct evconnlistener *lev, void *arg)
 	uint32_t ms;
 
 	(void)lev;
-	t->stats.accept_errors++;
+	TCP_STAT(tcp_tr0(t), accept_errors);
 	ms = tcp_accept_pause(&l->pause, t->tgt->base, now_ns(t));
 	if (ms)
-		t->stats.accept_pauses++;
-	tcp_limit_log(t, "accept on port %u: %s: pausing %u ms", l->port->id,
+		TCP_STAT(tcp_tr0(t), accept_pauses);
+	tcp_limit_log(tcp_tr0(t), "accept on port %u: %s: pausing %u ms", l->port->id,
 		      evutil_socket_error_to_string(err), ms);
 }
 
 /* ---- set-up ---- */
 
-int tcp_limits_init(struct nvmf_tcp *t, const struct nvmf_tcp_limits *lim)
+void tcp_limits_init(struct nvmf_tcp *t, const struct nvmf_tcp_limits *lim)
 {
+	t->lim = *lim;
+}
+
+int tcp_sweep_start(struct tcp_reactor *tr)
+{
+	const struct nvmf_tcp_limits *lim = &tr->t->lim;
 	uint32_t min_ms = 0;
 	const uint32_t ms[] = { lim->icreq_timeout_ms, lim->connect_timeout_ms,
 				lim->pdu_timeout_ms };
 	struct timeval tv;
 
-	t->lim = *lim;
 	for (size_t i = 0; i < BLOX_ARRAY_SIZE(ms); i++)
 		if (ms[i] && (!min_ms || ms[i] < min_ms))
 			min_ms = ms[i];
 	/* A deadline is met within an eighth of the shortest, 10 ms..1 s. */
 	min_ms = min_ms ? BLOX_MAX(10u, BLOX_MIN(min_ms / 8, 1000u)) : 1000u;
-	t->sweep_ev = event_new(t->tgt->base, -1, EV_PERSIST, sweep_cb, t);
-	if (!t->sweep_ev)
+	tr->sweep_ev = event_new(tr->base, -1, EV_PERSIST, sweep_cb, tr);
+	if (!tr->sweep_ev)
 		return -ENOMEM;
 	tv.tv_sec = min_ms / 1000;
 	tv.tv_usec = (min_ms % 1000) * 1000;
-	event_add(t->sweep_ev, &tv);
+	event_add(tr->sweep_ev, &tv);
 	return 0;
+}
+
+void tcp_sweep_stop(struct tcp_reactor *tr)
+{
+	if (tr->sweep_ev)
+		event_free(tr->sweep_ev);
+	tr->sweep_ev = NULL;
 }
 
 void tcp_limits_fini(struct nvmf_tcp *t)
 {
-	if (t->sweep_ev)
-		event_free(t->sweep_ev);
-	t->sweep_ev = NULL;
 	for (size_t i = 0; i < TCP_HOST_BUCKETS; i++) {
 		while (t->hosts[i]) {
 			struct tcp_host *h = t->hosts[i];

@@ -70,11 +70,54 @@ static uint16_t sgl_parse(struct tcp_queue *q, struct tcp_cmd *c,
 	return NVME_SC_SGL_INVALID_TYPE | NVME_SC_DNR;
 }
 
+/*
+ * The direction of a command's data as its opcode says (NVMe: bits 1:0
+ * of the opcode, of the fctype for a Fabrics command). A remote queue
+ * gets its buffer and data on its own reactor before the core parses the
+ * command; the core then checks the parse agrees (tcp_cmd_buf_fits).
+ */
+static enum nvmf_data_dir opcode_dir(const struct nvme_sqe *cmd)
+{
+	uint8_t op = cmd->opcode == nvme_admin_fabrics ? ((const uint8_t *)cmd)[4] : cmd->opcode;
+
+	switch (op & 3) {
+	case 1:
+		return NVMF_DIR_H2C;
+	case 2:
+		return NVMF_DIR_C2H;
+	default:
+		return NVMF_DIR_NONE;
+	}
+}
+
 /* Capsule (and its in-capsule data) complete: into the core. */
 static void cmd_ready(struct tcp_cmd *c)
 {
 	struct nvmf_req *req = &c->req;
-	uint16_t st = nvmf_req_init(req, &c->q->sq);
+	struct tcp_queue *q = c->q;
+	uint16_t st;
+
+	if (tcp_q_remote(q)) {
+		/* Buffer and data here first, then the core (tcp_hop.c). */
+		c->state = CMD_EXEC;
+		req->dir = opcode_dir(&req->cmd);
+		/* A Compare reads the media into a scratch half as long. */
+		req->scratch_len = req->cmd.opcode == nvme_cmd_compare ? req->data_len : 0;
+		if (c->early_status)
+			tcp_cmd_to_core(c);
+		else
+			tcp_cmd_buf_go(c);
+		return;
+	}
+	/*
+	 * A Connect may move the queue to another reactor: read nothing
+	 * behind it until it is answered (tcp_q_rx_release or tcp_q_move).
+	 */
+	if (c == q->connect_cmd && q->t->nr_tr > 1 && q->rx == RX_HDR) {
+		q->rx = RX_HOLD;
+		event_del(q->rev);
+	}
+	st = nvmf_req_init(req, &q->sq);
 
 	c->state = CMD_EXEC;
 	if (c->early_status)
@@ -218,17 +261,18 @@ static void rx_header_done(struct tcp_queue *q)
 {
 	struct nvme_tcp_hdr *h = (void *)q->hdr;
 
-	q->t->stats.pdus_rx++;
+	TCP_STAT(q->tr, pdus_rx);
 	if (q->rx == RX_ICREQ) {
 		rx_icreq(q);
 		return;
 	}
 	if (q->hdr_need > h->hlen && !nvme_tcp_hdgst_ok(q->hdr, h->hlen)) {
-		q->t->stats.hdgst_errors++;
+		TCP_STAT(q->tr, hdgst_errors);
 		tcp_q_fatal(q, NVME_TCP_FES_HDR_DIGEST_ERR, 0);
 		return;
 	}
-	if (q->sq.ctrl)
+	/* A remote queue's commands touch it in the core (nvmf_req_init). */
+	if (!tcp_q_remote(q) && q->sq.ctrl)
 		nvmf_ctrl_touch(q->sq.ctrl);
 	switch (h->type) {
 	case NVME_TCP_CMD:
@@ -240,7 +284,7 @@ static void rx_header_done(struct tcp_queue *q)
 	case NVME_TCP_H2C_TERM: {
 		const struct nvme_tcp_term *t = (const void *)q->hdr;
 
-		q->t->stats.term_received++;
+		TCP_STAT(q->tr, term_received);
 		blox_log(q->t->tgt->log, BLOX_LOG_INFO,
 			 "%s: host terminated the connection (fes %u)", q->peer,
 			 t->fes);
@@ -287,7 +331,7 @@ static void rx_data_done(struct tcp_queue *q)
 		memcpy(&got, q->rx_ddgst, sizeof(got));
 		bad = got != ~q->rx_crc;
 		if (bad)
-			q->t->stats.ddgst_errors++;
+			TCP_STAT(q->tr, ddgst_errors);
 	}
 	q->rx_cmd = NULL;
 	rx_expect_header(q);
@@ -303,12 +347,14 @@ static void rx_data_done(struct tcp_queue *q)
 		return; /* more H2CData for this R2T */
 	if (c->early_status || c->rcv_off == c->req.data_len)
 		tcp_cmd_r2t_done(c);
-	if (c->early_status) {
+	if (c->early_status || c->rcv_off == c->req.data_len) {
 		c->state = CMD_EXEC;
-		nvmf_req_complete(&c->req, c->early_status);
-	} else if (c->rcv_off == c->req.data_len) {
-		c->state = CMD_EXEC;
-		nvmf_req_execute(&c->req);
+		if (tcp_q_remote(q))
+			tcp_cmd_to_core(c);
+		else if (c->early_status)
+			nvmf_req_complete(&c->req, c->early_status);
+		else
+			nvmf_req_execute(&c->req);
 	} else {
 		tcp_queue_r2t(c);
 	}
@@ -366,10 +412,27 @@ static void rx_process(struct tcp_queue *q)
 				rx_data_done(q);
 			break;
 		case RX_WAIT_BUF:
+		case RX_HOLD:
 		case RX_DEAD:
 			return;
 		}
 	}
+}
+
+/* Stopped: for a buffer, for the core, or for good. */
+static bool rx_stopped(const struct tcp_queue *q)
+{
+	return q->rx == RX_DEAD || q->rx == RX_WAIT_BUF || q->rx == RX_HOLD;
+}
+
+void tcp_q_rx_release(struct tcp_queue *q)
+{
+	if (q->rx != RX_HOLD)
+		return;
+	q->rx = RX_HDR;
+	event_add(q->rev, NULL);
+	/* What came behind the Connect may be in rbuf already. */
+	event_active(q->rev, EV_READ, 0);
 }
 
 void tcp_q_rx_resume(struct tcp_queue *q)
@@ -396,8 +459,7 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 	/* Bytes left in rbuf when the receiver stopped for a buffer. */
 	if (q->rbuf_off < q->rbuf_len)
 		rx_process(q);
-	for (budget = RX_BUDGET; budget > 0 && q->rx != RX_DEAD && q->rx != RX_WAIT_BUF;
-	     budget--) {
+	for (budget = RX_BUDGET; budget > 0 && !rx_stopped(q); budget--) {
 		size_t want;
 		ssize_t n;
 
@@ -463,7 +525,7 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 	 * Records already read from the socket (TLS) raise no event: out of
 	 * budget, or stopped after a short read, come back for them.
 	 */
-	if (q->rx != RX_DEAD && q->rx != RX_WAIT_BUF && q->sock.ops->pending(&q->sock))
+	if (!rx_stopped(q) && q->sock.ops->pending(&q->sock))
 		event_active(q->rev, EV_READ, 0);
 	if (!q->fd_closed && !TAILQ_EMPTY(&q->send_list))
 		tcp_q_flush(q);

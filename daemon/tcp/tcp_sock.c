@@ -362,7 +362,7 @@ static int tls_new(struct tcp_queue *q)
 
 static void tls_failed(struct tcp_queue *q, const char *why)
 {
-	q->t->stats.tls_failures++;
+	TCP_STAT(q->tr, tls_failures);
 	blox_log(q->t->tgt->log, BLOX_LOG_INFO, "%s: TLS handshake failed: %s", q->peer, why);
 	q->sock.failed = true;
 	ERR_clear_error();
@@ -399,7 +399,7 @@ int tcp_sock_start(struct tcp_queue *q)
 	ret = SSL_do_handshake(s->ssl);
 	if (ret == 1) {
 		s->hs = TCP_HS_DONE;
-		q->t->stats.tls_handshakes++;
+		TCP_STAT(q->tr, tls_handshakes);
 		blox_log(q->t->tgt->log, BLOX_LOG_DEBUG, "%s: TLS 1.3 %s as '%s'", q->peer,
 			 SSL_get_cipher_name(s->ssl), q->sq.tls_hostnqn);
 		return 1;

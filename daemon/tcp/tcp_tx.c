@@ -64,17 +64,34 @@ void tcp_queue_r2t(struct tcp_cmd *c)
 	send_enqueue(q, c);
 }
 
-void tcp_queue_response(struct nvmf_req *req)
+/* The Connect of a queue on reactor 0 is answered: stay, or move after it is written. */
+static void connect_answered(struct tcp_queue *q, bool ok)
 {
-	struct tcp_cmd *c = container_of(req, struct tcp_cmd, req);
+	unsigned k;
+
+	if (q->rx != RX_HOLD)
+		return;
+	k = ok && q->sq.ctrl && q->sq.qid ? tcp_pick_reactor(q->t, q->sq.qid) : 0;
+	if (k)
+		q->move_to = k; /* once idle (tcp_q_maybe_free) */
+	else
+		tcp_q_rx_release(q);
+}
+
+/* On @c's queue's reactor: its response (and data) onto the send list. */
+void tcp_q_respond(struct tcp_cmd *c)
+{
+	struct nvmf_req *req = &c->req;
 	struct tcp_queue *q = c->q;
 	struct nvme_tcp_rsp *rsp = (void *)c->rsp;
 	bool ok = (req->cqe.status >> 1) == 0;
 
-	if (q->sq.closing || q->rx == RX_DEAD) {
+	if ((tcp_q_remote(q) ? q->closing : q->sq.closing) || q->rx == RX_DEAD) {
 		tcp_cmd_put(c); /* the connection is going: nothing to send */
 		return;
 	}
+	if (c == q->connect_cmd)
+		connect_answered(q, ok);
 	nvme_tcp_hdr_init(&rsp->hdr, NVME_TCP_RSP, digest_flags(q, false),
 			  sizeof(*rsp), 0, sizeof(*rsp) + hd_len(q));
 	rsp->cqe = req->cqe;
@@ -108,6 +125,16 @@ void tcp_queue_response(struct nvmf_req *req)
 		c->snd = SEND_RSP;
 	}
 	send_enqueue(q, c);
+}
+
+void tcp_queue_response(struct nvmf_req *req)
+{
+	struct tcp_cmd *c = container_of(req, struct tcp_cmd, req);
+
+	if (tcp_q_remote(c->q))
+		tcp_cmd_to_home(c);
+	else
+		tcp_q_respond(c);
 }
 
 /* The iovecs of @c's current PDU; returns their count. */
@@ -144,7 +171,7 @@ static int cmd_iov(struct tcp_cmd *c, struct iovec *iov, uint32_t *total)
 /* @c's current PDU is fully written: move it on. */
 static void cmd_sent(struct tcp_queue *q, struct tcp_cmd *c)
 {
-	q->t->stats.pdus_tx++;
+	TCP_STAT(q->tr, pdus_tx);
 	c->snd_off = 0;
 	switch (c->snd) {
 	case SEND_R2T:
@@ -247,7 +274,7 @@ void tcp_q_flush(struct tcp_queue *q)
 		if (n > 0) {
 			q->oob_off += (uint32_t)n;
 			if (q->oob_off == q->oob_len)
-				q->t->stats.pdus_tx++;
+				TCP_STAT(q->tr, pdus_tx);
 		}
 	}
 	if (TAILQ_EMPTY(&q->send_list) && q->oob_off == q->oob_len &&

@@ -69,7 +69,7 @@ static void env_up(struct adm_env *e)
 	FUZZ_CHECK(e->base, "event_base_new");
 	blox_clock_init_real(&e->clock);
 	FUZZ_CHECK(nvmf_tgt_init(&e->tgt, e->base, &e->clock, &e->log) == 0, "tgt");
-	FUZZ_CHECK(nvmf_tcp_create(&e->tgt, NULL, &e->tcp) == 0, "tcp");
+	FUZZ_CHECK(nvmf_tcp_create(&e->tgt, NULL, NULL, &e->tcp) == 0, "tcp");
 	FUZZ_CHECK(blox_prov_create(&e->tgt, e->tcp, e->dir, &e->prov) == 0, "prov");
 	o.socket_path = e->sock;
 	rc = blox_admin_create(e->prov, &o, &e->admin, err, sizeof(err));

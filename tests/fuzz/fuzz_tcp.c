@@ -99,7 +99,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	FUZZ_CHECK(e->base, "event_base_new");
 	blox_clock_init_real(&e->clock);
 	FUZZ_CHECK(nvmf_tgt_init(&e->tgt, e->base, &e->clock, &e->log) == 0, "tgt");
-	FUZZ_CHECK(nvmf_tcp_create(&e->tgt, NULL, &e->tcp) == 0, "tcp");
+	FUZZ_CHECK(nvmf_tcp_create(&e->tgt, NULL, NULL, &e->tcp) == 0, "tcp");
 #ifdef FUZZ_TCP_TLS
 	listen_on(e, NVMF_TLS_REQUIRED, &e->addr);
 	listen_on(e, NVMF_TLS_ALLOWED, &e->addr2);

@@ -248,6 +248,7 @@ struct nvmf_sq {
 	struct nvmf_tgt *tgt;
 	struct nvmf_ctrl *ctrl; /* NULL until Connect */
 	uint16_t qid;
+	uint16_t reactor; /* the transport's event loop serving it (0: the core's) */
 	uint32_t size; /* 1's based */
 	uint16_t sqhd;
 	bool sqhd_disabled;

@@ -87,16 +87,27 @@ struct nvmf_tcp_buffers {
 	uint64_t conn_waits; /* commands that waited for their connection's cap */
 };
 
+/* Summed over the reactors (each has a pool of --buffer-pool-mb). */
 void nvmf_tcp_buffers(const struct nvmf_tcp *t, struct nvmf_tcp_buffers *out);
+
+struct blox_reactors;
 
 /*
  * @limits NULL: NVMF_TCP_LIMITS_DEFAULT. The target's limits (MDTS,
  * in-capsule size) must be set already; -EINVAL (and why in the log) when
  * the pool cannot hold two transfers of the largest size.
+ *
+ * @rs: the reactors (reactor 0 on the target's loop, started). I/O
+ * queues move to reactor qid % N after their Connect; everything else,
+ * and the core, stays on reactor 0. NULL: one loop, the target's.
  */
 int nvmf_tcp_create(struct nvmf_tgt *tgt, const struct nvmf_tcp_limits *limits,
-		    struct nvmf_tcp **out);
-/* Free the transport; every queue must be gone (nvmf_tcp_nr_queues() 0). */
+		    struct blox_reactors *rs, struct nvmf_tcp **out);
+/*
+ * Free the transport; every queue must be gone (nvmf_tcp_nr_queues() 0).
+ * With reactors, call it before stopping them: it waits for each to drop
+ * its part.
+ */
 void nvmf_tcp_destroy(struct nvmf_tcp *t);
 /* Bind and listen on @port's address. -errno (e.g. -EADDRINUSE). */
 int nvmf_tcp_listen(struct nvmf_tcp *t, struct nvmf_port *port);
@@ -107,6 +118,9 @@ uint32_t nvmf_tcp_nr_queues(const struct nvmf_tcp *t);
 /* Queues (connected or connecting) that came in through @port. */
 uint32_t nvmf_tcp_port_queues(const struct nvmf_tcp *t,
 			      const struct nvmf_port *port);
-const struct nvmf_tcp_stats *nvmf_tcp_stats(const struct nvmf_tcp *t);
+/* Summed over the reactors. */
+void nvmf_tcp_stats(const struct nvmf_tcp *t, struct nvmf_tcp_stats *out);
+/* Queues living on reactor @id now (connected I/O queues move there). */
+uint32_t nvmf_tcp_reactor_queues(const struct nvmf_tcp *t, unsigned id);
 
 #endif
