@@ -368,11 +368,19 @@ int tcp_buf_check(struct nvmf_tcp *t)
 	return 0;
 }
 
+/*
+ * A reactor's pool: an equal share of --buffer-pool-mb, so that the bound
+ * on memory is the one configured whatever the number of reactors, but
+ * never less than two of the largest transfers (what one command may
+ * hold at once).
+ */
 int tcp_buf_pool_init(struct tcp_reactor *tr)
 {
-	uint64_t cap = (uint64_t)tr->t->lim.buffer_pool_mb << 20;
+	uint64_t xfer2 = 2ull * nvmf_max_xfer(tr->t->tgt);
+	uint64_t cap = ((uint64_t)tr->t->lim.buffer_pool_mb << 20) / tr->t->nr_tr;
 
-	return blox_bufpool_init(&tr->pool, cap, 2 * (size_t)nvmf_max_xfer(tr->t->tgt));
+	cap = (cap + BLOX_BUF_ALIGN - 1) / BLOX_BUF_ALIGN * BLOX_BUF_ALIGN;
+	return blox_bufpool_init(&tr->pool, BLOX_MAX(cap, xfer2), (size_t)xfer2);
 }
 
 void nvmf_tcp_buffers(const struct nvmf_tcp *t, struct nvmf_tcp_buffers *out)

@@ -32,6 +32,8 @@ static void core_fn(struct blox_msg *m)
 	struct nvmf_req *req = &c->req;
 	uint16_t st = nvmf_req_init(req, &c->q->sq);
 
+	/* Its life began when its capsule came in, on its queue's reactor. */
+	req->start_ns = c->rx_ns;
 	if (c->early_status)
 		st = c->early_status;
 	else if (!st && c->q->sq.closing)

@@ -134,6 +134,7 @@ struct tcp_cmd {
 	TAILQ_ENTRY(tcp_cmd) link; /* free, send, R2T-wait or buf_ready list */
 	/* To the core's reactor and back (a queue on another reactor, tcp_hop.c). */
 	struct blox_msg msg;
+	uint64_t rx_ns; /* its capsule was complete (a remote queue's): its start */
 };
 
 /*

@@ -100,6 +100,7 @@ static void cmd_ready(struct tcp_cmd *c)
 	if (tcp_q_remote(q)) {
 		/* Buffer and data here first, then the core (tcp_hop.c). */
 		c->state = CMD_EXEC;
+		c->rx_ns = blox_clock_now(q->t->tgt->clock);
 		req->dir = opcode_dir(&req->cmd);
 		/* A Compare reads the media into a scratch half as long. */
 		req->scratch_len = req->cmd.opcode == nvme_cmd_compare ? req->data_len : 0;

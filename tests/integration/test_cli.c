@@ -248,15 +248,11 @@ static void keep_reads(struct ini_queue *q, int qd, int ms)
 	}
 }
 
-/* mean_queue_depth of namespace @nsid (0: the first controller's) in a --json stats. */
-static double mean_qd(struct env *e, uint32_t nsid)
+/* mean_queue_depth of the first element of @arr whose nsid is @nsid (0: the first). */
+static double qd_of(json_object *arr, uint32_t nsid)
 {
-	json_object *o, *arr, *io, *v;
-	double qd = -1;
+	json_object *io, *v;
 
-	assert_int_equal(run(e, "--json stats %s", SUBNQN), 0);
-	assert_non_null(o = parse_one(e->out));
-	assert_true(json_object_object_get_ex(o, nsid ? "namespaces" : "controllers", &arr));
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		json_object *x = json_object_array_get_idx(arr, i);
 
@@ -265,8 +261,27 @@ static double mean_qd(struct env *e, uint32_t nsid)
 			continue;
 		assert_true(json_object_object_get_ex(x, "io", &io));
 		assert_true(json_object_object_get_ex(io, "mean_queue_depth", &v));
-		qd = json_object_get_double(v);
-		break;
+		return json_object_get_double(v);
+	}
+	return -1;
+}
+
+/*
+ * From one --json stats (one window for both): mean_queue_depth of
+ * namespace @nsid, and of the first controller in *@ctrl_qd.
+ */
+static double mean_qd(struct env *e, uint32_t nsid, double *ctrl_qd)
+{
+	json_object *o, *arr;
+	double qd;
+
+	assert_int_equal(run(e, "--json stats %s", SUBNQN), 0);
+	assert_non_null(o = parse_one(e->out));
+	assert_true(json_object_object_get_ex(o, "namespaces", &arr));
+	qd = qd_of(arr, nsid);
+	if (ctrl_qd) {
+		assert_true(json_object_object_get_ex(o, "controllers", &arr));
+		*ctrl_qd = qd_of(arr, 0);
 	}
 	json_object_put(o);
 	return qd;
@@ -277,21 +292,19 @@ static void test_stats_qd(void **state)
 {
 	struct env *e = *state;
 	struct ini_ctrl *c;
-	double qd;
+	double qd, cqd;
 
 	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, FX_HOST_A, 1, NULL, &c), 0);
 	/* Longer than the window (1 to 2 s), so that the window holds only this. */
 	keep_reads(c->io[0], 8, 2500);
-	qd = mean_qd(e, 3);
-	fprintf(stderr, "QD 8 kept: namespace 3 shows %.2f\n", qd);
+	qd = mean_qd(e, 3, &cqd);
+	fprintf(stderr, "QD 8 kept: namespace 3 shows %.2f, its controller %.2f\n", qd, cqd);
 	assert_true(qd > 8 * 0.7 && qd < 8.2);
-	qd = mean_qd(e, 0);
-	fprintf(stderr, "QD 8 kept: controller shows %.2f\n", qd);
-	assert_true(qd > 8 * 0.7 && qd < 8.2);
-	assert_true(mean_qd(e, 1) == 0.0); /* no I/O there */
+	assert_true(cqd > 8 * 0.7 && cqd < 8.2);
+	assert_true(mean_qd(e, 1, NULL) == 0.0); /* no I/O there */
 
 	keep_reads(c->io[0], 1, 2500);
-	qd = mean_qd(e, 3);
+	qd = mean_qd(e, 3, NULL);
 	fprintf(stderr, "QD 1 kept: namespace 3 shows %.2f\n", qd);
 	assert_true(qd > 0.7 && qd < 1.05);
 

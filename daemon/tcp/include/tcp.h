@@ -87,7 +87,7 @@ struct nvmf_tcp_buffers {
 	uint64_t conn_waits; /* commands that waited for their connection's cap */
 };
 
-/* Summed over the reactors (each has a pool of --buffer-pool-mb). */
+/* Summed over the reactors (each has its share of --buffer-pool-mb). */
 void nvmf_tcp_buffers(const struct nvmf_tcp *t, struct nvmf_tcp_buffers *out);
 
 struct blox_reactors;
