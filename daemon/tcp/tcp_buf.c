@@ -206,6 +206,14 @@ static void cmd_fail(struct tcp_cmd *c)
 	nvmf_req_complete(&c->req, NVME_SC_INTERNAL);
 }
 
+/* On @c's queue's reactor: the bytes its buffer holds (the reserve's or the pool's). */
+uint32_t tcp_cmd_buf_cap(const struct tcp_cmd *c)
+{
+	if (!c->req.buf)
+		return 0;
+	return c == c->q->reserve_user ? reserve_len(c->q) : (uint32_t)c->bw.len;
+}
+
 /*
  * A command of a remote queue, on reactor 0 after nvmf_req_init(): the
  * buffer its queue's reactor got from what the opcode said must hold what
@@ -214,11 +222,8 @@ static void cmd_fail(struct tcp_cmd *c)
 bool tcp_cmd_buf_fits(struct tcp_cmd *c)
 {
 	uint32_t data = data_part(c), need = data + round4k(c->req.scratch_len);
-	uint32_t have = !c->req.buf ? 0
-			: c == c->q->reserve_user ? reserve_len(c->q)
-						  : (uint32_t)c->bw.len;
 
-	if (need > have)
+	if (need > c->buf_cap)
 		return false;
 	if (c->req.buf)
 		buf_assign(c, c->req.buf, data);

@@ -50,6 +50,7 @@ static void core_fn(struct blox_msg *m)
 void tcp_cmd_to_core(struct tcp_cmd *c)
 {
 	c->state = CMD_EXEC;
+	c->buf_cap = tcp_cmd_buf_cap(c);
 	c->msg.fn = core_fn;
 	blox_reactor_worked(c->q->tr->r);
 	blox_reactor_send(c->q->tr->r, tcp_tr0(c->q->t)->r, &c->msg);

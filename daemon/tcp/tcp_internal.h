@@ -135,6 +135,7 @@ struct tcp_cmd {
 	/* To the core's reactor and back (a queue on another reactor, tcp_hop.c). */
 	struct blox_msg msg;
 	uint64_t rx_ns; /* its capsule was complete (a remote queue's): its start */
+	uint32_t buf_cap; /* bytes of req.buf, for the core's reactor to check */
 };
 
 /*
@@ -333,6 +334,8 @@ void tcp_cmd_buf_go(struct tcp_cmd *c);
 void tcp_cmd_buf_put(struct tcp_cmd *c);
 /* The R2T sequence of @c is done (all its data in, or failed). */
 void tcp_cmd_r2t_done(struct tcp_cmd *c);
+/* On @c's queue's reactor: the bytes its buffer holds. */
+uint32_t tcp_cmd_buf_cap(const struct tcp_cmd *c);
 /* Reactor 0, a remote queue's command parsed: its buffer fits (scratch placed). */
 bool tcp_cmd_buf_fits(struct tcp_cmd *c);
 /* A parsed command of a closing queue that will never run: completed, dropped. */
