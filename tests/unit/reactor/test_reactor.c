@@ -278,7 +278,8 @@ struct burst {
 /* On reactor @from's thread: the whole burst, without yielding. */
 static void burst_run(struct rt *rt, struct burst *b, unsigned from)
 {
-	b->msgs[0].then = b->fn;
+	if (b->gate)
+		b->msgs[0].then = b->fn;
 	for (uint64_t i = 0; i < b->count; i++)
 		send_msg(rt, &b->msgs[i], from, b->dest, i, b->gate && i == 0 ? gate_fn : b->fn);
 	if (b->gate)
