@@ -6,6 +6,7 @@
 #   ./setup.sh run [bloxd options]   build (release) and start bloxd in the foreground
 #   ./setup.sh test                  build with ASan/UBSan and run every test (ctest),
 #                                    then the unit and loopback tests on the optimized build,
+#                                    then the reactor tests under ThreadSanitizer,
 #                                    then each libFuzzer target for a minute (clang)
 #   ./setup.sh deps | build          only install packages / only build
 #   ./setup.sh build-deps            only the packages to build (docker/Dockerfile)
@@ -123,8 +124,14 @@ test)
 	# build-fuzz/fuzz-crashes/.
 	CC=$FUZZ_CC BUILD_TARGET=blox_fuzz build "$top/build-fuzz" -DCMAKE_BUILD_TYPE=Debug \
 		-DBLOX_FUZZ=ON -DBLOX_WERROR=ON
+	# The reactors' threads under ThreadSanitizer: only what the tests
+	# labelled reactor need (blox_reactor_tests) is built, only they run,
+	# and a race fails them (tests/tsan_env.cmake).
+	BUILD_TARGET=blox_reactor_tests build "$top/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DBLOX_TSAN=ON -DBLOX_WERROR=ON -DBLOX_INTEROP=OFF -DBLOX_CONTAINER_TEST=OFF
 	(cd "$top/build-test" && ctest --output-on-failure --timeout 1800 "$@")
 	(cd "$top/build-rel" && ctest --output-on-failure --timeout 1800 "$@")
+	(cd "$top/build-tsan" && ctest --output-on-failure --timeout 1800 -L reactor "$@")
 	cd "$top/build-fuzz"
 	ctest --output-on-failure --timeout 1800 "$@"
 	;;

@@ -92,10 +92,16 @@ static bool flush_waits(struct blox_reactor *from, unsigned to)
 	bool moved = false;
 
 	while ((m = from->wait_head[to])) {
+		/*
+		 * Read before the push: once in the ring, @m is the receiver's,
+		 * which may run it and send it again (writing m->next) at once.
+		 */
+		struct blox_msg *next = m->next;
+
 		if (!blox_ring_push(ring, m))
 			break;
-		from->wait_head[to] = m->next;
-		if (!m->next)
+		from->wait_head[to] = next;
+		if (!next)
 			from->wait_tail[to] = NULL;
 		moved = true;
 	}
