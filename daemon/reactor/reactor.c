@@ -316,7 +316,7 @@ int blox_reactors_create(struct event_base *base0, unsigned n, unsigned poll_us,
 	struct blox_reactors *rs;
 	int rc = -ENOMEM;
 
-	if (!base0 || n < 1 || n > BLOX_REACTORS_MAX)
+	if (!base0 || n < 1 || n > BLOX_REACTORS_MAX || (poll_us && !clk))
 		return -EINVAL;
 	rs = calloc(1, sizeof(*rs));
 	if (!rs)

@@ -47,7 +47,8 @@ struct blox_msg {
  * Reactor 0 on @base0 (the caller's loop, which the caller runs), and
  * @n - 1 more, not started yet. @poll_us: how long a reactor thread keeps
  * polling its loop (zero-timeout passes) after a pass that did work,
- * before it sleeps (0: sleep at once). 0 or -errno.
+ * before it sleeps (0: sleep at once; otherwise @clk is required).
+ * 0 or -errno.
  */
 int blox_reactors_create(struct event_base *base0, unsigned n, unsigned poll_us,
 			 const struct blox_clock *clk, struct blox_log *log,
@@ -85,7 +86,7 @@ void blox_reactor_worked(struct blox_reactor *r);
 struct blox_reactor_stats {
 	uint64_t msgs_in; /* messages run on this reactor */
 	uint64_t wakeups; /* eventfd signals it was sent */
-	uint64_t deferred; /* messages that waited for room in a full ring */
+	uint64_t deferred; /* messages it sent that waited for room in a full ring */
 	uint64_t passes; /* loop passes (threads only) */
 };
 void blox_reactor_stats(const struct blox_reactor *r, struct blox_reactor_stats *out);
