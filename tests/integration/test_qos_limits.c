@@ -211,7 +211,7 @@ static void *writer_run(void *arg)
 			if (ini_status(&done[j]->cqe))
 				w->errors++;
 			w->done++;
-			if (w->stop)
+			if (__atomic_load_n(&w->stop, __ATOMIC_RELAXED))
 				continue;
 			ini_req_rw(done[j], nvme_cmd_write, w->nsid, sent * 37 % 1000 * 8, 8,
 				   done[j]->buf, 32768);
@@ -259,7 +259,7 @@ static void test_weights_share_dies(void **state)
 	t1[0] = die_time(e, 5);
 	t1[1] = die_time(e, 6);
 	for (int k = 0; k < 2; k++)
-		w[k].stop = true;
+		__atomic_store_n(&w[k].stop, true, __ATOMIC_RELAXED);
 	for (int k = 0; k < 2; k++) {
 		pthread_join(th[k], NULL);
 		assert_int_equal(w[k].errors, 0);
