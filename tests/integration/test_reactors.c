@@ -11,8 +11,9 @@
  * - namespaces created and deleted through bloxctl while I/O runs: I/O to
  *   the deleted one ends with an NVMe status, the rest goes on;
  * - a controller whose I/O queues live on reactors 1..N-1 loses its admin
- *   connection: bloxd closes its queues, and the host gets a new one; a
- *   client (bloxperf) killed with SIGKILL mid-I/O leaves nothing behind;
+ *   connection, or its keep-alive timeout expires: bloxd closes its
+ *   queues, and the host gets a new one; a client (bloxperf) killed with
+ *   SIGKILL mid-I/O leaves nothing behind;
  * - SIGTERM with I/O on every reactor: exit 0, and bloxd starts again.
  *
  * No timing is asserted: the deadlines only turn a hang into a failure.
@@ -619,6 +620,40 @@ static void test_admin_drop_under_io(void **state)
 }
 
 /*
+ * Host C's controller with a 1 s keep-alive timeout and N-1 I/O queues
+ * (reactors 1..N-1) does verified I/O on them, then stays silent: bloxd
+ * ends it when the timeout expires and closes every one of its
+ * connections, the I/O queues on the other reactors too; C connects again.
+ */
+static void test_kato_expiry_closes_queues(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl_args a;
+	uint16_t st = 0;
+	unsigned n;
+
+	ini_ctrl_args_init(&a, FX_ADDR, e->fx.d.nvm_port, SUBNQN);
+	a.hostnqn = FX_HOST_C;
+	a.kato_ms = 1000;
+	a.nr_io = e->n - 1;
+	a.qopts.timeout_ms = Q_TIMEOUT_MS;
+	assert_int_equal(ini_ctrl_connect(&a, &e->cc, &st), 0);
+	check_placement(e, e->cc->cntlid, all_reactors(e) & ~1u);
+	n = workers_on(e->wb, e->cc, 0, NULL, NR_NS);
+	workers_join(e->wb, n, false);
+	workers_check_ok(e->wb, n, "before the keep-alive timeout");
+	for (uint32_t i = 0; i < e->cc->nr_io; i++)
+		if (ini_wait_closed(e->cc->io[i], WAIT_MS))
+			fail_msg("I/O queue %u on reactor %u still open %d s after the keep-alive "
+				 "timeout", i + 1, (i + 1) % e->n, WAIT_MS / 1000);
+	assert_int_equal(ini_wait_closed(e->cc->admin, WAIT_MS), 0);
+	ini_ctrl_destroy(e->cc);
+	e->cc = NULL;
+	wait_host_gone(e, FX_HOST_C);
+	fresh_ctrl_works(e, FX_HOST_C, 0);
+}
+
+/*
  * bloxperf (two controllers of host C, N+1 queues each: every reactor)
  * killed with SIGKILL mid-I/O: bloxd drops its controllers, host C
  * connects again and its verified I/O works.
@@ -721,6 +756,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_io_every_reactor, cleanup),
 	cmocka_unit_test_teardown(test_ns_create_delete_under_io, cleanup),
 	cmocka_unit_test_teardown(test_admin_drop_under_io, cleanup),
+	cmocka_unit_test_teardown(test_kato_expiry_closes_queues, cleanup),
 	cmocka_unit_test_teardown(test_client_killed_under_io, cleanup),
 	cmocka_unit_test_teardown(test_sigterm_under_io, cleanup),
 	FX_TEST_DAEMON_STOPS_CLEANLY,
