@@ -103,6 +103,7 @@ struct env {
 	 * (cleanup()): the workers of two hosts and three controllers. */
 	struct worker wa[MAX_WORKERS], wb[MAX_WORKERS];
 	struct ini_ctrl *ca, *cb, *cc;
+	struct nsg doomed; /* what host B's workers write while it is deleted */
 	char out[1 << 16];
 };
 
@@ -542,7 +543,8 @@ static void test_ns_create_delete_under_io(void **state)
 				     doomed.nsid), 0);
 		assert_int_equal(ctl(e, "ns create %s --nsid %u --size 16M --backend %s", SUBNQN,
 				     CHURN_NSID, it & 1 ? "nand-timing" : "ram"), 0);
-		nb = workers_on(wb, b, na, &doomed, 0);
+		e->doomed = doomed;
+		nb = workers_on(wb, b, na, &e->doomed, 0);
 		assert_true(workers_wait_rounds(wb, nb, 1));
 		assert_int_equal(ctl(e, "ns delete %s %u --force", SUBNQN, CHURN_NSID), 0);
 		assert_int_equal(ctl(e, "ns delete %s %u --force", SUBNQN, doomed.nsid), 0);
