@@ -54,6 +54,12 @@ void ctl_print_status(const ProtobufCMessage *m)
 	printf("controllers        %u\n", s->controllers);
 	printf("listeners          %u\n", s->listeners);
 	printf("NVMe/TCP queues    %u\n", s->io_queues);
+	if (s->reactors) {
+		printf("reactors           %u, queues on each:", s->reactors);
+		for (size_t i = 0; i < s->n_reactor_queues; i++)
+			printf(" r%zu:%u", i, s->reactor_queues[i]);
+		printf("\n");
+	}
 	printf("admin connections  %u\n", s->admin_connections);
 	if (s->limits) {
 		const Blox__Admin__TransportLimitStats *l = s->limits;
@@ -288,18 +294,19 @@ void ctl_print_ctrls(const ProtobufCMessage *m)
 	struct cli_table t;
 
 	cli_table_init(&t, "SUBSYSTEM", "CNTLID", "HOST", "KATO_MS", "IO_QUEUES",
-		       "LISTENER", "AGE_S", "QUEUES(qid:size:cmds:errs)", NULL);
+		       "LISTENER", "AGE_S", "QUEUES(qid:size:cmds:errs@reactor)", NULL);
 	for (size_t i = 0; i < l->n_controllers; i++) {
 		const Blox__Admin__Controller *c = l->controllers[i];
 		char q[1024] = "";
 		size_t off = 0;
 
 		for (size_t k = 0; k < c->n_queues && off < sizeof(q) - 64; k++)
-			off += (size_t)snprintf(q + off, sizeof(q) - off, "%s%u:%u:%lu:%lu",
+			off += (size_t)snprintf(q + off, sizeof(q) - off, "%s%u:%u:%lu:%lu@r%u",
 						k ? " " : "", c->queues[k]->qid,
 						c->queues[k]->size,
 						(unsigned long)c->queues[k]->commands,
-						(unsigned long)c->queues[k]->errors);
+						(unsigned long)c->queues[k]->errors,
+						c->queues[k]->reactor);
 		cli_table_cell(&t, "%s", c->nqn);
 		cli_table_cell(&t, "%u", c->cntlid);
 		cli_table_cell(&t, "%s", c->host_nqn);

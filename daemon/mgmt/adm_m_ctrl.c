@@ -133,6 +133,7 @@ static void ctrl_msg(const struct nvmf_ctrl *c, uint64_t now,
 		qm[m->n_queues].size = sq->size;
 		qm[m->n_queues].commands = sq->cmds;
 		qm[m->n_queues].errors = sq->errors;
+		qm[m->n_queues].reactor = sq->reactor;
 		qp[m->n_queues] = &qm[m->n_queues];
 		m->n_queues++;
 	}

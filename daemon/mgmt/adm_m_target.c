@@ -4,6 +4,7 @@
  * and the NVMe/TCP listeners.
  */
 #include "adm_internal.h"
+#include "reactor.h"
 #include "state.h"
 
 #include <errno.h>
@@ -32,6 +33,7 @@ static void m_get_status(ADM_SVC *svc, const Blox__Admin__Empty *in,
 	struct blox_admin *a = ADM_OF(svc);
 	Blox__Admin__DaemonStatus out = BLOX__ADMIN__DAEMON_STATUS__INIT;
 	Blox__Admin__TransportLimitStats lim = BLOX__ADMIN__TRANSPORT_LIMIT_STATS__INIT;
+	uint32_t rq[BLOX_REACTORS_MAX];
 	const struct nvmf_subsys *s;
 	const struct nvmf_port *p;
 
@@ -86,6 +88,10 @@ static void m_get_status(ADM_SVC *svc, const Blox__Admin__Empty *in,
 		lim.buffer_peak_bytes = buf.peak;
 		lim.log_suppressed += a->tgt->stats.log_suppressed;
 		out.limits = &lim;
+		out.reactors = nvmf_tcp_nr_reactors(a->tcp);
+		for (unsigned i = 0; i < out.reactors && i < BLOX_REACTORS_MAX; i++)
+			rq[out.n_reactor_queues++] = nvmf_tcp_reactor_queues(a->tcp, i);
+		out.reactor_queues = rq;
 	}
 	closure(&out, d);
 }

@@ -230,6 +230,23 @@ static void tls_families(struct mx_scrape *s, const struct nvmf_tcp_stats *st)
 	mx_u64(&s->w, &l, st->tls_failures);
 }
 
+/* NVMe/TCP queues on each reactor (--reactors) now. */
+static void reactor_families(struct mx_scrape *s, const struct nvmf_tcp *t)
+{
+	unsigned n = nvmf_tcp_nr_reactors(t);
+	char id[12];
+
+	fam(s, "bloxd_reactor_queues", MX_GAUGE, NULL,
+	    "NVMe/TCP queues served by a reactor now (I/O queues move to reactor qid % N)");
+	for (unsigned i = 0; i < n; i++) {
+		struct mx_labels l = { 0 };
+
+		snprintf(id, sizeof(id), "%u", i);
+		mx_label(&l, "reactor", id);
+		mx_u64(&s->w, &l, nvmf_tcp_reactor_queues(t, i));
+	}
+}
+
 static void daemon_families(struct mx_scrape *s, const struct mx_self *self)
 {
 	const struct nvmf_tgt *tgt = s->p->tgt;
@@ -298,6 +315,7 @@ static void daemon_families(struct mx_scrape *s, const struct mx_self *self)
 		nvmf_tcp_stats(s->p->tcp, &ts);
 		limit_families(s, &ts, &b);
 		tls_families(s, &ts);
+		reactor_families(s, s->p->tcp);
 	}
 }
 

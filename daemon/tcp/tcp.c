@@ -596,6 +596,11 @@ uint32_t nvmf_tcp_reactor_queues(const struct nvmf_tcp *t, unsigned id)
 	return id < t->nr_tr ? __atomic_load_n(&t->tr[id].nr_queues, __ATOMIC_RELAXED) : 0;
 }
 
+unsigned nvmf_tcp_nr_reactors(const struct nvmf_tcp *t)
+{
+	return t->nr_tr;
+}
+
 _Static_assert(sizeof(struct nvmf_tcp_stats) % sizeof(uint64_t) == 0,
 	       "struct nvmf_tcp_stats: counters only");
 

@@ -36,6 +36,7 @@
 #   BLOX_INTEROP_NVM_PORT / BLOX_INTEROP_DISC_PORT   preferred ports (4420 /
 #                            8009); a busy one is replaced by a free port
 #   BLOX_INTEROP_LOG_LEVEL   bloxd --log-level (2)
+#   BLOX_INTEROP_REACTORS    bloxd --reactors (2, whatever the CPU count)
 #   BLOX_INTEROP_GUEST_ENV   more NAME=VALUE pairs for guest.sh
 #   BLOX_INTEROP_KEEP        1: keep the work folder (config, logs) on success
 #   BLOX_INTEROP_AUTH_ONLY   1: only the in-band authentication phase (6.12)
@@ -226,8 +227,11 @@ listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
 start_bloxd() {
 	local what=$1 t0=$SECONDS ready=0 i left
 	echo "==== run.sh: $what ====" >>"$BLOG"
-	say "$what: bloxd $BLOXD -c $CFG --data-dir $DATA (NVM 127.0.0.1:$NVM_PORT, discovery 127.0.0.1:$DISC_PORT); log $BLOG"
-	"$BLOXD" -c "$CFG" --data-dir "$DATA" --log-level "${BLOX_INTEROP_LOG_LEVEL:-2}" </dev/null >>"$BLOG" 2>&1 &
+	say "$what: bloxd $BLOXD -c $CFG --data-dir $DATA --reactors ${BLOX_INTEROP_REACTORS:-2} (NVM 127.0.0.1:$NVM_PORT, discovery 127.0.0.1:$DISC_PORT); log $BLOG"
+	# --reactors 2 whatever the CPU count: the guest's two I/O queues land
+	# on reactors 1 and 0 (qid % 2).
+	"$BLOXD" -c "$CFG" --data-dir "$DATA" --log-level "${BLOX_INTEROP_LOG_LEVEL:-2}" \
+		--reactors "${BLOX_INTEROP_REACTORS:-2}" </dev/null >>"$BLOG" 2>&1 &
 	BLOXD_PID=$!
 	# Watchdog (survives a SIGKILL of this script): SIGTERM bloxd at the
 	# deadline, if that PID is still this bloxd.

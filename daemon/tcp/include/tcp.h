@@ -122,5 +122,7 @@ uint32_t nvmf_tcp_port_queues(const struct nvmf_tcp *t,
 void nvmf_tcp_stats(const struct nvmf_tcp *t, struct nvmf_tcp_stats *out);
 /* Queues living on reactor @id now (connected I/O queues move there). */
 uint32_t nvmf_tcp_reactor_queues(const struct nvmf_tcp *t, unsigned id);
+/* The reactors it runs on (1 without any). */
+unsigned nvmf_tcp_nr_reactors(const struct nvmf_tcp *t);
 
 #endif
