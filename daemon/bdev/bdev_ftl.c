@@ -62,6 +62,7 @@ struct ftl_bdev {
 	struct ftl *ftl;
 	struct event *kick_ev; /* NULL while unbound */
 	struct event *wake_ev; /* a throttled migration's next step; NULL while unbound */
+	uint64_t wake_ns; /* the time wake_ev is for (the FTL's wait); 0: none */
 	/* Predictable latency: the timer for the window's deadline, who hears of events. */
 	struct event *plm_ev; /* NULL while unbound */
 	uint64_t plm_armed; /* the deadline plm_ev is set for; 0: none */
@@ -332,19 +333,27 @@ uint64_t blox_nand_dev_tenant_ns(const struct blox_nand_dev *d, uint32_t tenant)
 	return ns;
 }
 
-/* A throttled migration waits until @ns: ftl_process() then. */
-static void env_wake_at(void *ctx, uint64_t ns)
+/* wake_ev, for the rest of the FTL's wait (rounded up to the microsecond). */
+static void wake_arm(struct ftl_bdev *fb)
 {
-	struct ftl_bdev *fb = ctx;
-	uint64_t now = blox_clock_now(fb->clock), d = ns > now ? ns - now : 0;
-	/* Rounded up: a timer that fires early finds the FTL not ready yet. */
+	uint64_t now = blox_clock_now(fb->clock), d = fb->wake_ns > now ? fb->wake_ns - now : 0;
 	struct timeval tv = { .tv_sec = (time_t)(d / 1000000000u),
 			      .tv_usec = (suseconds_t)((d % 1000000000u + 999u) / 1000u) };
 
-	if (fb->wake_ev)
-		evtimer_add(fb->wake_ev, &tv);
-	else
+	evtimer_add(fb->wake_ev, &tv);
+}
+
+/* A throttled migration waits until @ns: ftl_process() then, not before (wake_cb). */
+static void env_wake_at(void *ctx, uint64_t ns)
+{
+	struct ftl_bdev *fb = ctx;
+
+	if (!fb->wake_ev) {
 		fb->kicked = true; /* unbound: the destroy's loop runs it */
+		return;
+	}
+	fb->wake_ns = ns;
+	wake_arm(fb);
 }
 
 /* A predictable-latency event (from ftl_process()): the NVMe core is told. */
@@ -395,20 +404,29 @@ static void susp_levels(struct ftl_bdev *fb);
 static void kick_cb(evutil_socket_t fd, short what, void *arg);
 
 /*
- * A throttled migration's wake-up. The FTL asks once per wait; if the loop's
- * timer fired before the FTL's clock got there (libevent's cached time),
- * ask for the rest of the wait again, so the migration never stalls.
+ * A throttled migration's wake-up. The FTL asks once per wait and takes
+ * this call as its time come, so it must not come early, and libevent's
+ * timer can: a timer added during a loop pass counts from the time the
+ * pass began (libevent's cached time), so it fires as much before the time
+ * asked as the pass had run when it was added (the NAND driver's spin and
+ * the completions it ran, more under ASan). event_base_dispatch hid it,
+ * reckoning its next sleep from that same cached time; the pass-at-a-time
+ * loop of --poll-us reckons it afresh. Early, the timer is set again for the
+ * rest. One reading of the clock decides: the FTL reads it after this one,
+ * so past @wake_ns here, it finds its time come (judged on a second reading
+ * after ftl_process(), a wake-up that came early could see the time pass in
+ * between and set nothing again: the migration stalled).
  */
 static void wake_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ftl_bdev *fb = arg;
-	struct ftl_migrate_progress p;
 
+	if (blox_clock_now(fb->clock) < fb->wake_ns) {
+		wake_arm(fb);
+		return;
+	}
+	fb->wake_ns = 0;
 	kick_cb(fd, what, arg);
-	ftl_migrate_progress(fb->ftl, &p);
-	if ((p.state == FTL_MIG_RUNNING || p.state == FTL_MIG_CANCELLING) && p.wake_ns &&
-	    p.wake_ns > blox_clock_now(fb->clock))
-		env_wake_at(fb, p.wake_ns);
 }
 
 static void kick_cb(evutil_socket_t fd, short what, void *arg)
@@ -977,6 +995,7 @@ bool blox_bdev_ftl_unbind(struct blox_bdev *bdev)
 	if (fb->wake_ev)
 		event_free(fb->wake_ev);
 	fb->wake_ev = NULL;
+	fb->wake_ns = 0;
 	if (fb->plm_ev)
 		event_free(fb->plm_ev);
 	fb->plm_ev = NULL;

@@ -144,8 +144,10 @@ struct ftl_env_ops {
 	void (*migrated)(void *ctx, int status);
 	/*
 	 * Optional. Please call ftl_process() once the time (now()) is @ns or
-	 * later: a throttled migration waits until then. Without it the
-	 * driver calls ftl_process() now and then, as for idle work.
+	 * later: a throttled migration waits until then. It asks once per
+	 * wait, so a call made before @ns (a timer that fired early) must be
+	 * followed by another at or after @ns. Without it the driver calls
+	 * ftl_process() now and then, as for idle work.
 	 */
 	void (*wake_at)(void *ctx, uint64_t ns);
 	/*
