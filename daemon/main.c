@@ -25,12 +25,15 @@
 #include <unistd.h>
 
 /*
- * --poll-us default: off for now, and off means libevent's own loop. 50 (a
- * host's turn-around at queue depth 1) is the intended default, but with
- * the pass-at-a-time loop integration_migrate's cancel stalls in the ASan
- * build (not in Release, not with event_base_dispatch): not understood yet.
+ * --poll-us default: on, with a small budget. 50 us covers a host's
+ * turn-around at queue depth 1 with room for a slower host or a LAN hop
+ * (its next command comes while the loop still polls: no sleep and
+ * wake-up per command), and costs at most 50 us of CPU after the last
+ * command of a burst: nothing while idle, 0.0025% of a core with a Keep
+ * Alive every 2 s (docs/PERFORMANCE.md; 20 did as well at QD1 on loopback
+ * there, within the noise of a shared machine).
  */
-#define BLOXD_POLL_US 0
+#define BLOXD_POLL_US 50
 /* --reactors default: one per CPU bloxd may run on, up to this many. */
 #define BLOXD_REACTORS_AUTO_MAX 8
 #define BLOX_STR_(x) #x
