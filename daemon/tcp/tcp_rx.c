@@ -101,7 +101,13 @@ static void cmd_ready(struct tcp_cmd *c)
 		/* Buffer and data here first, then the core (tcp_hop.c). */
 		c->state = CMD_EXEC;
 		c->rx_ns = blox_clock_now(q->t->tgt->clock);
-		req->dir = opcode_dir(&req->cmd);
+		/*
+		 * No data described, or more than MDTS: nothing fetched or
+		 * sent, whatever the opcode; the core's parse says what is wrong.
+		 */
+		req->dir = req->data_len && req->data_len <= nvmf_max_xfer(q->t->tgt)
+				   ? opcode_dir(&req->cmd)
+				   : NVMF_DIR_NONE;
 		/* A Compare reads the media into a scratch half as long. */
 		req->scratch_len = req->cmd.opcode == nvme_cmd_compare ? req->data_len : 0;
 		if (c->early_status)

@@ -127,6 +127,22 @@ static void test_bad_transfer_size(void **state)
 	/* The SGL describes less than NLB blocks. */
 	assert_int_equal(run_cmd(c->io[0], nvme_cmd_read, 1, 0, 2, buf, 4096, 0),
 			 NVME_SC_SGL_INVALID_DATA);
+	/* Far above MDTS and above the buffer pool: refused, nothing fetched. */
+	{
+		uint8_t *big = calloc(1, 64u << 20);
+
+		assert_non_null(big);
+		assert_int_equal(run_cmd(c->io[0], nvme_cmd_write, 1, 0, 4096, big,
+					 64u << 20, INI_REQ_NO_INLINE),
+				 NVME_SC_INVALID_FIELD);
+		assert_int_equal(run_cmd(c->io[0], nvme_cmd_read, 1, 0, 4096, big,
+					 64u << 20, 0),
+				 NVME_SC_INVALID_FIELD);
+		free(big);
+	}
+	/* A Write that describes no data: no R2T for nothing, an SGL error. */
+	assert_int_equal(run_cmd(c->io[0], nvme_cmd_write, 1, 0, 1, NULL, 0, 0),
+			 NVME_SC_SGL_INVALID_DATA);
 	/* MDTS exactly is fine. */
 	assert_int_equal(run_cmd(c->io[0], nvme_cmd_read, 1, 0, 256, buf, 1 << 20,
 				 0),
@@ -335,8 +351,11 @@ static void test_many_idle_connections(void **state)
 
 int main(void)
 {
+	/* Two reactors: the I/O queue (qid 1) lives on reactor 1, the core on 0. */
+	static const char *const args[] = { "--reactors", "2", NULL };
 	static const struct fx_group g = { .who = "test_badcmd",
-					   .subsystems = subsystems };
+					   .subsystems = subsystems,
+					   .extra_args = args };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_invalid_opcode),
 		cmocka_unit_test(test_lba_out_of_range),
