@@ -93,8 +93,13 @@ int cfg_get_u64(json_object *o, const char *key, const char *where,
 		return 0;
 	}
 	if (allow_suffix && json_object_is_type(v, json_type_string) &&
-	    blox_parse_size(json_object_get_string(v), dst) == 0)
+	    blox_parse_size(json_object_get_string(v), dst) == 0) {
+		/* What a JSON integer can hold: the state file writes it as one. */
+		if (*dst > (uint64_t)INT64_MAX)
+			return blox_fail(err, errlen, "%s.%s: too large (at most %lld bytes)",
+					 where, key, (long long)INT64_MAX);
 		return 0;
+	}
 	return blox_fail(err, errlen, "%s.%s: expected %s", where, key,
 			allow_suffix ? "a size such as 4096 or \"64M\"" : "an integer");
 }

@@ -370,6 +370,8 @@ static void test_parse_ns_values(void **state)
 		  "subsystems[0].namespaces[0].size: must be a non-zero multiple of the block size" },
 		{ NS("{\"size\":-4096}"),
 		  "subsystems[0].namespaces[0].size: must not be negative" },
+		{ NS("{\"size\":\"9149991124997M\"}"),
+		  "subsystems[0].namespaces[0].size: too large (at most 9223372036854775807 bytes)" },
 		{ NS("{\"size\":4096,\"block_size\":1024}"),
 		  "subsystems[0].namespaces[0].block_size: must be 512 or 4096" },
 		{ NS("{\"size\":4096,\"block_size\":0}"),
