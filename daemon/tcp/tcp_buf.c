@@ -43,6 +43,12 @@ static uint32_t data_part(const struct tcp_cmd *c)
 	return c->q->sq.qid == 0 ? BLOX_BUF_ALIGN : 0;
 }
 
+/* Bytes of @c's buffer: its data part and, after it, its scratch. */
+static uint32_t buf_need(const struct tcp_cmd *c)
+{
+	return data_part(c) + round4k(c->req.scratch_len);
+}
+
 static void buf_assign(struct tcp_cmd *c, uint8_t *base, uint32_t data)
 {
 	c->req.buf = base;
@@ -53,6 +59,14 @@ static void buf_assign(struct tcp_cmd *c, uint8_t *base, uint32_t data)
 static uint32_t reserve_len(const struct tcp_queue *q)
 {
 	return 2 * round4k(BLOX_MAX(nvmf_io_inline(q->t->tgt), (uint32_t)NVMF_ADMIN_INLINE));
+}
+
+/* On @c's queue's reactor: the bytes its buffer holds (the reserve's or the pool's). */
+uint32_t tcp_cmd_buf_cap(const struct tcp_cmd *c)
+{
+	if (!c->req.buf)
+		return 0;
+	return c == c->q->reserve_user ? reserve_len(c->q) : (uint32_t)c->bw.len;
 }
 
 /* The reserve is free again: to the in-capsule data the receiver waits for. */
@@ -206,13 +220,6 @@ static void cmd_fail(struct tcp_cmd *c)
 	nvmf_req_complete(&c->req, NVME_SC_INTERNAL);
 }
 
-/* On @c's queue's reactor: the bytes its buffer holds (the reserve's or the pool's). */
-uint32_t tcp_cmd_buf_cap(const struct tcp_cmd *c)
-{
-	if (!c->req.buf)
-		return 0;
-	return c == c->q->reserve_user ? reserve_len(c->q) : (uint32_t)c->bw.len;
-}
 
 /*
  * A command of a remote queue, on reactor 0 after nvmf_req_init(): the
@@ -221,25 +228,21 @@ uint32_t tcp_cmd_buf_cap(const struct tcp_cmd *c)
  */
 bool tcp_cmd_buf_fits(struct tcp_cmd *c)
 {
-	uint32_t data = data_part(c), need = data + round4k(c->req.scratch_len);
-
-	if (need > c->buf_cap)
+	if (buf_need(c) > c->buf_cap)
 		return false;
 	if (c->req.buf)
-		buf_assign(c, c->req.buf, data);
+		buf_assign(c, c->req.buf, data_part(c));
 	return true;
 }
 
 void tcp_cmd_buf_go(struct tcp_cmd *c)
 {
-	uint32_t data = data_part(c), need = data + round4k(c->req.scratch_len);
+	uint32_t data = data_part(c), need = buf_need(c);
 	int rc;
 
 	if (c->req.data_in_capsule) {
 		/* Its buffer came with the capsule (the pool's or the reserve). */
-		uint32_t have = c == c->q->reserve_user ? reserve_len(c->q) : c->bw.len;
-
-		if (have < round4k(c->req.data_len) + round4k(c->req.scratch_len)) {
+		if (tcp_cmd_buf_cap(c) < round4k(c->req.data_len) + round4k(c->req.scratch_len)) {
 			cmd_fail(c);
 			return;
 		}
