@@ -42,20 +42,11 @@ done
 [ -x "$BLOXD" ] && [ -x "$PERF" ] || { echo "poll_cpu.sh: BLOXD and BLOXPERF must be executables" >&2; exit 2; }
 OUT=${OUT:-$REPO/docs/results/poll_cpu-$(date -u +%Y%m%d-%H%M).txt}
 NQN=nqn.2026-12.io.blox:pollcpu
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-PORT=$(free_port) PORT2=$(free_port)
-WORK=$(mktemp -d /tmp/poll-cpu.XXXXXX)
-BPID=
-cleanup() {
-	[ -n "$BPID" ] && kill "$BPID" 2>/dev/null && wait "$BPID" 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-HZ=$(getconf CLK_TCK)
-# CPU ticks (utime + stime) of process $1.
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+BP_NAME=poll_cpu.sh
+# shellcheck source=lib_bloxperf.sh
+. "$(dirname "$(readlink -f "$0")")/lib_bloxperf.sh"
+PORT=$(bp_free_port) PORT2=$(bp_free_port)
+bp_workdir
 
 # The --poll-us flag for a value of --polls (none for "default").
 poll_flag() { [ "$1" = default ] || printf -- '--poll-us\n%s\n' "$1"; }
@@ -66,27 +57,14 @@ start_bloxd() { # POLL_US [embedded]: the RAM namespace, or the embedded default
 	if [ "${2:-}" = embedded ]; then
 		cfg=(-l "127.0.0.1:$PORT" -D "127.0.0.1:$PORT2")
 	else
-		cat >"$WORK/d/bloxd.json" <<EOF
-{ "listeners": [ { "address": "127.0.0.1", "port": $PORT } ],
-  "subsystems": [ { "nqn": "$NQN", "allow_any_host": true,
-    "namespaces": [ { "nsid": 1, "backend": "ram", "size": "512M", "block_size": 4096 } ] } ] }
-EOF
+		bp_ram_config "$WORK/d/bloxd.json" "$PORT" "$NQN"
 		cfg=(-c "$WORK/d/bloxd.json")
 	fi
 	mapfile -t pflag < <(poll_flag "$1")
-	taskset -c 0 "$BLOXD" "${cfg[@]}" --data-dir "$WORK/d" \
-		--admin-socket "$WORK/d/s.sock" --log-level 2 "${pflag[@]}" >"$WORK/bloxd.log" 2>&1 &
-	BPID=$!
-	for _ in $(seq 100); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "poll_cpu.sh: bloxd did not start:" >&2
-	cat "$WORK/bloxd.log" >&2
-	exit 2
+	bp_start_bloxd "$PORT" taskset -c 0 "$BLOXD" "${cfg[@]}" --data-dir "$WORK/d" \
+		--admin-socket "$WORK/d/s.sock" --log-level 2 "${pflag[@]}"
 }
-stop_bloxd() { kill "$BPID"; wait "$BPID" 2>/dev/null; BPID=; }
-fail() { echo "poll_cpu.sh: $1; bloxd's log ends:" >&2; tail -5 "$WORK/bloxd.log" >&2; exit 2; }
+fail() { bp_fail "$1"; }
 
 perf() { taskset -c 1 "$PERF" -a 127.0.0.1 -p "$PORT" -n "$NQN" -j "$WORK/p.json" "$@" >/dev/null; }
 jget() { python3 -c "import json,sys; d=json.load(open('$WORK/p.json')); print($1)"; }
@@ -102,22 +80,22 @@ DEFAULT=$("$BLOXD" --help | grep -A5 -- '--poll-us' | sed -n 's/.*(default \([0-
 for rep in $(seq "$REPS"); do
 	for poll in $POLLS; do
 		start_bloxd "$poll" embedded
-		t0=$(ticks "$BPID")
+		t0=$(bp_ticks "$BPID")
 		sleep "$IDLE_S"
-		t1=$(ticks "$BPID")
+		t1=$(bp_ticks "$BPID")
 		noclient=$(python3 -c "print(f'{100*($t1-$t0)/$HZ/$IDLE_S:.3f}')")
-		stop_bloxd
+		bp_stop_bloxd
 		start_bloxd "$poll"
 		# Fill a little so reads find data (RAM reads of holes are memsets).
 		perf -w write -o 131072 -q 8 -c 4096 || fail "fill failed"
-		t0=$(ticks "$BPID")
+		t0=$(bp_ticks "$BPID")
 		perf -w idle -k 4000 -t "$IDLE_S" || fail "idle run failed"
-		t1=$(ticks "$BPID")
+		t1=$(bp_ticks "$BPID")
 		idle=$(python3 -c "print(f'{100*($t1-$t0)/$HZ/$IDLE_S:.3f}')")
-		t0=$(ticks "$BPID")
+		t0=$(bp_ticks "$BPID")
 		s0=$(date +%s.%N)
 		perf -w randread -q 1 -t "$QD1_S" || fail "qd1 run failed"
-		t1=$(ticks "$BPID")
+		t1=$(bp_ticks "$BPID")
 		s1=$(date +%s.%N)
 		qcpu=$(python3 -c "print(f'{100*($t1-$t0)/$HZ/($s1-$s0):.1f}')")
 		line=$(printf '%-4s %-8s %10s %10s %10s %10s %10s %10s %10s  %s' "$rep" "$poll" \
@@ -125,7 +103,7 @@ for rep in $(seq "$REPS"); do
 			"$(jget 'd["latency_us"]["mean"]')" "$(jget 'd["latency_us"]["p50"]')" \
 			"$(jget 'd["latency_us"]["p99"]')" "$qcpu" "$(cut -d' ' -f1-3 /proc/loadavg)")
 		echo "$line" | tee -a "$OUT"
-		stop_bloxd
+		bp_stop_bloxd
 	done
 done
 python3 - "$OUT" <<'EOF' | tee -a "$OUT"

@@ -42,42 +42,19 @@ done
 [ -x "$BLOXD" ] && [ -x "$PERF" ] || { echo "reactors.sh: BLOXD and BLOXPERF must be executables" >&2; exit 2; }
 OUT=${OUT:-$REPO/docs/results/reactors-$(date -u +%Y%m%d-%H%M).txt}
 NQN=nqn.2026-12.io.blox:reactors
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-WORK=$(mktemp -d /tmp/reactors.XXXXXX)
-BPID=
-cleanup() {
-	[ -n "$BPID" ] && kill "$BPID" 2>/dev/null && wait "$BPID" 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+BP_NAME=reactors.sh
+# shellcheck source=lib_bloxperf.sh
+. "$(dirname "$(readlink -f "$0")")/lib_bloxperf.sh"
+PORT=$(bp_free_port)
+bp_workdir
 PIN=()
 [ -n "$CPUS" ] && PIN=(taskset -c "$CPUS")
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-HZ=$(getconf CLK_TCK)
 
 start_bloxd() { # $1: reactors
 	rm -rf "$WORK/d" && mkdir -p "$WORK/d"
-	cat >"$WORK/cfg.json" <<EOF
-{ "listeners": [ { "address": "127.0.0.1", "port": $PORT } ],
-  "subsystems": [ { "nqn": "$NQN", "allow_any_host": true,
-    "namespaces": [ { "nsid": 1, "backend": "ram", "size": "512M", "block_size": 4096 } ] } ] }
-EOF
-	"${PIN[@]}" "$BLOXD" -c "$WORK/cfg.json" --data-dir "$WORK/d" --admin-socket "$WORK/d/s.sock" \
-		--reactors "$1" --log-level 1 >"$WORK/bloxd.log" 2>&1 &
-	BPID=$!
-	for _ in $(seq 100); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "reactors.sh: bloxd did not start:" >&2
-	cat "$WORK/bloxd.log" >&2
-	exit 1
-}
-
-stop_bloxd() {
-	kill "$BPID" && wait "$BPID"
-	BPID=
+	bp_ram_config "$WORK/cfg.json" "$PORT" "$NQN"
+	bp_start_bloxd "$PORT" "${PIN[@]}" "$BLOXD" -c "$WORK/cfg.json" --data-dir "$WORK/d" \
+		--admin-socket "$WORK/d/s.sock" --reactors "$1" --log-level 1
 }
 
 # point name -> bloxperf options
@@ -104,11 +81,11 @@ for rep in $(seq "$REPS"); do
 		"${PIN[@]}" "$PERF" -a 127.0.0.1 -p "$PORT" -n "$NQN" -w write -o 131072 -q 8 \
 			-c 4096 >/dev/null 2>&1
 		for p in $POINTS; do
-			t0=$(ticks "$BPID")
+			t0=$(bp_ticks "$BPID")
 			# shellcheck disable=SC2046
 			"${PIN[@]}" "$PERF" -a 127.0.0.1 -p "$PORT" -n "$NQN" $(opts "$p") -t "$SECS" \
 				-j "$WORK/r.json" >/dev/null 2>&1
-			t1=$(ticks "$BPID")
+			t1=$(bp_ticks "$BPID")
 			python3 - "$WORK/r.json" "$p" "$n" "$rep" "$(((t1 - t0) * 100 / HZ / SECS))" \
 				"$(cut -d' ' -f1 /proc/loadavg)" <<'PY' | tee -a "$OUT"
 import json, sys
@@ -124,7 +101,7 @@ print(f"{p} {n} {rep} {r.get('iops', 0):.0f} {lat.get('mean', 0):.1f} "
 PY
 			rm -f "$WORK/r.json"
 		done
-		stop_bloxd
+		bp_stop_bloxd
 	done
 done
 python3 - "$OUT" <<'PY' | tee -a "$OUT"
