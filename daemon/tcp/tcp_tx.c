@@ -193,9 +193,80 @@ static void cmd_sent(struct tcp_queue *q, struct tcp_cmd *c)
 	}
 }
 
+/*
+ * Gather what goes out next into @iov, one entry of @parts per PDU in the
+ * order written: the head's rest when it was cut short (only the head may
+ * be), the CapsuleResps of reads whose data went out earlier, the other
+ * PDUs (R2T, C2HData) in list order as far as TX_IOV goes, then the
+ * CapsuleResps of the reads whose data is in this call. A host that
+ * completes a command on its CapsuleResp then finds them together behind
+ * their data, not one after each read (and resubmits in batches of what
+ * it found); at queue depth 1 it is one call with data and response.
+ */
+struct tx_gather {
+	struct iovec iov[TX_IOV];
+	struct tcp_cmd *parts[TX_IOV];
+	int cnt, nparts;
+};
+
+static bool gather_pdu(struct tx_gather *g, struct tcp_cmd *c)
+{
+	struct iovec piece[4];
+	uint32_t total, skip = c->snd_off;
+	int pn;
+
+	if (g->cnt + 4 > TX_IOV)
+		return false;
+	pn = cmd_iov(c, piece, &total);
+	for (int i = 0; i < pn; i++) {
+		if (skip >= piece[i].iov_len) {
+			skip -= (uint32_t)piece[i].iov_len;
+			continue;
+		}
+		g->iov[g->cnt].iov_base = (uint8_t *)piece[i].iov_base + skip;
+		g->iov[g->cnt].iov_len = piece[i].iov_len - skip;
+		skip = 0;
+		g->cnt++;
+	}
+	g->parts[g->nparts++] = c;
+	return true;
+}
+
+static void gather(struct tcp_queue *q, struct tx_gather *g)
+{
+	struct tcp_cmd *head = TAILQ_FIRST(&q->send_list), *c;
+	bool cut = head && head->snd_off > 0;
+	int first_c2h = -1;
+
+	g->cnt = g->nparts = 0;
+	if (cut && !gather_pdu(g, head))
+		return;
+	TAILQ_FOREACH(c, &q->send_list, link)
+		if (!(cut && c == head) && c->snd == SEND_RSP && !gather_pdu(g, c))
+			return;
+	TAILQ_FOREACH(c, &q->send_list, link) {
+		if ((cut && c == head) || c->snd == SEND_RSP)
+			continue;
+		if (first_c2h < 0)
+			first_c2h = g->nparts;
+		if (!gather_pdu(g, c))
+			break;
+	}
+	if (cut && head->snd == SEND_C2H)
+		first_c2h = 0;
+	/* The responses of the reads whose data is all in this call. */
+	for (int i = first_c2h < 0 ? g->nparts : first_c2h, n = g->nparts; i < n; i++) {
+		c = g->parts[i];
+		if (c->snd != SEND_C2H || c->skip_rsp || g->cnt + 1 > TX_IOV)
+			continue;
+		g->iov[g->cnt++] = (struct iovec){ c->rsp, sizeof(struct nvme_tcp_rsp) + hd_len(q) };
+		g->parts[g->nparts++] = c;
+	}
+}
+
 void tcp_q_flush(struct tcp_queue *q)
 {
-	struct iovec iov[TX_IOV];
+	struct tx_gather g;
 
 	if (q->sock.hs != TCP_HS_DONE) {
 		/* Nothing goes out before the first PDU may (a deadline's close). */
@@ -204,46 +275,19 @@ void tcp_q_flush(struct tcp_queue *q)
 		return;
 	}
 	while (!q->fd_closed) {
-		struct tcp_cmd *c;
-		int cnt = 0;
 		ssize_t n;
+		int i;
 
-		/* Gather whole PDUs from the send list, skipping what's sent. */
-		TAILQ_FOREACH(c, &q->send_list, link) {
-			struct iovec piece[4];
-			uint32_t total, skip = c->snd_off;
-			int pn;
-
-			if (cnt + 4 > TX_IOV)
-				break;
-			pn = cmd_iov(c, piece, &total);
-			for (int i = 0; i < pn; i++) {
-				if (skip >= piece[i].iov_len) {
-					skip -= (uint32_t)piece[i].iov_len;
-					continue;
-				}
-				iov[cnt].iov_base = (uint8_t *)piece[i].iov_base + skip;
-				iov[cnt].iov_len = piece[i].iov_len - skip;
-				skip = 0;
-				cnt++;
-			}
-			if (c->snd == SEND_C2H && !c->skip_rsp &&
-			    cnt + 1 <= TX_IOV) {
-				/* The response follows its data in the same call. */
-				iov[cnt++] = (struct iovec){
-					c->rsp, sizeof(struct nvme_tcp_rsp) + hd_len(q)
-				};
-			}
+		gather(q, &g);
+		if (g.cnt == 0 && q->oob_off < q->oob_len) {
+			g.iov[0].iov_base = q->oob + q->oob_off;
+			g.iov[0].iov_len = q->oob_len - q->oob_off;
+			g.cnt = 1;
 		}
-		if (cnt == 0 && q->oob_off < q->oob_len) {
-			iov[0].iov_base = q->oob + q->oob_off;
-			iov[0].iov_len = q->oob_len - q->oob_off;
-			cnt = 1;
-		}
-		if (cnt == 0)
+		if (g.cnt == 0)
 			break;
 
-		n = q->sock.ops->writev(&q->sock, iov, cnt);
+		n = q->sock.ops->writev(&q->sock, g.iov, g.cnt);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
 				event_add(q->wev, NULL);
@@ -256,8 +300,13 @@ void tcp_q_flush(struct tcp_queue *q)
 			tcp_q_hard_close(q);
 			return;
 		}
-		/* Account written bytes against the PDUs in order. */
-		while (n > 0 && (c = TAILQ_FIRST(&q->send_list))) {
+		/*
+		 * Account written bytes against the PDUs in the order written
+		 * (a read's response part is its current PDU by then). One cut
+		 * short goes to the head: it is the first to go on.
+		 */
+		for (i = 0; i < g.nparts && n > 0; i++) {
+			struct tcp_cmd *c = g.parts[i];
 			struct iovec piece[4];
 			uint32_t total, left;
 
@@ -266,6 +315,10 @@ void tcp_q_flush(struct tcp_queue *q)
 			if ((size_t)n < left) {
 				c->snd_off += (uint32_t)n;
 				n = 0;
+				if (c != TAILQ_FIRST(&q->send_list)) {
+					TAILQ_REMOVE(&q->send_list, c, link);
+					TAILQ_INSERT_HEAD(&q->send_list, c, link);
+				}
 				break;
 			}
 			n -= left;
