@@ -202,6 +202,7 @@ static void cmd_sent(struct tcp_queue *q, struct tcp_cmd *c)
  * completes a command on its CapsuleResp then finds them together behind
  * their data, not one after each read (and resubmits in batches of what
  * it found); at queue depth 1 it is one call with data and response.
+ * What a short write left is simply not sent: the kernel took a prefix.
  */
 struct tx_gather {
 	struct iovec iov[TX_IOV];
@@ -232,6 +233,15 @@ static bool gather_pdu(struct tx_gather *g, struct tcp_cmd *c)
 	return true;
 }
 
+/* Its CapsuleResp right behind its data, when a read's is due and there is room. */
+static void gather_rsp(struct tcp_queue *q, struct tx_gather *g, struct tcp_cmd *c)
+{
+	if (c->snd != SEND_C2H || c->skip_rsp || g->cnt + 1 > TX_IOV)
+		return;
+	g->iov[g->cnt++] = (struct iovec){ c->rsp, sizeof(struct nvme_tcp_rsp) + hd_len(q) };
+	g->parts[g->nparts++] = c;
+}
+
 static void gather(struct tcp_queue *q, struct tx_gather *g)
 {
 	struct tcp_cmd *head = TAILQ_FIRST(&q->send_list), *c;
@@ -239,6 +249,20 @@ static void gather(struct tcp_queue *q, struct tx_gather *g)
 	int first_c2h = -1;
 
 	g->cnt = g->nparts = 0;
+	if (q->sock.ssl) {
+		/*
+		 * TLS: a record cut short must be offered again with the same
+		 * bytes (OpenSSL resends what it encrypted), so what follows a
+		 * short write may not be reordered: list order, each response
+		 * behind its data.
+		 */
+		TAILQ_FOREACH(c, &q->send_list, link) {
+			if (!gather_pdu(g, c))
+				return;
+			gather_rsp(q, g, c);
+		}
+		return;
+	}
 	if (cut && !gather_pdu(g, head))
 		return;
 	TAILQ_FOREACH(c, &q->send_list, link)
@@ -255,13 +279,8 @@ static void gather(struct tcp_queue *q, struct tx_gather *g)
 	if (cut && head->snd == SEND_C2H)
 		first_c2h = 0;
 	/* The responses of the reads whose data is all in this call. */
-	for (int i = first_c2h < 0 ? g->nparts : first_c2h, n = g->nparts; i < n; i++) {
-		c = g->parts[i];
-		if (c->snd != SEND_C2H || c->skip_rsp || g->cnt + 1 > TX_IOV)
-			continue;
-		g->iov[g->cnt++] = (struct iovec){ c->rsp, sizeof(struct nvme_tcp_rsp) + hd_len(q) };
-		g->parts[g->nparts++] = c;
-	}
+	for (int i = first_c2h < 0 ? g->nparts : first_c2h, n = g->nparts; i < n; i++)
+		gather_rsp(q, g, g->parts[i]);
 }
 
 void tcp_q_flush(struct tcp_queue *q)
