@@ -197,17 +197,27 @@ static void cmd_sent(struct tcp_queue *q, struct tcp_cmd *c)
  * Gather what goes out next into @iov, one entry of @parts per PDU in the
  * order written: the head's rest when it was cut short (only the head may
  * be), the CapsuleResps of reads whose data went out earlier, the other
- * PDUs (R2T, C2HData) in list order as far as TX_IOV goes, then the
- * CapsuleResps of the reads whose data is in this call. A host that
- * completes a command on its CapsuleResp then finds them together behind
- * their data, not one after each read (and resubmits in batches of what
- * it found); at queue depth 1 it is one call with data and response.
- * What a short write left is simply not sent: the kernel took a prefix.
+ * PDUs (R2T, C2HData) in list order as far as TX_IOV goes. A read of
+ * TX_RSP_BIG bytes or more has its CapsuleResp right behind its data (the
+ * held responses of smaller reads go before that data); a smaller read's is
+ * held back until the data of the reads waiting for theirs reaches
+ * TX_RSP_HOLD bytes, or the call ends, and then they go together. A host
+ * that completes commands on their CapsuleResps (and resubmits in batches
+ * of what it found) then finds those of small reads together, while a
+ * large read's comes at once: made to take in megabytes of data before it
+ * sees a completion, a host resubmits late and leaves the target idle. At
+ * queue depth 1 it is one call with data and response. What a short write
+ * left is simply not sent: the kernel took a prefix.
  */
+#define TX_RSP_BIG (64u * 1024)
+#define TX_RSP_HOLD (256u * 1024)
+
 struct tx_gather {
 	struct iovec iov[TX_IOV];
 	struct tcp_cmd *parts[TX_IOV];
 	int cnt, nparts;
+	int held;	/* first part whose read's response is held back; -1: none */
+	uint32_t held_bytes;
 };
 
 static bool gather_pdu(struct tx_gather *g, struct tcp_cmd *c)
@@ -242,13 +252,51 @@ static void gather_rsp(struct tcp_queue *q, struct tx_gather *g, struct tcp_cmd 
 	g->parts[g->nparts++] = c;
 }
 
+/* The held-back responses, behind the data gathered so far. */
+static void gather_held(struct tcp_queue *q, struct tx_gather *g)
+{
+	for (int i = g->held, n = g->nparts; g->held >= 0 && i < n; i++)
+		gather_rsp(q, g, g->parts[i]);
+	g->held = -1;
+	g->held_bytes = 0;
+}
+
+static bool is_big_read(const struct tcp_cmd *c)
+{
+	return c->snd == SEND_C2H && !c->skip_rsp && c->req.data_len >= TX_RSP_BIG;
+}
+
+/* @c's data PDU (or R2T) and its CapsuleResp now or held back. */
+static bool gather_data(struct tcp_queue *q, struct tx_gather *g, struct tcp_cmd *c)
+{
+	bool big = is_big_read(c);
+
+	if (big)
+		gather_held(q, g);
+	if (!gather_pdu(g, c))
+		return false;
+	if (c->snd != SEND_C2H || c->skip_rsp)
+		return true;
+	if (big) {
+		gather_rsp(q, g, c);
+		return true;
+	}
+	if (g->held < 0)
+		g->held = g->nparts - 1;
+	g->held_bytes += c->req.data_len;
+	if (g->held_bytes >= TX_RSP_HOLD)
+		gather_held(q, g);
+	return true;
+}
+
 static void gather(struct tcp_queue *q, struct tx_gather *g)
 {
 	struct tcp_cmd *head = TAILQ_FIRST(&q->send_list), *c;
 	bool cut = head && head->snd_off > 0;
-	int first_c2h = -1;
 
 	g->cnt = g->nparts = 0;
+	g->held = -1;
+	g->held_bytes = 0;
 	if (q->sock.ssl) {
 		/*
 		 * TLS: a record cut short must be offered again with the same
@@ -263,7 +311,7 @@ static void gather(struct tcp_queue *q, struct tx_gather *g)
 		}
 		return;
 	}
-	if (cut && !gather_pdu(g, head))
+	if (cut && !gather_data(q, g, head))
 		return;
 	TAILQ_FOREACH(c, &q->send_list, link)
 		if (!(cut && c == head) && c->snd == SEND_RSP && !gather_pdu(g, c))
@@ -271,16 +319,10 @@ static void gather(struct tcp_queue *q, struct tx_gather *g)
 	TAILQ_FOREACH(c, &q->send_list, link) {
 		if ((cut && c == head) || c->snd == SEND_RSP)
 			continue;
-		if (first_c2h < 0)
-			first_c2h = g->nparts;
-		if (!gather_pdu(g, c))
+		if (!gather_data(q, g, c))
 			break;
 	}
-	if (cut && head->snd == SEND_C2H)
-		first_c2h = 0;
-	/* The responses of the reads whose data is all in this call. */
-	for (int i = first_c2h < 0 ? g->nparts : first_c2h, n = g->nparts; i < n; i++)
-		gather_rsp(q, g, g->parts[i]);
+	gather_held(q, g);
 }
 
 void tcp_q_flush(struct tcp_queue *q)

@@ -63,6 +63,7 @@ void test_h2c_over_maxh2cdata(void **state);
 void test_h2c_without_r2t(void **state);
 void test_fragmented_pdus(void **state);
 void test_coalesced_pdus(void **state);
+void test_read_rsp_order(void **state);
 void test_close_mid_pdu(void **state);
 void test_truncated_header_close(void **state);
 void test_garbage(void **state);

@@ -323,6 +323,69 @@ void test_coalesced_pdus(void **state)
 	check_daemon(e);
 }
 
+/*
+ * Reads of 4 KiB and 128 KiB mixed, all in one send: each CapsuleResp comes
+ * after all of its read's data, and no data PDU of another read comes
+ * between a large read's data and its CapsuleResp (responses of small reads
+ * may be held back behind later data, a large read's may not: tcp_tx.c).
+ */
+void test_read_rsp_order(void **state)
+{
+	enum { N = 24, BIG = 131072, SMALL = 4096 };
+	struct fx_env *e = *state;
+	struct ini_ctrl *c = ctrl_up(e, false, false);
+	struct ini_queue *q = c->io[0];
+	uint8_t *all = malloc(N * 72);
+	uint32_t len[N], got[N] = { 0 }, rsps = 0, off = 0;
+	int big_waiting = -1; /* a large read whose data is in, its response not */
+	struct nvme_sqe s;
+
+	assert_non_null(all);
+	for (int i = 0; i < N; i++) {
+		len[i] = i % 3 == 0 ? BIG : SMALL;
+		fx_make_sqe(&s, nvme_cmd_read, (uint16_t)(0x700 + i), 1,
+			    (uint64_t)i * (BIG / 4096), len[i] / 4096, len[i], false);
+		off += (uint32_t)ini_pdu_build_cmd(q, &s, NULL, 0, all + off, 72);
+	}
+	assert_int_equal(ini_raw_send(q, all, off), 0);
+	while (rsps < N) {
+		struct ini_raw_pdu p;
+		const struct nvme_tcp_data *d = (const void *)p.hdr;
+		int i;
+
+		assert_int_equal(ini_raw_recv(q, &p, 5000), 0);
+		if (d->hdr.type == NVME_TCP_C2H_DATA) {
+			i = d->cccid - 0x700;
+			assert_true(i >= 0 && i < N);
+			/* Not another read's data while a large one's response is due. */
+			assert_true(big_waiting < 0 || big_waiting == i);
+			assert_int_equal(d->datao, got[i]);
+			assert_int_equal(p.data_len, d->datal);
+			got[i] += d->datal;
+			assert_true(got[i] <= len[i]);
+			if (got[i] == len[i] && len[i] == BIG)
+				big_waiting = i;
+		} else {
+			const struct nvme_tcp_rsp *rsp = (const void *)p.hdr;
+
+			assert_int_equal(rsp->hdr.type, NVME_TCP_RSP);
+			assert_int_equal(rsp->cqe.status >> 1, 0);
+			i = rsp->cqe.cid - 0x700;
+			assert_true(i >= 0 && i < N);
+			assert_int_equal(got[i], len[i]); /* data before the CQE */
+			if (i == big_waiting)
+				big_waiting = -1;
+			rsps++;
+		}
+		ini_raw_pdu_free(&p);
+	}
+	assert_int_equal(big_waiting, -1);
+	free(all);
+	assert_int_equal(ini_ctrl_shutdown(c), 0);
+	ini_ctrl_destroy(c);
+	check_daemon(e);
+}
+
 /* --- broken connections -------------------------------------------- */
 
 void test_close_mid_pdu(void **state)

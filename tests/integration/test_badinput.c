@@ -308,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_h2c_without_r2t),
 		cmocka_unit_test(test_fragmented_pdus),
 		cmocka_unit_test(test_coalesced_pdus),
+		cmocka_unit_test(test_read_rsp_order),
 		cmocka_unit_test(test_close_mid_pdu),
 		cmocka_unit_test(test_truncated_header_close),
 		cmocka_unit_test(test_garbage),
