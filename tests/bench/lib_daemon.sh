@@ -223,7 +223,10 @@ bd_cleanup() {
 		stop_pid "$p" 5
 		drop_dpdk_dir "$p"
 	done
-	[ -z "$BPID" ] || stop_pid "$BPID" 60
+	if [ -n "$BPID" ]; then
+		stop_pid "$BPID" 60
+		drop_dpdk_dir "$BPID" # a bench's nvmf_tgt, when BPID is one
+	fi
 	if [ -n "$KEEP" ] && [ -n "$WORK" ]; then
 		mkdir -p "$KEEP" && cp -r "$LOGS/." "$KEEP/" && echo "$BD_NAME: logs copied to $KEEP" >&2
 	fi

@@ -177,6 +177,7 @@ run_one() { # TARGET POINT REP
 		fail "$tgt $pt: no traffic, or the connection went, during the measured window ($a / $b)" "$log"
 	perf_wait_all || fail "spdk_nvme_perf failed on $tgt ($pt)" "$log"
 	stop_pid "$BPID" 60
+	drop_dpdk_dir "$BPID" # nvmf_tgt's, as spdk_nvme_perf's
 	BPID=
 	RUNS+=("$tgt|$pt|$rep|$log|$a|$b|$(cut -d' ' -f1 /proc/loadavg)")
 	echo "[$(elapsed) s] $tgt $pt rep $rep done"
