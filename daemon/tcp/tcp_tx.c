@@ -243,10 +243,16 @@ static bool gather_pdu(struct tx_gather *g, struct tcp_cmd *c)
 	return true;
 }
 
+/* @c is a read whose data goes now and whose CapsuleResp follows it. */
+static bool rsp_due(const struct tcp_cmd *c)
+{
+	return c->snd == SEND_C2H && !c->skip_rsp;
+}
+
 /* Its CapsuleResp right behind its data, when a read's is due and there is room. */
 static void gather_rsp(struct tcp_queue *q, struct tx_gather *g, struct tcp_cmd *c)
 {
-	if (c->snd != SEND_C2H || c->skip_rsp || g->cnt + 1 > TX_IOV)
+	if (!rsp_due(c) || g->cnt + 1 > TX_IOV)
 		return;
 	g->iov[g->cnt++] = (struct iovec){ c->rsp, sizeof(struct nvme_tcp_rsp) + hd_len(q) };
 	g->parts[g->nparts++] = c;
@@ -261,21 +267,16 @@ static void gather_held(struct tcp_queue *q, struct tx_gather *g)
 	g->held_bytes = 0;
 }
 
-static bool is_big_read(const struct tcp_cmd *c)
-{
-	return c->snd == SEND_C2H && !c->skip_rsp && c->req.data_len >= TX_RSP_BIG;
-}
-
 /* @c's data PDU (or R2T) and its CapsuleResp now or held back. */
 static bool gather_data(struct tcp_queue *q, struct tx_gather *g, struct tcp_cmd *c)
 {
-	bool big = is_big_read(c);
+	bool due = rsp_due(c), big = due && c->req.data_len >= TX_RSP_BIG;
 
 	if (big)
 		gather_held(q, g);
 	if (!gather_pdu(g, c))
 		return false;
-	if (c->snd != SEND_C2H || c->skip_rsp)
+	if (!due)
 		return true;
 	if (big) {
 		gather_rsp(q, g, c);

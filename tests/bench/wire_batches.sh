@@ -140,23 +140,25 @@ start_target() {
 	case $1 in
 	spdk) start_spdk ;;
 	spdk-o) start_spdk -o ;;
-	bloxd) BLOXD=$TREE_BLOXD; bd_start_bloxd $BLOX_NQN \
-		'[ { "nsid": 1, "backend": "ram", "size": "512M", "block_size": 4096 } ]' >/dev/null ;;
-	bloxd=*) BLOXD=${1#bloxd=}; bd_start_bloxd $BLOX_NQN \
-		'[ { "nsid": 1, "backend": "ram", "size": "512M", "block_size": 4096 } ]' >/dev/null ;;
+	bloxd | bloxd=*)
+		BLOXD=$TREE_BLOXD
+		[ "$1" = bloxd ] || BLOXD=${1#bloxd=}
+		bd_start_bloxd $BLOX_NQN \
+			'[ { "nsid": 1, "backend": "ram", "size": "512M", "block_size": 4096 } ]' >/dev/null ;;
 	esac
+}
+
+# Data segments and bytes sent by the sockets of `ss` FILTER, summed.
+ss_sent() {
+	ss -tinH "$1" | awk '{ for (i = 1; i <= NF; i++) { split($i, kv, ":");
+		if (kv[1] == "data_segs_out") s += kv[2]; if (kv[1] == "bytes_sent") b += kv[2] } }
+		END { printf "%.0f %.0f", s, b }'
 }
 
 # Segments and bytes sent by the target's and the client's ends, the target's CPU ticks, ns.
 sample() {
-	local t c
-	t=$(ss -tinH "sport = :$PORT" | awk '{ for (i = 1; i <= NF; i++) { split($i, kv, ":");
-		if (kv[1] == "data_segs_out") s += kv[2]; if (kv[1] == "bytes_sent") b += kv[2] } }
-		END { printf "%.0f %.0f", s, b }')
-	c=$(ss -tinH "dport = :$PORT" | awk '{ for (i = 1; i <= NF; i++) { split($i, kv, ":");
-		if (kv[1] == "data_segs_out") s += kv[2]; if (kv[1] == "bytes_sent") b += kv[2] } }
-		END { printf "%.0f %.0f", s, b }')
-	echo "$t $c $(awk '{ print $14 + $15 }' "/proc/$BPID/stat") $(date +%s%N)"
+	echo "$(ss_sent "sport = :$PORT") $(ss_sent "dport = :$PORT")" \
+		"$(awk '{ print $14 + $15 }' "/proc/$BPID/stat") $(date +%s%N)"
 }
 
 run_one() { # TARGET POINT REP
