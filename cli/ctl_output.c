@@ -380,8 +380,9 @@ static void io_block(const Blox__Admin__IoStats *io)
 	io_dir("read", io->read_iops, io->read_bw, io->read_lat);
 	io_dir("write", io->write_iops, io->write_bw, io->write_lat);
 	cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  QD",
-		 "%.1f (reads and writes in flight, mean over the %.1f s), errors %lu",
-		 io->mean_queue_depth, io->interval_s, (unsigned long)io->errors);
+		 "%.1f (reads and writes in flight, mean over the %.1f s; max %lu), errors %lu",
+		 io->mean_queue_depth, io->interval_s, (unsigned long)io->max_queue_depth,
+		 (unsigned long)io->errors);
 }
 
 /*
@@ -437,6 +438,13 @@ static void nand_block(const Blox__Admin__NandStats *n, const char *device)
 		 (unsigned long)n->programs, (unsigned long)n->erases,
 		 (unsigned long)n->mp_program_groups, (unsigned long)n->mp_erase_groups,
 		 (unsigned long)n->suspends, (unsigned long)n->reads_overtaken);
+	if (n->lateness && n->lateness->count)
+		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  time",
+			 "completions late against the model: p50 %.1f us, p99 %.1f us, p99.99 "
+			 "%.1f us, max %.1f us (%lu ops); reactor %u CPU %.0f%%",
+			 n->lateness->p50_ns / 1e3, n->lateness->p99_ns / 1e3,
+			 n->lateness->p9999_ns / 1e3, n->lateness->max_ns / 1e3,
+			 (unsigned long)n->lateness->count, n->reactor, n->reactor_cpu * 100);
 	if (!strcmp(n->suspend_policy, "smart"))
 		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  susp",
 			 "(smart): granted %lu; not yet (paced) %lu; refused: nearly done %lu, "

@@ -18,9 +18,11 @@
  */
 #include "adm_internal.h"
 #include "blox_model.h"
+#include "blox_util.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 bool adm_bdev_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t,
 			struct ftl_stats *fs)
@@ -60,12 +62,27 @@ struct adm_model_ns {
 	struct nand_config cfg;
 	struct model_counters snap[2]; /* as ns->snap: [0] newest, taken at snap_ns */
 	uint64_t snap_ns[2];
+	/* Its device's lateness histogram at the samples (0: none then). */
+	struct blox_hist late[2];
+	uint64_t late_ns[2];
 	TAILQ_ENTRY(adm_model_ns) link;
 };
 
 struct adm_model {
 	TAILQ_HEAD(, adm_model_ns) nss;
+	/* Reactor 0's thread CPU time at the samples, and when. */
+	uint64_t cpu_ns[2], cpu_at[2];
 };
+
+/* This thread's CPU time (the sampler and readers run on reactor 0). */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static struct adm_model_ns *model_find(const struct adm_model *mo, const struct nvmf_ns *ns)
 {
@@ -233,6 +250,18 @@ static void model_sample(struct blox_admin *a, const struct nvmf_ns *ns, uint64_
 		TAILQ_INSERT_TAIL(&a->model->nss, e, link);
 	}
 	e->seen = true;
+	e->late[1] = e->late[0];
+	e->late_ns[1] = e->late_ns[0];
+	e->late_ns[0] = 0;
+	{
+		struct blox_bdev_telemetry t;
+		struct ftl_stats fs;
+
+		if (adm_bdev_telemetry(ns->bdev, &t, &fs) && t.nand) {
+			e->late[0] = t.nand->lateness;
+			e->late_ns[0] = now;
+		}
+	}
 	e->snap[1] = e->snap[0];
 	e->snap_ns[1] = e->snap_ns[0];
 	if (model_read(e, ns, &cur)) {
@@ -257,13 +286,18 @@ void adm_stats_fini(struct blox_admin *a)
 	a->model = NULL;
 }
 
+/*
+ * A sample: snap[0] takes the counters and the maxima of the interval
+ * that ends now (tm->win), which start again from zero.
+ */
 static void shift(struct nvmf_io_telemetry snap[2], uint64_t snap_ns[2],
-		  const struct nvmf_io_telemetry *tm, uint64_t now)
+		  struct nvmf_io_telemetry *tm, uint64_t now)
 {
 	snap[1] = snap[0];
 	snap_ns[1] = snap_ns[0];
 	snap[0] = *tm;
 	snap_ns[0] = now;
+	memset(&tm->win, 0, sizeof(tm->win));
 }
 
 void adm_stats_sample(struct blox_admin *a)
@@ -276,9 +310,14 @@ void adm_stats_sample(struct blox_admin *a)
 
 	if (!a->model && (a->model = calloc(1, sizeof(*a->model))))
 		TAILQ_INIT(&a->model->nss);
-	if (a->model)
+	if (a->model) {
 		TAILQ_FOREACH(e, &a->model->nss, link)
 			e->seen = false;
+		a->model->cpu_ns[1] = a->model->cpu_ns[0];
+		a->model->cpu_at[1] = a->model->cpu_at[0];
+		a->model->cpu_ns[0] = thread_cpu_ns();
+		a->model->cpu_at[0] = now;
+	}
 	TAILQ_FOREACH(s, &a->tgt->subsystems, link) {
 		TAILQ_FOREACH(ns, &s->namespaces, link) {
 			shift(ns->snap, ns->snap_ns, &ns->tm, now);
@@ -313,13 +352,14 @@ static int window_base(const uint64_t snap_ns[2], uint64_t now)
 	return -1;
 }
 
+/* @a less @b, with @max the largest value added in between. */
 static void hist_sub(struct blox_hist *d, const struct blox_hist *a,
-		     const struct blox_hist *b)
+		     const struct blox_hist *b, uint64_t max)
 {
 	d->count = a->count - b->count;
 	d->sum = a->sum - b->sum;
 	d->min = 0;
-	d->max = a->max;
+	d->max = max;
 	for (uint32_t i = 0; i < BLOX_HIST_BUCKETS; i++)
 		d->buckets[i] = a->buckets[i] - b->buckets[i];
 }
@@ -328,8 +368,38 @@ struct stats_buf {
 	struct blox_hist tmp;
 };
 
+/* Count, percentiles, max and mean of @h into @l. */
+static void lat_fill(Blox__Admin__Latency *l, const struct blox_hist *h)
+{
+	l->count = h->count;
+	if (!h->count)
+		return;
+	l->p50_ns = blox_hist_quantile(h, 0.5);
+	l->p99_ns = blox_hist_quantile(h, 0.99);
+	l->p999_ns = blox_hist_quantile(h, 0.999);
+	l->p9999_ns = blox_hist_quantile(h, 0.9999);
+	l->max_ns = blox_hist_quantile(h, 1.0);
+	l->mean_ns = (double)h->sum / (double)h->count;
+}
+
+/*
+ * The largest value @a can hold beyond @b: the top of the highest bucket
+ * that grew, no more than @a's maximum.
+ */
+static uint64_t hist_sub_top(const struct blox_hist *a, const struct blox_hist *b)
+{
+	for (uint32_t i = BLOX_HIST_BUCKETS; i-- > 0;)
+		if (a->buckets[i] != b->buckets[i]) {
+			uint64_t top = i + 1 < BLOX_HIST_BUCKETS ? blox_hist_bucket_low(i + 1) - 1
+								 : UINT64_MAX;
+
+			return BLOX_MIN(top, a->max);
+		}
+	return 0;
+}
+
 static Blox__Admin__Latency *latency(const struct blox_hist *cur,
-				     const struct blox_hist *base,
+				     const struct blox_hist *base, uint64_t max,
 				     struct blox_hist *tmp)
 {
 	Blox__Admin__Latency *l = calloc(1, sizeof(*l));
@@ -337,17 +407,8 @@ static Blox__Admin__Latency *latency(const struct blox_hist *cur,
 	if (!l)
 		return NULL;
 	blox__admin__latency__init(l);
-	hist_sub(tmp, cur, base);
-	l->count = tmp->count;
-	if (tmp->count) {
-		uint64_t top = blox_hist_quantile(tmp, 1.0);
-
-		l->p50_ns = blox_hist_quantile(tmp, 0.5);
-		l->p99_ns = blox_hist_quantile(tmp, 0.99);
-		l->p999_ns = blox_hist_quantile(tmp, 0.999);
-		l->max_ns = top;
-		l->mean_ns = (double)tmp->sum / (double)tmp->count;
-	}
+	hist_sub(tmp, cur, base, max);
+	lat_fill(l, tmp);
 	return l;
 }
 
@@ -361,6 +422,7 @@ static Blox__Admin__IoStats *io_stats(const struct nvmf_io_telemetry *tm,
 	const struct nvmf_io_telemetry *b = &zero;
 	uint64_t t0 = since;
 	int base = window_base(snap_ns, now);
+	struct nvmf_io_win win;
 	double dt;
 
 	if (!m)
@@ -383,8 +445,19 @@ static Blox__Admin__IoStats *io_stats(const struct nvmf_io_telemetry *tm,
 		m->read_bw = (double)(tm->c.read_bytes - b->c.read_bytes) / dt;
 		m->write_bw = (double)(tm->c.write_bytes - b->c.write_bytes) / dt;
 	}
-	m->read_lat = latency(&tm->read_lat, &b->read_lat, tmp);
-	m->write_lat = latency(&tm->write_lat, &b->write_lat, tmp);
+	/*
+	 * The window's maxima: those of the interval it started with (kept in
+	 * the newer sample when the window starts at the older) and of the
+	 * interval running now.
+	 */
+	win = tm->win;
+	if (base == 1) {
+		win.read_ns = BLOX_MAX(win.read_ns, snap[0].win.read_ns);
+		win.write_ns = BLOX_MAX(win.write_ns, snap[0].win.write_ns);
+		win.inflight = BLOX_MAX(win.inflight, snap[0].win.inflight);
+	}
+	m->read_lat = latency(&tm->read_lat, &b->read_lat, win.read_ns, tmp);
+	m->write_lat = latency(&tm->write_lat, &b->write_lat, win.write_ns, tmp);
 	/*
 	 * Commands are at the backend only part of their life, and a sample
 	 * taken between two turns of the loop mostly sees none: the mean over
@@ -395,7 +468,7 @@ static Blox__Admin__IoStats *io_stats(const struct nvmf_io_telemetry *tm,
 					       tm->write_lat.sum - b->write_lat.sum) /
 				      (dt * 1e9);
 	m->queue_depth = qd;
-	m->max_queue_depth = tm->max_inflight;
+	m->max_queue_depth = BLOX_MAX(win.inflight, qd);
 	return m;
 }
 
@@ -406,23 +479,42 @@ static Blox__Admin__Latency *nand_lat(const struct blox_hist *h)
 	if (!l)
 		return NULL;
 	blox__admin__latency__init(l);
-	l->count = h->count;
-	if (h->count) {
-		l->p50_ns = blox_hist_quantile(h, 0.5);
-		l->p99_ns = blox_hist_quantile(h, 0.99);
-		l->p999_ns = blox_hist_quantile(h, 0.999);
-		l->max_ns = h->max;
-		l->mean_ns = blox_hist_mean(h);
-	}
+	lat_fill(l, h);
 	return l;
 }
 
-static void device_stats(struct blox_bdev *bdev, Blox__Admin__NamespaceStats *m)
+/*
+ * The device's lateness over the window of the namespace's samples (since
+ * the start without one), and its reactor's CPU over the same window.
+ */
+static void timing_stats(struct blox_admin *a, const struct nvmf_ns *ns,
+			 const struct nand_stats *s, Blox__Admin__NandStats *n,
+			 uint64_t now, struct blox_hist *tmp)
+{
+	struct adm_model_ns *e = model_find(a->model, ns);
+	int base = e ? window_base(e->late_ns, now) : -1;
+
+	if (base >= 0) {
+		hist_sub(tmp, &s->lateness, &e->late[base],
+			 hist_sub_top(&s->lateness, &e->late[base]));
+		n->lateness = nand_lat(tmp);
+	} else {
+		n->lateness = nand_lat(&s->lateness);
+	}
+	n->reactor = 0; /* every device runs on reactor 0 */
+	base = a->model ? window_base(a->model->cpu_at, now) : -1;
+	if (base >= 0 && now > a->model->cpu_at[base])
+		n->reactor_cpu = (double)(thread_cpu_ns() - a->model->cpu_ns[base]) /
+				 (double)(now - a->model->cpu_at[base]);
+}
+
+static void device_stats(struct blox_admin *a, const struct nvmf_ns *ns,
+			 Blox__Admin__NamespaceStats *m, uint64_t now, struct blox_hist *tmp)
 {
 	struct blox_bdev_telemetry t;
 	struct ftl_stats fs;
 
-	if (!adm_bdev_telemetry(bdev, &t, &fs))
+	if (!adm_bdev_telemetry(ns->bdev, &t, &fs))
 		return;
 	if (t.has_ftl && (m->ftl = calloc(1, sizeof(*m->ftl)))) {
 		Blox__Admin__FtlStats *f = m->ftl;
@@ -488,6 +580,7 @@ static void device_stats(struct blox_bdev *bdev, Blox__Admin__NamespaceStats *m)
 		n->channels = t.channels;
 		n->suspend_policy = (char *)(t.suspend_policy ? t.suspend_policy : "");
 		n->erase_suspend_wear = s->suspend.erase_suspend_wear;
+		timing_stats(a, ns, s, n, now, tmp);
 		if (t.susp_decisions) {
 			n->susp_granted = t.susp_decisions[QOS_SUSP_GRANTED];
 			n->susp_not_host_read = t.susp_decisions[QOS_SUSP_NOT_HOST_READ];
@@ -617,7 +710,7 @@ void adm_stats_fill(struct blox_admin *a, const Blox__Admin__StatsRequest *in,
 			m->nsid = ns->nsid;
 			m->io = io_stats(&ns->tm, ns->snap, ns->snap_ns, ns->created_ns,
 					 now, ns->inflight, tmp);
-			device_stats(ns->bdev, m);
+			device_stats(a, ns, m, now, tmp);
 			if (prov_ns_rec(ns))
 				m->device = (char *)prov_ns_rec(ns)->params.device;
 			m->model = model_stats(a, ns, m->io, now);
@@ -668,6 +761,7 @@ void adm_stats_free(Blox__Admin__StatsReply *out)
 			free_lat(m->nand->read_lat);
 			free_lat(m->nand->program_lat);
 			free_lat(m->nand->erase_lat);
+			free_lat(m->nand->lateness);
 			free(m->nand);
 		}
 		free(m);

@@ -518,6 +518,10 @@ static void nand_families(struct mx_scrape *s)
 		for (int k = 0; k < NAND_OP_KINDS; k++)
 			mx_hist(&s->w, with(&l, &d->l, "op", op_names[k]),
 				&d->from->t.nand->latency[k]);
+	fam(s, "bloxd_nand_lateness_seconds", MX_HISTOGRAM, "seconds",
+	    "How late the real-time driver delivered each completion after its modeled time");
+	FOR_NAND(s, d)
+		mx_hist(&s->w, &d->l, &d->from->t.nand->lateness);
 	fam(s, "bloxd_nand_suspensions", MX_COUNTER, NULL,
 	    "Programs and erases suspended for a read, by kind");
 	FOR_NAND(s, d)

@@ -46,6 +46,14 @@ static bool range_ok(const struct nvmf_ns *ns, uint64_t slba, uint64_t nlb)
 	return slba < ns->nblocks && nlb <= ns->nblocks - slba;
 }
 
+static void depth_up(struct nvmf_io_telemetry *tm, uint64_t depth)
+{
+	if (depth > tm->max_inflight)
+		tm->max_inflight = depth;
+	if (depth > tm->win.inflight)
+		tm->win.inflight = depth;
+}
+
 static void io_submit(struct nvmf_req *req, enum blox_io_op op, uint64_t slba,
 		      uint64_t nlb, uint8_t *buf, blox_io_cb cb)
 {
@@ -65,10 +73,8 @@ static void io_submit(struct nvmf_req *req, enum blox_io_op op, uint64_t slba,
 	io->fua = req->cmd.cdw12 & CDW12_FUA;
 	io->cb = cb;
 	io->cb_arg = req;
-	if (++ns->inflight > ns->tm.max_inflight)
-		ns->tm.max_inflight = ns->inflight;
-	if (++req->sq->ctrl->inflight > req->sq->ctrl->tm.max_inflight)
-		req->sq->ctrl->tm.max_inflight = req->sq->ctrl->inflight;
+	depth_up(&ns->tm, ++ns->inflight);
+	depth_up(&req->sq->ctrl->tm, ++req->sq->ctrl->inflight);
 	blox_bdev_submit(ns->bdev, io);
 }
 
@@ -90,10 +96,14 @@ static void account(struct nvmf_io_telemetry *tm, bool rd, uint64_t len,
 		tm->c.read_cmds++;
 		tm->c.read_bytes += len;
 		blox_hist_add(&tm->read_lat, lat);
+		if (lat > tm->win.read_ns)
+			tm->win.read_ns = lat;
 	} else {
 		tm->c.write_cmds++;
 		tm->c.write_bytes += len;
 		blox_hist_add(&tm->write_lat, lat);
+		if (lat > tm->win.write_ns)
+			tm->win.write_ns = lat;
 	}
 }
 
@@ -104,7 +114,8 @@ static void rw_done(struct blox_io *io)
 
 	if (!io->status) {
 		bool rd = io->op == BLOX_IO_READ;
-		uint64_t lat = blox_clock_now(req->sq->tgt->clock) - req->start_ns;
+		uint64_t now = blox_clock_now(req->sq->tgt->clock);
+		uint64_t lat = now > req->start_ns ? now - req->start_ns : 0;
 
 		if (rd) {
 			st->read_cmds++;

@@ -144,7 +144,16 @@ struct nvmf_ns_health {
 struct nvmf_io_telemetry {
 	struct nvmf_ns_stats c;
 	struct blox_hist read_lat, write_lat; /* command receipt -> completion */
-	uint64_t max_inflight;
+	uint64_t max_inflight; /* since the start */
+	/*
+	 * The largest latency and depth since the telemetry's last sample
+	 * (the admin API's sampler zeroes them once a second, after copying
+	 * them into its snapshot), so a window's maximum is the largest value
+	 * seen in it, not since the start.
+	 */
+	struct nvmf_io_win {
+		uint64_t read_ns, write_ns, inflight;
+	} win;
 };
 
 struct nvmf_ns {
@@ -419,7 +428,10 @@ struct nvmf_tgt {
 	 * Where the daemon's loop marks its passes (pass.cached), the time
 	 * is read once per pass, by the first nvmf_tgt_now() after
 	 * nvmf_tgt_pass_end(): keep-alive touches and command start times
-	 * share it. cmds_received tells the loop a pass had work.
+	 * share it. The transport takes it again before it reads a batch of
+	 * capsules (nvmf_tgt_pass_restart), since a libevent pass under load
+	 * need not end.
+	 * cmds_received tells the loop a pass had work.
 	 */
 	struct {
 		bool cached;
@@ -451,6 +463,16 @@ static inline uint64_t nvmf_tgt_now(struct nvmf_tgt *tgt)
 	if (!tgt->pass.now_ns)
 		tgt->pass.now_ns = blox_clock_now(tgt->clock);
 	return tgt->pass.now_ns;
+}
+
+/*
+ * The transport is about to read a batch of capsules: they start now (the
+ * time of the pass is taken again, where the loop marks its passes).
+ */
+static inline void nvmf_tgt_pass_restart(struct nvmf_tgt *tgt)
+{
+	if (tgt->pass.cached)
+		tgt->pass.now_ns = blox_clock_now(tgt->clock);
 }
 
 /* A loop pass ended: the next nvmf_tgt_now() reads the clock again. */
