@@ -15,6 +15,7 @@
 #include "ini.h"
 
 #include "blox_hist.h"
+#include "blox_util.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -40,6 +41,12 @@ struct perf_opts {
 	double seconds;
 	uint64_t count; /* 0: by time */
 	uint64_t range; /* bytes of the namespace used; 0: all */
+	uint32_t timeline_ms; /* completions per slice of this length; 0: none */
+};
+
+/* A worker's completions in one timeline slice. */
+struct slice {
+	uint64_t ios, lat_ns; /* completed in it, and their latencies summed */
 };
 
 struct perf_run;
@@ -53,6 +60,7 @@ struct worker {
 	uint8_t *bufs;
 	uint64_t rng, cursor, first_lba, nr_lbas;
 	struct blox_hist hist;
+	struct slice *slices; /* --timeline-ms: nr_slices of them */
 	uint64_t reads, writes, errors, status_errors;
 	int transport_rc;
 	pthread_t thread;
@@ -69,6 +77,7 @@ struct perf_run {
 	atomic_uint_fast64_t issued; /* by count: commands handed out */
 	atomic_uint finished; /* workers done */
 	uint64_t t0, t1;
+	uint32_t nr_slices; /* --timeline-ms: the run and 60 s of draining; the last takes the rest */
 };
 
 static uint64_t now_ns(void)
@@ -147,6 +156,13 @@ static void *worker_main(void *arg)
 
 			outstanding--;
 			blox_hist_add(&w->hist, t - w->start_ns[i]);
+			if (w->slices) {
+				uint64_t j = (t - w->run->t0) / (w->run->o.timeline_ms * 1000000ull);
+				struct slice *sl = &w->slices[BLOX_MIN(j, w->run->nr_slices - 1ull)];
+
+				sl->ios++;
+				sl->lat_ns += t - w->start_ns[i];
+			}
 			if (done[k]->sqe.opcode == nvme_cmd_read)
 				w->reads++;
 			else
@@ -197,6 +213,10 @@ static void usage(FILE *f)
 		"  -j, --json FILE        results as JSON to FILE ('-': stdout)\n"
 		"  -k, --kato-ms N        keep-alive timeout asked in Connect; a Keep\n"
 		"                         Alive every N/2 ms on each admin queue (0: off)\n"
+		"      --timeline-ms N    with --json and --time: completions per slice of\n"
+		"                         N ms, with their latencies summed and the run's\n"
+		"                         start on CLOCK_MONOTONIC, to set beside a target's\n"
+		"                         own figures over the same time\n"
 		"Exit 0: every I/O succeeded; 1: some failed; 2: usage or set-up.\n");
 }
 
@@ -257,6 +277,7 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "range", required_argument, NULL, 'r' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "kato-ms", required_argument, NULL, 'k' },
+		{ "timeline-ms", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -267,7 +288,7 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 				 .nsid = 1, .qd = 1, .bs = 4096, .queues = 1,
 				 .conns = 1, .rwmix = 50, .random = true,
 				 .pat = PAT_READ, .seconds = 10 };
-	while ((c = getopt_long(argc, argv, "a:p:n:N:q:o:w:M:Q:C:HDt:c:r:j:k:h", opts,
+	while ((c = getopt_long(argc, argv, "a:p:n:N:q:o:w:M:Q:C:HDt:c:r:j:k:T:h", opts,
 				NULL)) != -1) {
 		const char *bad = NULL;
 
@@ -311,6 +332,7 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 		case 'C':
 		case 'c':
 		case 'k':
+		case 'T':
 		case 'r': {
 			static const struct {
 				int c;
@@ -327,6 +349,7 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 				{ 'c', "--count", 1, UINT64_MAX },
 				{ 'r', "--range", 1, UINT64_MAX },
 				{ 'k', "--kato-ms", 0, 3600000 },
+				{ 'T', "--timeline-ms", 1, 60000 },
 			};
 			size_t i = 0;
 
@@ -348,6 +371,7 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 			case 'C': o->conns = (uint32_t)v; break;
 			case 'c': o->count = v; break;
 			case 'k': o->kato_ms = (uint32_t)v; break;
+			case 'T': o->timeline_ms = (uint32_t)v; break;
 			default: o->range = v; break;
 			}
 			break;
@@ -363,6 +387,10 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 			fprintf(stderr, "bloxperf: %s: bad value '%s'\n", bad, optarg);
 			return 2;
 		}
+	}
+	if (o->timeline_ms && (o->count || !o->json)) {
+		fprintf(stderr, "bloxperf: --timeline-ms goes with --json and a run by time\n");
+		return 2;
 	}
 	if (optind < argc || !o->addr || !o->subnqn) {
 		fprintf(stderr, "bloxperf: %s\n", optind < argc ? "unexpected argument"
@@ -434,6 +462,8 @@ static int workers_setup(struct perf_run *r)
 	uint64_t share;
 
 	r->nr_w = r->o.conns * r->o.queues;
+	if (r->o.timeline_ms)
+		r->nr_slices = (uint32_t)((r->o.seconds * 1000 + 60000) / r->o.timeline_ms) + 1;
 	r->w = calloc(r->nr_w, sizeof(*r->w));
 	if (!r->w)
 		return -ENOMEM;
@@ -451,11 +481,47 @@ static int workers_setup(struct perf_run *r)
 		memset(w->bufs, 0xa5, (size_t)r->o.qd * r->o.bs);
 		w->rng = 0x9e3779b97f4a7c15ull * (i + 1);
 		blox_hist_reset(&w->hist);
+		if (r->nr_slices && !(w->slices = calloc(r->nr_slices, sizeof(*w->slices))))
+			return -ENOMEM;
 		/* Random: the whole range; sequential: each its own share. */
 		w->first_lba = r->o.random ? 0 : share * i;
 		w->nr_lbas = r->o.random ? r->nsze : share;
 	}
 	return 0;
+}
+
+/*
+ * ,"timeline": {"ms": N, "t0_ns": start (CLOCK_MONOTONIC), "ios": [...],
+ * "lat_us": [...]}: per slice up to the last with a completion, what
+ * completed in it and their latencies summed.
+ */
+static void timeline_json(const struct perf_run *r, FILE *f)
+{
+	uint32_t last = 0;
+
+	if (!r->nr_slices)
+		return;
+	for (uint32_t k = 0; k < r->nr_slices; k++)
+		for (uint32_t i = 0; i < r->nr_w; i++)
+			if (r->w[i].slices[k].ios)
+				last = k + 1;
+	fprintf(f, ",\n  \"timeline\": {\"ms\": %u, \"t0_ns\": %llu, \"ios\": [", r->o.timeline_ms,
+		(unsigned long long)r->t0);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			fprintf(f, "], \"lat_us\": [");
+		for (uint32_t k = 0; k < last; k++) {
+			uint64_t v = 0;
+
+			for (uint32_t i = 0; i < r->nr_w; i++)
+				v += pass ? r->w[i].slices[k].lat_ns : r->w[i].slices[k].ios;
+			if (pass)
+				fprintf(f, "%s%.1f", k ? ", " : "", (double)v / 1e3);
+			else
+				fprintf(f, "%s%llu", k ? ", " : "", (unsigned long long)v);
+		}
+	}
+	fprintf(f, "]}");
 }
 
 static void report(const struct perf_run *r, FILE *f, bool json)
@@ -486,7 +552,7 @@ static void report(const struct perf_run *r, FILE *f, bool json)
 			"  \"writes\": %llu,\n  \"bytes_read\": %llu,\n  \"bytes_written\": %llu,\n"
 			"  \"errors\": %llu,\n  \"iops\": %.1f,\n  \"mib_s\": %.2f,\n"
 			"  \"latency_us\": {\"mean\": %.2f, \"min\": %.2f, \"p50\": %.2f,"
-			" \"p99\": %.2f, \"p99_9\": %.2f, \"max\": %.2f}\n}\n",
+			" \"p99\": %.2f, \"p99_9\": %.2f, \"max\": %.2f}",
 			r->o.addr, r->o.port, r->o.subnqn, r->o.nsid, r->o.qd, r->o.bs,
 			r->o.random ? "rand" : "", pats[r->o.pat], r->o.rwmix, r->o.queues,
 			r->o.conns, r->o.hdgst ? "true" : "false",
@@ -499,6 +565,8 @@ static void report(const struct perf_run *r, FILE *f, bool json)
 			h->count ? h->min / 1e3 : 0.0, blox_hist_quantile(h, 0.5) / 1e3,
 			blox_hist_quantile(h, 0.99) / 1e3, blox_hist_quantile(h, 0.999) / 1e3,
 			h->max / 1e3);
+		timeline_json(r, f);
+		fprintf(f, "\n}\n");
 	} else {
 		fprintf(f,
 			"%s%s bs %u qd %u x %u queues x %u connections%s%s: %.2f s\n"
@@ -523,6 +591,7 @@ static void teardown(struct perf_run *r)
 		free(r->w[i].reqs);
 		free(r->w[i].start_ns);
 		free(r->w[i].bufs);
+		free(r->w[i].slices);
 	}
 	free(r->w);
 	for (uint32_t i = 0; r->ctrls && i < r->o.conns; i++) {
