@@ -46,10 +46,21 @@ static void rt_timer_cb(evutil_socket_t fd, short what, void *arg)
 	rt->armed_for = 0;
 	if (next == UINT64_MAX)
 		return;
-	/* Spin out the last stretch; a deadline further off re-arms. */
+	/*
+	 * A deadline further off than the window re-arms; inside it, one
+	 * further off than the spin budget gives the loop a pass first (a
+	 * zero-timeout timer), and only the last stretch is spun.
+	 */
 	now = blox_clock_now(rt->clock);
 	if (next > now + rt->spin_ns) {
 		rt_arm(rt);
+		return;
+	}
+	if (next > now + NAND_RT_SPIN_MAX_NS) {
+		static const struct timeval zero = { 0, 0 };
+
+		evtimer_add(rt->timer, &zero);
+		rt->armed_for = next;
 		return;
 	}
 	while (now < next)
