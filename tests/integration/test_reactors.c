@@ -6,8 +6,8 @@
  *
  * - the queues land where they should (bloxctl ctrl list --json, status
  *   --json) and verified I/O (write a pattern, read it back, compare) runs
- *   on every namespace (ram of two block sizes, nand-timing, nand) from
- *   queues on every reactor at once;
+ *   on every namespace (ram of two block sizes, nand-timing, two nand on
+ *   two devices) from queues on every reactor at once;
  * - namespaces created and deleted through bloxctl while I/O runs: I/O to
  *   the deleted one ends with an NVMe status, the rest goes on;
  * - a controller whose I/O queues live on reactors 1..N-1 loses its admin
@@ -54,12 +54,17 @@ struct nsg {
 	uint64_t nblocks;
 };
 
-/* ram 4 KiB, ram 512 B, nand-timing, nand: every namespace backend with data. */
+/*
+ * ram 4 KiB, ram 512 B, nand-timing, nand twice: every namespace backend
+ * with data, and two NAND devices (each nand namespace has its own) serving
+ * at once.
+ */
 static const struct nsg nss[] = {
 	{ 1, 4096, (32u << 20) / 4096 },
 	{ 2, 512, (16u << 20) / 512 },
 	{ 3, 4096, (32u << 20) / 4096 },
 	{ 4, 4096, (16u << 20) / 4096 },
+	{ 5, 4096, (16u << 20) / 4096 },
 };
 #define NR_NS (sizeof(nss) / sizeof(nss[0]))
 
@@ -72,6 +77,9 @@ static const char subsystems[] =
 	"   \"blocks_per_plane\": 64, \"pages_per_block\": 96, \"t_read_us\": 50}},"
 	"  {\"nsid\": 4, \"backend\": \"nand\", \"size\": \"16M\", \"nand\": {"
 	"   \"channels\": 2, \"dies_per_channel\": 2, \"planes_per_die\": 1,"
+	"   \"pages_per_block\": 96}},"
+	"  {\"nsid\": 5, \"backend\": \"nand\", \"size\": \"16M\", \"nand\": {"
+	"   \"channels\": 1, \"dies_per_channel\": 4, \"planes_per_die\": 2,"
 	"   \"pages_per_block\": 96}}"
 	"] } ]";
 
