@@ -11,7 +11,12 @@
  * (see the header written to the output). Writes the measured curve and
  * both predictions side by side as a plain text table.
  *
- *   nand_model [out-file]     (default docs/results/nand_model.txt)
+ * --closed: mean and P99 latency at QD 1..256 on 4 dies (1 channel) and 24
+ * (6 channels), with no think time and with 100 us of it, against the
+ * closed-loop model bloxctl stats can show (blox_model_closed).
+ *
+ *   nand_model [out-file]            (default docs/results/nand_model.txt)
+ *   nand_model --closed [out-file]   (default docs/results/nand_model_closed.txt)
  */
 #include <errno.h>
 #include <math.h>
@@ -24,11 +29,13 @@
 #include <sys/stat.h>
 
 #include "blox_hist.h"
+#include "blox_model.h"
 #include "nand.h"
 
 #define XFER_BYTES 4096u
 #define MEASURE_OPS 200000u
 #define MAX_QD 1024u
+#define PARTS 8u /* --closed: the measured reads in PARTS runs, each its own P99 */
 
 struct driver {
 	struct nand_dev *dev;
@@ -36,11 +43,23 @@ struct driver {
 	uint64_t rng;
 	uint32_t *outstanding; /* per die */
 	uint32_t busy; /* dies with at least one read outstanding */
-	uint64_t warm_left, measured;
+	uint64_t warm_left, measured, measure_ops;
 	bool measuring, stop;
 	uint64_t t_start, t_end, last_t;
 	double busy_area; /* integral of busy over the window, die * ns */
 	struct blox_hist lat;
+	/* --closed */
+	struct blox_hist *part; /* PARTS of them, or NULL */
+	uint64_t think_ns; /* a completed read is submitted again this much later */
+	bool think_exp; /* ... or after an exponential time of that mean */
+	struct pend *pend; /* completed, waiting out their think time: a min-heap */
+	uint32_t pend_n;
+};
+
+/* A read waiting out its think time. */
+struct pend {
+	uint64_t at;
+	struct nand_op *op;
 };
 
 struct point {
@@ -49,6 +68,7 @@ struct point {
 	double busy_meas, busy_pred, s_eff_ns;
 	double lat_mean_ns, lat_pred_ns;
 	uint64_t p50, p99;
+	uint64_t p99_lo, p99_hi; /* --closed: the least and greatest P99 of the PARTS */
 };
 
 static uint64_t rnd(struct driver *d)
@@ -77,6 +97,21 @@ static void pick(struct driver *d, struct nand_op *op)
 		d->busy++;
 }
 
+/* @op, done at @t, goes back to the flash after its think time. */
+static void pend_push(struct driver *d, uint64_t t, struct nand_op *op)
+{
+	uint32_t i = d->pend_n++;
+	double z = (double)d->think_ns;
+
+	if (d->think_exp) /* 53 random bits: u in (0, 1] */
+		z *= -log((double)((rnd(d) >> 11) + 1) / 9007199254740992.0);
+	while (i && d->pend[(i - 1) / 2].at > t + (uint64_t)z) {
+		d->pend[i] = d->pend[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	d->pend[i] = (struct pend){ t + (uint64_t)z, op };
+}
+
 static void read_cb(struct nand_op *op)
 {
 	struct driver *d = op->cb_arg;
@@ -91,7 +126,10 @@ static void read_cb(struct nand_op *op)
 		d->busy_area += (double)d->busy * (double)(t - d->last_t);
 		d->last_t = t;
 		blox_hist_add(&d->lat, t - op->submit_ns);
-		if (++d->measured == MEASURE_OPS) {
+		if (d->part)
+			blox_hist_add(&d->part[d->measured * PARTS / d->measure_ops],
+				      t - op->submit_ns);
+		if (++d->measured == d->measure_ops) {
 			d->t_end = t;
 			d->measuring = false;
 			d->stop = true;
@@ -104,6 +142,10 @@ static void read_cb(struct nand_op *op)
 		d->busy--;
 	if (d->stop)
 		return;
+	if (d->think_ns) {
+		pend_push(d, t, op);
+		return;
+	}
 	pick(d, op);
 	if (nand_submit(d->dev, op, t)) {
 		fprintf(stderr, "nand_model: submit failed\n");
@@ -166,18 +208,60 @@ static void predict(const struct nand_config *cfg, struct point *p)
 	p->x_amva = fmin(x * 1e9, chan);
 }
 
-static int measure(const struct nand_config *cfg, uint32_t qd, struct point *p)
+/* One closed-loop run: its depth, think time and length. */
+struct run {
+	uint32_t qd;
+	uint64_t think_ns, warm, ops;
+	bool think_exp; /* think times exponential, think_ns their mean */
+	bool parts; /* a P99 per PARTS of the measured reads too */
+};
+
+/* The read at the head of the think FIFO goes back to the flash at @t. */
+static int release(struct driver *d, uint64_t t)
+{
+	struct nand_op *op = d->pend[0].op;
+	struct pend last = d->pend[--d->pend_n];
+	uint32_t i = 0;
+
+	for (;;) { /* sift the last entry down from the root */
+		uint32_t c = 2 * i + 1;
+
+		if (c >= d->pend_n)
+			break;
+		if (c + 1 < d->pend_n && d->pend[c + 1].at < d->pend[c].at)
+			c++;
+		if (d->pend[c].at >= last.at)
+			break;
+		d->pend[i] = d->pend[c];
+		i = c;
+	}
+	if (d->pend_n)
+		d->pend[i] = last;
+	if (d->measuring) {
+		d->busy_area += (double)d->busy * (double)(t - d->last_t);
+		d->last_t = t;
+	}
+	pick(d, op);
+	return nand_submit(d->dev, op, t);
+}
+
+static int measure(const struct nand_config *cfg, const struct run *run, struct point *p)
 {
 	struct driver d = { 0 };
+	uint32_t qd = run->qd;
 	struct nand_op *ops = calloc(qd, sizeof(*ops));
-	uint64_t t;
 	int rc;
 
 	d.geo = cfg->geo;
 	d.rng = 0x2545f4914f6cdd1dull ^ ((uint64_t)qd << 32) ^ nand_dies(&cfg->geo);
 	d.outstanding = calloc(nand_dies(&cfg->geo), sizeof(*d.outstanding));
-	d.warm_left = qd * 20u > 20000u ? qd * 20u : 20000u;
-	if (!ops || !d.outstanding) {
+	d.warm_left = run->warm;
+	d.measure_ops = run->ops;
+	d.think_ns = run->think_ns;
+	d.think_exp = run->think_exp;
+	d.pend = calloc(qd, sizeof(*d.pend));
+	d.part = run->parts ? calloc(PARTS, sizeof(*d.part)) : NULL;
+	if (!ops || !d.outstanding || !d.pend || (run->parts && !d.part)) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -198,23 +282,44 @@ static int measure(const struct nand_config *cfg, uint32_t qd, struct point *p)
 		if (rc)
 			goto destroy;
 	}
-	while (!d.stop && (t = nand_next_event(d.dev)) != UINT64_MAX)
-		nand_advance(d.dev, t);
+	while (!d.stop) {
+		uint64_t te = nand_next_event(d.dev), tp = UINT64_MAX;
+
+		if (d.pend_n)
+			tp = d.pend[0].at;
+		if (te == UINT64_MAX && tp == UINT64_MAX)
+			break;
+		if (tp < te)
+			rc = release(&d, tp);
+		else
+			nand_advance(d.dev, te);
+		if (rc)
+			goto destroy;
+	}
 	if (!d.stop) {
 		rc = -EIO;
 		goto destroy;
 	}
 	p->qd = qd;
-	p->x_meas = (double)MEASURE_OPS / (double)(d.t_end - d.t_start) * 1e9;
+	p->x_meas = (double)d.measure_ops / (double)(d.t_end - d.t_start) * 1e9;
 	p->busy_meas = d.busy_area / (double)(d.t_end - d.t_start);
 	p->s_eff_ns = p->busy_meas / p->x_meas * 1e9;
 	p->lat_mean_ns = blox_hist_mean(&d.lat);
 	p->p50 = blox_hist_quantile(&d.lat, 0.5);
 	p->p99 = blox_hist_quantile(&d.lat, 0.99);
+	p->p99_lo = p->p99_hi = p->p99;
+	for (uint32_t i = 0; d.part && i < PARTS; i++) {
+		uint64_t v = blox_hist_quantile(&d.part[i], 0.99);
+
+		p->p99_lo = v < p->p99_lo ? v : p->p99_lo;
+		p->p99_hi = v > p->p99_hi ? v : p->p99_hi;
+	}
 	predict(cfg, p);
 destroy:
 	nand_dev_destroy(d.dev);
 out:
+	free(d.part);
+	free(d.pend);
 	free(d.outstanding);
 	free(ops);
 	return rc;
@@ -260,7 +365,9 @@ static int run_geometry(FILE *f, uint32_t channels, uint32_t dpc)
 	C = channels;
 	S = mean_tr_ns(&cfg) + xfer_ns(&cfg);
 	for (uint32_t qd = 1; qd <= MAX_QD; qd *= 2, n++) {
-		int rc = measure(&cfg, qd, &pts[n]);
+		struct run run = { .qd = qd, .warm = qd * 20u > 20000u ? qd * 20u : 20000u,
+				   .ops = MEASURE_OPS };
+		int rc = measure(&cfg, &run, &pts[n]);
 
 		if (rc) {
 			fprintf(stderr, "nand_model: QD %u: %s\n", qd, strerror(-rc));
@@ -310,6 +417,141 @@ static int run_geometry(FILE *f, uint32_t channels, uint32_t dpc)
 	return 0;
 }
 
+/* ---- --closed: blox_model_closed() (common/blox_model.h) against the engine ---- */
+
+#define CLOSED_MAX_QD 256u
+
+static void flash_of(const struct nand_config *cfg, struct blox_model_flash *f)
+{
+	*f = (struct blox_model_flash){
+		.dies = nand_dies(&cfg->geo),
+		.channels = cfg->geo.channels,
+		.planes = cfg->multiplane ? cfg->geo.planes_per_die : 1,
+		.page_size = cfg->geo.page_size,
+		.page_types = (uint32_t)cfg->geo.cell,
+		.t_cmd_ns = cfg->timing.t_cmd_ns,
+		.bus_mbps = cfg->timing.bus_mbps,
+	};
+	for (uint32_t i = 0; i < BLOX_MODEL_TYPES; i++)
+		f->t_read_ns[i] = cfg->timing.t_read_ns[i];
+}
+
+/* @pred / @meas; |that - 1| kept as the worst in *@w and its QD in *@wq. */
+static double dev_of(double pred, double meas, double *w, uint32_t *wq, uint32_t qd)
+{
+	double r = pred / meas;
+
+	if (fabs(r - 1) > *w) {
+		*w = fabs(r - 1);
+		*wq = qd;
+	}
+	return r;
+}
+
+static int run_closed(FILE *f, uint32_t channels, uint32_t dpc, uint64_t think_ns,
+		      bool think_exp)
+{
+	struct nand_config cfg;
+	struct blox_model_flash fl;
+	double D, S, wx = 0, wm = 0, wp = 0;
+	uint32_t wxq = 0, wmq = 0, wpq = 0;
+
+	nand_config_default(&cfg);
+	cfg.geo.channels = channels;
+	cfg.geo.dies_per_channel = dpc;
+	flash_of(&cfg, &fl);
+	D = nand_dies(&cfg.geo);
+	S = mean_tr_ns(&cfg) + xfer_ns(&cfg);
+	both(f, "\n## %u ch x %u dies/ch = %.0f dies, think time Z = %.1f us%s; bound %.1f kIOPS\n",
+	     channels, dpc, D, (double)think_ns / 1e3,
+	     !think_ns ? "" : think_exp ? " (exponential)" : " (constant)",
+	     blox_model_read_bound(fl.dies, fl.channels, mean_tr_ns(&cfg), xfer_ns(&cfg)) / 1e3);
+	both(f, "%4s %8s %8s %6s | %8s %8s %6s | %8s %17s %8s %6s | %9s | %6s %6s %6s\n", "QD",
+	     "kIOPS", "kIOPS_pr", "pr/me", "mean_us", "mean_pr", "pr/me", "p99_us",
+	     "p99 of 8 parts", "p99_pr", "pr/me", "open_p99", "busy", "busy_pr", "bw_pr");
+	for (uint32_t qd = 1; qd <= CLOSED_MAX_QD; qd *= 2) {
+		double big = 64.0 * qd * qd / D;
+		struct run run = {
+			.qd = qd,
+			.think_ns = think_ns,
+			.think_exp = think_exp,
+			.warm = big > 200000 ? (uint64_t)big : 200000,
+			.ops = 4 * big > 2000000 ? (uint64_t)(4 * big) : 2000000,
+			.parts = true,
+		};
+		struct blox_model_closed m;
+		struct point p = { 0 };
+		double rx, rm, rp, rho;
+		int rc = measure(&cfg, &run, &p);
+
+		if (rc) {
+			fprintf(stderr, "nand_model: QD %u: %s\n", qd, strerror(-rc));
+			return rc;
+		}
+		blox_model_closed(&fl, qd, (double)think_ns, &m);
+		rx = dev_of(m.x, p.x_meas, &wx, &wxq, qd);
+		rm = dev_of(m.r_ns, p.lat_mean_ns, &wm, &wmq, qd);
+		rp = dev_of(m.p99_ns, (double)p.p99, &wp, &wpq, qd);
+		rho = p.x_meas * S / 1e9 / D;
+		both(f, "%4u %8.2f %8.2f %6.3f | %8.1f %8.1f %6.3f | %8.1f %8.1f-%8.1f %8.1f %6.3f "
+			"| %9.1f | %6.3f %6.3f %6.3f\n",
+		     qd, p.x_meas / 1e3, m.x / 1e3, rx, p.lat_mean_ns / 1e3, m.r_ns / 1e3, rm,
+		     (double)p.p99 / 1e3, (double)p.p99_lo / 1e3, (double)p.p99_hi / 1e3,
+		     m.p99_ns / 1e3, rp, blox_model_p99_ns(S, rho, NULL) / 1e3, p.busy_meas / D,
+		     m.die_busy, m.bus_wait_ns / 1e3);
+	}
+	both(f, "## worst |pred/meas - 1|: kIOPS %.1f%% (QD %u), mean %.1f%% (QD %u), "
+		"P99 %.1f%% (QD %u)\n",
+	     100 * wx, wxq, 100 * wm, wmq, 100 * wp, wpq);
+	return 0;
+}
+
+static int main_closed(const char *path)
+{
+	FILE *f;
+	int rc = 0;
+
+	mkdir_for(path);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "nand_model: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	both(f, "# nand_model --closed: the closed-loop model bloxctl stats can show "
+		"(blox_model_closed, common/blox_model.h)\n");
+	both(f, "# against the NAND engine in virtual time. Made by, from the source tree: "
+		"<build>/tests/bench/nand_model --closed\n");
+	both(f, "# ops: timing-only 4 KiB reads, die/plane/block/page uniform, TLC defaults "
+		"(tR 56/65/74 us, 2000 MB/s, t_cmd 500 ns);\n");
+	both(f, "#   QD reads in a closed loop: a completion submits the read again at once "
+		"(Z = 0) or after its think time Z\n");
+	both(f, "#   (exponential: a fresh draw each time, mean Z; constant: exactly Z)\n");
+	both(f, "# per QD: warm-up max(200000, 64*QD^2/D) completions, then max(2000000, "
+		"256*QD^2/D) measured: the per-die queues\n");
+	both(f, "#   wander slowly at high QD (their mixing takes ~QD^2/D completions); "
+		"\"p99 of 8 parts\" is the least and the\n");
+	both(f, "#   greatest P99 of the measured reads cut into 8 runs, the P99's own "
+		"uncertainty. Histogram buckets: ~3%%.\n");
+	both(f, "# model (pred): approximate MVA over the dies and channels with the residual of "
+		"near-constant service; the P99\n");
+	both(f, "#   from the reads queued at the arriving read's die, Bose-Einstein in shape, "
+		"scaled to the MVA's queue (see the header)\n");
+	both(f, "# columns: pr/me = pred/meas; mean and p99 are the flash's response (submit -> "
+		"done, Z not in it);\n");
+	both(f, "#   open_p99 = blox_model_p99_ns (the open-queue P99 bloxctl stats shows) at "
+		"rho = X * S / D measured;\n");
+	both(f, "#   busy = dies with a read outstanding, time-averaged, / D; busy_pr = the "
+		"model's die_busy; bw_pr = its channel wait (us)\n");
+	both(f, "# a constant Z phase-locks reads at low QD (one that waited behind another "
+		"once stays about a service behind it),\n");
+	both(f, "#   so it seldom waits again; the model's arrivals find a busy die at a random "
+		"phase and are high there\n");
+	for (uint32_t i = 0; i < 6 && !rc; i++)
+		rc = run_closed(f, i % 2 ? 6 : 1, 4, i < 2 ? 0 : 100000, i < 4);
+	fclose(f);
+	return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "docs/results/nand_model.txt";
@@ -317,6 +559,8 @@ int main(int argc, char **argv)
 	FILE *f;
 	int rc;
 
+	if (argc > 1 && !strcmp(argv[1], "--closed"))
+		return main_closed(argc > 2 ? argv[2] : "docs/results/nand_model_closed.txt");
 	nand_config_default(&cfg);
 	mkdir_for(path);
 	f = fopen(path, "w");

@@ -3,7 +3,11 @@
  * The flash's model beside its measurement (common/blox_model.h): each
  * formula on known inputs and outputs, worked out by hand (TLC literature
  * timing: tR 56/65/74 us, tPROG 1.2/2/3 ms, 2000 MB/s, tCMD 0.5 us), the
- * utilisation cap as rho goes to 1, intervals without traffic.
+ * utilisation cap as rho goes to 1, intervals without traffic; the closed
+ * loop's properties (depth 1 exact, under the bound and towards it, Little,
+ * monotone and continuous in the depth, think time, bad input) and which
+ * model applies. Its accuracy is the bench's: tests/bench/nand_model.c
+ * --closed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -242,6 +246,187 @@ static void test_eval_saturated(void **state)
 	near(r.write_iops_pred, 8 * 1e9 / (6200000 / 4.0), 1e-9);
 }
 
+/* The closed loop at @qd on @f, think time @z. */
+static struct blox_model_closed closed(const struct blox_model_flash *f, double qd, double z)
+{
+	struct blox_model_closed m;
+
+	blox_model_closed(f, qd, z, &m);
+	assert_true(isfinite(m.x) && isfinite(m.r_ns) && isfinite(m.p99_ns));
+	return m;
+}
+
+/* One read: no queue, its own service; the P99 the slowest page type. */
+static void test_closed_depth1(void **state)
+{
+	struct blox_model_flash f = tlc();
+	struct blox_model_closed m = closed(&f, 1, 0);
+
+	(void)state;
+	assert_true(m.r_ns == 65000.0 + 2548.0); /* exactly tR + xfer */
+	near(m.x, 1e9 / 67548, 1e-12);
+	near(m.p99_ns, 74000 + 2548, 1e-9);
+	near(m.die_busy, 1.0 / 8, 1e-12);
+	assert_true(m.bus_wait_ns == 0);
+	/* A think time adds to the loop, not to the flash. */
+	m = closed(&f, 1, 32452);
+	assert_true(m.r_ns == 67548.0);
+	near(m.x, 1e4, 1e-12);
+	/* Half a read outstanding on average: half the throughput, the same response. */
+	m = closed(&f, 0.5, 0);
+	assert_true(m.r_ns == 67548.0);
+	near(m.x, 0.5e9 / 67548, 1e-12);
+	/* One die, one page type: a FIFO of N reads, R = N S exactly (D = 1, no bus wait). */
+	f.dies = f.channels = 1;
+	f.page_types = 1;
+	for (double n = 1; n <= 64; n *= 2) {
+		m = closed(&f, n, 0);
+		near(m.r_ns, n * 58548, 1e-12);
+		near(m.x, 1e9 / 58548, 1e-12);
+	}
+}
+
+/* Never past the open model's bound; towards it with depth; Little. */
+static void test_closed_bound(void **state)
+{
+	static const uint32_t geo[][2] = { { 8, 4 }, { 4, 1 }, { 24, 6 }, { 64, 1 }, { 2, 0 } };
+	struct blox_model_flash f = tlc();
+
+	(void)state;
+	for (uint32_t g = 0; g < sizeof(geo) / sizeof(geo[0]); g++) {
+		double bound;
+		struct blox_model_closed m;
+
+		f.dies = geo[g][0];
+		f.channels = geo[g][1];
+		bound = blox_model_read_bound(f.dies, f.channels, 65000, 2548);
+		for (double n = 1; n <= 100000; n *= 1.7) {
+			m = closed(&f, n, 0);
+			assert_true(m.x <= bound * (1 + 1e-12));
+			assert_true(m.die_busy <= 1 + 1e-12);
+			near(m.r_ns, n / m.x * 1e9, 1e-9); /* Little, Z = 0 */
+		}
+		/* Far out: within 1% of the bound (64 dies on one channel: the bus). */
+		m = closed(&f, 4096, 0);
+		assert_true(m.x > 0.99 * bound);
+		m = closed(&f, 1e7, 0); /* past the stepped depths: X held, R = N / X */
+		assert_true(m.x > 0.99 * bound && m.x <= bound * (1 + 1e-12));
+		near(m.r_ns, 1e7 / m.x * 1e9, 1e-9);
+		assert_true(m.p99_ns > m.r_ns);
+	}
+	/* At depth 8 * D the 8 dies are not yet saturated: the closed loop is not the bound. */
+	f = tlc();
+	assert_true(closed(&f, 64, 0).x < 0.95 * blox_model_read_bound(8, 4, 65000, 2548));
+}
+
+/* X, R and the P99 never fall as the depth grows, and never jump; P99 >= mean. */
+static void test_closed_monotone(void **state)
+{
+	static const uint32_t geo[][2] = { { 4, 1 }, { 24, 6 }, { 1, 1 }, { 2, 1 } };
+	struct blox_model_flash f = tlc();
+
+	(void)state;
+	for (uint32_t g = 0; g < sizeof(geo) / sizeof(geo[0]); g++) {
+		struct blox_model_closed prev = { 0 }, m;
+		double h = 1.0 / 64, step_max = 0;
+
+		f.dies = geo[g][0];
+		f.channels = geo[g][1];
+		for (double n = h; n <= 40; n += h) {
+			m = closed(&f, n, 50000);
+			assert_true(m.p99_ns >= m.r_ns);
+			assert_true(m.x >= prev.x * (1 - 1e-12));
+			assert_true(m.r_ns >= prev.r_ns * (1 - 1e-12));
+			assert_true(m.p99_ns >= prev.p99_ns * (1 - 1e-12));
+			if (prev.p99_ns > 0 && m.p99_ns - prev.p99_ns > step_max)
+				step_max = m.p99_ns - prev.p99_ns;
+			prev = m;
+		}
+		/* No jump: 1/64 of a read moves the P99 by 2/64 of a service at most. */
+		assert_true(step_max < 2 * 76548.0 / 64);
+		/* Across a whole depth, from either side. */
+		m = closed(&f, 3 - 1e-9, 0);
+		prev = closed(&f, 3, 0);
+		near(m.p99_ns, prev.p99_ns, 1e-6);
+		near(m.r_ns, prev.r_ns, 1e-6);
+		m = closed(&f, 3 + 1e-9, 0);
+		near(m.p99_ns, prev.p99_ns, 1e-6);
+		near(m.x, prev.x, 1e-6);
+	}
+}
+
+/* A think time: fewer reads at the flash, X = N / (R + Z). */
+static void test_closed_think(void **state)
+{
+	struct blox_model_flash f = tlc();
+	struct blox_model_closed z0, m, prev = { 0 };
+
+	(void)state;
+	for (double n = 1; n <= 512; n *= 2) {
+		z0 = closed(&f, n, 0);
+		prev = z0;
+		for (double z = 25000; z <= 400000; z += 25000) {
+			m = closed(&f, n, z);
+			near(m.x, n / (m.r_ns + z) * 1e9, 1e-9);
+			/* Each read away longer: less throughput, shorter queues. */
+			assert_true(m.x <= prev.x * (1 + 1e-12));
+			assert_true(m.r_ns <= prev.r_ns * (1 + 1e-12));
+			assert_true(m.p99_ns <= prev.p99_ns * (1 + 1e-12));
+			prev = m;
+		}
+	}
+	/* Far from the flash (Z >> R): nearly no queue, X nearly N / (S + Z). */
+	m = closed(&f, 8, 1e9);
+	near(m.r_ns, 67548, 1e-3);
+	near(m.x, 8 / (67548 + 1e9) * 1e9, 1e-3);
+	/* Nonsense think time: none. */
+	z0 = closed(&f, 16, 0);
+	m = closed(&f, 16, NAN);
+	assert_true(m.x == z0.x && m.p99_ns == z0.p99_ns);
+	m = closed(&f, 16, -5);
+	assert_true(m.x == z0.x && m.r_ns == z0.r_ns);
+}
+
+/* No dies, no timing, no depth: zeros, never NaN or infinity. */
+static void test_closed_bad(void **state)
+{
+	static const double bad_qd[] = { 0, -1, NAN, INFINITY, -INFINITY };
+	struct blox_model_flash f = tlc();
+	struct blox_model_closed m;
+
+	(void)state;
+	for (uint32_t i = 0; i < sizeof(bad_qd) / sizeof(bad_qd[0]); i++) {
+		m = closed(&f, bad_qd[i], 0);
+		assert_true(m.x == 0 && m.r_ns == 0 && m.p99_ns == 0 && m.die_busy == 0);
+	}
+	f.dies = 0;
+	m = closed(&f, 32, 0);
+	assert_true(m.x == 0 && m.r_ns == 0 && m.p99_ns == 0 && m.bus_wait_ns == 0);
+	/* Null timing: no array time, no bus. */
+	f = (struct blox_model_flash){ .dies = 8, .channels = 4, .page_types = 3 };
+	m = closed(&f, 32, 1000);
+	assert_true(m.x == 0 && m.r_ns == 0 && m.p99_ns == 0);
+	/* Page types out of range: clamped as everywhere else. */
+	f = tlc();
+	f.page_types = 0;
+	m = closed(&f, 1, 0);
+	near(m.r_ns, 56000 + 2548, 1e-12);
+}
+
+static void test_closed_applies(void **state)
+{
+	(void)state;
+	assert_true(blox_model_closed_applies(32, 32));
+	assert_true(blox_model_closed_applies(30.5, 32)); /* a completion's gap */
+	assert_true(blox_model_closed_applies(1, 1));
+	assert_true(blox_model_closed_applies(0.75, 1));
+	assert_false(blox_model_closed_applies(10, 32)); /* bursts: an open queue */
+	assert_false(blox_model_closed_applies(0, 0));
+	assert_false(blox_model_closed_applies(NAN, 32));
+	assert_false(blox_model_closed_applies(32, INFINITY));
+	assert_false(blox_model_closed_applies(-1, -1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +436,12 @@ int main(void)
 		cmocka_unit_test(test_eval_loaded),
 		cmocka_unit_test(test_eval_zero_traffic),
 		cmocka_unit_test(test_eval_saturated),
+		cmocka_unit_test(test_closed_depth1),
+		cmocka_unit_test(test_closed_bound),
+		cmocka_unit_test(test_closed_monotone),
+		cmocka_unit_test(test_closed_think),
+		cmocka_unit_test(test_closed_bad),
+		cmocka_unit_test(test_closed_applies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
