@@ -386,9 +386,10 @@ static void io_block(const Blox__Admin__IoStats *io)
 }
 
 /*
- * The model beside the measurement: "read IOPS 12.3K of a 142K bound; P99
- * read 410 us measured, 380 us predicted (rho 0.42, E[S] 70 us); write
- * IOPS 2.1K measured, 2.3K predicted at WAF 3.1".
+ * The model beside the measurement: "read IOPS 12.3K of a 142K bound; read
+ * mean 150 us, P99 410 us measured, 140 us and 380 us predicted (closed loop
+ * at QD 2.0, 13.1K IOPS; rho 0.42, E[S] 70 us); write IOPS 2.1K measured,
+ * 2.3K predicted at WAF 3.1".
  */
 static void model_block(const Blox__Admin__NamespaceStats__Model *md)
 {
@@ -401,13 +402,21 @@ static void model_block(const Blox__Admin__NamespaceStats__Model *md)
 			 !strcmp(md->waf_from, "life")	 ? " (since the start)"
 			 : !strcmp(md->waf_from, "none") ? " (none measured yet)"
 							 : "");
+	char how[64], x[16];
+
+	if (!strcmp(md->latency_model, "closed"))
+		snprintf(how, sizeof(how), "closed loop at QD %.1f, %s IOPS", md->qd,
+			 rate_str(md->read_iops_pred, x, sizeof(x)));
+	else
+		snprintf(how, sizeof(how), "open queue");
 	cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  model",
-		 "%u dies on %u channel%s: read IOPS %s of a %s bound; P99 read %.0f us "
-		 "measured, %s%.0f us predicted (rho %.2f%s%s, E[S] %.0f us)%s",
+		 "%u dies on %u channel%s: read IOPS %s of a %s bound; read mean %.0f us, P99 "
+		 "%.0f us measured, %.0f us and %s%.0f us predicted (%s; rho %.2f%s%s, E[S] "
+		 "%.0f us)%s",
 		 md->dies, md->channels, md->channels == 1 ? "" : "s", rate_str(md->read_iops, a, sizeof(a)),
-		 rate_str(md->read_iops_bound, b, sizeof(b)), md->p99_read_ns / 1e3,
-		 md->saturated ? ">= " : "", md->p99_read_pred_ns / 1e3, md->rho,
-		 md->saturated ? ", saturated" : "",
+		 rate_str(md->read_iops_bound, b, sizeof(b)), md->read_mean_ns / 1e3,
+		 md->p99_read_ns / 1e3, md->read_mean_pred_ns / 1e3, md->saturated ? ">= " : "",
+		 md->p99_read_pred_ns / 1e3, how, md->rho, md->saturated ? ", saturated" : "",
 		 strcmp(md->busy_from, "ops") ? "" : " from op counts", md->service_ns / 1e3, wr);
 }
 

@@ -600,6 +600,38 @@ static const char *const waf_from[] = {
 };
 
 /*
+ * The read latency the flash explains. A host that keeps a steady depth is
+ * a closed loop: the MVA at the depth bloxd held (its mean over the window)
+ * when the window had reads and no programs to share the dies with;
+ * otherwise the open-queue formulas on the measured occupancy.
+ */
+static void read_model(Blox__Admin__NamespaceStats__Model *m, const struct blox_model_flash *f,
+		       const struct blox_model_meas *meas, const struct blox_model *r,
+		       const Blox__Admin__IoStats *io)
+{
+	double rho = BLOX_MIN(BLOX_MAX(r->rho, 0.0), BLOX_MODEL_RHO_MAX);
+
+	m->read_mean_ns = io->read_lat ? io->read_lat->mean_ns : 0;
+	m->qd = io->mean_queue_depth;
+	if (meas->host_reads && !meas->flash_programs && io->mean_queue_depth > 0 &&
+	    blox_model_closed_applies(io->mean_queue_depth, (double)io->max_queue_depth)) {
+		struct blox_model_closed c;
+
+		blox_model_closed(f, io->mean_queue_depth, 0, &c);
+		if (c.x > 0) {
+			m->latency_model = (char *)"closed";
+			m->read_mean_pred_ns = c.r_ns;
+			m->read_iops_pred = c.x;
+			m->p99_read_pred_ns = (uint64_t)(c.p99_ns + 0.5);
+			m->saturated = false;
+			return;
+		}
+	}
+	m->latency_model = (char *)"open";
+	m->read_mean_pred_ns = r->service_ns * (1 + rho / (1 - rho));
+}
+
+/*
  * The model over the window of the namespace's I/O figures (@io, from
  * ns->snap[base]), or NULL: none, or no sample of its flash at the
  * window's start.
@@ -658,6 +690,7 @@ static Blox__Admin__NamespaceStats__Model *model_stats(struct blox_admin *a,
 	m->waf_from = (char *)(cur.has_ftl ? waf_from[r.waf_src] : "");
 	m->write_iops = r.write_iops;
 	m->write_iops_pred = r.write_iops_pred;
+	read_model(m, &cur.flash, &meas, &r, io);
 	return m;
 }
 
