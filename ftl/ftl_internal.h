@@ -143,17 +143,18 @@ struct ftl_cmt {
 	TAILQ_ENTRY(ftl_cmt) lru;
 };
 
-/* A flash read on behalf of a host read (one flash page, some slots). */
+/*
+ * A flash read on behalf of a host read (one flash page, some slots): the
+ * slots wanted go straight into the host's buffer, one segment per run of
+ * slots that is contiguous both in the page and in the buffer.
+ */
 struct ftl_rd {
 	struct nand_op op;
 	struct ftl *f;
 	struct ftl_io *io;
-	uint8_t *page;
-	uint8_t oob[FTL_MAX_SLOTS * 32 + 64];
-	uint32_t nslots;
-	struct {
-		uint32_t slot, unit; /* slot in the page -> unit of the io */
-	} want[FTL_MAX_SLOTS];
+	uint32_t nslots; /* units read */
+	uint32_t nsegs;
+	struct nand_seg segs[FTL_MAX_SLOTS];
 	TAILQ_ENTRY(ftl_rd) link;
 };
 

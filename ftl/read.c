@@ -4,10 +4,11 @@
  * the translation page (the read waits and resumes). Unmapped units read
  * as zeroes without touching flash; units still in the write buffer are
  * copied from it; the rest are read from flash, one NAND read per flash
- * page for the units of the request that share it.
+ * page for the units of the request that share it, its data going straight
+ * into the request's buffer (NAND read segments): no bounce page, no copy
+ * at completion.
  */
 #include "ftl_internal.h"
-#include "blox_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -22,9 +23,6 @@ int ftl_read_init(struct ftl *f)
 		return -ENOMEM;
 	TAILQ_INIT(&f->free_rds);
 	for (uint32_t i = 0; i < FTL_READ_CTXS; i++) {
-		f->rds[i].page = blox_page_alloc(f->geo->page_size);
-		if (!f->rds[i].page)
-			return -ENOMEM;
 		f->rds[i].f = f;
 		TAILQ_INSERT_TAIL(&f->free_rds, &f->rds[i], link);
 	}
@@ -33,8 +31,6 @@ int ftl_read_init(struct ftl *f)
 
 void ftl_read_fini(struct ftl *f)
 {
-	for (uint32_t i = 0; f->rds && i < FTL_READ_CTXS; i++)
-		free(f->rds[i].page);
 	free(f->rds);
 }
 
@@ -50,15 +46,31 @@ static void rd_done(struct nand_op *op)
 	struct ftl *f = rd->f;
 	struct ftl_io *io = rd->io;
 
+	/* The data is in io->buf already (the op's segments). */
 	if (op->status && !io->status)
 		io->status = -EIO;
-	for (uint32_t i = 0; i < rd->nslots; i++)
-		memcpy(io->buf + (size_t)rd->want[i].unit * FTL_UNIT,
-		       rd->page + (size_t)rd->want[i].slot * FTL_UNIT, FTL_UNIT);
 	TAILQ_INSERT_TAIL(&f->free_rds, rd, link);
 	io->pending--;
 	read_finish(f, io);
 	ftl_progress(f);
+}
+
+/*
+ * Slot @slot of the page into unit @unit of the request: one more unit of
+ * the last segment when it follows on in both, else a segment of its own.
+ */
+static void rd_want(struct ftl_rd *rd, uint32_t slot, uint32_t unit)
+{
+	uint8_t *dst = rd->io->buf + (size_t)unit * FTL_UNIT;
+	struct nand_seg *sg = rd->nsegs ? &rd->segs[rd->nsegs - 1] : NULL;
+
+	rd->nslots++;
+	if (sg && sg->off + sg->len == slot * FTL_UNIT &&
+	    (uint8_t *)sg->dst + sg->len == dst) {
+		sg->len += FTL_UNIT;
+		return;
+	}
+	rd->segs[rd->nsegs++] = (struct nand_seg){ slot * FTL_UNIT, FTL_UNIT, dst };
 }
 
 /* Mapping of @lba, loading its translation page if needed. */
@@ -115,10 +127,9 @@ void ftl_read_step(struct ftl *f, struct ftl_io *io)
 		}
 		TAILQ_REMOVE(&f->free_rds, rd, link);
 		rd->io = io;
-		rd->nslots = 0;
+		rd->nslots = rd->nsegs = 0;
 		fpid = ppn / f->slots;
-		rd->want[rd->nslots].slot = ppn % f->slots;
-		rd->want[rd->nslots++].unit = io->next++;
+		rd_want(rd, ppn % f->slots, io->next++);
 		/* Following units on the same flash page share the read. */
 		while (io->next < io->nr && rd->nslots < f->slots) {
 			uint32_t p2;
@@ -127,8 +138,7 @@ void ftl_read_step(struct ftl *f, struct ftl_io *io)
 			    p2 == FTL_UNMAPPED || p2 / f->slots != fpid ||
 			    ftl_buffered(f, p2))
 				break;
-			rd->want[rd->nslots].slot = p2 % f->slots;
-			rd->want[rd->nslots++].unit = io->next++;
+			rd_want(rd, p2 % f->slots, io->next++);
 		}
 		memset(&rd->op, 0, sizeof(rd->op));
 		rd->op.kind = NAND_OP_READ;
@@ -136,7 +146,8 @@ void ftl_read_step(struct ftl *f, struct ftl_io *io)
 		ftl_fpid_addr(f, fpid, &rd->op.addr);
 		rd->op.nplanes = 1;
 		rd->op.xfer_bytes = rd->nslots * FTL_UNIT;
-		rd->op.data = rd->page;
+		rd->op.segs = rd->segs;
+		rd->op.nsegs = rd->nsegs;
 		rd->op.cb = rd_done;
 		rd->op.cb_arg = rd;
 		io->pending++;

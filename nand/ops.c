@@ -28,6 +28,23 @@ static struct nand_addr plane_addr(const struct nand_op *op, uint32_t p)
 	return a;
 }
 
+/* Segments only on a single-plane data read, each inside the page. */
+static int segs_check(const struct nand_geometry *g, const struct nand_op *op)
+{
+	if (!op->segs && !op->nsegs)
+		return 0;
+	if (!op->segs || op->nsegs == 0 || op->nsegs > NAND_MAX_SEGS ||
+	    op->kind != NAND_OP_READ || op->nplanes != 1 || op->timing_only)
+		return -EINVAL;
+	for (uint32_t i = 0; i < op->nsegs; i++) {
+		const struct nand_seg *sg = &op->segs[i];
+
+		if (!sg->dst || sg->len == 0 || (uint64_t)sg->off + sg->len > g->page_size)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now)
 {
 	const struct nand_geometry *g = &dev->cfg.geo;
@@ -43,6 +60,8 @@ int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now)
 	if (op->xfer_bytes > g->page_size)
 		return -EINVAL;
 	if (dev->ntenants && op->tenant >= dev->ntenants)
+		return -EINVAL;
+	if (segs_check(g, op))
 		return -EINVAL;
 	if (op->kind == NAND_OP_ERASE)
 		a.page = 0;
@@ -122,6 +141,7 @@ static int store_access(struct nand_dev *dev, struct nand_op *op)
 					 : NULL;
 		uint8_t *oob = op->oob ? (uint8_t *)op->oob + (size_t)p * g->oob_size
 				       : NULL;
+		uint64_t pg;
 
 		switch (op->kind) {
 		case NAND_OP_READ:
@@ -132,9 +152,17 @@ static int store_access(struct nand_dev *dev, struct nand_op *op)
 					memset(data, 0xff, g->page_size);
 				if (oob)
 					memset(oob, 0xff, g->oob_size);
+				for (uint32_t i = 0; i < op->nsegs; i++)
+					memset(op->segs[i].dst, 0xff, op->segs[i].len);
 				break;
 			}
-			rc = s->ops->read(s, blk * g->pages_per_block + a.page, data, oob);
+			pg = blk * g->pages_per_block + a.page;
+			/* With segments, the whole page is read only if asked for. */
+			if (!op->nsegs || data || oob)
+				rc = s->ops->read(s, pg, data, oob);
+			for (uint32_t i = 0; i < op->nsegs && !rc; i++)
+				rc = s->ops->read_part(s, pg, op->segs[i].off, op->segs[i].len,
+						       op->segs[i].dst);
 			break;
 		case NAND_OP_PROGRAM:
 			/* The store advances the block's write pointer. */

@@ -6,6 +6,17 @@
  * space: erasing a block punches its pages out of the file. A block's
  * meta entry is written after each program or erase of the block, so a
  * reopened store knows which pages hold data.
+ *
+ * Reads are served from a read-only shared mapping of the page-data
+ * region, so a read of part of a page (read_part) copies just those bytes
+ * out of the page cache, with no system call. Writes stay pwritev: a full
+ * disk must fail a program with -ENOSPC or -EIO, not raise SIGBUS through
+ * a writable mapping. Programs through pwritev and reads through the
+ * mapping share one page cache (Linux), so a page is seen as soon as its
+ * program returns; a punched range reads as zeroes through the mapping,
+ * though the engine never reads erased pages. The file always has its
+ * full size before it is mapped (ftruncate at creation, extended at
+ * reopen if shorter), so the mapping never reaches past its end.
  */
 #include "nand.h"
 
@@ -13,6 +24,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -36,6 +48,9 @@ struct file_store {
 	struct nand_store base;
 	int fd;
 	struct file_hdr hdr;
+	void *map; /* from the page below data_off to the end; NULL: no mapping */
+	size_t map_len;
+	const uint8_t *pages; /* page 0's data in the mapping, or NULL */
 };
 
 static struct file_store *to_file(struct nand_store *s)
@@ -106,12 +121,33 @@ static int file_read(struct nand_store *s, uint64_t page, void *data, void *oob)
 	struct file_store *f = to_file(s);
 	int rc = 0;
 
+	if (f->pages) {
+		const uint8_t *p = f->pages + page * f->hdr.stride;
+
+		if (data)
+			memcpy(data, p, s->geo.page_size);
+		if (oob)
+			memcpy(oob, p + s->geo.page_size, s->geo.oob_size);
+		return 0;
+	}
 	if (data)
 		rc = full_pread(f->fd, data, s->geo.page_size, page_off(f, page));
 	if (!rc && oob)
 		rc = full_pread(f->fd, oob, s->geo.oob_size,
 				page_off(f, page) + s->geo.page_size);
 	return rc;
+}
+
+static int file_read_part(struct nand_store *s, uint64_t page, uint32_t off, uint32_t len,
+			  void *dst)
+{
+	struct file_store *f = to_file(s);
+
+	if (f->pages) {
+		memcpy(dst, f->pages + page * f->hdr.stride + off, len);
+		return 0;
+	}
+	return full_pread(f->fd, dst, len, page_off(f, page) + off);
 }
 
 static int file_program(struct nand_store *s, uint64_t page, const void *data,
@@ -185,6 +221,8 @@ static void file_close(struct nand_store *s)
 	struct file_store *f = to_file(s);
 
 	file_sync(s);
+	if (f->map)
+		munmap(f->map, f->map_len);
 	close(f->fd);
 	free(s->blocks);
 	free(s->dies);
@@ -194,6 +232,7 @@ static void file_close(struct nand_store *s)
 static const struct nand_store_ops file_ops = {
 	.name = "file",
 	.read = file_read,
+	.read_part = file_read_part,
 	.program = file_program,
 	.erase = file_erase,
 	.sync = file_sync,
@@ -219,6 +258,31 @@ uint64_t nand_store_file_bytes(const struct nand_geometry *g)
 
 	hdr_init(&h, g);
 	return h.data_off + nand_pages(g) * h.stride;
+}
+
+/*
+ * Map the page-data region of the file, which has its full size by now.
+ * If mmap fails (no address space for a large device on a 32-bit host, a
+ * file system that cannot map), f->pages stays NULL and reads use pread.
+ */
+static void file_map(struct file_store *f, const struct nand_geometry *g)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	uint64_t start = f->hdr.data_off, end = nand_store_file_bytes(g);
+	void *p;
+
+	if (psz > 0)
+		start -= start % (uint64_t)psz;
+	if (end - start > SIZE_MAX)
+		return;
+	p = mmap(NULL, (size_t)(end - start), PROT_READ, MAP_SHARED, f->fd, (off_t)start);
+	if (p == MAP_FAILED)
+		return;
+	/* Reads are of single pages or less: no readahead around a fault. */
+	(void)madvise(p, (size_t)(end - start), MADV_RANDOM);
+	f->map = p;
+	f->map_len = (size_t)(end - start);
+	f->pages = (const uint8_t *)p + (f->hdr.data_off - start);
 }
 
 int nand_store_file_open(const char *path, const struct nand_geometry *g,
@@ -280,10 +344,17 @@ int nand_store_file_open(const char *path, const struct nand_geometry *g,
 					(off_t)f->hdr.counters_off);
 		if (rc)
 			goto free_all;
+		/* A file cut short (copied, truncated) grows back: holes read as zeroes. */
+		if ((uint64_t)st.st_size < nand_store_file_bytes(g) &&
+		    ftruncate(f->fd, (off_t)nand_store_file_bytes(g))) {
+			rc = -errno;
+			goto free_all;
+		}
 		f->base.pages_stored = 0;
 		for (uint64_t b = 0; b < nand_blocks(g); b++)
 			f->base.pages_stored += f->base.blocks[b].write_ptr;
 	}
+	file_map(f, g);
 	*out = &f->base;
 	return 0;
 

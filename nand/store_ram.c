@@ -37,6 +37,20 @@ static int ram_read(struct nand_store *s, uint64_t page, void *data, void *oob)
 	return 0;
 }
 
+static int ram_read_part(struct nand_store *s, uint64_t page, uint32_t off, uint32_t len,
+			 void *dst)
+{
+	struct ram_store *r = to_ram(s);
+	uint32_t ppb = s->geo.pages_per_block;
+	uint8_t **blk = r->blocks[page / ppb];
+	uint8_t *p = blk ? blk[page % ppb] : NULL;
+
+	if (!p)
+		return -EIO;
+	memcpy(dst, p + off, len);
+	return 0;
+}
+
 static int ram_program(struct nand_store *s, uint64_t page, const void *data,
 		       const void *oob)
 {
@@ -114,6 +128,7 @@ static void ram_close(struct nand_store *s)
 static const struct nand_store_ops ram_ops = {
 	.name = "ram",
 	.read = ram_read,
+	.read_part = ram_read_part,
 	.program = ram_program,
 	.erase = ram_erase,
 	.sync = ram_sync,

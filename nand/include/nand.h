@@ -106,6 +106,14 @@ struct nand_store_ops {
 	/* Page data and OOB of a programmed page into @data/@oob (either NULL). */
 	int (*read)(struct nand_store *s, uint64_t page, void *data, void *oob);
 	/*
+	 * @len bytes of a programmed page's data, from byte @off of it, into
+	 * @dst (the caller keeps off + len <= page_size): what a read with
+	 * segments (nand_op.segs) asks of each segment, so that only the
+	 * bytes wanted are moved, straight to where they go.
+	 */
+	int (*read_part)(struct nand_store *s, uint64_t page, uint32_t off, uint32_t len,
+			 void *dst);
+	/*
 	 * Store a page's data and OOB (NULL: zeroes) and advance its block's
 	 * write pointer (kept durable with the page by the file store).
 	 */
@@ -169,6 +177,15 @@ enum nand_prio {
 struct nand_op;
 typedef void (*nand_op_cb)(struct nand_op *op);
 
+/* A byte range of a page's data and where it goes (nand_op.segs). */
+struct nand_seg {
+	uint32_t off, len; /* len > 0, off + len <= page_size */
+	void *dst;
+};
+
+/* Segments one read may carry at most. */
+#define NAND_MAX_SEGS 64u
+
 struct nand_op {
 	/* Set by the submitter. */
 	enum nand_op_kind kind;
@@ -189,6 +206,16 @@ struct nand_op {
 	 */
 	void *data;
 	void *oob;
+	/*
+	 * READ of one plane, not timing-only: byte ranges of the page's data
+	 * copied to their dst when the op completes, besides @data if that is
+	 * set too (usually it is NULL: only the segments move, and the OOB only
+	 * if @oob is set). An erased page fills each with 0xff. Up to
+	 * NAND_MAX_SEGS; anything else is -EINVAL from nand_submit(). The
+	 * array is read at completion, so it lives as long as the op.
+	 */
+	const struct nand_seg *segs;
+	uint32_t nsegs;
 	bool timing_only;
 	nand_op_cb cb;
 	void *cb_arg;

@@ -3,7 +3,9 @@
  * Unit tests for the FTL's mapping paths (ftl/), through ftl.h (its
  * read-only ftl_inspect_*() functions where the I/O surface says too
  * little) and the virtual-time driver. This file: submit-time checks,
- * round trips of 1..32 units, unmapped and write-buffer reads, superblock
+ * round trips of 1..32 units, unmapped and write-buffer reads, reads of
+ * units laid out in every order on flash (straight into the host's
+ * buffer, nothing around it written), superblock
  * striping across dies and planes (down to the NAND address and the page
  * in the store); main(). The others:
  *   ftl_cache.c    CMT hits, misses, LRU eviction and write-back, the MDC
@@ -234,6 +236,64 @@ static void test_buffer_reads(void **state)
 	fx_free(x);
 }
 
+/*
+ * Units on flash in every order: written one by one backwards (each page's
+ * slots in descending LBA order), even LBAs then odd ones (neighbours on
+ * different pages), a sequential run starting mid-page (reads crossing two
+ * pages), some rewritten since the flush (in the write buffer) and a tail
+ * never written. Every read of 1..13 units from every LBA of the window
+ * gets the data, and the buffer around it stays as it was.
+ */
+static void test_read_orders(void **state)
+{
+	static const uint32_t lens[] = { 1, 2, 3, 4, 5, 8, 13 };
+	const uint32_t first = 196, last = 444, guard = 2 * FTL_UNIT;
+	struct fx_geo g;
+	struct fx *x;
+	uint8_t *buf;
+
+	(void)state;
+	fx_geo_small(&g);
+	x = fx_new(&g, NULL, false);
+	for (uint32_t lba = 263; lba >= 200; lba--)
+		fx_write(x, lba, 1);
+	for (uint32_t lba = 300; lba < 364; lba += 2)
+		fx_write(x, lba, 1);
+	for (uint32_t lba = 301; lba < 364; lba += 2)
+		fx_write(x, lba, 1);
+	fx_write(x, 398, 2);
+	fx_write(x, 400, 32);
+	fx_flush(x);
+	fx_write(x, 202, 1);
+	fx_write(x, 305, 1);
+	fx_write(x, 410, 2);
+	buf = fx_tmp_alloc(guard + 13 * FTL_UNIT + guard);
+	for (uint32_t lba = first; lba < last; lba++)
+		for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+			uint32_t nr = lens[i];
+			uint8_t *data = buf + guard;
+
+			memset(buf, 0x5a, guard + (size_t)nr * FTL_UNIT + guard);
+			assert_int_equal(fx_io(x, FTL_IO_READ, lba, nr, data, false), 0);
+			for (uint32_t u = 0; u < nr; u++) {
+				uint32_t got = fx_decode(data + (size_t)u * FTL_UNIT, lba + u);
+
+				if (got != x->shadow[lba + u])
+					fail_msg("read %u+%u: lba %u version %d, want %u", lba,
+						 nr, lba + u, (int)got, x->shadow[lba + u]);
+			}
+			for (uint32_t b = 0; b < guard; b++)
+				if (buf[b] != 0x5a || data[(size_t)nr * FTL_UNIT + b] != 0x5a)
+					fail_msg("read %u+%u wrote outside its buffer", lba, nr);
+		}
+	assert_true(fx_stats(x).flash_data_reads > 0);
+	assert_true(fx_stats(x).buffer_reads > 0);
+	assert_true(fx_stats(x).unmapped_reads > 0);
+	fx_tmp_free(buf);
+	fx_check_invariants(x, true);
+	fx_free(x);
+}
+
 /* ---- striping ---- */
 
 /*
@@ -317,6 +377,7 @@ int main(void)
 		FX_TEST(test_unmapped_reads),
 		FX_TEST(test_read_stats),
 		FX_TEST(test_buffer_reads),
+		FX_TEST(test_read_orders),
 		FX_TEST(test_striping),
 		FX_TEST(test_cmt_lru_and_writeback),
 		FX_TEST(test_cmt_thrash),

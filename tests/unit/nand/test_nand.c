@@ -3,8 +3,9 @@
  * Unit tests for the NAND device's geometry (geometry.c), submission and
  * flash rules (ops.c) and store access: address packing over a whole small
  * odd geometry, bounds and geometry checks, the rules (program once, in
- * order, erase before reprogram), erased reads, multi-plane data layout
- * and timing-only ops. Timing is in test_nand_engine.
+ * order, erase before reprogram), erased reads, multi-plane data layout,
+ * timing-only ops and reads with segments (byte ranges straight to their
+ * destinations). Timing is in test_nand_engine.
  */
 #include "nand_fixture.h"
 
@@ -477,6 +478,217 @@ static void test_timing_only(void **state)
 	fx_destroy(&f);
 }
 
+/* ---- reads with segments ---- */
+
+#define GUARD 32u
+#define GUARD_BYTE 0xa5
+
+/* Each segment's dst sits in a buffer of its own with GUARD bytes around it. */
+struct seg_bufs {
+	struct nand_seg segs[4];
+	uint8_t buf[4][GUARD + 4096 + GUARD];
+};
+
+static void segs_init(struct seg_bufs *b, const uint32_t (*ranges)[2], uint32_t n)
+{
+	memset(b->buf, GUARD_BYTE, sizeof(b->buf));
+	for (uint32_t i = 0; i < n; i++)
+		b->segs[i] = (struct nand_seg){ ranges[i][0], ranges[i][1], b->buf[i] + GUARD };
+}
+
+/* Segment i holds @want's bytes at its range; every other byte is a guard. */
+static void segs_check_bytes(const struct seg_bufs *b, uint32_t n, const uint8_t *want)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const struct nand_seg *sg = &b->segs[i];
+		const uint8_t *dst = sg->dst;
+
+		assert_memory_equal(dst, want + sg->off, sg->len);
+		assert_true(all_bytes(b->buf[i], GUARD, GUARD_BYTE));
+		assert_true(all_bytes(dst + sg->len, sizeof(b->buf[i]) - GUARD - sg->len,
+				      GUARD_BYTE));
+	}
+}
+
+/* 12. A read with segments fills exactly them; the OOB only when asked. */
+static void test_read_segments(void **state)
+{
+	static const uint32_t ranges[][2] = { { 0, 1 }, { 1000, 2048 }, { 4095, 1 }, { 5, 4091 } };
+	static uint8_t data[4096], oob[64], oback[64], whole[4096];
+	static struct seg_bufs b;
+	struct fx f;
+	struct nand_op op;
+	uint64_t t;
+
+	(void)state;
+	fx_init(&f);
+	fx_small_geo(&f.cfg.geo);
+	fx_create(&f, true);
+	fx_fill(data, sizeof(data), 21);
+	fx_fill(oob, sizeof(oob), 22);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 1, 0, data, oob);
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, 0);
+	t = op.done_ns;
+
+	/* Segments alone: no data buffer, no OOB. */
+	segs_init(&b, ranges, 4);
+	fx_data_op(&f, &op, NAND_OP_READ, 1, 0, NULL, NULL);
+	op.segs = b.segs;
+	op.nsegs = 4;
+	op.xfer_bytes = 1024;
+	assert_int_equal(fx_submit(&f, &op, t), 0);
+	fx_run_all(&f);
+	/* The bus time is the xfer_bytes asked for, as before. */
+	fx_expect_done(&op, 0, t + TR0 + 500 + 512);
+	assert_false(op.erased);
+	segs_check_bytes(&b, 4, data);
+	assert_int_equal(f.store->dies[2].reads, 1);
+
+	/* With the OOB, and with the whole page besides. */
+	segs_init(&b, ranges, 2);
+	memset(oback, 0, sizeof(oback));
+	memset(whole, 0, sizeof(whole));
+	fx_data_op(&f, &op, NAND_OP_READ, 1, 0, whole, oback);
+	op.segs = b.segs;
+	op.nsegs = 2;
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, 0);
+	segs_check_bytes(&b, 2, data);
+	assert_true(all_bytes(b.buf[2], sizeof(b.buf[2]), GUARD_BYTE));
+	assert_memory_equal(oback, oob, sizeof(oob));
+	assert_memory_equal(whole, data, sizeof(data));
+	segs_init(&b, ranges, 1);
+	fx_data_op(&f, &op, NAND_OP_READ, 1, 0, NULL, oback);
+	memset(oback, 0, sizeof(oback));
+	op.segs = b.segs;
+	op.nsegs = 1;
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
+	segs_check_bytes(&b, 1, data);
+	assert_memory_equal(oback, oob, sizeof(oob));
+	assert_int_equal(f.store->dies[2].reads, 3);
+	fx_destroy(&f);
+}
+
+/* 13. An erased page fills the segments with 0xff and says so. */
+static void test_read_segments_erased(void **state)
+{
+	static const uint32_t ranges[][2] = { { 0, 4096 }, { 17, 3 }, { 4000, 96 } };
+	static uint8_t ff[4096], oback[64];
+	static struct seg_bufs b;
+	struct fx f;
+	struct nand_op op;
+
+	(void)state;
+	fx_init(&f);
+	fx_small_geo(&f.cfg.geo);
+	fx_create(&f, true);
+	memset(ff, 0xff, sizeof(ff));
+	segs_init(&b, ranges, 3);
+	fx_data_op(&f, &op, NAND_OP_READ, 2, 3, NULL, NULL);
+	op.segs = b.segs;
+	op.nsegs = 3;
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, 0);
+	assert_true(op.erased);
+	segs_check_bytes(&b, 3, ff);
+	/* And its OOB when asked for. */
+	segs_init(&b, ranges, 1);
+	memset(oback, 0, sizeof(oback));
+	fx_data_op(&f, &op, NAND_OP_READ, 2, 3, NULL, oback);
+	op.segs = b.segs;
+	op.nsegs = 1;
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
+	assert_true(op.erased);
+	segs_check_bytes(&b, 1, ff);
+	assert_true(all_bytes(oback, sizeof(oback), 0xff));
+	fx_destroy(&f);
+}
+
+/* 14. Segments out of the page, empty, too many or on the wrong op: -EINVAL at submit. */
+static void test_read_segments_refused(void **state)
+{
+	static struct nand_seg many[NAND_MAX_SEGS + 1];
+	static uint8_t dst[4096], data[2 * 4096];
+	struct nand_seg bad[][1] = {
+		{ { 0, 4097, dst } }, { { 4096, 1, dst } }, { { 1, 4096, dst } },
+		{ { 0, 0, dst } }, { { 0, 1, NULL } }, { { UINT32_MAX, 2, dst } },
+		{ { 2, UINT32_MAX, dst } },
+	};
+	struct nand_seg ok = { 0, 4096, dst };
+	struct fx f;
+	struct nand_op op;
+
+	(void)state;
+	fx_init(&f);
+	fx_small_geo(&f.cfg.geo);
+	fx_create(&f, true);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		fx_data_op(&f, &op, NAND_OP_READ, 0, 0, NULL, NULL);
+		op.segs = bad[i];
+		op.nsegs = 1;
+		assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	}
+	/* A bad one behind a good one. */
+	{
+		struct nand_seg two[2] = { ok, { 4000, 97, dst } };
+
+		fx_data_op(&f, &op, NAND_OP_READ, 0, 0, NULL, NULL);
+		op.segs = two;
+		op.nsegs = 2;
+		assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	}
+	for (uint32_t i = 0; i < ARRAY_SIZE(many); i++)
+		many[i] = (struct nand_seg){ i, 1, dst + i };
+	fx_data_op(&f, &op, NAND_OP_READ, 0, 0, NULL, NULL);
+	op.segs = many;
+	op.nsegs = NAND_MAX_SEGS + 1;
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	fx_data_op(&f, &op, NAND_OP_READ, 0, 0, NULL, NULL);
+	op.segs = many;
+	op.nsegs = 0;
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	fx_data_op(&f, &op, NAND_OP_READ, 0, 0, NULL, NULL);
+	op.nsegs = 1; /* and no array */
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	/* Only on single-plane data reads. */
+	fx_data_op(&f, &op, NAND_OP_READ, 0, 0, data, NULL);
+	op.nplanes = 2;
+	op.segs = &ok;
+	op.nsegs = 1;
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 0, 0, data, NULL);
+	op.segs = &ok;
+	op.nsegs = 1;
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	fx_data_op(&f, &op, NAND_OP_ERASE, 0, 0, NULL, NULL);
+	op.segs = &ok;
+	op.nsegs = 1;
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 1, 0, 0, 0);
+	op.segs = &ok;
+	op.nsegs = 1;
+	assert_int_equal(fx_submit(&f, &op, 0), -EINVAL);
+	/* Nothing was queued or done; NAND_MAX_SEGS is allowed. */
+	assert_int_equal(nand_inflight(f.dev), 0);
+	assert_int_equal(nand_next_event(f.dev), UINT64_MAX);
+	assert_int_equal(f.n, 0);
+	fx_data_op(&f, &op, NAND_OP_READ, 0, 0, NULL, NULL);
+	op.segs = many;
+	op.nsegs = NAND_MAX_SEGS;
+	assert_int_equal(fx_submit(&f, &op, 0), 0);
+	fx_run_all(&f);
+	assert_true(op.erased);
+	assert_true(all_bytes(dst, NAND_MAX_SEGS, 0xff));
+	assert_int_equal(f.store->pages_stored, 0);
+	fx_destroy(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +703,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_read_erased, fx_teardown),
 		cmocka_unit_test_teardown(test_multiplane_data, fx_teardown),
 		cmocka_unit_test_teardown(test_timing_only, fx_teardown),
+		cmocka_unit_test_teardown(test_read_segments, fx_teardown),
+		cmocka_unit_test_teardown(test_read_segments_erased, fx_teardown),
+		cmocka_unit_test_teardown(test_read_segments_refused, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,36 +5,17 @@
  * close/reopen (data, OOB, write pointers, erase counts, die counters),
  * refusal of another geometry or a foreign file, sparseness (only
  * programmed pages take disk space, erase punches it back) and that
- * punching one block leaves its neighbours intact.
+ * punching one block leaves its neighbours intact. store_part.c: partial
+ * page reads (read_part) on both stores, and the file store's mapping.
  */
-#include <errno.h>
+#include "store_tests.h"
+
 #include <fcntl.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cmocka.h>
-
-#include "nand.h"
-#include "nand_fixture.h"
-
-struct sfx {
-	char dir[64];
-	char path[96];
-	struct nand_store *store;
-	struct nand_dev *dev;
-	struct nand_geometry geo;
-	uint32_t done;
-};
-
-static int setup(void **state)
+int setup(void **state)
 {
 	struct sfx *f = calloc(1, sizeof(*f));
 
@@ -51,7 +32,7 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
+int teardown(void **state)
 {
 	struct sfx *f = *state;
 	char junk[128];
@@ -66,13 +47,13 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void fill(uint8_t *p, size_t n, uint32_t seed)
+void fill(uint8_t *p, size_t n, uint32_t seed)
 {
 	for (size_t i = 0; i < n; i++)
 		p[i] = (uint8_t)(seed * 37 + i * 13 + (i >> 7));
 }
 
-static bool all_bytes(const uint8_t *p, size_t n, uint8_t v)
+bool all_bytes(const uint8_t *p, size_t n, uint8_t v)
 {
 	for (size_t i = 0; i < n; i++)
 		if (p[i] != v)
@@ -80,13 +61,13 @@ static bool all_bytes(const uint8_t *p, size_t n, uint8_t v)
 	return true;
 }
 
-static int open_store(struct sfx *f, bool file, const struct nand_geometry *g)
+int open_store(struct sfx *f, bool file, const struct nand_geometry *g)
 {
 	return file ? nand_store_file_open(f->path, g, &f->store)
 		    : nand_store_ram_open(g, &f->store);
 }
 
-static void close_store(struct sfx *f)
+void close_store(struct sfx *f)
 {
 	nand_dev_destroy(f->dev);
 	f->dev = NULL;
@@ -494,6 +475,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_erase_neighbours, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_ram_pages_stored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ram_read_part, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_read_part, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ram_part_after_erase, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_part_coherent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_part_reopen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_short_reopen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_mapped, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
