@@ -136,7 +136,7 @@ struct ftl_cmt {
 	bool dirty;
 	bool gc_loaded; /* GC brought it in: written back when its batch ends */
 	uint32_t *map; /* FTL_TP_ENTRIES PPNs */
-	uint8_t *page; /* flash page bounce buffer while loading */
+	struct nand_seg seg; /* a load: its unit of the flash page, into map */
 	struct nand_op op;
 	struct ftl *f;
 	TAILQ_HEAD(, ftl_io) waiters;

@@ -39,8 +39,7 @@ int ftl_map_init(struct ftl *f)
 		struct ftl_cmt *e = &f->cmt_pool[i];
 
 		e->map = malloc(FTL_UNIT);
-		e->page = blox_page_alloc(f->geo->page_size);
-		if (!e->map || !e->page)
+		if (!e->map)
 			return -ENOMEM;
 		e->f = f;
 		e->tp = FTL_UNMAPPED;
@@ -61,7 +60,6 @@ void ftl_map_fini(struct ftl *f)
 {
 	for (uint32_t i = 0; f->cmt_pool && i < f->cmt_cap; i++) {
 		free(f->cmt_pool[i].map);
-		free(f->cmt_pool[i].page);
 	}
 	free(f->cmt_pool);
 	free(f->cmt_index);
@@ -153,15 +151,14 @@ static void tp_read_done(struct nand_op *op)
 {
 	struct ftl_cmt *e = op->cb_arg;
 	struct ftl *f = e->f;
-	uint32_t ppn = e->load_ppn; /* where it was read, even if GC moved it since */
 
-	if (op->status) {
-		/* Unreadable translation page: its mappings read as unmapped. */
+	/*
+	 * The unit read (at load_ppn, where it was even if GC moved it since)
+	 * is in e->map already; an unreadable one maps nothing.
+	 */
+	if (op->status)
 		for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++)
 			e->map[i] = FTL_UNMAPPED;
-	} else {
-		memcpy(e->map, e->page + (size_t)(ppn % f->slots) * FTL_UNIT, FTL_UNIT);
-	}
 	cmt_loaded(f, e);
 	ftl_progress(f);
 }
@@ -216,12 +213,11 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 			memcpy(e->map, buffered, FTL_UNIT);
 		} else {
 			ftl_fpid_addr(f, ppn / f->slots, &a);
-			if (f->env.store->ops->read(f->env.store,
-						    nand_page_index(f->geo, &a), e->page,
-						    NULL))
-				memset(e->page, 0xff, f->geo->page_size);
-			memcpy(e->map, e->page + (size_t)(ppn % f->slots) * FTL_UNIT,
-			       FTL_UNIT);
+			if (f->env.store->ops->read_part(f->env.store,
+							 nand_page_index(f->geo, &a),
+							 (ppn % f->slots) * FTL_UNIT, FTL_UNIT,
+							 e->map))
+				memset(e->map, 0xff, FTL_UNIT);
 		}
 		e->state = CMT_READY;
 		return e;
@@ -238,7 +234,10 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 	ftl_fpid_addr(f, ppn / f->slots, &e->op.addr);
 	e->op.nplanes = 1;
 	e->op.xfer_bytes = FTL_UNIT;
-	e->op.data = e->page;
+	/* Just its 4 KiB unit of the flash page, straight into the entry's map. */
+	e->seg = (struct nand_seg){ (ppn % f->slots) * FTL_UNIT, FTL_UNIT, e->map };
+	e->op.segs = &e->seg;
+	e->op.nsegs = 1;
 	e->op.cb = tp_read_done;
 	e->op.cb_arg = e;
 	f->st.flash_tp_reads++;
