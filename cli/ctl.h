@@ -111,6 +111,12 @@ int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__
 extern const struct ctl_object ctl_obj_device, ctl_obj_migrate;
 /* ctl_cmd_qos.c */
 extern const struct ctl_object ctl_obj_qos;
+/*
+ * The value @v of QoS option @opt (--read-iops, ...) of @cmd into @out. 0,
+ * or CTL_EX_USAGE after a usage error: not a number, or a number too large
+ * to send, said to be over the limit bloxd takes, with the limit.
+ */
+int ctl_qos_value(const char *cmd, const char *opt, const char *v, uint32_t *out);
 
 /* bloxctl.c: the global options, NULL-terminated: with a value, without. */
 extern const char *const ctl_global_value_opts[], *const ctl_global_flags[];

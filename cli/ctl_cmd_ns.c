@@ -136,13 +136,17 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 						     v);
 			done = true;
 		} else if (!strcmp(o, "--size")) {
-			if (blox_parse_size(v, &r.size))
-				return ctl_usage_err("ns create: --size '%s' is not a size", v);
+			const char *why;
+
+			if (blox_parse_size_why(v, &r.size, &why))
+				return ctl_usage_err("ns create: --size '%s' %s", v, why);
 			has_size = done = true;
 		}
 		for (size_t k = 0; !done && k < sizeof(qnums) / sizeof(qnums[0]); k++)
 			if (!strcmp(o, qnums[k].opt)) {
-				if (cli_parse_u32(v, qnums[k].u) || !*qnums[k].u)
+				if (ctl_qos_value("ns create", o, v, qnums[k].u))
+					return CTL_EX_USAGE;
+				if (!*qnums[k].u)
 					return ctl_usage_err("ns create: %s takes a number from 1", o);
 				has_qos = done = true;
 			}

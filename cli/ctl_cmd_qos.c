@@ -4,9 +4,51 @@
  * show them with what they did.
  */
 #include "ctl.h"
+#include "adm_limits.h"
+#include "blox_parse.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Each QoS option's most (bloxd's check: adm_limits.h) and its unit. */
+static const struct {
+	const char *opt;
+	uint32_t max;
+	const char *unit;
+} qos_max[] = {
+	{ "--read-iops", ADM_QOS_MAX_IOPS, " IOPS" },
+	{ "--write-iops", ADM_QOS_MAX_IOPS, " IOPS" },
+	{ "--iops", ADM_QOS_MAX_IOPS, " IOPS" },
+	{ "--read-mbps", ADM_QOS_MAX_MBPS, " MB/s" },
+	{ "--write-mbps", ADM_QOS_MAX_MBPS, " MB/s" },
+	{ "--mbps", ADM_QOS_MAX_MBPS, " MB/s" },
+	{ "--burst-ms", ADM_QOS_MAX_BURST_MS, " ms" },
+	{ "--weight", ADM_QOS_MAX_WEIGHT, "" },
+};
+
+int ctl_qos_value(const char *cmd, const char *opt, const char *v, uint32_t *out)
+{
+	uint64_t n;
+	int rc = blox_parse_count(v, UINT32_MAX, &n);
+
+	/*
+	 * A number the request cannot carry is over any limit: say which.
+	 * The rest goes to bloxd, which checks the same limits.
+	 */
+	if (rc == -ERANGE) {
+		for (size_t k = 0; k < sizeof(qos_max) / sizeof(qos_max[0]); k++)
+			if (!strcmp(opt, qos_max[k].opt))
+				return ctl_usage_err("%s: %s %s is over the limit: at most %lu%s",
+						     cmd, opt, v, (unsigned long)qos_max[k].max,
+						     qos_max[k].unit);
+		return ctl_usage_err("%s: %s %s is over the limit", cmd, opt, v);
+	}
+	if (rc)
+		return ctl_usage_err("%s: %s '%s' is not a number", cmd, opt, v);
+	*out = (uint32_t)n;
+	return 0;
+}
 
 static int qos_set(struct ctl *c, int argc, char **argv)
 {
@@ -49,9 +91,8 @@ static int qos_set(struct ctl *c, int argc, char **argv)
 		/* 0, off or none: that limit goes. */
 		if (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "none")) {
 			unset[r.n_unset++] = (char *)opts[k].field;
-		} else if (cli_parse_u32(v, opts[k].u)) {
-			return ctl_usage_err("qos set: %s '%s' is not a number (0 or off: no limit)",
-					     o, v);
+		} else if (ctl_qos_value("qos set", o, v, opts[k].u)) {
+			return CTL_EX_USAGE;
 		}
 		changes++;
 		i++;

@@ -9,13 +9,19 @@
 #include <stdint.h>
 
 /*
- * A size: decimal digits, then optionally a binary unit K, M, G or T
- * (case-insensitive), itself optionally followed by "i" and/or "B"
- * ("64K", "1Gi", "512MiB", "2tb"). -EINVAL on anything else (and for a
- * number past 2^64 - 1), -ERANGE when the unit takes it past 2^64 - 1.
- * Nothing is written to @out on error.
+ * A size: decimal digits, then optionally a unit. Powers of 1024: K, M, G,
+ * T (either case), and the IEC units Ki, Mi, Gi, Ti with or without B
+ * ("64K", "1Gi", "512MiB"). Powers of 1000: kB (or KB), MB, GB, TB ("10GB"
+ * is 10^10 bytes). B alone is bytes. Anything else is -EINVAL: a lower-case
+ * b (bits: "1Gb"), other units, signs, fractions, blanks; -ERANGE past
+ * 2^64 - 1. Nothing is written to @out on error.
  */
 int blox_parse_size(const char *s, uint64_t *out);
+/*
+ * blox_parse_size(), and on error *@why (if @why is not NULL) says why, as
+ * a phrase to follow the text quoted: "'1Gb' is in bits (b); ...".
+ */
+int blox_parse_size_why(const char *s, uint64_t *out, const char **why);
 /* A count: decimal digits only, no sign, up to @max. -EINVAL or -ERANGE. */
 int blox_parse_count(const char *s, uint64_t max, uint64_t *out);
 

@@ -92,8 +92,11 @@ int cfg_get_u64(json_object *o, const char *key, const char *where,
 		*dst = (uint64_t)i;
 		return 0;
 	}
-	if (allow_suffix && json_object_is_type(v, json_type_string) &&
-	    blox_parse_size(json_object_get_string(v), dst) == 0) {
+	if (allow_suffix && json_object_is_type(v, json_type_string)) {
+		const char *text = json_object_get_string(v), *why;
+
+		if (blox_parse_size_why(text, dst, &why))
+			return blox_fail(err, errlen, "%s.%s: '%s' %s", where, key, text, why);
 		/* What a JSON integer can hold: the state file writes it as one. */
 		if (*dst > (uint64_t)INT64_MAX)
 			return blox_fail(err, errlen, "%s.%s: too large (at most %lld bytes)",

@@ -8,6 +8,7 @@
  * what it means is decided here, once.
  */
 #include "params.h"
+#include "adm_limits.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -96,16 +97,16 @@ static const struct blox_param_field fbx_fields[BLOX_XP_COUNT] = {
 
 #define QP struct blox_qos_params
 static const struct blox_param_field qos_fields[BLOX_QP_COUNT] = {
-	[BLOX_QP_READ_IOPS] = F_U32("read_iops", QP, read_iops, 100000000, NULL),
-	[BLOX_QP_WRITE_IOPS] = F_U32("write_iops", QP, write_iops, 100000000, NULL),
-	[BLOX_QP_IOPS] = F_U32("iops", QP, iops, 100000000, NULL),
-	[BLOX_QP_READ_MBPS] = F_U32("read_mbps", QP, read_mbps, 1000000, NULL),
-	[BLOX_QP_WRITE_MBPS] = F_U32("write_mbps", QP, write_mbps, 1000000, NULL),
-	[BLOX_QP_MBPS] = F_U32("mbps", QP, mbps, 1000000, NULL),
+	[BLOX_QP_READ_IOPS] = F_U32("read_iops", QP, read_iops, ADM_QOS_MAX_IOPS, NULL),
+	[BLOX_QP_WRITE_IOPS] = F_U32("write_iops", QP, write_iops, ADM_QOS_MAX_IOPS, NULL),
+	[BLOX_QP_IOPS] = F_U32("iops", QP, iops, ADM_QOS_MAX_IOPS, NULL),
+	[BLOX_QP_READ_MBPS] = F_U32("read_mbps", QP, read_mbps, ADM_QOS_MAX_MBPS, NULL),
+	[BLOX_QP_WRITE_MBPS] = F_U32("write_mbps", QP, write_mbps, ADM_QOS_MAX_MBPS, NULL),
+	[BLOX_QP_MBPS] = F_U32("mbps", QP, mbps, ADM_QOS_MAX_MBPS, NULL),
 	[BLOX_QP_BURST_MS] = { .key = "burst_ms", .kind = BLOX_PK_U32, .off = offsetof(QP, burst_ms),
-			       .min = 1, .max = 60000, .range_msg = "must be 1..60000" },
+			       .min = 1, .max = ADM_QOS_MAX_BURST_MS, .range_msg = "must be 1..60000" },
 	[BLOX_QP_WEIGHT] = { .key = "weight", .kind = BLOX_PK_U32, .off = offsetof(QP, weight),
-			     .min = 1, .max = 1000, .range_msg = "must be 1..1000" },
+			     .min = 1, .max = ADM_QOS_MAX_WEIGHT, .range_msg = "must be 1..1000" },
 };
 #undef QP
 

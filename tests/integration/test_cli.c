@@ -180,6 +180,20 @@ static void test_json_everywhere(void **state)
 	}
 	/* Usage errors stay text on stderr, with exit code 64. */
 	assert_int_equal(run(e, "--json ns show"), 64);
+	/* A size in bits is no size: refused with the reason, nothing made. */
+	assert_int_equal(run(e, "ns create %s --nsid 9 --size 1Gb --backend ram", SUBNQN), 64);
+	assert_non_null(strstr(e->out, "--size '1Gb' is in bits (b)"));
+	assert_int_equal(run(e, "ns show %s 9", SUBNQN), 2);
+	/* SI units are powers of 1000, IEC ones (and the bare letter) of 1024. */
+	assert_int_equal(run(e, "--json ns create %s --nsid 9 --size 8MB --backend ram "
+				"--block-size 512", SUBNQN),
+			 0);
+	assert_non_null(strstr(e->out, "\"size\":8000000,"));
+	assert_int_equal(run(e, "ns delete %s 9", SUBNQN), 0);
+	assert_int_equal(run(e, "--json ns create %s --nsid 9 --size 8MiB --backend ram", SUBNQN),
+			 0);
+	assert_non_null(strstr(e->out, "\"size\":8388608,"));
+	assert_int_equal(run(e, "ns delete %s 9", SUBNQN), 0);
 }
 
 /* 2. params_json is an object in --json output, not a string. */

@@ -132,6 +132,18 @@ static void test_live_change_and_lift(void **state)
 	assert_int_equal(run(e, "qos set %s 1 --weight 5000", SUBNQN), 1);
 	assert_non_null(strstr(e->out, "qos.weight: must be 1..1000"));
 	assert_int_equal(run(e, "qos set %s 1 --iops lots", SUBNQN), 64);
+	assert_non_null(strstr(e->out, "'lots' is not a number"));
+	/* Too large for any limit (and for the wire): said so, with the limit. */
+	assert_int_equal(run(e, "qos set %s 1 --read-iops 100000000000", SUBNQN), 64);
+	assert_non_null(strstr(e->out, "--read-iops 100000000000 is over the limit: "
+				       "at most 100000000 IOPS"));
+	assert_int_equal(run(e, "ns create %s --size 4M --backend ram --weight 4294967296", SUBNQN),
+			 64);
+	assert_non_null(strstr(e->out, "--weight 4294967296 is over the limit: at most 1000"));
+	/* Over the limit but a number the request holds: bloxd says the same. */
+	assert_int_equal(run(e, "qos set %s 1 --write-mbps 1000001", SUBNQN), 1);
+	assert_non_null(strstr(e->out, "qos.write_mbps: at most 1000000"));
+	assert_int_equal(run(e, "qos set %s 1 --iops 100000000 --iops off", SUBNQN), 0);
 	assert_int_equal(run(e, "qos set %s 1", SUBNQN), 64);
 	assert_int_equal(run(e, "qos set %s 9 --iops 5", SUBNQN), 2);
 	ini_ctrl_destroy(c);

@@ -155,7 +155,8 @@ static void test_parse_minimal(void **state)
 		const char *size;
 		uint64_t bytes;
 	} sizes[] = { { "4096", 4096 }, { "\"4K\"", 4096 }, { "\"64M\"", 64 << 20 },
-		      { "\"1G\"", 1 << 30 }, { "\"2GB\"", 2ull << 30 },
+		      { "\"1G\"", 1 << 30 }, { "\"2GiB\"", 2ull << 30 },
+		      { "\"8GB\"", 8000000000ull }, { "\"512kB\"", 512000 },
 		      { "1048576", 1 << 20 } };
 
 	(void)state;
@@ -279,7 +280,11 @@ static void test_parse_wrong_types(void **state)
 		{ NS("{\"size\":true}"),
 		  "subsystems[0].namespaces[0].size: expected a size such as 4096 or \"64M\"" },
 		{ NS("{\"size\":\"64Q\"}"),
-		  "subsystems[0].namespaces[0].size: expected a size such as 4096 or \"64M\"" },
+		  "subsystems[0].namespaces[0].size: '64Q' has an unknown unit: K, M, G, T or "
+		  "KiB, MiB, GiB, TiB are powers of 1024; kB, MB, GB, TB powers of 1000" },
+		{ NS("{\"size\":\"1Gb\"}"),
+		  "subsystems[0].namespaces[0].size: '1Gb' is in bits (b); a size is in bytes (B): "
+		  "GB for 10^9 bytes, GiB or G for 2^30" },
 		{ NS("{\"size\":4096.5}"),
 		  "subsystems[0].namespaces[0].size: expected a size such as 4096 or \"64M\"" },
 		{ NS("{\"size\":4096,\"nsid\":\"1\"}"),

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests for common/parse.c: blox_parse_size() (binary units, optional "iB"/"B"
- * suffix, junk and overflow rejected).
+ * Unit tests for common/parse.c: blox_parse_size() (bare K/M/G/T and KiB..TiB
+ * powers of 1024, kB..TB powers of 1000, bits and unknown units refused with
+ * the reason, junk and overflow rejected).
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -55,22 +57,81 @@ static void test_parse_size_units(void **state)
 	check_cases(cases, BLOX_ARRAY_SIZE(cases));
 }
 
-/* 2. "iB" and "B" suffixes mean the same binary unit. */
+/* 2. IEC units (KiB..TiB, Ki..Ti) are powers of 1024 as the bare letters are. */
 static void test_parse_size_suffixes(void **state)
 {
 	static const struct size_case cases[] = {
 		{ "1GiB", 0, 1ull << 30 },
-		{ "1GB", 0, 1ull << 30 },
-		{ "1gib", 0, 1ull << 30 },
+		{ "1Gi", 0, 1ull << 30 },
+		{ "1giB", 0, 1ull << 30 },
 		{ "512KiB", 0, 512ull << 10 },
-		{ "3MB", 0, 3ull << 20 },
+		{ "512kiB", 0, 512ull << 10 },
+		{ "3MiB", 0, 3ull << 20 },
+		{ "2TiB", 0, 2ull << 40 },
+		{ "4096B", 0, 4096 },
 	};
 
 	(void)state;
 	check_cases(cases, BLOX_ARRAY_SIZE(cases));
 }
 
-/* 3. Junk is -EINVAL. */
+/* 3. SI units with B (kB, MB, GB, TB; K for k too) are powers of 1000. */
+static void test_parse_size_si(void **state)
+{
+	static const struct size_case cases[] = {
+		{ "10GB", 0, 10000000000ull },
+		{ "1GB", 0, 1000000000ull },
+		{ "3MB", 0, 3000000ull },
+		{ "4kB", 0, 4000 },
+		{ "4KB", 0, 4000 },
+		{ "2TB", 0, 2000000000000ull },
+		{ "18446744TB", 0, 18446744000000000000ull },
+		{ "18446745TB", -ERANGE, 0 },
+	};
+
+	(void)state;
+	check_cases(cases, BLOX_ARRAY_SIZE(cases));
+}
+
+/* 4. Bits ("Gb"), lower-case SI prefixes other than k, and odd units are refused. */
+static void test_parse_size_refused(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *why; /* a word the reason must hold */
+	} cases[] = {
+		{ "1Gb", "bits" },     { "10gb", "bits" },   { "1Gib", "bits" },
+		{ "2tb", "bits" },     { "8kb", "bits" },    { "1b", "bits" },
+		{ "1mB", "unit" },     { "1gB", "unit" },    { "1iB", "unit" },
+		{ "1KB2", "unit" },    { "1Q", "unit" },     { "1GIB", "unit" },
+		{ "1.5G", "whole" },   { "-1", "whole" },    { "", "whole" },
+		{ "99999999999999999999", "large" },         { "17179869184G", "large" },
+	};
+	uint64_t v = 7;
+
+	(void)state;
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(cases); i++) {
+		const char *why = NULL;
+		int rc = blox_parse_size_why(cases[i].text, &v, &why);
+
+		if (!rc)
+			fail_msg("\"%s\" was taken as %llu", cases[i].text, (unsigned long long)v);
+		if (!why || !strstr(why, cases[i].why))
+			fail_msg("\"%s\": reason \"%s\", want one naming %s", cases[i].text,
+				 why ? why : "(none)", cases[i].why);
+		assert_int_equal(v, 7);
+	}
+	/* The reason for bits names both byte units it could have meant. */
+	{
+		const char *why = NULL;
+
+		assert_int_equal(blox_parse_size_why("1Gb", &v, &why), -EINVAL);
+		assert_non_null(strstr(why, "GB"));
+		assert_non_null(strstr(why, "GiB"));
+	}
+}
+
+/* 5. Junk is -EINVAL. */
 static void test_parse_size_junk(void **state)
 {
 	static const struct size_case cases[] = {
@@ -83,6 +144,7 @@ static void test_parse_size_junk(void **state)
 		{ "4X", -EINVAL, 0 },
 		{ "4KBs", -EINVAL, 0 },
 		{ "4KiBB", -EINVAL, 0 },
+		{ "4Gb", -EINVAL, 0 },
 		{ "1.5G", -EINVAL, 0 },
 		{ "4096 ", -EINVAL, 0 },
 	};
@@ -92,13 +154,13 @@ static void test_parse_size_junk(void **state)
 	assert_int_equal(blox_parse_size(NULL, &(uint64_t){ 0 }), -EINVAL);
 }
 
-/* 4. Values that do not fit in 64 bits are rejected, not wrapped. */
+/* 6. Values that do not fit in 64 bits are rejected (-ERANGE), not wrapped. */
 static void test_parse_size_overflow(void **state)
 {
 	static const struct size_case cases[] = {
 		{ "18446744073709551615", 0, UINT64_MAX },
-		{ "18446744073709551616", -EINVAL, 0 }, /* strtoull ERANGE */
-		{ "99999999999999999999999", -EINVAL, 0 },
+		{ "18446744073709551616", -ERANGE, 0 }, /* 2^64 */
+		{ "99999999999999999999999", -ERANGE, 0 },
 		{ "17179869183G", 0, 17179869183ull << 30 }, /* 2^34 - 1 */
 		{ "17179869184G", -ERANGE, 0 }, /* 2^64 */
 		{ "16777216T", -ERANGE, 0 }, /* 2^64 */
@@ -114,6 +176,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_size_units),
 		cmocka_unit_test(test_parse_size_suffixes),
+		cmocka_unit_test(test_parse_size_si),
+		cmocka_unit_test(test_parse_size_refused),
 		cmocka_unit_test(test_parse_size_junk),
 		cmocka_unit_test(test_parse_size_overflow),
 	};
