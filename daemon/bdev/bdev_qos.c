@@ -23,14 +23,11 @@ struct blox_bdev_qos {
 	const struct blox_clock *clock;
 	struct blox_bdev_qos_stats st;
 	uint64_t armed_at; /* the timer's time, 0 when not armed */
+	uint64_t waiting_since; /* st.waiting has been what it is since then */
 };
 
 _Static_assert(sizeof(((struct blox_bdev_qos_stats *)0)->full_ns) / sizeof(uint64_t) == QOS_B_COUNT,
 	       "one full_ns per bucket");
-
-struct held_io {
-	uint64_t since;
-};
 
 static enum qos_dir dir_of(const struct blox_io *io)
 {
@@ -40,6 +37,28 @@ static enum qos_dir dir_of(const struct blox_io *io)
 static uint64_t io_bytes(const struct blox_io *io)
 {
 	return io->op == BLOX_IO_READ || io->op == BLOX_IO_WRITE ? io->len : 0;
+}
+
+/*
+ * The time commands spent held, summed (st.wait_ns), up to @now: the
+ * number held times how long it stayed so, added at each change of it,
+ * which is every command's held time without a timestamp per command.
+ */
+static void wait_sync(struct blox_bdev_qos *q, uint64_t now)
+{
+	if (now > q->waiting_since)
+		q->st.wait_ns += (uint64_t)q->st.waiting * (now - q->waiting_since);
+	q->waiting_since = now;
+}
+
+/* @io joins the end of the line, at @now. */
+static void hold(struct blox_bdev_qos *q, struct blox_io *io, uint64_t now)
+{
+	wait_sync(q, now);
+	TAILQ_INSERT_TAIL(&q->held, io, link);
+	q->st.held[dir_of(io)]++;
+	if (++q->st.waiting > q->st.max_waiting)
+		q->st.max_waiting = q->st.waiting;
 }
 
 static void arm(struct blox_bdev_qos *q, uint64_t at, uint64_t now)
@@ -71,6 +90,7 @@ static void release(struct blox_bdev_qos *q)
 			arm(q, at, now);
 			return;
 		}
+		wait_sync(q, now);
 		TAILQ_REMOVE(&q->held, io, link);
 		q->st.waiting--;
 		q->bdev->ops->submit(q->bdev, io);
@@ -92,25 +112,19 @@ void blox_bdev_qos_submit(struct blox_bdev *bdev, struct blox_io *io)
 	struct blox_bdev_qos *q = bdev->qos;
 	uint64_t now, at;
 
+	now = blox_clock_now(q->clock);
 	/* Behind others held: wait in line. */
 	if (!TAILQ_EMPTY(&q->held)) {
-		TAILQ_INSERT_TAIL(&q->held, io, link);
-		q->st.held[dir_of(io)]++;
-		if (++q->st.waiting > q->st.max_waiting)
-			q->st.max_waiting = q->st.waiting;
+		hold(q, io, now);
 		return;
 	}
-	now = blox_clock_now(q->clock);
 	at = qos_limiter_admit(&q->lim, dir_of(io), io_bytes(io), now);
 	if (!at) {
 		q->st.admitted[dir_of(io)]++;
 		bdev->ops->submit(bdev, io);
 		return;
 	}
-	TAILQ_INSERT_TAIL(&q->held, io, link);
-	q->st.held[dir_of(io)]++;
-	if (++q->st.waiting > q->st.max_waiting)
-		q->st.max_waiting = q->st.waiting;
+	hold(q, io, now);
 	arm(q, at, now);
 }
 
@@ -131,6 +145,7 @@ int blox_bdev_qos_set(struct blox_bdev *bdev, const struct qos_limits *lim,
 		}
 		q->bdev = bdev;
 		q->clock = clock;
+		q->waiting_since = now;
 		TAILQ_INIT(&q->held);
 		qos_limiter_init(&q->lim, lim, now);
 		bdev->qos = q;
@@ -163,10 +178,13 @@ bool blox_bdev_qos_get(const struct blox_bdev *bdev, struct qos_limits *lim,
 	if (st) {
 		/* The buckets as of now: full time accrues when they are next asked. */
 		struct qos_limiter now = q->lim;
-		uint64_t full = qos_limiter_full_ns(&now);
+		uint64_t full = qos_limiter_full_ns(&now), t = blox_clock_now(q->clock);
 
-		qos_limiter_sync(&now, blox_clock_now(q->clock));
+		qos_limiter_sync(&now, t);
 		*st = q->st;
+		/* Held time as of now too: the commands still held count so far. */
+		if (t > q->waiting_since)
+			st->wait_ns += (uint64_t)q->st.waiting * (t - q->waiting_since);
 		if (q->st.waiting)
 			st->full_held_ns += qos_limiter_full_ns(&now) - full;
 		for (int i = 0; i < QOS_B_COUNT; i++)

@@ -55,6 +55,7 @@ static void qos_msg_fill(const struct nvmf_ns *ns, struct qos_msg *x)
 	x->m.n_full_ns = limited ? sizeof(x->full) / sizeof(x->full[0]) : 0;
 	x->m.full_ns = x->full;
 	x->m.full_held_ns = st.full_held_ns;
+	x->m.held_ns = st.wait_ns;
 	if (rec && rec->dev)
 		x->m.die_time_ns = blox_nand_dev_tenant_ns(rec->dev->dev, rec->tenant);
 }

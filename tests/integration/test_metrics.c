@@ -21,6 +21,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <json-c/json.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -309,6 +310,72 @@ static void test_counters_follow_io(void **state)
 	mp_free(&b);
 }
 
+/*
+ * Time commands spend held by a QoS limit is counted: 300 reads at QD 16
+ * under 100 IOPS keep about 15 of them held for 3 s, some 45 s summed.
+ * The bound is what a host keeping only one command held would give, so
+ * a slow machine cannot fail it; a counter never written fails it.
+ */
+static void test_qos_held_seconds(void **state)
+{
+	enum { QD = 16, N = 300, IOPS = 100 };
+	struct env *e = *state;
+	static uint8_t bufs[QD][4096];
+	struct ini_req reqs[QD], *done[QD];
+	const double bound = (N - QD) / (double)IOPS * 0.5;
+	int sent = 0, got = 0, inflight = 0;
+	struct ini_ctrl *c;
+	struct mp_doc a, b;
+	json_object *o, *arr, *v;
+	double held;
+
+	assert_int_equal(fx_ctl(&e->fx.d, e->out, sizeof(e->out),
+				"qos set %s 1 --read-iops %d --burst-ms 10", SUBNQN, IOPS),
+			 0);
+	scrape(e, false, &a);
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, FX_HOST_A, 1, NULL, &c), 0);
+	while (got < N) {
+		while (inflight < QD && sent < N) {
+			struct ini_req *r = &reqs[sent % QD];
+
+			ini_req_rw(r, nvme_cmd_read, 1, (uint64_t)sent * 7 % NS_BLOCKS, 1,
+				   bufs[sent % QD], 4096);
+			assert_int_equal(ini_submit(c->io[0], r), 0);
+			sent++;
+			inflight++;
+		}
+		int k = ini_poll(c->io[0], done, QD);
+
+		assert_true(k >= 1);
+		for (int i = 0; i < k; i++)
+			assert_int_equal(ini_status(&done[i]->cqe), 0);
+		got += k;
+		inflight -= k;
+	}
+	ini_ctrl_destroy(c);
+	scrape(e, false, &b);
+	held = grew(&a, &b, "bloxd_namespace_qos_throttled_seconds_total", NS(1));
+	fprintf(stderr, "test_metrics: %d reads at %d IOPS held %.2f s summed\n", N, IOPS, held);
+	if (held < bound)
+		fail_msg("throttled seconds grew by %.3f, want at least %.2f", held, bound);
+	assert_true(grew(&a, &b, "bloxd_namespace_qos_throttled_commands_total",
+			 NS(1) ",op=\"read\"") > 0);
+	mp_free(&a);
+	mp_free(&b);
+	/* bloxctl shows the same time. */
+	assert_int_equal(fx_ctl(&e->fx.d, e->out, sizeof(e->out), "--json qos show %s 1", SUBNQN),
+			 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "namespaces", &arr));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "held_ns", &v));
+	assert_true((double)json_object_get_int64(v) >= bound * 1e9);
+	json_object_put(o);
+	assert_int_equal(fx_ctl(&e->fx.d, e->out, sizeof(e->out), "qos set %s 1 --read-iops off",
+				SUBNQN),
+			 0);
+}
+
 static void test_http_errors(void **state)
 {
 	struct env *e = *state;
@@ -467,6 +534,7 @@ int main(int argc, char **argv)
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_counters_follow_io),
+		cmocka_unit_test(test_qos_held_seconds),
 		cmocka_unit_test(test_http_errors),
 		cmocka_unit_test(test_hostile_clients),
 		cmocka_unit_test(test_bad_metrics_arg),
