@@ -321,6 +321,94 @@ static int parse_subsys(json_object *o, const char *where,
 	return 0;
 }
 
+/* A namespace of the file with the UUID hosts will see for it. */
+struct ns_uuid {
+	size_t si, ni; /* subsystems[si].namespaces[ni] */
+	uint32_t nsid; /* as it will be: one left out takes the lowest free */
+	uint8_t uuid[16];
+};
+
+static bool nsid_taken(const struct ns_uuid *all, size_t from, size_t to, uint32_t nsid)
+{
+	for (size_t j = from; j < to; j++)
+		if (all[j].nsid == nsid)
+			return true;
+	return false;
+}
+
+/* Where namespace @u's UUID comes from, for a message. */
+static void uuid_where(const struct ns_uuid *u, const struct blox_config *cfg, char *out,
+		       size_t len)
+{
+	if (cfg->subsys[u->si].ns[u->ni].has_uuid)
+		snprintf(out, len, "subsystems[%zu].namespaces[%zu].uuid", u->si, u->ni);
+	else
+		snprintf(out, len, "subsystems[%zu].namespaces[%zu], derived from its NQN and nsid "
+			 "as it has none given", u->si, u->ni);
+}
+
+/*
+ * No two namespaces of the file may have the same UUID, given or derived
+ * (nvmf_ns_default_uuid()), in a subsystem or across them: Linux drops a
+ * namespace whose UUID another it sees has, so the second is refused here,
+ * naming the first. Its NGUID is derived from its NQN and nsid, which are
+ * unique already; no EUI-64 is reported.
+ */
+static int check_ns_uuids(const struct blox_config *cfg, char *err, size_t errlen)
+{
+	struct ns_uuid *all;
+	size_t n = 0, total = 0, first;
+	int rc = 0;
+
+	for (size_t si = 0; si < cfg->nr_subsys; si++)
+		total += cfg->subsys[si].nr_ns;
+	all = calloc(total + 1, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	for (size_t si = 0; !rc && si < cfg->nr_subsys; si++) {
+		const struct blox_cfg_subsys *cs = &cfg->subsys[si];
+
+		first = n;
+		for (size_t ni = 0; !rc && ni < cs->nr_ns; ni++, n++) {
+			const struct blox_cfg_ns *ns = &cs->ns[ni];
+			struct ns_uuid *u = &all[n];
+
+			u->si = si;
+			u->ni = ni;
+			/* Left out: the lowest not taken by those before it, as when it is made. */
+			u->nsid = ns->nsid;
+			if (!u->nsid)
+				for (u->nsid = 1; nsid_taken(all, first, n, u->nsid); u->nsid++)
+					;
+			if (ns->has_uuid)
+				memcpy(u->uuid, ns->uuid, sizeof(u->uuid));
+			else
+				nvmf_ns_default_uuid(cs->nqn, u->nsid, u->uuid);
+			for (size_t j = 0; j < n; j++) {
+				char str[37], where[160], other[160];
+
+				if (memcmp(all[j].uuid, u->uuid, sizeof(u->uuid)))
+					continue;
+				blox_uuid_str(u->uuid, str);
+				uuid_where(&all[j], cfg, other, sizeof(other));
+				snprintf(where, sizeof(where), "subsystems[%zu].namespaces[%zu]", si, ni);
+				if (ns->has_uuid)
+					rc = blox_fail(err, errlen, "%s.uuid: %s is already the UUID of "
+						       "namespace %u of %s (%s)", where, str,
+						       all[j].nsid, cfg->subsys[all[j].si].nqn, other);
+				else
+					rc = blox_fail(err, errlen, "%s: %s, the UUID it gets with none "
+						       "given (derived from its NQN and nsid), is already "
+						       "the UUID of namespace %u of %s (%s)", where, str,
+						       all[j].nsid, cfg->subsys[all[j].si].nqn, other);
+				break;
+			}
+		}
+	}
+	free(all);
+	return rc;
+}
+
 int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 		      size_t errlen)
 {
@@ -416,6 +504,8 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 				rc = blox_fail(err, errlen, "%s.nqn: '%s' used twice", w,
 					      cfg->subsys[i].nqn);
 	}
+	if (!rc)
+		rc = check_ns_uuids(cfg, err, errlen);
 	/*
 	 * Shared devices: the provisioning service plans where their
 	 * namespaces go now, so that a file it cannot place is refused whole

@@ -230,6 +230,45 @@ char *prov_ns_delete(struct blox_prov *p, struct nvmf_ns *ns,
 	return path;
 }
 
+/*
+ * Refuse namespace @cn of @s when another namespace of the target has the
+ * UUID it would get (given, or derived from the NQN and nsid): hosts drop
+ * a namespace whose UUID another they see has. -EINVAL with the other's
+ * nsid and subsystem, as the config file's check says it (config.c).
+ */
+static int ns_uuid_check(const struct blox_prov *p, const struct nvmf_subsys *s,
+			 const struct blox_cfg_ns *cn, char *err, size_t errlen)
+{
+	const struct nvmf_ns *other;
+	uint32_t nsid = cn->nsid;
+	uint8_t uuid[16];
+	char str[37];
+
+	/* No nsid: the lowest free, as nvmf_ns_add() will take. */
+	if (!nsid)
+		for (nsid = 1; nsid <= NVMF_MAX_NS && nvmf_ns_find(s, nsid); nsid++)
+			;
+	if (nsid > NVMF_MAX_NS || (cn->nsid && nvmf_ns_find(s, nsid)))
+		return 0; /* no nsid for it: said when it is taken */
+	if (cn->has_uuid)
+		memcpy(uuid, cn->uuid, sizeof(uuid));
+	else
+		nvmf_ns_default_uuid(s->nqn, nsid, uuid);
+	other = nvmf_tgt_find_uuid(p->tgt, uuid);
+	if (!other)
+		return 0;
+	blox_uuid_str(uuid, str);
+	if (cn->has_uuid)
+		blox_fail(err, errlen, "%s namespace %u: UUID %s is already the UUID of namespace "
+			  "%u of %s", s->nqn, nsid, str, other->nsid, other->subsys->nqn);
+	else
+		blox_fail(err, errlen, "%s namespace %u: %s, the UUID it gets with none given "
+			  "(derived from its NQN and nsid), is already the UUID of namespace %u "
+			  "of %s; give it a UUID of its own", s->nqn, nsid, str, other->nsid,
+			  other->subsys->nqn);
+	return -EINVAL;
+}
+
 int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 		 const struct blox_cfg_ns *cn, bool fresh, struct prov_ns_plan *pl,
 		 char *err, size_t errlen)
@@ -237,6 +276,8 @@ int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 	int rc;
 
 	memset(pl, 0, sizeof(*pl));
+	if ((rc = ns_uuid_check(p, s, cn, err, errlen)))
+		return rc;
 	pl->prov = p;
 	snprintf(pl->nqn, sizeof(pl->nqn), "%s", s->nqn);
 	pl->cn = *cn;
@@ -388,6 +429,14 @@ int prov_ns_attach(struct blox_prov *p, struct nvmf_subsys *s, struct prov_ns_pl
 	}
 	rc = nvmf_ns_add(s, pl->cn.nsid, pl->bdev, pl->cn.has_uuid ? pl->cn.uuid : NULL,
 			 &ns);
+	if (rc == -ENOTUNIQ) {
+		/* Its UUID was taken since the plan (another create finished first). */
+		rc = ns_uuid_check(p, s, &pl->cn, err, errlen);
+		if (!rc)
+			rc = blox_fail(err, errlen, "%s namespace %u: its NGUID is another "
+				       "namespace's", s->nqn, pl->cn.nsid);
+		goto fail;
+	}
 	if (rc) {
 		blox_fail(err, errlen, "%s namespace %u: %s", s->nqn, pl->cn.nsid,
 			  rc == -EEXIST ? "nsid in use" : strerror(-rc));

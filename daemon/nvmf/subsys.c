@@ -278,11 +278,38 @@ static void derive_id(const char *nqn, uint32_t nsid, const char *label,
 	memcpy(out, md, 16);
 }
 
+void nvmf_ns_default_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16])
+{
+	derive_id(nqn, nsid, "uuid", uuid);
+	uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x50); /* version 5, name-based */
+	uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+}
+
+/* A namespace of @tgt whose UUID is @uuid or (if not NULL) whose NGUID is @nguid. */
+static struct nvmf_ns *find_ids(const struct nvmf_tgt *tgt, const uint8_t uuid[16],
+				const uint8_t *nguid)
+{
+	struct nvmf_subsys *s;
+	struct nvmf_ns *ns;
+
+	TAILQ_FOREACH(s, &tgt->subsystems, link)
+		TAILQ_FOREACH(ns, &s->namespaces, link)
+			if (!memcmp(ns->uuid, uuid, 16) || (nguid && !memcmp(ns->nguid, nguid, 16)))
+				return ns;
+	return NULL;
+}
+
+struct nvmf_ns *nvmf_tgt_find_uuid(const struct nvmf_tgt *tgt, const uint8_t uuid[16])
+{
+	return find_ids(tgt, uuid, NULL);
+}
+
 int nvmf_ns_add(struct nvmf_subsys *s, uint32_t nsid, struct blox_bdev *bdev,
 		const uint8_t *uuid, struct nvmf_ns **out)
 {
 	struct nvmf_ns *ns, *pos;
 	uint32_t bs = bdev->block_size;
+	uint8_t id_uuid[16], id_nguid[16];
 
 	if (s->type != NVMF_SUBSYS_NVM)
 		return -EINVAL;
@@ -297,6 +324,18 @@ int nvmf_ns_add(struct nvmf_subsys *s, uint32_t nsid, struct blox_bdev *bdev,
 		return -EEXIST;
 	if ((bs & (bs - 1)) || bs < 512 || bdev->size % bs)
 		return -EINVAL;
+	/*
+	 * Its identifiers are its own in the whole target: Linux drops a
+	 * namespace whose UUID or NGUID another it knows has, in the same
+	 * subsystem or another. (No EUI-64 is reported: all zero is none.)
+	 */
+	if (uuid)
+		memcpy(id_uuid, uuid, 16);
+	else
+		nvmf_ns_default_uuid(s->nqn, nsid, id_uuid);
+	derive_id(s->nqn, nsid, "nguid", id_nguid);
+	if (find_ids(s->tgt, id_uuid, id_nguid))
+		return -ENOTUNIQ;
 	ns = calloc(1, sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
@@ -306,14 +345,8 @@ int nvmf_ns_add(struct nvmf_subsys *s, uint32_t nsid, struct blox_bdev *bdev,
 	ns->bdev = bdev;
 	ns->subsys = s;
 	ns->created_ns = blox_clock_now(s->tgt->clock);
-	if (uuid) {
-		memcpy(ns->uuid, uuid, 16);
-	} else {
-		derive_id(s->nqn, nsid, "uuid", ns->uuid);
-		ns->uuid[6] = (uint8_t)((ns->uuid[6] & 0x0f) | 0x50);
-		ns->uuid[8] = (uint8_t)((ns->uuid[8] & 0x3f) | 0x80);
-	}
-	derive_id(s->nqn, nsid, "nguid", ns->nguid);
+	memcpy(ns->uuid, id_uuid, 16);
+	memcpy(ns->nguid, id_nguid, 16);
 	nvmf_ns_endgrp_assign(s, ns);
 	/* Keep the list sorted by nsid for the active namespace list. */
 	TAILQ_FOREACH(pos, &s->namespaces, link)

@@ -158,6 +158,72 @@ static void test_json_and_stats(void **state)
 	assert_int_equal(run(e, "stats %s 77", SUBNQN), 2);
 }
 
+/* The "uuid" of namespace @nsid of @nqn, as bloxctl --json ns show gives it. */
+static void ns_uuid(struct env *e, const char *nqn, uint32_t nsid, char out[37])
+{
+	json_object *o, *v;
+
+	assert_int_equal(run(e, "--json ns show %s %u", nqn, nsid), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "uuid", &v));
+	snprintf(out, 37, "%s", json_object_get_string(v));
+	json_object_put(o);
+}
+
+/*
+ * A UUID another namespace of the target has already, given or derived
+ * (when none is given, from the NQN and nsid), is refused with
+ * INVALID_ARGUMENT (1) naming that namespace, and nothing is made: Linux
+ * would drop the new namespace ("duplicate IDs in subsystem").
+ */
+static void test_ns_duplicate_uuid(void **state)
+{
+	struct env *e = *state;
+	static const char u[] = "6d0c8d7e-4a1b-4c2d-8e3f-9a0b1c2d3e4f";
+	char other[37], u12[37];
+
+	assert_int_equal(run(e, "ns create %s --nsid 10 --size 1M --backend ram --uuid %s", SUBNQN,
+			     u),
+			 0);
+	assert_int_equal(run(e, "ns create %s --nsid 11 --size 1M --backend ram --uuid %s", SUBNQN,
+			     "6D0C8D7E-4A1B-4C2D-8E3F-9A0B1C2D3E4F"),
+			 1);
+	assert_non_null(strstr(e->out, "is already the UUID of namespace 10 of " SUBNQN));
+	assert_int_equal(run(e, "ns show %s 11", SUBNQN), 2);
+	/* The one namespace 1 got without asking. */
+	ns_uuid(e, SUBNQN, 1, other);
+	assert_int_equal(run(e, "ns create %s --nsid 11 --size 1M --backend ram --uuid %s", SUBNQN,
+			     other),
+			 1);
+	assert_non_null(strstr(e->out, "is already the UUID of namespace 1 of " SUBNQN));
+	/* The other way: a new namespace's own UUID, given to another before it. */
+	assert_int_equal(run(e, "ns create %s --nsid 12 --size 1M --backend ram", SUBNQN), 0);
+	ns_uuid(e, SUBNQN, 12, u12);
+	assert_int_equal(run(e, "ns delete %s 12", SUBNQN), 0);
+	assert_int_equal(run(e, "ns create %s --nsid 11 --size 1M --backend ram --uuid %s", SUBNQN,
+			     u12),
+			 0);
+	assert_int_equal(run(e, "ns create %s --nsid 12 --size 1M --backend ram", SUBNQN), 1);
+	assert_non_null(strstr(e->out, "is already the UUID of namespace 11 of " SUBNQN));
+	assert_int_equal(run(e, "ns show %s 12", SUBNQN), 2);
+	/* Another subsystem of the target: hosts that see both would drop it too. */
+	assert_int_equal(run(e, "subsys create nqn.2026-12.io.blox:adm3"), 0);
+	assert_int_equal(run(e, "ns create nqn.2026-12.io.blox:adm3 --nsid 1 --size 1M --backend ram "
+				"--uuid %s",
+			     u),
+			 1);
+	assert_non_null(strstr(e->out, "is already the UUID of namespace 10 of " SUBNQN));
+	/* Free again once its namespace is gone. */
+	assert_int_equal(run(e, "ns delete %s 10", SUBNQN), 0);
+	assert_int_equal(run(e, "ns create nqn.2026-12.io.blox:adm3 --nsid 1 --size 1M --backend ram "
+				"--uuid %s",
+			     u),
+			 0);
+	assert_int_equal(run(e, "subsys delete nqn.2026-12.io.blox:adm3 --force"), 0);
+	assert_int_equal(run(e, "ns delete %s 11", SUBNQN), 0);
+}
+
 /* A nand namespace made through the API, and the state, survive a restart. */
 static void test_restart_keeps_state(void **state)
 {
@@ -308,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_status_and_errors),
 		cmocka_unit_test(test_ns_create_delete_live),
 		cmocka_unit_test(test_json_and_stats),
+		cmocka_unit_test(test_ns_duplicate_uuid),
 		cmocka_unit_test(test_restart_keeps_state),
 		cmocka_unit_test(test_tls),
 	};

@@ -520,10 +520,23 @@ int nvmf_host_set_keys(struct nvmf_host *h, const char *key, const char *ctrl_ke
  */
 int nvmf_subsys_host_set_tls_psk(struct nvmf_subsys *subsys, const char *hostnqn,
 				 const char *psk);
-/* Attach @bdev as namespace @nsid (0: the lowest free). Takes @bdev. */
+/*
+ * Attach @bdev as namespace @nsid (0: the lowest free) with UUID @uuid
+ * (NULL: nvmf_ns_default_uuid()); its NGUID is derived like the default
+ * UUID. Takes @bdev. -EEXIST: the nsid is in use; -ENOTUNIQ: another
+ * namespace of the target has that UUID or NGUID (hosts would drop one).
+ */
 int nvmf_ns_add(struct nvmf_subsys *subsys, uint32_t nsid,
 		struct blox_bdev *bdev, const uint8_t *uuid,
 		struct nvmf_ns **out);
+/*
+ * The UUID namespace @nsid of subsystem @nqn gets when none is given:
+ * name-based (version 5 form) from the NQN and nsid, the same at every
+ * start and different for every other NQN or nsid.
+ */
+void nvmf_ns_default_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
+/* The namespace of any subsystem of @tgt whose UUID is @uuid, or NULL. */
+struct nvmf_ns *nvmf_tgt_find_uuid(const struct nvmf_tgt *tgt, const uint8_t uuid[16]);
 struct nvmf_ns *nvmf_ns_find(const struct nvmf_subsys *subsys, uint32_t nsid);
 /*
  * Take @ns off its subsystem (hosts see it gone: AEN + log 04h); commands

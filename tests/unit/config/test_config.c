@@ -801,6 +801,95 @@ static void test_apply(void **state)
 	nvmf_tgt_fini(&tgt);
 }
 
+/* The UUID namespace @nsid of @nqn gets when none is given: made on a target and read back. */
+static void default_uuid(const char *nqn, uint32_t nsid, char out[37])
+{
+	struct blox_clock clock;
+	struct blox_log log = { .level = -1 };
+	struct nvmf_tgt tgt;
+	struct blox_config cfg;
+	struct blox_prov *prov;
+	struct nvmf_ns *ns;
+	char json[512], err[256];
+
+	snprintf(json, sizeof(json),
+		 "{\"subsystems\":[{\"nqn\":\"%s\",\"namespaces\":[{\"nsid\":%u,"
+		 "\"backend\":\"null\",\"size\":4096}]}]}",
+		 nqn, nsid);
+	blox_clock_init_virtual(&clock, 1);
+	assert_int_equal(nvmf_tgt_init(&tgt, NULL, &clock, &log), 0);
+	assert_int_equal(blox_prov_create(&tgt, NULL, NULL, &prov), 0);
+	assert_int_equal(blox_config_parse(json, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(blox_prov_apply(prov, &cfg, err, sizeof(err)), 0);
+	ns = nvmf_ns_find(nvmf_subsys_find(&tgt, nqn), nsid);
+	assert_non_null(ns);
+	blox_uuid_str(ns->uuid, out);
+	blox_config_free(&cfg);
+	blox_prov_clear(prov);
+	blox_prov_destroy(prov);
+	nvmf_tgt_fini(&tgt);
+}
+
+#define U1 "6d0c8d7e-4a1b-4c2d-8e3f-9a0b1c2d3e4f"
+#define U1_UPPER "6D0C8D7E-4A1B-4C2D-8E3F-9A0B1C2D3E4F"
+#define NULL_NS(nsid, extra) "{\"backend\":\"null\",\"size\":4096,\"nsid\":" #nsid extra "}"
+
+/*
+ * 14b. A UUID another namespace of the target has already (given, or the
+ * one derived from the NQN and nsid when none is given) is refused with the
+ * field and the other namespace: Linux drops a namespace whose UUID another
+ * it sees has ("duplicate IDs"), within a subsystem and across them.
+ */
+static void test_parse_ns_duplicate_uuid(void **state)
+{
+	static const struct err_case cases[] = {
+		{ NS(NULL_NS(1, ",\"uuid\":\"" U1 "\"") "," NULL_NS(2, ",\"uuid\":\"" U1_UPPER "\"")),
+		  "subsystems[0].namespaces[1].uuid: " U1 " is already the UUID of namespace 1 of "
+		  "nqn.2026-12.x:y (subsystems[0].namespaces[0].uuid)" },
+		{ NS(NULL_NS(3, ",\"uuid\":\"" U1 "\"") "," NULL_NS(1, "") ","
+		     "{\"backend\":\"null\",\"size\":4096,\"uuid\":\"" U1 "\"}"),
+		  "subsystems[0].namespaces[2].uuid: " U1 " is already the UUID of namespace 3 of "
+		  "nqn.2026-12.x:y (subsystems[0].namespaces[0].uuid)" },
+		{ SUB("{\"nqn\":\"nqn.2026-12.x:a\",\"namespaces\":[" NULL_NS(1, ",\"uuid\":\"" U1 "\"")
+		      "]},{\"nqn\":\"nqn.2026-12.x:b\",\"namespaces\":["
+		      NULL_NS(1, ",\"uuid\":\"" U1 "\"") "]}"),
+		  "subsystems[1].namespaces[0].uuid: " U1 " is already the UUID of namespace 1 of "
+		  "nqn.2026-12.x:a (subsystems[0].namespaces[0].uuid)" },
+	};
+	struct blox_config cfg;
+	char derived[37], json[512], msg[512], err[512];
+
+	(void)state;
+	check_errors(cases, BLOX_ARRAY_SIZE(cases));
+
+	/* Given the UUID another namespace gets by default, after it or before it. */
+	default_uuid("nqn.2026-12.x:y", 1, derived);
+	snprintf(json, sizeof(json), NS(NULL_NS(1, "") "," NULL_NS(2, ",\"uuid\":\"%s\"")), derived);
+	snprintf(msg, sizeof(msg),
+		 "subsystems[0].namespaces[1].uuid: %s is already the UUID of namespace 1 of "
+		 "nqn.2026-12.x:y (subsystems[0].namespaces[0], derived from its NQN and nsid as it "
+		 "has none given)",
+		 derived);
+	check_errors(&(struct err_case){ json, msg }, 1);
+	snprintf(json, sizeof(json), NS(NULL_NS(2, ",\"uuid\":\"%s\"") "," NULL_NS(1, "")), derived);
+	snprintf(msg, sizeof(msg),
+		 "subsystems[0].namespaces[1]: %s, the UUID it gets with none given (derived from "
+		 "its NQN and nsid), is already the UUID of namespace 2 of nqn.2026-12.x:y "
+		 "(subsystems[0].namespaces[0].uuid)",
+		 derived);
+	check_errors(&(struct err_case){ json, msg }, 1);
+
+	/* Distinct ones are fine, and so is the same nsid in another subsystem. */
+	assert_int_equal(blox_config_parse(
+				 SUB("{\"nqn\":\"nqn.2026-12.x:a\",\"namespaces\":[" NULL_NS(1, "")
+				     "," NULL_NS(2, ",\"uuid\":\"" U1 "\"") "]},"
+				     "{\"nqn\":\"nqn.2026-12.x:b\",\"namespaces\":[" NULL_NS(1, "")
+				     "]}"),
+				 &cfg, err, sizeof(err)),
+			 0);
+	blox_config_free(&cfg);
+}
+
 #define NAND_NS(x) NS("{\"backend\":\"nand-timing\",\"size\":\"16M\",\"nand\":{" x "}}")
 #define NAND_SMALL "\"channels\":2,\"dies_per_channel\":1,\"planes_per_die\":1," \
 		   "\"blocks_per_plane\":64,\"pages_per_block\":64,\"page_size\":4096"
@@ -968,6 +1057,7 @@ int main(void)
 		cmocka_unit_test(test_parse_devices),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_apply),
+		cmocka_unit_test(test_parse_ns_duplicate_uuid),
 		cmocka_unit_test(test_parse_nand_options),
 	};
 
