@@ -399,8 +399,10 @@ static void test_mistakes(void **state)
 	} cases[] = {
 		{ "ns create " SUBNQN, EX_USAGE, "--size is required" },
 		{ "ns create", EX_USAGE, "NQN and --size are required" },
-		{ "ns create " SUBNQN " --size 1X", EX_USAGE, "--size '1X' is not a size" },
-		{ "ns create " SUBNQN " --size -5", EX_USAGE, "--size '-5' is not a size" },
+		{ "ns create " SUBNQN " --size 1X", EX_USAGE, "--size '1X' has an unknown unit" },
+		{ "ns create " SUBNQN " --size -5", EX_USAGE,
+		  "--size '-5' is not a whole number of bytes" },
+		{ "ns create " SUBNQN " --size 1Gb", EX_USAGE, "--size '1Gb' is in bits (b)" },
 		{ "ns create " SUBNQN " --size 1G --nsid -1", EX_USAGE, "'-1' is not a namespace id" },
 		{ "ns create " SUBNQN " --size 1G --nsid", EX_USAGE, "--nsid needs a value" },
 		{ "ns create " SUBNQN " --size 0 --backend ram", EX_INVALID,
