@@ -51,6 +51,12 @@ void ftl_io_complete(struct ftl *f, struct ftl_io *io, int status)
 	ftl_kick(f);
 }
 
+void ftl_set_fatal(struct ftl *f, int rc)
+{
+	if (!f->fatal)
+		f->fatal = rc < 0 ? rc : -EIO;
+}
+
 void ftl_io_resume(struct ftl *f, struct ftl_io *io)
 {
 	if (ftl_gc_is_waiter(f, io)) {
@@ -106,7 +112,7 @@ void ftl_progress(struct ftl *f)
 			synced = true;
 		}
 		TAILQ_REMOVE(&f->durable_wait, io, link);
-		ftl_io_complete(f, io, f->fatal ? -EIO : rc);
+		ftl_io_complete(f, io, f->fatal ? f->fatal : rc);
 	}
 	ftl_gc_step(f);
 	ftl_mig_step(f);
@@ -199,7 +205,7 @@ static void shutdown_step(struct ftl *f)
 		return;
 	f->shutting_down = false;
 	f->sync_io = true;
-	rc = f->fatal ? -EIO : ftl_checkpoint_write(f);
+	rc = f->fatal ? f->fatal : ftl_checkpoint_write(f);
 	f->shutdown_cb(f->shutdown_arg, rc);
 }
 

@@ -415,7 +415,7 @@ struct ftl {
 	 */
 	bool sync_io;
 	uint64_t ckpt_gen;
-	bool fatal; /* a program failed: refuse writes */
+	int fatal; /* a program failed: its -errno (-ENOSPC, -EIO...); writes are refused */
 
 	/* Shutdown. */
 	void (*shutdown_cb)(void *arg, int status);
@@ -610,6 +610,8 @@ void ftl_plm_notify(struct ftl *f);
 /* ftl.c */
 void ftl_io_resume(struct ftl *f, struct ftl_io *io);
 void ftl_io_complete(struct ftl *f, struct ftl_io *io, int status);
+/* A program failed with @rc (a -errno, else -EIO): writes stop; the first cause is kept. */
+void ftl_set_fatal(struct ftl *f, int rc);
 void ftl_kick(struct ftl *f);
 /* Something finished (program, read, erase): wake whoever waits. */
 void ftl_progress(struct ftl *f);

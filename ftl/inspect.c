@@ -118,7 +118,7 @@ void ftl_inspect_activity(const struct ftl *f, struct ftl_activity *out)
 		.prefetch_tp = f->pf.tp,
 		.ckpt_gen = f->ckpt_gen,
 		.wseq = f->wseq,
-		.fatal = f->fatal,
+		.fatal = f->fatal != 0,
 	};
 	for (uint32_t i = 0; i < f->nr_wbufs; i++)
 		out->wbufs_busy += f->wbufs[i].state != WB_FREE;

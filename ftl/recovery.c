@@ -726,7 +726,7 @@ int ftl_recover(struct ftl *f, bool *formatted)
 		rc = ftl_cmt_writeback_all(f);
 	if (!rc) {
 		ftl_close_pages(f);
-		rc = f->fatal ? -EIO : ftl_checkpoint_write(f);
+		rc = f->fatal ? f->fatal : ftl_checkpoint_write(f);
 	}
 out:
 	free(seen);

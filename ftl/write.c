@@ -72,8 +72,12 @@ static void program_done(struct nand_op *op)
 	TAILQ_REMOVE(&f->inflight, wb, link);
 	update_done_through(f);
 	if (op->status) {
-		/* The data of this page is lost to the host: stop writing. */
-		f->fatal = true;
+		/*
+		 * The data of this page is lost to the host: stop writing, and
+		 * keep why (a full disk under the store is -ENOSPC, a medium
+		 * error -EIO) for the host's writes and flushes from now on.
+		 */
+		ftl_set_fatal(f, op->status);
 	}
 	wb->state = WB_FREE;
 	TAILQ_INSERT_TAIL(&f->free_wbufs, wb, link);
@@ -246,7 +250,7 @@ static void program(struct ftl *f, struct ftl_wbuf *wb, enum ftl_stream s)
 		TAILQ_INSERT_TAIL(&f->free_wbufs, wb, link);
 		update_done_through(f);
 		if (rc)
-			f->fatal = true;
+			ftl_set_fatal(f, rc);
 		return;
 	}
 	TAILQ_INSERT_TAIL(&f->inflight, wb, link);
@@ -431,7 +435,7 @@ static void wait_durable(struct ftl *f, struct ftl_io *io)
 	if (f->done_through >= io->ticket) {
 		int rc = f->env.ops->sync ? f->env.ops->sync(f->env.ctx) : 0;
 
-		ftl_io_complete(f, io, f->fatal ? -EIO : rc);
+		ftl_io_complete(f, io, f->fatal ? f->fatal : rc);
 		return;
 	}
 	TAILQ_INSERT_TAIL(&f->durable_wait, io, link);
@@ -471,7 +475,7 @@ void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
 		bool seq = io->lba == f->last_write_end || io->nr >= f->cfg.seq_min_units;
 
 		if (f->fatal) {
-			ftl_io_complete(f, io, -EIO);
+			ftl_io_complete(f, io, f->fatal);
 			return;
 		}
 		if (ftl_gc_urgent(f)) {

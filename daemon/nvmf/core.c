@@ -25,6 +25,7 @@ uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 	req->transfer_len = 0;
 	req->scratch_len = 0;
 	req->error_loc = 0xffff;
+	req->error_lba = UINT64_MAX;
 	memset(&req->cqe, 0, sizeof(req->cqe));
 	sq->cmds++;
 	sq->tgt->cmds_received++;

@@ -391,11 +391,15 @@ void nvmf_ctrl_log_error(struct nvmf_ctrl *c, const struct nvmf_req *req,
 	e->cmdid = req->cmd.cid;
 	e->status_field = (uint16_t)(status << 1);
 	e->parm_error_location = req->error_loc;
-	e->nsid = req->cmd.nsid;
+	/* The namespace it concerns: for a Flush of all of them, the one that failed. */
+	e->nsid = req->ns ? req->ns->nsid : req->cmd.nsid;
 	e->trtype = NVMF_TRTYPE_TCP;
-	if (req->cmd.opcode == nvme_cmd_read || req->cmd.opcode == nvme_cmd_write ||
-	    req->cmd.opcode == nvme_cmd_compare ||
-	    req->cmd.opcode == nvme_cmd_write_zeroes)
+	if (req->error_lba != UINT64_MAX)
+		e->lba = req->error_lba;
+	else if (req->sq->qid &&
+		 (req->cmd.opcode == nvme_cmd_read || req->cmd.opcode == nvme_cmd_write ||
+		  req->cmd.opcode == nvme_cmd_compare ||
+		  req->cmd.opcode == nvme_cmd_write_zeroes))
 		e->lba = (uint64_t)req->cmd.cdw10 | ((uint64_t)req->cmd.cdw11 << 32);
 }
 

@@ -24,17 +24,60 @@ static uint32_t cmd_nlb(const struct nvmf_req *req)
 	return (req->cmd.cdw12 & 0xffff) + 1;
 }
 
-static uint16_t errno_to_status(int rc)
+/* Does @req store data (Write, Write Zeroes, DSM deallocate, or Flush, which commits it)? */
+static bool stores_data(const struct nvmf_req *req)
+{
+	return req->cmd.opcode == nvme_cmd_write || req->cmd.opcode == nvme_cmd_write_zeroes ||
+	       req->cmd.opcode == nvme_cmd_dsm || req->cmd.opcode == nvme_cmd_flush;
+}
+
+/*
+ * The NVMe status of a backend's -errno, by what the command does and why
+ * it failed (the NVMe base spec's status codes, as the Linux target's
+ * blk_to_nvme_status() picks them by opcode):
+ *
+ * - -EIO, a media failure: Unrecovered Read Error (02/81h) for a read or
+ *   Compare, retryable as before; Write Fault (02/80h, "the write data
+ *   could not be committed to the media") for a command that stores data,
+ *   with DNR: the nand backend's FTL refuses every write once a program
+ *   failed, so a retry cannot succeed.
+ * - -ENOSPC (its store cannot grow: a full disk under the store file),
+ *   -EDQUOT, -ENOMEM (a RAM backend's chunk) for a command that stores
+ *   data: Capacity Exceeded (00/81h, "execution of the command has caused
+ *   the capacity of the namespace to be exceeded"), with DNR. A namespace
+ *   here is provisioned thinly on its store (a sparse file, RAM taken on
+ *   first write), so the capacity it really has is what its store can
+ *   still take, and that is what ran out: the medium did not fail. Write
+ *   Fault would say it did, and a host could not tell a full disk from a
+ *   failing device (Linux reports 02/80h as a critical medium error and
+ *   00/81h as no space, -ENOSPC, as for a thin pool run dry). DNR: the
+ *   space does not come back by itself, and the FTL takes no writes after
+ *   a failed program until bloxd restarts.
+ * - -ESHUTDOWN, the backend is stopping (its namespace is being deleted,
+ *   bloxd stops): Namespace Not Ready (00/82h) without DNR, which the spec
+ *   leaves to say whether a retry later may succeed; a retry finds the
+ *   namespace gone (Invalid Namespace) or serving again.
+ * - -ERANGE: LBA Out of Range; anything else: Internal Error.
+ */
+static uint16_t errno_to_status(struct nvmf_req *req, int rc)
 {
 	switch (rc) {
 	case 0:
 		return 0;
 	case -ERANGE:
+		req->error_loc = offsetof(struct nvme_sqe, cdw10);
 		return NVME_SC_LBA_RANGE | NVME_SC_DNR;
-	case -ENOMEM:
+	case -ESHUTDOWN:
+		return NVME_SC_NS_NOT_READY;
 	case -ENOSPC:
-		return NVMF_SC_CMD(NVME_SC_CAP_EXCEEDED);
+	case -EDQUOT:
+	case -ENOMEM:
+		if (stores_data(req))
+			return NVME_SC_CAP_EXCEEDED | NVME_SC_DNR;
+		return NVME_SC_INTERNAL;
 	case -EIO:
+		if (stores_data(req))
+			return NVMF_SC_MEDIA(NVME_SC_WRITE_FAULT) | NVME_SC_DNR;
 		return NVMF_SC_MEDIA(NVME_SC_READ_ERROR);
 	default:
 		return NVME_SC_INTERNAL;
@@ -127,7 +170,7 @@ static void rw_done(struct blox_io *io)
 		account(&req->ns->tm, rd, io->len, lat);
 		account(&req->sq->ctrl->tm, rd, io->len, lat);
 	}
-	nvmf_req_complete(req, errno_to_status(io->status));
+	nvmf_req_complete(req, errno_to_status(req, io->status));
 }
 
 static uint16_t exec_read(struct nvmf_req *req)
@@ -149,7 +192,7 @@ static uint16_t exec_write(struct nvmf_req *req)
 static void compare_done(struct blox_io *io)
 {
 	struct nvmf_req *req = io_done(io);
-	uint16_t st = errno_to_status(io->status);
+	uint16_t st = errno_to_status(req, io->status);
 
 	if (!st && memcmp(req->buf, req->scratch, req->transfer_len))
 		st = NVMF_SC_MEDIA(NVME_SC_COMPARE_FAILED) | NVME_SC_DNR;
@@ -169,7 +212,7 @@ static void simple_done(struct blox_io *io)
 {
 	struct nvmf_req *req = io_done(io);
 
-	nvmf_req_complete(req, errno_to_status(io->status));
+	nvmf_req_complete(req, errno_to_status(req, io->status));
 }
 
 static uint16_t exec_write_zeroes(struct nvmf_req *req)
@@ -188,7 +231,7 @@ static void flush_done(struct blox_io *io)
 	struct nvmf_req *req = io_done(io);
 
 	if (io->status || req->cmd.nsid != 0xffffffff) {
-		nvmf_req_complete(req, errno_to_status(io->status));
+		nvmf_req_complete(req, errno_to_status(req, io->status));
 		return;
 	}
 	req->next = req->ns->nsid + 1;
@@ -233,7 +276,9 @@ static void dsm_done(struct blox_io *io)
 	struct nvmf_req *req = io_done(io);
 
 	if (io->status) {
-		nvmf_req_complete(req, errno_to_status(io->status));
+		/* The range that failed, for the error log. */
+		req->error_lba = io->offset >> req->ns->lba_shift;
+		nvmf_req_complete(req, errno_to_status(req, io->status));
 		return;
 	}
 	dsm_next(req);

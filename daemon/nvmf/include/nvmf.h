@@ -306,6 +306,11 @@ struct nvmf_req {
 	uint8_t *scratch;
 	uint32_t scratch_len; /* set by the parser: what execute() needs */
 	uint16_t error_loc; /* byte offset in the SQE of a bad field */
+	/*
+	 * The first LBA an error concerns, for the error log, when it is not
+	 * the command's SLBA (a DSM range); UINT64_MAX: none.
+	 */
+	uint64_t error_lba;
 	uint16_t (*execute)(struct nvmf_req *req);
 	struct blox_io io;
 	struct iovec iov;

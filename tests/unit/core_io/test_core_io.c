@@ -2,14 +2,16 @@
 /*
  * Unit tests for the NVM I/O command set (io.c) through the target core
  * and the RAM backend: Read/Write/Compare/Write Zeroes/DSM/Flush with the
- * data checked, LBA range, MDTS and SGL length errors, the error log, and
- * completion only after the backend's completion queue is drained.
+ * data checked, LBA range, MDTS and SGL length errors, the error log, the
+ * status a backend's error becomes by opcode and cause, and completion only
+ * after the backend's completion queue is drained.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -433,7 +435,120 @@ static void test_error_log_entry(void **state)
 	assert_int_equal(e[1].error_count, 0);
 }
 
-/* 13. After a controller reset (CC.EN 1 -> 0) I/O is refused. */
+/* A backend whose every command fails with fail_rc (a fake, completed through the cq). */
+static int fail_rc;
+
+static void fail_submit(struct blox_bdev *bdev, struct blox_io *io)
+{
+	io->status = fail_rc;
+	blox_io_cq_post(bdev->cq, io);
+}
+
+static void fail_destroy(struct blox_bdev *bdev)
+{
+	free(bdev);
+}
+
+static const struct blox_bdev_ops fail_ops = {
+	.name = "fail",
+	.submit = fail_submit,
+	.destroy = fail_destroy,
+};
+
+#define ST_CAP_EXCEEDED (ST_DNR | 0x081) /* generic */
+#define ST_NS_NOT_READY 0x082 /* generic, retryable */
+#define ST_WRITE_FAULT (ST_DNR | 0x280) /* media */
+#define ST_READ_ERROR 0x281 /* media, retryable */
+#define ST_INTERNAL 0x006
+
+/* The newest entry of the error log (Get Log Page 01h into f->c->buf). */
+static struct nvme_error_log_page newest_error(struct fixture *f)
+{
+	assert_int_equal(fake_get_log(&f->ft, f->aq, f->c, NVME_LOG_LID_ERROR, 4096, 0, 0, false),
+			 0);
+	return ((const struct nvme_error_log_page *)f->c->buf)[0];
+}
+
+/*
+ * 13. A backend's error becomes the status its command and cause call for
+ * (the NVMe base spec's status codes): media failure of a read or Compare
+ * is Unrecovered Read Error (02/81h), of a command that stores data (Write,
+ * Write Zeroes, DSM, Flush) Write Fault (02/80h); no space left on the
+ * backing store for one of those is Capacity Exceeded (00/81h), not a
+ * medium error; a backend shutting down is Namespace Not Ready (00/82h).
+ * Each lands in the error log with its status, LBA and namespace.
+ */
+static void test_backend_error_status(void **state)
+{
+	struct fixture *f = *state;
+	struct blox_bdev *b = calloc(1, sizeof(*b));
+	static const struct {
+		uint8_t op;
+		int rc;
+		uint16_t st;
+	} cases[] = {
+		{ nvme_cmd_read, -EIO, ST_READ_ERROR },
+		{ nvme_cmd_compare, -EIO, ST_READ_ERROR },
+		{ nvme_cmd_write, -EIO, ST_WRITE_FAULT },
+		{ nvme_cmd_write_zeroes, -EIO, ST_WRITE_FAULT },
+		{ nvme_cmd_flush, -EIO, ST_WRITE_FAULT },
+		{ nvme_cmd_dsm, -EIO, ST_WRITE_FAULT },
+		{ nvme_cmd_write, -ENOSPC, ST_CAP_EXCEEDED },
+		{ nvme_cmd_write_zeroes, -ENOSPC, ST_CAP_EXCEEDED },
+		{ nvme_cmd_flush, -ENOSPC, ST_CAP_EXCEEDED },
+		{ nvme_cmd_read, -ESHUTDOWN, ST_NS_NOT_READY },
+		{ nvme_cmd_write, -ESHUTDOWN, ST_NS_NOT_READY },
+		{ nvme_cmd_read, -ENOMEM, ST_INTERNAL },
+		{ nvme_cmd_read, -ERANGE, ST_LBA_RANGE },
+	};
+	struct nvme_error_log_page e;
+
+	assert_non_null(b);
+	b->ops = &fail_ops;
+	b->size = 1024 * 512;
+	b->block_size = 512;
+	b->cq = &f->ft.tgt.io_cq;
+	assert_int_equal(nvmf_ns_add(f->subsys, 3, b, NULL, NULL), 0);
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(cases); i++) {
+		uint8_t op = cases[i].op;
+		uint16_t st;
+
+		fail_rc = cases[i].rc;
+		if (op == nvme_cmd_dsm) {
+			const struct nvme_dsm_range r = { .nlb = 4, .slba = 40 };
+
+			put_ranges(f, &r, 1, true, sizeof(r));
+			f->c->req.cmd.nsid = 3;
+		} else if (op == nvme_cmd_flush) {
+			fake_prep(&f->ft, f->c, op, 3);
+		} else {
+			prep_lba(f, op, 3, 100 + i, 2);
+			if (op != nvme_cmd_write_zeroes)
+				fake_data(f->c, 1024, op != nvme_cmd_read);
+		}
+		st = fake_exec(&f->ft, f->ioq, f->c);
+		if (st != cases[i].st)
+			fail_msg("case %zu: opcode 0x%02x, errno %d: status 0x%03x, want 0x%03x", i,
+				 op, -cases[i].rc, st, cases[i].st);
+		e = newest_error(f);
+		assert_int_equal(e.status_field, cases[i].st << 1);
+		assert_int_equal(e.nsid, 3);
+		assert_int_equal(e.sqid, 1);
+		if (op == nvme_cmd_dsm)
+			assert_int_equal(e.lba, 40); /* the range that failed */
+		else if (op != nvme_cmd_flush)
+			assert_int_equal(e.lba, 100 + i);
+	}
+	/* A Flush of every namespace: the one that failed is named in the log. */
+	fail_rc = -ENOSPC;
+	fake_prep(&f->ft, f->c, nvme_cmd_flush, 0xffffffff);
+	assert_int_equal(fake_exec(&f->ft, f->ioq, f->c), ST_CAP_EXCEEDED);
+	e = newest_error(f);
+	assert_int_equal(e.nsid, 3);
+	assert_int_equal(f->ns1->inflight + f->ns2->inflight, 0);
+}
+
+/* 14. After a controller reset (CC.EN 1 -> 0) I/O is refused. */
 static void test_io_after_reset(void **state)
 {
 	struct fixture *f = *state;
@@ -460,6 +575,7 @@ int main(void)
 		T(test_sgl_length_mismatch),
 		T(test_invalid_opcode_and_ns),
 		T(test_error_log_entry),
+		T(test_backend_error_status),
 		T(test_io_after_reset),
 	};
 #undef T
