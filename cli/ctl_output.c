@@ -579,11 +579,11 @@ void ctl_print_qos(const ProtobufCMessage *m)
 		qos_limit("weight", q->weight, "");
 	}
 	printf("  passed at once: %lu reads, %lu writes, %lu other; held back: %lu reads, "
-	       "%lu writes, %lu other; waiting %u (at most %u)\n",
+	       "%lu writes, %lu other (%.3f s held, summed); waiting %u (at most %u)\n",
 	       (unsigned long)i->reads_admitted, (unsigned long)i->writes_admitted,
 	       (unsigned long)i->others_admitted, (unsigned long)i->reads_held,
-	       (unsigned long)i->writes_held, (unsigned long)i->others_held, i->waiting,
-	       i->max_waiting);
+	       (unsigned long)i->writes_held, (unsigned long)i->others_held,
+	       (double)i->held_ns / 1e9, i->waiting, i->max_waiting);
 	if (i->n_full_ns) {
 		static const char *const names[] = { "read iops", "write iops", "iops",
 						     "read MB/s", "write MB/s", "MB/s" };
