@@ -623,14 +623,21 @@ static bool loop_pass(struct bloxd *d, int flags)
 	return rc != 0 || event_base_got_exit(d->base) || event_base_got_break(d->base);
 }
 
+/* Commands received and completed so far: a pass that moved either had I/O. */
+static uint64_t loop_work(const struct bloxd *d)
+{
+	return d->tgt.cmds_received + d->tgt.cmds_completed;
+}
+
 /*
  * The loop. With --poll-us, one libevent pass at a time: the target reads
- * the time once per pass (nvmf_tgt_now), and after a pass that received commands the
- * sockets are polled with zero-timeout passes for up to --poll-us, every
- * pass with commands starting the budget again, before the loop sleeps in
- * epoll_wait again. A reply at low queue depth then finds the loop awake
- * (no sleep and wake-up per command), while an idle daemon, or one that
- * only sees keep-alives, sleeps as before.
+ * the time once per pass (nvmf_tgt_now), and after a pass that received or
+ * completed commands the sockets are polled with zero-timeout passes for up
+ * to --poll-us, every such pass starting the budget again, before the loop
+ * sleeps in epoll_wait again. The host's next command at low queue depth
+ * then finds the loop awake (no sleep and wake-up per command), also after
+ * a completion that came later than its command (a NAND read's), while an
+ * idle daemon, or one that only sees keep-alives, sleeps as before.
  */
 static void loop_run(struct bloxd *d)
 {
@@ -643,13 +650,13 @@ static void loop_run(struct bloxd *d)
 	}
 	d->tgt.pass.cached = true;
 	for (;;) {
-		uint64_t seen = d->tgt.cmds_received, until;
+		uint64_t seen = loop_work(d), until;
 
 		if (loop_pass(d, EVLOOP_ONCE))
 			break;
-		if (d->tgt.cmds_received == seen)
+		if (loop_work(d) == seen)
 			continue;
-		seen = d->tgt.cmds_received;
+		seen = loop_work(d);
 		until = blox_clock_now(&d->clock) + budget_ns;
 		for (;;) {
 			uint64_t now;
@@ -657,8 +664,8 @@ static void loop_run(struct bloxd *d)
 			if (loop_pass(d, EVLOOP_NONBLOCK))
 				return;
 			now = blox_clock_now(&d->clock);
-			if (d->tgt.cmds_received != seen) {
-				seen = d->tgt.cmds_received;
+			if (loop_work(d) != seen) {
+				seen = loop_work(d);
 				until = now + budget_ns;
 			} else if (now >= until) {
 				break;

@@ -86,6 +86,7 @@ void nvmf_req_complete(struct nvmf_req *req, uint16_t status)
 {
 	struct nvmf_sq *sq = req->sq;
 
+	sq->tgt->cmds_completed++;
 	req->cqe.cid = req->cmd.cid;
 	req->cqe.sqid = sq->qid;
 	req->cqe.sqhd = sq->sqhd_disabled ? 0xffff : sq->sqhd;

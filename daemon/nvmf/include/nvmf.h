@@ -436,13 +436,13 @@ struct nvmf_tgt {
 	 * share it. The transport takes it again before it reads a batch of
 	 * capsules (nvmf_tgt_pass_restart), since a libevent pass under load
 	 * need not end.
-	 * cmds_received tells the loop a pass had work.
+	 * cmds_received and cmds_completed tell the loop a pass had work.
 	 */
 	struct {
 		bool cached;
 		uint64_t now_ns; /* 0: not read in this pass yet */
 	} pass;
-	uint64_t cmds_received;
+	uint64_t cmds_received, cmds_completed;
 };
 
 /* Largest transfer (MDTS) and in-capsule data of an I/O queue, in bytes. */
