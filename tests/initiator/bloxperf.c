@@ -36,7 +36,7 @@ struct perf_opts {
 	uint16_t port;
 	uint32_t nsid, qd, bs, queues, conns, rwmix; /* rwmix: % reads */
 	uint32_t kato_ms; /* Connect's KATO; Keep Alive every half of it */
-	bool random, hdgst, ddgst;
+	bool random, hdgst, ddgst, busy_poll;
 	enum pattern pat;
 	double seconds;
 	uint64_t count; /* 0: by time */
@@ -213,6 +213,8 @@ static void usage(FILE *f)
 		"  -j, --json FILE        results as JSON to FILE ('-': stdout)\n"
 		"  -k, --kato-ms N        keep-alive timeout asked in Connect; a Keep\n"
 		"                         Alive every N/2 ms on each admin queue (0: off)\n"
+		"      --busy-poll        wait for completions by polling the socket (a\n"
+		"                         CPU per queue, as spdk_nvme_perf), not sleeping\n"
 		"      --timeline-ms N    with --json and --time: completions per slice of\n"
 		"                         N ms, with their latencies summed and the run's\n"
 		"                         start on CLOCK_MONOTONIC, to set beside a target's\n"
@@ -278,6 +280,7 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "json", required_argument, NULL, 'j' },
 		{ "kato-ms", required_argument, NULL, 'k' },
 		{ "timeline-ms", required_argument, NULL, 'T' },
+		{ "busy-poll", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -288,7 +291,7 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 				 .nsid = 1, .qd = 1, .bs = 4096, .queues = 1,
 				 .conns = 1, .rwmix = 50, .random = true,
 				 .pat = PAT_READ, .seconds = 10 };
-	while ((c = getopt_long(argc, argv, "a:p:n:N:q:o:w:M:Q:C:HDt:c:r:j:k:T:h", opts,
+	while ((c = getopt_long(argc, argv, "a:p:n:N:q:o:w:M:Q:C:HDt:c:r:j:k:T:Bh", opts,
 				NULL)) != -1) {
 		const char *bad = NULL;
 
@@ -307,6 +310,9 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case 'H':
 			o->hdgst = true;
+			break;
+		case 'B':
+			o->busy_poll = true;
 			break;
 		case 'D':
 			o->ddgst = true;
@@ -424,6 +430,7 @@ static int connect_all(struct perf_run *r)
 		a.qopts.ddgst = r->o.ddgst;
 		a.qopts.depth = r->o.qd;
 		a.qopts.accept_success = true; /* SPDK's target sends it */
+		a.qopts.busy_poll = r->o.busy_poll;
 		a.kato_ms = r->o.kato_ms;
 		rc = ini_ctrl_connect(&a, &r->ctrls[i], &status);
 		if (rc) {

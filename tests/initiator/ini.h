@@ -87,6 +87,13 @@ struct ini_opts {
 	/* Largest H2CData payload to send; 0: the target's MAXH2CDATA. */
 	uint32_t h2c_max;
 	int timeout_ms; /* every blocking wait; 0: INI_DEFAULT_TIMEOUT_MS */
+	/*
+	 * Wait for the target's PDUs by asking the socket again and again
+	 * (as SPDK's initiator polls) instead of sleeping in poll(): the
+	 * thread never idles, so a completion is not delayed by the wake-up
+	 * of an idle CPU. Plain TCP only (TLS waits as before).
+	 */
+	bool busy_poll;
 	/* Most commands outstanding at once (cid slots); 0: default. */
 	uint32_t depth;
 	/*

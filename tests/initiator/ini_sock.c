@@ -171,6 +171,8 @@ static int fill(struct ini_queue *q, int timeout_ms)
 			q->rx_tail += got;
 		return rc;
 	}
+	int64_t spin_end = 0; /* busy_poll: when to give up */
+
 	for (;;) {
 		ssize_t r = recv(q->fd, q->rxbuf + q->rx_tail,
 				 INI_RXBUF_SIZE - q->rx_tail, 0);
@@ -183,7 +185,16 @@ static int fill(struct ini_queue *q, int timeout_ms)
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			int rc = wait_fd(q->fd, POLLIN, timeout_ms);
+			int rc;
+
+			if (q->opts.busy_poll) {
+				if (!spin_end)
+					spin_end = now_ms() + timeout_ms;
+				else if (now_ms() > spin_end)
+					return -ETIMEDOUT;
+				continue;
+			}
+			rc = wait_fd(q->fd, POLLIN, timeout_ms);
 			if (rc)
 				return rc;
 			continue;
