@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# vssd_spdk_perf.sh: a big vSSD against the network's ceiling, with SPDK's own
+# client. One bloxd (pinned to CPU 0: one reactor) serves two subsystems: a
+# 512 MiB RAM namespace and a 4 GiB vSSD of isolation channel:6 (24 dies) on
+# a device nand0 of 8 channels x 4 dies (TLC defaults, file store in a
+# temporary data directory), every LBA of both written first with bloxperf.
+# Then spdk_nvme_perf (../shared/anchors/spdk, on CPU 1, -c 0x2 --no-huge)
+# runs 4 KiB random reads for 8 s at each QD of --qds on each namespace in
+# turn, --reps times; in the middle of each run `bloxctl --json stats` gives
+# bloxd's own figures (IOPS, mean latency and QD over its 1-2 s window), the
+# model's read bound and latency model, the device's lateness; and bloxd's
+# CPU over the run comes from /proc/PID/stat. Figures to --out (default
+# stdout). A benchmark: nothing is asserted.
+#
+#   tests/bench/vssd_spdk_perf.sh BUILD_DIR [--qds "1 128 256"] [--reps 3] [--out FILE]
+#
+# BUILD_DIR holds daemon/bloxd, cli/bloxctl and tests/initiator/bloxperf (a
+# Release build). Needs root (spdk_nvme_perf), taskset, python3 and the SPDK
+# anchor's run-time packages (its compare.sh installs them). Exit 0 when it
+# ran, 2 when it could not.
+set -u -o pipefail
+
+die() { echo "vssd_spdk_perf.sh: $*" >&2; exit 2; }
+REPO=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
+ANCHOR=$REPO/../shared/anchors/spdk
+[ $# -ge 1 ] || die "usage: vssd_spdk_perf.sh BUILD_DIR [--qds LIST] [--reps N] [--out FILE]"
+BUILD=$1
+shift
+QDS="1 128 256" REPS=3 OUT=/dev/stdout
+while [ $# -gt 0 ]; do
+	case $1 in
+	--qds) QDS=$2 ;;
+	--reps) REPS=$2 ;;
+	--out) OUT=$2 ;;
+	*) die "unknown option $1" ;;
+	esac
+	shift 2 || die "$1 needs a value"
+done
+BLOXD=$BUILD/daemon/bloxd BLOXCTL=$BUILD/cli/bloxctl BPERF=$BUILD/tests/initiator/bloxperf
+NPERF=$ANCHOR/bin/spdk_nvme_perf
+for b in "$BLOXD" "$BLOXCTL" "$BPERF" "$NPERF"; do [ -x "$b" ] || die "no executable $b"; done
+HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:4d87416b-b634-42dd-b63e-48aec659fb9f
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+WORK=$(mktemp -d /tmp/vssd_spdk_perf.XXXXXX)
+BPID=
+# shellcheck disable=SC2317 # run by the trap
+cleanup() {
+	[ -n "$BPID" ] && kill "$BPID" 2>/dev/null && wait "$BPID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+cat >"$WORK/cfg.json" <<JSON
+{ "listeners": [ { "address": "127.0.0.1", "port": $PORT } ],
+  "devices": [ { "name": "nand0", "store": "file", "nand": { "channels": 8, "dies_per_channel": 4 } } ],
+  "subsystems": [
+    { "nqn": "nqn.2026-12.io.blox:ram", "allow_any_host": true,
+      "namespaces": [ { "nsid": 1, "backend": "ram", "size": "512M", "block_size": 4096 } ] },
+    { "nqn": "nqn.2026-12.io.blox:v24", "allow_any_host": true,
+      "namespaces": [ { "nsid": 1, "backend": "nand", "size": "4G", "device": "nand0",
+                        "isolation": "channel:6" } ] } ] }
+JSON
+taskset -c 0 "$BLOXD" -c "$WORK/cfg.json" --data-dir "$WORK/d" --admin-socket "$WORK/s.sock" \
+	>"$WORK/bloxd.log" 2>&1 &
+BPID=$!
+for _ in $(seq 100); do
+	(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
+	kill -0 "$BPID" 2>/dev/null || die "bloxd did not start: $(tail -3 "$WORK/bloxd.log")"
+	sleep 0.1
+done
+bp() { taskset -c 1 "$BPERF" -a 127.0.0.1 -p "$PORT" "$@"; }
+bp -n nqn.2026-12.io.blox:ram -q 32 -w write -o 131072 -c 4096 >/dev/null || die "RAM fill failed"
+bp -n nqn.2026-12.io.blox:v24 -q 32 -w write -o 131072 -c 32768 >"$WORK/fill.txt" ||
+	die "vSSD fill failed"
+{
+	echo "# vssd_spdk_perf.sh $BUILD --qds \"$QDS\" --reps $REPS"
+	echo "# spdk_nvme_perf (SPDK anchor, -c 0x2 --no-huge) on CPU 1, bloxd on CPU 0 (taskset: 1 reactor)"
+	echo "# bloxd $BLOXD, its tree at $(git -C "$(dirname "$BUILD")" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %T') UTC, $(nproc) CPUs $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "# a 512 MiB RAM namespace and a 4 GiB vSSD channel:6 (24 dies) on nand0 (8 x 4 dies, TLC defaults, file store); every LBA of both written first"
+	grep -E 'MiB/s' "$WORK/fill.txt" | sed 's/^ */# vSSD fill (128 KiB, QD 32): /'
+	echo "# client: spdk_nvme_perf's Total line; bloxd: bloxctl stats over its window in the middle of the run; CPU: bloxd's utime+stime over the run"
+	for rep in $(seq "$REPS"); do
+		for qd in $QDS; do
+			for ns in ram v24; do
+				trid="trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:$PORT subnqn:nqn.2026-12.io.blox:$ns hostnqn:$HOSTNQN"
+				t0=$(awk '{ print $14 + $15 }' "/proc/$BPID/stat")
+				taskset -c 1 "$NPERF" -c 0x2 --no-huge -s 1024 -r "$trid" -q "$qd" -o 4096 \
+					-w randread -t 8 >"$WORK/p.txt" 2>&1 &
+				PP=$!
+				sleep 5.5
+				"$BLOXCTL" -s "$WORK/s.sock" --json stats "nqn.2026-12.io.blox:$ns" 1 >"$WORK/st.json"
+				wait "$PP" || die "spdk_nvme_perf failed: $(tail -3 "$WORK/p.txt")"
+				t1=$(awk '{ print $14 + $15 }' "/proc/$BPID/stat")
+				rm -rf "/var/run/dpdk/spdk_pid$PP" # what the stopped client leaves
+				python3 - "$ns" "$qd" "$rep" "$(grep -E '^Total' "$WORK/p.txt")" "$WORK/st.json" \
+					$((t1 - t0)) "$(getconf CLK_TCK)" <<'PY'
+import json, sys
+ns, qd, rep, line, stf, ticks, hz = sys.argv[1:8]
+f = line.split()
+iops, mean = float(f[2]), float(f[4])
+d = json.load(open(stf))['namespaces'][0]
+io, n, m = d['io'], d.get('nand') or {}, d.get('model') or {}
+late = n.get('lateness') or {}
+bound = m.get('read_iops_bound', 0)
+print(f"{ns:4s} qd {qd:>4s} rep {rep}: client {iops / 1e3:6.1f} kIOPS mean {mean:7.1f} us"
+      f" | bloxd {io['read_iops'] / 1e3:6.1f} kIOPS mean {io['read_lat']['mean_ns'] / 1e3:7.1f} us"
+      f" QD {io['mean_queue_depth']:6.1f}"
+      + (f" | bound {bound / 1e3:5.1f}K ({iops / bound:.2f}) model {m.get('latency_model', '-')}"
+         f" mean {m.get('read_mean_pred_ns', 0) / 1e3:6.1f} us"
+         f" | late p50/p99/p99.99/max {late.get('p50_ns', 0) / 1e3:.1f}/{late.get('p99_ns', 0) / 1e3:.1f}"
+         f"/{late.get('p9999_ns', 0) / 1e3:.1f}/{late.get('max_ns', 0) / 1e3:.1f} us" if bound else "")
+      + f" | CPU {int(ticks) / (8 * int(hz)):.0%}")
+PY
+			done
+		done
+	done
+	echo "# load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$OUT"
+exit 0
