@@ -447,11 +447,14 @@ static Blox__Admin__IoStats *io_stats(const struct nvmf_io_telemetry *tm,
 	}
 	/*
 	 * The window's maxima: those of the interval it started with (kept in
-	 * the newer sample when the window starts at the older) and of the
-	 * interval running now.
+	 * the newer sample) and of the interval running now.
 	 */
 	win = tm->win;
-	if (base == 1) {
+	/*
+	 * From the older sample, or from the start with one sample taken
+	 * (under 0.5 s ago): the newer sample holds the maxima before it.
+	 */
+	if (base == 1 || (base < 0 && snap_ns[0])) {
 		win.read_ns = BLOX_MAX(win.read_ns, snap[0].win.read_ns);
 		win.write_ns = BLOX_MAX(win.write_ns, snap[0].win.write_ns);
 		win.inflight = BLOX_MAX(win.inflight, snap[0].win.inflight);

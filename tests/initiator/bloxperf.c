@@ -44,6 +44,15 @@ struct perf_opts {
 	uint32_t timeline_ms; /* completions per slice of this length; 0: none */
 };
 
+/* The most timeline slices a run keeps per queue (16 bytes each). */
+#define PERF_MAX_SLICES 4000000u
+
+/* Slices of a run by time with --timeline-ms: the run and 60 s of draining. */
+static uint64_t timeline_slices(const struct perf_opts *o)
+{
+	return (uint64_t)((o->seconds * 1000 + 60000) / o->timeline_ms) + 1;
+}
+
 /* A worker's completions in one timeline slice. */
 struct slice {
 	uint64_t ios, lat_ns; /* completed in it, and their latencies summed */
@@ -398,6 +407,12 @@ static int parse_args(int argc, char **argv, struct perf_opts *o)
 		fprintf(stderr, "bloxperf: --timeline-ms goes with --json and a run by time\n");
 		return 2;
 	}
+	if (o->timeline_ms && timeline_slices(o) > PERF_MAX_SLICES) {
+		fprintf(stderr, "bloxperf: --timeline-ms %u over %.0f s (and 60 s to drain) is more "
+				"than %u slices: take longer ones\n",
+			o->timeline_ms, o->seconds, PERF_MAX_SLICES);
+		return 2;
+	}
 	if (optind < argc || !o->addr || !o->subnqn) {
 		fprintf(stderr, "bloxperf: %s\n", optind < argc ? "unexpected argument"
 								: "-a ADDR and -n SUBNQN are needed");
@@ -470,7 +485,7 @@ static int workers_setup(struct perf_run *r)
 
 	r->nr_w = r->o.conns * r->o.queues;
 	if (r->o.timeline_ms)
-		r->nr_slices = (uint32_t)((r->o.seconds * 1000 + 60000) / r->o.timeline_ms) + 1;
+		r->nr_slices = (uint32_t)timeline_slices(&r->o);
 	r->w = calloc(r->nr_w, sizeof(*r->w));
 	if (!r->w)
 		return -ENOMEM;
