@@ -116,28 +116,7 @@ static off_t page_off(const struct file_store *f, uint64_t page)
 	return (off_t)(f->hdr.data_off + page * f->hdr.stride);
 }
 
-static int file_read(struct nand_store *s, uint64_t page, void *data, void *oob)
-{
-	struct file_store *f = to_file(s);
-	int rc = 0;
-
-	if (f->pages) {
-		const uint8_t *p = f->pages + page * f->hdr.stride;
-
-		if (data)
-			memcpy(data, p, s->geo.page_size);
-		if (oob)
-			memcpy(oob, p + s->geo.page_size, s->geo.oob_size);
-		return 0;
-	}
-	if (data)
-		rc = full_pread(f->fd, data, s->geo.page_size, page_off(f, page));
-	if (!rc && oob)
-		rc = full_pread(f->fd, oob, s->geo.oob_size,
-				page_off(f, page) + s->geo.page_size);
-	return rc;
-}
-
+/* @len bytes at @off of a page's stride (data, then OOB at page_size). */
 static int file_read_part(struct nand_store *s, uint64_t page, uint32_t off, uint32_t len,
 			  void *dst)
 {
@@ -148,6 +127,17 @@ static int file_read_part(struct nand_store *s, uint64_t page, uint32_t off, uin
 		return 0;
 	}
 	return full_pread(f->fd, dst, len, page_off(f, page) + off);
+}
+
+static int file_read(struct nand_store *s, uint64_t page, void *data, void *oob)
+{
+	int rc = 0;
+
+	if (data)
+		rc = file_read_part(s, page, 0, s->geo.page_size, data);
+	if (!rc && oob)
+		rc = file_read_part(s, page, s->geo.page_size, s->geo.oob_size, oob);
+	return rc;
 }
 
 static int file_program(struct nand_store *s, uint64_t page, const void *data,

@@ -21,12 +21,19 @@ static struct ram_store *to_ram(struct nand_store *s)
 	return (struct ram_store *)s;
 }
 
-static int ram_read(struct nand_store *s, uint64_t page, void *data, void *oob)
+/* A page's buffer: data then OOB; NULL when it was never programmed. */
+static uint8_t *ram_page(struct nand_store *s, uint64_t page)
 {
 	struct ram_store *r = to_ram(s);
 	uint32_t ppb = s->geo.pages_per_block;
 	uint8_t **blk = r->blocks[page / ppb];
-	uint8_t *p = blk ? blk[page % ppb] : NULL;
+
+	return blk ? blk[page % ppb] : NULL;
+}
+
+static int ram_read(struct nand_store *s, uint64_t page, void *data, void *oob)
+{
+	uint8_t *p = ram_page(s, page);
 
 	if (!p)
 		return -EIO; /* the engine only reads programmed pages */
@@ -40,10 +47,7 @@ static int ram_read(struct nand_store *s, uint64_t page, void *data, void *oob)
 static int ram_read_part(struct nand_store *s, uint64_t page, uint32_t off, uint32_t len,
 			 void *dst)
 {
-	struct ram_store *r = to_ram(s);
-	uint32_t ppb = s->geo.pages_per_block;
-	uint8_t **blk = r->blocks[page / ppb];
-	uint8_t *p = blk ? blk[page % ppb] : NULL;
+	uint8_t *p = ram_page(s, page);
 
 	if (!p)
 		return -EIO;

@@ -446,14 +446,11 @@ static Blox__Admin__IoStats *io_stats(const struct nvmf_io_telemetry *tm,
 		m->write_bw = (double)(tm->c.write_bytes - b->c.write_bytes) / dt;
 	}
 	/*
-	 * The window's maxima: those of the interval it started with (kept in
-	 * the newer sample) and of the interval running now.
+	 * The window's maxima: those of the interval running now, and, when
+	 * the window starts at the older sample or at the start with one
+	 * sample taken (under 0.5 s ago), those the newer sample holds.
 	 */
 	win = tm->win;
-	/*
-	 * From the older sample, or from the start with one sample taken
-	 * (under 0.5 s ago): the newer sample holds the maxima before it.
-	 */
 	if (base == 1 || (base < 0 && snap_ns[0])) {
 		win.read_ns = BLOX_MAX(win.read_ns, snap[0].win.read_ns);
 		win.write_ns = BLOX_MAX(win.write_ns, snap[0].win.write_ns);
