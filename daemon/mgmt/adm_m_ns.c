@@ -20,6 +20,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Bytes the FTL of @rec holds on @fa: ftl_capacity_for() of its dies and
+ * blocks at the namespace's over-provisioning. Worked out here rather
+ * than taken from fa->units: an allocation read back from the state file
+ * (a restart) names its dies and blocks only, and its units stay 0.
+ */
+static uint64_t vssd_capacity(const struct prov_ns_rec *rec, const struct fbx_alloc *fa)
+{
+	struct blox_cfg_ns *cn = malloc(sizeof(*cn));
+	uint64_t units = fa->units;
+	char err[256];
+
+	if (cn && !blox_ns_resolve(&rec->params, "namespace", cn, err, sizeof(err)))
+		units = ftl_capacity_for(&cn->ftl, &rec->dev->cfg.nand.geo, fa->res.nr_dies,
+					 fa->res.nr_blocks);
+	free(cn);
+	return units * FTL_UNIT;
+}
+
 void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_ns_buf *b)
 {
 	const struct prov_ns_rec *rec = prov_ns_rec(ns);
@@ -46,7 +65,7 @@ void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_
 		b->alloc.dies = b->fa.res.dies;
 		b->alloc.first_block = b->fa.res.first_block;
 		b->alloc.nr_blocks = b->fa.res.nr_blocks;
-		b->alloc.capacity = b->fa.units * FTL_UNIT;
+		b->alloc.capacity = vssd_capacity(rec, &b->fa);
 		m->alloc = &b->alloc;
 	}
 }
