@@ -95,6 +95,18 @@ void ctl_print_status(const ProtobufCMessage *m)
 	}
 }
 
+/*
+ * A namespace's device as ns list and ns show name it: its shared
+ * device, "(own)" for a nand namespace on a device of its own, "-" for
+ * a backend without flash.
+ */
+static const char *ns_device(const Blox__Admin__Namespace *n)
+{
+	if (n->device[0])
+		return n->device;
+	return strcmp(n->backend, "nand") ? "-" : "(own)";
+}
+
 /* The namespace table of ns list and subsys show. */
 static void ns_table(Blox__Admin__Namespace **ns, size_t n)
 {
@@ -112,7 +124,7 @@ static void ns_table(Blox__Admin__Namespace **ns, size_t n)
 		cli_table_cell(&t, "%s", size);
 		cli_table_cell(&t, "%u", ns[i]->block_size);
 		cli_table_cell(&t, "%lu", (unsigned long)ns[i]->inflight);
-		cli_table_cell(&t, "%s", ns[i]->device[0] ? ns[i]->device : "-");
+		cli_table_cell(&t, "%s", ns_device(ns[i]));
 		cli_table_cell(&t, "%s", ns[i]->uuid);
 		cli_table_end_row(&t);
 	}
@@ -137,8 +149,14 @@ void ctl_print_ns(const ProtobufCMessage *m)
 	printf("subsystem   %s\nnsid        %u\nbackend     %s\nsize        %s (%lu bytes)\n"
 	       "block size  %u\nuuid        %s\ninflight    %lu\ndevice      %s\nparameters  %s\n",
 	       n->nqn, n->nsid, n->backend, size, (unsigned long)n->size, n->block_size,
-	       n->uuid, (unsigned long)n->inflight, n->device[0] ? n->device : "(own)",
-	       n->params_json);
+	       n->uuid, (unsigned long)n->inflight, ns_device(n), n->params_json);
+	if (n->store_bytes) {
+		char file[32], disk[32];
+
+		cli_size_str(n->store_bytes, file, sizeof(file));
+		cli_size_str(n->store_disk_bytes, disk, sizeof(disk));
+		printf("flash file  %s, %s of it on disk\n", file, disk);
+	}
 	if (n->alloc && n->alloc->isolation[0]) {
 		char cap[32];
 
@@ -151,7 +169,87 @@ void ctl_print_ns(const ProtobufCMessage *m)
 	}
 }
 
-/* The grid: one row per channel, one cell per die with its owner. */
+/* Device output fits this many columns (but an NQN longer than a line). */
+#define DEV_WIDTH 80
+#define DEV_INDENT 14 /* text after a label ("wear", "next swap") starts here */
+/*
+ * Below this average wear (erases per block) the channels' max/avg says
+ * nothing yet: on a new device the first few erases of one channel make
+ * it 4 or 5.
+ */
+#define DEV_WEAR_EARLY 1.0
+/* The keys of vSSDs in the grid, in the order their first die comes. */
+static const char dev_keys[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+#define DEV_NKEYS (sizeof(dev_keys) - 1)
+
+/* The grid's key of die @di: a vSSD's letter (learnt into @owners), '.' free, '~' pool. */
+static char dev_die_key(const Blox__Admin__DieInfo *di, const char **owners, size_t *nowners)
+{
+	size_t k;
+
+	if (!strcmp(di->owner, "free"))
+		return '.';
+	if (!strcmp(di->owner, "pool"))
+		return '~';
+	for (k = 0; k < *nowners && strcmp(owners[k], di->owner); k++)
+		;
+	if (k == *nowners && k < DEV_NKEYS)
+		owners[(*nowners)++] = di->owner;
+	return k < DEV_NKEYS ? dev_keys[k] : '+';
+}
+
+/*
+ * The grid: a row per channel with its wear and erases since the last
+ * check, then a key per die (a space every 8), wrapped to fit; then what
+ * the keys stand for.
+ */
+static void dev_grid(const Blox__Admin__Device *d)
+{
+	const char *owners[DEV_NKEYS];
+	const char *iso[DEV_NKEYS];
+	size_t nowners = 0;
+	bool more = false;
+
+	printf("CHANNEL   WEAR  ERASES+  DIES (A..: vSSDs below, .: free, ~: software pool)\n");
+	for (size_t c = 0; c < d->n_channel_wear; c++) {
+		const Blox__Admin__ChannelWear *cw = d->channel_wear[c];
+		size_t col = 24, n = 0;
+
+		printf("%7u %6.2f %8lu  ", cw->channel, cw->wear,
+		       (unsigned long)cw->erases_since_check);
+		for (size_t i = 0; i < d->n_dies; i++) {
+			const Blox__Admin__DieInfo *di = d->dies[i];
+			size_t before = nowners;
+			char key;
+
+			if (di->channel != cw->channel)
+				continue;
+			key = dev_die_key(di, owners, &nowners);
+			if (nowners > before)
+				iso[before] = di->isolation;
+			more |= key == '+';
+			if (n && n % 8 == 0) {
+				if (col + 10 > DEV_WIDTH) {
+					printf("\n%24s", "");
+					col = 24;
+				} else {
+					putchar(' ');
+					col++;
+				}
+			}
+			putchar(key);
+			col++;
+			n++;
+		}
+		printf("\n");
+	}
+	for (size_t k = 0; k < nowners; k++)
+		printf("  %c  %s%s%s%s\n", dev_keys[k], owners[k], iso[k][0] ? " (" : "", iso[k],
+		       iso[k][0] ? ")" : "");
+	if (more)
+		printf("  +  more vSSDs (--json names the owner of every die)\n");
+}
+
 void ctl_print_device(const ProtobufCMessage *m)
 {
 	const Blox__Admin__Device *d = (const void *)m;
@@ -160,34 +258,37 @@ void ctl_print_device(const ProtobufCMessage *m)
 	if (d->warning[0])
 		fprintf(stderr, "bloxctl: warning: %s\n", d->warning);
 	cli_size_str(d->raw_bytes, raw, sizeof(raw));
-	printf("device        %s (%s store)\ngeometry      %u channels x %u dies, %s raw\n"
-	       "free          %u dies, %u whole channels%s\n",
-	       d->name, d->store, d->channels, d->dies_per_channel, raw, d->free_dies,
-	       d->free_channels,
+	printf("device        %s (%s store)\ngeometry      %u channels x %u dies, %s raw\n",
+	       d->name, d->store, d->channels, d->dies_per_channel, raw);
+	if (d->store_bytes) {
+		char file[32], disk[32];
+
+		cli_size_str(d->store_bytes, file, sizeof(file));
+		cli_size_str(d->store_disk_bytes, disk, sizeof(disk));
+		printf("flash file    %s, %s of it on disk\n", file, disk);
+	}
+	printf("free          %u dies, %u whole channels%s\n", d->free_dies, d->free_channels,
 	       d->spare_channel && d->free_channels ? " (1 kept spare for wear swaps)" : "");
 	if (d->pool_dies)
 		printf("software pool %u dies, %u blocks per plane free\n", d->pool_dies,
 		       d->pool_free_blocks);
-	printf("vSSDs         %u\nwear          avg %.2f, max %.2f erases per block; "
-	       "imbalance %.3f (bound %.2f)\n"
-	       "swap checks   every %.1f erases per block (K = %u rounds of rated %u P/E); "
-	       "next at %.1f; %lu checks, %lu swaps\nnext swap     %s\n\n",
-	       d->vssds, d->avg_wear, d->max_wear, d->imbalance, d->bound, d->check_step,
-	       d->rounds, d->rated_pe, d->next_check, (unsigned long)d->checks,
-	       (unsigned long)d->swaps, d->next_swap);
-	for (size_t c = 0; c < d->n_channel_wear; c++) {
-		const Blox__Admin__ChannelWear *cw = d->channel_wear[c];
-
-		printf("ch %-3u wear %7.2f  +%-7lu", cw->channel, cw->wear,
-		       (unsigned long)cw->erases_since_check);
-		for (size_t i = 0; i < d->n_dies; i++) {
-			const Blox__Admin__DieInfo *di = d->dies[i];
-
-			if (di->channel == cw->channel)
-				printf("  d%u:%s", di->die, di->owner);
-		}
-		printf("\n");
-	}
+	printf("vSSDs         %u\n", d->vssds);
+	printf("wear          avg %.2f, max %.2f erases per block\n", d->avg_wear, d->max_wear);
+	if (d->avg_wear < DEV_WEAR_EARLY)
+		cli_wrap(stdout, DEV_INDENT, DEV_WIDTH, "imbalance",
+			 "too early to tell: under %.0f erase per block on average (bound %.2f)",
+			 DEV_WEAR_EARLY, d->bound);
+	else
+		cli_wrap(stdout, DEV_INDENT, DEV_WIDTH, "imbalance",
+			 "%.3f, the most worn channel's wear over the average (bound %.2f)",
+			 d->imbalance, d->bound);
+	cli_wrap(stdout, DEV_INDENT, DEV_WIDTH, "swap checks",
+		 "every %.1f erases per block (K = %u rounds of rated %u P/E); next at %.1f; "
+		 "%lu checks, %lu swaps", d->check_step, d->rounds, d->rated_pe, d->next_check,
+		 (unsigned long)d->checks, (unsigned long)d->swaps);
+	cli_wrap(stdout, DEV_INDENT, DEV_WIDTH, "next swap", "%s", d->next_swap);
+	printf("\n");
+	dev_grid(d);
 }
 
 void ctl_print_device_list(const ProtobufCMessage *m)
@@ -204,7 +305,10 @@ void ctl_print_device_list(const ProtobufCMessage *m)
 		cli_table_cell(&t, "%u", d->free_dies);
 		cli_table_cell(&t, "%u", d->free_channels);
 		cli_table_cell(&t, "%u", d->vssds);
-		cli_table_cell(&t, "%.3f", d->imbalance);
+		if (d->avg_wear < DEV_WEAR_EARLY)
+			cli_table_cell(&t, "too early");
+		else
+			cli_table_cell(&t, "%.3f", d->imbalance);
 		cli_table_end_row(&t);
 	}
 	cli_table_print(&t, stdout);
@@ -288,16 +392,20 @@ void ctl_print_listener(const ProtobufCMessage *m)
 	       x->tls[0] && strcmp(x->tls, "none") ? x->tls : "");
 }
 
+/*
+ * ctrl list for people: a block per controller in 80 columns (a host NQN
+ * of the UUID form fits a line), its queues wrapped.
+ */
+#define CTRL_WIDTH 80
+#define CTRL_INDENT 10
+
 void ctl_print_ctrls(const ProtobufCMessage *m)
 {
 	const Blox__Admin__ControllerList *l = (const void *)m;
-	struct cli_table t;
 
-	cli_table_init(&t, "SUBSYSTEM", "CNTLID", "HOST", "KATO_MS", "IO_QUEUES",
-		       "LISTENER", "AGE_S", "QUEUES(qid:size:cmds:errs@reactor)", NULL);
 	for (size_t i = 0; i < l->n_controllers; i++) {
 		const Blox__Admin__Controller *c = l->controllers[i];
-		char q[1024] = "";
+		char q[4096] = "";
 		size_t off = 0;
 
 		for (size_t k = 0; k < c->n_queues && off < sizeof(q) - 64; k++)
@@ -307,17 +415,15 @@ void ctl_print_ctrls(const ProtobufCMessage *m)
 						(unsigned long)c->queues[k]->commands,
 						(unsigned long)c->queues[k]->errors,
 						c->queues[k]->reactor);
-		cli_table_cell(&t, "%s", c->nqn);
-		cli_table_cell(&t, "%u", c->cntlid);
-		cli_table_cell(&t, "%s", c->host_nqn);
-		cli_table_cell(&t, "%u", c->kato_ms);
-		cli_table_cell(&t, "%u", c->io_queues);
-		cli_table_cell(&t, "%s", c->listener);
-		cli_table_cell(&t, "%.0f", (double)c->age_ns / 1e9);
-		cli_table_cell(&t, "%s", q);
-		cli_table_end_row(&t);
+		printf("%s", i ? "\n" : "");
+		cli_wrap(stdout, 0, CTRL_WIDTH, "", "cntlid %u of %s", c->cntlid, c->nqn);
+		cli_wrap(stdout, CTRL_INDENT, CTRL_WIDTH, "  host", "%s", c->host_nqn);
+		cli_wrap(stdout, CTRL_INDENT, CTRL_WIDTH, "  via",
+			 "%s for %.0f s; KATO %u ms; %u I/O queues", c->listener,
+			 (double)c->age_ns / 1e9, c->kato_ms, c->io_queues);
+		cli_wrap(stdout, CTRL_INDENT, CTRL_WIDTH, "  queues",
+			 "%s (qid:size:commands:errors@reactor)", q);
 	}
-	cli_table_print(&t, stdout);
 }
 
 /* Stats for people: a block per namespace, then the controllers, in 80 columns. */

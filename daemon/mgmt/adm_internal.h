@@ -129,6 +129,11 @@ void adm_m_subsys_init(ADM_SVC *svc); /* subsystems, hosts */
 void adm_m_ns_init(ADM_SVC *svc); /* namespaces */
 void adm_m_ctrl_init(ADM_SVC *svc); /* controllers, telemetry */
 
+/*
+ * adm_m_ns.c: the flash file at @path: its size in @bytes and what it
+ * takes on disk (st_blocks * 512) in @disk; 0 and 0 when there is none.
+ */
+void adm_store_usage(const char *path, uint64_t *bytes, uint64_t *disk);
 /* adm_m_ns.c: Namespace messages, also inside Subsystem messages. */
 /* What a Namespace message points into. */
 struct adm_ns_buf {

@@ -37,7 +37,7 @@ static void dev_msg_free(struct dev_msg *x)
 	free(x->params);
 }
 
-static int dev_msg_fill(struct prov_device *d, struct dev_msg *x)
+static int dev_msg_fill(const struct blox_prov *p, struct prov_device *d, struct dev_msg *x)
 {
 	const struct nand_geometry *g = &d->cfg.nand.geo;
 	uint32_t nd = nand_dies(g), nch = g->channels;
@@ -133,6 +133,12 @@ static int dev_msg_fill(struct prov_device *d, struct dev_msg *x)
 	else
 		snprintf(x->next_swap, sizeof(x->next_swap), "none: %s", sw.why);
 	x->m.next_swap = x->next_swap;
+	if (!d->cfg.store_ram) {
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/dev-%s.nand", p->data_dir, d->cfg.name);
+		adm_store_usage(path, &x->m.store_bytes, &x->m.store_disk_bytes);
+	}
 	return 0;
 }
 
@@ -190,7 +196,7 @@ static void m_create_device(ADM_SVC *svc, const Blox__Admin__DeviceCreateRequest
 	if (!adm_persist(ADM_REQ(d)))
 		ADM_FAILED(closure, d);
 	dev = prov_device_find(a->prov, in->name);
-	if (!dev || dev_msg_fill(dev, &x)) {
+	if (!dev || dev_msg_fill(a->prov, dev, &x)) {
 		dev_msg_free(&x);
 		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
 	}
@@ -262,7 +268,7 @@ static void m_list_devices(ADM_SVC *svc, const Blox__Admin__Empty *in,
 		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
 	}
 	TAILQ_FOREACH(dev, &a->prov->devices, link) {
-		rc |= dev_msg_fill(dev, &x[i]);
+		rc |= dev_msg_fill(a->prov, dev, &x[i]);
 		out.devices[i] = &x[i].m;
 		i++;
 	}
@@ -279,12 +285,13 @@ static void m_list_devices(ADM_SVC *svc, const Blox__Admin__Empty *in,
 static void m_show_device(ADM_SVC *svc, const Blox__Admin__DeviceRef *in,
 			  Blox__Admin__Device_Closure closure, void *d)
 {
-	struct prov_device *dev = find_device(ADM_OF(svc), ADM_REQ(d), in->name);
+	struct blox_admin *a = ADM_OF(svc);
+	struct prov_device *dev = find_device(a, ADM_REQ(d), in->name);
 	struct dev_msg x;
 
 	if (!dev)
 		ADM_FAILED(closure, d);
-	if (dev_msg_fill(dev, &x)) {
+	if (dev_msg_fill(a->prov, dev, &x)) {
 		dev_msg_free(&x);
 		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
 	}

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /*
  * Bytes the FTL of @rec holds on @fa: ftl_capacity_for() of its dies and
@@ -37,6 +38,17 @@ static uint64_t vssd_capacity(const struct prov_ns_rec *rec, const struct fbx_al
 					 fa->res.nr_blocks);
 	free(cn);
 	return units * FTL_UNIT;
+}
+
+void adm_store_usage(const char *path, uint64_t *bytes, uint64_t *disk)
+{
+	struct stat st;
+
+	*bytes = *disk = 0;
+	if (path && path[0] && !stat(path, &st)) {
+		*bytes = (uint64_t)st.st_size;
+		*disk = (uint64_t)st.st_blocks * 512;
+	}
 }
 
 void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_ns_buf *b)
@@ -58,6 +70,7 @@ void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_
 	m->inflight = ns->inflight;
 	m->params_json = b->params ? b->params : (char *)"";
 	m->device = rec && rec->dev ? rec->dev->cfg.name : (char *)"";
+	adm_store_usage(rec ? rec->store_path : NULL, &m->store_bytes, &m->store_disk_bytes);
 	blox__admin__vssd_alloc__init(&b->alloc);
 	if (rec && rec->dev && fbx_owner_alloc(rec->dev->rm, rec->owner, &b->fa)) {
 		b->alloc.isolation = (char *)fbx_isolation_name(b->fa.iso);
