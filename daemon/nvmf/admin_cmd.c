@@ -42,8 +42,13 @@ void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 	id->acl = NVMF_ACL;
 	id->aerl = NVMF_AERL;
 	id->frmw = (1u << 1) | 1u; /* one slot, read only */
-	id->lpa = NVME_CTRL_LPA_SMART_PER_NS | NVME_CTRL_LPA_CMD_EFFECTS |
-		  NVME_CTRL_LPA_EXTENDED;
+	/*
+	 * A discovery controller has no Commands Supported and Effects log
+	 * (as nvmet's): with the bit set, Linux asks for it at every connect.
+	 */
+	id->lpa = disc ? NVME_CTRL_LPA_EXTENDED
+		       : NVME_CTRL_LPA_SMART_PER_NS | NVME_CTRL_LPA_CMD_EFFECTS |
+				 NVME_CTRL_LPA_EXTENDED;
 	id->elpe = NVMF_ERR_LOG_ENTRIES - 1;
 	id->wctemp = 343; /* Kelvin */
 	id->cctemp = 373;
@@ -216,6 +221,47 @@ static uint16_t id_endgrp_list(struct nvmf_req *req)
 	return 0;
 }
 
+/* The Command Set Identifier of an Identify: CDW11 bits 31:24. */
+static uint8_t id_csi(const struct nvmf_req *req)
+{
+	return (uint8_t)(req->cmd.cdw11 >> 24);
+}
+
+/*
+ * I/O Command Set specific Identify Controller (CNS 06h) of the NVM
+ * command set: all zeroes (no Verify, Write Zeroes or DSM size limits of
+ * its own), as nvmet answers it. Linux asks for it at every connect to a
+ * controller of version 1.2 or later (nvme_init_non_mdts_limits()).
+ */
+static uint16_t id_cs_ctrl(struct nvmf_req *req)
+{
+	if (id_csi(req) != NVME_CSI_NVM) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw11);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	memset(req->buf, 0, IDENTIFY_LEN);
+	return 0;
+}
+
+/*
+ * I/O Command Set specific Identify Namespace (CNS 05h) of the NVM
+ * command set: no storage tags or protection formats, all zeroes for an
+ * active namespace (as nvmet).
+ */
+static uint16_t id_cs_ns(struct nvmf_req *req)
+{
+	if (id_csi(req) != NVME_CSI_NVM) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw11);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	if (!nvmf_ns_find(req->sq->ctrl->subsys, req->cmd.nsid)) {
+		req->error_loc = offsetof(struct nvme_sqe, nsid);
+		return NVME_SC_INVALID_NS | NVME_SC_DNR;
+	}
+	memset(req->buf, 0, IDENTIFY_LEN);
+	return 0;
+}
+
 static uint16_t exec_identify(struct nvmf_req *req)
 {
 	switch (req->cmd.cdw10 & 0xff) {
@@ -223,6 +269,10 @@ static uint16_t exec_identify(struct nvmf_req *req)
 		return id_ns(req);
 	case NVME_IDENTIFY_CNS_CTRL:
 		return id_ctrl(req);
+	case NVME_IDENTIFY_CNS_CSI_NS:
+		return id_cs_ns(req);
+	case NVME_IDENTIFY_CNS_CSI_CTRL:
+		return id_cs_ctrl(req);
 	case NVME_IDENTIFY_CNS_NS_ACTIVE_LIST:
 		return id_active_ns(req);
 	case NVME_IDENTIFY_CNS_NS_DESC_LIST:

@@ -6,6 +6,7 @@
  */
 #include "nvmf.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Command flags: FUSE bits 1:0 must be 0; PSDT bits 7:6 say SGL (01b). */
@@ -82,6 +83,116 @@ void nvmf_req_execute(struct nvmf_req *req)
 		nvmf_req_complete(req, st);
 }
 
+/* ---- failed admin commands, at debug level ---- */
+
+static const char *admin_opc_name(uint8_t opc)
+{
+	switch (opc) {
+	case nvme_admin_get_log_page:
+		return "get log page";
+	case nvme_admin_identify:
+		return "identify";
+	case nvme_admin_abort_cmd:
+		return "abort";
+	case nvme_admin_set_features:
+		return "set features";
+	case nvme_admin_get_features:
+		return "get features";
+	case nvme_admin_async_event:
+		return "async event request";
+	case nvme_admin_keep_alive:
+		return "keep alive";
+	case nvme_admin_fabrics:
+		return "fabrics";
+	default:
+		return "unsupported";
+	}
+}
+
+/* The field at byte @loc of the SQE, as the spec names it. */
+static const char *sqe_field_name(uint16_t loc, char *tmp, size_t len)
+{
+	static const struct {
+		uint16_t off;
+		const char *name;
+	} f[] = {
+		{ offsetof(struct nvme_sqe, opcode), "opcode" },
+		{ offsetof(struct nvme_sqe, flags), "flags" },
+		{ offsetof(struct nvme_sqe, nsid), "NSID" },
+		{ offsetof(struct nvme_sqe, dptr), "data pointer" },
+		{ offsetof(struct nvme_sqe, cdw10), "CDW10" },
+		{ offsetof(struct nvme_sqe, cdw11), "CDW11" },
+		{ offsetof(struct nvme_sqe, cdw12), "CDW12" },
+		{ offsetof(struct nvme_sqe, cdw13), "CDW13" },
+		{ offsetof(struct nvme_sqe, cdw14), "CDW14" },
+		{ offsetof(struct nvme_sqe, cdw15), "CDW15" },
+	};
+
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(f); i++)
+		if (f[i].off == loc)
+			return f[i].name;
+	if (loc == 0xffff)
+		return "the command";
+	snprintf(tmp, len, "byte %u", loc);
+	return tmp;
+}
+
+static const char *status_name(uint16_t status, char *tmp, size_t len)
+{
+	switch (status & ~NVME_SC_DNR) {
+	case NVME_SC_INVALID_OPCODE:
+		return "invalid opcode";
+	case NVME_SC_INVALID_FIELD:
+		return "invalid field";
+	case NVME_SC_CMD_SEQ_ERROR:
+		return "command sequence error";
+	case NVME_SC_INVALID_NS:
+		return "invalid namespace";
+	case NVME_SC_SGL_INVALID_DATA:
+		return "invalid SGL data length";
+	case NVME_SC_INTERNAL:
+		return "internal error";
+	case NVMF_SC_CMD(NVME_SC_INVALID_LOG_PAGE):
+		return "invalid log page";
+	case NVMF_SC_CMD(NVME_SC_FEATURE_NOT_SAVEABLE):
+		return "feature not saveable";
+	default:
+		snprintf(tmp, len, "status 0x%03x", status & ~NVME_SC_DNR);
+		return tmp;
+	}
+}
+
+/*
+ * "admin cmd 0x0a (get features) fid 0x16: invalid field in CDW10": which
+ * command a host sent that failed, and in which field, so that what a
+ * host's connect probes for shows at --log-level 3 (the error log page
+ * holds only the CID and the field's offset).
+ */
+static void log_admin_failure(const struct nvmf_req *req, uint16_t status)
+{
+	const struct nvme_sqe *cmd = &req->cmd;
+	char what[24] = "", t1[16], t2[24];
+
+	switch (cmd->opcode) {
+	case nvme_admin_identify:
+		snprintf(what, sizeof(what), " cns 0x%02x", cmd->cdw10 & 0xff);
+		break;
+	case nvme_admin_get_log_page:
+		snprintf(what, sizeof(what), " lid 0x%02x", cmd->cdw10 & 0xff);
+		break;
+	case nvme_admin_set_features:
+	case nvme_admin_get_features:
+		snprintf(what, sizeof(what), " fid 0x%02x", cmd->cdw10 & 0xff);
+		break;
+	default:
+		break;
+	}
+	blox_log(req->sq->tgt->log, BLOX_LOG_DEBUG,
+		 "ctrl %u of %s: admin cmd 0x%02x (%s)%s: %s in %s", req->sq->ctrl->cntlid, req->sq->ctrl->subsys->nqn, cmd->opcode,
+		 admin_opc_name(cmd->opcode), what, status_name(status, t2, sizeof(t2)),
+		 sqe_field_name(req->error_loc, t1, sizeof(t1)));
+}
+
 void nvmf_req_complete(struct nvmf_req *req, uint16_t status)
 {
 	struct nvmf_sq *sq = req->sq;
@@ -93,6 +204,9 @@ void nvmf_req_complete(struct nvmf_req *req, uint16_t status)
 	req->cqe.status = (uint16_t)(status << 1);
 	if (status) {
 		sq->errors++;
+		/* AERs ended by the controller's teardown are no failure. */
+		if (!sq->qid && sq->ctrl && (status & ~NVME_SC_DNR) != NVME_SC_ABORT_QUEUE)
+			log_admin_failure(req, status);
 		if (req->ns) {
 			req->ns->stats.errors++;
 			req->ns->tm.c.errors++;

@@ -288,6 +288,24 @@ static size_t log_supported(uint8_t *out, bool discovery)
 }
 
 /*
+ * TREQ of a port's discovery log entries, as nvmet fills it: SQ flow
+ * control disable is always supported; the secure channel bits are for a
+ * TLS port only (required, or not required when plain TCP is taken too),
+ * "not specified" on a plain one: 0x4, which nvme-cli prints as "not
+ * specified, sq flow control disable supported" (0x6 it cannot name).
+ */
+uint8_t nvmf_disc_treq(const struct nvmf_port *p)
+{
+	uint8_t treq = NVMF_TREQ_DISABLE_SQFLOW;
+
+	if (p->tls == NVMF_TLS_REQUIRED)
+		treq |= NVMF_TREQ_REQUIRED;
+	else if (p->tls != NVMF_TLS_NONE)
+		treq |= NVMF_TREQ_NOT_REQUIRED;
+	return treq;
+}
+
+/*
  * Discovery log: one entry per (NVM subsystem the host may use, NVM
  * listener). Wildcard listeners report the address the host reached us
  * by, never 0.0.0.0.
@@ -323,10 +341,7 @@ size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap)
 			e->adrfam = p->family == AF_INET6 ? NVMF_ADDR_FAMILY_IP6
 							  : NVMF_ADDR_FAMILY_IP4;
 			e->subtype = NVME_NQN_NVME;
-			/* TLS required or not; SECTYPE says which TLS a port takes. */
-			e->treq = (p->tls == NVMF_TLS_REQUIRED ? NVMF_TREQ_REQUIRED
-							       : NVMF_TREQ_NOT_REQUIRED) |
-				  NVMF_TREQ_DISABLE_SQFLOW;
+			e->treq = nvmf_disc_treq(p);
 			e->portid = p->id;
 			e->cntlid = 0xffff;
 			e->asqsz = NVMF_ADMIN_MAX_SQSIZE + 1;

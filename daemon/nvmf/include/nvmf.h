@@ -652,6 +652,8 @@ uint16_t nvmf_parse_get_log_page(struct nvmf_req *req, bool discovery);
 void nvmf_fill_id_ctrl(struct nvmf_ctrl *ctrl, struct nvme_id_ctrl *id);
 /* Build the discovery log for the host of @req into @out; its length. */
 size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap);
+/* TREQ of @p's discovery log entries (nvmet's values). */
+uint8_t nvmf_disc_treq(const struct nvmf_port *p);
 
 /* Controllers. */
 int nvmf_ctrl_create(struct nvmf_subsys *subsys, const char *hostnqn,

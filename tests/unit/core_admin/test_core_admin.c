@@ -637,6 +637,43 @@ static void test_log_numdu(void **state)
 	assert_int_equal(fake_exec(&f->ft, f->q, f->c), ST_INVALID_FIELD);
 }
 
+/* Identify @cns with CSI @csi (CDW11 bits 31:24) for @nsid; the status. */
+static uint16_t identify_csi(struct fixture *f, uint8_t cns, uint8_t csi, uint32_t nsid)
+{
+	fake_prep(&f->ft, f->c, nvme_admin_identify, nsid)->cdw10 = cns;
+	f->c->req.cmd.cdw11 = (uint32_t)csi << 24;
+	fake_data(f->c, 4096, false);
+	memset(f->c->buf, 0xaa, 4096);
+	return fake_exec(&f->ft, f->q, f->c);
+}
+
+/*
+ * 17. I/O Command Set specific Identify Controller (CNS 06h) and
+ * Namespace (05h) of the NVM command set: all zeroes, as nvmet answers,
+ * and no error log entry (Linux 6.1 asks for 06h at every connect); any
+ * other command set is an invalid field in CDW11.
+ */
+static void test_identify_cs(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t errs = f->q->sq.ctrl->err_count;
+
+	assert_int_equal(identify_csi(f, NVME_IDENTIFY_CNS_CSI_CTRL, NVME_CSI_NVM, 0), 0);
+	assert_all(f->c->buf, 4096, 0);
+	assert_int_equal(identify_csi(f, NVME_IDENTIFY_CNS_CSI_NS, NVME_CSI_NVM, 3), 0);
+	assert_all(f->c->buf, 4096, 0);
+	assert_int_equal(f->q->sq.ctrl->err_count, errs);
+
+	assert_int_equal(identify_csi(f, NVME_IDENTIFY_CNS_CSI_NS, NVME_CSI_NVM, 2),
+			 ST_INVALID_NS);
+	assert_int_equal(identify_csi(f, NVME_IDENTIFY_CNS_CSI_CTRL, NVME_CSI_ZNS, 0),
+			 ST_INVALID_FIELD);
+	assert_int_equal(f->q->sq.ctrl->err_count, errs + 2);
+	assert_int_equal(f->q->sq.ctrl->errors[(errs + 1) % NVMF_ERR_LOG_ENTRIES]
+				 .parm_error_location,
+			 offsetof(struct nvme_sqe, cdw11));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
@@ -657,6 +694,7 @@ int main(void)
 		T(test_features_host_id),
 		T(test_abort_and_keep_alive),
 		T(test_log_numdu),
+		T(test_identify_cs),
 #define E(fn) cmocka_unit_test_setup_teardown(fn, endgrp_setup, endgrp_teardown)
 		E(test_endgrp_identify_ctrl),
 		E(test_endgrp_identify_ns),

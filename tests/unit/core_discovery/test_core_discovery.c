@@ -95,6 +95,8 @@ static void test_identify(void **state)
 	assert_int_equal(id->oaes, 0);
 	assert_int_equal(id->kas, 1);
 	assert_int_equal(id->mdts, 5);
+	/* No Commands Supported and Effects log (Linux would ask for it). */
+	assert_int_equal(id->lpa, NVME_CTRL_LPA_EXTENDED);
 	assert_padded(id->mn, sizeof(id->mn), "blox discovery");
 	/* Namespace CNS values do not exist here. */
 	assert_int_equal(fake_identify(&f->ft, f->q, f->c, NVME_IDENTIFY_CNS_NS, 1),
@@ -150,8 +152,12 @@ static void check_entry(const struct nvmf_disc_log_entry *e,
 	assert_int_equal(e->trtype, NVMF_TRTYPE_TCP);
 	assert_int_equal(e->adrfam, w->adrfam);
 	assert_int_equal(e->subtype, NVME_NQN_NVME);
-	assert_int_equal(e->treq & 0x04, 0x04); /* SQ flow control disable */
-	assert_int_equal(e->treq & 0x03, 0x02); /* secure channel not required */
+	/*
+	 * As nvmet on a plain TCP port: secure channel not specified, SQ flow
+	 * control disable supported (0x06, "not required" without TLS, is
+	 * what nvme-cli 2.3 printed as "unrecognized").
+	 */
+	assert_int_equal(e->treq, NVMF_TREQ_DISABLE_SQFLOW);
 	assert_int_equal(e->portid, w->portid);
 	assert_int_equal(e->cntlid, 0xffff);
 	assert_int_equal(e->asqsz, 32);
@@ -187,6 +193,42 @@ static void test_log_entries(void **state)
 	/* Nothing after the last entry. */
 	for (size_t i = HDR_LEN + 6 * ENTRY_LEN; i < sizeof(log); i++)
 		assert_int_equal(log[i], 0);
+}
+
+/*
+ * 8. TREQ and SECTYPE of TLS ports, as nvmet's: secure channel required
+ * (0x05) on a TLS-only port, not required (0x06) on one that takes both;
+ * a plain port's entry says neither (0x04).
+ */
+static void test_log_treq_tls(void **state)
+{
+	struct fixture *f = *state;
+	static uint8_t log[HDR_LEN + 8 * ENTRY_LEN];
+	const struct nvmf_discovery_log *h = (const void *)log;
+
+	f->p6->tls = NVMF_TLS_REQUIRED;
+	f->pwild->tls = NVMF_TLS_ALLOWED;
+	read_disc(f, f->q, sizeof(log), 0, log);
+	assert_int_equal(h->numrec, 6);
+	for (size_t i = 0; i < 6; i++) {
+		const struct nvmf_disc_log_entry *e = &h->entries[i];
+
+		switch (e->portid) {
+		case 1:
+			assert_int_equal(e->treq, 0x04);
+			assert_int_equal(e->tsas.tcp.sectype, NVMF_TCP_SECTYPE_NONE);
+			break;
+		case 2:
+			assert_int_equal(e->treq, NVMF_TREQ_REQUIRED | NVMF_TREQ_DISABLE_SQFLOW);
+			assert_int_equal(e->tsas.tcp.sectype, NVMF_TCP_SECTYPE_TLS13);
+			break;
+		default:
+			assert_int_equal(e->portid, 3);
+			assert_int_equal(e->treq,
+					 NVMF_TREQ_NOT_REQUIRED | NVMF_TREQ_DISABLE_SQFLOW);
+			assert_int_equal(e->tsas.tcp.sectype, NVMF_TCP_SECTYPE_TLS13);
+		}
+	}
 }
 
 /* 4. Another host sees its own set of subsystems. */
@@ -286,6 +328,7 @@ int main(void)
 		T(test_log_in_pieces),
 		T(test_log_genctr),
 		T(test_needs_enable),
+		T(test_log_treq_tls),
 	};
 #undef T
 
