@@ -171,7 +171,7 @@ static void usage(FILE *f)
 		"      --kato0-timeout-ms N  close a controller with KATO 0 that has no\n"
 		"                          I/O queue and was idle N ms (default 120000)\n"
 		"      --mdts-kb N         largest transfer (MDTS), a power of two from 4\n"
-		"                          to 32768 KiB (default 1024)\n"
+		"                          to 32768 KiB (default 8192)\n"
 		"      --in-capsule-kb N   in-capsule data on I/O queues (default 16,\n"
 		"                          at most 128)\n"
 		"      --max-queue-size N  entries of an I/O queue (CAP.MQES + 1),\n"

@@ -312,6 +312,8 @@ struct fn_env *fn_env_new_auth(const char *key, const char *ctrl_key)
 	blox_clock_init_virtual(&e->clock, 1000000000ull);
 	e->log.level = getenv("BLOX_FUZZ_LOG") ? BLOX_LOG_DEBUG : -1;
 	FUZZ_CHECK(nvmf_tgt_init(&e->tgt, NULL, &e->clock, &e->log) == 0, "tgt");
+	/* The contexts' buffers hold NVMF_MAX_XFER: the largest transfer. */
+	e->tgt.lim.mdts_kb = NVMF_MAX_XFER / 1024;
 	FUZZ_CHECK(nvmf_port_add(&e->tgt, "127.0.0.1", "4420", false, &e->port) == 0, "port");
 	FUZZ_CHECK(nvmf_subsys_create(&e->tgt, FN_SUBNQN, &s) == 0, "subsystem");
 	s->allow_any_host = !key;

@@ -46,7 +46,16 @@ struct event;
 #define NVMF_MAX_QUEUE_SIZE 65536 /* CAP.MQES is 16 bits, 0's based */
 #define NVMF_ADMIN_MAX_SQSIZE 31 /* 0's based */
 #define NVMF_MAX_IO_QUEUES 64 /* hard ceiling of --max-io-queues */
-#define NVMF_MAX_XFER (1024u * 1024) /* default MDTS: 1 MiB */
+/*
+ * Default MDTS: 8 MiB, so that a host's passthrough I/O (which it cannot
+ * split: nvme-cli's 4 MiB `nvme write`, blktests nvme/029's 1025 blocks of
+ * 4 KiB) goes through at the defaults, as on nvmet's TCP ports, which set
+ * no limit. Costs nothing until used: a command's buffer is taken from
+ * the bounded pool when it needs it, sized to its transfer (tcp_buf.c).
+ */
+#define NVMF_DEFAULT_MDTS_KB (8u * 1024)
+/* A 1 MiB transfer: what the unit tests' and fuzzers' buffers hold. */
+#define NVMF_MAX_XFER (1024u * 1024)
 #define NVMF_MAX_MDTS_KB (32u * 1024) /* largest --mdts-kb */
 #define NVMF_IO_INLINE 16384 /* in-capsule data on I/O queues */
 #define NVMF_MAX_IO_INLINE (128u * 1024) /* largest --in-capsule-kb */
@@ -403,7 +412,7 @@ struct nvmf_tgt_limits {
 				   .max_ctrls_per_host = 128,                              \
 				   .min_kato_ms = 1000,                                    \
 				   .kato0_timeout_ms = 120000,                             \
-				   .mdts_kb = NVMF_MAX_XFER / 1024,                        \
+				   .mdts_kb = NVMF_DEFAULT_MDTS_KB,                        \
 				   .in_capsule_kb = NVMF_IO_INLINE / 1024,                 \
 				   .max_queue_size = NVMF_MQES + 1 })
 
