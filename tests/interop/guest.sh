@@ -34,6 +34,13 @@
 #   CMD_TIMEOUT        seconds for each nvme-cli/mkfs/mount step (120)
 #   FIO_TIMEOUT        seconds for each fio job (400)
 #
+# Also: every discovery log entry's TREQ reads as nvmet's ("not specified,
+# sq flow control disable supported"); the error log of each fresh
+# controller is empty after connect (nothing the kernel asked while
+# connecting failed); in full mode a 4 MiB and a 1025-block nvme
+# write/read (passthrough, which the kernel cannot split: blktests nvme/029)
+# read back the same.
+#
 # Layout of the (single) namespace, so that raw fio I/O and the filesystem
 # never overlap and need no partition table:
 #   [0, FS)             ext4, made with an explicit size (mkfs.ext4 DEV FSk)
@@ -41,6 +48,7 @@
 #   [FS+R1, FS+R1+R2)   fio 128k sequential write + verify (and, after the
 #                       reconnect with digests, a verify-only pass of it)
 #   [.., +R3)           fio 4k random write + verify over the digest connection
+#   [.., +8 MiB)        nvme write/read passthrough (4 MiB, then 1025 blocks)
 # FS = min(256 MiB, size/2); R1/R2/R3 = min(16/32/8 MiB, (size-FS)/4).
 # The ext4 check (e2fsck) and the sha256 check after the reconnect therefore
 # also prove that the raw writes landed where they were addressed.
@@ -143,6 +151,13 @@ discover() {
 		fail "discovery log on port $port does not list $NQN as an NVM subsystem"
 		return 1
 	fi
+	# TREQ as nvmet's on a plain port (0x04); 0x06 read "unrecognized".
+	treqs=$(sed -n 's/^treq: *//p' "$W/disc-$port.txt" | sort -u)
+	if [ "$treqs" = "not specified, sq flow control disable supported" ]; then
+		pass "discovery log on port $port: treq '$treqs' on every entry"
+	else
+		fail "discovery log on port $port: treq '$(echo "$treqs" | tr '\n' '/')', want 'not specified, sq flow control disable supported'"
+	fi
 	if [ -n "$EXPECT_TRSVCID" ]; then
 		svcs=$(grep -F "nvme subsystem|$NQN|" "$W/disc-$port.entries" | cut -d'|' -f3 | tr '\n' ' ')
 		case " $svcs" in
@@ -222,6 +237,56 @@ connect() {
 		fail "$what: kernel created '${q:-?}' I/O queues, asked for $NRQ"
 	fi
 	return 0
+}
+
+# errlog_clean WHAT: the error log of the fresh controller CTRL is empty
+# (error_count 0): nothing the kernel sent while connecting failed.
+errlog_clean() {
+	step "$1: nvme error-log /dev/$CTRL -e 1 (a fresh controller)"
+	timeout "$T" nvme error-log "/dev/$CTRL" -e 1 >"$W/errlog0.txt" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		cat "$W/errlog0.txt"
+		fail "$1: nvme error-log (exit $rc)"
+		return 1
+	fi
+	n=$(logfield "$W/errlog0.txt" error_count)
+	if [ "$n" = 0 ]; then
+		pass "$1: error log empty after connect (error_count 0)"
+	else
+		cat "$W/errlog0.txt"
+		fail "$1: error log has error_count '$n' after connect, want 0"
+	fi
+}
+
+# passthrough WHAT SLBA BYTES: nvme write then nvme read of BYTES at block
+# SLBA through the ioctl (a transfer the kernel cannot split: MDTS must
+# hold it), and the data must compare equal.
+passthrough() {
+	what=$1
+	nlb=$(($3 / LBS))
+	step "passthrough $what: nvme write/read $DEV --start-block=$2 --block-count=$((nlb - 1)) --data-size=$3"
+	head -c "$3" /dev/urandom >"$W/pt-w"
+	rm -f "$W/pt-r"
+	timeout "$T" nvme write "$DEV" --start-block="$2" --block-count=$((nlb - 1)) \
+		--data-size="$3" --data="$W/pt-w"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "passthrough $what: nvme write of $3 bytes (exit $rc)"
+		return 1
+	fi
+	timeout "$T" nvme read "$DEV" --start-block="$2" --block-count=$((nlb - 1)) \
+		--data-size="$3" --data="$W/pt-r"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "passthrough $what: nvme read of $3 bytes (exit $rc)"
+		return 1
+	fi
+	if cmp "$W/pt-w" "$W/pt-r"; then
+		pass "passthrough $what: nvme write + read of $3 bytes, same data"
+	else
+		fail "passthrough $what: nvme read of $3 bytes differs from what nvme write wrote"
+	fi
 }
 
 # disconnect WHAT: nvme disconnect -n NQN; the controller must go away.
@@ -318,7 +383,10 @@ layout() {
 	O1=$FSK
 	O2=$((O1 + R1))
 	O3=$((O2 + R2))
-	echo "layout (KiB): ext4 [0,$FSK) fio-4k [$O1,+$R1) fio-128k [$O2,+$R2) fio-digest [$O3,+$R3) of $SIZEK"
+	# 8 MiB for the passthrough writes (4 MiB, and nvme/029's 1025 blocks).
+	O4=$((O3 + R3))
+	R4=$((8 * MB))
+	echo "layout (KiB): ext4 [0,$FSK) fio-4k [$O1,+$R1) fio-128k [$O2,+$R2) fio-digest [$O3,+$R3) passthrough [$O4,+$R4) of $SIZEK"
 }
 # The raw fio jobs; verify mode replays them with --verify_only.
 FIO_R1="--rw=randwrite --bs=4k --iodepth=32"
@@ -475,6 +543,7 @@ full | verify) ;;
 	;;
 esac
 connect "connect #1" || finish
+errlog_clean "connect #1"
 DN=${DEV##*/}
 DEVSIZE=$(($(cat "/sys/block/$DN/size") * 512))
 LBS=$(cat "/sys/block/$DN/queue/logical_block_size")
@@ -580,6 +649,14 @@ else
 fi
 
 layout
+
+# --- passthrough I/O the kernel cannot split (blktests nvme/029) -------------------
+if [ $((O4 + R4)) -le "$SIZEK" ]; then
+	passthrough "4 MiB" $((O4 * 1024 / LBS)) 4194304
+	passthrough "1025 blocks" $(((O4 + 4 * MB) * 1024 / LBS)) $((1025 * LBS))
+else
+	fail "passthrough: no room for [$O4,+$R4) KiB in $SIZEK KiB"
+fi
 
 # --- ext4 ------------------------------------------------------------------------
 step "mkfs.ext4 on $DEV (${FSK}k), mount, write files"
