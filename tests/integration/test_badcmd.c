@@ -114,14 +114,14 @@ static void test_bad_transfer_size(void **state)
 {
 	struct fx_env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e, 1);
-	uint8_t *buf = calloc(1, 2 << 20);
+	uint8_t *buf = calloc(1, 16 << 20);
 
 	assert_non_null(buf);
-	/* Above MDTS (the default, 1 MiB). */
-	assert_int_equal(run_cmd(c->io[0], nvme_cmd_read, 1, 0, 512, buf, 2 << 20,
+	/* Above MDTS (the default, 8 MiB). */
+	assert_int_equal(run_cmd(c->io[0], nvme_cmd_read, 1, 0, 4096, buf, 16 << 20,
 				 0),
 			 NVME_SC_INVALID_FIELD);
-	assert_int_equal(run_cmd(c->io[0], nvme_cmd_write, 1, 0, 512, buf, 2 << 20,
+	assert_int_equal(run_cmd(c->io[0], nvme_cmd_write, 1, 0, 4096, buf, 16 << 20,
 				 INI_REQ_NO_INLINE),
 			 NVME_SC_INVALID_FIELD);
 	/* The SGL describes less than NLB blocks. */
@@ -144,7 +144,7 @@ static void test_bad_transfer_size(void **state)
 	assert_int_equal(run_cmd(c->io[0], nvme_cmd_write, 1, 0, 1, NULL, 0, 0),
 			 NVME_SC_SGL_INVALID_DATA);
 	/* MDTS exactly is fine. */
-	assert_int_equal(run_cmd(c->io[0], nvme_cmd_read, 1, 0, 256, buf, 1 << 20,
+	assert_int_equal(run_cmd(c->io[0], nvme_cmd_read, 1, 0, 2048, buf, 8 << 20,
 				 0),
 			 0);
 	free(buf);

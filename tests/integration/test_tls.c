@@ -345,7 +345,8 @@ static void test_discovery_and_list(void **state)
 			assert_int_equal(d->treq & 3, NVMF_TREQ_NOT_REQUIRED);
 			assert_int_equal(d->tsas.tcp.sectype, NVMF_TCP_SECTYPE_TLS13);
 		} else {
-			assert_int_equal(d->treq & 3, NVMF_TREQ_NOT_REQUIRED);
+			/* A plain port: secure channel not specified, as nvmet's. */
+			assert_int_equal(d->treq & 3, NVMF_TREQ_NOT_SPECIFIED);
 			assert_int_equal(d->tsas.tcp.sectype, NVMF_TCP_SECTYPE_NONE);
 		}
 		seen++;
