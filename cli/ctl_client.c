@@ -140,8 +140,18 @@ static int ctl_connect(struct ctl *c)
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", c->sock);
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sun, sizeof(sun))) {
+		int e = errno;
+
+		/* The socket is there and bloxd may well run: this user may not use it. */
+		if (e == EACCES || e == EPERM) {
+			fprintf(stderr,
+				"bloxctl: cannot connect to %s: %s (root, bloxd's user or "
+				"the socket's group only: see bloxd --admin-group)\n",
+				c->sock, strerror(e));
+			return ADM_S_PERMISSION_DENIED;
+		}
 		fprintf(stderr, "bloxctl: cannot connect to %s: %s (is bloxd running? see -s)\n",
-			c->sock, strerror(errno));
+			c->sock, strerror(e));
 		return ADM_S_UNAVAILABLE;
 	}
 	return 0;

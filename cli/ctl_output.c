@@ -48,6 +48,11 @@ void ctl_print_status(const ProtobufCMessage *m)
 	printf("pid                %u\n", s->pid);
 	printf("uptime             %.1f s\n", (double)s->uptime_ns / 1e9);
 	printf("data dir           %s\n", s->data_dir);
+	if (s->data_dir_total_bytes)
+		printf("data dir space     %.1f MiB free of %.1f MiB%s\n",
+		       (double)s->data_dir_free_bytes / (1 << 20),
+		       (double)s->data_dir_total_bytes / (1 << 20),
+		       s->data_dir_full ? " (FULL: writes that need new flash fail)" : "");
 	printf("state file         %s\n", s->state_file[0] ? s->state_file : "(none yet)");
 	printf("subsystems         %u\n", s->subsystems);
 	printf("namespaces         %u\n", s->namespaces);

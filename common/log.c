@@ -11,6 +11,8 @@ void blox_vlog(const struct blox_log *lg, int level, const char *fmt, va_list ap
 	static const char *const names[] = { "error", "warn", "info", "debug" };
 	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
 
+	if (lg && lg->errors && level == BLOX_LOG_ERR)
+		__atomic_fetch_add(lg->errors, 1, __ATOMIC_RELAXED);
 	if (lg && level > lg->level)
 		return;
 	if (level < 0 || level > BLOX_LOG_DEBUG)

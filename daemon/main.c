@@ -94,6 +94,7 @@ struct bloxd {
 	unsigned poll_us; /* --poll-us: busy-poll budget after work; 0: off */
 	unsigned nr_reactors; /* --reactors; 0: one per CPU (up to BLOXD_REACTORS_AUTO_MAX) */
 	struct blox_reactors *reactors;
+	unsigned long log_errors; /* error lines logged (d->log.errors) */
 };
 
 static void usage(FILE *f)
@@ -220,11 +221,13 @@ static void usage(FILE *f)
 		"  and STOPPING=1 on the first SIGTERM/SIGINT.\n"
 		"\n"
 		"Exit codes:\n"
-		"  0 clean stop; 1 runtime failure (also a shutdown cut short);\n"
+		"  0 clean stop; 1 runtime failure (also a shutdown cut short, or a\n"
+		"  stop that could not write a checkpoint, the state or the counts);\n"
 		"  2 bad command line or bad config; 3 the data directory is locked by\n"
 		"  another bloxd (its pid is named); 4 a listener or the admin socket\n"
 		"  cannot be bound (address in use or not available); 5 not enough\n"
-		"  capacity for a namespace. A start that fails leaves the data\n"
+		"  capacity for a namespace (or a data directory too full to recover\n"
+		"  the namespaces). A start that fails leaves the data\n"
 		"  directory as it was.\n",
 		BLOX_DEFAULT_NQN);
 }
@@ -573,8 +576,30 @@ static int load_config(struct bloxd *d, const struct args *a, struct blox_config
 		}
 		free(was);
 	}
-	if (cfg->nr_listeners == 0) {
-		blox_log(&d->log, BLOX_LOG_ERR, "no listener configured");
+	if (cfg->nr_listeners == 0 && from_state) {
+		/* bloxctl removed them all: what it left is what runs. */
+		blox_log(&d->log, BLOX_LOG_WARN,
+			 "no listener: the state file %s has none (bloxctl listener remove); "
+			 "hosts reach nothing until one is added (bloxctl listener add)",
+			 state);
+	} else if (cfg->nr_listeners == 0) {
+		blox_log(&d->log, BLOX_LOG_ERR,
+			 "no listener: %s has no \"listeners\" and no -l/-D was given; "
+			 "bloxd would serve no host (add \"listeners\" to the file, or -l "
+			 "ADDR:PORT)",
+			 a->config ? a->config : "the configuration");
+		return EX_USAGE;
+	}
+	return 0;
+}
+
+/* The admin API's options, checked before anything is made (exit 2). */
+static int check_admin(struct bloxd *d, const struct blox_config *cfg)
+{
+	char err[512];
+
+	if (blox_admin_check_opts(&d->admin_opts, cfg->data_dir, err, sizeof(err))) {
+		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
 		return EX_USAGE;
 	}
 	return 0;
@@ -807,6 +832,49 @@ static void listeners_stop(struct bloxd *d)
 	blox_prov_clear(d->prov);
 }
 
+/*
+ * About what the stores of @cfg need in the data directory to start: an
+ * FTL's recovery writes, and its checkpoint holds a mapping of 4 bytes per
+ * 4 KiB (1/1024 of its size), with 1 MiB of room for the rest of each.
+ */
+static uint64_t start_room(const struct blox_config *cfg)
+{
+	uint64_t need = BLOX_SPACE_LOW;
+
+	for (size_t i = 0; i < cfg->nr_subsys; i++)
+		for (size_t j = 0; j < cfg->subsys[i].nr_ns; j++) {
+			const struct blox_cfg_ns *n = &cfg->subsys[i].ns[j];
+
+			if (!strcmp(n->backend, "nand") && !n->store_ram)
+				need += (1ull << 20) + n->size / 1024;
+		}
+	return need;
+}
+
+/* "12.5 MiB" */
+static const char *mib(uint64_t b, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f MiB", (double)b / (1 << 20));
+	return buf;
+}
+
+/* A start that ran out of space: say where and how much is needed. */
+static void say_no_room(struct bloxd *d)
+{
+	const char *dir = d->cfg->data_dir;
+	uint64_t need = start_room(d->cfg);
+	struct blox_space sp;
+	char a[32], b[32];
+
+	if (blox_space_get(dir, &sp) || sp.free_bytes >= need)
+		return; /* another shortage (a namespace too large): said above */
+	blox_log(&d->log, BLOX_LOG_ERR,
+		 "data directory %s is full: %s free on its filesystem, the namespaces "
+		 "need about %s to recover and checkpoint; free that much there (or give "
+		 "--data-dir a larger filesystem) and start again: nothing was changed",
+		 dir, mib(sp.free_bytes, a, sizeof(a)), mib(need, b, sizeof(b)));
+}
+
 static int config_start(struct bloxd *d)
 {
 	char err[512];
@@ -814,6 +882,8 @@ static int config_start(struct bloxd *d)
 
 	if (rc) {
 		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
+		if (rc == -ENOSPC || rc == -EDQUOT)
+			say_no_room(d);
 		/* A step that fails leaves nothing of itself behind. */
 		blox_prov_clear(d->prov);
 	}
@@ -904,9 +974,9 @@ static int start_exit_code(const struct step *s, int rc)
 		return EX_LOCKED;
 	if (bind && (rc == -EADDRINUSE || rc == -EADDRNOTAVAIL || rc == -EACCES))
 		return EX_BIND;
-	if (s->start == listeners_start && rc == -EINVAL)
+	if ((s->start == listeners_start || s->start == admin_start) && rc == -EINVAL)
 		return EX_USAGE;
-	if (s->start == config_start && rc == -ENOSPC)
+	if (s->start == config_start && (rc == -ENOSPC || rc == -EDQUOT))
 		return EX_CAPACITY;
 	return EX_RUNTIME;
 }
@@ -966,8 +1036,11 @@ int main(int argc, char **argv)
 	struct blox_config cfg;
 	struct sources src = { 0 };
 	struct args args = { 0 };
+	static char stop_dir[4096];
+	unsigned long errors;
 	int rc;
 
+	d.log.errors = &d.log_errors;
 	signal(SIGPIPE, SIG_IGN);
 	memset(&cfg, 0, sizeof(cfg));
 	rc = parse_args(argc, argv, &args, &d);
@@ -978,6 +1051,8 @@ int main(int argc, char **argv)
 		d.log.syslog = true;
 	}
 	rc = load_config(&d, &args, &cfg, &src);
+	if (!rc)
+		rc = check_admin(&d, &cfg);
 	if (!rc && args.print_config)
 		rc = print_config(&cfg, &src);
 	if (rc || args.print_config) {
@@ -995,11 +1070,35 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	blox_dir_lock_keep(&d.lock);
+	snprintf(stop_dir, sizeof(stop_dir), "%s", d.lock.dir);
 	notify_ready(&d);
 	loop_run(&d);
+	errors = __atomic_load_n(&d.log_errors, __ATOMIC_RELAXED);
 	/* What bloxctl changed is on disk already; written again for a failed write. */
 	blox_admin_save_state(d.admin);
 	steps_undo(&d, BLOX_ARRAY_SIZE(steps));
-	blox_log(&d.log, BLOX_LOG_INFO, "stopped");
+	errors = __atomic_load_n(&d.log_errors, __ATOMIC_RELAXED) - errors;
+	if (errors && !d.exit_code) {
+		/* A checkpoint, the state or the counts did not reach the disk: not clean. */
+		struct blox_space sp;
+		char a[32];
+
+		if (!blox_space_get(stop_dir, &sp) && sp.full)
+			blox_log(&d.log, BLOX_LOG_ERR,
+				 "stop: data directory %s is full (%s free): not everything "
+				 "was written (errors above); free space there: the next start "
+				 "recovers the namespaces from the flash",
+				 stop_dir, mib(sp.free_bytes, a, sizeof(a)));
+		else
+			blox_log(&d.log, BLOX_LOG_ERR,
+				 "stop: %lu error%s above: not everything was written; the next "
+				 "start recovers the namespaces from the flash",
+				 errors, errors == 1 ? "" : "s");
+		d.exit_code = EX_RUNTIME;
+	}
+	if (d.exit_code)
+		blox_log(&d.log, BLOX_LOG_INFO, "stopped (exit code %d)", d.exit_code);
+	else
+		blox_log(&d.log, BLOX_LOG_INFO, "stopped");
 	return d.exit_code;
 }

@@ -22,6 +22,11 @@ struct blox_log {
 	int level;
 	/* To syslog(3) (opened by the program: openlog()) instead of stderr. */
 	bool syslog;
+	/*
+	 * When set, counts the error lines (whatever @level lets through), from
+	 * any thread: bloxd's stop exits 1 when one was logged during it.
+	 */
+	unsigned long *errors;
 };
 
 /*

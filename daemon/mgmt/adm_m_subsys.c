@@ -314,10 +314,17 @@ static void m_allow_host(ADM_SVC *svc, const Blox__Admin__HostRequest *in,
 	if (psk[0] && blox_tls_psk_check(psk, err, sizeof(err)))
 		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "host %s: %s", in->host_nqn, err);
 	h = nvmf_subsys_find_host(s, in->host_nqn);
-	/* Allowed already: only new secrets (rotation) are something to do. */
-	if (h && !dh && !psk[0])
-		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
-			 "host %s is already allowed on %s", in->host_nqn, s->nqn);
+	/*
+	 * Allowed already: only new secrets (rotation) are something to do.
+	 * Without them the host stays as it is (its secrets too) and the
+	 * answer is the same as the first time: scripts may say it again.
+	 */
+	if (h && !dh && !psk[0]) {
+		blox_log(a->log, BLOX_LOG_DEBUG, "admin: host %s already allowed on %s",
+			 in->host_nqn, s->nqn);
+		answer_subsys(s, closure, d);
+		return;
+	}
 	if (h) {
 		rc = dh ? nvmf_host_set_keys(h, in->dhchap_key, in->dhchap_ctrl_key, &why) : 0;
 		if (!rc && psk[0])

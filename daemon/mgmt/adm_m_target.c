@@ -43,6 +43,15 @@ static void m_get_status(ADM_SVC *svc, const Blox__Admin__Empty *in,
 	out.pid = (uint32_t)getpid();
 	out.data_dir = a->data_dir;
 	out.state_file = access(a->state_path, F_OK) == 0 ? a->state_path : (char *)"";
+	{
+		struct blox_space sp;
+
+		if (!blox_space_get(a->data_dir, &sp)) {
+			out.data_dir_free_bytes = sp.free_bytes;
+			out.data_dir_total_bytes = sp.total_bytes;
+			out.data_dir_full = sp.full;
+		}
+	}
 	TAILQ_FOREACH(s, &a->tgt->subsystems, link) {
 		const struct nvmf_ns *ns;
 

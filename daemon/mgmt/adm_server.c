@@ -513,25 +513,109 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
-/* mkdir -p of the socket's directory (0755 for the leaf it creates). */
-static void make_parent(const char *path)
+/* @path's directory into @dir (at most @len bytes, no trailing slash); "" for none. */
+static void parent_of(const char *path, char *dir, size_t len)
 {
-	char dir[108];
 	char *slash;
 
-	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(dir, len, "%s", path);
 	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
+	if (!slash) {
+		dir[0] = '\0';
 		return;
-	*slash = '\0';
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(dir, 0755);
-		*p = '/';
 	}
-	mkdir(dir, 0755);
+	while (slash > dir && slash[-1] == '/')
+		slash--;
+	slash[slash == dir] = '\0'; /* "/x": the root stays "/" */
+}
+
+/* @a and @b name the same directory as written (trailing slashes aside). */
+static bool same_dir(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	while (lb > 1 && b[lb - 1] == '/')
+		lb--;
+	return la == lb && !strncmp(a, b, la);
+}
+
+/* A file bloxd is to read: there and readable, else the reason. */
+static int check_readable(const char *opt, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return fail(err, errlen, -EINVAL, "%s %s: %s", opt, path, strerror(errno));
+	fclose(f);
+	return 0;
+}
+
+int blox_admin_check_opts(const struct blox_admin_opts *o, const char *data_dir, char *err,
+			  size_t errlen)
+{
+	const char *path = o->socket_path ? o->socket_path : BLOX_DEFAULT_ADMIN_SOCKET;
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], own[sizeof(dir)];
+	struct stat st;
+	int rc;
+
+	if (!path[0] || strlen(path) >= sizeof(dir))
+		return fail(err, errlen, -EINVAL, "--admin-socket '%s': %s", path,
+			    path[0] ? "path too long" : "empty");
+	parent_of(path, dir, sizeof(dir));
+	parent_of(BLOX_DEFAULT_ADMIN_SOCKET, own, sizeof(own));
+	if (dir[0] && stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return fail(err, errlen, -EINVAL, "--admin-socket %s: %s is not a directory",
+				    path, dir);
+	} else if (dir[0] && !same_dir(dir, own) && !(data_dir && same_dir(dir, data_dir))) {
+		/* Not ours to make (as root, a typo would make a tree anywhere). */
+		return fail(err, errlen, -EINVAL,
+			    "--admin-socket %s: directory %s: %s (bloxd makes only its own %s "
+			    "and the data directory; create it first)",
+			    path, dir, strerror(errno), own);
+	}
+	if (o->group) {
+		struct group gr, *grp = NULL;
+		char buf[4096];
+
+		if (getgrnam_r(o->group, &gr, buf, sizeof(buf), &grp) || !grp)
+			return fail(err, errlen, -EINVAL, "--admin-group %s: no such group",
+				    o->group);
+	}
+	if (!o->tls_listen)
+		return 0;
+	if (!o->tls_cert || !o->tls_key || !o->tls_ca)
+		return fail(err, errlen, -EINVAL,
+			    "--admin-tls: --admin-tls-cert, --admin-tls-key and "
+			    "--admin-tls-ca are all required");
+	if ((rc = check_readable("--admin-tls-cert", o->tls_cert, err, errlen)) ||
+	    (rc = check_readable("--admin-tls-key", o->tls_key, err, errlen)) ||
+	    (rc = check_readable("--admin-tls-ca", o->tls_ca, err, errlen)))
+		return rc;
+	return 0;
+}
+
+/* Make bloxd's own run directory, the default socket's (one level, as its parent is /run). */
+static void make_own_dir(const char *path)
+{
+	char dir[108], own[108];
+
+	parent_of(path, dir, sizeof(dir));
+	parent_of(BLOX_DEFAULT_ADMIN_SOCKET, own, sizeof(own));
+	if (same_dir(dir, own))
+		mkdir(dir, 0755);
+}
+
+/* OpenSSL's reason for its last error; never NULL. */
+static const char *ssl_reason(const char *fallback)
+{
+	unsigned long e = ERR_get_error();
+	const char *r = e ? ERR_reason_error_string(e) : NULL;
+
+	ERR_clear_error();
+	return r ? r : fallback;
 }
 
 static int open_unix(struct blox_admin *a, const struct blox_admin_opts *o,
@@ -557,7 +641,7 @@ static int open_unix(struct blox_admin *a, const struct blox_admin_opts *o,
 				    o->group);
 		a->sock_gid = grp->gr_gid;
 	}
-	make_parent(path);
+	make_own_dir(path);
 	if (lstat(path, &st) == 0) {
 		int probe;
 
@@ -619,15 +703,17 @@ static int open_tls(struct blox_admin *a, const struct blox_admin_opts *o,
 		return fail(err, errlen, -ENOMEM, "admin TLS: no SSL context");
 	SSL_CTX_set_min_proto_version(a->ssl_ctx, TLS1_2_VERSION);
 	if (SSL_CTX_use_certificate_chain_file(a->ssl_ctx, o->tls_cert) != 1)
-		return fail(err, errlen, -EINVAL, "admin TLS: certificate %s: %s",
-			    o->tls_cert, ERR_reason_error_string(ERR_get_error()));
-	if (SSL_CTX_use_PrivateKey_file(a->ssl_ctx, o->tls_key, SSL_FILETYPE_PEM) != 1 ||
-	    SSL_CTX_check_private_key(a->ssl_ctx) != 1)
-		return fail(err, errlen, -EINVAL, "admin TLS: key %s: %s", o->tls_key,
-			    ERR_reason_error_string(ERR_get_error()));
+		return fail(err, errlen, -EINVAL, "--admin-tls-cert %s: %s", o->tls_cert,
+			    ssl_reason("not a PEM certificate"));
+	if (SSL_CTX_use_PrivateKey_file(a->ssl_ctx, o->tls_key, SSL_FILETYPE_PEM) != 1)
+		return fail(err, errlen, -EINVAL, "--admin-tls-key %s: %s", o->tls_key,
+			    ssl_reason("not a PEM private key"));
+	if (SSL_CTX_check_private_key(a->ssl_ctx) != 1)
+		return fail(err, errlen, -EINVAL, "--admin-tls-key %s: %s", o->tls_key,
+			    ssl_reason("not the key of --admin-tls-cert"));
 	if (SSL_CTX_load_verify_locations(a->ssl_ctx, o->tls_ca, NULL) != 1)
-		return fail(err, errlen, -EINVAL, "admin TLS: CA %s: %s", o->tls_ca,
-			    ERR_reason_error_string(ERR_get_error()));
+		return fail(err, errlen, -EINVAL, "--admin-tls-ca %s: %s", o->tls_ca,
+			    ssl_reason("no PEM certificate in it"));
 	SSL_CTX_set_verify(a->ssl_ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
 			   NULL);
 	a->tls_lev = evconnlistener_new_bind(a->base, tls_accept, a,

@@ -409,6 +409,20 @@ static int check_ns_uuids(const struct blox_config *cfg, char *err, size_t errle
 	return rc;
 }
 
+void cfg_text_pos(const char *text, size_t off, unsigned *line, unsigned *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off && text[i]; i++) {
+		if (text[i] == '\n') {
+			++*line;
+			*col = 1;
+		} else {
+			++*col;
+		}
+	}
+}
+
 int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 		      size_t errlen)
 {
@@ -417,8 +431,9 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 	enum json_tokener_error jerr;
 	struct json_tokener *tok;
 	json_object *root, *arr;
+	unsigned line, col;
 	char w[64];
-	size_t len;
+	size_t len, at;
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -442,14 +457,19 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 		if (*end) {
 			json_object_put(root);
 			json_tokener_free(tok);
+			cfg_text_pos(text, (size_t)(end - text), &line, &col);
 			return blox_fail(err, errlen,
-					"not valid JSON: text after the end");
+					"not valid JSON: line %u, column %u: text after the end",
+					line, col);
 		}
 	}
+	/* Where the tokener stopped: the character it could not take. */
+	at = BLOX_MIN(json_tokener_get_parse_end(tok), len);
 	json_tokener_free(tok);
 	if (!root || jerr != json_tokener_success) {
 		json_object_put(root);
-		return blox_fail(err, errlen, "not valid JSON: %s",
+		cfg_text_pos(text, at, &line, &col);
+		return blox_fail(err, errlen, "not valid JSON: line %u, column %u: %s", line, col,
 				json_tokener_error_desc(jerr == json_tokener_success
 								? json_tokener_continue
 								: jerr));

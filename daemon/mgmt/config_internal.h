@@ -18,6 +18,11 @@
 #include "mgmt.h"
 #include "params.h"
 
+/* config.c */
+
+/* The 1-based line and column of byte @off of @text (a tab is one column). */
+void cfg_text_pos(const char *text, size_t off, unsigned *line, unsigned *col);
+
 /* config_json.c */
 
 /* @arr (of @n elements of @elem bytes) grown by one zeroed element. */

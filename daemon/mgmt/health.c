@@ -13,6 +13,11 @@
  *
  * A file that cannot be read is said in the log and counts start again
  * from zero: health counts are never a reason not to serve.
+ *
+ * The data directory's free space is watched here too, once a second:
+ * when its filesystem fills up (BLOX_SPACE_LOW) the log says so, again
+ * at most once a minute while it stays full (with the I/O errors the
+ * namespaces answered meanwhile), and once when space is back.
  */
 #include "prov.h"
 #include "state.h"
@@ -25,9 +30,16 @@
 #include <string.h>
 #include <unistd.h>
 
+/* While full, a reminder in the log at most this often. */
+#define SPACE_LOG_EVERY_NS (60ull * 1000000000ull)
+
 struct blox_health {
 	struct blox_prov *prov;
 	struct event *timer;
+	struct event *space_timer; /* once a second: the data directory's free space */
+	bool full; /* as last seen */
+	uint64_t full_since_ns, logged_ns;
+	uint64_t errors_at_full, errors_at_log; /* the namespaces' I/O errors then */
 	char path[4200];
 };
 
@@ -117,6 +129,61 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
 	blox_health_save(arg);
 }
 
+/* I/O errors the namespaces answered in this run. */
+static uint64_t io_errors(const struct nvmf_tgt *tgt)
+{
+	const struct nvmf_subsys *s;
+	const struct nvmf_ns *ns;
+	uint64_t n = 0;
+
+	TAILQ_FOREACH(s, &tgt->subsystems, link)
+		TAILQ_FOREACH(ns, &s->namespaces, link)
+			n += ns->stats.errors;
+	return n;
+}
+
+/* The data directory's free space, looked at once a second; said in the log when it runs out. */
+static void space_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct blox_health *h = arg;
+	const struct blox_prov *p = h->prov;
+	uint64_t now = blox_clock_now(p->tgt->clock), errs = io_errors(p->tgt);
+	struct blox_space sp;
+	char fr[32], tot[32];
+
+	(void)fd;
+	(void)what;
+	if (blox_space_get(p->data_dir, &sp))
+		return;
+	prov_cap_bytes_str(sp.free_bytes, fr, sizeof(fr));
+	prov_cap_bytes_str(sp.total_bytes, tot, sizeof(tot));
+	if (sp.full && !h->full) {
+		h->full = true;
+		h->full_since_ns = h->logged_ns = now;
+		h->errors_at_full = h->errors_at_log = errs;
+		blox_log(p->log, BLOX_LOG_ERR,
+			 "data directory %s is full: %s free of %s; its flash files cannot "
+			 "grow (host writes that need new flash fail) and no checkpoint or "
+			 "state can be written until space is freed there",
+			 p->data_dir, fr, tot);
+	} else if (sp.full && now - h->logged_ns >= SPACE_LOG_EVERY_NS) {
+		blox_log(p->log, BLOX_LOG_WARN,
+			 "data directory %s is still full (%s free): %lu I/O errors answered "
+			 "in the last %lu s",
+			 p->data_dir, fr, (unsigned long)(errs - h->errors_at_log),
+			 (unsigned long)((now - h->logged_ns) / 1000000000ull));
+		h->logged_ns = now;
+		h->errors_at_log = errs;
+	} else if (!sp.full && h->full) {
+		h->full = false;
+		blox_log(p->log, BLOX_LOG_INFO,
+			 "data directory %s has space again: %s free (it was full for %lu s, "
+			 "%lu I/O errors answered meanwhile)",
+			 p->data_dir, fr, (unsigned long)((now - h->full_since_ns) / 1000000000ull),
+			 (unsigned long)(errs - h->errors_at_full));
+	}
+}
+
 /* The entry for @nqn/@nsid in the file's "namespaces", or NULL. */
 static json_object *find_entry(json_object *arr, const char *nqn, uint32_t nsid)
 {
@@ -190,11 +257,17 @@ int blox_health_start(struct blox_prov *p, unsigned period_s, struct blox_health
 	}
 	load(h);
 	h->timer = event_new(p->tgt->base, -1, EV_PERSIST, timer_cb, h);
-	if (!h->timer) {
+	h->space_timer = event_new(p->tgt->base, -1, EV_PERSIST, space_cb, h);
+	if (!h->timer || !h->space_timer) {
+		if (h->timer)
+			event_free(h->timer);
+		if (h->space_timer)
+			event_free(h->space_timer);
 		free(h);
 		return -ENOMEM;
 	}
 	event_add(h->timer, &(struct timeval){ period_s ? period_s : 60, 0 });
+	event_add(h->space_timer, &(struct timeval){ 1, 0 });
 	/* Said at once: this run counts (and a crash from now on is unsafe). */
 	blox_health_save(h);
 	*out = h;
@@ -206,6 +279,7 @@ void blox_health_stop(struct blox_health *h)
 	if (!h)
 		return;
 	event_free(h->timer);
+	event_free(h->space_timer);
 	if (save(h, false) == 0)
 		blox_log(h->prov->log, BLOX_LOG_INFO, "health counters saved in %s", h->path);
 	free(h);

@@ -203,6 +203,47 @@ static void send_text(struct evhttp_request *req, struct evbuffer *body, int cod
 	evhttp_send_reply(req, code, reason, body);
 }
 
+/*
+ * The whole text: the collector's, then the data directory's families
+ * (its free space, read now), before OpenMetrics' "# EOF". 0 or -ENOMEM.
+ */
+static int collect(struct blox_metrics *m, struct evbuffer *body, enum mx_format fmt)
+{
+	static const char eof[] = "# EOF\n";
+	struct evbuffer *all = evbuffer_new();
+	struct blox_space sp;
+	struct mx_writer w;
+	size_t len;
+	int rc;
+
+	if (!all)
+		return -ENOMEM;
+	rc = mx_collect(m->p, &m->self, all, fmt);
+	len = evbuffer_get_length(all);
+	if (!rc && fmt == MX_OPENMETRICS && len >= sizeof(eof) - 1)
+		len -= sizeof(eof) - 1;
+	if (!rc && evbuffer_remove_buffer(all, body, len) != (int)len)
+		rc = -ENOMEM;
+	evbuffer_free(all);
+	if (rc)
+		return rc;
+	mx_begin(&w, body, fmt);
+	if (!blox_space_get(blox_prov_data_dir(m->p), &sp)) {
+		mx_family(&w, &(struct mx_family){ "bloxd_data_dir_free_bytes", MX_GAUGE, "bytes",
+			   "Free space of the data directory's filesystem (statvfs f_bavail)" });
+		mx_u64(&w, NULL, sp.free_bytes);
+		mx_family(&w, &(struct mx_family){ "bloxd_data_dir_size_bytes", MX_GAUGE, "bytes",
+			   "Size of the data directory's filesystem" });
+		mx_u64(&w, NULL, sp.total_bytes);
+		mx_family(&w, &(struct mx_family){
+				      "bloxd_data_dir_full", MX_GAUGE, NULL,
+				      "1 when the data directory's filesystem has less than 1 MiB "
+				      "free: flash files cannot grow, writes needing new flash fail" });
+		mx_u64(&w, NULL, sp.full);
+	}
+	return mx_end(&w);
+}
+
 static void request_cb(struct evhttp_request *req, void *arg)
 {
 	struct blox_metrics *m = arg;
@@ -229,7 +270,7 @@ static void request_cb(struct evhttp_request *req, void *arg)
 		send_text(req, body, HTTP_BADMETHOD, "Method Not Allowed", "only GET and HEAD\n");
 	} else {
 		fmt = mx_negotiate(evhttp_find_header(evhttp_request_get_input_headers(req), "Accept"));
-		if (mx_collect(m->p, &m->self, body, fmt)) {
+		if (collect(m, body, fmt)) {
 			evbuffer_drain(body, evbuffer_get_length(body));
 			send_text(req, body, HTTP_INTERNAL, "Internal Server Error", "out of memory\n");
 		} else {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Running as a service: the lock on the data directory (one bloxd per
- * directory) and the systemd notification protocol (sd_notify(3) without
- * libsystemd: one datagram to $NOTIFY_SOCKET).
+ * directory), its free space, and the systemd notification protocol
+ * (sd_notify(3) without libsystemd: one datagram to $NOTIFY_SOCKET).
  */
 #include "mgmt.h"
 #include "params.h"
@@ -16,6 +16,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -127,6 +128,19 @@ void blox_dir_unlock(struct blox_dir_lock *lk)
 void blox_dir_lock_keep(struct blox_dir_lock *lk)
 {
 	lk->made_dir = false;
+}
+
+int blox_space_get(const char *dir, struct blox_space *out)
+{
+	struct statvfs v;
+
+	memset(out, 0, sizeof(*out));
+	if (statvfs(dir, &v))
+		return -errno;
+	out->free_bytes = (uint64_t)v.f_bavail * v.f_frsize;
+	out->total_bytes = (uint64_t)v.f_blocks * v.f_frsize;
+	out->full = out->free_bytes < BLOX_SPACE_LOW;
+	return 0;
 }
 
 int blox_sd_notify(const char *state)

@@ -367,6 +367,22 @@ void blox_dir_lock_keep(struct blox_dir_lock *lk);
 void blox_dir_unlock(struct blox_dir_lock *lk);
 
 /*
+ * The data directory's filesystem is "full" below this many free bytes:
+ * flash files there can no longer grow (a host write that needs a new
+ * page fails), a checkpoint or the state file cannot be written.
+ */
+#define BLOX_SPACE_LOW (1ull << 20)
+
+struct blox_space {
+	uint64_t free_bytes; /* statvfs(): f_bavail * f_frsize */
+	uint64_t total_bytes; /* f_blocks * f_frsize */
+	bool full; /* free_bytes < BLOX_SPACE_LOW */
+};
+
+/* The free space of @dir's filesystem now. 0 or -errno. */
+int blox_space_get(const char *dir, struct blox_space *out);
+
+/*
  * Tell the service manager @state ("READY=1\nSTATUS=..."): one datagram to
  * $NOTIFY_SOCKET (a path, or "@name" in the abstract namespace). 0 also
  * when the variable is not set; -errno when the send fails.
@@ -405,6 +421,15 @@ struct blox_admin_opts {
 
 struct blox_admin;
 
+/*
+ * Check @o before anything is made (bloxd's exit code 2 when it fails,
+ * with the reason in @err): the socket's directory exists, or is bloxd's
+ * own run directory (the default socket's, made by blox_admin_create()) or
+ * the data directory @data_dir (made by the lock step); the group exists;
+ * with --admin-tls, its certificate, key and CA are given and readable.
+ */
+int blox_admin_check_opts(const struct blox_admin_opts *o, const char *data_dir, char *err,
+			  size_t errlen);
 /* Serve the admin API for @prov's target (its data directory keeps the state file). */
 int blox_admin_create(struct blox_prov *prov, const struct blox_admin_opts *o,
 		      struct blox_admin **out, char *err, size_t errlen);

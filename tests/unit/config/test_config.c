@@ -520,6 +520,35 @@ static void test_parse_trailing_garbage(void **state)
 	check_errors(cases, BLOX_ARRAY_SIZE(cases));
 }
 
+/* 9b. A syntax error says its line and column (1-based, of the byte the tokener stopped at). */
+static void test_parse_json_position(void **state)
+{
+	static const struct err_case cases[] = {
+		{ "{\n  \"listeners\": [\n    { \"address\": x }\n  ]\n}",
+		  "not valid JSON: line 3, column 18: *" },
+		{ "{\n}\n}", "not valid JSON: line 3, column 1: text after the end" },
+		{ "{\n  \"subsystems\": [\n", "not valid JSON: line 3, column 1: *" },
+		{ "nope", "not valid JSON: line 1, column *" },
+	};
+	unsigned line, col;
+
+	(void)state;
+	check_errors(cases, BLOX_ARRAY_SIZE(cases));
+	cfg_text_pos("ab\ncd\n\nef", 0, &line, &col);
+	assert_int_equal(line, 1);
+	assert_int_equal(col, 1);
+	cfg_text_pos("ab\ncd\n\nef", 4, &line, &col);
+	assert_int_equal(line, 2);
+	assert_int_equal(col, 2);
+	cfg_text_pos("ab\ncd\n\nef", 7, &line, &col);
+	assert_int_equal(line, 4);
+	assert_int_equal(col, 1);
+	/* Past the end: where the text ends. */
+	cfg_text_pos("ab\n", 100, &line, &col);
+	assert_int_equal(line, 2);
+	assert_int_equal(col, 1);
+}
+
 /* 10. A UUID must have the 8-4-4-4-12 shape; a typo must not turn into a
  * different identifier.
  */
@@ -1049,6 +1078,7 @@ int main(void)
 		cmocka_unit_test(test_parse_subsys_values),
 		cmocka_unit_test(test_parse_listener_values),
 		cmocka_unit_test(test_parse_trailing_garbage),
+		cmocka_unit_test(test_parse_json_position),
 		cmocka_unit_test(test_parse_uuid_malformed),
 		cmocka_unit_test(test_add_listener),
 		cmocka_unit_test(test_config_json_roundtrip),
