@@ -47,6 +47,16 @@ static int device_create(struct ctl *c, int argc, char **argv)
 			i++;
 			continue;
 		}
+		if (!strcmp(o, "--reactor")) {
+			uint32_t k;
+
+			if (cli_parse_u32(v, &k) || k >= 16)
+				return ctl_usage_err("device create: --reactor takes a reactor "
+						     "index, 0 to 15 (under bloxd's --reactors)");
+			r.reactor = k + 1;
+			i++;
+			continue;
+		}
 		for (size_t k = 0; k < sizeof(toggles) / sizeof(toggles[0]) && !done; k++)
 			if (!strcmp(o, toggles[k].opt)) {
 				if (strcmp(v, "on") && strcmp(v, "off"))
@@ -119,7 +129,7 @@ static int device_list(struct ctl *c, int argc, char **argv)
 
 static const struct ctl_cmd device_cmds[] = {
 	{ "create",
-	  "NAME [--store file|ram] [--overcommit (as ns create)]\n"
+	  "NAME [--store file|ram] [--overcommit (as ns create)] [--reactor N]\n"
 	  "NAND: --channels --dies-per-channel --planes --blocks-per-plane\n"
 	  "      --pages-per-block --page-size --oob-size --cell --t-read-us\n"
 	  "      --t-prog-us --t-erase-us --bus-mbps --t-suspend-us --t-resume-us\n"

@@ -265,6 +265,8 @@ void ctl_print_device(const ProtobufCMessage *m)
 	cli_size_str(d->raw_bytes, raw, sizeof(raw));
 	printf("device        %s (%s store)\ngeometry      %u channels x %u dies, %s raw\n",
 	       d->name, d->store, d->channels, d->dies_per_channel, raw);
+	printf("reactor       %u (its engine, real-time driver, FTLs, GC, migrations)\n",
+	       d->reactor);
 	if (d->store_bytes) {
 		char file[32], disk[32];
 

@@ -806,7 +806,12 @@ static void lock_stop(struct bloxd *d)
 
 static int prov_start(struct bloxd *d)
 {
-	return blox_prov_create(&d->tgt, d->tcp, d->cfg->data_dir, &d->prov);
+	int rc = blox_prov_create(&d->tgt, d->tcp, d->cfg->data_dir, &d->prov);
+
+	/* Devices spread over the reactors, each living on one. */
+	if (!rc && d->reactors && (rc = blox_prov_use_reactors(d->prov, d->reactors)))
+		blox_log(&d->log, BLOX_LOG_ERR, "reactors for the devices: %s", strerror(-rc));
+	return rc;
 }
 
 static void prov_stop(struct bloxd *d)

@@ -4,6 +4,7 @@
  * completions out of submit() (they are delivered from the event loop).
  */
 #include "bdev.h"
+#include "bdev_hop.h"
 #include "bdev_qos.h"
 
 #include <errno.h>
@@ -75,7 +76,7 @@ int blox_bdev_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,
 	if (!strcmp(p->backend, "nand-timing"))
 		return blox_bdev_nand_create(p, cq, out);
 	if (!strcmp(p->backend, "nand"))
-		return blox_bdev_ftl_create(p, cq, out);
+		return bdev_ftl_create_home(p, cq, out);
 	return -EINVAL;
 }
 
@@ -84,5 +85,5 @@ void blox_bdev_destroy(struct blox_bdev *bdev)
 	if (!bdev)
 		return;
 	blox_bdev_qos_free(bdev);
-	bdev->ops->destroy(bdev);
+	bdev_hop_destroy(bdev);
 }

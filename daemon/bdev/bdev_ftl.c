@@ -17,6 +17,7 @@
  * holds the backend.
  */
 #include "bdev.h"
+#include "bdev_hop.h"
 #include "blox_log.h"
 #include "blox_util.h"
 #include "nand_rt.h"
@@ -51,6 +52,8 @@ struct blox_nand_dev {
 	 */
 	struct qos_drr *drr, *drr_bus;
 	uint32_t ndies, nch;
+	/* Where it lives and runs (NULL: the core's reactor); set once, at its open. */
+	struct blox_bdev_home *home;
 };
 
 struct ftl_bdev {
@@ -227,6 +230,43 @@ int blox_nand_dev_open(const char *name, const struct nand_config *nand,
 	return 0;
 }
 
+struct dev_open {
+	const char *name;
+	const struct nand_config *nand;
+	const char *store_path;
+	struct event_base *base;
+	const struct blox_clock *clock;
+	struct blox_nand_dev *d;
+	int rc;
+};
+
+static void dev_open_fn(void *arg)
+{
+	struct dev_open *o = arg;
+
+	o->rc = blox_nand_dev_open(o->name, o->nand, o->store_path, o->base, o->clock, &o->d);
+}
+
+int blox_nand_dev_open_home(const char *name, const struct nand_config *nand,
+			    const char *store_path, struct blox_bdev_home *home,
+			    struct event_base *base, const struct blox_clock *clock,
+			    struct blox_nand_dev **out)
+{
+	struct dev_open o = { name, nand, store_path, home ? bdev_home_base(home) : base, clock };
+
+	blox_bdev_home_call(home, dev_open_fn, &o);
+	if (o.rc)
+		return o.rc;
+	o.d->home = home;
+	*out = o.d;
+	return 0;
+}
+
+struct blox_bdev_home *blox_nand_dev_home(const struct blox_nand_dev *d)
+{
+	return d->home;
+}
+
 void blox_nand_dev_get(struct blox_nand_dev *d)
 {
 	d->refs++;
@@ -237,13 +277,44 @@ const char *blox_nand_dev_name(const struct blox_nand_dev *d)
 	return d->name;
 }
 
-uint64_t blox_nand_dev_mem_bytes(const struct blox_nand_dev *d)
+/* A call on a device at its home: what it is about and what it gives back. */
+struct dev_call {
+	const struct blox_nand_dev *d;
+	uint32_t a, b, c, nr;
+	const uint32_t *dies;
+	void *out;
+	uint64_t u64;
+	int rc;
+};
+
+static void dev_call(const struct blox_nand_dev *d, void (*fn)(void *arg), struct dev_call *c)
+{
+	c->d = d;
+	blox_bdev_home_call(d->home, fn, c);
+}
+
+static uint64_t mem_bytes_here(const struct blox_nand_dev *d)
 {
 	const struct nand_geometry *g = &d->store->geo;
 
 	if (strcmp(d->store->ops->name, "ram"))
 		return 0;
 	return d->store->pages_stored * ((uint64_t)g->page_size + g->oob_size);
+}
+
+static void mem_bytes_fn(void *arg)
+{
+	struct dev_call *c = arg;
+
+	c->u64 = mem_bytes_here(c->d);
+}
+
+uint64_t blox_nand_dev_mem_bytes(const struct blox_nand_dev *d)
+{
+	struct dev_call c = { 0 };
+
+	dev_call(d, mem_bytes_fn, &c);
+	return c.u64;
 }
 
 uint32_t blox_nand_dev_refs(const struct blox_nand_dev *d)
@@ -293,10 +364,10 @@ struct blox_nand_dev *blox_dev_find(const struct blox_dev_registry *r, const cha
 	return NULL;
 }
 
-void blox_nand_dev_put(struct blox_nand_dev *d)
+static void dev_free(void *arg)
 {
-	if (!d || --d->refs)
-		return;
+	struct blox_nand_dev *d = arg;
+
 	nand_rt_destroy(d->rt);
 	nand_dev_destroy(d->dev);
 	nand_store_close(d->store);
@@ -305,32 +376,57 @@ void blox_nand_dev_put(struct blox_nand_dev *d)
 	free(d);
 }
 
+/* The last reference (from the core, or at its home from a namespace going there) frees it there. */
+void blox_nand_dev_put(struct blox_nand_dev *d)
+{
+	if (!d || --d->refs)
+		return;
+	blox_bdev_home_call(d->home, dev_free, d);
+}
+
+static void set_weight_fn(void *arg)
+{
+	struct dev_call *c = arg;
+	struct blox_nand_dev *d = (struct blox_nand_dev *)c->d;
+
+	for (uint32_t i = 0; i < d->ndies * NAND_PRIOS; i++)
+		qos_drr_set_weight(&d->drr[i], c->a, c->b);
+	for (uint32_t i = 0; i < d->nch * NAND_PRIOS; i++)
+		qos_drr_set_weight(&d->drr_bus[i], c->a, c->b);
+}
+
 int blox_nand_dev_set_weight(struct blox_nand_dev *d, uint32_t tenant, uint32_t weight)
 {
+	struct dev_call c = { .a = tenant, .b = weight };
+
 	if (!d->drr)
 		return -EOPNOTSUPP;
 	if (tenant >= QOS_MAX_TENANTS || weight < 1 || weight > 1000)
 		return -EINVAL;
-	for (uint32_t i = 0; i < d->ndies * NAND_PRIOS; i++)
-		qos_drr_set_weight(&d->drr[i], tenant, weight);
-	for (uint32_t i = 0; i < d->nch * NAND_PRIOS; i++)
-		qos_drr_set_weight(&d->drr_bus[i], tenant, weight);
+	dev_call(d, set_weight_fn, &c);
 	return 0;
+}
+
+static void tenant_ns_fn(void *arg)
+{
+	struct dev_call *c = arg;
+
+	for (uint32_t die = 0; die < c->d->ndies; die++) {
+		const struct nand_tenant_stats *t = nand_tenant_stats(c->d->dev, die, c->a);
+
+		for (int k = 0; t && k < NAND_OP_KINDS; k++)
+			c->u64 += t->served_ns[k];
+	}
 }
 
 uint64_t blox_nand_dev_tenant_ns(const struct blox_nand_dev *d, uint32_t tenant)
 {
-	uint64_t ns = 0;
+	struct dev_call c = { .a = tenant };
 
 	if (!d->drr || tenant >= QOS_MAX_TENANTS)
 		return 0;
-	for (uint32_t die = 0; die < d->ndies; die++) {
-		const struct nand_tenant_stats *t = nand_tenant_stats(d->dev, die, tenant);
-
-		for (int k = 0; t && k < NAND_OP_KINDS; k++)
-			ns += t->served_ns[k];
-	}
-	return ns;
+	dev_call(d, tenant_ns_fn, &c);
+	return c.u64;
 }
 
 /* wake_ev, for the rest of the FTL's wait (rounded up to the microsecond). */
@@ -401,6 +497,7 @@ static const struct ftl_env_ops env_ops = {
 };
 
 static void susp_levels(struct ftl_bdev *fb);
+static bool fb_unbind(struct blox_bdev *bdev);
 static void kick_cb(evutil_socket_t fd, short what, void *arg);
 
 /*
@@ -594,7 +691,7 @@ static void fb_destroy(struct blox_bdev *bdev)
 	fb->plm_cb = NULL;
 	/* Still bound: on the loop, where unbinding is allowed. */
 	if (fb->rt)
-		blox_bdev_ftl_unbind(bdev);
+		fb_unbind(bdev);
 	if (fb->ftl) {
 		struct ftl_stats st;
 		int rc = fb_quiesce(fb);
@@ -982,7 +1079,64 @@ int blox_bdev_ftl_bind(struct blox_bdev *bdev, struct event_base *base,
 	return 0;
 }
 
+struct bind_call {
+	struct blox_bdev *bdev;
+	struct blox_bdev_home *home;
+	const struct blox_bdev_params *p;
+	int rc;
+};
+
+static void bind_fn(void *arg)
+{
+	struct bind_call *b = arg;
+
+	b->rc = blox_bdev_ftl_bind(b->bdev, bdev_home_base(b->home), bdev_home_cq(b->home));
+}
+
+int blox_bdev_ftl_bind_home(struct blox_bdev *bdev, struct blox_bdev_home *home,
+			    struct event_base *base, struct blox_io_cq *cq)
+{
+	struct bind_call b = { .bdev = bdev, .home = home };
+
+	if (!home)
+		return blox_bdev_ftl_bind(bdev, base, cq);
+	blox_bdev_home_call(home, bind_fn, &b);
+	if (!b.rc)
+		bdev->home = home;
+	return b.rc;
+}
+
+static void create_fn(void *arg)
+{
+	struct bind_call *b = arg;
+	struct blox_bdev_params p = *b->p;
+
+	p.base = bdev_home_base(b->home);
+	b->rc = blox_bdev_ftl_create(&p, bdev_home_cq(b->home), &b->bdev);
+}
+
+int bdev_ftl_create_home(const struct blox_bdev_params *p, struct blox_io_cq *cq,
+			 struct blox_bdev **out)
+{
+	struct bind_call b = { .home = p->shared ? p->shared->home : p->home, .p = p };
+
+	if (!b.home)
+		return blox_bdev_ftl_create(p, cq, out);
+	blox_bdev_home_call(b.home, create_fn, &b);
+	if (b.rc)
+		return b.rc;
+	b.bdev->home = b.home;
+	*out = b.bdev;
+	return 0;
+}
+
 bool blox_bdev_ftl_unbind(struct blox_bdev *bdev)
+{
+	return bdev_hop_leave(bdev, fb_unbind);
+}
+
+/* Where it lives. */
+static bool fb_unbind(struct blox_bdev *bdev)
 {
 	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
 
@@ -1035,8 +1189,8 @@ const struct nand_config *blox_nand_dev_nand_config(const struct blox_nand_dev *
 	return nand_dev_config(d->dev);
 }
 
-int blox_nand_dev_erase(struct blox_nand_dev *d, const uint32_t *dies, uint32_t nr,
-			uint32_t first_block, uint32_t nr_blocks)
+static int erase_here(struct blox_nand_dev *d, const uint32_t *dies, uint32_t nr,
+		      uint32_t first_block, uint32_t nr_blocks)
 {
 	const struct nand_geometry *g = &nand_dev_config(d->dev)->geo;
 	bool erased = false;
@@ -1065,10 +1219,29 @@ int blox_nand_dev_erase(struct blox_nand_dev *d, const uint32_t *dies, uint32_t 
 	return erased ? d->store->ops->sync(d->store) : 0;
 }
 
-void blox_nand_dev_die_erases(const struct blox_nand_dev *d, uint64_t *out)
+static void erase_fn(void *arg)
 {
+	struct dev_call *c = arg;
+
+	c->rc = erase_here((struct blox_nand_dev *)c->d, c->dies, c->nr, c->a, c->b);
+}
+
+int blox_nand_dev_erase(struct blox_nand_dev *d, const uint32_t *dies, uint32_t nr,
+			uint32_t first_block, uint32_t nr_blocks)
+{
+	struct dev_call c = { .dies = dies, .nr = nr, .a = first_block, .b = nr_blocks };
+
+	dev_call(d, erase_fn, &c);
+	return c.rc;
+}
+
+static void die_erases_fn(void *arg)
+{
+	struct dev_call *c = arg;
+	const struct blox_nand_dev *d = c->d;
 	const struct nand_geometry *g = &nand_dev_config(d->dev)->geo;
 	uint64_t per_die = (uint64_t)g->planes_per_die * g->blocks_per_plane;
+	uint64_t *out = c->out;
 
 	for (uint32_t die = 0; die < nand_dies(g); die++) {
 		out[die] = 0;
@@ -1080,10 +1253,31 @@ void blox_nand_dev_die_erases(const struct blox_nand_dev *d, uint64_t *out)
 	}
 }
 
-const struct nand_die_stats *blox_nand_dev_die_stats(const struct blox_nand_dev *d,
-						     uint32_t die)
+void blox_nand_dev_die_erases(const struct blox_nand_dev *d, uint64_t *out)
 {
-	return nand_die_stats(d->dev, die);
+	struct dev_call c = { .out = out };
+
+	dev_call(d, die_erases_fn, &c);
+}
+
+static void die_stats_fn(void *arg)
+{
+	struct dev_call *c = arg;
+	const struct nand_die_stats *st = nand_die_stats(c->d->dev, c->a);
+	struct nand_die_stats *out = c->out;
+
+	if (st)
+		*out = *st;
+	else
+		memset(out, 0, sizeof(*out));
+}
+
+void blox_nand_dev_die_stats(const struct blox_nand_dev *d, uint32_t die,
+			     struct nand_die_stats *out)
+{
+	struct dev_call c = { .a = die, .out = out };
+
+	dev_call(d, die_stats_fn, &c);
 }
 
 /* ---- Die migrations of a "nand" backend (ftl_migrate_*) ---- */
@@ -1093,7 +1287,7 @@ static struct ftl_bdev *ftl_of(struct blox_bdev *bdev)
 	return bdev->ops == &ftl_bdev_ops ? container_of(bdev, struct ftl_bdev, base) : NULL;
 }
 
-int blox_bdev_ftl_migrate(struct blox_bdev *bdev, uint32_t from_die, uint32_t to_die,
+static int migrate_here(struct blox_bdev *bdev, uint32_t from_die, uint32_t to_die,
 			  uint32_t share)
 {
 	struct ftl_bdev *fb = ftl_of(bdev);
@@ -1117,7 +1311,7 @@ int blox_bdev_ftl_migrate(struct blox_bdev *bdev, uint32_t from_die, uint32_t to
 	return -ENOENT;
 }
 
-int blox_bdev_ftl_migrate_ctl(struct blox_bdev *bdev, enum blox_mig_ctl what, uint32_t share)
+static int migrate_ctl_here(struct blox_bdev *bdev, enum blox_mig_ctl what, uint32_t share)
 {
 	struct ftl_bdev *fb = ftl_of(bdev);
 
@@ -1136,7 +1330,7 @@ int blox_bdev_ftl_migrate_ctl(struct blox_bdev *bdev, enum blox_mig_ctl what, ui
 	return -EINVAL;
 }
 
-int blox_bdev_ftl_migrate_progress(struct blox_bdev *bdev, struct ftl_migrate_progress *out,
+static int migrate_progress_here(struct blox_bdev *bdev, struct ftl_migrate_progress *out,
 				   struct ftl_resources *res)
 {
 	struct ftl_bdev *fb = ftl_of(bdev);
@@ -1148,4 +1342,61 @@ int blox_bdev_ftl_migrate_progress(struct blox_bdev *bdev, struct ftl_migrate_pr
 	if (res)
 		ftl_get_resources(fb->ftl, res);
 	return 0;
+}
+
+/* A migration call at the backend's home. */
+struct mig_call {
+	struct blox_bdev *bdev;
+	uint32_t a, b, c;
+	enum blox_mig_ctl what;
+	struct ftl_migrate_progress *out;
+	struct ftl_resources *res;
+	int rc;
+};
+
+static void migrate_fn(void *arg)
+{
+	struct mig_call *m = arg;
+
+	m->rc = migrate_here(m->bdev, m->a, m->b, m->c);
+}
+
+int blox_bdev_ftl_migrate(struct blox_bdev *bdev, uint32_t from_die, uint32_t to_die,
+			  uint32_t share)
+{
+	struct mig_call m = { .bdev = bdev, .a = from_die, .b = to_die, .c = share };
+
+	blox_bdev_home_call(bdev->home, migrate_fn, &m);
+	return m.rc;
+}
+
+static void migrate_ctl_fn(void *arg)
+{
+	struct mig_call *m = arg;
+
+	m->rc = migrate_ctl_here(m->bdev, m->what, m->a);
+}
+
+int blox_bdev_ftl_migrate_ctl(struct blox_bdev *bdev, enum blox_mig_ctl what, uint32_t share)
+{
+	struct mig_call m = { .bdev = bdev, .what = what, .a = share };
+
+	blox_bdev_home_call(bdev->home, migrate_ctl_fn, &m);
+	return m.rc;
+}
+
+static void migrate_progress_fn(void *arg)
+{
+	struct mig_call *m = arg;
+
+	m->rc = migrate_progress_here(m->bdev, m->out, m->res);
+}
+
+int blox_bdev_ftl_migrate_progress(struct blox_bdev *bdev, struct ftl_migrate_progress *out,
+				   struct ftl_resources *res)
+{
+	struct mig_call m = { .bdev = bdev, .out = out, .res = res };
+
+	blox_bdev_home_call(bdev->home, migrate_progress_fn, &m);
+	return m.rc;
 }

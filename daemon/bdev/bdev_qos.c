@@ -93,7 +93,7 @@ static void release(struct blox_bdev_qos *q)
 		wait_sync(q, now);
 		TAILQ_REMOVE(&q->held, io, link);
 		q->st.waiting--;
-		q->bdev->ops->submit(q->bdev, io);
+		blox_bdev_pass(q->bdev, io);
 	}
 }
 
@@ -121,7 +121,7 @@ void blox_bdev_qos_submit(struct blox_bdev *bdev, struct blox_io *io)
 	at = qos_limiter_admit(&q->lim, dir_of(io), io_bytes(io), now);
 	if (!at) {
 		q->st.admitted[dir_of(io)]++;
-		bdev->ops->submit(bdev, io);
+		blox_bdev_pass(bdev, io);
 		return;
 	}
 	hold(q, io, now);
@@ -203,7 +203,7 @@ void blox_bdev_qos_free(struct blox_bdev *bdev)
 	bdev->qos = NULL;
 	while ((io = TAILQ_FIRST(&q->held))) {
 		TAILQ_REMOVE(&q->held, io, link);
-		bdev->ops->submit(bdev, io);
+		blox_bdev_pass(bdev, io);
 	}
 	event_free(q->ev);
 	free(q);

@@ -60,6 +60,7 @@ static int dev_msg_fill(const struct blox_prov *p, struct prov_device *d, struct
 	blox__admin__device__init(&x->m);
 	x->m.name = d->cfg.name;
 	x->m.store = d->cfg.store_ram ? (char *)"ram" : (char *)"file";
+	x->m.reactor = d->reactor;
 	x->m.params_json = x->params ? x->params : (char *)"";
 	x->m.channels = nch;
 	x->m.dies_per_channel = g->dies_per_channel;
@@ -74,10 +75,11 @@ static int dev_msg_fill(const struct blox_prov *p, struct prov_device *d, struct
 		x->m.vssds++;
 	for (uint32_t i = 0; i < nd; i++) {
 		Blox__Admin__DieInfo *di = &x->die[i];
-		const struct nand_die_stats *st = blox_nand_dev_die_stats(d->dev, i);
+		struct nand_die_stats die_st, *st = &die_st;
 		uint32_t owner = fbx_die_owner(d->rm, i);
 		struct fbx_alloc a;
 
+		blox_nand_dev_die_stats(d->dev, i, &die_st);
 		blox__admin__die_info__init(di);
 		di->die = i;
 		di->channel = i / g->dies_per_channel;
@@ -185,6 +187,7 @@ static void m_create_device(ADM_SVC *svc, const Blox__Admin__DeviceCreateRequest
 		goto fail;
 	p->has_fbx &= p->fbx.set != 0;
 	p->overcommit = in->overcommit;
+	p->reactor = in->reactor;
 	if ((rc = blox_device_resolve(p, "device", cd, err, sizeof(err))) ||
 	    (rc = prov_cap_admit_device(a->prov, cd, warn, sizeof(warn), err, sizeof(err))) ||
 	    (rc = prov_device_create(a->prov, cd, err, sizeof(err))))

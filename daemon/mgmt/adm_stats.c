@@ -29,11 +29,8 @@ bool adm_bdev_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t,
 {
 	memset(t, 0, sizeof(*t));
 	memset(fs, 0, sizeof(*fs));
-	if (!bdev->ops->telemetry)
-		return false;
 	t->ftl = fs;
-	bdev->ops->telemetry(bdev, t);
-	return true;
+	return blox_bdev_telemetry(bdev, t);
 }
 
 /* What the model counts of a namespace at one sample (totals). */
@@ -70,19 +67,9 @@ struct adm_model_ns {
 
 struct adm_model {
 	TAILQ_HEAD(, adm_model_ns) nss;
-	/* Reactor 0's thread CPU time at the samples, and when. */
-	uint64_t cpu_ns[2], cpu_at[2];
+	/* Each reactor's thread CPU time at the samples, and when. */
+	uint64_t cpu_ns[2][PROV_REACTORS_MAX], cpu_at[2];
 };
-
-/* This thread's CPU time (the sampler and readers run on reactor 0). */
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static struct adm_model_ns *model_find(const struct adm_model *mo, const struct nvmf_ns *ns)
 {
@@ -182,7 +169,7 @@ static bool model_read(struct adm_model_ns *e, const struct nvmf_ns *ns, struct 
 		dpc = cfg->geo.dies_per_channel ? cfg->geo.dies_per_channel : 1;
 		for (uint32_t i = 0; i < res->nr_dies; i++) {
 			const struct nand_die_stats *ds =
-				blox_nand_dev_die_stats(rec->dev->dev, res->dies[i]);
+				t.die_stats ? &t.die_stats[res->dies[i]] : NULL;
 			uint32_t ch = res->dies[i] / dpc;
 
 			if (ch < 256 && !(chans[ch / 64] & (1ull << (ch % 64)))) {
@@ -199,7 +186,7 @@ static bool model_read(struct adm_model_ns *e, const struct nvmf_ns *ns, struct 
 		if (!(cfg = own_config(e, rec)))
 			return false;
 		for (uint32_t i = 0; i < t.dies; i++)
-			add_die(&out->c, nand_die_stats(t.nand_dev, i));
+			add_die(&out->c, t.die_stats ? &t.die_stats[i] : NULL);
 		flash_of(&out->flash, cfg, t.dies, t.channels);
 		out->from_dies = true;
 	} else {
@@ -313,9 +300,10 @@ void adm_stats_sample(struct blox_admin *a)
 	if (a->model) {
 		TAILQ_FOREACH(e, &a->model->nss, link)
 			e->seen = false;
-		a->model->cpu_ns[1] = a->model->cpu_ns[0];
+		memcpy(a->model->cpu_ns[1], a->model->cpu_ns[0], sizeof(a->model->cpu_ns[0]));
 		a->model->cpu_at[1] = a->model->cpu_at[0];
-		a->model->cpu_ns[0] = thread_cpu_ns();
+		for (unsigned k = 0; k < PROV_REACTORS_MAX; k++)
+			a->model->cpu_ns[0][k] = prov_reactor_cpu_ns(a->prov, k);
 		a->model->cpu_at[0] = now;
 	}
 	TAILQ_FOREACH(s, &a->tgt->subsystems, link) {
@@ -501,10 +489,12 @@ static void timing_stats(struct blox_admin *a, const struct nvmf_ns *ns,
 	} else {
 		n->lateness = nand_lat(&s->lateness);
 	}
-	n->reactor = 0; /* every device runs on reactor 0 */
+	/* The reactor its device lives on. */
+	n->reactor = blox_bdev_home_reactor(ns->bdev->home);
 	base = a->model ? window_base(a->model->cpu_at, now) : -1;
-	if (base >= 0 && now > a->model->cpu_at[base])
-		n->reactor_cpu = (double)(thread_cpu_ns() - a->model->cpu_ns[base]) /
+	if (base >= 0 && now > a->model->cpu_at[base] && n->reactor < PROV_REACTORS_MAX)
+		n->reactor_cpu = (double)(prov_reactor_cpu_ns(a->prov, n->reactor) -
+					  a->model->cpu_ns[base][n->reactor]) /
 				 (double)(now - a->model->cpu_at[base]);
 }
 

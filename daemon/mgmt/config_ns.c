@@ -94,8 +94,10 @@ int cfg_parse_device(json_object *o, const char *where,
 		     struct blox_cfg_device *d, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "name", "nand", "store", "flashblox", "overcommit",
-					    NULL };
+					    "reactor", NULL };
 	struct blox_device_params p = { 0 };
+	uint64_t reactor = 0;
+	bool has_reactor = false;
 	int rc;
 
 	if (!json_object_is_type(o, json_type_object))
@@ -109,8 +111,16 @@ int cfg_parse_device(json_object *o, const char *where,
 			      err, errlen)) ||
 	    (rc = read_object(o, "flashblox", where, &blox_fbx_table, &p.has_fbx, &p.fbx, err,
 			      errlen)) ||
-	    (rc = cfg_get_bool(o, "overcommit", where, &p.overcommit, err, errlen)))
+	    (rc = cfg_get_bool(o, "overcommit", where, &p.overcommit, err, errlen)) ||
+	    (rc = cfg_get_u64(o, "reactor", where, false, &reactor, &has_reactor, err, errlen)))
 		return rc;
+	if (has_reactor) {
+		/* Checked against --reactors when the device is made. */
+		if (reactor >= 16)
+			return blox_fail(err, errlen, "%s.reactor: %llu is over the limit of 15",
+					 where, (unsigned long long)reactor);
+		p.reactor = (uint32_t)reactor + 1;
+	}
 	return blox_device_resolve(&p, where, d, err, errlen);
 }
 
@@ -163,5 +173,7 @@ json_object *cfg_device_json(const struct blox_device_params *p)
 		json_object_object_add(o, "flashblox", cfg_params_json(&blox_fbx_table, &p->fbx));
 	if (p->overcommit)
 		json_object_object_add(o, "overcommit", json_object_new_boolean(true));
+	if (p->reactor)
+		json_object_object_add(o, "reactor", json_object_new_int64(p->reactor - 1));
 	return o;
 }

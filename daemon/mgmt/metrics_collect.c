@@ -26,7 +26,7 @@ struct mx_ns {
 	const struct nvmf_ns *ns;
 	char nsid[12];
 	struct mx_labels l; /* subnqn, nsid, backend[, device] */
-	bool has_tel, has_qos;
+	bool has_tel, has_qos, has_end;
 	struct blox_bdev_telemetry t;
 	struct ftl_stats fs;
 	struct blox_bdev_qos_stats qos;
@@ -87,8 +87,7 @@ static void look_ns(struct mx_ns *n, const struct nvmf_ns *ns)
 		mx_label(&n->l, "device", rec->params.device);
 	n->has_tel = adm_bdev_telemetry(ns->bdev, &n->t, &n->fs);
 	n->has_qos = blox_bdev_qos_get(ns->bdev, NULL, &n->qos);
-	if (ns->bdev->ops->endurance)
-		ns->bdev->ops->endurance(ns->bdev, &n->end);
+	n->has_end = blox_bdev_endurance(ns->bdev, &n->end);
 }
 
 /* The NAND devices: each namespace's own, each registered device once. */
@@ -402,7 +401,7 @@ static void namespace_families(struct mx_scrape *s)
 	fam(s, "bloxd_namespace_wear_used_ratio", MX_GAUGE, NULL,
 	    "Mean erase count of the namespace's flash over the rated P/E cycles (1: worn out)");
 	FOR_NS(s, n)
-		if (n->ns->bdev->ops->endurance)
+		if (n->has_end)
 			mx_double(&s->w, &n->l, n->end.percent_used / 100.0);
 	/* QoS, for namespaces that have had limits. */
 	fam(s, "bloxd_namespace_qos_admitted_commands", MX_COUNTER, NULL,
@@ -564,7 +563,8 @@ static void nand_families(struct mx_scrape *s)
 		uint32_t dpc = nand_dev_config(d->from->t.nand_dev)->geo.dies_per_channel;
 
 		for (uint32_t i = 0; i < d->from->t.dies; i++) {
-			const struct nand_die_stats *ds = nand_die_stats(d->from->t.nand_dev, i);
+			const struct nand_die_stats *ds =
+				d->from->t.die_stats ? &d->from->t.die_stats[i] : NULL;
 
 			if (!ds)
 				continue;

@@ -348,6 +348,7 @@ int blox_device_resolve(const struct blox_device_params *p, const char *where,
 		return blox_fail(err, errlen, "%s.name: letters, digits, - and _ only", where);
 	snprintf(d->name, sizeof(d->name), "%s", p->name);
 	d->store_ram = !strcmp(p->store, "ram");
+	d->reactor = (int)p->reactor - 1; /* checked against --reactors where it is made */
 	nand_config_default(&d->nand);
 	snprintf(w, sizeof(w), "%s.nand", where);
 	if (p->has_nand && (rc = nand_resolve(&p->nand, w, &d->nand, err, errlen)))

@@ -17,6 +17,7 @@
  */
 #include "config_internal.h"
 #include "prov.h"
+#include "reactor.h"
 
 #include <errno.h>
 #include <openssl/sha.h>
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int blox_prov_create(struct nvmf_tgt *tgt, struct nvmf_tcp *tcp, const char *data_dir,
@@ -74,7 +76,94 @@ void blox_prov_destroy(struct blox_prov *p)
 	prov_migs_free(p);
 	prov_devices_free(p);
 	blox_dev_registry_fini(&p->registry);
+	for (unsigned k = 1; k < p->nr_reactors; k++)
+		blox_bdev_home_destroy(p->homes[k]);
 	free(p);
+}
+
+_Static_assert(PROV_REACTORS_MAX == BLOX_REACTORS_MAX, "one home per reactor");
+
+int blox_prov_use_reactors(struct blox_prov *p, struct blox_reactors *rs)
+{
+	unsigned n = blox_reactors_count(rs);
+
+	if (p->nr_reactors > 1 || !TAILQ_EMPTY(&p->devices))
+		return -EBUSY;
+	for (unsigned k = 1; k < n; k++) {
+		int rc = blox_bdev_home_create(blox_reactor_at(rs, k), blox_reactor_at(rs, 0),
+					       &p->homes[k]);
+
+		if (rc) {
+			while (--k)
+				blox_bdev_home_destroy(p->homes[k]);
+			return rc;
+		}
+	}
+	p->nr_reactors = n;
+	p->rs = rs;
+	return 0;
+}
+
+uint64_t prov_reactor_cpu_ns(const struct blox_prov *p, unsigned k)
+{
+	struct timespec ts;
+
+	if (p->rs && k < p->nr_reactors)
+		return blox_reactor_cpu_ns(blox_reactor_at(p->rs, k));
+	/* No reactors given (tests): the caller's thread is the core's. */
+	if (k || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int prov_place(const struct blox_prov *p, int want, unsigned *out, char *err, size_t errlen)
+{
+	unsigned n = p->nr_reactors ? p->nr_reactors : 1, count[PROV_REACTORS_MAX] = { 0 };
+	const struct prov_device *d;
+	const struct nvmf_subsys *s;
+	const struct nvmf_ns *ns;
+	unsigned best;
+
+	if (want >= 0) {
+		if ((unsigned)want >= n)
+			return blox_fail(err, errlen,
+					 "reactor %d: bloxd runs %u reactor%s (0..%u; see --reactors)",
+					 want, n, n == 1 ? "" : "s", n - 1),
+			       -EINVAL;
+		*out = (unsigned)want;
+		return 0;
+	}
+	TAILQ_FOREACH(d, &p->devices, link)
+		count[d->reactor]++;
+	TAILQ_FOREACH(s, &p->tgt->subsystems, link)
+		TAILQ_FOREACH(ns, &s->namespaces, link) {
+			const struct prov_ns_rec *rec = prov_ns_rec(ns);
+
+			if (rec && rec->homed)
+				count[rec->reactor]++;
+		}
+	/* The core's reactor (0) also runs the NVMe core and the admin API: last. */
+	best = n - 1;
+	for (unsigned k = n - 1; k-- > 0;)
+		if (count[k] < count[best])
+			best = k;
+	*out = best;
+	return 0;
+}
+
+struct blox_bdev_home *prov_home(const struct blox_prov *p, unsigned reactor)
+{
+	return reactor < p->nr_reactors ? p->homes[reactor] : NULL;
+}
+
+int blox_prov_device_reactor(const struct blox_prov *p, const char *name)
+{
+	const struct prov_device *d;
+
+	TAILQ_FOREACH(d, &p->devices, link)
+		if (!strcmp(d->cfg.name, name))
+			return (int)d->reactor;
+	return -ENOENT;
 }
 
 const char *blox_prov_data_dir(const struct blox_prov *p)
@@ -420,7 +509,12 @@ int prov_ns_attach(struct blox_prov *p, struct nvmf_subsys *s, struct prov_ns_pl
 		goto fail;
 	}
 	if (prov_ns_slow(pl)) {
-		rc = blox_bdev_ftl_bind(pl->bdev, p->tgt->base, &p->tgt->io_cq);
+		/* A device of its own: on a reactor like any device. */
+		rc = prov_place(p, -1, &rec->reactor, err, errlen);
+		if (!rc)
+			rc = blox_bdev_ftl_bind_home(pl->bdev, prov_home(p, rec->reactor),
+						     p->tgt->base, &p->tgt->io_cq);
+		rec->homed = !rc;
 		if (rc) {
 			blox_fail(err, errlen, "%s namespace %u: backend: %s", s->nqn,
 				  pl->cn.nsid, strerror(-rc));

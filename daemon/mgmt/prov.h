@@ -55,6 +55,7 @@ struct prov_vssd {
  */
 struct prov_device {
 	struct blox_cfg_device cfg; /* as resolved */
+	unsigned reactor; /* where it lives (its home's reactor) */
 	struct blox_nand_dev *dev;
 	struct fbx_rm *rm;
 	char alloc_path[4200]; /* "" for a device in RAM */
@@ -63,6 +64,18 @@ struct prov_device {
 	TAILQ_HEAD(, prov_vssd) vssds;
 	TAILQ_ENTRY(prov_device) link;
 };
+
+/* As reactor.h's BLOX_REACTORS_MAX (checked in prov.c). */
+#define PROV_REACTORS_MAX 16
+
+/*
+ * The reactor a new NAND device goes to: @want when >= 0 (-EINVAL past
+ * the reactors there are, said in @err), else the one with the fewest
+ * devices (own-device namespaces count), the core's last. 0 or -EINVAL.
+ */
+int prov_place(const struct blox_prov *p, int want, unsigned *out, char *err, size_t errlen);
+/* Its home (NULL for reactor 0). */
+struct blox_bdev_home *prov_home(const struct blox_prov *p, unsigned reactor);
 
 enum prov_mig_state {
 	PM_QUEUED, /* waits for the device's running job */
@@ -109,11 +122,23 @@ struct blox_prov {
 	uint32_t next_mig_id;
 	struct event *mig_ev; /* polls migrations and wear */
 	uint64_t wear_polled_ns;
+	/*
+	 * The reactors NAND devices live on (blox_prov_use_reactors()): a
+	 * home on each but the core's (homes[0] is NULL: reactor 0).
+	 */
+	struct blox_bdev_home *homes[PROV_REACTORS_MAX];
+	unsigned nr_reactors; /* 1: every device on the core's */
+	struct blox_reactors *rs; /* NULL: none given */
 };
+
+/* CPU time reactor @k's thread has used (ns); 0 when unknown. */
+uint64_t prov_reactor_cpu_ns(const struct blox_prov *p, unsigned k);
 
 /* What the service keeps of a namespace it made (the namespace's owner). */
 struct prov_ns_rec {
 	struct blox_ns_params params; /* as asked, nsid filled in */
+	bool homed; /* a nand device of its own, living on @reactor */
+	unsigned reactor;
 	char *store_path; /* its own store file, NULL when it has none */
 	struct prov_device *dev; /* on a registered device, else NULL */
 	uint32_t owner; /* its vSSD's id on @dev */

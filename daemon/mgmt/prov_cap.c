@@ -297,8 +297,7 @@ static void pool_made(struct blox_prov *p, struct cap_pool *pool)
 			pool_promise(pool, &rec->cap,
 				     rec->cap.kind == PROV_CAP_FILE
 					     ? (rec->store_path ? file_held(rec->store_path) : 0)
-				     : ns->bdev->ops->mem_bytes ? ns->bdev->ops->mem_bytes(ns->bdev)
-								: 0);
+				     : blox_bdev_mem_bytes(ns->bdev));
 		}
 }
 

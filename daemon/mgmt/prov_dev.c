@@ -458,13 +458,17 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 		goto fail;
 	}
 	fresh = !cd->store_ram && access(path, F_OK) != 0;
-	rc = blox_nand_dev_open(cd->name, &cd->nand, cd->store_ram ? NULL : path,
-				p->tgt->base, p->tgt->clock, &d->dev);
+	rc = prov_place(p, cd->reactor, &d->reactor, err, errlen);
+	if (rc)
+		goto fail;
+	rc = blox_nand_dev_open_home(cd->name, &cd->nand, cd->store_ram ? NULL : path,
+				     prov_home(p, d->reactor), p->tgt->base, p->tgt->clock,
+				     &d->dev);
 	if (!rc)
-		blox_log(p->log, BLOX_LOG_INFO, "device %s: %s%s", cd->name,
+		blox_log(p->log, BLOX_LOG_INFO, "device %s: %s%s, on reactor %u", cd->name,
 			 cd->store_ram ? "flash in RAM" : fresh ? "store file created: "
 								 : "store file opened: ",
-			 cd->store_ram ? "" : path);
+			 cd->store_ram ? "" : path, d->reactor);
 	if (rc) {
 		char need[32];
 

@@ -332,8 +332,7 @@ static uint16_t exec_set_features(struct nvmf_req *req)
 
 		c->vwc_enabled = v & 1;
 		TAILQ_FOREACH(ns, &c->subsys->namespaces, link)
-			if (ns->bdev->ops->set_write_cache)
-				ns->bdev->ops->set_write_cache(ns->bdev, c->vwc_enabled);
+			blox_bdev_set_write_cache(ns->bdev, c->vwc_enabled);
 		return 0;
 	}
 	case NVME_FEAT_FID_NUM_QUEUES: {

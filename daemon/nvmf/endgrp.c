@@ -30,8 +30,7 @@ void nvmf_ns_endgrp_assign(struct nvmf_subsys *s, struct nvmf_ns *ns)
 	uint32_t id;
 
 	memset(&e, 0, sizeof(e));
-	if (ns->bdev->ops->endurance)
-		ns->bdev->ops->endurance(ns->bdev, &e);
+	blox_bdev_endurance(ns->bdev, &e);
 	ns->pool = e.shared_pool;
 	ns->pool_key = e.pool_key;
 	if (ns->pool) {
@@ -52,10 +51,8 @@ void nvmf_ns_endgrp_assign(struct nvmf_subsys *s, struct nvmf_ns *ns)
 void nvmf_ns_endurance(struct nvmf_ns *ns, struct blox_bdev_endurance *e)
 {
 	memset(e, 0, sizeof(*e));
-	if (ns->bdev->ops->endurance) {
-		ns->bdev->ops->endurance(ns->bdev, e);
+	if (blox_bdev_endurance(ns->bdev, e))
 		return;
-	}
 	e->avail_spare = 100;
 	e->spare_threshold = 10;
 	e->host_read_bytes = ns->stats.read_bytes;

@@ -55,9 +55,7 @@
 
 static bool has_plm(const struct nvmf_ns *ns)
 {
-	const struct blox_bdev_ops *o = ns->bdev->ops;
-
-	return o->plm_config && o->plm_window && o->plm_query;
+	return blox_bdev_has_plm(ns->bdev);
 }
 
 /* The set of CDW11 15:0 (NVMSETID = NSID); NULL with *st set when there is none. */
@@ -130,7 +128,7 @@ void nvmf_plm_ns_release(struct nvmf_ns *ns)
 	struct blox_bdev_plm_config cfg = { .enable = false };
 
 	if (ns->plm_enabled && ns->bdev && has_plm(ns))
-		ns->bdev->ops->plm_config(ns->bdev, &cfg);
+		blox_bdev_plm_config(ns->bdev, &cfg);
 	ns->plm_enabled = false;
 }
 
@@ -167,7 +165,7 @@ uint16_t nvmf_feat_plm_config(struct nvmf_req *req, bool set, bool dflt)
 		.event = plm_event,
 		.event_arg = ns,
 	};
-	rc = ns->bdev->ops->plm_config(ns->bdev, &cfg);
+	rc = blox_bdev_plm_config(ns->bdev, &cfg);
 	if (rc)
 		return NVME_SC_INTERNAL | NVME_SC_DNR;
 	ns->plm_enabled = cfg.enable;
@@ -214,7 +212,7 @@ static void plm_wait_retry(struct nvmf_ctrl *c)
 			nvmf_req_complete(req, NVME_SC_INVALID_FIELD | NVME_SC_DNR);
 			continue;
 		}
-		rc = ns->bdev->ops->plm_window(ns->bdev, BLOX_PLM_DTWIN, &retry);
+		rc = blox_bdev_plm_window(ns->bdev, BLOX_PLM_DTWIN, &retry);
 		if (rc == -EAGAIN) {
 			TAILQ_INSERT_TAIL(&c->plm_wait, req, link);
 			soonest = BLOX_MIN(soonest, retry);
@@ -268,7 +266,7 @@ uint16_t nvmf_feat_plm_window(struct nvmf_req *req, bool set, bool dflt)
 	}
 	if (!set) {
 		memset(&info, 0, sizeof(info));
-		ns->bdev->ops->plm_query(ns->bdev, &info, false);
+		blox_bdev_plm_query(ns->bdev, &info, false);
 		/* Default: a set enabled starts in NDWIN. */
 		req->cqe.result = dflt || info.window != BLOX_PLM_DTWIN ? NVME_FEATURE_PLM_NDWIN
 									  : NVME_FEATURE_PLM_DTWIN;
@@ -278,7 +276,7 @@ uint16_t nvmf_feat_plm_window(struct nvmf_req *req, bool set, bool dflt)
 		req->error_loc = DW12_LOC;
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 	}
-	rc = ns->bdev->ops->plm_window(ns->bdev,
+	rc = blox_bdev_plm_window(ns->bdev,
 				       ws == NVME_FEATURE_PLM_DTWIN ? BLOX_PLM_DTWIN : BLOX_PLM_NDWIN,
 				       &retry);
 	if (rc == -EAGAIN)
@@ -328,7 +326,7 @@ uint16_t nvmf_log_plm_set(struct nvmf_req *req, uint8_t *out, size_t *len, bool 
 	if (!has_plm(ns))
 		return 0; /* Status 0: the mode is not used */
 	memset(&i, 0, sizeof(i));
-	ns->bdev->ops->plm_query(ns->bdev, &i, !rae);
+	blox_bdev_plm_query(ns->bdev, &i, !rae);
 	l->status = i.window == BLOX_PLM_DTWIN	 ? NVME_NVMSET_PL_STATUS_DTWIN
 		    : i.window == BLOX_PLM_NDWIN ? NVME_NVMSET_PL_STATUS_NDWIN
 						 : NVME_NVMSET_PL_STATUS_DISABLED;
@@ -361,7 +359,7 @@ size_t nvmf_log_plm_agg(struct nvmf_req *req, uint8_t *out, bool rae)
 		if (!has_plm(ns) || !ns->plm_enabled)
 			continue;
 		memset(&i, 0, sizeof(i));
-		ns->bdev->ops->plm_query(ns->bdev, &i, false);
+		blox_bdev_plm_query(ns->bdev, &i, false);
 		if (i.events && n < NVMF_NSETIDMAX)
 			ent[n++] = (uint16_t)ns->nsid; /* the list is sorted by NSID */
 	}

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blox_ring.h"
@@ -37,6 +38,8 @@ struct blox_reactor {
 	struct event *efd_ev; /* the eventfd: messages came */
 	struct event *retry_ev; /* messages wait for room in a full ring */
 	pthread_t thread;
+	pthread_t self; /* its thread, as it knows itself (set before start returns) */
+	uint32_t self_set; /* atomic */
 	bool started;
 	bool stop; /* set by stop_msg, on this reactor */
 	bool polling; /* thread in its poll budget: not armed, drains each pass */
@@ -236,6 +239,8 @@ static void *reactor_main(void *arg)
 	uint64_t budget_ns = (uint64_t)r->rs->poll_us * 1000;
 	char name[16];
 
+	r->self = pthread_self();
+	__atomic_store_n(&r->self_set, 1, __ATOMIC_RELEASE);
 	snprintf(name, sizeof(name), "bloxd-r%u", r->id);
 	pthread_setname_np(pthread_self(), name);
 	while (!r->stop) {
@@ -279,6 +284,8 @@ static int reactor_init(struct blox_reactors *rs, unsigned id, struct event_base
 	r->stop_msg.fn = stop_fn;
 	if (id == 0) {
 		r->base = base0;
+		r->self = pthread_self();
+		r->self_set = 1;
 	} else {
 		r->base = event_base_new();
 		r->own_base = true;
@@ -356,6 +363,9 @@ int blox_reactors_start(struct blox_reactors *rs)
 			return -rc;
 		}
 		r->started = true;
+		/* Known before anyone asks (blox_reactor_call() from another thread). */
+		while (!__atomic_load_n(&r->self_set, __ATOMIC_ACQUIRE))
+			usleep(RETRY_US);
 	}
 	return 0;
 }
@@ -424,9 +434,81 @@ struct blox_reactors *blox_reactor_set(struct blox_reactor *r)
 	return r->rs;
 }
 
+/* A call waiting on its caller's stack for its reactor to run it. */
+struct call {
+	struct blox_msg msg;
+	void (*fn)(void *arg);
+	void *arg;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done;
+};
+
+static void call_fn(struct blox_msg *m)
+{
+	struct call *c = container_of(m, struct call, msg);
+
+	c->fn(c->arg);
+	pthread_mutex_lock(&c->mu);
+	c->done = true;
+	pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+}
+
+void blox_reactor_call(struct blox_reactor *from, struct blox_reactor *to,
+		       void (*fn)(void *arg), void *arg)
+{
+	struct call c = { .msg.fn = call_fn, .fn = fn, .arg = arg };
+
+	if (!from || !to || from == to || pthread_equal(pthread_self(), to->self)) {
+		fn(arg);
+		return;
+	}
+	pthread_mutex_init(&c.mu, NULL);
+	pthread_cond_init(&c.cv, NULL);
+	blox_reactor_send(from, to, &c.msg);
+	pthread_mutex_lock(&c.mu);
+	while (!c.done) {
+		struct timespec ts;
+
+		/*
+		 * Our loop is not running: its retry timer cannot push what
+		 * waits for a full ring to @to, the call included. Push it here.
+		 */
+		if (from->wait_head[to->id]) {
+			pthread_mutex_unlock(&c.mu);
+			flush_waits(from, to->id);
+			pthread_mutex_lock(&c.mu);
+			if (c.done)
+				break;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += RETRY_US * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&c.cv, &c.mu, &ts);
+	}
+	pthread_mutex_unlock(&c.mu);
+	pthread_cond_destroy(&c.cv);
+	pthread_mutex_destroy(&c.mu);
+}
+
 void blox_reactor_worked(struct blox_reactor *r)
 {
 	r->work++;
+}
+
+uint64_t blox_reactor_cpu_ns(const struct blox_reactor *r)
+{
+	clockid_t id;
+	struct timespec ts;
+
+	if (!__atomic_load_n(&r->self_set, __ATOMIC_ACQUIRE) ||
+	    pthread_getcpuclockid(r->self, &id) || clock_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 void blox_reactor_stats(const struct blox_reactor *r, struct blox_reactor_stats *out)

@@ -14,7 +14,14 @@
  *   connection, or its keep-alive timeout expires: bloxd closes its
  *   queues, and the host gets a new one; a client (bloxperf) killed with
  *   SIGKILL mid-I/O leaves nothing behind;
- * - SIGTERM with I/O on every reactor: exit 0, and bloxd starts again.
+ * - SIGTERM with I/O on every reactor: exit 0, and bloxd starts again;
+ * - NAND devices live on reactors of their own (the two own-device nand
+ *   namespaces above are spread over them, the core's reactor last): a
+ *   registered device made with bloxctl lands off reactor 0, one pinned
+ *   with --reactor lands there, one past --reactors is refused; vSSDs on
+ *   it serve verified I/O from queues on every reactor while other vSSDs
+ *   are created, written and deleted on it and it is migrated online to
+ *   another channel.
  *
  * No timing is asserted: the deadlines only turn a hang into a failure.
  */
@@ -47,6 +54,8 @@
 #define MAX_WORKERS REGIONS
 #define DOOMED_NSID 10 /* created and deleted under I/O: 10, 11, 12 */
 #define CHURN_NSID 20 /* created and deleted with no I/O on it */
+#define VSSD_NSID 30 /* a vSSD under I/O the whole test */
+#define VSSD_TMP_NSID 31 /* vSSDs made, written and deleted meanwhile */
 
 struct nsg {
 	uint32_t nsid;
@@ -762,12 +771,137 @@ static void test_sigterm_under_io(void **state)
 	ctrl_down(&e->ca);
 }
 
+/* A number of an object bloxctl printed, 0 when absent (proto3 leaves zeroes out). */
+static uint64_t jnum0(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? (uint64_t)json_object_get_int64(v) : 0;
+}
+
+/* The reactor device @name lives on, as device show says. */
+static unsigned device_reactor(struct env *e, const char *name)
+{
+	char cmd[64];
+	json_object *o;
+	unsigned r;
+
+	snprintf(cmd, sizeof(cmd), "device show %s", name);
+	o = ctl_json(e, cmd);
+	r = (unsigned)jnum0(o, "reactor");
+	json_object_put(o);
+	return r;
+}
+
+#define RDEV_GEO "--store ram --channels 4 --dies-per-channel 2 --planes 1 --pages-per-block 96 " \
+		 "--blocks-per-plane 64 --spare-channel off"
+
+/* Migration @id's state and percent, from migrate status. */
+static void mig_state(struct env *e, unsigned id, char *st, size_t len, double *pct)
+{
+	json_object *o, *arr, *m, *v;
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "migrate status %u", id);
+	o = ctl_json(e, cmd);
+	assert_true(json_object_object_get_ex(o, "migrations", &arr));
+	m = json_object_array_get_idx(arr, 0);
+	assert_non_null(m);
+	assert_true(json_object_object_get_ex(m, "state", &v));
+	snprintf(st, len, "%s", json_object_get_string(v));
+	*pct = json_object_object_get_ex(m, "percent", &v) ? json_object_get_double(v) : 0;
+	json_object_put(o);
+}
+
+/*
+ * VSSD_ROUNDS verified rounds per queue on the vSSD while it migrates:
+ * the migration starts under them and, written to all along, ends after.
+ */
+#define VSSD_ROUNDS 12
+
+static void test_vssds_on_device_reactor(void **state)
+{
+	struct env *e = *state;
+	struct worker *wa = e->wa, *wb = e->wb;
+	char st[32] = "";
+	json_object *o;
+	unsigned na, nb, id;
+	uint64_t t0;
+	double pct = 0;
+
+	/* Placement: the fewest devices, reactor 0 last; pinned; refused. */
+	assert_int_equal(ctl(e, "device create rdev " RDEV_GEO), 0);
+	assert_int_not_equal(device_reactor(e, "rdev"), 0);
+	assert_true(device_reactor(e, "rdev") < e->n);
+	assert_int_equal(ctl(e, "device create rpin " RDEV_GEO " --reactor %u", e->n - 1), 0);
+	assert_int_equal(device_reactor(e, "rpin"), e->n - 1);
+	assert_int_equal(ctl(e, "device delete rpin"), 0);
+	assert_int_not_equal(ctl(e, "device create rbad " RDEV_GEO " --reactor %u", e->n), 0);
+	assert_non_null(strstr(e->out, "reactor"));
+
+	/* A vSSD under verified I/O from every reactor; every namespace too. */
+	assert_int_equal(ctl(e, "ns create %s --nsid %u --size 16M --device rdev --isolation "
+			     "channel:1", SUBNQN, VSSD_NSID), 0);
+	e->doomed = (struct nsg){ VSSD_NSID, 4096, (16u << 20) / 4096 };
+	e->ca = ctrl_up(e, FX_HOST_A, e->n + 1);
+	e->cb = ctrl_up(e, FX_HOST_B, e->n + 1);
+	na = workers_on(wa, e->ca, 0, NULL, 0);
+	nb = workers_on(wb, e->cb, na, &e->doomed, VSSD_ROUNDS);
+	assert_true(workers_wait_rounds(wa, na, 1));
+	assert_true(workers_wait_rounds(wb, nb, 1));
+
+	/* It moves to channel 3 online, under that I/O. */
+	o = ctl_json(e, "migrate start " SUBNQN " 30 --to-channels 3 --share 1000");
+	id = (unsigned)jnum(o, "id");
+	json_object_put(o);
+	t0 = (uint64_t)fx_now_ms();
+
+	/* Meanwhile other vSSDs on the same device come and go, written and read back. */
+	e->cc = ctrl_up(e, FX_HOST_C, e->n + 1);
+	for (unsigned it = 0; it < 3; it++) {
+		assert_int_equal(ctl(e, "ns create %s --nsid %u --size 8M --device rdev "
+				     "--isolation %s", SUBNQN, VSSD_TMP_NSID,
+				     it & 1 ? "channel:1" : "chip:1"), 0);
+		for (uint32_t q = 0; q < e->cc->nr_io; q++)
+			assert_int_equal(fx_rw_check(e->cc->io[q], VSSD_TMP_NSID, 64 * q, 4096), 0);
+		assert_int_equal(ctl(e, "ns delete %s %u --force", SUBNQN, VSSD_TMP_NSID), 0);
+	}
+	ctrl_down(&e->cc);
+	mig_state(e, id, st, sizeof(st), &pct);
+	fprintf(stderr, "vSSD churn done; the migration: %s at %.1f%%\n", st, pct);
+	while (strcmp(st, "done") && (uint64_t)fx_now_ms() - t0 < 3 * WAIT_MS) {
+		usleep(100 * 1000);
+		mig_state(e, id, st, sizeof(st), &pct);
+	}
+	fprintf(stderr, "migration of the vSSD under I/O: %s at %.1f%% after %llu ms\n", st, pct,
+		(unsigned long long)((uint64_t)fx_now_ms() - t0));
+	assert_string_equal(st, "done");
+	if (!workers_wait_finished(wb, nb))
+		fail_msg("vSSD workers still running");
+	for (unsigned i = 0; i < na; i++)
+		if (atomic_load(&wa[i].finished))
+			fail_msg("worker on qid %u stopped: %s", ini_queue_qid(wa[i].q), wa[i].why);
+	workers_join(wa, na, true);
+	workers_join(wb, nb, false);
+	workers_check_ok(wa, na, "namespaces beside the vSSDs");
+	workers_check_ok(wb, nb, "the vSSD migrated under I/O");
+	/* It serves from its new channel. */
+	e->cc = ctrl_up(e, FX_HOST_C, 1);
+	assert_int_equal(fx_rw_check(e->cc->io[0], VSSD_NSID, 7, 4096), 0);
+	ctrl_down(&e->cc);
+	ctrl_down(&e->ca);
+	ctrl_down(&e->cb);
+	assert_int_equal(ctl(e, "ns delete %s %u --force", SUBNQN, VSSD_NSID), 0);
+	assert_int_equal(ctl(e, "device delete rdev"), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_io_every_reactor, cleanup),
 	cmocka_unit_test_teardown(test_ns_create_delete_under_io, cleanup),
 	cmocka_unit_test_teardown(test_admin_drop_under_io, cleanup),
 	cmocka_unit_test_teardown(test_kato_expiry_closes_queues, cleanup),
 	cmocka_unit_test_teardown(test_client_killed_under_io, cleanup),
+	cmocka_unit_test_teardown(test_vssds_on_device_reactor, cleanup),
 	cmocka_unit_test_teardown(test_sigterm_under_io, cleanup),
 	FX_TEST_DAEMON_STOPS_CLEANLY,
 };

@@ -16,6 +16,7 @@
 #include <sys/queue.h>
 #include <sys/uio.h>
 
+#include "blox_msg.h"
 
 struct event_base;
 struct event;
@@ -42,6 +43,11 @@ struct blox_io {
 	blox_io_cb cb;
 	void *cb_arg;
 	TAILQ_ENTRY(blox_io) link; /* owned by the backend while in flight */
+	/* Its way to a backend on another reactor and back (bdev_hop.c). */
+	struct blox_msg hop;
+	blox_io_cb hop_cb;
+	void *hop_arg;
+	struct blox_bdev *hop_bdev;
 };
 
 /*
@@ -80,6 +86,12 @@ struct blox_bdev_telemetry {
 	const struct nand_stats *nand; /* NULL: not on emulated NAND */
 	/* Its NAND device (a shared one's, when on one): per-die counters (nand_die_stats()). */
 	const struct nand_dev *nand_dev;
+	/*
+	 * Its device's per-die counters, nand_dies() of them, as they were
+	 * when this was filled (a copy: the device may run on another
+	 * reactor), or NULL.
+	 */
+	const struct nand_die_stats *die_stats;
 	uint32_t dies, channels;
 	const char *suspend_policy; /* its device's; NULL: not on emulated NAND */
 	/* The smart policy's decisions by reason (qos.h QOS_SUSP_*), or NULL. */
@@ -189,6 +201,8 @@ struct blox_bdev_ops {
 };
 
 struct blox_bdev_qos;
+struct blox_bdev_home;
+struct bdev_hop;
 
 struct blox_bdev {
 	const struct blox_bdev_ops *ops;
@@ -197,7 +211,64 @@ struct blox_bdev {
 	struct blox_io_cq *cq;
 	/* Limits of its namespace (bdev_qos.c), or NULL: none. Zeroed by every backend. */
 	struct blox_bdev_qos *qos;
+	/*
+	 * The reactor it lives on when that is not the NVMe core's (its
+	 * device's, bdev_hop.c), or NULL. Set by the create or bind that put
+	 * it there; zeroed by every backend.
+	 */
+	struct blox_bdev_home *home;
+	struct bdev_hop *hop;
 };
+
+/*
+ * Homes: a reactor other than the NVMe core's (reactor 0), where NAND
+ * devices and the backends on them live (device, real-time driver, FTLs,
+ * their events and completions). The core hands a backend at home there
+ * its commands over the reactors' rings and gets the completions back the
+ * same way (two messages each); whatever else it asks of it (telemetry,
+ * features, migrations, create and destroy) runs there while the core's
+ * reactor waits (blox_reactor_call()): all of it from the core's reactor.
+ */
+struct blox_reactor;
+
+/* A home on @r for backends the core on @core uses. 0 or -errno. */
+int blox_bdev_home_create(struct blox_reactor *r, struct blox_reactor *core,
+			  struct blox_bdev_home **out);
+/* No backend lives there any more. */
+void blox_bdev_home_destroy(struct blox_bdev_home *h);
+/* Its reactor's index. */
+unsigned blox_bdev_home_reactor(const struct blox_bdev_home *h);
+/* Run fn(arg) there, from the core's reactor, and wait for it (@h NULL: here, at once). */
+void blox_bdev_home_call(struct blox_bdev_home *h, void (*fn)(void *arg), void *arg);
+
+/* From the core: @io to @bdev's home, its completion back here (bdev_hop.c). */
+void blox_bdev_hop_submit(struct blox_bdev *bdev, struct blox_io *io);
+
+/* @io to the backend itself, past any limits: at home, or over there. */
+static inline void blox_bdev_pass(struct blox_bdev *bdev, struct blox_io *io)
+{
+	if (bdev->home)
+		blox_bdev_hop_submit(bdev, io);
+	else
+		bdev->ops->submit(bdev, io);
+}
+
+/*
+ * The optional ops, from the core, wherever the backend lives (at its
+ * home, waiting for it): what the op says, or, without the op, nothing
+ * done (telemetry and endurance: false; the plm calls: -EOPNOTSUPP;
+ * mem_bytes: 0). Telemetry's pointers then point at copies that stay
+ * until the next telemetry call on @bdev.
+ */
+void blox_bdev_set_write_cache(struct blox_bdev *bdev, bool on);
+bool blox_bdev_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t);
+bool blox_bdev_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e);
+bool blox_bdev_has_plm(const struct blox_bdev *bdev);
+int blox_bdev_plm_config(struct blox_bdev *bdev, const struct blox_bdev_plm_config *cfg);
+int blox_bdev_plm_window(struct blox_bdev *bdev, enum blox_plm_window w, uint64_t *retry_in_ns);
+void blox_bdev_plm_query(struct blox_bdev *bdev, struct blox_bdev_plm_info *info,
+			 bool clear_events);
+uint64_t blox_bdev_mem_bytes(struct blox_bdev *bdev);
 
 struct nand_config;
 struct ftl_config;
@@ -239,6 +310,12 @@ struct blox_bdev_params {
 	const struct ftl_resources *mig;
 	/* nand on a registered device: its tenant there (1..63), for the dies' fair sharing. */
 	uint32_t tenant;
+	/*
+	 * nand on a device of its own: the home it is made on and lives on
+	 * (@base and the cq given are then the home's), or NULL: the core's.
+	 * On a registered device: the device's home, whatever this says.
+	 */
+	struct blox_bdev_home *home;
 	struct event_base *base;
 	const struct blox_clock *clock;
 	const struct blox_log *log;
@@ -257,7 +334,7 @@ static inline void blox_bdev_submit(struct blox_bdev *bdev, struct blox_io *io)
 	if (bdev->qos)
 		blox_bdev_qos_submit(bdev, io);
 	else
-		bdev->ops->submit(bdev, io);
+		blox_bdev_pass(bdev, io);
 }
 
 struct qos_limits;
@@ -320,6 +397,9 @@ int blox_bdev_ftl_create(const struct blox_bdev_params *p,
 int blox_bdev_ftl_prepare(const struct blox_bdev_params *p, struct blox_bdev **out);
 int blox_bdev_ftl_bind(struct blox_bdev *bdev, struct event_base *base,
 		       struct blox_io_cq *cq);
+/* The same onto @home (NULL: onto @base and @cq, the core's), from the core. */
+int blox_bdev_ftl_bind_home(struct blox_bdev *bdev, struct blox_bdev_home *home,
+			    struct event_base *base, struct blox_io_cq *cq);
 /*
  * Unbind a "nand" backend on a device of its own from the loop (on the
  * loop's thread, with no I/O in flight), so that blox_bdev_destroy() may
@@ -355,6 +435,17 @@ int blox_bdev_ftl_migrate_progress(struct blox_bdev *bdev, struct ftl_migrate_pr
 int blox_nand_dev_open(const char *name, const struct nand_config *nand,
 		       const char *store_path, struct event_base *base,
 		       const struct blox_clock *clock, struct blox_nand_dev **out);
+/*
+ * The same, made on @home and living there (NULL: on @base, the core's);
+ * the namespaces on it live there too. Every blox_nand_dev_*() call below
+ * and the last put are made from the core and run there.
+ */
+int blox_nand_dev_open_home(const char *name, const struct nand_config *nand,
+			    const char *store_path, struct blox_bdev_home *home,
+			    struct event_base *base, const struct blox_clock *clock,
+			    struct blox_nand_dev **out);
+/* Its home, or NULL: the core's reactor. */
+struct blox_bdev_home *blox_nand_dev_home(const struct blox_nand_dev *d);
 void blox_nand_dev_get(struct blox_nand_dev *d);
 void blox_nand_dev_put(struct blox_nand_dev *d);
 const char *blox_nand_dev_name(const struct blox_nand_dev *d);
@@ -384,9 +475,9 @@ int blox_nand_dev_set_weight(struct blox_nand_dev *d, uint32_t tenant, uint32_t 
 uint64_t blox_nand_dev_tenant_ns(const struct blox_nand_dev *d, uint32_t tenant);
 /* Every die's erases (the sum of its blocks' erase counts), nand_dies() entries. */
 void blox_nand_dev_die_erases(const struct blox_nand_dev *d, uint64_t *out);
-/* Its engine's per-die statistics (host and internal ops served), or NULL. */
-const struct nand_die_stats *blox_nand_dev_die_stats(const struct blox_nand_dev *d,
-						     uint32_t die);
+/* Its engine's per-die statistics (host and internal ops served) now, into @out. */
+void blox_nand_dev_die_stats(const struct blox_nand_dev *d, uint32_t die,
+			     struct nand_die_stats *out);
 
 /*
  * Devices by name. The registry holds a reference to each device it

@@ -172,6 +172,7 @@ struct blox_device_params {
 	struct blox_nand_params nand;
 	struct blox_fbx_params fbx;
 	bool overcommit; /* as a namespace's */
+	uint32_t reactor; /* 1 + the reactor it is to live on; 0: bloxd picks */
 };
 
 /* ---- Resolved: parameters checked, defaults filled in ---- */
@@ -210,6 +211,7 @@ struct blox_cfg_device {
 	struct fbx_params fbx; /* its resource manager's */
 	bool auto_swap;
 	uint32_t swap_share;
+	int reactor; /* the reactor it lives on (params.reactor - 1); -1: bloxd picks */
 };
 
 /*
@@ -321,6 +323,17 @@ int blox_prov_create(struct nvmf_tgt *tgt, struct nvmf_tcp *tcp, const char *dat
 void blox_prov_clear(struct blox_prov *p);
 /* Free the service: its records and the registered devices it holds. */
 void blox_prov_destroy(struct blox_prov *p);
+struct blox_reactors;
+/*
+ * Spread the NAND devices made from now on (and own-device namespaces)
+ * over @rs's reactors, each living on one (its engine, real-time driver,
+ * FTLs, GC, migrations), the core's reactor last; until then, and with
+ * one reactor, all live on the core's. Once, before any device is made;
+ * every device is gone before @rs stops. 0 or -errno.
+ */
+int blox_prov_use_reactors(struct blox_prov *p, struct blox_reactors *rs);
+/* The reactor NAND device @name lives on; -ENOENT when there is none. */
+int blox_prov_device_reactor(const struct blox_prov *p, const char *name);
 const char *blox_prov_data_dir(const struct blox_prov *p);
 /*
  * Decide the flash of @cfg's shared devices: each device sized for the

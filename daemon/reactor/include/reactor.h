@@ -28,6 +28,7 @@
 
 #include "blox_clock.h"
 #include "blox_log.h"
+#include "blox_msg.h"
 
 struct event_base;
 struct blox_reactor;
@@ -38,10 +39,6 @@ struct blox_reactors;
 /* Entries of each ring (per ordered pair of reactors). */
 #define BLOX_REACTOR_RING 4096
 
-struct blox_msg {
-	void (*fn)(struct blox_msg *m);
-	struct blox_msg *next; /* the sender's wait list when the ring is full */
-};
 
 /*
  * Reactor 0 on @base0 (the caller's loop, which the caller runs), and
@@ -77,10 +74,25 @@ void blox_reactor_send(struct blox_reactor *from, struct blox_reactor *to,
 		       struct blox_msg *m);
 
 /*
+ * On @from's thread: run fn(arg) on @to's thread and wait until it has
+ * run (@from == @to, either NULL, or called on @to's thread: here, at
+ * once). Everything either
+ * side wrote before is visible to the other after. For work that must be
+ * done where an object lives, from a reactor that may wait (the one of
+ * the admin API): @to must never wait for @from, or they would deadlock;
+ * messages @from sends meanwhile to other reactors wait in order.
+ */
+void blox_reactor_call(struct blox_reactor *from, struct blox_reactor *to,
+		       void (*fn)(void *arg), void *arg);
+
+/*
  * On @r's thread: this pass did work (commands, data): a reactor thread
  * with a poll budget keeps polling. Reactor 0's loop is the caller's.
  */
 void blox_reactor_worked(struct blox_reactor *r);
+
+/* CPU time its thread has used (ns), from any thread; 0 when unknown. */
+uint64_t blox_reactor_cpu_ns(const struct blox_reactor *r);
 
 /* Counters of one reactor, readable from any thread. */
 struct blox_reactor_stats {

@@ -552,6 +552,61 @@ static void overflow(void **state)
 	}
 }
 
+/* What a call found where it ran. */
+struct call_probe {
+	struct rt *rt;
+	unsigned k; /* the reactor it was to run on */
+	bool ran_there;
+	uint64_t got_before; /* messages checked when it ran */
+	unsigned runs;
+};
+
+static void probe_fn(void *arg)
+{
+	struct call_probe *p = arg;
+
+	p->ran_there = on_thread(p->rt, p->k);
+	p->got_before = __atomic_load_n(&p->rt->got, __ATOMIC_ACQUIRE);
+	p->runs++;
+}
+
+/*
+ * A call runs on its reactor, after every message sent there before it,
+ * and returns once it has run, even behind more messages than the ring
+ * holds (reactor 0's loop does not run while it waits, so nothing but the
+ * call itself pushes them); a call to its own reactor runs at once.
+ */
+static void call_waits(void **state)
+{
+	struct rt *rt = rt_new(3, 0);
+	struct tmsg *msgs = msgs_new(OVER_RING);
+	struct call_probe p = { .rt = rt, .k = 1 };
+
+	(void)state;
+	for (uint64_t i = 0; i < OVER_RING; i++)
+		send_msg(rt, &msgs[i], 0, 1, i, check_fn);
+	blox_reactor_call(reactor(rt, 0), reactor(rt, 1), probe_fn, &p);
+	assert_int_equal(p.runs, 1);
+	assert_true(p.ran_there);
+	assert_int_equal(p.got_before, OVER_RING);
+	/* Written there, read here without another fence: the call ordered it. */
+	assert_int_equal(rt->next[0][1], OVER_RING);
+	/* Between two reactor threads' reactors, from this one: any pair. */
+	p = (struct call_probe){ .rt = rt, .k = 2 };
+	blox_reactor_call(reactor(rt, 0), reactor(rt, 2), probe_fn, &p);
+	assert_true(p.ran_there && p.runs == 1);
+	/* To itself: inline. */
+	p = (struct call_probe){ .rt = rt, .k = 0 };
+	blox_reactor_call(reactor(rt, 0), reactor(rt, 0), probe_fn, &p);
+	assert_true(p.ran_there && p.runs == 1);
+	p.runs = 0;
+	blox_reactor_call(NULL, reactor(rt, 1), probe_fn, &p);
+	assert_true(p.ran_there && p.runs == 1);
+	expect_clean(rt);
+	rt_free(rt);
+	free(msgs);
+}
+
 #define SELF_STORM (2u * BLOX_REACTOR_RING + 5u)
 
 /* On reactor k: more messages to itself than its ring holds; none runs inside its send. */
@@ -691,6 +746,7 @@ int main(void)
 		cmocka_unit_test(all_to_all),
 		cmocka_unit_test(overflow),
 		cmocka_unit_test(self_send),
+		cmocka_unit_test(call_waits),
 		cmocka_unit_test_prestate(no_lost_wakeups, &sleep_at_once),
 		cmocka_unit_test_prestate(no_lost_wakeups, &poll_100),
 		cmocka_unit_test(stop_after_messages),
