@@ -287,7 +287,18 @@ static int reactor_init(struct blox_reactors *rs, unsigned id, struct event_base
 		r->self = pthread_self();
 		r->self_set = 1;
 	} else {
-		r->base = event_base_new();
+		/*
+		 * As reactor 0's: timers to the microsecond (timerfd), not the
+		 * millisecond of epoll_wait's timeout; the NAND devices' real-time
+		 * drivers live on these too.
+		 */
+		struct event_config *ec = event_config_new();
+
+		if (ec)
+			event_config_set_flag(ec, EVENT_BASE_FLAG_PRECISE_TIMER);
+		r->base = ec ? event_base_new_with_config(ec) : NULL;
+		if (ec)
+			event_config_free(ec);
 		r->own_base = true;
 		if (!r->base)
 			return -ENOMEM;
