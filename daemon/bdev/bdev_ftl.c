@@ -17,6 +17,7 @@
  * holds the backend.
  */
 #include "bdev.h"
+#include "bdev_ftl_sub.h"
 #include "bdev_hop.h"
 #include "blox_log.h"
 #include "blox_util.h"
@@ -81,6 +82,8 @@ struct ftl_bdev {
 	struct fb_io *ios;
 	TAILQ_HEAD(, fb_io) free_ios;
 	TAILQ_HEAD(, blox_io) waiting;
+	/* Blocks smaller than the FTL's unit: every command but Flush goes through it; else NULL. */
+	struct fb_sub *sub;
 };
 
 #define FTL_BDEV_IOS 4096
@@ -615,16 +618,43 @@ static void fb_start(struct ftl_bdev *fb, struct blox_io *io)
 	}
 }
 
+/* The sub-unit layer's requests go to the FTL as they are. */
+static int sub_submit(void *ctx, struct ftl_io *fio)
+{
+	struct ftl_bdev *fb = ctx;
+
+	return ftl_submit(fb->ftl, fio);
+}
+
+static void sub_done(void *ctx, struct blox_io *io, bool now)
+{
+	struct ftl_bdev *fb = ctx;
+
+	if (fb->nd->smart) {
+		fb->nd->susp_in.host_inflight--;
+		susp_levels(fb);
+	}
+	if (now)
+		io->cb(io);
+	else
+		blox_io_cq_post(fb->base.cq, io);
+}
+
+static const struct fb_sub_ops sub_ops = {
+	.submit = sub_submit,
+	.done = sub_done,
+};
+
 static void fb_submit(struct blox_bdev *bdev, struct blox_io *io)
 {
 	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	uint32_t bs = bdev->block_size;
 
 	if (io->op != BLOX_IO_FLUSH &&
-	    (io->offset % FTL_UNIT || io->len % FTL_UNIT || io->offset > bdev->size ||
+	    (io->offset % bs || io->len % bs || io->offset > bdev->size ||
 	     io->len > bdev->size - io->offset ||
 	     (io->op <= BLOX_IO_WRITE && (io->iovcnt != 1 || io->len == 0)))) {
-		io->status = io->offset % FTL_UNIT || io->len % FTL_UNIT ? -EINVAL
-									 : -ERANGE;
+		io->status = io->offset % bs || io->len % bs ? -EINVAL : -ERANGE;
 		blox_io_cq_post(bdev->cq, io);
 		return;
 	}
@@ -635,6 +665,10 @@ static void fb_submit(struct blox_bdev *bdev, struct blox_io *io)
 	}
 	if (fb->nd->smart)
 		fb->nd->susp_in.host_inflight++;
+	if (fb->sub && io->op != BLOX_IO_FLUSH) {
+		fb_sub_submit(fb->sub, io);
+		return;
+	}
 	if (TAILQ_EMPTY(&fb->free_ios) || !TAILQ_EMPTY(&fb->waiting)) {
 		TAILQ_INSERT_TAIL(&fb->waiting, io, link);
 		return;
@@ -712,6 +746,7 @@ static void fb_destroy(struct blox_bdev *bdev)
 		event_free(fb->wake_ev);
 	if (fb->plm_ev)
 		event_free(fb->plm_ev);
+	fb_sub_destroy(fb->sub);
 	blox_nand_dev_put(fb->nd);
 	free(fb->ios);
 	free(fb);
@@ -945,7 +980,11 @@ static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 
 	if ((!p->nand && !p->shared) || !p->ftl || !p->clock)
 		return -EINVAL;
-	if (p->block_size != FTL_UNIT)
+	/*
+	 * 4096, or 512 on the 4 KiB units (bdev_ftl_sub.c). Whole units: the
+	 * FTL is sized to size / FTL_UNIT.
+	 */
+	if ((p->block_size != FTL_UNIT && p->block_size != 512) || p->size % FTL_UNIT)
 		return -EINVAL;
 	fb = calloc(1, sizeof(*fb));
 	if (!fb)
@@ -1023,9 +1062,15 @@ static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 		rc = -ENOSPC;
 		goto fail;
 	}
+	if (p->block_size < FTL_UNIT) {
+		rc = fb_sub_create(&sub_ops, fb, p->block_size, p->size / FTL_UNIT, &fb->sub);
+		if (rc)
+			goto fail;
+	}
 	fb->base.ops = &ftl_bdev_ops;
 	fb->base.size = p->size;
 	fb->base.block_size = p->block_size;
+	fb->base.phys_block_size = FTL_UNIT;
 	*out = fb;
 	return 0;
 fail:

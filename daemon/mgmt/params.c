@@ -462,9 +462,11 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 		return blox_fail(err, errlen,
 				 "%s.nsid: required for backend nand (it names the store file)",
 				 where);
-	if (is_nand && ns->block_size != FTL_UNIT)
-		return blox_fail(err, errlen, "%s.block_size: backend nand takes 4096 only",
-				 where);
+	/* 512: sectors on the FTL's 4 KiB units, which it maps whole (bdev_ftl_sub.c). */
+	if (is_nand && ns->size % FTL_UNIT)
+		return blox_fail(err, errlen,
+				 "%s.size: backend nand takes a multiple of %u bytes (its FTL's unit)",
+				 where, FTL_UNIT);
 	/* The FTL maps 4 KiB units: a smaller page holds none (fuzz_config). */
 	if (is_nand && !ns->device[0] && ns->nand.geo.page_size < FTL_UNIT)
 		return blox_fail(err, errlen,

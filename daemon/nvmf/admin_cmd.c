@@ -116,6 +116,29 @@ static uint16_t id_ns(struct nvmf_req *req)
 	id.endgid = ns->endgid;
 	memcpy(id.nguid, ns->nguid, sizeof(id.nguid));
 	id.lbaf[0].ds = ns->lba_shift;
+	/*
+	 * Blocks smaller than what the backend writes whole (512 bytes on the
+	 * nand backend's 4 KiB units, "512e"): whole aligned units are the
+	 * writes it prefers (a smaller one is a read-modify-write), and a
+	 * write inside one unit is atomic, power fail included. Linux takes
+	 * the physical block size from NPWG and NAWUPF (the smaller of the
+	 * two, with NABO 0) and the optimal I/O size from NOWS; all are 0's
+	 * based counts of blocks.
+	 */
+	if (ns->bdev->phys_block_size > (1u << ns->lba_shift)) {
+		uint16_t per = (uint16_t)((ns->bdev->phys_block_size >> ns->lba_shift) - 1);
+
+		id.nsfeat |= NVME_NS_FEAT_NATOMIC | NVME_NS_FEAT_IO_OPT;
+		id.nawun = per;
+		id.nawupf = per;
+		id.nabsn = per;
+		id.nabspf = per;
+		id.npwg = per;
+		id.npwa = per;
+		id.npdg = per;
+		id.npda = per;
+		id.nows = per;
+	}
 	return nvmf_req_copy_out(req, &id, sizeof(id));
 }
 

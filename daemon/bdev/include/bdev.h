@@ -208,6 +208,12 @@ struct blox_bdev {
 	const struct blox_bdev_ops *ops;
 	uint64_t size; /* bytes, a multiple of block_size */
 	uint32_t block_size;
+	/*
+	 * The unit it writes whole (the nand backend's FTL unit), a multiple
+	 * of block_size: a smaller write is a read-modify-write of it, and a
+	 * write inside one is atomic. 0: block_size. Zeroed by every backend.
+	 */
+	uint32_t phys_block_size;
 	struct blox_io_cq *cq;
 	/* Limits of its namespace (bdev_qos.c), or NULL: none. Zeroed by every backend. */
 	struct blox_bdev_qos *qos;
@@ -382,7 +388,9 @@ int blox_bdev_nand_create(const struct blox_bdev_params *p,
 			  struct blox_io_cq *cq, struct blox_bdev **out);
 /*
  * NAND backend with an FTL: every LBA goes through the FTL onto emulated
- * flash kept in a sparse file (or RAM). 4096-byte blocks only.
+ * flash kept in a sparse file (or RAM). 4096-byte blocks, or 512-byte
+ * ones on its 4 KiB units (read-modify-write of partial units); the size
+ * a multiple of 4096 either way.
  */
 int blox_bdev_ftl_create(const struct blox_bdev_params *p,
 			 struct blox_io_cq *cq, struct blox_bdev **out);
