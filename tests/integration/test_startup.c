@@ -413,7 +413,8 @@ static void spawn_bg(struct fx_daemon *d, const char *const *args, const char *s
 		argv[n++] = *args;
 	argv[n] = NULL;
 	memset(d, 0, sizeof(*d));
-	snprintf(d->admin_sock, sizeof(d->admin_sock), "%s", sock);
+	assert_true(strlen(sock) < sizeof(d->admin_sock));
+	memcpy(d->admin_sock, sock, strlen(sock) + 1);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
