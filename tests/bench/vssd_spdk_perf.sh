@@ -14,6 +14,12 @@
 # stdout). A benchmark: nothing is asserted.
 #
 #   tests/bench/vssd_spdk_perf.sh BUILD_DIR [--qds "1 128 256"] [--reps 3] [--out FILE]
+#                                 [--reactors N] [--bloxd-cpus LIST]
+#
+# --reactors N (default 1) and --bloxd-cpus LIST (default 0): bloxd's reactors
+# and the CPUs taskset gives it (e.g. --reactors 2 --bloxd-cpus 0,1: the device
+# then lives on reactor 1, which shares CPU 1 with the client); each line then
+# names the device's reactor and that reactor's CPU over bloxd's window.
 #
 # BUILD_DIR holds daemon/bloxd, cli/bloxctl and tests/initiator/bloxperf (a
 # Release build). Needs root (spdk_nvme_perf), taskset, python3 and the SPDK
@@ -27,12 +33,14 @@ ANCHOR=$REPO/../shared/anchors/spdk
 [ $# -ge 1 ] || die "usage: vssd_spdk_perf.sh BUILD_DIR [--qds LIST] [--reps N] [--out FILE]"
 BUILD=$1
 shift
-QDS="1 128 256" REPS=3 OUT=/dev/stdout
+QDS="1 128 256" REPS=3 OUT=/dev/stdout NREACT=1 BCPUS=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--qds) QDS=$2 ;;
 	--reps) REPS=$2 ;;
 	--out) OUT=$2 ;;
+	--reactors) NREACT=$2 ;;
+	--bloxd-cpus) BCPUS=$2 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift 2 || die "$1 needs a value"
@@ -62,8 +70,8 @@ cat >"$WORK/cfg.json" <<JSON
       "namespaces": [ { "nsid": 1, "backend": "nand", "size": "4G", "device": "nand0",
                         "isolation": "channel:6" } ] } ] }
 JSON
-taskset -c 0 "$BLOXD" -c "$WORK/cfg.json" --data-dir "$WORK/d" --admin-socket "$WORK/s.sock" \
-	>"$WORK/bloxd.log" 2>&1 &
+taskset -c "$BCPUS" "$BLOXD" -c "$WORK/cfg.json" --data-dir "$WORK/d" --admin-socket "$WORK/s.sock" \
+	--reactors "$NREACT" >"$WORK/bloxd.log" 2>&1 &
 BPID=$!
 for _ in $(seq 100); do
 	(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
@@ -71,12 +79,18 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 bp() { taskset -c 1 "$BPERF" -a 127.0.0.1 -p "$PORT" "$@"; }
+# Each bloxd thread's utime+stime ticks, as NAME=TICKS (reactor threads are bloxd-rK; the main thread is reactor 0).
+threads() {
+	for t in /proc/"$BPID"/task/*; do
+		awk -v n="$(cat "$t/comm")" '{ print n "=" $14 + $15 }' "$t/stat"
+	done | awk -F= '{ s[$1] += $2 } END { for (k in s) printf "%s=%d ", (k == "bloxd" ? "r0" : k), s[k] }'
+}
 bp -n nqn.2026-12.io.blox:ram -q 32 -w write -o 131072 -c 4096 >/dev/null || die "RAM fill failed"
 bp -n nqn.2026-12.io.blox:v24 -q 32 -w write -o 131072 -c 32768 >"$WORK/fill.txt" ||
 	die "vSSD fill failed"
 {
-	echo "# vssd_spdk_perf.sh $BUILD --qds \"$QDS\" --reps $REPS"
-	echo "# spdk_nvme_perf (SPDK anchor, -c 0x2 --no-huge) on CPU 1, bloxd on CPU 0 (taskset: 1 reactor)"
+	echo "# vssd_spdk_perf.sh $BUILD --qds \"$QDS\" --reps $REPS --reactors $NREACT --bloxd-cpus $BCPUS"
+	echo "# spdk_nvme_perf (SPDK anchor, -c 0x2 --no-huge) on CPU 1, bloxd on CPUs $BCPUS (taskset) with $NREACT reactor(s); $(grep -o 'device nand0: .*on reactor [0-9]*' "$WORK/bloxd.log" | grep -o 'reactor [0-9]*' | sed 's/^/nand0 on /')"
 	echo "# bloxd $BLOXD, its tree at $(git -C "$(dirname "$BUILD")" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %T') UTC, $(nproc) CPUs $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "# a 512 MiB RAM namespace and a 4 GiB vSSD channel:6 (24 dies) on nand0 (8 x 4 dies, TLC defaults, file store); every LBA of both written first"
 	grep -E 'MiB/s' "$WORK/fill.txt" | sed 's/^ */# vSSD fill (128 KiB, QD 32): /'
@@ -86,6 +100,7 @@ bp -n nqn.2026-12.io.blox:v24 -q 32 -w write -o 131072 -c 32768 >"$WORK/fill.txt
 			for ns in ram v24; do
 				trid="trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:$PORT subnqn:nqn.2026-12.io.blox:$ns hostnqn:$HOSTNQN"
 				t0=$(awk '{ print $14 + $15 }' "/proc/$BPID/stat")
+				thr0=$(threads)
 				taskset -c 1 "$NPERF" -c 0x2 --no-huge -s 1024 -r "$trid" -q "$qd" -o 4096 \
 					-w randread -t 8 >"$WORK/p.txt" 2>&1 &
 				PP=$!
@@ -93,11 +108,12 @@ bp -n nqn.2026-12.io.blox:v24 -q 32 -w write -o 131072 -c 32768 >"$WORK/fill.txt
 				"$BLOXCTL" -s "$WORK/s.sock" --json stats "nqn.2026-12.io.blox:$ns" 1 >"$WORK/st.json"
 				wait "$PP" || die "spdk_nvme_perf failed: $(tail -3 "$WORK/p.txt")"
 				t1=$(awk '{ print $14 + $15 }' "/proc/$BPID/stat")
+				thr1=$(threads)
 				rm -rf "/var/run/dpdk/spdk_pid$PP" # what the stopped client leaves
 				python3 - "$ns" "$qd" "$rep" "$(grep -E '^Total' "$WORK/p.txt")" "$WORK/st.json" \
-					$((t1 - t0)) "$(getconf CLK_TCK)" <<'PY'
+					$((t1 - t0)) "$(getconf CLK_TCK)" "$thr0" "$thr1" <<'PY'
 import json, sys
-ns, qd, rep, line, stf, ticks, hz = sys.argv[1:8]
+ns, qd, rep, line, stf, ticks, hz, thr0, thr1 = sys.argv[1:10]
 f = line.split()
 iops, mean = float(f[2]), float(f[4])
 d = json.load(open(stf))['namespaces'][0]
@@ -110,8 +126,17 @@ print(f"{ns:4s} qd {qd:>4s} rep {rep}: client {iops / 1e3:6.1f} kIOPS mean {mean
       + (f" | bound {bound / 1e3:5.1f}K ({iops / bound:.2f}) model {m.get('latency_model', '-')}"
          f" mean {m.get('read_mean_pred_ns', 0) / 1e3:6.1f} us"
          f" | late p50/p99/p99.99/max {late.get('p50_ns', 0) / 1e3:.1f}/{late.get('p99_ns', 0) / 1e3:.1f}"
-         f"/{late.get('p9999_ns', 0) / 1e3:.1f}/{late.get('max_ns', 0) / 1e3:.1f} us" if bound else "")
+         f"/{late.get('p9999_ns', 0) / 1e3:.1f}/{late.get('max_ns', 0) / 1e3:.1f} us"
+         f" | reactor {n.get('reactor', 0)} at {n.get('reactor_cpu', 0):.0%}" if bound else "")
       + f" | CPU {int(ticks) / (8 * int(hz)):.0%}")
+# Per reactor thread: CPU time per I/O over the run (us), when there are several.
+t0 = dict(x.split('=') for x in thr0.split())
+t1 = dict(x.split('=') for x in thr1.split())
+if len(t1) > 1 and iops > 0:
+    ios = iops * 8
+    print("      CPU per I/O by thread: " + ", ".join(
+        f"{k} {(int(t1[k]) - int(t0.get(k, 0))) / int(hz) * 1e6 / ios:.2f} us"
+        for k in sorted(t1)))
 PY
 			done
 		done
