@@ -245,15 +245,21 @@ static void copy_out(struct sub_op *op)
 	}
 }
 
-/* Start the commands that waited for @s's units and are free to go now, in arrival order. */
-static void wake(struct fb_sub *s)
+/*
+ * @done let go of its units: start the commands that waited for them and
+ * are free to go now, in arrival order. One that does not overlap @done
+ * is still blocked by what blocked it before (a command that held or
+ * waited for its units holds them now or still waits), so only those that
+ * do are looked at.
+ */
+static void wake(struct fb_sub *s, const struct sub_op *done)
 {
 	struct sub_list ready = TAILQ_HEAD_INITIALIZER(ready);
 	struct sub_op *op, *next;
 
 	for (op = TAILQ_FIRST(&s->waiting); op; op = next) {
 		next = TAILQ_NEXT(op, link);
-		if (blocked(s, op, true))
+		if (!overlap(op, done) || blocked(s, op, true))
 			continue;
 		TAILQ_REMOVE(&s->waiting, op, link);
 		TAILQ_INSERT_TAIL(&s->holding, op, link);
@@ -274,11 +280,11 @@ static void finish(struct sub_op *op)
 	io->status = op->status;
 	if (op->mutates)
 		TAILQ_REMOVE(&s->holding, op, link);
+	if (op->mutates)
+		wake(s, op);
 	op->io = NULL;
 	/* At the head: the next command reuses its warm buffer. */
 	TAILQ_INSERT_HEAD(&s->free, op, link);
-	if (op->mutates)
-		wake(s);
 	while ((q = TAILQ_FIRST(&s->queued)) && !TAILQ_EMPTY(&s->free)) {
 		TAILQ_REMOVE(&s->queued, q, link);
 		start(s, q);
