@@ -189,6 +189,7 @@ static void m_create_device(ADM_SVC *svc, const Blox__Admin__DeviceCreateRequest
 	p->overcommit = in->overcommit;
 	p->reactor = in->reactor;
 	if ((rc = blox_device_resolve(p, "device", cd, err, sizeof(err))) ||
+	    (rc = prov_reactor_check(a->prov, cd->reactor, err, sizeof(err))) ||
 	    (rc = prov_cap_admit_device(a->prov, cd, warn, sizeof(warn), err, sizeof(err))) ||
 	    (rc = prov_device_create(a->prov, cd, err, sizeof(err))))
 		goto fail;

@@ -124,15 +124,17 @@ int prov_place(const struct blox_prov *p, int want, unsigned *out, char *err, si
 	const struct nvmf_ns *ns;
 	unsigned best;
 
-	if (want >= 0) {
-		if ((unsigned)want >= n)
-			return blox_fail(err, errlen,
-					 "reactor %d: bloxd runs %u reactor%s (0..%u; see --reactors)",
-					 want, n, n == 1 ? "" : "s", n - 1),
-			       -EINVAL;
+	(void)err;
+	(void)errlen;
+	if (want >= 0 && (unsigned)want < n) {
 		*out = (unsigned)want;
 		return 0;
 	}
+	/* A config or state file from a run with more reactors: placed as if not pinned. */
+	if (want >= 0)
+		blox_log(p->log, BLOX_LOG_WARN,
+			 "a device pinned to reactor %d: bloxd runs %u reactor%s now (--reactors); "
+			 "placed on the least busy one instead", want, n, n == 1 ? "" : "s");
 	TAILQ_FOREACH(d, &p->devices, link)
 		count[d->reactor]++;
 	TAILQ_FOREACH(s, &p->tgt->subsystems, link)
@@ -154,6 +156,18 @@ int prov_place(const struct blox_prov *p, int want, unsigned *out, char *err, si
 struct blox_bdev_home *prov_home(const struct blox_prov *p, unsigned reactor)
 {
 	return reactor < p->nr_reactors ? p->homes[reactor] : NULL;
+}
+
+int prov_reactor_check(const struct blox_prov *p, int want, char *err, size_t errlen)
+{
+	unsigned n = p->nr_reactors ? p->nr_reactors : 1;
+
+	if (want >= 0 && (unsigned)want >= n)
+		return blox_fail(err, errlen,
+				 "reactor %d: bloxd runs %u reactor%s (0..%u; see --reactors)", want,
+				 n, n == 1 ? "" : "s", n - 1),
+		       -EINVAL;
+	return 0;
 }
 
 int blox_prov_device_reactor(const struct blox_prov *p, const char *name)

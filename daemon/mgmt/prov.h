@@ -69,11 +69,14 @@ struct prov_device {
 #define PROV_REACTORS_MAX 16
 
 /*
- * The reactor a new NAND device goes to: @want when >= 0 (-EINVAL past
- * the reactors there are, said in @err), else the one with the fewest
- * devices (own-device namespaces count), the core's last. 0 or -EINVAL.
+ * The reactor a new NAND device goes to: @want when >= 0 and there is such
+ * a reactor, else the one with the fewest devices (own-device namespaces
+ * count), the core's last (a @want past the reactors, from a config or
+ * state file of a run with more, is logged). 0.
  */
 int prov_place(const struct blox_prov *p, int want, unsigned *out, char *err, size_t errlen);
+/* A device asked for reactor @want (-1: any): 0, or -EINVAL past the reactors, said in @err. */
+int prov_reactor_check(const struct blox_prov *p, int want, char *err, size_t errlen);
 /* Its home (NULL for reactor 0). */
 struct blox_bdev_home *prov_home(const struct blox_prov *p, unsigned reactor);
 
