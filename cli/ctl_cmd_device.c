@@ -6,6 +6,8 @@
  */
 #include "ctl.h"
 
+#include <stdio.h>
+
 #include <string.h>
 
 static int device_create(struct ctl *c, int argc, char **argv)
@@ -94,17 +96,29 @@ static int device_create(struct ctl *c, int argc, char **argv)
 
 static int device_ref(struct ctl *c, int argc, char **argv, bool del)
 {
+	static const char *const keep[] = { "--keep-store", NULL };
 	Blox__Admin__DeviceRef r = BLOX__ADMIN__DEVICE_REF__INIT;
 	char *pos[1];
-	int n = ctl_positional(argc, argv, NULL, pos, 1);
+	int n = ctl_positional(argc, argv, del ? keep : NULL, pos, 1), rc;
 
 	if (n < 0)
 		return CTL_EX_USAGE;
 	if (n != 1)
 		return ctl_usage_err("device %s: NAME is required", del ? "delete" : "show");
 	r.name = pos[0];
-	return del ? ctl_call(c, "DeleteDevice", &r.base, ctl_print_ok)
-		   : ctl_call(c, "ShowDevice", &r.base, ctl_print_device);
+	if (!del)
+		return ctl_call(c, "ShowDevice", &r.base, ctl_print_device);
+	r.keep_store = ctl_has_flag(argc, argv, "--keep-store");
+	rc = ctl_call(c, "DeleteDevice", &r.base, ctl_print_ok);
+	/* What became of its flash, as bloxd did it. */
+	if (!rc && !c->json && r.keep_store)
+		printf("device %s deleted; its store file is kept (dev-%s.nand and dev-%s.vssd.json "
+		       "in bloxd's data directory): a device create %s with the same options takes "
+		       "its flash back, other options are refused until the file is removed\n",
+		       r.name, r.name, r.name, r.name);
+	else if (!rc && !c->json)
+		printf("device %s deleted with its store file\n", r.name);
+	return rc;
 }
 
 static int device_delete(struct ctl *c, int argc, char **argv)
@@ -139,7 +153,9 @@ static const struct ctl_cmd device_cmds[] = {
 	  "      --pool-channels N --auto-swap on|off --swap-share PERMILLE\n"
 	  "      --spare-channel on|off (keep a whole channel free for swaps)",
 	  "a NAND device that vSSDs (ns create --device) share", device_create },
-	{ "delete", "NAME", "refused while vSSDs live on it", device_delete },
+	{ "delete", "NAME [--keep-store]",
+	  "refused while vSSDs live on it; its store file goes too unless --keep-store",
+	  device_delete },
 	{ "list", "", "", device_list },
 	{ "show", "NAME", "the channel x die grid: owners, wear, swaps", device_show },
 	{ NULL, NULL, NULL, NULL },

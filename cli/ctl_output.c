@@ -626,29 +626,44 @@ void ctl_print_saved(const ProtobufCMessage *m)
 /* One migration: a line (a bar on a terminal) and its figures. */
 static void migration_line(const Blox__Admin__Migration *g, bool bar)
 {
-	char done[32], total[32], dies[160] = "";
+	char done[32], total[32], back[32], back_total[32], dies[160] = "";
+	bool live = !strcmp(g->state, "running") || !strcmp(g->state, "cancelling");
+	double pct = g->moving_back ? g->back_percent : g->percent;
 	size_t off = 0;
 
 	cli_size_str(g->bytes_copied, done, sizeof(done));
 	cli_size_str(g->bytes_total, total, sizeof(total));
+	cli_size_str(g->bytes_back, back, sizeof(back));
+	cli_size_str(g->back_total, back_total, sizeof(back_total));
 	for (size_t i = 0; i < g->n_from_dies && off < sizeof(dies) - 16; i++)
 		off += (size_t)snprintf(dies + off, sizeof(dies) - off, "%s%u>%u", i ? " " : "",
 					g->from_dies[i], g->to_dies[i]);
 	printf("migration %u  %s namespace %u on %s  %s\n", g->id, g->nqn, g->nsid, g->device,
 	       g->state);
+	/* A cancel's bar is the way back; the forward figures stay as reached. */
 	if (bar) {
-		int w = 40, fill = (int)(g->percent / 100.0 * w + 0.5);
+		int w = 40, fill = (int)(pct / 100.0 * w + 0.5);
 
 		fill = fill < 0 ? 0 : fill > w ? w : fill;
-		printf("  [%.*s%*s] %5.1f%%", fill, "########################################",
-		       w - fill, "", g->percent);
+		printf("  %s[%.*s%*s] %5.1f%%", g->moving_back ? "back " : "", fill,
+		       "########################################", w - fill, "", pct);
 	} else {
-		printf("  %5.1f%%", g->percent);
+		printf("  %s%5.1f%%", g->moving_back ? "back " : "", pct);
 	}
-	printf("  %s of %s  %.1f MB/s", done, total, g->rate_mbps);
-	if (g->eta_ns)
+	if (g->moving_back)
+		printf("  moved back %s of %s (it had copied %s of %s, %.1f%%)", back, back_total,
+		       done, total, g->percent);
+	else
+		printf("  %s of %s", done, total);
+	if (live && g->rate_mbps > 0)
+		printf("  %.1f MB/s (last %.0f s)", g->rate_mbps, (double)g->rate_window_ns / 1e9);
+	else if (live)
+		printf("  rate: measuring");
+	if (live && g->eta_ns)
 		printf("  ETA %.0f s", (double)g->eta_ns / 1e9);
-	printf("  moves %u/%u  share %u/1000\n  dies %s\n  why: %s%s%s\n", g->moves_done,
+	if (!live && g->elapsed_ns)
+		printf("  %.1f MB/s over %.1f s", g->avg_rate_mbps, (double)g->elapsed_ns / 1e9);
+	printf("\n  moves %u/%u  share %u/1000  dies %s\n  why: %s%s%s\n", g->moves_done,
 	       g->moves, g->share, dies, g->why, g->error[0] ? "; error: " : "", g->error);
 }
 

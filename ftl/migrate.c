@@ -918,6 +918,7 @@ void ftl_migrate_progress(const struct ftl *f, struct ftl_migrate_progress *out)
 		.started_ns = m->started_ns,
 		.finished_ns = m->finished_ns,
 		.busy_ns = m->busy_ns,
+		.reverse = m->reverse,
 	};
 	if (!m->active) {
 		out->sbs_copied = out->sbs_total = sbs_done;

@@ -8,6 +8,7 @@
 #include "adm_internal.h"
 #include "config_internal.h"
 #include "params.h"
+#include "prov_dev.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -243,9 +244,9 @@ static void m_delete_device(ADM_SVC *svc, const Blox__Admin__DeviceRef *in,
 		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
 			 "device %s is still in use by a namespace being deleted; try again",
 			 in->name);
-	prov_device_destroy(a->prov, in->name);
-	blox_log(a->log, BLOX_LOG_INFO, "admin: device %s deleted (its flash file stays)",
-		 in->name);
+	prov_device_delete(a->prov, in->name, in->keep_store, NULL, 0);
+	blox_log(a->log, BLOX_LOG_INFO, "admin: device %s deleted (%s)", in->name,
+		 in->keep_store ? "its store file kept, as asked" : "with its store file");
 	if (!adm_persist(ADM_REQ(d)))
 		ADM_FAILED(closure, d);
 	closure(&out, d);

@@ -2,9 +2,11 @@
 /*
  * BloxAdmin handlers of migrations: a vSSD moved to other channels or
  * dies while it serves I/O (prov_mig.c), its progress (bytes, percent,
- * rate, ETA) once or as a stream, pause, resume, cancel and its throttle.
+ * recent rate, ETA; a cancel's way back) once or as a stream, pause,
+ * resume, cancel and its throttle.
  */
 #include "adm_internal.h"
+#include "prov_mig.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -22,8 +24,7 @@ struct mig_msg {
 static void mig_msg_fill(const struct blox_admin *a, const struct prov_mig *g,
 			 struct mig_msg *x)
 {
-	uint64_t now = blox_clock_now(a->tgt->clock), done_bytes, total;
-	double frac;
+	struct prov_mig_view v;
 
 	blox__admin__migration__init(&x->m);
 	x->error[0] = '\0';
@@ -43,35 +44,20 @@ static void mig_msg_fill(const struct blox_admin *a, const struct prov_mig *g,
 	x->m.moves = g->nr;
 	x->m.moves_done = g->cur;
 	x->m.share = g->share;
-	done_bytes = g->bytes_done + (g->ftl_active ? g->cur_bytes : 0);
-	/* Each move copies about as much as the one under way (or the last one) did. */
-	if (g->state == PM_DONE) {
-		total = done_bytes;
-		frac = 1.0;
-	} else {
-		uint64_t per = g->cur_total ? g->cur_total
-				: g->cur ? g->bytes_done / g->cur : 0;
-
-		total = g->bytes_done + per * (g->nr - g->cur);
-		frac = g->nr ? ((double)g->cur + (g->ftl_active && g->cur_total
-							  ? (double)g->cur_bytes / g->cur_total
-							  : 0)) / g->nr
-			     : 1.0;
-		if (g->reverse)
-			frac = 0;
-	}
-	x->m.bytes_copied = done_bytes;
-	x->m.bytes_total = total > done_bytes ? total : done_bytes;
-	x->m.percent = frac * 100.0;
-	if (g->started_ns) {
-		uint64_t end = g->finished_ns ? g->finished_ns : now;
-
-		x->m.elapsed_ns = end - g->started_ns;
-		if (x->m.elapsed_ns)
-			x->m.rate_mbps = (double)done_bytes * 1000.0 / (double)x->m.elapsed_ns;
-		if (!g->finished_ns && frac > 0.001 && frac < 1.0)
-			x->m.eta_ns = (uint64_t)((double)x->m.elapsed_ns * (1.0 - frac) / frac);
-	}
+	/* The figures come from the provisioning service's one view of it. */
+	prov_mig_view(a->prov, g, &v);
+	x->m.bytes_copied = v.bytes_copied;
+	x->m.bytes_total = v.bytes_total;
+	x->m.percent = v.percent;
+	x->m.rate_mbps = v.rate_mbps;
+	x->m.eta_ns = v.eta_ns;
+	x->m.elapsed_ns = v.elapsed_ns;
+	x->m.moving_back = v.moving_back;
+	x->m.bytes_back = v.bytes_back;
+	x->m.back_total = v.back_total;
+	x->m.back_percent = v.back_percent;
+	x->m.avg_rate_mbps = v.avg_rate_mbps;
+	x->m.rate_window_ns = v.rate_window_ns;
 	if (g->error)
 		snprintf(x->error, sizeof(x->error), "%s", strerror(-g->error));
 	x->m.error = x->error;

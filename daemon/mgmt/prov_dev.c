@@ -11,6 +11,8 @@
  */
 #include "config_internal.h"
 #include "prov.h"
+#include "prov_dev.h"
+#include "prov_mig.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -152,6 +154,8 @@ int prov_device_save(struct blox_prov *p, struct prov_device *d)
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "vssds", arr);
+	/* Its ended migrations, the newest few, for migrate status after a restart. */
+	json_object_object_add(root, "migrations", prov_mig_ended_json(p, d->cfg.name));
 	fbx_wear_state_get(d->rm, &st);
 	wear = json_object_new_object();
 	json_object_object_add(wear, "next_check", json_object_new_double(st.next_check));
@@ -400,6 +404,8 @@ static int device_load(struct blox_prov *p, struct prov_device *d, char *err, si
 	}
 	for (size_t i = 0; !rc && i < json_object_array_length(arr); i++)
 		rc = load_vssd(p, d, json_object_array_get_idx(arr, i), i, err, errlen);
+	if (!rc && json_object_object_get_ex(root, "migrations", &v))
+		prov_mig_ended_load(p, d->cfg.name, v);
 	if (!rc && json_object_object_get_ex(root, "wear", &wear) &&
 	    json_object_object_get_ex(wear, "snapshot", &snap) &&
 	    json_object_is_type(snap, json_type_array) && json_object_array_length(snap) == nd &&
@@ -478,9 +484,15 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 				  "of %s allows (%s)",
 				  cd->name, prov_cap_bytes_str(d->cap.bytes, need, sizeof(need)),
 				  p->data_dir, strerror(-rc));
+		else if (rc == -EINVAL && !fresh)
+			blox_fail(err, errlen,
+				  "device %s: its store file %s holds flash of another geometry "
+				  "(left by an earlier device %s made with other options, or not a "
+				  "store file): create it with the options it was made with, or "
+				  "remove the file (its data is lost) and create it again",
+				  cd->name, path, cd->name);
 		else
-			blox_fail(err, errlen, "device %s: %s%s", cd->name, strerror(-rc),
-				  rc == -EINVAL ? " (a store file of another geometry?)" : "");
+			blox_fail(err, errlen, "device %s: %s", cd->name, strerror(-rc));
 		goto fail;
 	}
 	rc = device_load(p, d, err, errlen);
@@ -504,20 +516,49 @@ fail:
 	return rc;
 }
 
-int prov_device_destroy(struct blox_prov *p, const char *name)
+int prov_device_delete(struct blox_prov *p, const char *name, bool keep_store, char *store,
+		       size_t len)
 {
 	struct prov_device *d = prov_device_find(p, name);
+	char path[4200] = "", file[64];
 
+	if (store && len)
+		store[0] = '\0';
 	if (!d)
 		return -ENOENT;
 	if (!TAILQ_EMPTY(&d->vssds))
 		return -EBUSY;
+	if (!d->cfg.store_ram) {
+		snprintf(file, sizeof(file), "dev-%s.nand", name);
+		if (prov_data_file(p, file, path, sizeof(path), NULL, 0))
+			path[0] = '\0';
+	}
 	TAILQ_REMOVE(&p->devices, d, link);
 	blox_dev_unregister(&p->registry, d->dev);
-	if (d->alloc_path[0])
-		unlink(d->alloc_path);
+	/*
+	 * Its flash goes with it: a create of the same name would otherwise
+	 * take the old flash back (same geometry) or fail (another one).
+	 */
+	if (!keep_store) {
+		if (path[0] && unlink(path) && errno != ENOENT)
+			blox_log(p->log, BLOX_LOG_WARN, "device %s: removing %s: %s", name, path,
+				 strerror(errno));
+		if (d->alloc_path[0])
+			unlink(d->alloc_path);
+	}
+	blox_log(p->log, BLOX_LOG_INFO, "device %s deleted; %s%s%s", name,
+		 !path[0] ? "its flash was in RAM" : keep_store ? "its store file stays: "
+								 : "its store file removed: ",
+		 path, keep_store && path[0] ? " (with its vSSD record)" : "");
+	if (store && len)
+		snprintf(store, len, "%s", path);
 	device_free(d);
 	return 0;
+}
+
+int prov_device_destroy(struct blox_prov *p, const char *name)
+{
+	return prov_device_delete(p, name, false, NULL, 0);
 }
 
 /* ---- Holds ---- */

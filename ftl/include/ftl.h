@@ -316,6 +316,7 @@ struct ftl_migrate_progress {
 	uint64_t started_ns, finished_ns; /* now() at the start (or resumption by ftl_create()) and end */
 	uint64_t busy_ns; /* NAND time its ops took, on the busier of its two dies per step */
 	uint64_t wake_ns; /* throttled: the next step starts at this time; 0: not waiting */
+	bool reverse; /* a cancel moves it back: the bytes above count what went back */
 };
 
 /*

@@ -7,6 +7,11 @@
  * during); pause, resume and cancel; and kill -9 in the middle of a
  * migration, after which bloxd starts again with the same command line,
  * the migration goes on to its end and no flushed block is lost.
+ * Its progress as bloxctl shows it: never backwards (across a pause, and
+ * a cancel counts what it moves back instead), a recent rate whose ETA
+ * follows a change of share, and the ended migrations listed after a
+ * restart. A deleted device's store file goes with it (or stays when
+ * asked), and a device made over a store of another geometry says so.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +22,7 @@
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -103,6 +109,73 @@ static void status(struct env *e, uint32_t id, char *state, size_t len, double *
 	snprintf(state, len, "%s", json_object_get_string(v));
 	*pct = json_object_object_get_ex(m, "percent", &v) ? json_object_get_double(v) : 0;
 	json_object_put(o);
+}
+
+/* migrate status ID --json: the migration's object (json_object_put() the root @root). */
+static json_object *mig_json(struct env *e, uint32_t id, json_object **root)
+{
+	json_object *arr, *m;
+
+	assert_int_equal(run(e, "migrate status %u --json", id), 0);
+	*root = json_tokener_parse(e->out);
+	assert_non_null(*root);
+	assert_true(json_object_object_get_ex(*root, "migrations", &arr));
+	m = json_object_array_get_idx(arr, 0);
+	assert_non_null(m);
+	return m;
+}
+
+static double jd(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
+}
+
+static const char *js(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
+}
+
+static bool jb(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+/* One sample of a migration's progress. */
+struct prog {
+	char state[32];
+	double pct, back_pct, eta_s, rate;
+	double copied, back;
+	bool moving_back;
+};
+
+static struct prog prog_of(struct env *e, uint32_t id)
+{
+	json_object *root, *m = mig_json(e, id, &root);
+	struct prog p = { .pct = jd(m, "percent"),
+			  .back_pct = jd(m, "back_percent"),
+			  .eta_s = jd(m, "eta_ns") / 1e9,
+			  .rate = jd(m, "rate_mbps"),
+			  .copied = jd(m, "bytes_copied"),
+			  .back = jd(m, "bytes_back"),
+			  .moving_back = jb(m, "moving_back") };
+
+	snprintf(p.state, sizeof(p.state), "%s", js(m, "state"));
+	json_object_put(root);
+	return p;
+}
+
+/* Neither the percent nor the bytes copied went back since @was. */
+static void no_step_back(const struct prog *was, const struct prog *now, const char *when)
+{
+	if (now->pct + 1e-9 < was->pct || now->copied < was->copied)
+		fail_msg("%s: progress went back from %.2f%% (%.0f bytes) to %.2f%% (%.0f bytes), "
+			 "%s", when, was->pct, was->copied, now->pct, now->copied, now->state);
 }
 
 /* Start a migration; its id. */
@@ -248,6 +321,102 @@ static void test_pause_resume_cancel(void **state)
 	assert_non_null(strstr(e->out, "\"free_channels\":3"));
 }
 
+/*
+ * 5. Progress never goes back: sampled while it runs, across a pause and
+ * a resume; a cancel leaves the percent as reached and counts what it
+ * moves back, to all of it.
+ */
+static void test_progress_monotonic(void **state)
+{
+	struct env *e = *state;
+	struct prog was, now;
+	uint32_t id = start(e, "--to-channels 3 --share 100");
+
+	was = prog_of(e, id);
+	for (int i = 0; i < 600 && (was.pct < 10 || !strcmp(was.state, "queued")); i++) {
+		usleep(50000);
+		now = prog_of(e, id);
+		no_step_back(&was, &now, "running");
+		was = now;
+	}
+	assert_string_equal(was.state, "running");
+	assert_true(was.pct > 0);
+	assert_int_equal(run(e, "migrate pause %u", id), 0);
+	for (int i = 0; i < 5; i++) {
+		now = prog_of(e, id);
+		assert_string_equal(now.state, "paused");
+		no_step_back(&was, &now, "paused");
+		assert_true(now.rate == 0 && now.eta_s == 0);
+		was = now;
+		usleep(100000);
+	}
+	assert_int_equal(run(e, "migrate resume %u", id), 0);
+	for (int i = 0; i < 20; i++) {
+		now = prog_of(e, id);
+		no_step_back(&was, &now, "resumed");
+		was = now;
+		usleep(50000);
+	}
+	assert_string_equal(was.state, "running");
+	assert_int_equal(run(e, "migrate cancel %u", id), 0);
+	for (int i = 0; i < 1200; i++) {
+		now = prog_of(e, id);
+		no_step_back(&was, &now, "cancelling");
+		assert_true(now.moving_back);
+		assert_true(now.back_pct + 1e-9 >= was.back_pct || !was.moving_back);
+		was = now;
+		if (!strcmp(now.state, "cancelled"))
+			break;
+		assert_string_equal(now.state, "cancelling");
+		usleep(100000);
+	}
+	assert_string_equal(was.state, "cancelled");
+	assert_true(was.back > 0);
+	assert_true(was.back_pct > 99.9);
+	/* Said as a way back, not as a percent gone to 0. */
+	assert_int_equal(run(e, "migrate status %u", id), 0);
+	assert_non_null(strstr(e->out, "moved back"));
+	assert_int_equal(ns_channel(e), 2);
+}
+
+/*
+ * 6. The rate is a recent one: slow at a small share, then the share goes
+ * up; a second later the ETA is about the time it then takes, not what
+ * the average since the start says.
+ */
+static void test_eta_after_share(void **state)
+{
+	struct env *e = *state;
+	struct prog p;
+	uint64_t t0, t1;
+	double eta;
+	uint32_t id = start(e, "--to-channels 3 --share 10");
+
+	p = prog_of(e, id);
+	for (int i = 0; i < 600 && (p.pct < 3 || !strcmp(p.state, "queued")); i++) {
+		usleep(50000);
+		p = prog_of(e, id);
+	}
+	assert_string_equal(p.state, "running");
+	assert_int_equal(run(e, "migrate share %u 1000", id), 0);
+	p = prog_of(e, id);
+	assert_true(p.eta_s == 0); /* measured again from the change */
+	usleep(1500000);
+	p = prog_of(e, id);
+	assert_string_equal(p.state, "running");
+	assert_true(p.eta_s > 0 && p.rate > 0);
+	eta = p.eta_s;
+	t0 = (uint64_t)time(NULL);
+	wait_state(e, id, "done", 120);
+	t1 = (uint64_t)time(NULL);
+	fprintf(stderr, "ETA %.1f s at %.1f%%, done in %llu s\n", eta, p.pct,
+		(unsigned long long)(t1 - t0));
+	/* Within a factor of two or so (the clock here is in whole seconds). */
+	assert_true(eta <= 2.0 * (double)(t1 - t0) + 2.0);
+	assert_true(eta + 2.0 >= (double)(t1 - t0) / 2.0);
+	assert_int_equal(ns_channel(e), 3);
+}
+
 /* 4. kill -9 mid-migration: the same command line starts it again; it finishes, nothing lost. */
 static void test_kill9_mid_migration(void **state)
 {
@@ -278,6 +447,93 @@ static void test_kill9_mid_migration(void **state)
 	assert_non_null(strstr(e->out, "\"free_channels\":3"));
 }
 
+/*
+ * 7. The ended migrations stay listed across a restart, with their
+ * figures: those before the kill -9 and after, done and cancelled.
+ */
+static void test_ended_after_restart(void **state)
+{
+	struct env *e = *state;
+	uint16_t p1 = e->fx.d.nvm_port, p2 = e->fx.d.disc_port;
+	const char *argv[] = { "--data-dir", e->fx.data_dir, "--log-level", "1", NULL };
+	json_object *root, *arr;
+	size_t n, done = 0, cancelled = 0;
+
+	assert_int_equal(fx_stop(&e->fx.d), 0);
+	assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
+	assert_int_equal(run(e, "migrate status --json"), 0);
+	root = json_tokener_parse(e->out);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, "migrations", &arr));
+	n = json_object_array_length(arr);
+	for (size_t i = 0; i < n; i++) {
+		json_object *m = json_object_array_get_idx(arr, i);
+
+		if (!strcmp(js(m, "state"), "done")) {
+			done++;
+			assert_true(jd(m, "percent") > 99.9);
+			assert_true(jd(m, "bytes_copied") > 0);
+			assert_true(jd(m, "elapsed_ns") > 0);
+		} else if (!strcmp(js(m, "state"), "cancelled")) {
+			cancelled++;
+		}
+	}
+	json_object_put(root);
+	/* 2, 4 and 6 done; 3 and 5 cancelled. */
+	assert_int_equal(done, 3);
+	assert_int_equal(cancelled, 2);
+	assert_int_equal(run(e, "migrate status"), 0);
+	assert_non_null(strstr(e->out, "done"));
+}
+
+static bool file_exists(const char *dir, const char *name)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) == 0;
+}
+
+/*
+ * 8. A deleted device's store file and record go with it, so the README's
+ * delete and create of other options works; --keep-store keeps them, and
+ * a device made over a store of another geometry says so and what to do.
+ */
+static void test_device_delete_store(void **state)
+{
+	struct env *e = *state;
+	const char *dir = e->fx.data_dir;
+
+	assert_int_equal(run(e, "device create scratch --channels 2 --dies-per-channel 2 "
+				"--planes 1 --pages-per-block 96 --blocks-per-plane 32"),
+			 0);
+	assert_true(file_exists(dir, "dev-scratch.nand"));
+	assert_int_equal(run(e, "device delete scratch"), 0);
+	assert_false(file_exists(dir, "dev-scratch.nand"));
+	assert_false(file_exists(dir, "dev-scratch.vssd.json"));
+	/* Other options: a new store. */
+	assert_int_equal(run(e, "device create scratch --channels 4 --dies-per-channel 2 "
+				"--planes 1 --pages-per-block 96 --blocks-per-plane 32"),
+			 0);
+	assert_int_equal(run(e, "device delete scratch --keep-store"), 0);
+	assert_non_null(strstr(e->out, "kept"));
+	assert_true(file_exists(dir, "dev-scratch.nand"));
+	/* Over the kept store, other options: refused, plainly. */
+	assert_int_not_equal(run(e, "device create scratch --channels 2 --dies-per-channel 2 "
+				    "--planes 1 --pages-per-block 96 --blocks-per-plane 32"),
+			     0);
+	assert_non_null(strstr(e->out, "another geometry"));
+	assert_non_null(strstr(e->out, "dev-scratch.nand"));
+	assert_true(file_exists(dir, "dev-scratch.nand"));
+	/* The same options take it back; a delete then removes it. */
+	assert_int_equal(run(e, "device create scratch --channels 4 --dies-per-channel 2 "
+				"--planes 1 --pages-per-block 96 --blocks-per-plane 32"),
+			 0);
+	assert_int_equal(run(e, "device delete scratch"), 0);
+	assert_false(file_exists(dir, "dev-scratch.nand"));
+}
+
 int main(void)
 {
 	static const struct fx_group g = { .who = "test_migrate",
@@ -288,7 +544,11 @@ int main(void)
 		cmocka_unit_test(test_setup),
 		cmocka_unit_test(test_migrate_under_io),
 		cmocka_unit_test(test_pause_resume_cancel),
+		cmocka_unit_test(test_progress_monotonic),
+		cmocka_unit_test(test_eta_after_share),
 		cmocka_unit_test(test_kill9_mid_migration),
+		cmocka_unit_test(test_ended_after_restart),
+		cmocka_unit_test(test_device_delete_store),
 		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};
 
