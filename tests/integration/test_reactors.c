@@ -895,6 +895,54 @@ static void test_vssds_on_device_reactor(void **state)
 	assert_int_equal(ctl(e, "device delete rdev"), 0);
 }
 
+/*
+ * A device pinned to the last reactor, in the state file, and bloxd
+ * started again with one reactor: it starts (the device placed on reactor
+ * 0, a warning logged) rather than refusing the state it wrote itself.
+ */
+static void test_pinned_past_reactors(void **state)
+{
+	struct env *e = *state;
+	char dir[] = "/tmp/bloxd-reactors-XXXXXX", log[sizeof(dir) + 8], sock[sizeof(dir) + 8];
+	char nvm[32], disc[32], nr[8], line[512];
+	uint16_t pn = fx_free_port(FX_ADDR), pd;
+	const char *argv[] = { "-l", nvm, "-D", disc, "--data-dir", dir, "--admin-socket", sock,
+			       "--reactors", nr, NULL };
+	struct fx_start_opts o = { .extra_args = e->fx.group->extra_args };
+	bool warned = false;
+	FILE *f;
+
+	do
+		pd = fx_free_port(FX_ADDR);
+	while (pd == pn);
+	assert_non_null(mkdtemp(dir));
+	snprintf(log, sizeof(log), "%s/log", dir);
+	snprintf(sock, sizeof(sock), "%s/sock", dir);
+	snprintf(nvm, sizeof(nvm), "%s:%u", FX_ADDR, pn);
+	snprintf(disc, sizeof(disc), "%s:%u", FX_ADDR, pd);
+	snprintf(nr, sizeof(nr), "%u", e->n);
+	assert_int_equal(fx_stop(&e->fx.d), 0);
+	assert_int_equal(fx_start_argv_log(&e->fx.d, argv, log, FX_ADDR, pn, pd), 0);
+	assert_int_equal(ctl(e, "device create rpin " RDEV_GEO " --reactor %u", e->n - 1), 0);
+	assert_int_equal(device_reactor(e, "rpin"), e->n - 1);
+	assert_int_equal(fx_stop(&e->fx.d), 0);
+	/* The same command line but --reactors 1. */
+	snprintf(nr, sizeof(nr), "1");
+	assert_int_equal(fx_start_argv_log(&e->fx.d, argv, log, FX_ADDR, pn, pd), 0);
+	assert_int_equal(device_reactor(e, "rpin"), 0);
+	assert_int_equal(fx_stop(&e->fx.d), 0);
+	f = fopen(log, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		warned |= strstr(line, "pinned to reactor") != NULL;
+	fclose(f);
+	assert_true(warned);
+	snprintf(line, sizeof(line), "rm -rf %s", dir);
+	assert_int_equal(system(line), 0);
+	/* The group's bloxd again, as the next test expects it. */
+	assert_int_equal(fx_start_opts(&e->fx.d, subsystems, &o), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_io_every_reactor, cleanup),
 	cmocka_unit_test_teardown(test_ns_create_delete_under_io, cleanup),
@@ -903,6 +951,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_client_killed_under_io, cleanup),
 	cmocka_unit_test_teardown(test_vssds_on_device_reactor, cleanup),
 	cmocka_unit_test_teardown(test_sigterm_under_io, cleanup),
+	cmocka_unit_test_teardown(test_pinned_past_reactors, cleanup),
 	FX_TEST_DAEMON_STOPS_CLEANLY,
 };
 
