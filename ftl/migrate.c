@@ -17,7 +17,8 @@
  *                                and OOB, and programmed verbatim at the
  *                                same block/plane/page of the other die,
  *                                a batch of FTL_MIG_BATCH pages per step,
- *                                at GC priority; then the store is synced,
+ *                                reads at GC priority, programs in the
+ *                                host writes' class; then the store is synced,
  *                                the bit flips (reads go to the copy from
  *                                now on) and the blocks left behind are
  *                                erased and synced. GC does not take the
@@ -56,6 +57,17 @@
 #include <string.h>
 
 static void mig_advance(struct ftl *f);
+
+/*
+ * The queue class of the copy's programs and erases: the host's writes'
+ * own, in arrival order with them. A die serves the classes of one tenant
+ * in strict order, and the copy is the vSSD's own tenant: a class below
+ * its host writes (GC's) waited as long as the host kept writing, and
+ * nothing paces the host for a migration as free space paces it for GC,
+ * so a vSSD written all the time did not move until the writes stopped.
+ * The throttle (share) is what bounds the copy's take of the die.
+ */
+#define MIG_PRIO_WRITE NAND_PRIO_HOST_WRITE
 
 /* ---- dies and blocks ---- */
 
@@ -421,7 +433,7 @@ static void mig_pump(struct ftl *f)
 
 		memset(op, 0, sizeof(*op));
 		op->kind = NAND_OP_PROGRAM;
-		op->prio = NAND_PRIO_GC_WRITE;
+		op->prio = MIG_PRIO_WRITE;
 		blk_addr(f, die_to(m), (uint32_t)m->sb, pg->plane, pg->page, &op->addr);
 		op->nplanes = 1;
 		op->data = pg->data;
@@ -524,7 +536,7 @@ static void mig_erase(struct ftl *f, uint32_t die, enum mig_phase phase)
 			continue;
 		memset(op, 0, sizeof(*op));
 		op->kind = NAND_OP_ERASE;
-		op->prio = NAND_PRIO_ERASE;
+		op->prio = MIG_PRIO_WRITE;
 		blk_addr(f, die, (uint32_t)m->sb, p, 0, &op->addr);
 		op->nplanes = 1;
 		op->cb = mig_erase_done;

@@ -179,7 +179,7 @@ void test_mig_full_device(void **state)
 	mt_load_init(&ld, t, x->cap);
 	ld.write_pct = 85;
 	ld.trim_pct = 0;
-	mt_start(t, 2, 7, 300);
+	mt_start(t, 2, 7, 150); /* long enough for GC to run often beside it */
 	mt_run_done(t, &ld);
 	p = mt_prog(t);
 	mt_load_drain(&ld);
@@ -362,5 +362,43 @@ void test_mig_no_wl_while_moving(void **state)
 		fail_msg("static WL ran %lu times while die 0 moved onto fresh die 1",
 			 (unsigned long)(after.wl_runs - before.wl_runs));
 	expect_moved(t, 0, 0, 1);
+	fx_free(x);
+}
+
+/*
+ * A host that writes all the time: the copy goes on beside its writes
+ * (in their class, at the migration's share), long before free space
+ * runs low enough for GC to pace the host; it used to wait behind them.
+ */
+void test_mig_under_host_writes(void **state)
+{
+	struct ftl_migrate_progress p;
+	struct mt_load ld;
+	struct mt *t;
+	struct fx *x;
+
+	(void)state;
+	t = mt_new(20, 30, 0, 20, false, NULL);
+	x = t->x;
+	fx_seq_fill(x, 0, x->cap * 3 / 4);
+	mt_load_init(&ld, t, x->cap);
+	ld.write_pct = 100;
+	ld.trim_pct = 0;
+	mt_start(t, 0, 1, 1000);
+	mt_run_for(t, &ld, 100 * 1000 * 1000ull);
+	p = mt_prog(t);
+	fprintf(stderr, "under writes: %lu of %lu bytes copied in 100 ms, %lu writes, %u free "
+		"superblocks\n", (unsigned long)p.bytes_copied, (unsigned long)p.bytes_total,
+		(unsigned long)ld.writes, x->f->free_sbs);
+	/* The host wrote all along, with room to spare: GC did not hold it. */
+	assert_true(ld.writes > 100);
+	assert_true(x->f->free_sbs > 2);
+	assert_false(ftl_gc_busy(x->f));
+	/* A superblock's copy takes about 60 ms here: at least 2 of its 60 pages. */
+	assert_true(p.bytes_copied >= 2ull * x->nc.geo.page_size);
+	mt_run_done(t, &ld);
+	mt_load_drain(&ld);
+	expect_moved(t, 0, 0, 1);
+	fx_check_invariants(x, false);
 	fx_free(x);
 }

@@ -195,7 +195,7 @@ void test_mig_crash_cycles(void **state)
 	struct fx *x;
 
 	(void)state;
-	crash_setup(&c, 600);
+	crash_setup(&c, 300); /* slow enough for 10 crashes before the end */
 	x = c.t->x;
 	while (mt_prog(c.t).state != FTL_MIG_DONE) {
 		uint64_t n = 50 + fx_below(x, 1000);

@@ -110,6 +110,7 @@ void test_mig_refused(void **state);
 void test_mig_clean_restart(void **state);
 void test_mig_planes(void **state);
 void test_mig_no_wl_while_moving(void **state);
+void test_mig_under_host_writes(void **state);
 
 /* mig_control.c */
 void test_mig_pause_resume(void **state);

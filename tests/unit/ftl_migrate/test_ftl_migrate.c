@@ -33,6 +33,7 @@ int main(void)
 		FX_TEST(test_mig_cancel_paused),
 		FX_TEST(test_mig_throttle),
 		FX_TEST(test_mig_chain),
+		FX_TEST(test_mig_under_host_writes),
 		FX_TEST(test_mig_crash_points),
 		FX_TEST(test_mig_crash_cycles),
 		FX_TEST(test_mig_crash_cancel),
