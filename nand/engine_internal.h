@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Private state of the NAND timing engine, shared by engine.c (scheduling)
- * and ops.c (submission, rules, store access, completion). Tests include
- * it to look at die and channel state.
+ * Private state of the NAND timing engine, shared by its files:
+ *   engine.c          the device: life cycle, configuration, the event heap, stats
+ *   engine_die.c      die and channel state machines: an op's start, phases and
+ *                     completion, its multi-plane group's, nand_advance()
+ *   engine_sched.c    tenants, the scheduler's picks for dies and channels,
+ *                     gathering multi-plane groups
+ *   engine_suspend.c  program/erase suspension: whether, and the suspension itself
+ *   ops.c             submission, rules, store access, completion
+ * Tests include it to look at die and channel state.
  */
 #ifndef BLOX_NAND_ENGINE_INTERNAL_H
 #define BLOX_NAND_ENGINE_INTERNAL_H
@@ -90,9 +96,103 @@ struct nand_dev {
 /* engine.c */
 void nand_heap_set(struct nand_heap *h, uint32_t id, uint64_t key);
 void nand_heap_del(struct nand_heap *h, uint32_t id);
+
+/* engine_die.c */
+/* Start what can start on @d at @t (or consider suspending what runs there). */
 void nand_die_kick(struct nand_dev *dev, struct nand_die *d, uint64_t t);
+
+/* engine_sched.c */
 /* Tenants on: @op, just queued on @d's class queue, joins its tenant's. */
 void nand_tenant_enqueue(struct nand_dev *dev, struct nand_die *d, struct nand_op *op);
+/* Tenants on: @op, leaving @d's class queue, leaves its tenant's. */
+void nand_tenant_dequeue(struct nand_dev *dev, struct nand_die *d, struct nand_op *op);
+/* @op (not a multi-plane partner) starts on @d: what it costs its tenant. */
+void nand_tenant_started(struct nand_dev *dev, struct nand_die *d, const struct nand_op *op);
+/* With a die scheduler: the op to start now on @d, whose best class waiting is @p. */
+struct nand_op *nand_class_pick(struct nand_dev *dev, struct nand_die *d, uint32_t p);
+/* With a bus scheduler: the die to take channel @ch next (@first: the queue's head). */
+struct nand_die *nand_bus_pick(struct nand_dev *dev, uint32_t ch, struct nand_die *first);
+/* @lead, starting at @t, takes queued partners for the die's other planes. */
+void nand_mp_gather(struct nand_dev *dev, struct nand_die *d, struct nand_op *lead, uint64_t t);
+
+/* engine_suspend.c */
+/* A host read waits behind the program/erase in @d's array phase: suspend it? */
+void nand_consider_suspend(struct nand_dev *dev, struct nand_die *d, uint64_t t);
+/* Suspend the program/erase in @d's array phase at @t. */
+void nand_suspend_now(struct nand_dev *dev, struct nand_die *d, uint64_t t);
+
+/* ---- helpers of the engine's files ---- */
+
+static inline const struct nand_timing *nand_dev_timing(const struct nand_dev *dev)
+{
+	return &dev->cfg.timing;
+}
+
+static inline uint64_t nand_array_time(const struct nand_dev *dev, const struct nand_op *op)
+{
+	const struct nand_timing *t = nand_dev_timing(dev);
+	uint32_t type = nand_page_type(&dev->cfg.geo, op->addr.page);
+
+	switch (op->kind) {
+	case NAND_OP_READ:
+		return t->t_read_ns[type];
+	case NAND_OP_PROGRAM:
+		return t->t_prog_ns[type];
+	default:
+		return t->t_erase_ns;
+	}
+}
+
+static inline uint64_t nand_bus_time(const struct nand_dev *dev, const struct nand_op *op)
+{
+	const struct nand_timing *t = nand_dev_timing(dev);
+	uint64_t bytes = 0;
+
+	/* One command cycle for a multi-plane group, every plane's data. */
+	for (; op; op = op->mp_next)
+		bytes += (uint64_t)(op->xfer_bytes ? op->xfer_bytes : dev->cfg.geo.page_size) *
+			 op->nplanes;
+	/* MB/s is bytes per microsecond: ns = bytes * 1000 / MBps, rounded up. */
+	return t->t_cmd_ns + (bytes * 1000 + t->bus_mbps - 1) / t->bus_mbps;
+}
+
+/* @d's tenants (kept beside the dies, not in them: a die stays 256 bytes). */
+static inline struct nand_die_tenants *nand_dten(struct nand_dev *dev, const struct nand_die *d)
+{
+	return &dev->ten_mem[d->idx];
+}
+
+static inline struct nand_opq *nand_tq(struct nand_die_tenants *dt, uint32_t t, uint32_t p)
+{
+	return &dt->q[t * NAND_PRIOS + p];
+}
+
+static inline uint32_t nand_die_event_id(const struct nand_die *d)
+{
+	return d->idx;
+}
+
+static inline uint32_t nand_chan_event_id(const struct nand_dev *dev, uint32_t ch)
+{
+	return dev->nr_dies + ch;
+}
+
+static inline void nand_die_event_at(struct nand_dev *dev, struct nand_die *d, uint64_t t)
+{
+	nand_heap_set(&dev->heap, nand_die_event_id(d), t);
+}
+
+static inline __attribute__((always_inline)) void nand_dequeue(struct nand_dev *dev,
+							   struct nand_die *d,
+							   struct nand_op *op)
+{
+	TAILQ_REMOVE(&d->q[op->prio], op, link);
+	d->nq--;
+	d->nq_prio[op->prio]--;
+	d->st.queued = d->nq;
+	if (dev->ntenants)
+		nand_tenant_dequeue(dev, d, op);
+}
 
 /* ops.c */
 /* Check the flash rules at the moment @op starts on its die. */
