@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What a "nand" backend tells: its telemetry (FTL and device counters),
+ * its flash's isolation and wear (NVM Set, Endurance Group), predictable
+ * latency (its FTL's windows, in the log's units) and the host memory its
+ * own device's pages take.
+ */
+#include "bdev_ftl.h"
+#include "blox_clock.h"
+#include "blox_util.h"
+
+#include <errno.h>
+#include <string.h>
+
+void fb_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	const struct nand_geometry *g = &nand_dev_config(fb->dev)->geo;
+
+	if (t->ftl) {
+		t->has_ftl = true;
+		ftl_get_stats(fb->ftl, t->ftl);
+	}
+	t->waf = ftl_waf(fb->ftl);
+	t->nand = nand_dev_stats(fb->dev);
+	t->nand_dev = fb->dev;
+	t->dies = nand_dies(g);
+	t->channels = g->channels;
+	t->suspend_policy = nand_dev_config(fb->dev)->policy.name;
+	if (fb->nd->smart)
+		t->susp_decisions = fb->nd->susp.decisions;
+}
+
+/*
+ * Isolation and wear of the instance's flash (NVM Set, Endurance Group).
+ * A namespace holding only a block range of its dies shares them with
+ * the pool's other namespaces (software isolation): the pool is named by
+ * its device's name and its lowest die (pools hold disjoint dies), hashed
+ * (FNV-1a). Whole dies, of a device of its own or not, are its alone.
+ * Wear: the mean erase count of its superblocks (a superblock's blocks are
+ * erased together) against the cell type's rated P/E cycles, the usual
+ * figures (and FlashBlox's, fbx_params_default()): SLC 100k, MLC 10k,
+ * TLC 3k, QLC 1k. Spare: the free superblocks in percent of the spare ones
+ * (those beyond the capacity and its mapping, ftl_inspect_gc()), the
+ * threshold the urgent GC level.
+ */
+void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	const struct nand_config *cfg = nand_dev_config(fb->dev);
+	const struct nand_geometry *g = &cfg->geo;
+	const struct nand_timing *tm = &cfg->timing;
+	uint32_t bits = g->cell >= NAND_SLC && g->cell <= NAND_QLC ? (uint32_t)g->cell : 3;
+	static const uint64_t rated_pe[] = { 0, 100000, 10000, 3000, 1000 };
+	uint64_t rated = rated_pe[bits], erases = 0, pct, rd = 0;
+	struct ftl_activity act;
+	struct ftl_layout lay;
+	struct ftl_gc_info gc;
+	struct ftl_stats st;
+
+	if (fb->shared_pool) {
+		const char *name = fb->nd->name;
+		uint32_t low = fb->res.dies[0];
+		uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
+
+		for (uint32_t i = 1; i < fb->res.nr_dies; i++)
+			low = BLOX_MIN(low, fb->res.dies[i]);
+		for (size_t i = 0; name[i]; i++)
+			h = (h ^ (uint8_t)name[i]) * 0x100000001b3ull;
+		for (int i = 0; i < 4; i++)
+			h = (h ^ (uint8_t)(low >> (8 * i))) * 0x100000001b3ull;
+		e->shared_pool = true;
+		e->pool_key = h;
+	}
+	ftl_get_stats(fb->ftl, &st);
+	ftl_inspect_layout(fb->ftl, &lay);
+	ftl_inspect_gc(fb->ftl, &gc);
+	ftl_inspect_activity(fb->ftl, &act);
+	for (uint32_t sb = 0; sb < lay.nr_sb; sb++) {
+		struct ftl_sb_info si;
+
+		ftl_inspect_sb(fb->ftl, sb, &si);
+		erases += si.erase_count;
+	}
+	pct = lay.nr_sb ? erases * 100 / ((uint64_t)lay.nr_sb * rated) : 0;
+	e->percent_used = (uint8_t)BLOX_MIN(pct, 255u);
+	e->avail_spare = gc.spare ? (uint8_t)BLOX_MIN(st.free_superblocks * 100 / gc.spare, 100u) : 0;
+	e->spare_threshold = gc.spare ? (uint8_t)BLOX_MIN(
+						(gc.lvl_urgent * 100u + gc.spare - 1) / gc.spare, 100u)
+				      : 0;
+	e->read_only = act.fatal;
+	e->host_read_bytes = st.host_reads * FTL_UNIT;
+	e->host_written_bytes = st.host_writes * FTL_UNIT;
+	e->media_written_bytes = (st.units_written_host + st.units_written_gc +
+				  st.units_written_tp + st.units_padded) * FTL_UNIT;
+	e->endurance_bytes = (uint64_t)lay.nr_sb * lay.units_per_sb * FTL_UNIT * rated;
+	e->total_bytes = (uint64_t)ftl_capacity(fb->ftl) * FTL_UNIT;
+	e->unalloc_bytes = e->total_bytes > bdev->size ? e->total_bytes - bdev->size : 0;
+	/* A flash read of the page type on average, then 4 KiB over the bus. */
+	if (!tm->null_timing) {
+		for (uint32_t i = 0; i < bits; i++)
+			rd += tm->t_read_ns[i];
+		rd = rd / bits + tm->t_cmd_ns + (tm->bus_mbps ? 4096ull * 1000 / tm->bus_mbps : 0);
+	}
+	e->read_4k_ns = (uint32_t)BLOX_MIN(rd, (uint64_t)UINT32_MAX);
+	e->opt_write_bytes = g->page_size; /* the page a stream fills, then programs */
+}
+
+/*
+ * Predictable latency: the FTL's windows (ftl_plm_*) in the log page's
+ * units. A write of the Optimal Write Size is one flash page (what
+ * fb_endurance() says), so many FTL units; times in whole milliseconds,
+ * estimates rounded down.
+ */
+static uint32_t units_per_ows(const struct ftl_bdev *fb)
+{
+	uint32_t n = nand_dev_config(fb->dev)->geo.page_size / FTL_UNIT;
+
+	return n ? n : 1;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+int fb_plm_config(struct blox_bdev *bdev, const struct blox_bdev_plm_config *cfg)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	struct ftl_plm_warn w = {
+		.enable = cfg->ee & FTL_PLM_EV_WARNS,
+		.reads = cfg->reads_thresh,
+		.writes = sat_mul(cfg->writes_thresh, units_per_ows(fb)),
+		.time_ns = sat_mul(cfg->time_thresh_ms, 1000000),
+	};
+	int rc = ftl_plm_config(fb->ftl, cfg->enable, &w);
+
+	if (!rc) {
+		fb->plm_cb = cfg->enable ? cfg->event : NULL;
+		fb->plm_cb_arg = cfg->enable ? cfg->event_arg : NULL;
+	}
+	fb_plm_arm(fb);
+	return rc;
+}
+
+int fb_plm_window(struct blox_bdev *bdev, enum blox_plm_window win, uint64_t *retry_in_ns)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	int rc;
+
+	if (win != BLOX_PLM_DTWIN && win != BLOX_PLM_NDWIN)
+		return -EINVAL;
+	rc = ftl_set_deterministic(fb->ftl, win == BLOX_PLM_DTWIN, NULL);
+	if (rc == -EAGAIN && retry_in_ns) {
+		struct ftl_plm_info i;
+		uint64_t now = blox_clock_now(fb->clock);
+
+		ftl_plm_info(fb->ftl, &i);
+		*retry_in_ns = i.dtwin_ready_ns > now ? i.dtwin_ready_ns - now : 0;
+	}
+	fb_plm_arm(fb);
+	return rc;
+}
+
+void fb_plm_query(struct blox_bdev *bdev, struct blox_bdev_plm_info *out, bool clear)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	uint32_t ows = units_per_ows(fb);
+	struct ftl_plm_info i;
+
+	ftl_plm_info(fb->ftl, &i);
+	out->window = i.window == FTL_PLM_DTWIN	  ? BLOX_PLM_DTWIN
+		      : i.window == FTL_PLM_NDWIN ? BLOX_PLM_NDWIN
+						  : BLOX_PLM_OFF;
+	out->events = (uint16_t)i.events;
+	out->reads_typical = i.reads_typical;
+	out->writes_typical = i.writes_typical / ows;
+	out->time_max_ms = i.time_max_ns / 1000000;
+	out->ndwin_min_high_ms = (i.ndwin_min_high_ns + 999999) / 1000000;
+	out->ndwin_min_low_ms = (i.ndwin_min_low_ns + 999999) / 1000000;
+	out->reads_estimate = i.reads_left;
+	out->writes_estimate = i.writes_left / ows;
+	out->time_estimate_ms = i.time_left_ns / 1000000;
+	if (clear)
+		ftl_plm_clear_events(fb->ftl);
+	fb_plm_arm(fb); /* the query may have ended a window */
+}
+
+/* A namespace on a registered device: the device's memory is the device's. */
+uint64_t fb_mem_bytes(struct blox_bdev *bdev)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+
+	return fb->nd->registered ? 0 : blox_nand_dev_mem_bytes(fb->nd);
+}
