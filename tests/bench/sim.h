@@ -6,6 +6,8 @@
  *
  *   sim_core.c   one device: open/restart/close, the closed loop, fill, idle
  *   sim_out.c    output files and the header lines the experiments share
+ *   sim_harness.c  what else they share: random numbers and zipfian LBAs,
+ *                several FTLs on one device and clock, WAF, machine and command
  *   sim_reads.c  experiments 1 and 2 (read sweeps, DFTL vs MDC)
  *   sim_waf.c    experiment 3 (write amplification vs over-provisioning)
  *   sim_iso.c    experiment isolation (FlashBlox: two tenants, three isolation levels)
@@ -167,6 +169,73 @@ void sim_run_idle(struct sim *s, uint64_t ns);
  * LBA (@rand_mode 0) or one the fill has not reached yet (1).
  */
 void sim_fill(struct sim *s, uint32_t rand_every, int rand_mode);
+
+/* ---- shared by the experiments (sim_harness.c) ---- */
+
+/* xorshift64*: the next number of the sequence in @state (not 0). */
+uint64_t sim_rnd(uint64_t *state);
+/* Uniform in (0, 1], from sim_rnd(). */
+double sim_rnd_unit(uint64_t *state);
+
+/* YCSB's zipfian generator (Gray et al. 1994) over [0, n). */
+struct sim_zipf {
+	uint64_t n;
+	double theta, alpha, zetan, eta, half_pow;
+};
+
+void sim_zipf_init(struct sim_zipf *z, uint64_t n, double theta);
+/* The rank drawn by @u, uniform in (0, 1]. */
+uint64_t sim_zipf_next(const struct sim_zipf *z, double u);
+/* FNV-1a over the 8 bytes of @v, as YCSB's ScrambledZipfianGenerator. */
+uint64_t sim_fnv1a64(uint64_t v);
+/* A scrambled zipfian LBA of [0, @cap): @z's rank, hashed. */
+uint32_t sim_zipf_lba(const struct sim_zipf *z, uint64_t *state, uint32_t cap);
+
+/*
+ * The environment of one of several FTLs on one NAND device and one virtual
+ * clock (the ftl_env's ctx): it submits at the clock's time and notes the
+ * FTL's kicks for the run loop to process it.
+ */
+struct sim_tenv {
+	struct nand_dev *dev;
+	struct nand_store *store;
+	struct blox_clock *clock;
+	uint32_t id; /* the tenant id its FTL's NAND ops should carry */
+	bool kicked; /* the FTL asked to be processed; the run loop clears it */
+	uint64_t sub_ops; /* NAND ops submitted, and those with another tenant's id */
+	uint64_t wrong_tenant;
+};
+
+/*
+ * @e and the ftl_env @env that goes with it: @ops, or NULL for the four
+ * below. An FTL that needs more callbacks (migrations) has a table of its
+ * own naming these four; its other callbacks get @e as their ctx.
+ */
+void sim_tenv_init(struct sim_tenv *e, struct ftl_env *env, const struct ftl_env_ops *ops,
+		   struct nand_dev *dev, struct nand_store *store, struct blox_clock *clock, uint32_t id);
+int sim_tenv_submit(void *ctx, struct nand_op *op);
+uint64_t sim_tenv_now(void *ctx);
+void sim_tenv_kick(void *ctx);
+int sim_tenv_sync(void *ctx);
+
+/* Nanoseconds in microseconds. */
+double sim_us(uint64_t ns);
+/* Units an FTL wrote to flash: host, GC, translation pages and padding. */
+double sim_flash_units(const struct ftl_stats *a);
+/* Flash units per host unit written between @a and @b (0 without host writes). */
+double sim_waf_between(const struct ftl_stats *a, const struct ftl_stats *b);
+
+/* The machine a results file was made on. */
+struct sim_machine {
+	char model[256]; /* CPU model, "unknown CPU" */
+	char os[256]; /* os-release's PRETTY_NAME, "unknown OS" */
+	char release[65]; /* kernel */
+	long cpus; /* online */
+};
+
+void sim_machine_get(struct sim_machine *m);
+/* argv joined by spaces into @buf (cut at the last argument that fits). */
+void sim_cmdline(char *buf, size_t size, int argc, char **argv);
 
 /* ---- output (sim_out.c) ---- */
 

@@ -39,14 +39,6 @@ double sim_wall_now(void)
 
 /* ---- device ---- */
 
-static uint64_t rnd(struct sim *s)
-{
-	s->rng ^= s->rng >> 12;
-	s->rng ^= s->rng << 25;
-	s->rng ^= s->rng >> 27;
-	return s->rng * 2685821657736338717ull;
-}
-
 static void make_geometry(struct nand_geometry *g, const struct sim_opts *o)
 {
 	uint64_t per_block;
@@ -211,14 +203,14 @@ static bool next_op(struct sim *s, enum ftl_io_op *op,
 	switch (s->kind) {
 	case SIM_JOB_READ:
 		*op = FTL_IO_READ;
-		*lba = (uint32_t)(rnd(s) % s->range);
+		*lba = (uint32_t)(sim_rnd(&s->rng) % s->range);
 		*nr = 1;
 		return true;
 	case SIM_JOB_RANDW:
 		*op = FTL_IO_WRITE;
 		*nr = 1;
 		for (int tries = 0; tries < 64; tries++) {
-			*lba = (uint32_t)(rnd(s) % s->cap);
+			*lba = (uint32_t)(sim_rnd(&s->rng) % s->cap);
 			if (!overlaps(s, *lba, 1))
 				return true;
 		}
@@ -230,9 +222,9 @@ static bool next_op(struct sim *s, enum ftl_io_op *op,
 			for (int tries = 0; tries < 64; tries++) {
 				if (s->rand_mode == 1 && s->fill_ptr < s->cap)
 					*lba = s->fill_ptr +
-					       (uint32_t)(rnd(s) % (s->cap - s->fill_ptr));
+					       (uint32_t)(sim_rnd(&s->rng) % (s->cap - s->fill_ptr));
 				else
-					*lba = (uint32_t)(rnd(s) % s->cap);
+					*lba = (uint32_t)(sim_rnd(&s->rng) % s->cap);
 				if (!overlaps(s, *lba, 1)) {
 					s->pending_rand = false;
 					return true;

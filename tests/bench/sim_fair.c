@@ -35,8 +35,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
 #include "qos.h"
 #include "sim.h"
@@ -99,7 +97,7 @@ struct fa_tenant {
 	struct ftl_env env;
 	struct ftl_resources res;
 	struct ftl *f;
-	bool kicked;
+	struct sim_tenv se; /* its FTL's environment */
 	uint32_t cap;
 	uint32_t *shadow, *pend; /* committed version per LBA, version in flight (0: none) */
 	uint32_t next_ver;
@@ -109,8 +107,6 @@ struct fa_tenant {
 	uint8_t *fill_buf;
 	struct ftl_io fill_io;
 	bool fill_busy;
-	uint64_t sub_ops; /* nand ops submitted, and those with another tenant's id */
-	uint64_t wrong_tenant;
 
 	enum fa_job job;
 	uint32_t reads_pct;
@@ -267,55 +263,6 @@ static void drr_init(struct fa_drr *s, const struct fa_opts *o, const struct nan
 	}
 }
 
-/* ---- randomness ---- */
-
-static uint64_t rnd(struct fa_tenant *t)
-{
-	t->rng ^= t->rng >> 12;
-	t->rng ^= t->rng << 25;
-	t->rng ^= t->rng >> 27;
-	return t->rng * 2685821657736338717ull;
-}
-
-/* ---- the FTLs' environment: one clock and one device for both ---- */
-
-static int env_submit(void *ctx, struct nand_op *op)
-{
-	struct fa_tenant *t = ctx;
-
-	t->sub_ops++;
-	t->wrong_tenant += op->tenant != t->id;
-	return nand_submit(t->d->dev, op, blox_clock_now(&t->d->clock));
-}
-
-static uint64_t env_now(void *ctx)
-{
-	struct fa_tenant *t = ctx;
-
-	return blox_clock_now(&t->d->clock);
-}
-
-static void env_kick(void *ctx)
-{
-	struct fa_tenant *t = ctx;
-
-	t->kicked = true;
-}
-
-static int env_sync(void *ctx)
-{
-	struct fa_tenant *t = ctx;
-
-	return t->d->store->ops->sync(t->d->store);
-}
-
-static const struct ftl_env_ops fa_env_ops = {
-	.submit = env_submit,
-	.now = env_now,
-	.kick = env_kick,
-	.sync = env_sync,
-};
-
 /* ---- the device ---- */
 
 static void tenant_open(struct fa_dev *d, uint32_t ti)
@@ -329,7 +276,7 @@ static void tenant_open(struct fa_dev *d, uint32_t ti)
 	t->d = d;
 	t->id = ti;
 	t->name = (char)('A' + ti);
-	t->env = (struct ftl_env){ .ops = &fa_env_ops, .ctx = t, .dev = d->dev, .store = d->store };
+	sim_tenv_init(&t->se, &t->env, NULL, d->dev, d->store, &d->clock, ti);
 	/* Every die, channel fastest; its own half of the blocks. */
 	memset(&t->res, 0, sizeof(t->res));
 	for (uint32_t die = 0; die < g->dies_per_channel; die++)
@@ -427,7 +374,7 @@ static void next_op(struct fa_tenant *t);
 static uint32_t free_lba(struct fa_tenant *t)
 {
 	for (int tries = 0; tries < 4096; tries++) {
-		uint32_t lba = (uint32_t)(rnd(t) % t->cap);
+		uint32_t lba = (uint32_t)(sim_rnd(&t->rng) % t->cap);
 
 		if (!t->pend[lba])
 			return lba;
@@ -444,7 +391,7 @@ static void submit_4k(struct fa_tenant *t, enum ftl_io_op op)
 	if (!t->nfree)
 		sim_die("fairness: no free slot (%c)", t->name);
 	sl = &t->slots[t->free_idx[--t->nfree]];
-	sl->lba = op == FTL_IO_WRITE ? free_lba(t) : (uint32_t)(rnd(t) % t->cap);
+	sl->lba = op == FTL_IO_WRITE ? free_lba(t) : (uint32_t)(sim_rnd(&t->rng) % t->cap);
 	sl->io = (struct ftl_io){ .op = op, .lba = sl->lba, .nr = 1, .buf = sl->buf, .cb = fa_done,
 				  .cb_arg = sl };
 	sl->t_sub = now;
@@ -556,7 +503,7 @@ static void next_op(struct fa_tenant *t)
 		fill_next(t);
 		break;
 	case FA_JOB_MIX:
-		submit_4k(t, rnd(t) % 100 < t->reads_pct ? FTL_IO_READ : FTL_IO_WRITE);
+		submit_4k(t, sim_rnd(&t->rng) % 100 < t->reads_pct ? FTL_IO_READ : FTL_IO_WRITE);
 		break;
 	case FA_JOB_VERIFY:
 		submit_4k(t, FTL_IO_READ);
@@ -606,8 +553,8 @@ static void fa_run(struct fa_dev *d, uint64_t until, bool (*done)(const struct f
 		uint64_t next;
 
 		for (int i = 0; i < FA_TENANTS; i++)
-			if (d->t[i].kicked) {
-				d->t[i].kicked = false;
+			if (d->t[i].se.kicked) {
+				d->t[i].se.kicked = false;
 				ftl_process(d->t[i].f);
 				any = true;
 			}
@@ -641,9 +588,9 @@ static void check_clean(const struct fa_dev *d)
 		if (t->bad || t->io_errors)
 			sim_die("fairness: DATA ERROR (%c): %llu bad reads, %llu I/O errors", t->name,
 				(unsigned long long)t->bad, (unsigned long long)t->io_errors);
-		if (t->wrong_tenant)
+		if (t->se.wrong_tenant)
 			sim_die("fairness: %c submitted %llu nand ops with another tenant id", t->name,
-				(unsigned long long)t->wrong_tenant);
+				(unsigned long long)t->se.wrong_tenant);
 	}
 }
 
@@ -688,24 +635,6 @@ static void snap(const struct fa_dev *d, struct fa_snap *s)
 	for (int i = 0; i < FA_TENANTS; i++)
 		ftl_get_stats(d->t[i].f, &s->st[i]);
 	s->ns = *nand_dev_stats(d->dev);
-}
-
-static double flash_units(const struct ftl_stats *a)
-{
-	return (double)(a->units_written_host + a->units_written_gc + a->units_written_tp +
-			a->units_padded);
-}
-
-static double waf_between(const struct ftl_stats *a, const struct ftl_stats *b)
-{
-	double host = (double)(b->units_written_host - a->units_written_host);
-
-	return host > 0 ? (flash_units(b) - flash_units(a)) / host : 0.0;
-}
-
-static double us(uint64_t ns)
-{
-	return (double)ns / 1000.0;
 }
 
 static void fa_point(struct fa_dev *d, uint32_t reads_pct, struct fa_point *p)
@@ -782,10 +711,10 @@ static void fa_point(struct fa_dev *d, uint32_t reads_pct, struct fa_point *p)
 		p->kiops_r[i] = (double)t->rlat.count / o->seconds / 1000.0;
 		p->kiops_w[i] = (double)t->wlat.count / o->seconds / 1000.0;
 		p->rmean[i] = t->rlat.count ? blox_hist_mean(&t->rlat) / 1000.0 : 0;
-		p->rp99[i] = t->rlat.count ? us(blox_hist_quantile(&t->rlat, 0.99)) : 0;
+		p->rp99[i] = t->rlat.count ? sim_us(blox_hist_quantile(&t->rlat, 0.99)) : 0;
 		p->wmean[i] = t->wlat.count ? blox_hist_mean(&t->wlat) / 1000.0 : 0;
-		p->wp99[i] = t->wlat.count ? us(blox_hist_quantile(&t->wlat, 0.99)) : 0;
-		p->waf[i] = waf_between(&s1->st[i], &s2->st[i]);
+		p->wp99[i] = t->wlat.count ? sim_us(blox_hist_quantile(&t->wlat, 0.99)) : 0;
+		p->waf[i] = sim_waf_between(&s1->st[i], &s2->st[i]);
 	}
 	p->picks = s2->ns.sched_picks - s1->ns.sched_picks;
 	p->bus_picks = s2->ns.sched_bus_picks - s1->ns.sched_bus_picks;
@@ -808,43 +737,11 @@ static void fa_verify(struct fa_dev *d)
 
 static void machine(char *buf, size_t n)
 {
-	struct utsname u;
-	char model[256] = "unknown CPU", os[256] = "unknown OS";
-	FILE *fp = fopen("/proc/cpuinfo", "r");
+	struct sim_machine m;
 
-	if (fp) {
-		char line[512];
-
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "model name", 10)) {
-				char *c = strchr(line, ':');
-
-				if (c) {
-					snprintf(model, sizeof(model), "%s", c + 2);
-					model[strcspn(model, "\n")] = 0;
-				}
-				break;
-			}
-		fclose(fp);
-	}
-	fp = fopen("/etc/os-release", "r");
-	if (fp) {
-		char line[512];
-
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "PRETTY_NAME=", 12)) {
-				char *v = line + 12;
-
-				v += *v == '"';
-				v[strcspn(v, "\"\n")] = 0;
-				snprintf(os, sizeof(os), "%s", v);
-				break;
-			}
-		fclose(fp);
-	}
-	uname(&u);
+	sim_machine_get(&m);
 	snprintf(buf, n, "%.120s x %ld online, %.80s, Linux %.64s; the simulator is single-threaded",
-		 model, sysconf(_SC_NPROCESSORS_ONLN), os, u.release);
+		 m.model, m.cpus, m.os, m.release);
 }
 
 static void fa_header(struct sim_out *out, const struct fa_dev *d)
@@ -1096,8 +993,6 @@ static void parse_pools(struct fa_opts *o, const char *v)
 
 static bool parse(struct fa_opts *o, int argc, char **argv)
 {
-	size_t len = 0;
-
 	*o = (struct fa_opts){ .weight = { 1, 3 }, .mixes = { 100, 50, 0 }, .nmixes = 3,
 			       .scheds = (1u << FA_FIFO) | (1u << FA_DRR) | (1u << FA_DRRG), .bus_drr = true,
 			       .gc_pipeline = true, .qd = 256,
@@ -1105,14 +1000,7 @@ static bool parse(struct fa_opts *o, int argc, char **argv)
 			       .planes = 2, .ppb = 48, .blocks = 32, .seed = 1,
 			       .outdir = "docs/results" };
 	parse_pools(o, "1x1,2x1,2x2");
-	for (int i = 0; i < argc; i++) {
-		int n = snprintf(o->cmdline + len, sizeof(o->cmdline) - len, "%s%s", i ? " " : "",
-				 argv[i]);
-
-		if (n < 0 || (size_t)n >= sizeof(o->cmdline) - len)
-			break;
-		len += (size_t)n;
-	}
+	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
 	/* argv[1] is "fairness". */
 	for (int i = 2; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

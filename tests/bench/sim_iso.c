@@ -35,7 +35,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include "sim.h"
 
@@ -47,12 +46,6 @@
 enum iso_level { ISO_SOFTWARE, ISO_CHIP, ISO_CHANNEL, ISO_LEVELS };
 
 static const char *const iso_level_name[ISO_LEVELS] = { "software", "chip", "channel" };
-
-/* YCSB's zipfian generator (Gray et al. 1994) over [0, n). */
-struct iso_zipf {
-	uint64_t n;
-	double theta, alpha, zetan, eta, half_pow;
-};
 
 struct iso_dev;
 struct iso_tenant;
@@ -83,7 +76,7 @@ struct iso_tenant {
 	struct ftl_env env;
 	struct ftl_resources res;
 	struct ftl *f;
-	bool kicked;
+	struct sim_tenv se; /* its FTL's environment */
 	uint32_t cap;
 	uint32_t *shadow; /* committed version per LBA, 0: never written */
 	uint32_t *pend; /* version of the write in flight per LBA, 0: none */
@@ -103,7 +96,7 @@ struct iso_tenant {
 	double mean_gap_ns;
 	uint32_t reads_pct;
 	bool uniform; /* LBAs uniform over the capacity, else scrambled zipfian */
-	struct iso_zipf z;
+	struct sim_zipf z;
 
 	/* Measurement: ops arriving in [m0, m1) while m_on; those in flight. */
 	bool m_on;
@@ -142,104 +135,6 @@ struct iso_point {
 	double busy_read, busy_prog, busy_erase, busy_susp; /* % of the pool's die time */
 	double chan_busy; /* % of the used channels' time */
 	double wall_s;
-};
-
-/* ---- randomness ---- */
-
-static uint64_t rnd(struct iso_tenant *t)
-{
-	t->rng ^= t->rng >> 12;
-	t->rng ^= t->rng << 25;
-	t->rng ^= t->rng >> 27;
-	return t->rng * 2685821657736338717ull;
-}
-
-/* Uniform in (0, 1]. */
-static double rnd_unit(struct iso_tenant *t)
-{
-	return (double)((rnd(t) >> 11) + 1) * (1.0 / 9007199254740992.0);
-}
-
-static void zipf_init(struct iso_zipf *z, uint64_t n, double theta)
-{
-	double zeta2 = 1.0 + pow(0.5, theta);
-
-	z->n = n;
-	z->theta = theta;
-	z->zetan = 0;
-	for (uint64_t i = 1; i <= n; i++)
-		z->zetan += 1.0 / pow((double)i, theta);
-	z->alpha = 1.0 / (1.0 - theta);
-	z->eta = (1.0 - pow(2.0 / (double)n, 1.0 - theta)) / (1.0 - zeta2 / z->zetan);
-	z->half_pow = pow(0.5, theta);
-}
-
-static uint64_t zipf_next(const struct iso_zipf *z, double u)
-{
-	double uz = u * z->zetan;
-	uint64_t r;
-
-	if (uz < 1.0)
-		return 0;
-	if (uz < 1.0 + z->half_pow)
-		return 1;
-	r = (uint64_t)((double)z->n * pow(z->eta * u - z->eta + 1.0, z->alpha));
-	return r < z->n ? r : z->n - 1;
-}
-
-/* FNV-1a over the 8 bytes of @v, as YCSB's ScrambledZipfianGenerator. */
-static uint64_t fnv1a64(uint64_t v)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (int i = 0; i < 8; i++) {
-		h ^= v & 0xff;
-		h *= 0x100000001b3ull;
-		v >>= 8;
-	}
-	return h;
-}
-
-static uint32_t zipf_lba(struct iso_tenant *t)
-{
-	return (uint32_t)(fnv1a64(zipf_next(&t->z, rnd_unit(t))) % t->cap);
-}
-
-/* ---- the FTL's environment: one clock and one device for both ---- */
-
-static int env_submit(void *ctx, struct nand_op *op)
-{
-	struct iso_tenant *t = ctx;
-
-	return nand_submit(t->d->dev, op, blox_clock_now(&t->d->clock));
-}
-
-static uint64_t env_now(void *ctx)
-{
-	struct iso_tenant *t = ctx;
-
-	return blox_clock_now(&t->d->clock);
-}
-
-static void env_kick(void *ctx)
-{
-	struct iso_tenant *t = ctx;
-
-	t->kicked = true;
-}
-
-static int env_sync(void *ctx)
-{
-	struct iso_tenant *t = ctx;
-
-	return t->d->store->ops->sync(t->d->store);
-}
-
-static const struct ftl_env_ops iso_env_ops = {
-	.submit = env_submit,
-	.now = env_now,
-	.kick = env_kick,
-	.sync = env_sync,
 };
 
 /* ---- resources ---- */
@@ -322,8 +217,7 @@ static void tenant_open(struct iso_dev *d, int ti)
 
 	t->d = d;
 	t->name = ti ? 'W' : 'R';
-	t->env = (struct ftl_env){ .ops = &iso_env_ops, .ctx = t, .dev = d->dev,
-				   .store = d->store };
+	sim_tenv_init(&t->se, &t->env, NULL, d->dev, d->store, &d->clock, (uint32_t)ti);
 	level_resources(d->o, &d->nc.geo, d->level, ti, &t->res);
 	if ((rc = ftl_create(&d->fc, &t->env, &t->res, &t->f)))
 		sim_die("isolation: ftl_create (%c, %s): %d", t->name, iso_level_name[d->level], rc);
@@ -527,7 +421,7 @@ static void iso_done(struct ftl_io *io)
 static uint32_t free_lba(struct iso_tenant *t)
 {
 	for (int tries = 0; tries < 1024; tries++) {
-		uint32_t lba = (uint32_t)(rnd(t) % t->cap);
+		uint32_t lba = (uint32_t)(sim_rnd(&t->rng) % t->cap);
 
 		if (!t->pend[lba])
 			return lba;
@@ -550,7 +444,7 @@ static void closed_next(struct iso_tenant *t)
 		iso_submit(t, FTL_IO_WRITE, free_lba(t), 1, now);
 		break;
 	case ISO_JOB_VERIFY:
-		iso_submit(t, FTL_IO_READ, (uint32_t)(rnd(t) % t->cap), 1, now);
+		iso_submit(t, FTL_IO_READ, (uint32_t)(sim_rnd(&t->rng) % t->cap), 1, now);
 		break;
 	default:
 		break;
@@ -571,7 +465,7 @@ static void job_closed(struct iso_tenant *t, enum iso_job job, uint64_t n, uint3
 
 static uint64_t next_gap(struct iso_tenant *t)
 {
-	double g = -log(rnd_unit(t)) * t->mean_gap_ns;
+	double g = -log(sim_rnd_unit(&t->rng)) * t->mean_gap_ns;
 
 	return g < 1.0 ? 1 : (uint64_t)g;
 }
@@ -579,7 +473,7 @@ static uint64_t next_gap(struct iso_tenant *t)
 static void job_mix(struct iso_tenant *t, double kiops, uint32_t reads_pct, bool uniform)
 {
 	if (!uniform && t->z.n != t->cap)
-		zipf_init(&t->z, t->cap, ISO_ZIPF_THETA);
+		sim_zipf_init(&t->z, t->cap, ISO_ZIPF_THETA);
 	t->job = ISO_JOB_MIX;
 	t->uniform = uniform;
 	t->reads_pct = reads_pct;
@@ -593,20 +487,20 @@ static void arrival(struct iso_tenant *t)
 	uint64_t now = t->next_arr;
 
 	if (t->uniform) {
-		if (rnd(t) % 100 < t->reads_pct)
-			iso_submit(t, FTL_IO_READ, (uint32_t)(rnd(t) % t->cap), 1, now);
+		if (sim_rnd(&t->rng) % 100 < t->reads_pct)
+			iso_submit(t, FTL_IO_READ, (uint32_t)(sim_rnd(&t->rng) % t->cap), 1, now);
 		else
 			iso_submit(t, FTL_IO_WRITE, free_lba(t), 1, now);
-	} else if (rnd(t) % 100 < t->reads_pct) {
-		iso_submit(t, FTL_IO_READ, zipf_lba(t), 1, now);
+	} else if (sim_rnd(&t->rng) % 100 < t->reads_pct) {
+		iso_submit(t, FTL_IO_READ, sim_zipf_lba(&t->z, &t->rng, t->cap), 1, now);
 	} else {
-		uint32_t lba = zipf_lba(t);
+		uint32_t lba = sim_zipf_lba(&t->z, &t->rng, t->cap);
 
 		/* No two writes in flight to one LBA: draw again (hot LBAs). */
 		for (int tries = 0; t->pend[lba]; tries++) {
 			if (tries == 64)
 				sim_die("isolation: no LBA without a write in flight (%c)", t->name);
-			lba = zipf_lba(t);
+			lba = sim_zipf_lba(&t->z, &t->rng, t->cap);
 		}
 		iso_submit(t, FTL_IO_WRITE, lba, 1, now);
 	}
@@ -653,8 +547,8 @@ static void iso_run(struct iso_dev *d, uint64_t until, bool (*done)(const struct
 		for (int i = 0; i < ISO_TENANTS; i++) {
 			struct iso_tenant *t = &d->t[i];
 
-			if (t->kicked) {
-				t->kicked = false;
+			if (t->se.kicked) {
+				t->se.kicked = false;
 				ftl_process(t->f);
 				any = true;
 			}
@@ -744,24 +638,6 @@ static uint32_t pool_channels(const struct iso_dev *d)
 	return n;
 }
 
-static double flash_units(const struct ftl_stats *a)
-{
-	return (double)(a->units_written_host + a->units_written_gc + a->units_written_tp +
-			a->units_padded);
-}
-
-static double waf_between(const struct ftl_stats *a, const struct ftl_stats *b)
-{
-	double host = (double)(b->units_written_host - a->units_written_host);
-
-	return host > 0 ? (flash_units(b) - flash_units(a)) / host : 0.0;
-}
-
-static double us(uint64_t ns)
-{
-	return (double)ns / 1000.0;
-}
-
 /*
  * Both tenants filled, then W overwritten until its GC runs in steady
  * state; W's WAF over the overwrite into @waf_pre.
@@ -781,7 +657,7 @@ static void iso_precondition(struct iso_dev *d, double *waf_pre)
 	job_closed(w, ISO_JOB_RANDW, (uint64_t)(o->iso_precond_x * w->cap), o->iso_w_qd);
 	iso_run(d, UINT64_MAX, both_idle);
 	snap(d, &s1);
-	*waf_pre = waf_between(&s0.st[1], &s1.st[1]);
+	*waf_pre = sim_waf_between(&s0.st[1], &s1.st[1]);
 	/* From here W writes until the end of the last point. */
 	job_closed(w, ISO_JOB_RANDW, UINT64_MAX, o->iso_w_qd);
 }
@@ -831,21 +707,21 @@ static void iso_window(struct iso_dev *d, struct iso_point *p)
 	p->r_writes = r->wlat.count;
 	p->r_kiops = (double)(r->rlat.count + r->wlat.count) / win_s / 1000.0;
 	p->r_mean = blox_hist_mean(&r->rlat) / 1000.0;
-	p->r_p50 = us(blox_hist_quantile(&r->rlat, 0.50));
-	p->r_p99 = us(blox_hist_quantile(&r->rlat, 0.99));
-	p->r_p999 = us(blox_hist_quantile(&r->rlat, 0.999));
-	p->r_max = us(r->rlat.max);
+	p->r_p50 = sim_us(blox_hist_quantile(&r->rlat, 0.50));
+	p->r_p99 = sim_us(blox_hist_quantile(&r->rlat, 0.99));
+	p->r_p999 = sim_us(blox_hist_quantile(&r->rlat, 0.999));
+	p->r_max = sim_us(r->rlat.max);
 	p->rw_mean = r->wlat.count ? blox_hist_mean(&r->wlat) / 1000.0 : 0;
-	p->rw_p99 = r->wlat.count ? us(blox_hist_quantile(&r->wlat, 0.99)) : 0;
+	p->rw_p99 = r->wlat.count ? sim_us(blox_hist_quantile(&r->wlat, 0.99)) : 0;
 	p->r_tp_per_read = (double)(s2.st[0].flash_tp_reads - s1.st[0].flash_tp_reads) /
 			   (double)(p->r_reads ? p->r_reads : 1);
 	/* W's writes. */
 	p->w_writes = w->wlat.count;
 	p->w_kiops = (double)w->wlat.count / win_s / 1000.0;
 	p->w_mean = blox_hist_mean(&w->wlat) / 1000.0;
-	p->w_p99 = us(blox_hist_quantile(&w->wlat, 0.99));
-	p->w_p50 = us(blox_hist_quantile(&w->wlat, 0.50));
-	p->w_waf = waf_between(&s1.st[1], &s2.st[1]);
+	p->w_p99 = sim_us(blox_hist_quantile(&w->wlat, 0.99));
+	p->w_p50 = sim_us(blox_hist_quantile(&w->wlat, 0.50));
+	p->w_waf = sim_waf_between(&s1.st[1], &s2.st[1]);
 	p->w_gc_runs = s2.st[1].gc_runs - s1.st[1].gc_runs;
 	p->w_paced = s2.st[1].gc_paced - s1.st[1].gc_paced;
 	/* The device over the window. */
@@ -884,27 +760,10 @@ static void iso_verify(struct iso_dev *d)
 
 static void machine(char *buf, size_t n)
 {
-	struct utsname u;
-	char model[256] = "unknown CPU";
-	FILE *fp = fopen("/proc/cpuinfo", "r");
+	struct sim_machine m;
 
-	if (fp) {
-		char line[512];
-
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "model name", 10)) {
-				char *c = strchr(line, ':');
-
-				if (c) {
-					snprintf(model, sizeof(model), "%s", c + 2);
-					model[strcspn(model, "\n")] = 0;
-				}
-				break;
-			}
-		fclose(fp);
-	}
-	uname(&u);
-	snprintf(buf, n, "%s, Linux %s, single-threaded", model, u.release);
+	sim_machine_get(&m);
+	snprintf(buf, n, "%s, Linux %s, single-threaded", m.model, m.release);
 }
 
 static void iso_header(struct sim_out *out, const struct iso_dev *d)

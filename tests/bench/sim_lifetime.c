@@ -37,7 +37,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "flashblox.h"
 #include "sim.h"
@@ -206,18 +205,9 @@ static uint32_t arg_u32(const char *k, const char *v, uint32_t min, uint32_t max
 
 static bool parse(struct lt_opts *o, int argc, char **argv)
 {
-	size_t len = 0;
-
 	*o = (struct lt_opts){ .channels = 8, .bound_permille = 100, .free_ch = -1, .years = 10,
 			       .waf_ppb = 96, .sweep = true, .outdir = "docs/results" };
-	for (int i = 0; i < argc; i++) {
-		int n = snprintf(o->cmdline + len, sizeof(o->cmdline) - len, "%s%s", i ? " " : "",
-				 argv[i]);
-
-		if (n < 0 || (size_t)n >= sizeof(o->cmdline) - len)
-			break;
-		len += (size_t)n;
-	}
+	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
 	/* argv[1] is "lifetime". */
 	for (int i = 2; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -597,33 +587,11 @@ static void lt_simulate(const struct lt_ctx *c, const struct lt_cfg *cfg, uint64
 
 static void machine_line(struct sim_out *out)
 {
-	char model[256] = "unknown CPU", os[256] = "unknown OS", line[512];
-	FILE *fp = fopen("/proc/cpuinfo", "r");
+	struct sim_machine m;
 
-	if (fp) {
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-				snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
-				model[strcspn(model, "\n")] = 0;
-				break;
-			}
-		fclose(fp);
-	}
-	fp = fopen("/etc/os-release", "r");
-	if (fp) {
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "PRETTY_NAME=", 12)) {
-				char *v = line + 12;
-
-				v += *v == '"';
-				snprintf(os, sizeof(os), "%s", v);
-				os[strcspn(os, "\"\n")] = 0;
-				break;
-			}
-		fclose(fp);
-	}
-	sim_outf(out, "# machine: %s, %ld cores, %s; single-threaded, virtual time\n", model,
-		 sysconf(_SC_NPROCESSORS_ONLN), os);
+	sim_machine_get(&m);
+	sim_outf(out, "# machine: %s, %ld cores, %s; single-threaded, virtual time\n", m.model, m.cpus,
+		 m.os);
 }
 
 static double paper_bound(uint32_t n, double avg, double round_len)

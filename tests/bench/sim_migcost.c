@@ -31,9 +31,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
+#include "blox_util.h"
 #include "sim.h"
 
 #define MC_TENANTS 2
@@ -55,12 +55,6 @@ struct mc_opts {
 	bool debug; /* BLOX_SIM_DEBUG set: the migration's progress to stderr */
 	const char *out, *outdir;
 	char cmdline[2048];
-};
-
-/* YCSB's zipfian generator (Gray et al. 1994) over [0, n). */
-struct mc_zipf {
-	uint64_t n;
-	double theta, alpha, zetan, eta, half_pow;
 };
 
 struct mc_dev;
@@ -110,7 +104,7 @@ struct mc_tenant {
 	struct ftl_env env;
 	struct ftl_resources res;
 	struct ftl *f;
-	bool kicked;
+	struct sim_tenv se; /* its FTL's environment */
 	uint64_t wake_ns; /* ops->wake_at() asked for this time; 0: nothing */
 	bool mig_ended; /* ops->migrated() ran */
 	int mig_status;
@@ -130,7 +124,7 @@ struct mc_tenant {
 	bool arrivals;
 	uint64_t next_arr;
 	double mean_gap_ns;
-	struct mc_zipf z;
+	struct sim_zipf z;
 
 	/* Measurement: ops arriving in [m0, m1) while m_on; those in flight. */
 	bool m_on;
@@ -184,99 +178,12 @@ struct mc_point {
 	double wall_s;
 };
 
-/* ---- randomness (as sim_iso.c) ---- */
-
-static uint64_t rnd(struct mc_tenant *t)
-{
-	t->rng ^= t->rng >> 12;
-	t->rng ^= t->rng << 25;
-	t->rng ^= t->rng >> 27;
-	return t->rng * 2685821657736338717ull;
-}
-
-static double rnd_unit(struct mc_tenant *t)
-{
-	return (double)((rnd(t) >> 11) + 1) * (1.0 / 9007199254740992.0);
-}
-
-static void zipf_init(struct mc_zipf *z, uint64_t n, double theta)
-{
-	double zeta2 = 1.0 + pow(0.5, theta);
-
-	z->n = n;
-	z->theta = theta;
-	z->zetan = 0;
-	for (uint64_t i = 1; i <= n; i++)
-		z->zetan += 1.0 / pow((double)i, theta);
-	z->alpha = 1.0 / (1.0 - theta);
-	z->eta = (1.0 - pow(2.0 / (double)n, 1.0 - theta)) / (1.0 - zeta2 / z->zetan);
-	z->half_pow = pow(0.5, theta);
-}
-
-static uint64_t zipf_next(const struct mc_zipf *z, double u)
-{
-	double uz = u * z->zetan;
-	uint64_t r;
-
-	if (uz < 1.0)
-		return 0;
-	if (uz < 1.0 + z->half_pow)
-		return 1;
-	r = (uint64_t)((double)z->n * pow(z->eta * u - z->eta + 1.0, z->alpha));
-	return r < z->n ? r : z->n - 1;
-}
-
-static uint64_t fnv1a64(uint64_t v)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (int i = 0; i < 8; i++) {
-		h ^= v & 0xff;
-		h *= 0x100000001b3ull;
-		v >>= 8;
-	}
-	return h;
-}
-
-static uint32_t zipf_lba(struct mc_tenant *t)
-{
-	return (uint32_t)(fnv1a64(zipf_next(&t->z, rnd_unit(t))) % t->cap);
-}
-
 /* ---- the FTL's environment ---- */
-
-static int env_submit(void *ctx, struct nand_op *op)
-{
-	struct mc_tenant *t = ctx;
-
-	return nand_submit(t->d->dev, op, blox_clock_now(&t->d->clock));
-}
-
-static uint64_t env_now(void *ctx)
-{
-	struct mc_tenant *t = ctx;
-
-	return blox_clock_now(&t->d->clock);
-}
-
-static void env_kick(void *ctx)
-{
-	struct mc_tenant *t = ctx;
-
-	t->kicked = true;
-}
-
-static int env_sync(void *ctx)
-{
-	struct mc_tenant *t = ctx;
-
-	return t->d->store->ops->sync(t->d->store);
-}
 
 /* From ftl_process(): the run loop starts the next die's migration (not from in here). */
 static void env_migrated(void *ctx, int status)
 {
-	struct mc_tenant *t = ctx;
+	struct mc_tenant *t = container_of(ctx, struct mc_tenant, se);
 
 	t->mig_ended = true;
 	t->mig_status = status;
@@ -289,16 +196,16 @@ static void env_migrated(void *ctx, int status)
  */
 static void env_wake_at(void *ctx, uint64_t ns)
 {
-	struct mc_tenant *t = ctx;
+	struct mc_tenant *t = container_of(ctx, struct mc_tenant, se);
 
 	t->wake_ns = ns ? ns : 1;
 }
 
 static const struct ftl_env_ops mc_env_ops = {
-	.submit = env_submit,
-	.now = env_now,
-	.kick = env_kick,
-	.sync = env_sync,
+	.submit = sim_tenv_submit,
+	.now = sim_tenv_now,
+	.kick = sim_tenv_kick,
+	.sync = sim_tenv_sync,
 	.migrated = env_migrated,
 	.wake_at = env_wake_at,
 };
@@ -314,8 +221,7 @@ static void tenant_open(struct mc_dev *d, int ti, uint32_t ch)
 	t->d = d;
 	t->name = ti ? 'W' : 'R';
 	t->ch = ch;
-	t->env = (struct ftl_env){ .ops = &mc_env_ops, .ctx = t, .dev = d->dev,
-				   .store = d->store };
+	sim_tenv_init(&t->se, &t->env, &mc_env_ops, d->dev, d->store, &d->clock, (uint32_t)ti);
 	memset(&t->res, 0, sizeof(t->res));
 	for (uint32_t die = 0; die < g->dies_per_channel; die++)
 		t->res.dies[t->res.nr_dies++] = ch * g->dies_per_channel + die;
@@ -499,7 +405,7 @@ static void mc_done(struct ftl_io *io)
 static uint32_t free_lba(struct mc_tenant *t)
 {
 	for (int tries = 0; tries < 1024; tries++) {
-		uint32_t lba = (uint32_t)(rnd(t) % t->cap);
+		uint32_t lba = (uint32_t)(sim_rnd(&t->rng) % t->cap);
 
 		if (!t->pend[lba])
 			return lba;
@@ -522,7 +428,7 @@ static void closed_next(struct mc_tenant *t)
 		mc_submit(t, FTL_IO_WRITE, free_lba(t), 1, now);
 		break;
 	case MC_JOB_VERIFY:
-		mc_submit(t, FTL_IO_READ, (uint32_t)(rnd(t) % t->cap), 1, now);
+		mc_submit(t, FTL_IO_READ, (uint32_t)(sim_rnd(&t->rng) % t->cap), 1, now);
 		break;
 	default:
 		break;
@@ -543,7 +449,7 @@ static void job_closed(struct mc_tenant *t, enum mc_job job, uint64_t n, uint32_
 
 static uint64_t next_gap(struct mc_tenant *t)
 {
-	double g = -log(rnd_unit(t)) * t->mean_gap_ns;
+	double g = -log(sim_rnd_unit(&t->rng)) * t->mean_gap_ns;
 
 	return g < 1.0 ? 1 : (uint64_t)g;
 }
@@ -551,7 +457,7 @@ static uint64_t next_gap(struct mc_tenant *t)
 static void job_reads(struct mc_tenant *t, double kiops)
 {
 	if (t->z.n != t->cap)
-		zipf_init(&t->z, t->cap, MC_ZIPF_THETA);
+		sim_zipf_init(&t->z, t->cap, MC_ZIPF_THETA);
 	t->job = MC_JOB_READS;
 	t->mean_gap_ns = 1e6 / kiops;
 	t->arrivals = true;
@@ -562,7 +468,7 @@ static void arrival(struct mc_tenant *t)
 {
 	uint64_t now = t->next_arr;
 
-	mc_submit(t, FTL_IO_READ, zipf_lba(t), 1, now);
+	mc_submit(t, FTL_IO_READ, sim_zipf_lba(&t->z, &t->rng, t->cap), 1, now);
 	t->next_arr = now + next_gap(t);
 }
 
@@ -725,8 +631,8 @@ static void mc_run(struct mc_dev *d, uint64_t until, bool (*done)(const struct m
 		for (int i = 0; i < MC_TENANTS; i++) {
 			struct mc_tenant *t = &d->t[i];
 
-			if (t->kicked) {
-				t->kicked = false;
+			if (t->se.kicked) {
+				t->se.kicked = false;
 				ftl_process(t->f);
 				any = true;
 			}
@@ -797,17 +703,6 @@ static void check_clean(const struct mc_dev *d)
 
 /* ---- windows ---- */
 
-static double flash_units(const struct ftl_stats *a)
-{
-	return (double)(a->units_written_host + a->units_written_gc + a->units_written_tp +
-			a->units_padded);
-}
-
-static double us(uint64_t ns)
-{
-	return (double)ns / 1000.0;
-}
-
 static void win_begin(struct mc_dev *d, struct ftl_stats st[MC_TENANTS], uint64_t m1)
 {
 	uint64_t now = blox_clock_now(&d->clock);
@@ -845,11 +740,11 @@ static void win_end(struct mc_dev *d, const struct ftl_stats st0[MC_TENANTS], st
 		l->n = h->count;
 		l->kiops = (double)h->count / w->secs / 1000.0;
 		l->mean = h->count ? blox_hist_mean(h) / 1000.0 : 0;
-		l->p50 = us(blox_hist_quantile(h, 0.50));
-		l->p99 = us(blox_hist_quantile(h, 0.99));
-		l->p999 = us(blox_hist_quantile(h, 0.999));
-		l->max = us(h->max);
-		l->waf = host > 0 ? (flash_units(&st1[i]) - flash_units(&st0[i])) / host : 0;
+		l->p50 = sim_us(blox_hist_quantile(h, 0.50));
+		l->p99 = sim_us(blox_hist_quantile(h, 0.99));
+		l->p999 = sim_us(blox_hist_quantile(h, 0.999));
+		l->max = sim_us(h->max);
+		l->waf = host > 0 ? (sim_flash_units(&st1[i]) - sim_flash_units(&st0[i])) / host : 0;
 		l->gc_runs = st1[i].gc_runs - st0[i].gc_runs;
 	}
 	check_clean(d);
@@ -971,7 +866,7 @@ static double mc_precondition(struct mc_dev *d)
 	ftl_get_stats(w->f, &s1);
 	check_clean(d);
 	host = (double)(s1.units_written_host - s0.units_written_host);
-	return host > 0 ? (flash_units(&s1) - flash_units(&s0)) / host : 0;
+	return host > 0 ? (sim_flash_units(&s1) - sim_flash_units(&s0)) / host : 0;
 }
 
 /* W stops, R's arrivals stop; both read a random sample back. */
@@ -990,43 +885,11 @@ static void mc_verify(struct mc_dev *d)
 
 static void machine(char *buf, size_t n)
 {
-	struct utsname u;
-	char model[256] = "unknown CPU", os[256] = "unknown OS";
-	FILE *fp = fopen("/proc/cpuinfo", "r");
+	struct sim_machine m;
 
-	if (fp) {
-		char line[512];
-
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "model name", 10)) {
-				char *c = strchr(line, ':');
-
-				if (c) {
-					snprintf(model, sizeof(model), "%s", c + 2);
-					model[strcspn(model, "\n")] = 0;
-				}
-				break;
-			}
-		fclose(fp);
-	}
-	fp = fopen("/etc/os-release", "r");
-	if (fp) {
-		char line[512];
-
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "PRETTY_NAME=", 12)) {
-				char *v = line + 12;
-
-				v += *v == '"';
-				v[strcspn(v, "\"\n")] = 0;
-				snprintf(os, sizeof(os), "%s", v);
-				break;
-			}
-		fclose(fp);
-	}
-	uname(&u);
-	snprintf(buf, n, "%s x %ld online, %s, Linux %s; the simulator is single-threaded", model,
-		 sysconf(_SC_NPROCESSORS_ONLN), os, u.release);
+	sim_machine_get(&m);
+	snprintf(buf, n, "%s x %ld online, %s, Linux %s; the simulator is single-threaded", m.model,
+		 m.cpus, m.os, m.release);
 }
 
 /* Raw bytes of one channel of @g. */
@@ -1045,7 +908,7 @@ static void mc_header(struct sim_out *out, const struct mc_dev *d, double waf_pr
 	struct nand_geometry dg;
 	struct ftl_layout lay;
 	struct ftl_gc_info gc;
-	char m[512];
+	char m[768];
 
 	nand_geometry_default(&dg);
 	machine(m, sizeof(m));
@@ -1344,21 +1207,12 @@ static void parse_move(struct mc_opts *o, const char *v)
 
 static bool parse(struct mc_opts *o, int argc, char **argv)
 {
-	size_t len = 0;
-
 	*o = (struct mc_opts){ .order = { 1, 0 }, .norder = 2, .base_s = 5, .warmup_s = 1, .r_kiops = 10,
 			       .precond_x = 2, .w_qd = 32, .wl_threshold = -1, .fill_qd = 32, .ppb = 48, .blocks = 64,
 			       .seed = 1, .outdir = "docs/results",
 			       .debug = getenv("BLOX_SIM_DEBUG") != NULL };
 	parse_shares(o, "1000,500,250,100");
-	for (int i = 0; i < argc; i++) {
-		int n = snprintf(o->cmdline + len, sizeof(o->cmdline) - len, "%s%s", i ? " " : "",
-				 argv[i]);
-
-		if (n < 0 || (size_t)n >= sizeof(o->cmdline) - len)
-			break;
-		len += (size_t)n;
-	}
+	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
 	/* argv[1] is "migcost". */
 	for (int i = 2; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

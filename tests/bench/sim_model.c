@@ -32,8 +32,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
 #include "blox_model.h"
 #include "sim.h"
@@ -208,18 +206,10 @@ static bool parse(struct mo_opts *o, int argc, char **argv)
 
 /* ---- the device and its counters ---- */
 
-static uint64_t rnd(struct mo *m)
-{
-	m->rng ^= m->rng >> 12;
-	m->rng ^= m->rng << 25;
-	m->rng ^= m->rng >> 27;
-	return m->rng * 2685821657736338717ull;
-}
-
 /* Exponential gap of mean @mean_ns. */
 static uint64_t gap(struct mo *m, double mean_ns)
 {
-	double u = ((double)(rnd(m) >> 11) + 0.5) / 9007199254740992.0;
+	double u = ((double)(sim_rnd(&m->rng) >> 11) + 0.5) / 9007199254740992.0;
 
 	return (uint64_t)(-log(u) * mean_ns) + 1;
 }
@@ -377,7 +367,7 @@ static void rd_submit(struct mo *m, uint64_t t)
 	r = &m->rds[m->free_idx[--m->nfree]];
 	memset(&r->io, 0, sizeof(r->io));
 	r->io.op = FTL_IO_READ;
-	r->io.lba = (uint32_t)(rnd(m) % m->s.cap);
+	r->io.lba = (uint32_t)(sim_rnd(&m->rng) % m->s.cap);
 	r->io.nr = 1;
 	r->io.buf = r->buf;
 	r->io.cb = rd_done;
@@ -505,31 +495,11 @@ static void read_point(struct mo *m, uint32_t pct, struct mo_point *p)
 
 static void machine(char *buf, size_t n)
 {
-	char model[256] = "unknown CPU", os[256] = "unknown OS", line[512];
-	struct utsname u;
-	FILE *fp;
+	struct sim_machine m;
 
-	if ((fp = fopen("/proc/cpuinfo", "r"))) {
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-				snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
-				model[strcspn(model, "\n")] = 0;
-				break;
-			}
-		fclose(fp);
-	}
-	if ((fp = fopen("/etc/os-release", "r"))) {
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "PRETTY_NAME=", 12)) {
-				snprintf(os, sizeof(os), "%s", line + 12 + (line[12] == '"'));
-				os[strcspn(os, "\"\n")] = 0;
-				break;
-			}
-		fclose(fp);
-	}
-	uname(&u);
-	snprintf(buf, n, "%s, Linux %s, %ld CPUs online (%s); the simulator runs on one", os,
-		 u.release, sysconf(_SC_NPROCESSORS_ONLN), model);
+	sim_machine_get(&m);
+	snprintf(buf, n, "%s, Linux %s, %ld CPUs online (%s); the simulator runs on one", m.os,
+		 m.release, m.cpus, m.model);
 }
 
 static void header(struct sim_out *out, const struct mo *m)

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include "mdc.h" /* FTL_MDC_DESC_BYTES, FTL_MDC_MAX_RUN */
 #include "sim.h"
@@ -48,27 +47,10 @@ void sim_out_close(struct sim_out *out)
 
 static void machine(char *buf, size_t n)
 {
-	struct utsname u;
-	char model[256] = "unknown CPU";
-	FILE *fp = fopen("/proc/cpuinfo", "r");
+	struct sim_machine m;
 
-	if (fp) {
-		char line[512];
-
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "model name", 10)) {
-				char *c = strchr(line, ':');
-
-				if (c) {
-					snprintf(model, sizeof(model), "%s", c + 2);
-					model[strcspn(model, "\n")] = 0;
-				}
-				break;
-			}
-		fclose(fp);
-	}
-	uname(&u);
-	snprintf(buf, n, "%s, Linux %s, single-threaded", model, u.release);
+	sim_machine_get(&m);
+	snprintf(buf, n, "%s, Linux %s, single-threaded", m.model, m.release);
 }
 
 void sim_out_header(struct sim_out *out, const struct sim *s, const char *title)

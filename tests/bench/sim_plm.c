@@ -35,9 +35,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "sim.h"
 
@@ -116,23 +114,15 @@ struct pl_dev {
 	uint64_t bad, io_errors;
 };
 
-static uint64_t rnd(struct pl_dev *d)
-{
-	d->rng ^= d->rng >> 12;
-	d->rng ^= d->rng << 25;
-	d->rng ^= d->rng >> 27;
-	return d->rng * 2685821657736338717ull;
-}
-
 static uint32_t below(struct pl_dev *d, uint32_t n)
 {
-	return (uint32_t)(rnd(d) % n);
+	return (uint32_t)(sim_rnd(&d->rng) % n);
 }
 
 /* An exponential inter-arrival time for @per_s arrivals a second, in ns. */
 static uint64_t exp_ns(struct pl_dev *d, double per_s)
 {
-	double u = ((double)(rnd(d) >> 11) + 0.5) / 9007199254740992.0;
+	double u = ((double)(sim_rnd(&d->rng) >> 11) + 0.5) / 9007199254740992.0;
 
 	return (uint64_t)(-log(u) / per_s * 1e9) + 1;
 }
@@ -544,34 +534,11 @@ static void fork_point(struct pl_dev *d, struct pl_point *p)
 
 static void machine(char *buf, size_t n)
 {
-	struct utsname u;
-	char model[256] = "unknown CPU", os[256] = "unknown OS", line[512];
-	FILE *fp = fopen("/proc/cpuinfo", "r");
+	struct sim_machine m;
 
-	if (fp) {
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-				snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
-				model[strcspn(model, "\n")] = 0;
-				break;
-			}
-		fclose(fp);
-	}
-	fp = fopen("/etc/os-release", "r");
-	if (fp) {
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "PRETTY_NAME=", 12)) {
-				const char *v = line + 12 + (line[12] == '"');
-
-				snprintf(os, sizeof(os), "%s", v);
-				os[strcspn(os, "\"\n")] = 0;
-				break;
-			}
-		fclose(fp);
-	}
-	uname(&u);
-	snprintf(buf, n, "%s, %ld cores, %s, Linux %s; single-threaded", model,
-		 sysconf(_SC_NPROCESSORS_ONLN), os, u.release);
+	sim_machine_get(&m);
+	snprintf(buf, n, "%s, %ld cores, %s, Linux %s; single-threaded", m.model, m.cpus, m.os,
+		 m.release);
 }
 
 static double ms(uint64_t ns)

@@ -40,9 +40,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "qos.h"
 #include "sim.h"
@@ -163,14 +161,6 @@ struct sp_dev {
 	struct sp_point *pt;
 	uint64_t bad, io_errors;
 };
-
-static uint64_t rnd(struct sp_dev *d)
-{
-	d->rng ^= d->rng >> 12;
-	d->rng ^= d->rng << 25;
-	d->rng ^= d->rng >> 27;
-	return d->rng * 2685821657736338717ull;
-}
 
 /* ---- the policy's inputs ---- */
 
@@ -407,7 +397,7 @@ static void sp_done(struct ftl_io *io);
 static bool free_lba(struct sp_dev *d, uint32_t *lba)
 {
 	for (int tries = 0; tries < 64; tries++) {
-		*lba = (uint32_t)(rnd(d) % d->cap);
+		*lba = (uint32_t)(sim_rnd(&d->rng) % d->cap);
 		if (!d->lba_busy[*lba])
 			return true;
 	}
@@ -438,7 +428,7 @@ static void sp_submit(struct sp_dev *d, struct sp_slot *sl)
 			sim_die("no free LBA");
 		break;
 	default:
-		op = rnd(d) % 100 < d->o->reads_pct ? FTL_IO_READ : FTL_IO_WRITE;
+		op = sim_rnd(&d->rng) % 100 < d->o->reads_pct ? FTL_IO_READ : FTL_IO_WRITE;
 		if (!free_lba(d, &lba))
 			sim_die("no free LBA");
 		break;
@@ -655,39 +645,11 @@ static void verify(struct sp_dev *d)
 
 static void machine(char *buf, size_t n)
 {
-	struct utsname u;
-	char model[256] = "unknown CPU", os[256] = "unknown OS", line[512];
-	FILE *fp = fopen("/proc/cpuinfo", "r");
+	struct sim_machine m;
 
-	if (fp) {
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-				snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
-				model[strcspn(model, "\n")] = 0;
-				break;
-			}
-		fclose(fp);
-	}
-	fp = fopen("/etc/os-release", "r");
-	if (fp) {
-		while (fgets(line, sizeof(line), fp))
-			if (!strncmp(line, "PRETTY_NAME=", 12)) {
-				const char *v = line + 12 + (line[12] == '"');
-
-				snprintf(os, sizeof(os), "%s", v);
-				os[strcspn(os, "\"\n")] = 0;
-				break;
-			}
-		fclose(fp);
-	}
-	uname(&u);
-	snprintf(buf, n, "%s, %ld cores, %s, Linux %s; single-threaded", model,
-		 sysconf(_SC_NPROCESSORS_ONLN), os, u.release);
-}
-
-static double us(uint64_t ns)
-{
-	return (double)ns / 1000.0;
+	sim_machine_get(&m);
+	snprintf(buf, n, "%s, %ld cores, %s, Linux %s; single-threaded", m.model, m.cpus, m.os,
+		 m.release);
 }
 
 static double per(uint64_t a, uint64_t b)
@@ -766,11 +728,11 @@ static void table(struct sim_out *out, const struct sp_point *pts, uint32_t n)
 
 		sim_outf(out, "%-3u %-13s %8.2f %8.1f %8.1f %8.1f %9.1f %9.1f %8.2f %8.1f %8.1f %8.1f %6.2f\n",
 			 p->qd, sp_policy_name[p->pol], p->reads_done / p->secs / 1000.0,
-			 blox_hist_mean(&p->rlat) / 1000.0, us(blox_hist_quantile(&p->rlat, 0.5)),
-			 us(blox_hist_quantile(&p->rlat, 0.99)),
-			 us(blox_hist_quantile(&p->rlat, 0.999)), us(p->rlat.max),
+			 blox_hist_mean(&p->rlat) / 1000.0, sim_us(blox_hist_quantile(&p->rlat, 0.5)),
+			 sim_us(blox_hist_quantile(&p->rlat, 0.99)),
+			 sim_us(blox_hist_quantile(&p->rlat, 0.999)), sim_us(p->rlat.max),
 			 p->writes_done * 4096.0 / p->secs / 1e6, blox_hist_mean(&p->wlat) / 1000.0,
-			 us(blox_hist_quantile(&p->wlat, 0.99)), us(p->wlat.max), per(flash, host));
+			 sim_us(blox_hist_quantile(&p->wlat, 0.99)), sim_us(p->wlat.max), per(flash, host));
 	}
 	sim_outf(out, "#\n# the flash's part: NAND reads at host-read priority (host data and the translation"
 		" pages host reads and writes load) submitted in the window, submit to completion at the"
@@ -783,9 +745,9 @@ static void table(struct sim_out *out, const struct sp_point *pts, uint32_t n)
 
 		sim_outf(out, "%-3u %-13s %9llu %8.1f %8.1f %8.1f %9.1f %9.1f\n", p->qd,
 			 sp_policy_name[p->pol], (unsigned long long)p->nand_rlat.count,
-			 blox_hist_mean(&p->nand_rlat) / 1000.0, us(blox_hist_quantile(&p->nand_rlat, 0.5)),
-			 us(blox_hist_quantile(&p->nand_rlat, 0.99)),
-			 us(blox_hist_quantile(&p->nand_rlat, 0.999)), us(p->nand_rlat.max));
+			 blox_hist_mean(&p->nand_rlat) / 1000.0, sim_us(blox_hist_quantile(&p->nand_rlat, 0.5)),
+			 sim_us(blox_hist_quantile(&p->nand_rlat, 0.99)),
+			 sim_us(blox_hist_quantile(&p->nand_rlat, 0.999)), sim_us(p->nand_rlat.max));
 	}
 	sim_outf(out, "#\n# NAND in the window: erases (block erases) and per GiB written by the host;"
 		" asked: host reads that found a program / an erase in their way (the policy asked);"
@@ -909,22 +871,13 @@ static void parse_policies(struct sp_opts *o, const char *v)
 
 static bool parse(struct sp_opts *o, int argc, char **argv)
 {
-	size_t len = 0;
-
 	*o = (struct sp_opts){ .policies = 15, .reads_pct = 70, .seconds = 20, .warmup_s = 2,
 			       .precond_x = 2, .channels = 4, .dies = 2, .planes = 2, .blocks = 64,
 			       .ppb = 96, .page_size = 16384, .op_permille = -1, .cmt_kib = -1,
 			       .engine_cap = -1, .smart_max = -1,
 			       .seed = 1 };
 	parse_list("4,16", o->qds, &o->nqds, SP_MAX_QDS, "--qd");
-	for (int i = 0; i < argc; i++) {
-		int k = snprintf(o->cmdline + len, sizeof(o->cmdline) - len, "%s%s", i ? " " : "",
-				 argv[i]);
-
-		if (k < 0 || (size_t)k >= sizeof(o->cmdline) - len)
-			break;
-		len += (size_t)k;
-	}
+	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
 	for (int i = 2; i < argc; i++) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
