@@ -8,6 +8,8 @@
  *   sim_out.c    output files and the header lines the experiments share
  *   sim_harness.c  what else they share: random numbers and zipfian LBAs,
  *                several FTLs on one device and clock, WAF, machine and command
+ *   sim_tenant.c a tenant of the two-tenant experiments: its ops, checked reads,
+ *                closed-loop jobs and open-loop arrivals, its measured window
  *   sim_reads.c  experiments 1 and 2 (read sweeps, DFTL vs MDC)
  *   sim_waf.c    experiment 3 (write amplification vs over-provisioning)
  *   sim_iso.c    experiment isolation (FlashBlox: two tenants, three isolation levels)
@@ -236,6 +238,92 @@ struct sim_machine {
 void sim_machine_get(struct sim_machine *m);
 /* argv joined by spaces into @buf (cut at the last argument that fits). */
 void sim_cmdline(char *buf, size_t size, int argc, char **argv);
+
+/* ---- a tenant of the two-tenant experiments (sim_tenant.c) ---- */
+
+struct sim_tenant;
+
+/* One op of a tenant and its buffer. */
+struct sim_tslot {
+	struct ftl_io io;
+	struct sim_tenant *t;
+	uint8_t *buf;
+	uint32_t buf_units;
+	uint64_t t_arr; /* arrival (open loop) or submission (closed loop) */
+	uint32_t lba, nr;
+	uint32_t lo; /* read: the LBA's committed version at submission */
+	bool in_win; /* submitted inside the measured window */
+	uint32_t ver[SIM_SEQ_UNITS]; /* write: versions written */
+};
+
+enum sim_tjob {
+	SIM_TJOB_NONE,
+	SIM_TJOB_FILL, /* closed loop: the capacity in 128 KiB sequential writes */
+	SIM_TJOB_RANDW, /* closed loop: uniform random 4 KiB writes */
+	SIM_TJOB_VERIFY, /* closed loop: uniform random 4 KiB reads */
+	SIM_TJOB_OPEN, /* open loop: Poisson arrivals, the experiment submits them */
+};
+
+/*
+ * One FTL on a device it shares with others, embedded in the experiment's
+ * tenant. The experiment creates the FTL (f, on res, in env) and calls
+ * sim_tenant_start(); what it submits is checked: every write stamps its
+ * units with the LBA and a version, every read must see the version
+ * committed when it was submitted or a newer one.
+ */
+struct sim_tenant {
+	const char *exp; /* the experiment's name, in messages */
+	char name; /* 'R', 'W', ... */
+	struct ftl_env env;
+	struct ftl_resources res;
+	struct ftl *f;
+	struct sim_tenv se; /* its FTL's environment */
+	uint32_t cap;
+	uint32_t *shadow; /* committed version per LBA, 0: never written */
+	uint32_t *pend; /* version of the write in flight per LBA, 0: none */
+	uint32_t next_ver;
+	uint64_t rng;
+	struct sim_tslot *slots;
+	uint32_t *free_idx, nfree, pool;
+
+	/* The running job. */
+	enum sim_tjob job;
+	uint32_t qd;
+	uint64_t to_submit, submitted, inflight;
+	bool stop; /* closed loop: submit no more */
+	uint32_t fill_ptr;
+	bool arrivals; /* open loop: arrivals on */
+	uint64_t next_arr;
+	double mean_gap_ns;
+	struct sim_zipf z;
+
+	/* Measurement: ops arriving in [m0, m1) while m_on; those in flight. */
+	bool m_on;
+	uint64_t m0, m1, win_inflight;
+	struct blox_hist rlat, wlat;
+	uint64_t bad, io_errors;
+};
+
+/* @t's FTL is created: its capacity, @pool slots, its random sequence (tenant @ti of --seed @seed). */
+void sim_tenant_start(struct sim_tenant *t, const char *exp, uint32_t pool, uint64_t seed,
+		      uint32_t ti);
+/* Destroy the FTL, free the rest. */
+void sim_tenant_close(struct sim_tenant *t);
+/* Submit @nr units at @lba arrived at @t_arr (dies if no slot is free or the FTL refuses). */
+void sim_tenant_submit(struct sim_tenant *t, enum ftl_io_op op, uint32_t lba, uint32_t nr,
+		       uint64_t t_arr);
+/* A uniform LBA no write of ours is in flight to. */
+uint32_t sim_tenant_free_lba(struct sim_tenant *t);
+/* Start closed-loop @job: @n ops, @qd of them in flight. */
+void sim_tenant_job_closed(struct sim_tenant *t, enum sim_tjob job, uint64_t n, uint32_t qd);
+/* Start the open loop at @kiops (zipfian LBAs of @theta prepared unless 0); the first arrival. */
+void sim_tenant_job_open(struct sim_tenant *t, double kiops, double theta);
+/* The gap to the next arrival: exponential of mean mean_gap_ns, at least 1 ns. */
+uint64_t sim_tenant_next_gap(struct sim_tenant *t);
+/* Work in flight or left to submit. */
+bool sim_tenant_busy(const struct sim_tenant *t);
+/* Measure the ops arriving in [@m0, @m1): the histograms start empty. */
+void sim_tenant_window(struct sim_tenant *t, uint64_t m0, uint64_t m1);
 
 /* ---- output (sim_out.c) ---- */
 

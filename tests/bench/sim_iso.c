@@ -50,59 +50,11 @@ static const char *const iso_level_name[ISO_LEVELS] = { "software", "chip", "cha
 struct iso_dev;
 struct iso_tenant;
 
-struct iso_slot {
-	struct ftl_io io;
-	struct iso_tenant *t;
-	uint8_t *buf;
-	uint32_t buf_units;
-	uint64_t t_arr; /* arrival (open loop) or submission (closed loop) */
-	uint32_t lba, nr;
-	uint32_t lo; /* read: the LBA's committed version at submission */
-	bool in_win; /* submitted inside the measured window */
-	uint32_t ver[SIM_SEQ_UNITS]; /* write: versions written */
-};
-
-enum iso_job {
-	ISO_JOB_NONE,
-	ISO_JOB_FILL, /* closed loop: the capacity in 128 KiB sequential writes */
-	ISO_JOB_RANDW, /* closed loop: uniform random 4 KiB writes */
-	ISO_JOB_VERIFY, /* closed loop: uniform random 4 KiB reads */
-	ISO_JOB_MIX, /* open loop: Poisson arrivals, zipfian reads and writes */
-};
-
 struct iso_tenant {
+	struct sim_tenant b; /* its FTL, ops, jobs and window */
 	struct iso_dev *d;
-	char name; /* 'R' or 'W' */
-	struct ftl_env env;
-	struct ftl_resources res;
-	struct ftl *f;
-	struct sim_tenv se; /* its FTL's environment */
-	uint32_t cap;
-	uint32_t *shadow; /* committed version per LBA, 0: never written */
-	uint32_t *pend; /* version of the write in flight per LBA, 0: none */
-	uint32_t next_ver;
-	uint64_t rng;
-	struct iso_slot *slots;
-	uint32_t *free_idx, nfree;
-
-	/* The running job. */
-	enum iso_job job;
-	uint32_t qd;
-	uint64_t to_submit, submitted, inflight;
-	bool stop; /* closed loop: submit no more */
-	uint32_t fill_ptr;
-	bool arrivals; /* open loop: arrivals on */
-	uint64_t next_arr;
-	double mean_gap_ns;
 	uint32_t reads_pct;
 	bool uniform; /* LBAs uniform over the capacity, else scrambled zipfian */
-	struct sim_zipf z;
-
-	/* Measurement: ops arriving in [m0, m1) while m_on; those in flight. */
-	bool m_on;
-	uint64_t m0, m1, win_inflight;
-	struct blox_hist rlat, wlat;
-	uint64_t bad, io_errors;
 };
 
 struct iso_dev {
@@ -216,28 +168,12 @@ static void tenant_open(struct iso_dev *d, int ti)
 	int rc;
 
 	t->d = d;
-	t->name = ti ? 'W' : 'R';
-	sim_tenv_init(&t->se, &t->env, NULL, d->dev, d->store, &d->clock, (uint32_t)ti);
-	level_resources(d->o, &d->nc.geo, d->level, ti, &t->res);
-	if ((rc = ftl_create(&d->fc, &t->env, &t->res, &t->f)))
-		sim_die("isolation: ftl_create (%c, %s): %d", t->name, iso_level_name[d->level], rc);
-	t->cap = ftl_capacity(t->f);
-	t->shadow = calloc(t->cap, sizeof(*t->shadow));
-	t->pend = calloc(t->cap, sizeof(*t->pend));
-	t->slots = calloc(ISO_POOL, sizeof(*t->slots));
-	t->free_idx = calloc(ISO_POOL, sizeof(*t->free_idx));
-	if (!t->shadow || !t->pend || !t->slots || !t->free_idx)
-		sim_die("out of memory");
-	for (uint32_t i = 0; i < ISO_POOL; i++) {
-		t->slots[i].t = t;
-		t->free_idx[i] = ISO_POOL - 1 - i;
-	}
-	t->nfree = ISO_POOL;
-	t->rng = d->o->seed * 0x9e3779b97f4a7c15ull + (uint64_t)ti * 0x632be59bd9b4e019ull + 1;
-	if (!t->rng)
-		t->rng = 1;
-	blox_hist_reset(&t->rlat);
-	blox_hist_reset(&t->wlat);
+	t->b.name = ti ? 'W' : 'R';
+	sim_tenv_init(&t->b.se, &t->b.env, NULL, d->dev, d->store, &d->clock, (uint32_t)ti);
+	level_resources(d->o, &d->nc.geo, d->level, ti, &t->b.res);
+	if ((rc = ftl_create(&d->fc, &t->b.env, &t->b.res, &t->b.f)))
+		sim_die("isolation: ftl_create (%c, %s): %d", t->b.name, iso_level_name[d->level], rc);
+	sim_tenant_start(&t->b, "isolation", ISO_POOL, d->o->seed, (uint32_t)ti);
 }
 
 static void iso_open(struct iso_dev *d, const struct sim_opts *o, enum iso_level lv,
@@ -272,265 +208,69 @@ static void iso_open(struct iso_dev *d, const struct sim_opts *o, enum iso_level
 	sim_gc_levels(&d->fc, o);
 	for (int ti = 0; ti < ISO_TENANTS; ti++) {
 		tenant_open(d, ti);
-		for (uint32_t i = 0; i < d->t[ti].res.nr_dies; i++)
-			used[d->t[ti].res.dies[i]] = true;
+		for (uint32_t i = 0; i < d->t[ti].b.res.nr_dies; i++)
+			used[d->t[ti].b.res.dies[i]] = true;
 	}
 	for (uint32_t i = 0; i < nand_dies(g) && i < BLOX_FTL_MAX_DIES; i++)
 		if (used[i])
 			d->pool[d->npool++] = i;
-	if (d->t[0].cap != d->t[1].cap)
-		sim_die("isolation: tenants of unequal capacity (%u, %u units)", d->t[0].cap,
-			d->t[1].cap);
+	if (d->t[0].b.cap != d->t[1].b.cap)
+		sim_die("isolation: tenants of unequal capacity (%u, %u units)", d->t[0].b.cap,
+			d->t[1].b.cap);
 }
 
 static void iso_close(struct iso_dev *d)
 {
-	for (int ti = 0; ti < ISO_TENANTS; ti++) {
-		struct iso_tenant *t = &d->t[ti];
-
-		ftl_destroy(t->f);
-		for (uint32_t i = 0; i < ISO_POOL; i++)
-			free(t->slots[i].buf);
-		free(t->slots);
-		free(t->free_idx);
-		free(t->shadow);
-		free(t->pend);
-	}
+	for (int ti = 0; ti < ISO_TENANTS; ti++)
+		sim_tenant_close(&d->t[ti].b);
 	nand_dev_destroy(d->dev);
 	nand_store_close(d->store);
 }
 
 /* ---- ops ---- */
 
-static void iso_done(struct ftl_io *io);
-static void closed_next(struct iso_tenant *t);
-
-static struct iso_slot *slot_get(struct iso_tenant *t, uint32_t nr)
-{
-	struct iso_slot *sl;
-
-	if (!t->nfree)
-		sim_die("isolation: tenant %c has %u ops in flight; lower --r-kiops", t->name,
-			ISO_POOL);
-	sl = &t->slots[t->free_idx[--t->nfree]];
-	if (sl->buf_units < nr) {
-		free(sl->buf);
-		sl->buf = calloc(nr, FTL_UNIT);
-		if (!sl->buf)
-			sim_die("out of memory");
-		sl->buf_units = nr;
-	}
-	return sl;
-}
-
-static void slot_put(struct iso_tenant *t, struct iso_slot *sl)
-{
-	t->free_idx[t->nfree++] = (uint32_t)(sl - t->slots);
-}
-
-static void iso_submit(struct iso_tenant *t, enum ftl_io_op op, uint32_t lba, uint32_t nr,
-		       uint64_t t_arr)
-{
-	struct iso_slot *sl = slot_get(t, nr);
-	int rc;
-
-	memset(&sl->io, 0, sizeof(sl->io));
-	sl->io.op = op;
-	sl->io.lba = lba;
-	sl->io.nr = nr;
-	sl->io.buf = sl->buf;
-	sl->io.cb = iso_done;
-	sl->io.cb_arg = sl;
-	sl->lba = lba;
-	sl->nr = nr;
-	sl->t_arr = t_arr;
-	sl->in_win = t->m_on && t_arr >= t->m0 && t_arr < t->m1;
-	t->win_inflight += sl->in_win;
-	if (op == FTL_IO_WRITE) {
-		for (uint32_t u = 0; u < nr; u++) {
-			uint32_t *h = (uint32_t *)(sl->buf + (size_t)u * FTL_UNIT);
-
-			sl->ver[u] = ++t->next_ver;
-			t->pend[lba + u] = sl->ver[u];
-			h[0] = SIM_MAGIC;
-			h[1] = lba + u;
-			h[2] = sl->ver[u];
-			h[1023] = ~(lba + u);
-		}
-	} else {
-		sl->lo = t->shadow[lba];
-	}
-	t->submitted++;
-	t->inflight++;
-	if ((rc = ftl_submit(t->f, &sl->io)))
-		sim_die("isolation: ftl_submit (%c): %d (lba %u nr %u)", t->name, rc, lba, nr);
-}
-
-/*
- * A read may see the version committed when it was submitted or any
- * written since (a write to the LBA in flight meanwhile), never an older
- * one; an LBA never written reads as zeroes.
- */
-static void check_read(struct iso_tenant *t, const struct iso_slot *sl)
-{
-	const uint32_t *h = (const uint32_t *)sl->buf;
-	uint32_t lba = sl->lba, hi = t->shadow[lba] > t->pend[lba] ? t->shadow[lba] : t->pend[lba];
-	bool ok;
-
-	if (h[0] == 0 && h[1] == 0 && h[2] == 0)
-		ok = sl->lo == 0;
-	else
-		ok = h[0] == SIM_MAGIC && h[1] == lba && h[1023] == ~lba && h[2] >= sl->lo &&
-		     h[2] >= 1 && h[2] <= hi;
-	if (!ok && t->bad++ < 10)
-		fprintf(stderr, "VERIFY (%c): lba %u: got magic %08x lba %u ver %u, want %u..%u\n",
-			t->name, lba, h[0], h[1], h[2], sl->lo, hi);
-}
-
-static void iso_done(struct ftl_io *io)
-{
-	struct iso_slot *sl = io->cb_arg;
-	struct iso_tenant *t = sl->t;
-	uint64_t now = blox_clock_now(&t->d->clock);
-
-	t->inflight--;
-	if (io->status) {
-		if (t->io_errors++ < 10)
-			fprintf(stderr, "IO ERROR (%c): op %d lba %u nr %u status %d\n", t->name,
-				io->op, io->lba, io->nr, io->status);
-	} else if (io->op == FTL_IO_READ) {
-		check_read(t, sl);
-	}
-	if (io->op == FTL_IO_WRITE) {
-		for (uint32_t u = 0; u < sl->nr; u++) {
-			if (!io->status)
-				t->shadow[sl->lba + u] = sl->ver[u];
-			t->pend[sl->lba + u] = 0;
-		}
-	}
-	if (sl->in_win) {
-		blox_hist_add(io->op == FTL_IO_READ ? &t->rlat : &t->wlat, now - sl->t_arr);
-		t->win_inflight--;
-	}
-	slot_put(t, sl);
-	if (t->job != ISO_JOB_MIX && !t->stop && t->submitted < t->to_submit)
-		closed_next(t);
-}
-
-/* A uniform LBA no write of ours is in flight to. */
-static uint32_t free_lba(struct iso_tenant *t)
-{
-	for (int tries = 0; tries < 1024; tries++) {
-		uint32_t lba = (uint32_t)(sim_rnd(&t->rng) % t->cap);
-
-		if (!t->pend[lba])
-			return lba;
-	}
-	sim_die("isolation: no free LBA found (%c)", t->name);
-}
-
-static void closed_next(struct iso_tenant *t)
-{
-	uint64_t now = blox_clock_now(&t->d->clock);
-	uint32_t nr;
-
-	switch (t->job) {
-	case ISO_JOB_FILL:
-		nr = t->cap - t->fill_ptr < SIM_SEQ_UNITS ? t->cap - t->fill_ptr : SIM_SEQ_UNITS;
-		iso_submit(t, FTL_IO_WRITE, t->fill_ptr, nr, now);
-		t->fill_ptr += nr;
-		break;
-	case ISO_JOB_RANDW:
-		iso_submit(t, FTL_IO_WRITE, free_lba(t), 1, now);
-		break;
-	case ISO_JOB_VERIFY:
-		iso_submit(t, FTL_IO_READ, (uint32_t)(sim_rnd(&t->rng) % t->cap), 1, now);
-		break;
-	default:
-		break;
-	}
-}
-
-static void job_closed(struct iso_tenant *t, enum iso_job job, uint64_t n, uint32_t qd)
-{
-	t->job = job;
-	t->to_submit = n;
-	t->submitted = 0;
-	t->stop = false;
-	t->qd = qd;
-	t->fill_ptr = 0;
-	for (uint32_t i = 0; i < qd && t->submitted < t->to_submit; i++)
-		closed_next(t);
-}
-
-static uint64_t next_gap(struct iso_tenant *t)
-{
-	double g = -log(sim_rnd_unit(&t->rng)) * t->mean_gap_ns;
-
-	return g < 1.0 ? 1 : (uint64_t)g;
-}
-
 static void job_mix(struct iso_tenant *t, double kiops, uint32_t reads_pct, bool uniform)
 {
-	if (!uniform && t->z.n != t->cap)
-		sim_zipf_init(&t->z, t->cap, ISO_ZIPF_THETA);
-	t->job = ISO_JOB_MIX;
 	t->uniform = uniform;
 	t->reads_pct = reads_pct;
-	t->mean_gap_ns = 1e6 / kiops;
-	t->arrivals = true;
-	t->next_arr = blox_clock_now(&t->d->clock) + next_gap(t);
+	sim_tenant_job_open(&t->b, kiops, uniform ? 0 : ISO_ZIPF_THETA);
 }
 
 static void arrival(struct iso_tenant *t)
 {
-	uint64_t now = t->next_arr;
+	uint64_t now = t->b.next_arr;
 
 	if (t->uniform) {
-		if (sim_rnd(&t->rng) % 100 < t->reads_pct)
-			iso_submit(t, FTL_IO_READ, (uint32_t)(sim_rnd(&t->rng) % t->cap), 1, now);
+		if (sim_rnd(&t->b.rng) % 100 < t->reads_pct)
+			sim_tenant_submit(&t->b, FTL_IO_READ, (uint32_t)(sim_rnd(&t->b.rng) % t->b.cap), 1, now);
 		else
-			iso_submit(t, FTL_IO_WRITE, free_lba(t), 1, now);
-	} else if (sim_rnd(&t->rng) % 100 < t->reads_pct) {
-		iso_submit(t, FTL_IO_READ, sim_zipf_lba(&t->z, &t->rng, t->cap), 1, now);
+			sim_tenant_submit(&t->b, FTL_IO_WRITE, sim_tenant_free_lba(&t->b), 1, now);
+	} else if (sim_rnd(&t->b.rng) % 100 < t->reads_pct) {
+		sim_tenant_submit(&t->b, FTL_IO_READ, sim_zipf_lba(&t->b.z, &t->b.rng, t->b.cap), 1, now);
 	} else {
-		uint32_t lba = sim_zipf_lba(&t->z, &t->rng, t->cap);
+		uint32_t lba = sim_zipf_lba(&t->b.z, &t->b.rng, t->b.cap);
 
 		/* No two writes in flight to one LBA: draw again (hot LBAs). */
-		for (int tries = 0; t->pend[lba]; tries++) {
+		for (int tries = 0; t->b.pend[lba]; tries++) {
 			if (tries == 64)
-				sim_die("isolation: no LBA without a write in flight (%c)", t->name);
-			lba = sim_zipf_lba(&t->z, &t->rng, t->cap);
+				sim_die("isolation: no LBA without a write in flight (%c)", t->b.name);
+			lba = sim_zipf_lba(&t->b.z, &t->b.rng, t->b.cap);
 		}
-		iso_submit(t, FTL_IO_WRITE, lba, 1, now);
+		sim_tenant_submit(&t->b, FTL_IO_WRITE, lba, 1, now);
 	}
-	t->next_arr = now + next_gap(t);
-}
-
-static bool tenant_busy(const struct iso_tenant *t)
-{
-	if (t->inflight)
-		return true;
-	switch (t->job) {
-	case ISO_JOB_NONE:
-		return false;
-	case ISO_JOB_MIX:
-		return t->arrivals;
-	default:
-		return !t->stop && t->submitted < t->to_submit;
-	}
+	t->b.next_arr = now + sim_tenant_next_gap(&t->b);
 }
 
 /* Neither tenant has work left. */
 static bool both_idle(const struct iso_dev *d)
 {
-	return !tenant_busy(&d->t[0]) && !tenant_busy(&d->t[1]);
+	return !sim_tenant_busy(&d->t[0].b) && !sim_tenant_busy(&d->t[1].b);
 }
 
 /* R has nothing in flight and no op of the window is in flight (W may run on). */
 static bool window_drained(const struct iso_dev *d)
 {
-	return !tenant_busy(&d->t[0]) && !d->t[1].win_inflight;
+	return !sim_tenant_busy(&d->t[0].b) && !d->t[1].b.win_inflight;
 }
 
 /*
@@ -547,9 +287,9 @@ static void iso_run(struct iso_dev *d, uint64_t until, bool (*done)(const struct
 		for (int i = 0; i < ISO_TENANTS; i++) {
 			struct iso_tenant *t = &d->t[i];
 
-			if (t->se.kicked) {
-				t->se.kicked = false;
-				ftl_process(t->f);
+			if (t->b.se.kicked) {
+				t->b.se.kicked = false;
+				ftl_process(t->b.f);
 				any = true;
 			}
 		}
@@ -560,8 +300,8 @@ static void iso_run(struct iso_dev *d, uint64_t until, bool (*done)(const struct
 		for (int i = 0; i < ISO_TENANTS; i++) {
 			struct iso_tenant *t = &d->t[i];
 
-			if (t->job == ISO_JOB_MIX && t->arrivals && t->next_arr < arr) {
-				arr = t->next_arr;
+			if (t->b.job == SIM_TJOB_OPEN && t->b.arrivals && t->b.next_arr < arr) {
+				arr = t->b.next_arr;
 				at = t;
 			}
 		}
@@ -572,8 +312,8 @@ static void iso_run(struct iso_dev *d, uint64_t until, bool (*done)(const struct
 		if (now == UINT64_MAX)
 			sim_die("isolation: HANG: work left, nothing pending in the NAND engine, no kick"
 				" (R %llu in flight, W %llu in flight)",
-				(unsigned long long)d->t[0].inflight,
-				(unsigned long long)d->t[1].inflight);
+				(unsigned long long)d->t[0].b.inflight,
+				(unsigned long long)d->t[1].b.inflight);
 		if (now > until)
 			break;
 		blox_clock_set(&d->clock, now);
@@ -590,10 +330,10 @@ static void iso_run(struct iso_dev *d, uint64_t until, bool (*done)(const struct
 static void check_clean(const struct iso_dev *d)
 {
 	for (int i = 0; i < ISO_TENANTS; i++)
-		if (d->t[i].bad || d->t[i].io_errors)
+		if (d->t[i].b.bad || d->t[i].b.io_errors)
 			sim_die("isolation: DATA ERROR (%c): %llu bad reads, %llu I/O errors",
-				d->t[i].name, (unsigned long long)d->t[i].bad,
-				(unsigned long long)d->t[i].io_errors);
+				d->t[i].b.name, (unsigned long long)d->t[i].b.bad,
+				(unsigned long long)d->t[i].b.io_errors);
 }
 
 /* ---- one point ---- */
@@ -611,7 +351,7 @@ static void snap(const struct iso_dev *d, struct iso_snap *s)
 
 	memset(s, 0, sizeof(*s));
 	for (int i = 0; i < ISO_TENANTS; i++)
-		ftl_get_stats(d->t[i].f, &s->st[i]);
+		ftl_get_stats(d->t[i].b.f, &s->st[i]);
 	s->susp = nand_dev_stats(d->dev)->suspend;
 	for (uint32_t i = 0; i < d->npool; i++) {
 		const struct nand_die_stats *ds = nand_die_stats(d->dev, d->pool[i]);
@@ -648,18 +388,18 @@ static void iso_precondition(struct iso_dev *d, double *waf_pre)
 	struct iso_tenant *r = &d->t[0], *w = &d->t[1];
 	struct iso_snap s0, s1;
 
-	job_closed(r, ISO_JOB_FILL, (r->cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->qd);
-	job_closed(w, ISO_JOB_FILL, (w->cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->qd);
+	sim_tenant_job_closed(&r->b, SIM_TJOB_FILL, (r->b.cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->qd);
+	sim_tenant_job_closed(&w->b, SIM_TJOB_FILL, (w->b.cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->qd);
 	iso_run(d, UINT64_MAX, both_idle);
-	if (r->fill_ptr != r->cap || w->fill_ptr != w->cap)
+	if (r->b.fill_ptr != r->b.cap || w->b.fill_ptr != w->b.cap)
 		sim_die("isolation: fill stopped short");
 	snap(d, &s0);
-	job_closed(w, ISO_JOB_RANDW, (uint64_t)(o->iso_precond_x * w->cap), o->iso_w_qd);
+	sim_tenant_job_closed(&w->b, SIM_TJOB_RANDW, (uint64_t)(o->iso_precond_x * w->b.cap), o->iso_w_qd);
 	iso_run(d, UINT64_MAX, both_idle);
 	snap(d, &s1);
 	*waf_pre = sim_waf_between(&s0.st[1], &s1.st[1]);
 	/* From here W writes until the end of the last point. */
-	job_closed(w, ISO_JOB_RANDW, UINT64_MAX, o->iso_w_qd);
+	sim_tenant_job_closed(&w->b, SIM_TJOB_RANDW, UINT64_MAX, o->iso_w_qd);
 }
 
 /*
@@ -677,50 +417,50 @@ static void iso_window(struct iso_dev *d, struct iso_point *p)
 	double win_s = (double)win * 1e-9;
 
 	if (p->w_rate > 0) {
-		w->stop = true; /* the closed loop, if it ran */
+		w->b.stop = true; /* the closed loop, if it ran */
 		job_mix(w, p->w_rate, 0, true);
-	} else if (w->job == ISO_JOB_MIX) {
-		w->arrivals = false; /* back to the closed loop */
-		job_closed(w, ISO_JOB_RANDW, UINT64_MAX, o->iso_w_qd);
+	} else if (w->b.job == SIM_TJOB_OPEN) {
+		w->b.arrivals = false; /* back to the closed loop */
+		sim_tenant_job_closed(&w->b, SIM_TJOB_RANDW, UINT64_MAX, o->iso_w_qd);
 	}
 	job_mix(r, o->iso_r_kiops, p->reads_pct, false);
 	iso_run(d, blox_clock_now(&d->clock) + (uint64_t)(o->iso_warmup_s * 1e9), NULL);
 	now = blox_clock_now(&d->clock);
 	for (int i = 0; i < ISO_TENANTS; i++) {
-		d->t[i].m_on = true;
-		d->t[i].m0 = now;
-		d->t[i].m1 = now + win;
-		blox_hist_reset(&d->t[i].rlat);
-		blox_hist_reset(&d->t[i].wlat);
+		d->t[i].b.m_on = true;
+		d->t[i].b.m0 = now;
+		d->t[i].b.m1 = now + win;
+		blox_hist_reset(&d->t[i].b.rlat);
+		blox_hist_reset(&d->t[i].b.wlat);
 	}
 	snap(d, &s1);
 	iso_run(d, now + win, NULL);
 	snap(d, &s2);
-	r->arrivals = false;
+	r->b.arrivals = false;
 	iso_run(d, UINT64_MAX, window_drained);
 	for (int i = 0; i < ISO_TENANTS; i++)
-		d->t[i].m_on = false;
-	r->job = ISO_JOB_NONE;
+		d->t[i].b.m_on = false;
+	r->b.job = SIM_TJOB_NONE;
 
 	/* R's reads. */
-	p->r_reads = r->rlat.count;
-	p->r_writes = r->wlat.count;
-	p->r_kiops = (double)(r->rlat.count + r->wlat.count) / win_s / 1000.0;
-	p->r_mean = blox_hist_mean(&r->rlat) / 1000.0;
-	p->r_p50 = sim_us(blox_hist_quantile(&r->rlat, 0.50));
-	p->r_p99 = sim_us(blox_hist_quantile(&r->rlat, 0.99));
-	p->r_p999 = sim_us(blox_hist_quantile(&r->rlat, 0.999));
-	p->r_max = sim_us(r->rlat.max);
-	p->rw_mean = r->wlat.count ? blox_hist_mean(&r->wlat) / 1000.0 : 0;
-	p->rw_p99 = r->wlat.count ? sim_us(blox_hist_quantile(&r->wlat, 0.99)) : 0;
+	p->r_reads = r->b.rlat.count;
+	p->r_writes = r->b.wlat.count;
+	p->r_kiops = (double)(r->b.rlat.count + r->b.wlat.count) / win_s / 1000.0;
+	p->r_mean = blox_hist_mean(&r->b.rlat) / 1000.0;
+	p->r_p50 = sim_us(blox_hist_quantile(&r->b.rlat, 0.50));
+	p->r_p99 = sim_us(blox_hist_quantile(&r->b.rlat, 0.99));
+	p->r_p999 = sim_us(blox_hist_quantile(&r->b.rlat, 0.999));
+	p->r_max = sim_us(r->b.rlat.max);
+	p->rw_mean = r->b.wlat.count ? blox_hist_mean(&r->b.wlat) / 1000.0 : 0;
+	p->rw_p99 = r->b.wlat.count ? sim_us(blox_hist_quantile(&r->b.wlat, 0.99)) : 0;
 	p->r_tp_per_read = (double)(s2.st[0].flash_tp_reads - s1.st[0].flash_tp_reads) /
 			   (double)(p->r_reads ? p->r_reads : 1);
 	/* W's writes. */
-	p->w_writes = w->wlat.count;
-	p->w_kiops = (double)w->wlat.count / win_s / 1000.0;
-	p->w_mean = blox_hist_mean(&w->wlat) / 1000.0;
-	p->w_p99 = sim_us(blox_hist_quantile(&w->wlat, 0.99));
-	p->w_p50 = sim_us(blox_hist_quantile(&w->wlat, 0.50));
+	p->w_writes = w->b.wlat.count;
+	p->w_kiops = (double)w->b.wlat.count / win_s / 1000.0;
+	p->w_mean = blox_hist_mean(&w->b.wlat) / 1000.0;
+	p->w_p99 = sim_us(blox_hist_quantile(&w->b.wlat, 0.99));
+	p->w_p50 = sim_us(blox_hist_quantile(&w->b.wlat, 0.50));
 	p->w_waf = sim_waf_between(&s1.st[1], &s2.st[1]);
 	p->w_gc_runs = s2.st[1].gc_runs - s1.st[1].gc_runs;
 	p->w_paced = s2.st[1].gc_paced - s1.st[1].gc_paced;
@@ -747,11 +487,11 @@ static void iso_window(struct iso_dev *d, struct iso_point *p)
 /* W stops; both read a random sample back and check it. */
 static void iso_verify(struct iso_dev *d)
 {
-	d->t[1].stop = true;
-	d->t[1].arrivals = false;
+	d->t[1].b.stop = true;
+	d->t[1].b.arrivals = false;
 	iso_run(d, UINT64_MAX, both_idle);
 	for (int i = 0; i < ISO_TENANTS; i++)
-		job_closed(&d->t[i], ISO_JOB_VERIFY, ISO_VERIFY_READS, d->o->qd);
+		sim_tenant_job_closed(&d->t[i].b, SIM_TJOB_VERIFY, ISO_VERIFY_READS, d->o->qd);
 	iso_run(d, UINT64_MAX, both_idle);
 	check_clean(d);
 }
@@ -777,8 +517,8 @@ static void iso_header(struct sim_out *out, const struct iso_dev *d)
 	char m[512];
 
 	machine(m, sizeof(m));
-	ftl_inspect_layout(r->f, &lay);
-	ftl_inspect_gc(r->f, &gc);
+	ftl_inspect_layout(r->b.f, &lay);
+	ftl_inspect_gc(r->b.f, &gc);
 	sim_outf(out, "# blox-sim: experiment isolation (FlashBlox, FAST 2017): a read-mostly tenant R"
 		" beside a write-heavy tenant W on one NAND device, at three isolation levels\n");
 	sim_outf(out, "# command: %s\n", o->cmdline);
@@ -813,13 +553,13 @@ static void iso_header(struct sim_out *out, const struct iso_dev *d)
 		" pages; op_permille %u, CMT %u KiB, MDC %u B,\n"
 		"#   GC greedy, levels %u/%u/%u/%u free superblocks (idle/bg/fg/urgent, FTL defaults),"
 		" write buffer %u pages, volatile cache on\n",
-	     r->res.nr_dies, r->res.nr_blocks, lay.nr_sb, lay.units_per_sb,
-	     lay.units_per_sb * 4096.0 / MiB, r->cap, r->cap * 4096.0 / MiB, lay.nr_tp,
+	     r->b.res.nr_dies, r->b.res.nr_blocks, lay.nr_sb, lay.units_per_sb,
+	     lay.units_per_sb * 4096.0 / MiB, r->b.cap, r->b.cap * 4096.0 / MiB, lay.nr_tp,
 	     d->fc.op_permille, d->fc.cmt_bytes / 1024, d->fc.mdc_enabled ? d->fc.mdc_bytes : 0,
 	     gc.lvl_idle, gc.lvl_bg, gc.lvl_fg, gc.lvl_urgent, d->fc.write_buffer_pages);
 	sim_outf(out, "# levels (%u dies and %u blocks per plane per tenant at every level; the die lists"
 		" are in the order the FTL stripes over them, channel fastest):\n",
-	     r->res.nr_dies, r->res.nr_blocks);
+	     r->b.res.nr_dies, r->b.res.nr_blocks);
 	for (int lv = 0; lv < ISO_LEVELS; lv++) {
 		static const char *const what[ISO_LEVELS] = {
 			"dies and buses shared, blocks separate",

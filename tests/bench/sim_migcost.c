@@ -60,26 +60,6 @@ struct mc_opts {
 struct mc_dev;
 struct mc_tenant;
 
-struct mc_slot {
-	struct ftl_io io;
-	struct mc_tenant *t;
-	uint8_t *buf;
-	uint32_t buf_units;
-	uint64_t t_arr; /* arrival (open loop) or submission (closed loop) */
-	uint32_t lba, nr;
-	uint32_t lo; /* read: the LBA's committed version at submission */
-	bool in_win;
-	uint32_t ver[SIM_SEQ_UNITS];
-};
-
-enum mc_job {
-	MC_JOB_NONE,
-	MC_JOB_FILL, /* closed loop: the capacity in 128 KiB sequential writes */
-	MC_JOB_RANDW, /* closed loop: uniform random 4 KiB writes */
-	MC_JOB_VERIFY, /* closed loop: uniform random 4 KiB reads */
-	MC_JOB_READS, /* open loop: Poisson arrivals of zipfian 4 KiB reads */
-};
-
 /* One die migration of a channel move. */
 struct mc_move {
 	uint32_t slot, src, dst; /* global die indexes */
@@ -99,38 +79,12 @@ struct mc_move {
 };
 
 struct mc_tenant {
+	struct sim_tenant b; /* its FTL, ops, jobs and window */
 	struct mc_dev *d;
-	char name; /* 'R' or 'W' */
-	struct ftl_env env;
-	struct ftl_resources res;
-	struct ftl *f;
-	struct sim_tenv se; /* its FTL's environment */
 	uint64_t wake_ns; /* ops->wake_at() asked for this time; 0: nothing */
 	bool mig_ended; /* ops->migrated() ran */
 	int mig_status;
 	uint32_t ch; /* the channel its dies are on */
-	uint32_t cap;
-	uint32_t *shadow, *pend;
-	uint32_t next_ver;
-	uint64_t rng;
-	struct mc_slot *slots;
-	uint32_t *free_idx, nfree;
-
-	enum mc_job job;
-	uint32_t qd;
-	uint64_t to_submit, submitted, inflight;
-	bool stop;
-	uint32_t fill_ptr;
-	bool arrivals;
-	uint64_t next_arr;
-	double mean_gap_ns;
-	struct sim_zipf z;
-
-	/* Measurement: ops arriving in [m0, m1) while m_on; those in flight. */
-	bool m_on;
-	uint64_t m0, m1, win_inflight;
-	struct blox_hist rlat, wlat;
-	uint64_t bad, io_errors;
 };
 
 /* A channel move under way: @t's dies, die by die, to channel @to_ch. */
@@ -183,7 +137,7 @@ struct mc_point {
 /* From ftl_process(): the run loop starts the next die's migration (not from in here). */
 static void env_migrated(void *ctx, int status)
 {
-	struct mc_tenant *t = container_of(ctx, struct mc_tenant, se);
+	struct mc_tenant *t = container_of(ctx, struct mc_tenant, b.se);
 
 	t->mig_ended = true;
 	t->mig_status = status;
@@ -196,7 +150,7 @@ static void env_migrated(void *ctx, int status)
  */
 static void env_wake_at(void *ctx, uint64_t ns)
 {
-	struct mc_tenant *t = container_of(ctx, struct mc_tenant, se);
+	struct mc_tenant *t = container_of(ctx, struct mc_tenant, b.se);
 
 	t->wake_ns = ns ? ns : 1;
 }
@@ -219,34 +173,18 @@ static void tenant_open(struct mc_dev *d, int ti, uint32_t ch)
 	int rc;
 
 	t->d = d;
-	t->name = ti ? 'W' : 'R';
+	t->b.name = ti ? 'W' : 'R';
 	t->ch = ch;
-	sim_tenv_init(&t->se, &t->env, &mc_env_ops, d->dev, d->store, &d->clock, (uint32_t)ti);
-	memset(&t->res, 0, sizeof(t->res));
+	sim_tenv_init(&t->b.se, &t->b.env, &mc_env_ops, d->dev, d->store, &d->clock, (uint32_t)ti);
+	memset(&t->b.res, 0, sizeof(t->b.res));
 	for (uint32_t die = 0; die < g->dies_per_channel; die++)
-		t->res.dies[t->res.nr_dies++] = ch * g->dies_per_channel + die;
-	t->res.first_block = 0;
-	t->res.nr_blocks = g->blocks_per_plane;
-	if ((rc = ftl_create(&d->fc, &t->env, &t->res, &t->f)))
-		sim_die("migcost: ftl_create (%c): %d", t->name, rc);
+		t->b.res.dies[t->b.res.nr_dies++] = ch * g->dies_per_channel + die;
+	t->b.res.first_block = 0;
+	t->b.res.nr_blocks = g->blocks_per_plane;
+	if ((rc = ftl_create(&d->fc, &t->b.env, &t->b.res, &t->b.f)))
+		sim_die("migcost: ftl_create (%c): %d", t->b.name, rc);
 	d->owner[ch] = ti;
-	t->cap = ftl_capacity(t->f);
-	t->shadow = calloc(t->cap, sizeof(*t->shadow));
-	t->pend = calloc(t->cap, sizeof(*t->pend));
-	t->slots = calloc(MC_POOL, sizeof(*t->slots));
-	t->free_idx = calloc(MC_POOL, sizeof(*t->free_idx));
-	if (!t->shadow || !t->pend || !t->slots || !t->free_idx)
-		sim_die("out of memory");
-	for (uint32_t i = 0; i < MC_POOL; i++) {
-		t->slots[i].t = t;
-		t->free_idx[i] = MC_POOL - 1 - i;
-	}
-	t->nfree = MC_POOL;
-	t->rng = d->o->seed * 0x9e3779b97f4a7c15ull + (uint64_t)ti * 0x632be59bd9b4e019ull + 1;
-	if (!t->rng)
-		t->rng = 1;
-	blox_hist_reset(&t->rlat);
-	blox_hist_reset(&t->wlat);
+	sim_tenant_start(&t->b, "migcost", MC_POOL, d->o->seed, (uint32_t)ti);
 }
 
 static void mc_open(struct mc_dev *d, const struct mc_opts *o)
@@ -280,221 +218,36 @@ static void mc_open(struct mc_dev *d, const struct mc_opts *o)
 
 static void mc_close(struct mc_dev *d)
 {
-	for (int ti = 0; ti < MC_TENANTS; ti++) {
-		struct mc_tenant *t = &d->t[ti];
-
-		ftl_destroy(t->f);
-		for (uint32_t i = 0; i < MC_POOL; i++)
-			free(t->slots[i].buf);
-		free(t->slots);
-		free(t->free_idx);
-		free(t->shadow);
-		free(t->pend);
-	}
+	for (int ti = 0; ti < MC_TENANTS; ti++)
+		sim_tenant_close(&d->t[ti].b);
 	nand_dev_destroy(d->dev);
 	nand_store_close(d->store);
 }
 
 /* ---- ops (as sim_iso.c) ---- */
 
-static void mc_done(struct ftl_io *io);
-static void closed_next(struct mc_tenant *t);
-
-static struct mc_slot *slot_get(struct mc_tenant *t, uint32_t nr)
-{
-	struct mc_slot *sl;
-
-	if (!t->nfree)
-		sim_die("migcost: tenant %c has %u ops in flight; lower --r-kiops", t->name,
-			MC_POOL);
-	sl = &t->slots[t->free_idx[--t->nfree]];
-	if (sl->buf_units < nr) {
-		free(sl->buf);
-		sl->buf = calloc(nr, FTL_UNIT);
-		if (!sl->buf)
-			sim_die("out of memory");
-		sl->buf_units = nr;
-	}
-	return sl;
-}
-
-static void mc_submit(struct mc_tenant *t, enum ftl_io_op op, uint32_t lba, uint32_t nr,
-		      uint64_t t_arr)
-{
-	struct mc_slot *sl = slot_get(t, nr);
-	int rc;
-
-	memset(&sl->io, 0, sizeof(sl->io));
-	sl->io.op = op;
-	sl->io.lba = lba;
-	sl->io.nr = nr;
-	sl->io.buf = sl->buf;
-	sl->io.cb = mc_done;
-	sl->io.cb_arg = sl;
-	sl->lba = lba;
-	sl->nr = nr;
-	sl->t_arr = t_arr;
-	sl->in_win = t->m_on && t_arr >= t->m0 && t_arr < t->m1;
-	t->win_inflight += sl->in_win;
-	if (op == FTL_IO_WRITE) {
-		for (uint32_t u = 0; u < nr; u++) {
-			uint32_t *h = (uint32_t *)(sl->buf + (size_t)u * FTL_UNIT);
-
-			sl->ver[u] = ++t->next_ver;
-			t->pend[lba + u] = sl->ver[u];
-			h[0] = SIM_MAGIC;
-			h[1] = lba + u;
-			h[2] = sl->ver[u];
-			h[1023] = ~(lba + u);
-		}
-	} else {
-		sl->lo = t->shadow[lba];
-	}
-	t->submitted++;
-	t->inflight++;
-	if ((rc = ftl_submit(t->f, &sl->io)))
-		sim_die("migcost: ftl_submit (%c): %d (lba %u nr %u)", t->name, rc, lba, nr);
-}
-
-static void check_read(struct mc_tenant *t, const struct mc_slot *sl)
-{
-	const uint32_t *h = (const uint32_t *)sl->buf;
-	uint32_t lba = sl->lba, hi = t->shadow[lba] > t->pend[lba] ? t->shadow[lba] : t->pend[lba];
-	bool ok;
-
-	if (h[0] == 0 && h[1] == 0 && h[2] == 0)
-		ok = sl->lo == 0;
-	else
-		ok = h[0] == SIM_MAGIC && h[1] == lba && h[1023] == ~lba && h[2] >= sl->lo &&
-		     h[2] >= 1 && h[2] <= hi;
-	if (!ok && t->bad++ < 10)
-		fprintf(stderr, "VERIFY (%c): lba %u: got magic %08x lba %u ver %u, want %u..%u\n",
-			t->name, lba, h[0], h[1], h[2], sl->lo, hi);
-}
-
-static void mc_done(struct ftl_io *io)
-{
-	struct mc_slot *sl = io->cb_arg;
-	struct mc_tenant *t = sl->t;
-	uint64_t now = blox_clock_now(&t->d->clock);
-
-	t->inflight--;
-	if (io->status) {
-		if (t->io_errors++ < 10)
-			fprintf(stderr, "IO ERROR (%c): op %d lba %u nr %u status %d\n", t->name,
-				io->op, io->lba, io->nr, io->status);
-	} else if (io->op == FTL_IO_READ) {
-		check_read(t, sl);
-	}
-	if (io->op == FTL_IO_WRITE) {
-		for (uint32_t u = 0; u < sl->nr; u++) {
-			if (!io->status)
-				t->shadow[sl->lba + u] = sl->ver[u];
-			t->pend[sl->lba + u] = 0;
-		}
-	}
-	if (sl->in_win) {
-		blox_hist_add(io->op == FTL_IO_READ ? &t->rlat : &t->wlat, now - sl->t_arr);
-		t->win_inflight--;
-	}
-	t->free_idx[t->nfree++] = (uint32_t)(sl - t->slots);
-	if (t->job != MC_JOB_READS && !t->stop && t->submitted < t->to_submit)
-		closed_next(t);
-}
-
-static uint32_t free_lba(struct mc_tenant *t)
-{
-	for (int tries = 0; tries < 1024; tries++) {
-		uint32_t lba = (uint32_t)(sim_rnd(&t->rng) % t->cap);
-
-		if (!t->pend[lba])
-			return lba;
-	}
-	sim_die("migcost: no free LBA found (%c)", t->name);
-}
-
-static void closed_next(struct mc_tenant *t)
-{
-	uint64_t now = blox_clock_now(&t->d->clock);
-	uint32_t nr;
-
-	switch (t->job) {
-	case MC_JOB_FILL:
-		nr = t->cap - t->fill_ptr < SIM_SEQ_UNITS ? t->cap - t->fill_ptr : SIM_SEQ_UNITS;
-		mc_submit(t, FTL_IO_WRITE, t->fill_ptr, nr, now);
-		t->fill_ptr += nr;
-		break;
-	case MC_JOB_RANDW:
-		mc_submit(t, FTL_IO_WRITE, free_lba(t), 1, now);
-		break;
-	case MC_JOB_VERIFY:
-		mc_submit(t, FTL_IO_READ, (uint32_t)(sim_rnd(&t->rng) % t->cap), 1, now);
-		break;
-	default:
-		break;
-	}
-}
-
-static void job_closed(struct mc_tenant *t, enum mc_job job, uint64_t n, uint32_t qd)
-{
-	t->job = job;
-	t->to_submit = n;
-	t->submitted = 0;
-	t->stop = false;
-	t->qd = qd;
-	t->fill_ptr = 0;
-	for (uint32_t i = 0; i < qd && t->submitted < t->to_submit; i++)
-		closed_next(t);
-}
-
-static uint64_t next_gap(struct mc_tenant *t)
-{
-	double g = -log(sim_rnd_unit(&t->rng)) * t->mean_gap_ns;
-
-	return g < 1.0 ? 1 : (uint64_t)g;
-}
-
 static void job_reads(struct mc_tenant *t, double kiops)
 {
-	if (t->z.n != t->cap)
-		sim_zipf_init(&t->z, t->cap, MC_ZIPF_THETA);
-	t->job = MC_JOB_READS;
-	t->mean_gap_ns = 1e6 / kiops;
-	t->arrivals = true;
-	t->next_arr = blox_clock_now(&t->d->clock) + next_gap(t);
+	sim_tenant_job_open(&t->b, kiops, MC_ZIPF_THETA);
 }
 
 static void arrival(struct mc_tenant *t)
 {
-	uint64_t now = t->next_arr;
+	uint64_t now = t->b.next_arr;
 
-	mc_submit(t, FTL_IO_READ, sim_zipf_lba(&t->z, &t->rng, t->cap), 1, now);
-	t->next_arr = now + next_gap(t);
-}
-
-static bool tenant_busy(const struct mc_tenant *t)
-{
-	if (t->inflight)
-		return true;
-	switch (t->job) {
-	case MC_JOB_NONE:
-		return false;
-	case MC_JOB_READS:
-		return t->arrivals;
-	default:
-		return !t->stop && t->submitted < t->to_submit;
-	}
+	sim_tenant_submit(&t->b, FTL_IO_READ, sim_zipf_lba(&t->b.z, &t->b.rng, t->b.cap), 1, now);
+	t->b.next_arr = now + sim_tenant_next_gap(&t->b);
 }
 
 static bool both_idle(const struct mc_dev *d)
 {
-	return !tenant_busy(&d->t[0]) && !tenant_busy(&d->t[1]);
+	return !sim_tenant_busy(&d->t[0].b) && !sim_tenant_busy(&d->t[1].b);
 }
 
 /* No op of a window is in flight (both tenants run on). */
 static bool window_drained(const struct mc_dev *d)
 {
-	return !d->t[0].win_inflight && !d->t[1].win_inflight;
+	return !d->t[0].b.win_inflight && !d->t[1].b.win_inflight;
 }
 
 /* ---- channel moves ---- */
@@ -524,25 +277,25 @@ static void move_start(struct mc_dev *d)
 	memset(mv, 0, sizeof(*mv));
 	mv->src = j->from_ch * dpc + j->cur;
 	mv->dst = j->to_ch * dpc + j->cur;
-	ftl_get_resources(t->f, &r);
+	ftl_get_resources(t->b.f, &r);
 	for (mv->slot = 0; mv->slot < r.nr_dies && r.dies[mv->slot] != mv->src; mv->slot++)
 		;
 	if (mv->slot == r.nr_dies)
-		sim_die("migcost: %c has no die %u", t->name, mv->src);
+		sim_die("migcost: %c has no die %u", t->b.name, mv->src);
 	mv->t0 = blox_clock_now(&d->clock);
 	mv->src_ns0 = die_ns(d, mv->src);
 	mv->dst_ns0 = die_ns(d, mv->dst);
 	mv->dst_prog0 = nand_die_stats(d->dev, mv->dst)->busy_ns[NAND_OP_PROGRAM];
-	ftl_get_stats(t->f, &mv->st0);
+	ftl_get_stats(t->b.f, &mv->st0);
 	mv->ec_min0 = mv->st0.min_erase;
 	mv->ec_max0 = mv->st0.max_erase;
-	rc = ftl_migrate_start(t->f, mv->slot, mv->dst, &cfg);
+	rc = ftl_migrate_start(t->b.f, mv->slot, mv->dst, &cfg);
 	if (rc) {
 		j->error = rc;
 		sim_die("migcost: ftl_migrate_start (%c, slot %u, die %u -> %u, share %u): %d (%s)",
-			t->name, mv->slot, mv->src, mv->dst, j->share, rc, strerror(-rc));
+			t->b.name, mv->slot, mv->src, mv->dst, j->share, rc, strerror(-rc));
 	}
-	ftl_migrate_progress(t->f, &pr);
+	ftl_migrate_progress(t->b.f, &pr);
 	mv->bytes_plan = pr.bytes_total;
 	mv->sbs_plan = pr.sbs_total;
 }
@@ -556,8 +309,8 @@ static void move_ended(struct mc_dev *d)
 	struct ftl_migrate_progress pr;
 	struct ftl_stats st;
 
-	ftl_migrate_progress(t->f, &pr);
-	ftl_get_stats(t->f, &st);
+	ftl_migrate_progress(t->b.f, &pr);
+	ftl_get_stats(t->b.f, &st);
 	mv->gc_runs = st.gc_runs - mv->st0.gc_runs;
 	mv->wl_runs = st.wl_runs - mv->st0.wl_runs;
 	mv->gc_units = st.gc_units_moved - mv->st0.gc_units_moved;
@@ -566,7 +319,7 @@ static void move_ended(struct mc_dev *d)
 	mv->status = t->mig_status;
 	if (pr.state != FTL_MIG_DONE || pr.status || t->mig_status)
 		sim_die("migcost: die %u -> %u of %c ended with state %d status %d (callback %d)",
-			mv->src, mv->dst, t->name, pr.state, pr.status, t->mig_status);
+			mv->src, mv->dst, t->b.name, pr.state, pr.status, t->mig_status);
 	mv->t1 = blox_clock_now(&d->clock);
 	mv->ftl_t0 = pr.started_ns;
 	mv->ftl_t1 = pr.finished_ns;
@@ -631,9 +384,9 @@ static void mc_run(struct mc_dev *d, uint64_t until, bool (*done)(const struct m
 		for (int i = 0; i < MC_TENANTS; i++) {
 			struct mc_tenant *t = &d->t[i];
 
-			if (t->se.kicked) {
-				t->se.kicked = false;
-				ftl_process(t->f);
+			if (t->b.se.kicked) {
+				t->b.se.kicked = false;
+				ftl_process(t->b.f);
 				any = true;
 			}
 		}
@@ -654,8 +407,8 @@ static void mc_run(struct mc_dev *d, uint64_t until, bool (*done)(const struct m
 		for (int i = 0; i < MC_TENANTS; i++) {
 			struct mc_tenant *t = &d->t[i];
 
-			if (t->job == MC_JOB_READS && t->arrivals && t->next_arr < arr) {
-				arr = t->next_arr;
+			if (t->b.job == SIM_TJOB_OPEN && t->b.arrivals && t->b.next_arr < arr) {
+				arr = t->b.next_arr;
 				at = t;
 			}
 			if (t->wake_ns && t->wake_ns < wake) {
@@ -671,15 +424,15 @@ static void mc_run(struct mc_dev *d, uint64_t until, bool (*done)(const struct m
 		if (now == UINT64_MAX)
 			sim_die("migcost: HANG: work left, nothing pending in the NAND engine, no kick,"
 				" no wake-up (R %llu in flight, W %llu in flight, migration %s)",
-				(unsigned long long)d->t[0].inflight,
-				(unsigned long long)d->t[1].inflight, d->job.on ? "on" : "off");
+				(unsigned long long)d->t[0].b.inflight,
+				(unsigned long long)d->t[1].b.inflight, d->job.on ? "on" : "off");
 		if (now > until)
 			break;
 		if (now > blox_clock_now(&d->clock))
 			blox_clock_set(&d->clock, now);
 		if (wt && wake == now) {
 			wt->wake_ns = 0;
-			ftl_process(wt->f);
+			ftl_process(wt->b.f);
 			continue;
 		}
 		if (at && arr == now) {
@@ -695,10 +448,10 @@ static void mc_run(struct mc_dev *d, uint64_t until, bool (*done)(const struct m
 static void check_clean(const struct mc_dev *d)
 {
 	for (int i = 0; i < MC_TENANTS; i++)
-		if (d->t[i].bad || d->t[i].io_errors)
+		if (d->t[i].b.bad || d->t[i].b.io_errors)
 			sim_die("migcost: DATA ERROR (%c): %llu bad reads, %llu I/O errors",
-				d->t[i].name, (unsigned long long)d->t[i].bad,
-				(unsigned long long)d->t[i].io_errors);
+				d->t[i].b.name, (unsigned long long)d->t[i].b.bad,
+				(unsigned long long)d->t[i].b.io_errors);
 }
 
 /* ---- windows ---- */
@@ -710,12 +463,12 @@ static void win_begin(struct mc_dev *d, struct ftl_stats st[MC_TENANTS], uint64_
 	for (int i = 0; i < MC_TENANTS; i++) {
 		struct mc_tenant *t = &d->t[i];
 
-		t->m_on = true;
-		t->m0 = now;
-		t->m1 = m1;
-		blox_hist_reset(&t->rlat);
-		blox_hist_reset(&t->wlat);
-		ftl_get_stats(t->f, &st[i]);
+		t->b.m_on = true;
+		t->b.m0 = now;
+		t->b.m1 = m1;
+		blox_hist_reset(&t->b.rlat);
+		blox_hist_reset(&t->b.wlat);
+		ftl_get_stats(t->b.f, &st[i]);
 	}
 }
 
@@ -725,15 +478,15 @@ static void win_end(struct mc_dev *d, const struct ftl_stats st0[MC_TENANTS], st
 	uint64_t now = blox_clock_now(&d->clock);
 	struct ftl_stats st1[MC_TENANTS];
 
-	w->secs = (double)(now - d->t[0].m0) * 1e-9;
+	w->secs = (double)(now - d->t[0].b.m0) * 1e-9;
 	for (int i = 0; i < MC_TENANTS; i++) {
-		d->t[i].m_on = false;
-		ftl_get_stats(d->t[i].f, &st1[i]);
+		d->t[i].b.m_on = false;
+		ftl_get_stats(d->t[i].b.f, &st1[i]);
 	}
 	mc_run(d, UINT64_MAX, window_drained);
 	for (int i = 0; i < MC_TENANTS; i++) {
 		const struct mc_tenant *t = &d->t[i];
-		const struct blox_hist *h = i == 0 ? &t->rlat : &t->wlat;
+		const struct blox_hist *h = i == 0 ? &t->b.rlat : &t->b.wlat;
 		struct mc_lat *l = &w->lat[i];
 		double host = (double)(st1[i].units_written_host - st0[i].units_written_host);
 
@@ -770,26 +523,26 @@ static void mc_run_move(struct mc_dev *d)
 		       job_done);
 		if (!d->job.on)
 			break;
-		ftl_migrate_progress(t->f, &pr);
+		ftl_migrate_progress(t->b.f, &pr);
 		if (d->o->debug) {
 			struct ftl_activity a;
 			struct ftl_gc_info g;
 
 			struct ftl_sb_info vi = { 0 };
 
-			ftl_inspect_activity(t->f, &a);
-			ftl_inspect_gc(t->f, &g);
+			ftl_inspect_activity(t->b.f, &a);
+			ftl_inspect_gc(t->b.f, &g);
 			if (g.victim >= 0)
-				ftl_inspect_sb(t->f, (uint32_t)g.victim, &vi);
+				ftl_inspect_sb(t->b.f, (uint32_t)g.victim, &vi);
 			fprintf(stderr, "t %.2f die %u: state %d sbs %u/%u MiB %.1f/%.1f busy %.2f s wake"
 				" %.3f | %c: done %llu inflight %llu free_sbs %u gc %d/%d (ec %u, valid %u)"
 				" urgent %d write_wait %u wbufs %u\n",
 				(double)blox_clock_now(&d->clock) * 1e-9, d->job.cur, pr.state,
 				pr.sbs_copied, pr.sbs_total, (double)pr.bytes_copied / MiB,
 				(double)pr.bytes_total / MiB, (double)pr.busy_ns * 1e-9,
-				(double)pr.wake_ns * 1e-9, t->name,
-				(unsigned long long)(t->submitted - t->inflight),
-				(unsigned long long)t->inflight, a.free_sbs, g.active, g.victim,
+				(double)pr.wake_ns * 1e-9, t->b.name,
+				(unsigned long long)(t->b.submitted - t->b.inflight),
+				(unsigned long long)t->b.inflight, a.free_sbs, g.active, g.victim,
 				vi.erase_count, vi.valid, g.urgent, a.write_waiting, a.wbufs_busy);
 		}
 		if (d->job.cur != last_cur || pr.bytes_copied != last.bytes_copied ||
@@ -803,12 +556,12 @@ static void mc_run_move(struct mc_dev *d)
 			struct ftl_activity a;
 			struct ftl_gc_info g;
 
-			ftl_inspect_activity(t->f, &a);
-			ftl_inspect_gc(t->f, &g);
+			ftl_inspect_activity(t->b.f, &a);
+			ftl_inspect_gc(t->b.f, &g);
 			sim_die("migcost: the migration of %c's die %u -> %u (share %u) made no progress"
 				" for %u s: state %d status %d, %u/%u superblocks, %llu/%llu bytes, wake %llu,"
 				" now %llu; free sbs %u, gc active %d victim %d",
-				t->name, d->job.mv[d->job.cur].src, d->job.mv[d->job.cur].dst,
+				t->b.name, d->job.mv[d->job.cur].src, d->job.mv[d->job.cur].dst,
 				d->job.share, MC_STALL_S, pr.state, pr.status, pr.sbs_copied,
 				pr.sbs_total, (unsigned long long)pr.bytes_copied,
 				(unsigned long long)pr.bytes_total, (unsigned long long)pr.wake_ns,
@@ -855,15 +608,15 @@ static double mc_precondition(struct mc_dev *d)
 	struct ftl_stats s0, s1;
 	double host;
 
-	job_closed(r, MC_JOB_FILL, (r->cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->fill_qd);
-	job_closed(w, MC_JOB_FILL, (w->cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->fill_qd);
+	sim_tenant_job_closed(&r->b, SIM_TJOB_FILL, (r->b.cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->fill_qd);
+	sim_tenant_job_closed(&w->b, SIM_TJOB_FILL, (w->b.cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->fill_qd);
 	mc_run(d, UINT64_MAX, both_idle);
-	if (r->fill_ptr != r->cap || w->fill_ptr != w->cap)
+	if (r->b.fill_ptr != r->b.cap || w->b.fill_ptr != w->b.cap)
 		sim_die("migcost: fill stopped short");
-	ftl_get_stats(w->f, &s0);
-	job_closed(w, MC_JOB_RANDW, (uint64_t)(o->precond_x * w->cap), o->w_qd);
+	ftl_get_stats(w->b.f, &s0);
+	sim_tenant_job_closed(&w->b, SIM_TJOB_RANDW, (uint64_t)(o->precond_x * w->b.cap), o->w_qd);
 	mc_run(d, UINT64_MAX, both_idle);
-	ftl_get_stats(w->f, &s1);
+	ftl_get_stats(w->b.f, &s1);
 	check_clean(d);
 	host = (double)(s1.units_written_host - s0.units_written_host);
 	return host > 0 ? (sim_flash_units(&s1) - sim_flash_units(&s0)) / host : 0;
@@ -872,11 +625,11 @@ static double mc_precondition(struct mc_dev *d)
 /* W stops, R's arrivals stop; both read a random sample back. */
 static void mc_verify(struct mc_dev *d)
 {
-	d->t[0].arrivals = false;
-	d->t[1].stop = true;
+	d->t[0].b.arrivals = false;
+	d->t[1].b.stop = true;
 	mc_run(d, UINT64_MAX, both_idle);
 	for (int i = 0; i < MC_TENANTS; i++)
-		job_closed(&d->t[i], MC_JOB_VERIFY, MC_VERIFY_READS, d->o->fill_qd);
+		sim_tenant_job_closed(&d->t[i].b, SIM_TJOB_VERIFY, MC_VERIFY_READS, d->o->fill_qd);
 	mc_run(d, UINT64_MAX, both_idle);
 	check_clean(d);
 }
@@ -912,8 +665,8 @@ static void mc_header(struct sim_out *out, const struct mc_dev *d, double waf_pr
 
 	nand_geometry_default(&dg);
 	machine(m, sizeof(m));
-	ftl_inspect_layout(r->f, &lay);
-	ftl_inspect_gc(w->f, &gc);
+	ftl_inspect_layout(r->b.f, &lay);
+	ftl_inspect_gc(w->b.f, &gc);
 	sim_outf(out, "# blox-sim: experiment migcost (FlashBlox, FAST 2017): the cost of moving a"
 		 " channel vSSD to another channel online\n");
 	sim_outf(out, "# command: %s\n", o->cmdline);
@@ -939,8 +692,8 @@ static void mc_header(struct sim_out *out, const struct mc_dev *d, double waf_pr
 		 "#   capacity %u units (%.1f MiB) each; FTL defaults (op_permille %u, CMT %u KiB, MDC %u"
 		 " B, greedy GC, levels %u/%u/%u/%u free superblocks),\n"
 		 "#   static wear leveling when the superblocks' erase counts spread more than %u%s\n",
-		 g->dies_per_channel, lay.nr_sb, lay.units_per_sb * 4096.0 / MiB, r->cap,
-		 r->cap * 4096.0 / MiB, d->fc.op_permille, d->fc.cmt_bytes / 1024,
+		 g->dies_per_channel, lay.nr_sb, lay.units_per_sb * 4096.0 / MiB, r->b.cap,
+		 r->b.cap * 4096.0 / MiB, d->fc.op_permille, d->fc.cmt_bytes / 1024,
 		 d->fc.mdc_enabled ? d->fc.mdc_bytes : 0, gc.lvl_idle, gc.lvl_bg, gc.lvl_fg,
 		 gc.lvl_urgent, d->fc.wl_threshold,
 		 o->wl_threshold >= 0 ? " (--wl-threshold; 0: off)" : " (the FTL's default)");
@@ -1289,7 +1042,7 @@ int sim_migcost_main(int argc, char **argv)
 	fprintf(stderr, "  [preconditioned, %.1f s wall]\n", sim_wall_now() - w0);
 	mc_header(&out, d, waf_pre);
 	/* From here R reads and W writes without a pause until the end. */
-	job_closed(&d->t[1], MC_JOB_RANDW, UINT64_MAX, o.w_qd);
+	sim_tenant_job_closed(&d->t[1].b, SIM_TJOB_RANDW, UINT64_MAX, o.w_qd);
 	job_reads(&d->t[0], o.r_kiops);
 	mc_run(d, blox_clock_now(&d->clock) + (uint64_t)(o.warmup_s * 1e9), NULL);
 	for (int i = 0; i < o.norder; i++) {
