@@ -194,6 +194,17 @@ uint64_t sim_fnv1a64(uint64_t v);
 uint32_t sim_zipf_lba(const struct sim_zipf *z, uint64_t *state, uint32_t cap);
 
 /*
+ * Every unit written carries SIM_MAGIC, its LBA, a version (counting from
+ * 1) and the LBA inverted in its last word; a unit never written reads as
+ * zeroes.
+ */
+void sim_stamp_unit(uint8_t *unit, uint32_t lba, uint32_t ver);
+/* The unit read from @lba holds version @want (0: never written). */
+bool sim_unit_is(const uint8_t *unit, uint32_t lba, uint32_t want);
+/* It holds a version in [@lo, @hi], or zeroes if @lo is 0 (writes in flight meanwhile). */
+bool sim_unit_between(const uint8_t *unit, uint32_t lba, uint32_t lo, uint32_t hi);
+
+/*
  * The environment of one of several FTLs on one NAND device and one virtual
  * clock (the ftl_env's ctx): it submits at the clock's time and notes the
  * FTL's kicks for the run loop to process it.
@@ -238,6 +249,23 @@ struct sim_machine {
 void sim_machine_get(struct sim_machine *m);
 /* argv joined by spaces into @buf (cut at the last argument that fits). */
 void sim_cmdline(char *buf, size_t size, int argc, char **argv);
+
+/*
+ * The options' loop of an experiment, argv[1] its name: option argv[*@i]
+ * takes the value *@v and *@i moves onto it; false for --help or -h, after
+ * @usage(); dies without a value ("... needs a value" and @hint).
+ */
+bool sim_opt_value(int argc, char **argv, int *i, void (*usage)(void), const char *hint,
+		   const char **v);
+
+/*
+ * @fn(@arg) in a child process, a copy-on-write snapshot of this one (so
+ * every point starts from the same device), which then sends the @size
+ * bytes at @out back to the same place here. 0, or -1 if the child failed
+ * or sent less (*@got bytes came, *@status is its wait status).
+ */
+int sim_in_child(void (*fn)(void *arg), void *arg, void *out, size_t size, size_t *got,
+		 int *status);
 
 /* ---- a tenant of the two-tenant experiments (sim_tenant.c) ---- */
 

@@ -272,13 +272,8 @@ static void submit_slot(struct sim *s, struct sim_slot *sl)
 	sl->nr = nr;
 	if (op == FTL_IO_WRITE) {
 		for (uint32_t u = 0; u < nr; u++) {
-			uint32_t *h = (uint32_t *)(sl->buf + (size_t)u * FTL_UNIT);
-
 			sl->ver[u] = ++s->next_ver;
-			h[0] = SIM_MAGIC;
-			h[1] = lba + u;
-			h[2] = sl->ver[u];
-			h[1023] = ~(lba + u);
+			sim_stamp_unit(sl->buf + (size_t)u * FTL_UNIT, lba + u, sl->ver[u]);
 		}
 	}
 	sl->busy = true;
@@ -294,14 +289,8 @@ static void check_read(struct sim *s, struct sim_slot *sl)
 	for (uint32_t u = 0; u < sl->nr; u++) {
 		const uint32_t *h = (const uint32_t *)(sl->buf + (size_t)u * FTL_UNIT);
 		uint32_t lba = sl->lba + u, want = s->shadow[lba];
-		bool ok;
 
-		if (want == 0)
-			ok = h[0] == 0 && h[1] == 0 && h[2] == 0;
-		else
-			ok = h[0] == SIM_MAGIC && h[1] == lba && h[2] == want &&
-			     h[1023] == ~lba;
-		if (!ok && s->bad++ < 10)
+		if (!sim_unit_is((const uint8_t *)h, lba, want) && s->bad++ < 10)
 			fprintf(stderr,
 				"VERIFY: lba %u: got magic %08x lba %u ver %u, want ver %u\n",
 				lba, h[0], h[1], h[2], want);

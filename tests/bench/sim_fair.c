@@ -397,14 +397,9 @@ static void submit_4k(struct fa_tenant *t, enum ftl_io_op op)
 	sl->t_sub = now;
 	sl->in_win = t->m_on && now >= t->m0 && now < t->m1;
 	if (op == FTL_IO_WRITE) {
-		uint32_t *h = (uint32_t *)sl->buf;
-
 		sl->ver = ++t->next_ver;
 		t->pend[sl->lba] = sl->ver;
-		h[0] = SIM_MAGIC;
-		h[1] = sl->lba;
-		h[2] = sl->ver;
-		h[1023] = ~sl->lba;
+		sim_stamp_unit(sl->buf, sl->lba, sl->ver);
 	} else {
 		sl->lo = t->shadow[sl->lba];
 	}
@@ -419,14 +414,8 @@ static void check_read(struct fa_tenant *t, const struct fa_slot *sl)
 {
 	const uint32_t *h = (const uint32_t *)sl->buf;
 	uint32_t lba = sl->lba, hi = t->shadow[lba] > t->pend[lba] ? t->shadow[lba] : t->pend[lba];
-	bool ok;
 
-	if (h[0] == 0 && h[1] == 0 && h[2] == 0)
-		ok = sl->lo == 0;
-	else
-		ok = h[0] == SIM_MAGIC && h[1] == lba && h[1023] == ~lba && h[2] >= sl->lo &&
-		     h[2] >= 1 && h[2] <= hi;
-	if (!ok && t->bad++ < 10)
+	if (!sim_unit_between(sl->buf, lba, sl->lo, hi) && t->bad++ < 10)
 		fprintf(stderr, "VERIFY (%c): lba %u: got magic %08x lba %u ver %u, want %u..%u\n",
 			t->name, lba, h[0], h[1], h[2], sl->lo, hi);
 }
@@ -479,13 +468,10 @@ static void fill_next(struct fa_tenant *t)
 	int rc;
 
 	for (uint32_t u = 0; u < nr; u++) {
-		uint32_t *h = (uint32_t *)(t->fill_buf + (size_t)u * FTL_UNIT), lba = t->fill_ptr + u;
+		uint32_t lba = t->fill_ptr + u;
 
 		t->pend[lba] = ++t->next_ver;
-		h[0] = SIM_MAGIC;
-		h[1] = lba;
-		h[2] = t->pend[lba];
-		h[1023] = ~lba;
+		sim_stamp_unit(t->fill_buf + (size_t)u * FTL_UNIT, lba, t->pend[lba]);
 	}
 	t->fill_io = (struct ftl_io){ .op = FTL_IO_WRITE, .lba = t->fill_ptr, .nr = nr,
 				      .buf = t->fill_buf, .cb = fill_done, .cb_arg = t };
@@ -1003,15 +989,10 @@ static bool parse(struct fa_opts *o, int argc, char **argv)
 	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
 	/* argv[1] is "fairness". */
 	for (int i = 2; i < argc; i++) {
-		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *k = argv[i], *v;
 
-		if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
-			usage();
+		if (!sim_opt_value(argc, argv, &i, usage, " (fairness --help)", &v))
 			return false;
-		}
-		if (!v)
-			sim_die("%s needs a value (fairness --help)", k);
-		i++;
 		if (!strcmp(k, "--weights")) {
 			unsigned a, b;
 

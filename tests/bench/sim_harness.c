@@ -3,12 +3,15 @@
  * What blox-sim's experiments share beyond one simulated device (sim_core.c):
  * the random numbers and the zipfian LBAs, the environment of several FTLs on
  * one device and one clock, write amplification from FTL counters, the
- * machine and command lines of the results' headers.
+ * machine and command lines of the results' headers, the options' loop, and
+ * points run in a child process.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim.h"
@@ -70,6 +73,37 @@ uint64_t sim_fnv1a64(uint64_t v)
 uint32_t sim_zipf_lba(const struct sim_zipf *z, uint64_t *state, uint32_t cap)
 {
 	return (uint32_t)(sim_fnv1a64(sim_zipf_next(z, sim_rnd_unit(state))) % cap);
+}
+
+/* ---- what is written and read back ---- */
+
+void sim_stamp_unit(uint8_t *unit, uint32_t lba, uint32_t ver)
+{
+	uint32_t *h = (uint32_t *)unit;
+
+	h[0] = SIM_MAGIC;
+	h[1] = lba;
+	h[2] = ver;
+	h[1023] = ~lba;
+}
+
+bool sim_unit_is(const uint8_t *unit, uint32_t lba, uint32_t want)
+{
+	const uint32_t *h = (const uint32_t *)unit;
+
+	if (want == 0)
+		return h[0] == 0 && h[1] == 0 && h[2] == 0;
+	return h[0] == SIM_MAGIC && h[1] == lba && h[2] == want && h[1023] == ~lba;
+}
+
+bool sim_unit_between(const uint8_t *unit, uint32_t lba, uint32_t lo, uint32_t hi)
+{
+	const uint32_t *h = (const uint32_t *)unit;
+
+	if (h[0] == 0 && h[1] == 0 && h[2] == 0)
+		return lo == 0;
+	return h[0] == SIM_MAGIC && h[1] == lba && h[1023] == ~lba && h[2] >= lo && h[2] >= 1 &&
+	       h[2] <= hi;
 }
 
 /* ---- several FTLs on one device and one clock ---- */
@@ -184,4 +218,66 @@ void sim_cmdline(char *buf, size_t size, int argc, char **argv)
 			break;
 		len += (size_t)n;
 	}
+}
+
+bool sim_opt_value(int argc, char **argv, int *i, void (*usage)(void), const char *hint,
+		   const char **v)
+{
+	const char *k = argv[*i];
+
+	*v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
+		usage();
+		return false;
+	}
+	if (!*v)
+		sim_die("%s needs a value%s", k, hint);
+	(*i)++;
+	return true;
+}
+
+/* ---- a point in a child process ---- */
+
+int sim_in_child(void (*fn)(void *arg), void *arg, void *out, size_t size, size_t *got,
+		 int *status)
+{
+	int fd[2];
+	pid_t pid;
+
+	*got = 0;
+	*status = 0;
+	fflush(NULL);
+	if (pipe(fd))
+		sim_die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		sim_die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		const uint8_t *b = out;
+		size_t put = 0;
+
+		close(fd[0]);
+		fn(arg);
+		while (put < size) {
+			ssize_t k = write(fd[1], b + put, size - put);
+
+			if (k <= 0)
+				_exit(2);
+			put += (size_t)k;
+		}
+		_exit(0); /* the parent owns the device: nothing to tear down here */
+	}
+	close(fd[1]);
+	while (*got < size) {
+		ssize_t k = read(fd[0], (uint8_t *)out + *got, size - *got);
+
+		if (k <= 0)
+			break;
+		*got += (size_t)k;
+	}
+	close(fd[0]);
+	if (waitpid(pid, status, 0) != pid || !WIFEXITED(*status) || WEXITSTATUS(*status) ||
+	    *got != size)
+		return -1;
+	return 0;
 }

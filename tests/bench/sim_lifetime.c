@@ -210,15 +210,10 @@ static bool parse(struct lt_opts *o, int argc, char **argv)
 	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
 	/* argv[1] is "lifetime". */
 	for (int i = 2; i < argc; i++) {
-		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *k = argv[i], *v;
 
-		if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
-			usage();
+		if (!sim_opt_value(argc, argv, &i, usage, " (lifetime --help)", &v))
 			return false;
-		}
-		if (!v)
-			sim_die("%s needs a value (lifetime --help)", k);
-		i++;
 		if (!strcmp(k, "--channels"))
 			o->channels = arg_u32(k, v, 2, LT_MAX_CH);
 		else if (!strcmp(k, "--free"))

@@ -968,15 +968,10 @@ static bool parse(struct mc_opts *o, int argc, char **argv)
 	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
 	/* argv[1] is "migcost". */
 	for (int i = 2; i < argc; i++) {
-		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *k = argv[i], *v;
 
-		if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
-			usage();
+		if (!sim_opt_value(argc, argv, &i, usage, " (migcost --help)", &v))
 			return false;
-		}
-		if (!v)
-			sim_die("%s needs a value (migcost --help)", k);
-		i++;
 		if (!strcmp(k, "--shares"))
 			parse_shares(o, v);
 		else if (!strcmp(k, "--move"))

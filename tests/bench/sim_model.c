@@ -149,15 +149,10 @@ static bool parse(struct mo_opts *o, int argc, char **argv)
 			off += (size_t)snprintf(o->cmdline + off, sizeof(o->cmdline) - off, " %s",
 						argv[i]);
 	for (int i = 2; i < argc; i++) {
-		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *k = argv[i], *v;
 
-		if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
-			usage();
+		if (!sim_opt_value(argc, argv, &i, usage, "", &v))
 			return false;
-		}
-		if (!v)
-			sim_die("%s needs a value", k);
-		i++;
 		if (!strcmp(k, "--channels"))
 			o->channels = (uint32_t)atoi(v);
 		else if (!strcmp(k, "--dies"))

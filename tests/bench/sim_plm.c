@@ -35,7 +35,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "sim.h"
 
@@ -489,45 +488,30 @@ static void run_point(struct pl_dev *d, struct pl_point *p)
 	p->io_errors = d->io_errors;
 }
 
+struct pl_child {
+	struct pl_dev *d;
+	struct pl_point *p;
+};
+
+static void point_in_child(void *arg)
+{
+	struct pl_child *c = arg;
+
+	run_point(c->d, c->p);
+}
+
 /* Run one point in a child process on a copy of the device; its results through a pipe. */
 static void fork_point(struct pl_dev *d, struct pl_point *p)
 {
-	int fd[2], status;
-	pid_t pid;
-	size_t got = 0;
+	struct pl_child c = { d, p };
+	size_t got;
+	int status;
 
-	fflush(NULL);
-	if (pipe(fd))
-		sim_die("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		sim_die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		const uint8_t *b = (const uint8_t *)p;
-		size_t put = 0;
-
-		close(fd[0]);
-		run_point(d, p);
-		while (put < sizeof(*p)) {
-			ssize_t k = write(fd[1], b + put, sizeof(*p) - put);
-
-			if (k <= 0)
-				_exit(2);
-			put += (size_t)k;
-		}
-		_exit(0);
-	}
-	close(fd[1]);
-	while (got < sizeof(*p)) {
-		ssize_t k = read(fd[0], (uint8_t *)p + got, sizeof(*p) - got);
-
-		if (k <= 0)
+	if (sim_in_child(point_in_child, &c, p, sizeof(*p), &got, &status)) {
+		if (got < sizeof(*p))
 			sim_die("point: the child sent %zu of %zu bytes", got, sizeof(*p));
-		got += (size_t)k;
-	}
-	close(fd[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
 		sim_die("point: the child failed");
+	}
 }
 
 /* ---- output ---- */
@@ -664,15 +648,11 @@ int sim_plm_main(int argc, char **argv)
 	for (int i = 0; i < argc && n < sizeof(o.cmdline) - 2; i++)
 		n += (size_t)snprintf(o.cmdline + n, sizeof(o.cmdline) - n, "%s%s", i ? " " : "",
 				      i == 0 ? "blox-sim" : argv[i]);
-	for (int i = 2; i < argc; i += 2) {
-		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+	for (int i = 2; i < argc; i++) {
+		const char *k = argv[i], *v;
 
-		if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
-			usage();
+		if (!sim_opt_value(argc, argv, &i, usage, " (plm --help)", &v))
 			return 0;
-		}
-		if (!v)
-			sim_die("%s needs a value (plm --help)", k);
 		if (!strcmp(k, "--channels"))
 			o.channels = (uint32_t)pos(k, v);
 		else if (!strcmp(k, "--dies"))

@@ -40,7 +40,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "qos.h"
 #include "sim.h"
@@ -444,13 +443,8 @@ static void sp_submit(struct sp_dev *d, struct sp_slot *sl)
 	sl->nr = nr;
 	if (op == FTL_IO_WRITE) {
 		for (uint32_t u = 0; u < nr; u++) {
-			uint32_t *h = (uint32_t *)(sl->buf + (size_t)u * FTL_UNIT);
-
 			sl->ver[u] = ++d->next_ver;
-			h[0] = SIM_MAGIC;
-			h[1] = lba + u;
-			h[2] = sl->ver[u];
-			h[1023] = ~(lba + u);
+			sim_stamp_unit(sl->buf + (size_t)u * FTL_UNIT, lba + u, sl->ver[u]);
 		}
 	}
 	for (uint32_t u = 0; u < nr; u++)
@@ -471,11 +465,8 @@ static void check_read(struct sp_dev *d, const struct sp_slot *sl)
 {
 	const uint32_t *h = (const uint32_t *)sl->buf;
 	uint32_t want = d->shadow[sl->lba];
-	bool ok = want ? h[0] == SIM_MAGIC && h[1] == sl->lba && h[2] == want &&
-				 h[1023] == ~sl->lba
-		       : h[0] == 0 && h[1] == 0 && h[2] == 0;
 
-	if (!ok && d->bad++ < 10)
+	if (!sim_unit_is(sl->buf, sl->lba, want) && d->bad++ < 10)
 		fprintf(stderr, "VERIFY: lba %u: got magic %08x lba %u ver %u, want ver %u\n",
 			sl->lba, h[0], h[1], h[2], want);
 }
@@ -879,15 +870,10 @@ static bool parse(struct sp_opts *o, int argc, char **argv)
 	parse_list("4,16", o->qds, &o->nqds, SP_MAX_QDS, "--qd");
 	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
 	for (int i = 2; i < argc; i++) {
-		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *k = argv[i], *v;
 
-		if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
-			usage();
+		if (!sim_opt_value(argc, argv, &i, usage, " (suspend --help)", &v))
 			return false;
-		}
-		if (!v)
-			sim_die("%s needs a value (suspend --help)", k);
-		i++;
 		if (!strcmp(k, "--qd"))
 			parse_list(v, o->qds, &o->nqds, SP_MAX_QDS, "--qd");
 		else if (!strcmp(k, "--policies"))
@@ -943,46 +929,29 @@ static bool parse(struct sp_opts *o, int argc, char **argv)
  * queue depth starts from the very same state; the point comes back
  * through a pipe.
  */
+struct sp_child {
+	struct sp_dev *d;
+	enum sp_policy pol;
+	uint32_t qd;
+	struct sp_point *p;
+};
+
+static void window_in_child(void *arg)
+{
+	struct sp_child *c = arg;
+
+	sp_set_policy(c->d, c->pol);
+	window(c->d, c->qd, c->p);
+	verify(c->d);
+}
+
 static void run_child(struct sp_dev *d, enum sp_policy pol, uint32_t qd, struct sp_point *p)
 {
-	int fd[2], status;
-	pid_t pid;
-	size_t got = 0;
+	struct sp_child c = { d, pol, qd, p };
+	size_t got;
+	int status;
 
-	fflush(NULL);
-	if (pipe(fd))
-		sim_die("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		sim_die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		const uint8_t *b = (const uint8_t *)p;
-		size_t put = 0;
-
-		close(fd[0]);
-		sp_set_policy(d, pol);
-		window(d, qd, p);
-		verify(d);
-		while (put < sizeof(*p)) {
-			ssize_t k = write(fd[1], b + put, sizeof(*p) - put);
-
-			if (k <= 0)
-				_exit(2);
-			put += (size_t)k;
-		}
-		_exit(0); /* the parent owns the device: nothing to tear down here */
-	}
-	close(fd[1]);
-	while (got < sizeof(*p)) {
-		ssize_t k = read(fd[0], (uint8_t *)p + got, sizeof(*p) - got);
-
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	close(fd[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) ||
-	    got != sizeof(*p))
+	if (sim_in_child(window_in_child, &c, p, sizeof(*p), &got, &status))
 		sim_die("%s at QD %u failed (status %d)", sp_policy_name[pol], qd, status);
 }
 

@@ -95,14 +95,9 @@ void sim_tenant_submit(struct sim_tenant *t, enum ftl_io_op op, uint32_t lba, ui
 	t->win_inflight += sl->in_win;
 	if (op == FTL_IO_WRITE) {
 		for (uint32_t u = 0; u < nr; u++) {
-			uint32_t *h = (uint32_t *)(sl->buf + (size_t)u * FTL_UNIT);
-
 			sl->ver[u] = ++t->next_ver;
 			t->pend[lba + u] = sl->ver[u];
-			h[0] = SIM_MAGIC;
-			h[1] = lba + u;
-			h[2] = sl->ver[u];
-			h[1023] = ~(lba + u);
+			sim_stamp_unit(sl->buf + (size_t)u * FTL_UNIT, lba + u, sl->ver[u]);
 		}
 	} else {
 		sl->lo = t->shadow[lba];
@@ -122,14 +117,8 @@ static void check_read(struct sim_tenant *t, const struct sim_tslot *sl)
 {
 	const uint32_t *h = (const uint32_t *)sl->buf;
 	uint32_t lba = sl->lba, hi = t->shadow[lba] > t->pend[lba] ? t->shadow[lba] : t->pend[lba];
-	bool ok;
 
-	if (h[0] == 0 && h[1] == 0 && h[2] == 0)
-		ok = sl->lo == 0;
-	else
-		ok = h[0] == SIM_MAGIC && h[1] == lba && h[1023] == ~lba && h[2] >= sl->lo &&
-		     h[2] >= 1 && h[2] <= hi;
-	if (!ok && t->bad++ < 10)
+	if (!sim_unit_between(sl->buf, lba, sl->lo, hi) && t->bad++ < 10)
 		fprintf(stderr, "VERIFY (%c): lba %u: got magic %08x lba %u ver %u, want %u..%u\n",
 			t->name, lba, h[0], h[1], h[2], sl->lo, hi);
 }
