@@ -225,7 +225,8 @@ struct sim_tenv {
  * own naming these four; its other callbacks get @e as their ctx.
  */
 void sim_tenv_init(struct sim_tenv *e, struct ftl_env *env, const struct ftl_env_ops *ops,
-		   struct nand_dev *dev, struct nand_store *store, struct blox_clock *clock, uint32_t id);
+		   struct nand_dev *dev, struct nand_store *store, struct blox_clock *clock,
+		   uint32_t id);
 int sim_tenv_submit(void *ctx, struct nand_op *op);
 uint64_t sim_tenv_now(void *ctx);
 void sim_tenv_kick(void *ctx);
@@ -332,7 +333,10 @@ struct sim_tenant {
 	uint64_t bad, io_errors;
 };
 
-/* @t's FTL is created: its capacity, @pool slots, its random sequence (tenant @ti of --seed @seed). */
+/*
+ * @t's FTL is created: its capacity, @pool slots, its random sequence
+ * (tenant @ti of --seed @seed).
+ */
 void sim_tenant_start(struct sim_tenant *t, const char *exp, uint32_t pool, uint64_t seed,
 		      uint32_t ti);
 /* Destroy the FTL, free the rest. */

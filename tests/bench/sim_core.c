@@ -261,13 +261,8 @@ static void submit_slot(struct sim *s, struct sim_slot *sl)
 		return;
 	}
 	sl->parked = false;
-	memset(&sl->io, 0, sizeof(sl->io));
-	sl->io.op = op;
-	sl->io.lba = lba;
-	sl->io.nr = nr;
-	sl->io.buf = sl->buf;
-	sl->io.cb = io_done;
-	sl->io.cb_arg = sl;
+	sl->io = (struct ftl_io){ .op = op, .lba = lba, .nr = nr, .buf = sl->buf, .cb = io_done,
+				   .cb_arg = sl };
 	sl->lba = lba;
 	sl->nr = nr;
 	if (op == FTL_IO_WRITE) {

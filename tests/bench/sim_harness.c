@@ -146,7 +146,8 @@ static const struct ftl_env_ops sim_tenv_ops = {
 };
 
 void sim_tenv_init(struct sim_tenv *e, struct ftl_env *env, const struct ftl_env_ops *ops,
-		   struct nand_dev *dev, struct nand_store *store, struct blox_clock *clock, uint32_t id)
+		   struct nand_dev *dev, struct nand_store *store, struct blox_clock *clock,
+		   uint32_t id)
 {
 	*e = (struct sim_tenv){ .dev = dev, .store = store, .clock = clock, .id = id };
 	*env = (struct ftl_env){ .ops = ops ? ops : &sim_tenv_ops, .ctx = e, .dev = dev,

@@ -193,13 +193,8 @@ static void submit(struct pl_dev *d, struct pl_req *r, enum ftl_io_op op, uint32
 {
 	int rc;
 
-	memset(&r->io, 0, sizeof(r->io));
-	r->io.op = op;
-	r->io.lba = lba;
-	r->io.nr = nr;
-	r->io.buf = r->buf;
-	r->io.cb = req_done;
-	r->io.cb_arg = r;
+	r->io = (struct ftl_io){ .op = op, .lba = lba, .nr = nr, .buf = r->buf, .cb = req_done,
+				  .cb_arg = r };
 	r->lba = lba;
 	r->nr = nr;
 	r->t_sub = now(d);

@@ -432,13 +432,8 @@ static void sp_submit(struct sp_dev *d, struct sp_slot *sl)
 			sim_die("no free LBA");
 		break;
 	}
-	memset(&sl->io, 0, sizeof(sl->io));
-	sl->io.op = op;
-	sl->io.lba = lba;
-	sl->io.nr = nr;
-	sl->io.buf = sl->buf;
-	sl->io.cb = sp_done;
-	sl->io.cb_arg = sl;
+	sl->io = (struct ftl_io){ .op = op, .lba = lba, .nr = nr, .buf = sl->buf, .cb = sp_done,
+				   .cb_arg = sl };
 	sl->lba = lba;
 	sl->nr = nr;
 	if (op == FTL_IO_WRITE) {

@@ -81,13 +81,8 @@ void sim_tenant_submit(struct sim_tenant *t, enum ftl_io_op op, uint32_t lba, ui
 	struct sim_tslot *sl = slot_get(t, nr);
 	int rc;
 
-	memset(&sl->io, 0, sizeof(sl->io));
-	sl->io.op = op;
-	sl->io.lba = lba;
-	sl->io.nr = nr;
-	sl->io.buf = sl->buf;
-	sl->io.cb = tenant_done;
-	sl->io.cb_arg = sl;
+	sl->io = (struct ftl_io){ .op = op, .lba = lba, .nr = nr, .buf = sl->buf, .cb = tenant_done,
+				   .cb_arg = sl };
 	sl->lba = lba;
 	sl->nr = nr;
 	sl->t_arr = t_arr;
