@@ -213,6 +213,7 @@ struct sim_tenv {
 	struct nand_dev *dev;
 	struct nand_store *store;
 	struct blox_clock *clock;
+	struct ftl *f; /* the FTL it serves (set once created), processed on a kick */
 	uint32_t id; /* the tenant id its FTL's NAND ops should carry */
 	bool kicked; /* the FTL asked to be processed; the run loop clears it */
 	uint64_t sub_ops; /* NAND ops submitted, and those with another tenant's id */
@@ -231,6 +232,38 @@ int sim_tenv_submit(void *ctx, struct nand_op *op);
 uint64_t sim_tenv_now(void *ctx);
 void sim_tenv_kick(void *ctx);
 int sim_tenv_sync(void *ctx);
+
+/* What an experiment adds to sim_loop_run(); each member may be NULL but hang. */
+struct sim_loop_ops {
+	/* Anything to process now besides the FTLs' kicks (true: something was). */
+	bool (*events)(void *ctx);
+	/* The time of the experiment's next event (arrival, wake-up); UINT64_MAX: none. */
+	uint64_t (*next)(void *ctx);
+	/* Run the experiment's event due at @now (next() named it). */
+	void (*fire)(void *ctx, uint64_t now);
+	/* Nothing pending anywhere and no time limit: die saying what was left. */
+	void (*hang)(void *ctx);
+};
+
+#define SIM_LOOP_MAX 4
+
+/* Several FTLs (their sim_tenv, with f set) on one device and clock. */
+struct sim_loop {
+	struct nand_dev *dev;
+	struct blox_clock *clock;
+	struct sim_tenv *env[SIM_LOOP_MAX];
+	uint32_t n;
+	const struct sim_loop_ops *ops;
+	void *ctx; /* the experiment's, to its ops and done */
+};
+
+/*
+ * Run the device, the FTLs and the experiment's events, event by event in
+ * virtual time, until @until (the clock then set to it), or until @done
+ * (if given) says so; kicked FTLs are processed before time moves, and an
+ * experiment's event goes before the device's at the same time.
+ */
+void sim_loop_run(const struct sim_loop *l, uint64_t until, bool (*done)(const void *ctx));
 
 /* Nanoseconds in microseconds. */
 double sim_us(uint64_t ns);

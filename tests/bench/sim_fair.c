@@ -171,6 +171,7 @@ struct fa_dev {
 	struct ftl_config fc;
 	struct fa_drr drr;
 	struct fa_tenant t[FA_TENANTS];
+	struct sim_loop loop; /* the run loop over both */
 	uint32_t ndies;
 };
 
@@ -287,6 +288,7 @@ static void tenant_open(struct fa_dev *d, uint32_t ti)
 	fc.tenant = ti;
 	if ((rc = ftl_create(&fc, &t->env, &t->res, &t->f)))
 		sim_die("fairness: ftl_create (%c): %d", t->name, rc);
+	t->se.f = t->f;
 	t->cap = ftl_capacity(t->f);
 	t->shadow = calloc(t->cap, sizeof(*t->shadow));
 	t->pend = calloc(t->cap, sizeof(*t->pend));
@@ -304,6 +306,8 @@ static void tenant_open(struct fa_dev *d, uint32_t ti)
 	blox_hist_reset(&t->rlat);
 	blox_hist_reset(&t->wlat);
 }
+
+static const struct sim_loop_ops fa_loop_ops; /* the run loop's part, below */
 
 static void fa_open(struct fa_dev *d, const struct fa_opts *o, uint32_t pool, enum fa_sched sched)
 {
@@ -346,6 +350,10 @@ static void fa_open(struct fa_dev *d, const struct fa_opts *o, uint32_t pool, en
 	d->fc.gc_pipeline = o->gc_pipeline;
 	for (uint32_t ti = 0; ti < FA_TENANTS; ti++)
 		tenant_open(d, ti);
+	d->loop = (struct sim_loop){ .dev = d->dev, .clock = &d->clock, .n = FA_TENANTS,
+				     .ops = &fa_loop_ops, .ctx = d };
+	for (int ti = 0; ti < FA_TENANTS; ti++)
+		d->loop.env[ti] = &d->t[ti].se;
 }
 
 static void fa_close(struct fa_dev *d)
@@ -526,45 +534,25 @@ static bool tenant_busy(const struct fa_tenant *t)
 	return t->job != FA_JOB_NONE && !t->stop && t->submitted < t->to_submit;
 }
 
-static bool both_idle(const struct fa_dev *d)
+static bool both_idle(const void *ctx)
 {
+	const struct fa_dev *d = ctx;
+
 	return !tenant_busy(&d->t[0]) && !tenant_busy(&d->t[1]);
 }
 
-/* Run the device and both FTLs event by event until @until, or until @done says so. */
-static void fa_run(struct fa_dev *d, uint64_t until, bool (*done)(const struct fa_dev *d))
+static void loop_hang(void *ctx)
 {
-	for (;;) {
-		bool any = false;
-		uint64_t next;
+	struct fa_dev *d = ctx;
 
-		for (int i = 0; i < FA_TENANTS; i++)
-			if (d->t[i].se.kicked) {
-				d->t[i].se.kicked = false;
-				ftl_process(d->t[i].f);
-				any = true;
-			}
-		if (any)
-			continue;
-		if (done && done(d))
-			return;
-		next = nand_next_event(d->dev);
-		if (next == UINT64_MAX) {
-			if (until != UINT64_MAX)
-				break;
-			sim_die("fairness: HANG: work left, nothing pending in the NAND engine"
-				" (A %llu, B %llu in flight)",
-				(unsigned long long)d->t[0].inflight,
-				(unsigned long long)d->t[1].inflight);
-		}
-		if (next > until)
-			break;
-		blox_clock_set(&d->clock, next);
-		nand_advance(d->dev, next);
-	}
-	if (until != UINT64_MAX && blox_clock_now(&d->clock) < until)
-		blox_clock_set(&d->clock, until);
+	sim_die("fairness: HANG: work left, nothing pending in the NAND engine"
+		" (A %llu, B %llu in flight)",
+		(unsigned long long)d->t[0].inflight, (unsigned long long)d->t[1].inflight);
 }
+
+static const struct sim_loop_ops fa_loop_ops = {
+	.hang = loop_hang,
+};
 
 static void check_clean(const struct fa_dev *d)
 {
@@ -587,10 +575,10 @@ static void fa_precondition(struct fa_dev *d)
 
 	for (int i = 0; i < FA_TENANTS; i++)
 		job_start(&d->t[i], FA_JOB_FILL, 0, UINT64_MAX, 1);
-	fa_run(d, UINT64_MAX, both_idle);
+	sim_loop_run(&d->loop, UINT64_MAX, both_idle);
 	for (int i = 0; i < FA_TENANTS; i++)
 		job_start(&d->t[i], FA_JOB_MIX, 0, (uint64_t)(o->precond_x * d->t[i].cap), o->qd);
-	fa_run(d, UINT64_MAX, both_idle);
+	sim_loop_run(&d->loop, UINT64_MAX, both_idle);
 	check_clean(d);
 }
 
@@ -640,7 +628,7 @@ static void fa_point(struct fa_dev *d, uint32_t reads_pct, struct fa_point *p)
 	p->window_s = o->seconds;
 	for (int i = 0; i < FA_TENANTS; i++)
 		job_start(&d->t[i], FA_JOB_MIX, reads_pct, UINT64_MAX, o->qd);
-	fa_run(d, blox_clock_now(&d->clock) + (uint64_t)(o->warmup_s * 1e9), NULL);
+	sim_loop_run(&d->loop, blox_clock_now(&d->clock) + (uint64_t)(o->warmup_s * 1e9), NULL);
 	now = blox_clock_now(&d->clock);
 	for (int i = 0; i < FA_TENANTS; i++) {
 		d->t[i].m_on = true;
@@ -656,7 +644,7 @@ static void fa_point(struct fa_dev *d, uint32_t reads_pct, struct fa_point *p)
 	memset(d->drr.dry_host_ns, 0, sizeof(d->drr.dry_host_ns));
 	for (int i = 0; i < FA_TENANTS; i++)
 		d->drr.ftl[i] = d->t[i].f;
-	fa_run(d, now + win, NULL);
+	sim_loop_run(&d->loop, now + win, NULL);
 	snap(d, s2);
 	memcpy(p->contended_ns, d->drr.contended_ns, sizeof(p->contended_ns));
 	memcpy(p->alone_ns, d->drr.alone_ns, sizeof(p->alone_ns));
@@ -667,7 +655,7 @@ static void fa_point(struct fa_dev *d, uint32_t reads_pct, struct fa_point *p)
 		d->t[i].stop = true;
 		d->t[i].m_on = false;
 	}
-	fa_run(d, UINT64_MAX, both_idle);
+	sim_loop_run(&d->loop, UINT64_MAX, both_idle);
 	check_clean(d);
 
 	p->die_ratio_min = INFINITY;
@@ -715,7 +703,7 @@ static void fa_verify(struct fa_dev *d)
 {
 	for (int i = 0; i < FA_TENANTS; i++)
 		job_start(&d->t[i], FA_JOB_VERIFY, 100, FA_VERIFY_READS, d->o->qd);
-	fa_run(d, UINT64_MAX, both_idle);
+	sim_loop_run(&d->loop, UINT64_MAX, both_idle);
 	check_clean(d);
 }
 

@@ -154,6 +154,49 @@ void sim_tenv_init(struct sim_tenv *e, struct ftl_env *env, const struct ftl_env
 				 .store = store };
 }
 
+void sim_loop_run(const struct sim_loop *l, uint64_t until, bool (*done)(const void *ctx))
+{
+	const struct sim_loop_ops *ops = l->ops;
+
+	for (;;) {
+		uint64_t next, ev, now;
+		bool any = false;
+
+		for (uint32_t i = 0; i < l->n; i++) {
+			struct sim_tenv *e = l->env[i];
+
+			if (e->kicked) {
+				e->kicked = false;
+				ftl_process(e->f);
+				any = true;
+			}
+		}
+		if (ops->events && ops->events(l->ctx))
+			any = true;
+		if (any)
+			continue;
+		if (done && done(l->ctx))
+			return;
+		ev = ops->next ? ops->next(l->ctx) : UINT64_MAX;
+		next = nand_next_event(l->dev);
+		now = next < ev ? next : ev;
+		if (now == UINT64_MAX && until != UINT64_MAX)
+			break;
+		if (now == UINT64_MAX)
+			ops->hang(l->ctx); /* it dies */
+		if (now > until)
+			break;
+		blox_clock_set(l->clock, now);
+		if (ev == now) {
+			ops->fire(l->ctx, now);
+			continue;
+		}
+		nand_advance(l->dev, now);
+	}
+	if (until != UINT64_MAX && blox_clock_now(l->clock) < until)
+		blox_clock_set(l->clock, until);
+}
+
 /* ---- figures ---- */
 
 double sim_us(uint64_t ns)

@@ -67,6 +67,7 @@ struct iso_dev {
 	struct blox_clock clock;
 	struct ftl_config fc;
 	struct iso_tenant t[ISO_TENANTS];
+	struct sim_loop loop; /* the run loop over both */
 	uint32_t pool[BLOX_FTL_MAX_DIES], npool; /* dies either tenant uses */
 };
 
@@ -176,6 +177,8 @@ static void tenant_open(struct iso_dev *d, int ti)
 	sim_tenant_start(&t->b, "isolation", ISO_POOL, d->o->seed, (uint32_t)ti);
 }
 
+static const struct sim_loop_ops iso_loop_ops; /* the run loop's part, below */
+
 static void iso_open(struct iso_dev *d, const struct sim_opts *o, enum iso_level lv,
 		     bool suspend)
 {
@@ -214,6 +217,10 @@ static void iso_open(struct iso_dev *d, const struct sim_opts *o, enum iso_level
 	for (uint32_t i = 0; i < nand_dies(g) && i < BLOX_FTL_MAX_DIES; i++)
 		if (used[i])
 			d->pool[d->npool++] = i;
+	d->loop = (struct sim_loop){ .dev = d->dev, .clock = &d->clock, .n = ISO_TENANTS,
+				     .ops = &iso_loop_ops, .ctx = d };
+	for (int ti = 0; ti < ISO_TENANTS; ti++)
+		d->loop.env[ti] = &d->t[ti].b.se;
 	if (d->t[0].b.cap != d->t[1].b.cap)
 		sim_die("isolation: tenants of unequal capacity (%u, %u units)", d->t[0].b.cap,
 			d->t[1].b.cap);
@@ -262,69 +269,65 @@ static void arrival(struct iso_tenant *t)
 }
 
 /* Neither tenant has work left. */
-static bool both_idle(const struct iso_dev *d)
+static bool both_idle(const void *ctx)
 {
+	const struct iso_dev *d = ctx;
+
 	return !sim_tenant_busy(&d->t[0].b) && !sim_tenant_busy(&d->t[1].b);
 }
 
-/* R has nothing in flight and no op of the window is in flight (W may run on). */
-static bool window_drained(const struct iso_dev *d)
+/* The tenant whose open-loop arrival comes first, or NULL. */
+static struct iso_tenant *next_arrival(struct iso_dev *d)
 {
-	return !sim_tenant_busy(&d->t[0].b) && !d->t[1].b.win_inflight;
+	struct iso_tenant *at = NULL;
+	uint64_t arr = UINT64_MAX;
+
+	for (int i = 0; i < ISO_TENANTS; i++) {
+		struct iso_tenant *t = &d->t[i];
+
+		if (t->b.job == SIM_TJOB_OPEN && t->b.arrivals && t->b.next_arr < arr) {
+			arr = t->b.next_arr;
+			at = t;
+		}
+	}
+	return at;
 }
 
-/*
- * Run the device, both FTLs and the arrivals, event by event, until
- * @until, or until @done (if given) says so.
- */
-static void iso_run(struct iso_dev *d, uint64_t until, bool (*done)(const struct iso_dev *d))
+/* The run loop's part: the arrivals. */
+static uint64_t loop_next(void *ctx)
 {
-	for (;;) {
-		struct iso_tenant *at = NULL;
-		uint64_t next, arr = UINT64_MAX, now;
-		bool any = false;
+	struct iso_tenant *at = next_arrival(ctx);
 
-		for (int i = 0; i < ISO_TENANTS; i++) {
-			struct iso_tenant *t = &d->t[i];
+	return at ? at->b.next_arr : UINT64_MAX;
+}
 
-			if (t->b.se.kicked) {
-				t->b.se.kicked = false;
-				ftl_process(t->b.f);
-				any = true;
-			}
-		}
-		if (any)
-			continue;
-		if (done && done(d))
-			return;
-		for (int i = 0; i < ISO_TENANTS; i++) {
-			struct iso_tenant *t = &d->t[i];
+static void loop_fire(void *ctx, uint64_t now)
+{
+	(void)now;
+	arrival(next_arrival(ctx));
+}
 
-			if (t->b.job == SIM_TJOB_OPEN && t->b.arrivals && t->b.next_arr < arr) {
-				arr = t->b.next_arr;
-				at = t;
-			}
-		}
-		next = nand_next_event(d->dev);
-		now = next < arr ? next : arr;
-		if (now == UINT64_MAX && until != UINT64_MAX)
-			break;
-		if (now == UINT64_MAX)
-			sim_die("isolation: HANG: work left, nothing pending in the NAND engine, no kick"
-				" (R %llu in flight, W %llu in flight)",
-				(unsigned long long)d->t[0].b.inflight,
-				(unsigned long long)d->t[1].b.inflight);
-		if (now > until)
-			break;
-		blox_clock_set(&d->clock, now);
-		if (at && arr <= next) {
-			arrival(at);
-			continue;
-		}
-		nand_advance(d->dev, now);
-	}
-	if (until != UINT64_MAX && blox_clock_now(&d->clock) < until)
-		blox_clock_set(&d->clock, until);
+static void loop_hang(void *ctx)
+{
+	struct iso_dev *d = ctx;
+
+	sim_die("isolation: HANG: work left, nothing pending in the NAND engine, no kick"
+		" (R %llu in flight, W %llu in flight)",
+		(unsigned long long)d->t[0].b.inflight, (unsigned long long)d->t[1].b.inflight);
+}
+
+static const struct sim_loop_ops iso_loop_ops = {
+	.next = loop_next,
+	.fire = loop_fire,
+	.hang = loop_hang,
+};
+
+/* R has nothing in flight and no op of the window is in flight (W may run on). */
+static bool window_drained(const void *ctx)
+{
+	const struct iso_dev *d = ctx;
+
+	return !sim_tenant_busy(&d->t[0].b) && !d->t[1].b.win_inflight;
 }
 
 static void check_clean(const struct iso_dev *d)
@@ -390,12 +393,12 @@ static void iso_precondition(struct iso_dev *d, double *waf_pre)
 
 	sim_tenant_job_closed(&r->b, SIM_TJOB_FILL, (r->b.cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->qd);
 	sim_tenant_job_closed(&w->b, SIM_TJOB_FILL, (w->b.cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->qd);
-	iso_run(d, UINT64_MAX, both_idle);
+	sim_loop_run(&d->loop, UINT64_MAX, both_idle);
 	if (r->b.fill_ptr != r->b.cap || w->b.fill_ptr != w->b.cap)
 		sim_die("isolation: fill stopped short");
 	snap(d, &s0);
 	sim_tenant_job_closed(&w->b, SIM_TJOB_RANDW, (uint64_t)(o->iso_precond_x * w->b.cap), o->iso_w_qd);
-	iso_run(d, UINT64_MAX, both_idle);
+	sim_loop_run(&d->loop, UINT64_MAX, both_idle);
 	snap(d, &s1);
 	*waf_pre = sim_waf_between(&s0.st[1], &s1.st[1]);
 	/* From here W writes until the end of the last point. */
@@ -424,7 +427,7 @@ static void iso_window(struct iso_dev *d, struct iso_point *p)
 		sim_tenant_job_closed(&w->b, SIM_TJOB_RANDW, UINT64_MAX, o->iso_w_qd);
 	}
 	job_mix(r, o->iso_r_kiops, p->reads_pct, false);
-	iso_run(d, blox_clock_now(&d->clock) + (uint64_t)(o->iso_warmup_s * 1e9), NULL);
+	sim_loop_run(&d->loop, blox_clock_now(&d->clock) + (uint64_t)(o->iso_warmup_s * 1e9), NULL);
 	now = blox_clock_now(&d->clock);
 	for (int i = 0; i < ISO_TENANTS; i++) {
 		d->t[i].b.m_on = true;
@@ -434,10 +437,10 @@ static void iso_window(struct iso_dev *d, struct iso_point *p)
 		blox_hist_reset(&d->t[i].b.wlat);
 	}
 	snap(d, &s1);
-	iso_run(d, now + win, NULL);
+	sim_loop_run(&d->loop, now + win, NULL);
 	snap(d, &s2);
 	r->b.arrivals = false;
-	iso_run(d, UINT64_MAX, window_drained);
+	sim_loop_run(&d->loop, UINT64_MAX, window_drained);
 	for (int i = 0; i < ISO_TENANTS; i++)
 		d->t[i].b.m_on = false;
 	r->b.job = SIM_TJOB_NONE;
@@ -489,10 +492,10 @@ static void iso_verify(struct iso_dev *d)
 {
 	d->t[1].b.stop = true;
 	d->t[1].b.arrivals = false;
-	iso_run(d, UINT64_MAX, both_idle);
+	sim_loop_run(&d->loop, UINT64_MAX, both_idle);
 	for (int i = 0; i < ISO_TENANTS; i++)
 		sim_tenant_job_closed(&d->t[i].b, SIM_TJOB_VERIFY, ISO_VERIFY_READS, d->o->qd);
-	iso_run(d, UINT64_MAX, both_idle);
+	sim_loop_run(&d->loop, UINT64_MAX, both_idle);
 	check_clean(d);
 }
 

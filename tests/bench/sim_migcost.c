@@ -107,6 +107,7 @@ struct mc_dev {
 	struct mc_tenant t[MC_TENANTS];
 	int owner[MC_MAX_CH]; /* tenant index on each channel, -1: free */
 	struct mc_job_state job;
+	struct sim_loop loop; /* the run loop over both */
 };
 
 /* One tenant's figures over a window. */
@@ -187,6 +188,8 @@ static void tenant_open(struct mc_dev *d, int ti, uint32_t ch)
 	sim_tenant_start(&t->b, "migcost", MC_POOL, d->o->seed, (uint32_t)ti);
 }
 
+static const struct sim_loop_ops mc_loop_ops; /* the run loop's part, below */
+
 static void mc_open(struct mc_dev *d, const struct mc_opts *o)
 {
 	struct nand_geometry *g = &d->nc.geo;
@@ -214,6 +217,10 @@ static void mc_open(struct mc_dev *d, const struct mc_opts *o)
 		d->owner[ch] = -1;
 	tenant_open(d, 0, 0); /* R on channel 0 */
 	tenant_open(d, 1, 1); /* W on channel 1 */
+	d->loop = (struct sim_loop){ .dev = d->dev, .clock = &d->clock, .n = MC_TENANTS,
+				     .ops = &mc_loop_ops, .ctx = d };
+	for (int ti = 0; ti < MC_TENANTS; ti++)
+		d->loop.env[ti] = &d->t[ti].b.se;
 }
 
 static void mc_close(struct mc_dev *d)
@@ -239,14 +246,18 @@ static void arrival(struct mc_tenant *t)
 	t->b.next_arr = now + sim_tenant_next_gap(&t->b);
 }
 
-static bool both_idle(const struct mc_dev *d)
+static bool both_idle(const void *ctx)
 {
+	const struct mc_dev *d = ctx;
+
 	return !sim_tenant_busy(&d->t[0].b) && !sim_tenant_busy(&d->t[1].b);
 }
 
 /* No op of a window is in flight (both tenants run on). */
-static bool window_drained(const struct mc_dev *d)
+static bool window_drained(const void *ctx)
 {
+	const struct mc_dev *d = ctx;
+
 	return !d->t[0].b.win_inflight && !d->t[1].b.win_inflight;
 }
 
@@ -365,84 +376,91 @@ static void job_start(struct mc_dev *d, int ti, uint32_t share)
 	move_start(d);
 }
 
-static bool job_done(const struct mc_dev *d)
+/* The run loop's part: migrations ended, arrivals, the FTLs' wake-ups. */
+static bool loop_events(void *ctx)
 {
-	return !d->job.on;
+	struct mc_dev *d = ctx;
+	bool any = false;
+
+	for (int i = 0; i < MC_TENANTS; i++) {
+		struct mc_tenant *t = &d->t[i];
+
+		if (t->mig_ended) {
+			t->mig_ended = false;
+			if (d->job.on && d->job.t == t)
+				move_ended(d);
+			any = true;
+		}
+	}
+	return any;
 }
 
-/*
- * Run the device, both FTLs, the arrivals and the FTLs' wake-ups, event by
- * event, until @until, or until @done (if given) says so.
- */
-static void mc_run(struct mc_dev *d, uint64_t until, bool (*done)(const struct mc_dev *d))
+/* The tenants with the first arrival and the first wake-up (NULL: none), and their times. */
+static void next_events(struct mc_dev *d, struct mc_tenant **at, uint64_t *arr,
+			struct mc_tenant **wt, uint64_t *wake)
 {
-	for (;;) {
-		struct mc_tenant *at = NULL, *wt = NULL;
-		uint64_t next, arr = UINT64_MAX, wake = UINT64_MAX, now;
-		bool any = false;
+	*at = *wt = NULL;
+	*arr = *wake = UINT64_MAX;
+	for (int i = 0; i < MC_TENANTS; i++) {
+		struct mc_tenant *t = &d->t[i];
 
-		for (int i = 0; i < MC_TENANTS; i++) {
-			struct mc_tenant *t = &d->t[i];
-
-			if (t->b.se.kicked) {
-				t->b.se.kicked = false;
-				ftl_process(t->b.f);
-				any = true;
-			}
+		if (t->b.job == SIM_TJOB_OPEN && t->b.arrivals && t->b.next_arr < *arr) {
+			*arr = t->b.next_arr;
+			*at = t;
 		}
-		for (int i = 0; i < MC_TENANTS; i++) {
-			struct mc_tenant *t = &d->t[i];
-
-			if (t->mig_ended) {
-				t->mig_ended = false;
-				if (d->job.on && d->job.t == t)
-					move_ended(d);
-				any = true;
-			}
+		if (t->wake_ns && t->wake_ns < *wake) {
+			*wake = t->wake_ns;
+			*wt = t;
 		}
-		if (any)
-			continue;
-		if (done && done(d))
-			return;
-		for (int i = 0; i < MC_TENANTS; i++) {
-			struct mc_tenant *t = &d->t[i];
-
-			if (t->b.job == SIM_TJOB_OPEN && t->b.arrivals && t->b.next_arr < arr) {
-				arr = t->b.next_arr;
-				at = t;
-			}
-			if (t->wake_ns && t->wake_ns < wake) {
-				wake = t->wake_ns;
-				wt = t;
-			}
-		}
-		next = nand_next_event(d->dev);
-		now = next < arr ? next : arr;
-		now = wake < now ? wake : now;
-		if (now == UINT64_MAX && until != UINT64_MAX)
-			break;
-		if (now == UINT64_MAX)
-			sim_die("migcost: HANG: work left, nothing pending in the NAND engine, no kick,"
-				" no wake-up (R %llu in flight, W %llu in flight, migration %s)",
-				(unsigned long long)d->t[0].b.inflight,
-				(unsigned long long)d->t[1].b.inflight, d->job.on ? "on" : "off");
-		if (now > until)
-			break;
-		if (now > blox_clock_now(&d->clock))
-			blox_clock_set(&d->clock, now);
-		if (wt && wake == now) {
-			wt->wake_ns = 0;
-			ftl_process(wt->b.f);
-			continue;
-		}
-		if (at && arr == now) {
-			arrival(at);
-			continue;
-		}
-		nand_advance(d->dev, now);
 	}
-	if (until != UINT64_MAX && blox_clock_now(&d->clock) < until)
-		blox_clock_set(&d->clock, until);
+}
+
+static uint64_t loop_next(void *ctx)
+{
+	struct mc_tenant *at, *wt;
+	uint64_t arr, wake;
+
+	next_events(ctx, &at, &arr, &wt, &wake);
+	return wake < arr ? wake : arr;
+}
+
+/* A wake-up before an arrival at the same time. */
+static void loop_fire(void *ctx, uint64_t now)
+{
+	struct mc_tenant *at, *wt;
+	uint64_t arr, wake;
+
+	next_events(ctx, &at, &arr, &wt, &wake);
+	if (wt && wake == now) {
+		wt->wake_ns = 0;
+		ftl_process(wt->b.f);
+		return;
+	}
+	arrival(at);
+}
+
+static void loop_hang(void *ctx)
+{
+	struct mc_dev *d = ctx;
+
+	sim_die("migcost: HANG: work left, nothing pending in the NAND engine, no kick,"
+		" no wake-up (R %llu in flight, W %llu in flight, migration %s)",
+		(unsigned long long)d->t[0].b.inflight, (unsigned long long)d->t[1].b.inflight,
+		d->job.on ? "on" : "off");
+}
+
+static const struct sim_loop_ops mc_loop_ops = {
+	.events = loop_events,
+	.next = loop_next,
+	.fire = loop_fire,
+	.hang = loop_hang,
+};
+
+static bool job_done(const void *ctx)
+{
+	const struct mc_dev *d = ctx;
+
+	return !d->job.on;
 }
 
 static void check_clean(const struct mc_dev *d)
@@ -483,7 +501,7 @@ static void win_end(struct mc_dev *d, const struct ftl_stats st0[MC_TENANTS], st
 		d->t[i].b.m_on = false;
 		ftl_get_stats(d->t[i].b.f, &st1[i]);
 	}
-	mc_run(d, UINT64_MAX, window_drained);
+	sim_loop_run(&d->loop, UINT64_MAX, window_drained);
 	for (int i = 0; i < MC_TENANTS; i++) {
 		const struct mc_tenant *t = &d->t[i];
 		const struct blox_hist *h = i == 0 ? &t->b.rlat : &t->b.wlat;
@@ -519,8 +537,8 @@ static void mc_run_move(struct mc_dev *d)
 	while (d->job.on) {
 		struct mc_tenant *t = d->job.t;
 
-		mc_run(d, blox_clock_now(&d->clock) + (d->o->debug ? 250000000ull : 1000000000ull),
-		       job_done);
+		sim_loop_run(&d->loop, blox_clock_now(&d->clock) + (d->o->debug ? 250000000ull : 1000000000ull),
+			     job_done);
 		if (!d->job.on)
 			break;
 		ftl_migrate_progress(t->b.f, &pr);
@@ -595,7 +613,7 @@ static void mc_point(struct mc_dev *d, int ti, uint32_t share, struct mc_point *
 
 	base_s = p->secs > d->o->base_s ? p->secs : d->o->base_s;
 	win_begin(d, st, UINT64_MAX);
-	mc_run(d, blox_clock_now(&d->clock) + (uint64_t)(base_s * 1e9), NULL);
+	sim_loop_run(&d->loop, blox_clock_now(&d->clock) + (uint64_t)(base_s * 1e9), NULL);
 	win_end(d, st, &p->base);
 	p->wall_s = sim_wall_now() - w0;
 }
@@ -610,12 +628,12 @@ static double mc_precondition(struct mc_dev *d)
 
 	sim_tenant_job_closed(&r->b, SIM_TJOB_FILL, (r->b.cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->fill_qd);
 	sim_tenant_job_closed(&w->b, SIM_TJOB_FILL, (w->b.cap + SIM_SEQ_UNITS - 1) / SIM_SEQ_UNITS, o->fill_qd);
-	mc_run(d, UINT64_MAX, both_idle);
+	sim_loop_run(&d->loop, UINT64_MAX, both_idle);
 	if (r->b.fill_ptr != r->b.cap || w->b.fill_ptr != w->b.cap)
 		sim_die("migcost: fill stopped short");
 	ftl_get_stats(w->b.f, &s0);
 	sim_tenant_job_closed(&w->b, SIM_TJOB_RANDW, (uint64_t)(o->precond_x * w->b.cap), o->w_qd);
-	mc_run(d, UINT64_MAX, both_idle);
+	sim_loop_run(&d->loop, UINT64_MAX, both_idle);
 	ftl_get_stats(w->b.f, &s1);
 	check_clean(d);
 	host = (double)(s1.units_written_host - s0.units_written_host);
@@ -627,10 +645,10 @@ static void mc_verify(struct mc_dev *d)
 {
 	d->t[0].b.arrivals = false;
 	d->t[1].b.stop = true;
-	mc_run(d, UINT64_MAX, both_idle);
+	sim_loop_run(&d->loop, UINT64_MAX, both_idle);
 	for (int i = 0; i < MC_TENANTS; i++)
 		sim_tenant_job_closed(&d->t[i].b, SIM_TJOB_VERIFY, MC_VERIFY_READS, d->o->fill_qd);
-	mc_run(d, UINT64_MAX, both_idle);
+	sim_loop_run(&d->loop, UINT64_MAX, both_idle);
 	check_clean(d);
 }
 
@@ -1039,7 +1057,7 @@ int sim_migcost_main(int argc, char **argv)
 	/* From here R reads and W writes without a pause until the end. */
 	sim_tenant_job_closed(&d->t[1].b, SIM_TJOB_RANDW, UINT64_MAX, o.w_qd);
 	job_reads(&d->t[0], o.r_kiops);
-	mc_run(d, blox_clock_now(&d->clock) + (uint64_t)(o.warmup_s * 1e9), NULL);
+	sim_loop_run(&d->loop, blox_clock_now(&d->clock) + (uint64_t)(o.warmup_s * 1e9), NULL);
 	for (int i = 0; i < o.norder; i++) {
 		int ti = o.order[i];
 

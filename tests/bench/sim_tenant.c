@@ -16,6 +16,7 @@ void sim_tenant_start(struct sim_tenant *t, const char *exp, uint32_t pool, uint
 		      uint32_t ti)
 {
 	t->exp = exp;
+	t->se.f = t->f;
 	t->cap = ftl_capacity(t->f);
 	t->shadow = calloc(t->cap, sizeof(*t->shadow));
 	t->pend = calloc(t->cap, sizeof(*t->pend));
