@@ -193,6 +193,9 @@ uint64_t sim_fnv1a64(uint64_t v);
 /* A scrambled zipfian LBA of [0, @cap): @z's rank, hashed. */
 uint32_t sim_zipf_lba(const struct sim_zipf *z, uint64_t *state, uint32_t cap);
 
+/* A NAND device of @nc on a store in RAM (dies if either cannot be made). */
+void sim_nand_open(const struct nand_config *nc, struct nand_store **store, struct nand_dev **dev);
+
 /*
  * Every unit written carries SIM_MAGIC, its LBA, a version (counting from
  * 1) and the LBA inverted in its last word; a unit never written reads as

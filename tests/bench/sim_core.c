@@ -91,10 +91,7 @@ void sim_open(struct sim *s, const struct sim_opts *o, const struct ftl_config *
 	make_geometry(&s->nc.geo, o);
 	if (nand_geometry_check(&s->nc.geo, &why))
 		sim_die("geometry: %s", why);
-	if ((rc = nand_store_ram_open(&s->nc.geo, &s->store)))
-		sim_die("store: %d", rc);
-	if ((rc = nand_dev_create(&s->nc, s->store, &s->dev)))
-		sim_die("nand dev: %d", rc);
+	sim_nand_open(&s->nc, &s->store, &s->dev);
 	ftl_vdrive_init(&s->vd, s->dev, s->store);
 	s->fc = *fc;
 	s->res.nr_dies = s->nc.geo.channels * s->nc.geo.dies_per_channel;

@@ -313,7 +313,6 @@ static void fa_open(struct fa_dev *d, const struct fa_opts *o, uint32_t pool, en
 {
 	struct nand_geometry *g = &d->nc.geo;
 	const char *why;
-	int rc;
 
 	memset(d, 0, sizeof(*d));
 	d->o = o;
@@ -337,10 +336,7 @@ static void fa_open(struct fa_dev *d, const struct fa_opts *o, uint32_t pool, en
 		d->nc.sched.pick_bus = o->bus_drr ? fa_pick_bus : NULL;
 		d->nc.sched.ctx = &d->drr;
 	}
-	if ((rc = nand_store_ram_open(g, &d->store)))
-		sim_die("store: %d", rc);
-	if ((rc = nand_dev_create(&d->nc, d->store, &d->dev)))
-		sim_die("nand dev: %d", rc);
+	sim_nand_open(&d->nc, &d->store, &d->dev);
 	blox_clock_init_virtual(&d->clock, 1);
 	ftl_config_default(&d->fc);
 	if (o->wbuf)

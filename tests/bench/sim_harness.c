@@ -106,6 +106,18 @@ bool sim_unit_between(const uint8_t *unit, uint32_t lba, uint32_t lo, uint32_t h
 	       h[2] <= hi;
 }
 
+/* ---- devices ---- */
+
+void sim_nand_open(const struct nand_config *nc, struct nand_store **store, struct nand_dev **dev)
+{
+	int rc;
+
+	if ((rc = nand_store_ram_open(&nc->geo, store)))
+		sim_die("store: %d", rc);
+	if ((rc = nand_dev_create(nc, *store, dev)))
+		sim_die("nand dev: %d", rc);
+}
+
 /* ---- several FTLs on one device and one clock ---- */
 
 int sim_tenv_submit(void *ctx, struct nand_op *op)

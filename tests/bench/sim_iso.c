@@ -185,7 +185,6 @@ static void iso_open(struct iso_dev *d, const struct sim_opts *o, enum iso_level
 	struct nand_geometry *g = &d->nc.geo;
 	const char *why;
 	bool used[BLOX_FTL_MAX_DIES] = { false };
-	int rc;
 
 	memset(d, 0, sizeof(*d));
 	d->o = o;
@@ -202,10 +201,7 @@ static void iso_open(struct iso_dev *d, const struct sim_opts *o, enum iso_level
 	if (2 * o->iso_channels > g->channels || g->dies_per_channel % 2)
 		sim_die("isolation needs 2 x --iso-channels <= %u channels and an even number of"
 			" dies per channel", g->channels);
-	if ((rc = nand_store_ram_open(g, &d->store)))
-		sim_die("store: %d", rc);
-	if ((rc = nand_dev_create(&d->nc, d->store, &d->dev)))
-		sim_die("nand dev: %d", rc);
+	sim_nand_open(&d->nc, &d->store, &d->dev);
 	blox_clock_init_virtual(&d->clock, 1);
 	sim_base_config(&d->fc, o);
 	sim_gc_levels(&d->fc, o);

@@ -194,7 +194,6 @@ static void mc_open(struct mc_dev *d, const struct mc_opts *o)
 {
 	struct nand_geometry *g = &d->nc.geo;
 	const char *why;
-	int rc;
 
 	memset(d, 0, sizeof(*d));
 	d->o = o;
@@ -205,10 +204,7 @@ static void mc_open(struct mc_dev *d, const struct mc_opts *o)
 		sim_die("migcost geometry: %s", why);
 	if (g->channels < 3 || g->channels > MC_MAX_CH || g->dies_per_channel > MC_MAX_DPC)
 		sim_die("migcost needs 3..%u channels of at most %u dies", MC_MAX_CH, MC_MAX_DPC);
-	if ((rc = nand_store_ram_open(g, &d->store)))
-		sim_die("store: %d", rc);
-	if ((rc = nand_dev_create(&d->nc, d->store, &d->dev)))
-		sim_die("nand dev: %d", rc);
+	sim_nand_open(&d->nc, &d->store, &d->dev);
 	blox_clock_init_virtual(&d->clock, 1);
 	ftl_config_default(&d->fc);
 	if (o->wl_threshold >= 0)

@@ -320,10 +320,7 @@ static void sp_open(struct sp_dev *d, const struct sp_opts *o)
 		d->nc.max_suspends_per_op = (uint32_t)o->engine_cap;
 	d->inner = nand_suspend_never;
 	d->nc.policy = (struct nand_suspend_policy){ "under test", counting_cb, d };
-	if ((rc = nand_store_ram_open(g, &d->store)))
-		sim_die("store: %d", rc);
-	if ((rc = nand_dev_create(&d->nc, d->store, &d->dev)))
-		sim_die("nand dev: %d", rc);
+	sim_nand_open(&d->nc, &d->store, &d->dev);
 	ftl_vdrive_init(&d->vd, d->dev, d->store);
 	d->env = d->vd.env;
 	d->env.ops = &sp_env_ops;
