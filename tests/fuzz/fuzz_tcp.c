@@ -23,8 +23,11 @@
  * instead of the two connections.
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <event2/event.h>
 #include <netinet/tcp.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -44,6 +47,7 @@ struct tcp_env {
 	struct nvmf_tcp *tcp;
 	struct sockaddr_in addr, addr2; /* TLS: required, allowed */
 	struct nvmf_subsys *subsys;
+	uint32_t conns; /* connections opened: each from a source address of its own */
 };
 
 /* The one target of this fuzzing process (libFuzzer's entry has no context). */
@@ -141,13 +145,27 @@ static void subsys_down(struct tcp_env *e)
 	e->subsys = NULL;
 }
 
-static int conn_open(const struct sockaddr_in *addr)
+/*
+ * A connection from 127.0.X.Y, a source address per connection in turn:
+ * hundreds a second for minutes (fuzz_tcp then fuzz_tls) leave tens of
+ * thousands in TIME_WAIT for a minute, more than one source address has
+ * ephemeral ports for towards one listener.
+ */
+static int conn_open(struct tcp_env *e, const struct sockaddr_in *addr)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	uint32_t n = e->conns++ % (250u * 250u);
+	struct sockaddr_in src = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(0x7f000000u | (1 + n / 250) << 8 |
+							    (1 + n % 250)) };
 
 	FUZZ_CHECK(fd >= 0, "socket");
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	FUZZ_CHECK(connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0, "connect");
+	setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+	FUZZ_CHECK(bind(fd, (const struct sockaddr *)&src, sizeof(src)) == 0, "bind: %s",
+		   strerror(errno));
+	FUZZ_CHECK(connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0, "connect: %s",
+		   strerror(errno));
 	return fd;
 }
 
@@ -160,7 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	subsys_up(e);
 #ifdef FUZZ_TCP_TLS
-	fuzz_exchange(e->base, conn_open((how & 0x80) ? &e->addr2 : &e->addr), f.p, f.n, chunk,
+	fuzz_exchange(e->base, conn_open(e, (how & 0x80) ? &e->addr2 : &e->addr), f.p, f.n, chunk,
 		      tcp_idle, e, 20000);
 #else
 	if (how & 0x80) {
@@ -169,14 +187,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		len = BLOX_MIN(len, f.n);
 
-		fuzz_conn_init(&first, e->base, conn_open(&e->addr));
+		fuzz_conn_init(&first, e->base, conn_open(e, &e->addr));
 		fuzz_conn_send(&first, f.p, len, chunk, true);
-		fuzz_conn_init(&second, e->base, conn_open(&e->addr));
+		fuzz_conn_init(&second, e->base, conn_open(e, &e->addr));
 		fuzz_conn_send(&second, f.p + len, f.n - len, chunk, false);
 		fuzz_conn_end(&second, first_left, e, 20000);
 		fuzz_conn_end(&first, tcp_idle, e, 20000);
 	} else {
-		fuzz_exchange(e->base, conn_open(&e->addr), f.p, f.n, chunk, tcp_idle, e, 20000);
+		fuzz_exchange(e->base, conn_open(e, &e->addr), f.p, f.n, chunk, tcp_idle, e, 20000);
 	}
 #endif
 	subsys_down(e);
