@@ -139,9 +139,12 @@ static void add_die(struct model_counters *c, const struct nand_die_stats *ds)
 
 /*
  * The model's part of @ns now: false when it has none (no NAND, null
- * timing, not a namespace of the provisioning service's).
+ * timing, not a namespace of the provisioning service's). @late, when
+ * not NULL: its device's lateness histogram, *@late_ok set when it has one
+ * (from the same telemetry call: each is a call at the device's reactor).
  */
-static bool model_read(struct adm_model_ns *e, const struct nvmf_ns *ns, struct model_now *out)
+static bool model_read(struct adm_model_ns *e, const struct nvmf_ns *ns, struct model_now *out,
+		       struct blox_hist *late, bool *late_ok)
 {
 	const struct prov_ns_rec *rec = prov_ns_rec(ns);
 	struct blox_bdev *bdev = ns->bdev;
@@ -149,7 +152,13 @@ static bool model_read(struct adm_model_ns *e, const struct nvmf_ns *ns, struct 
 	const struct nand_config *cfg;
 	struct ftl_stats fs;
 
-	if (!rec || !adm_bdev_telemetry(bdev, &t, &fs) || !t.nand)
+	if (!adm_bdev_telemetry(bdev, &t, &fs) || !t.nand)
+		return false;
+	if (late) {
+		*late = t.nand->lateness;
+		*late_ok = true;
+	}
+	if (!rec)
 		return false;
 	memset(out, 0, sizeof(*out));
 	if (rec->params.device[0]) {
@@ -228,6 +237,7 @@ static void model_sample(struct blox_admin *a, const struct nvmf_ns *ns, uint64_
 {
 	struct adm_model_ns *e = model_find(a->model, ns);
 	struct model_now cur;
+	bool ok, late_ok;
 
 	if (!e) {
 		if (!(e = calloc(1, sizeof(*e))))
@@ -240,18 +250,13 @@ static void model_sample(struct blox_admin *a, const struct nvmf_ns *ns, uint64_
 	e->late[1] = e->late[0];
 	e->late_ns[1] = e->late_ns[0];
 	e->late_ns[0] = 0;
-	{
-		struct blox_bdev_telemetry t;
-		struct ftl_stats fs;
-
-		if (adm_bdev_telemetry(ns->bdev, &t, &fs) && t.nand) {
-			e->late[0] = t.nand->lateness;
-			e->late_ns[0] = now;
-		}
-	}
 	e->snap[1] = e->snap[0];
 	e->snap_ns[1] = e->snap_ns[0];
-	if (model_read(e, ns, &cur)) {
+	late_ok = false;
+	ok = model_read(e, ns, &cur, &e->late[0], &late_ok);
+	if (late_ok)
+		e->late_ns[0] = now;
+	if (ok) {
 		e->snap[0] = cur.c;
 		e->snap_ns[0] = now;
 	} else {
@@ -640,7 +645,7 @@ static Blox__Admin__NamespaceStats__Model *model_stats(struct blox_admin *a,
 	struct blox_model r;
 
 	if (!e || !io || base < 0 || e->snap_ns[base] != ns->snap_ns[base] ||
-	    !model_read(e, ns, &cur))
+	    !model_read(e, ns, &cur, NULL, NULL))
 		return NULL;
 	b = &e->snap[base];
 	c0 = &ns->snap[base].c;
