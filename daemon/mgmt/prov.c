@@ -116,7 +116,7 @@ uint64_t prov_reactor_cpu_ns(const struct blox_prov *p, unsigned k)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int prov_place(const struct blox_prov *p, int want, unsigned *out, char *err, size_t errlen)
+unsigned prov_place(const struct blox_prov *p, int want)
 {
 	unsigned n = p->nr_reactors ? p->nr_reactors : 1, count[PROV_REACTORS_MAX] = { 0 };
 	const struct prov_device *d;
@@ -124,12 +124,8 @@ int prov_place(const struct blox_prov *p, int want, unsigned *out, char *err, si
 	const struct nvmf_ns *ns;
 	unsigned best;
 
-	(void)err;
-	(void)errlen;
-	if (want >= 0 && (unsigned)want < n) {
-		*out = (unsigned)want;
-		return 0;
-	}
+	if (want >= 0 && (unsigned)want < n)
+		return (unsigned)want;
 	/* A config or state file from a run with more reactors: placed as if not pinned. */
 	if (want >= 0)
 		blox_log(p->log, BLOX_LOG_WARN,
@@ -149,8 +145,7 @@ int prov_place(const struct blox_prov *p, int want, unsigned *out, char *err, si
 	for (unsigned k = n - 1; k-- > 0;)
 		if (count[k] < count[best])
 			best = k;
-	*out = best;
-	return 0;
+	return best;
 }
 
 struct blox_bdev_home *prov_home(const struct blox_prov *p, unsigned reactor)
@@ -524,10 +519,9 @@ int prov_ns_attach(struct blox_prov *p, struct nvmf_subsys *s, struct prov_ns_pl
 	}
 	if (prov_ns_slow(pl)) {
 		/* A device of its own: on a reactor like any device. */
-		rc = prov_place(p, -1, &rec->reactor, err, errlen);
-		if (!rc)
-			rc = blox_bdev_ftl_bind_home(pl->bdev, prov_home(p, rec->reactor),
-						     p->tgt->base, &p->tgt->io_cq);
+		rec->reactor = prov_place(p, -1);
+		rc = blox_bdev_ftl_bind_home(pl->bdev, prov_home(p, rec->reactor), p->tgt->base,
+					     &p->tgt->io_cq);
 		rec->homed = !rc;
 		if (rc) {
 			blox_fail(err, errlen, "%s namespace %u: backend: %s", s->nqn,

@@ -72,9 +72,9 @@ struct prov_device {
  * The reactor a new NAND device goes to: @want when >= 0 and there is such
  * a reactor, else the one with the fewest devices (own-device namespaces
  * count), the core's last (a @want past the reactors, from a config or
- * state file of a run with more, is logged). 0.
+ * state file of a run with more, is logged).
  */
-int prov_place(const struct blox_prov *p, int want, unsigned *out, char *err, size_t errlen);
+unsigned prov_place(const struct blox_prov *p, int want);
 /* A device asked for reactor @want (-1: any): 0, or -EINVAL past the reactors, said in @err. */
 int prov_reactor_check(const struct blox_prov *p, int want, char *err, size_t errlen);
 /* Its home (NULL for reactor 0). */

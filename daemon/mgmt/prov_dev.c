@@ -464,9 +464,7 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 		goto fail;
 	}
 	fresh = !cd->store_ram && access(path, F_OK) != 0;
-	rc = prov_place(p, cd->reactor, &d->reactor, err, errlen);
-	if (rc)
-		goto fail;
+	d->reactor = prov_place(p, cd->reactor);
 	rc = blox_nand_dev_open_home(cd->name, &cd->nand, cd->store_ram ? NULL : path,
 				     prov_home(p, d->reactor), p->tgt->base, p->tgt->clock,
 				     &d->dev);
