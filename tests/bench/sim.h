@@ -8,6 +8,7 @@
  *   sim_out.c    output files and the header lines the experiments share
  *   sim_harness.c  what else they share: random numbers and zipfian LBAs,
  *                several FTLs on one device and clock, WAF, machine and command
+ *   sim_opt.c    an experiment's options: a table of them, parsed
  *   sim_tenant.c a tenant of the two-tenant experiments: its ops, checked reads,
  *                closed-loop jobs and open-loop arrivals, its measured window
  *   sim_reads.c  experiments 1 and 2 (read sweeps, DFTL vs MDC)
@@ -27,6 +28,7 @@
 #ifndef BLOX_BENCH_SIM_H
 #define BLOX_BENCH_SIM_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -287,13 +289,73 @@ void sim_machine_get(struct sim_machine *m);
 /* argv joined by spaces into @buf (cut at the last argument that fits). */
 void sim_cmdline(char *buf, size_t size, int argc, char **argv);
 
+/* ---- an experiment's options (sim_opt.c) ---- */
+
+enum sim_opt_type {
+	SIM_OT_U32, /* uint32_t: an integer in lo..hi (C notation, 0x.. too) */
+	SIM_OT_INT, /* int: an integer in lo..hi, lo >= 0 */
+	SIM_OT_U64, /* uint64_t: an integer in lo..hi */
+	SIM_OT_POS, /* double > 0 */
+	SIM_OT_DBL, /* double in lo..hi */
+	SIM_OT_STR, /* const char *: the argument itself */
+	SIM_OT_ONOFF, /* bool: on or off */
+	SIM_OT_CHOICE, /* int: the value of the choice named */
+	SIM_OT_U32S, /* uint32_t[max]: a,b,... each in lo..hi, how many in *n */
+	SIM_OT_FLAGS, /* uint32_t: a,b,... choices, their values or'ed */
+	SIM_OT_FN, /* fn(ctx, name, value) reads it */
+};
+
+/* A named value of an option; a table of them ends with a NULL name. */
+struct sim_choice {
+	const char *name;
+	int value;
+};
+
+/* One option of an experiment: a table of them ends with a NULL name. */
+struct sim_opt {
+	const char *name; /* "--qd" */
+	enum sim_opt_type type;
+	union {
+		uint32_t *u32;
+		int *i;
+		uint64_t *u64;
+		double *dbl;
+		const char **str;
+		bool *flag;
+	};
+	double lo, hi;
+	uint32_t *n, max; /* SIM_OT_U32S */
+	const struct sim_choice *choices; /* SIM_OT_CHOICE, SIM_OT_FLAGS */
+	void (*fn)(void *ctx, const char *name, const char *v);
+	void *ctx;
+};
+
+#define SIM_OPT_U32(nm, p, l, h) { .name = (nm), .type = SIM_OT_U32, .u32 = (p), .lo = (l), .hi = (h) }
+#define SIM_OPT_INT(nm, p, l, h) { .name = (nm), .type = SIM_OT_INT, .i = (p), .lo = (l), .hi = (h) }
+#define SIM_OPT_U64(nm, p, l, h) { .name = (nm), .type = SIM_OT_U64, .u64 = (p), .lo = (l), .hi = (h) }
+/* A seed: any 64-bit integer. */
+#define SIM_OPT_SEED(p) SIM_OPT_U64("--seed", p, 0, 18446744073709551615.0)
+#define SIM_OPT_POS(nm, p) { .name = (nm), .type = SIM_OT_POS, .dbl = (p) }
+#define SIM_OPT_DBL(nm, p, l, h) { .name = (nm), .type = SIM_OT_DBL, .dbl = (p), .lo = (l), .hi = (h) }
+/* A double >= 0. */
+#define SIM_OPT_NONNEG(nm, p) SIM_OPT_DBL(nm, p, 0, HUGE_VAL)
+#define SIM_OPT_STR(nm, p) { .name = (nm), .type = SIM_OT_STR, .str = (p) }
+#define SIM_OPT_ONOFF(nm, p) { .name = (nm), .type = SIM_OT_ONOFF, .flag = (p) }
+#define SIM_OPT_CHOICE(nm, p, c) { .name = (nm), .type = SIM_OT_CHOICE, .i = (p), .choices = (c) }
+#define SIM_OPT_U32S(nm, p, np, mx, l, h)                                                      \
+	{ .name = (nm), .type = SIM_OT_U32S, .u32 = (p), .n = (np), .max = (mx), .lo = (l), .hi = (h) }
+#define SIM_OPT_FLAGS(nm, p, c) { .name = (nm), .type = SIM_OT_FLAGS, .u32 = (p), .choices = (c) }
+#define SIM_OPT_FN(nm, f, c) { .name = (nm), .type = SIM_OT_FN, .fn = (f), .ctx = (c) }
+#define SIM_OPT_END { .name = NULL }
+
 /*
- * The options' loop of an experiment, argv[1] its name: option argv[*@i]
- * takes the value *@v and *@i moves onto it; false for --help or -h, after
- * @usage(); dies without a value ("... needs a value" and @hint).
+ * argv[2..] of "blox-sim @exp [options]" into what @opts point at: each
+ * option takes a value; dies on an unknown option, a missing or bad value
+ * (saying "(@exp --help)"). False after --help or -h, once @usage() ran.
  */
-bool sim_opt_value(int argc, char **argv, int *i, void (*usage)(void), const char *hint,
-		   const char **v);
+bool sim_opts_parse(const char *exp, void (*usage)(void), const struct sim_opt *opts, int argc,
+		    char **argv);
+
 
 /*
  * @fn(@arg) in a child process, a copy-on-write snapshot of this one (so

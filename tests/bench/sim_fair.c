@@ -920,132 +920,79 @@ static void usage(void)
 	       "  --outdir DIR           (default docs/results)\n");
 }
 
-static uint32_t arg_u32(const char *k, const char *v, uint32_t lo, uint32_t hi)
+static void parse_weights(void *ctx, const char *k, const char *v)
 {
-	char *end;
-	unsigned long x = strtoul(v, &end, 0);
+	struct fa_opts *o = ctx;
+	unsigned a, b;
 
-	if (*end || end == v || x < lo || x > hi)
-		sim_die("%s: %s is not in %u..%u", k, v, lo, hi);
-	return (uint32_t)x;
+	if (sscanf(v, "%u:%u", &a, &b) != 2 || !a || !b || a > 1000 || b > 1000)
+		sim_die("%s: A:B, each 1..1000, got %s", k, v);
+	o->weight[0] = a;
+	o->weight[1] = b;
 }
 
-static double arg_pos(const char *k, const char *v)
+static void parse_pools(void *ctx, const char *k, const char *v)
 {
-	char *end;
-	double x = strtod(v, &end);
-
-	if (*end || end == v || !(x >= 0))
-		sim_die("%s: %s is not a number >= 0", k, v);
-	return x;
-}
-
-static void parse_pools(struct fa_opts *o, const char *v)
-{
+	struct fa_opts *o = ctx;
 	char *copy = strdup(v), *tok, *save = NULL;
 
+	if (!copy)
+		sim_die("out of memory");
 	o->npools = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		unsigned c, dd;
 
 		if (o->npools == FA_MAX_POOLS)
-			sim_die("--pools: at most %d", FA_MAX_POOLS);
+			sim_die("%s: at most %d", k, FA_MAX_POOLS);
 		if (sscanf(tok, "%ux%u", &c, &dd) != 2 || !c || !dd || c * dd > FA_MAX_DIES)
-			sim_die("--pools: CxD (channels x dies per channel, at most %u dies), got %s",
+			sim_die("%s: CxD (channels x dies per channel, at most %u dies), got %s", k,
 				FA_MAX_DIES, tok);
 		o->pool_ch[o->npools] = c;
 		o->pool_dies[o->npools++] = dd;
 	}
 	free(copy);
 	if (!o->npools)
-		sim_die("--pools needs a value");
+		sim_die("%s needs a value", k);
 }
 
 static bool parse(struct fa_opts *o, int argc, char **argv)
 {
+	static const struct sim_choice scheds[] = {
+		{ "fifo", 1 << FA_FIFO }, { "drr", 1 << FA_DRR }, { "drr-g", 1 << FA_DRRG }, { NULL, 0 }
+	};
+	const struct sim_opt opts[] = {
+		SIM_OPT_FN("--weights", parse_weights, o),
+		SIM_OPT_U32S("--mixes", o->mixes, &o->nmixes, FA_MAX_MIXES, 0, 100),
+		SIM_OPT_FLAGS("--sched", &o->scheds, scheds),
+		SIM_OPT_ONOFF("--bus-drr", &o->bus_drr),
+		SIM_OPT_ONOFF("--gc-pipeline", &o->gc_pipeline),
+		SIM_OPT_U32("--qd", &o->qd, 1, FA_MAX_QD),
+		SIM_OPT_NONNEG("--seconds", &o->seconds),
+		SIM_OPT_NONNEG("--warmup-s", &o->warmup_s),
+		SIM_OPT_NONNEG("--precond-x", &o->precond_x),
+		SIM_OPT_FN("--pools", parse_pools, o),
+		SIM_OPT_U32("--planes", &o->planes, 1, 4),
+		SIM_OPT_U32("--ppb", &o->ppb, 3, 4096),
+		SIM_OPT_U32("--op", &o->op_permille, 1, 999),
+		SIM_OPT_U32("--wbuf", &o->wbuf, 1, 65536),
+		SIM_OPT_U32("--blocks", &o->blocks, 8, 65536),
+		SIM_OPT_SEED(&o->seed),
+		SIM_OPT_STR("--out", &o->out),
+		SIM_OPT_STR("--outdir", &o->outdir),
+		SIM_OPT_END,
+	};
+
 	*o = (struct fa_opts){ .weight = { 1, 3 }, .mixes = { 100, 50, 0 }, .nmixes = 3,
 			       .scheds = (1u << FA_FIFO) | (1u << FA_DRR) | (1u << FA_DRRG), .bus_drr = true,
 			       .gc_pipeline = true, .qd = 256,
 			       .seconds = 5, .warmup_s = 1, .precond_x = 1,
 			       .planes = 2, .ppb = 48, .blocks = 32, .seed = 1,
 			       .outdir = "docs/results" };
-	parse_pools(o, "1x1,2x1,2x2");
+	parse_pools(o, "--pools", "1x1,2x1,2x2");
 	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
-	/* argv[1] is "fairness". */
-	for (int i = 2; i < argc; i++) {
-		const char *k = argv[i], *v;
-
-		if (!sim_opt_value(argc, argv, &i, usage, " (fairness --help)", &v))
-			return false;
-		if (!strcmp(k, "--weights")) {
-			unsigned a, b;
-
-			if (sscanf(v, "%u:%u", &a, &b) != 2 || !a || !b || a > 1000 || b > 1000)
-				sim_die("--weights: A:B, each 1..1000, got %s", v);
-			o->weight[0] = a;
-			o->weight[1] = b;
-		} else if (!strcmp(k, "--mixes")) {
-			char *copy = strdup(v), *tok, *save = NULL;
-
-			o->nmixes = 0;
-			for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (o->nmixes == FA_MAX_MIXES)
-					sim_die("--mixes: at most %u", FA_MAX_MIXES);
-				o->mixes[o->nmixes++] = arg_u32(k, tok, 0, 100);
-			}
-			free(copy);
-			if (!o->nmixes)
-				sim_die("--mixes needs a value");
-		} else if (!strcmp(k, "--sched")) {
-			char *copy = strdup(v), *tok, *save = NULL;
-
-			o->scheds = 0;
-			for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (!strcmp(tok, "fifo"))
-					o->scheds |= 1u << FA_FIFO;
-				else if (!strcmp(tok, "drr"))
-					o->scheds |= 1u << FA_DRR;
-				else if (!strcmp(tok, "drr-g"))
-					o->scheds |= 1u << FA_DRRG;
-				else
-					sim_die("--sched: fifo, drr, drr-g, got %s", tok);
-			}
-			free(copy);
-			if (!o->scheds)
-				sim_die("--sched needs a value");
-		} else if (!strcmp(k, "--bus-drr") || !strcmp(k, "--gc-pipeline")) {
-			if (strcmp(v, "on") && strcmp(v, "off"))
-				sim_die("%s: on or off", k);
-			*(!strcmp(k, "--bus-drr") ? &o->bus_drr : &o->gc_pipeline) = !strcmp(v, "on");
-		} else if (!strcmp(k, "--qd"))
-			o->qd = arg_u32(k, v, 1, FA_MAX_QD);
-		else if (!strcmp(k, "--seconds"))
-			o->seconds = arg_pos(k, v);
-		else if (!strcmp(k, "--warmup-s"))
-			o->warmup_s = arg_pos(k, v);
-		else if (!strcmp(k, "--precond-x"))
-			o->precond_x = arg_pos(k, v);
-		else if (!strcmp(k, "--pools"))
-			parse_pools(o, v);
-		else if (!strcmp(k, "--planes"))
-			o->planes = arg_u32(k, v, 1, 4);
-		else if (!strcmp(k, "--ppb"))
-			o->ppb = arg_u32(k, v, 3, 4096);
-		else if (!strcmp(k, "--op"))
-			o->op_permille = arg_u32(k, v, 1, 999);
-		else if (!strcmp(k, "--wbuf"))
-			o->wbuf = arg_u32(k, v, 1, 65536);
-		else if (!strcmp(k, "--blocks"))
-			o->blocks = arg_u32(k, v, 8, 65536);
-		else if (!strcmp(k, "--seed"))
-			o->seed = strtoull(v, NULL, 0) | 1;
-		else if (!strcmp(k, "--out"))
-			o->out = v;
-		else if (!strcmp(k, "--outdir"))
-			o->outdir = v;
-		else
-			sim_die("unknown option %s (fairness --help)", k);
-	}
+	if (!sim_opts_parse("fairness", usage, opts, argc, argv))
+		return false;
+	o->seed |= 1;
 	if (o->ppb % 3)
 		sim_die("--ppb must be a multiple of 3 (TLC)");
 	if (!(o->seconds > 0))

@@ -3,8 +3,8 @@
  * What blox-sim's experiments share beyond one simulated device (sim_core.c):
  * the random numbers and the zipfian LBAs, the environment of several FTLs on
  * one device and one clock, write amplification from FTL counters, the
- * machine and command lines of the results' headers, the options' loop, and
- * points run in a child process.
+ * machine and command lines of the results' headers, and points run in a
+ * child process.
  */
 #include <errno.h>
 #include <math.h>
@@ -274,22 +274,6 @@ void sim_cmdline(char *buf, size_t size, int argc, char **argv)
 			break;
 		len += (size_t)n;
 	}
-}
-
-bool sim_opt_value(int argc, char **argv, int *i, void (*usage)(void), const char *hint,
-		   const char **v)
-{
-	const char *k = argv[*i];
-
-	*v = *i + 1 < argc ? argv[*i + 1] : NULL;
-	if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
-		usage();
-		return false;
-	}
-	if (!*v)
-		sim_die("%s needs a value%s", k, hint);
-	(*i)++;
-	return true;
 }
 
 /* ---- a point in a child process ---- */

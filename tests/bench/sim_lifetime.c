@@ -88,7 +88,7 @@ static const struct lt_profile *mix_profile(enum lt_mix mix, uint32_t i)
 struct lt_opts {
 	uint32_t channels, bound_permille, rated_pe;
 	int free_ch; /* -1: a quarter of the channels */
-	enum lt_mix mix;
+	int mix; /* enum lt_mix */
 	double years;
 	uint32_t waf_ppb;
 	bool sweep;
@@ -191,61 +191,31 @@ static void usage(void)
 	       "  --outdir DIR          (default docs/results)\n");
 }
 
-static uint32_t arg_u32(const char *k, const char *v, uint32_t min, uint32_t max)
-{
-	char *end;
-	unsigned long n;
-
-	errno = 0;
-	n = strtoul(v, &end, 0);
-	if (errno || *end || !*v || n < min || n > max)
-		sim_die("%s: expected %u..%u, got %s", k, min, max, v);
-	return (uint32_t)n;
-}
-
 static bool parse(struct lt_opts *o, int argc, char **argv)
 {
+	static const struct sim_choice mixes[] = { { "mixed", LT_MIXED }, { "one-hot", LT_ONE_HOT },
+						   { NULL, 0 } };
+	const struct sim_opt opts[] = {
+		SIM_OPT_U32("--channels", &o->channels, 2, LT_MAX_CH),
+		SIM_OPT_INT("--free", &o->free_ch, 0, LT_MAX_CH),
+		SIM_OPT_CHOICE("--mix", &o->mix, mixes),
+		SIM_OPT_U32("--bound-permille", &o->bound_permille, 1, 10000),
+		SIM_OPT_U32("--rated-pe", &o->rated_pe, 1, 1000000),
+		SIM_OPT_POS("--years", &o->years),
+		SIM_OPT_U32("--waf-ppb", &o->waf_ppb, 3, 384),
+		SIM_OPT_ONOFF("--sweep", &o->sweep),
+		SIM_OPT_STR("--out", &o->out),
+		SIM_OPT_STR("--outdir", &o->outdir),
+		SIM_OPT_END,
+	};
+
 	*o = (struct lt_opts){ .channels = 8, .bound_permille = 100, .free_ch = -1, .years = 10,
 			       .waf_ppb = 96, .sweep = true, .outdir = "docs/results" };
 	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
-	/* argv[1] is "lifetime". */
-	for (int i = 2; i < argc; i++) {
-		const char *k = argv[i], *v;
-
-		if (!sim_opt_value(argc, argv, &i, usage, " (lifetime --help)", &v))
-			return false;
-		if (!strcmp(k, "--channels"))
-			o->channels = arg_u32(k, v, 2, LT_MAX_CH);
-		else if (!strcmp(k, "--free"))
-			o->free_ch = (int)arg_u32(k, v, 0, LT_MAX_CH);
-		else if (!strcmp(k, "--mix")) {
-			if (!strcmp(v, "mixed"))
-				o->mix = LT_MIXED;
-			else if (!strcmp(v, "one-hot"))
-				o->mix = LT_ONE_HOT;
-			else
-				sim_die("--mix: mixed or one-hot");
-		} else if (!strcmp(k, "--bound-permille"))
-			o->bound_permille = arg_u32(k, v, 1, 10000);
-		else if (!strcmp(k, "--rated-pe"))
-			o->rated_pe = arg_u32(k, v, 1, 1000000);
-		else if (!strcmp(k, "--years")) {
-			o->years = atof(v);
-			if (!(o->years > 0 && o->years <= 100))
-				sim_die("--years: expected 0..100, got %s", v);
-		} else if (!strcmp(k, "--waf-ppb"))
-			o->waf_ppb = arg_u32(k, v, 3, 384);
-		else if (!strcmp(k, "--sweep")) {
-			if (strcmp(v, "on") && strcmp(v, "off"))
-				sim_die("--sweep: on or off");
-			o->sweep = !strcmp(v, "on");
-		} else if (!strcmp(k, "--out"))
-			o->out = v;
-		else if (!strcmp(k, "--outdir"))
-			o->outdir = v;
-		else
-			sim_die("unknown option %s (lifetime --help)", k);
-	}
+	if (!sim_opts_parse("lifetime", usage, opts, argc, argv))
+		return false;
+	if (o->years > 100)
+		sim_die("--years: expected 0..100, got %g", o->years);
 	if (o->free_ch >= (int)o->channels)
 		sim_die("--free must leave a channel for a vSSD");
 	if (o->waf_ppb % 3)

@@ -913,45 +913,13 @@ static void usage(void)
 	       "  --outdir DIR           output directory (default docs/results)\n");
 }
 
-static double arg_pos(const char *k, const char *v)
+static void parse_move(void *ctx, const char *k, const char *v)
 {
-	char *end;
-	double x = strtod(v, &end);
-
-	if (*end || end == v || !(x > 0))
-		sim_die("%s must be positive, got %s", k, v);
-	return x;
-}
-
-static uint32_t arg_u32(const char *k, const char *v, uint32_t lo, uint32_t hi)
-{
-	char *end;
-	unsigned long x = strtoul(v, &end, 10);
-
-	if (*end || end == v || x < lo || x > hi)
-		sim_die("%s: expected %u..%u, got %s", k, lo, hi, v);
-	return (uint32_t)x;
-}
-
-static void parse_shares(struct mc_opts *o, const char *v)
-{
+	struct mc_opts *o = ctx;
 	char *copy = strdup(v), *tok, *save = NULL;
 
-	o->nshares = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->nshares == MC_MAX_SHARES)
-			sim_die("too many --shares (at most %u)", MC_MAX_SHARES);
-		o->shares[o->nshares++] = arg_u32("--shares", tok, 1, 1000);
-	}
-	free(copy);
-	if (!o->nshares)
-		sim_die("--shares needs a value");
-}
-
-static void parse_move(struct mc_opts *o, const char *v)
-{
-	char *copy = strdup(v), *tok, *save = NULL;
-
+	if (!copy)
+		sim_die("out of memory");
 	o->norder = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int ti;
@@ -961,62 +929,46 @@ static void parse_move(struct mc_opts *o, const char *v)
 		else if (!strcmp(tok, "writer"))
 			ti = 1;
 		else
-			sim_die("--move: reader and/or writer, got %s", tok);
+			sim_die("%s: reader and/or writer, got %s", k, tok);
 		for (int i = 0; i < o->norder; i++)
 			if (o->order[i] == ti)
-				sim_die("--move: %s twice", tok);
+				sim_die("%s: %s twice", k, tok);
 		o->order[o->norder++] = ti;
 	}
 	free(copy);
 	if (!o->norder)
-		sim_die("--move needs a value");
+		sim_die("%s needs a value", k);
 }
 
 static bool parse(struct mc_opts *o, int argc, char **argv)
 {
-	*o = (struct mc_opts){ .order = { 1, 0 }, .norder = 2, .base_s = 5, .warmup_s = 1, .r_kiops = 10,
-			       .precond_x = 2, .w_qd = 32, .wl_threshold = -1, .fill_qd = 32, .ppb = 48, .blocks = 64,
+	const struct sim_opt opts[] = {
+		SIM_OPT_U32S("--shares", o->shares, &o->nshares, MC_MAX_SHARES, 1, 1000),
+		SIM_OPT_FN("--move", parse_move, o),
+		SIM_OPT_POS("--base-s", &o->base_s),
+		SIM_OPT_POS("--warmup-s", &o->warmup_s),
+		SIM_OPT_POS("--r-kiops", &o->r_kiops),
+		SIM_OPT_U32("--w-qd", &o->w_qd, 1, 1024),
+		SIM_OPT_POS("--precond-x", &o->precond_x),
+		SIM_OPT_U32("--ppb", &o->ppb, 3, 4096),
+		SIM_OPT_U32("--blocks", &o->blocks, 8, 65536),
+		SIM_OPT_INT("--wl-threshold", &o->wl_threshold, 0, 1000000),
+		SIM_OPT_U32("--qd", &o->fill_qd, 1, 1024),
+		SIM_OPT_SEED(&o->seed),
+		SIM_OPT_STR("--out", &o->out),
+		SIM_OPT_STR("--outdir", &o->outdir),
+		SIM_OPT_END,
+	};
+
+	*o = (struct mc_opts){ .shares = { 1000, 500, 250, 100 }, .nshares = 4, .order = { 1, 0 },
+			       .norder = 2, .base_s = 5, .warmup_s = 1, .r_kiops = 10, .precond_x = 2,
+			       .w_qd = 32, .wl_threshold = -1, .fill_qd = 32, .ppb = 48, .blocks = 64,
 			       .seed = 1, .outdir = "docs/results",
 			       .debug = getenv("BLOX_SIM_DEBUG") != NULL };
-	parse_shares(o, "1000,500,250,100");
 	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
-	/* argv[1] is "migcost". */
-	for (int i = 2; i < argc; i++) {
-		const char *k = argv[i], *v;
-
-		if (!sim_opt_value(argc, argv, &i, usage, " (migcost --help)", &v))
-			return false;
-		if (!strcmp(k, "--shares"))
-			parse_shares(o, v);
-		else if (!strcmp(k, "--move"))
-			parse_move(o, v);
-		else if (!strcmp(k, "--base-s"))
-			o->base_s = arg_pos(k, v);
-		else if (!strcmp(k, "--warmup-s"))
-			o->warmup_s = arg_pos(k, v);
-		else if (!strcmp(k, "--r-kiops"))
-			o->r_kiops = arg_pos(k, v);
-		else if (!strcmp(k, "--w-qd"))
-			o->w_qd = arg_u32(k, v, 1, 1024);
-		else if (!strcmp(k, "--precond-x"))
-			o->precond_x = arg_pos(k, v);
-		else if (!strcmp(k, "--ppb"))
-			o->ppb = arg_u32(k, v, 3, 4096);
-		else if (!strcmp(k, "--blocks"))
-			o->blocks = arg_u32(k, v, 8, 65536);
-		else if (!strcmp(k, "--wl-threshold"))
-			o->wl_threshold = (int)arg_u32(k, v, 0, 1000000);
-		else if (!strcmp(k, "--qd"))
-			o->fill_qd = arg_u32(k, v, 1, 1024);
-		else if (!strcmp(k, "--seed"))
-			o->seed = strtoull(v, NULL, 0) | 1;
-		else if (!strcmp(k, "--out"))
-			o->out = v;
-		else if (!strcmp(k, "--outdir"))
-			o->outdir = v;
-		else
-			sim_die("unknown option %s (migcost --help)", k);
-	}
+	if (!sim_opts_parse("migcost", usage, opts, argc, argv))
+		return false;
+	o->seed |= 1;
 	if (o->ppb % 3)
 		sim_die("--ppb must be a multiple of 3 (TLC)");
 	return true;

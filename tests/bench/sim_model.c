@@ -115,79 +115,41 @@ static void usage(void)
 	       "  --out FILE      (default docs/results/qos_model.txt)\n");
 }
 
-static uint32_t parse_list(const char *v, uint32_t *out)
-{
-	uint32_t n = 0;
-	char *end;
-
-	while (*v && n < MO_MAX_PCTS) {
-		unsigned long x = strtoul(v, &end, 10);
-
-		if (end == v || x == 0 || x > 99)
-			sim_die("bad percentage list at \"%s\" (1..99)", v);
-		out[n++] = (uint32_t)x;
-		v = *end == ',' ? end + 1 : end;
-		if (*end && *end != ',')
-			sim_die("bad percentage list");
-	}
-	return n;
-}
-
 static bool parse(struct mo_opts *o, int argc, char **argv)
 {
+	const struct sim_opt opts[] = {
+		SIM_OPT_U32("--channels", &o->channels, 1, 1024),
+		SIM_OPT_U32("--dies", &o->dies, 1, 1024),
+		SIM_OPT_U32("--planes", &o->planes, 1, 16),
+		SIM_OPT_U32("--ppb", &o->ppb, 1, 1u << 16),
+		SIM_OPT_U32("--page-kib", &o->page_kib, 1, 1024),
+		SIM_OPT_U64("--raw-mib", &o->raw_mib, 1, 1u << 30),
+		SIM_OPT_U32S("--pcts", o->pcts, &o->npcts, MO_MAX_PCTS, 1, 99),
+		SIM_OPT_U32S("--c-pcts", o->c_pcts, &o->nc_pcts, MO_MAX_PCTS, 1, 99),
+		SIM_OPT_U32("--cmt-div", &o->cmt_div, 1, 1u << 20),
+		SIM_OPT_NONNEG("--seconds", &o->seconds),
+		SIM_OPT_NONNEG("--warmup-s", &o->warmup_s),
+		SIM_OPT_NONNEG("--precond-x", &o->precond_x),
+		SIM_OPT_U32("--w-qd", &o->w_qd, 1, SIM_MAX_QD),
+		SIM_OPT_U32("--w-windows", &o->w_windows, 1, MO_MAX_WINDOWS),
+		SIM_OPT_SEED(&o->seed),
+		SIM_OPT_STR("--out", &o->out),
+		SIM_OPT_END,
+	};
 	size_t off = 0;
 
 	*o = (struct mo_opts){ .channels = 4, .dies = 2, .planes = 2, .ppb = 96, .page_kib = 16,
-			       .raw_mib = 1536, .seconds = 10, .warmup_s = 1, .cmt_div = 16,
-			       .precond_x = 1, .w_qd = 64, .w_windows = 10, .seed = 1,
-			       .out = "docs/results/qos_model.txt" };
-	o->npcts = parse_list("10,20,30,40,50,60,70,80,90", o->pcts);
-	o->nc_pcts = parse_list("10,30,50", o->c_pcts);
+			       .raw_mib = 1536, .pcts = { 10, 20, 30, 40, 50, 60, 70, 80, 90 },
+			       .npcts = 9, .c_pcts = { 10, 30, 50 }, .nc_pcts = 3, .seconds = 10,
+			       .warmup_s = 1, .cmt_div = 16, .precond_x = 1, .w_qd = 64,
+			       .w_windows = 10, .seed = 1, .out = "docs/results/qos_model.txt" };
 	off += (size_t)snprintf(o->cmdline, sizeof(o->cmdline), "blox-sim");
 	for (int i = 1; i < argc; i++)
 		if (off < sizeof(o->cmdline))
 			off += (size_t)snprintf(o->cmdline + off, sizeof(o->cmdline) - off, " %s",
 						argv[i]);
-	for (int i = 2; i < argc; i++) {
-		const char *k = argv[i], *v;
-
-		if (!sim_opt_value(argc, argv, &i, usage, "", &v))
-			return false;
-		if (!strcmp(k, "--channels"))
-			o->channels = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--dies"))
-			o->dies = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--planes"))
-			o->planes = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--ppb"))
-			o->ppb = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--page-kib"))
-			o->page_kib = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--raw-mib"))
-			o->raw_mib = strtoull(v, NULL, 10);
-		else if (!strcmp(k, "--pcts"))
-			o->npcts = parse_list(v, o->pcts);
-		else if (!strcmp(k, "--c-pcts"))
-			o->nc_pcts = parse_list(v, o->c_pcts);
-		else if (!strcmp(k, "--cmt-div"))
-			o->cmt_div = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--seconds"))
-			o->seconds = atof(v);
-		else if (!strcmp(k, "--warmup-s"))
-			o->warmup_s = atof(v);
-		else if (!strcmp(k, "--precond-x"))
-			o->precond_x = atof(v);
-		else if (!strcmp(k, "--w-qd"))
-			o->w_qd = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--w-windows"))
-			o->w_windows = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--seed"))
-			o->seed = strtoull(v, NULL, 0);
-		else if (!strcmp(k, "--out"))
-			o->out = v;
-		else
-			sim_die("unknown option %s (model --help)", k);
-	}
+	if (!sim_opts_parse("model", usage, opts, argc, argv))
+		return false;
 	if (!o->channels || !o->dies || !o->planes || !o->ppb || !o->page_kib || !o->raw_mib)
 		sim_die("geometry values must be positive");
 	if (o->seconds < 1 || o->seconds > MO_MAX_WINDOWS || o->warmup_s < 0)

@@ -50,8 +50,8 @@ struct pl_opts {
 	uint32_t channels, dies, planes, blocks, ppb, page_kib;
 	uint32_t op_permille;
 	double precond_x, r_kiops, w_kiops, seconds, warmup_s, dtwin_ms, ndwin_ms;
-	uint32_t suspend; /* bit 0: default, bit 1: never */
-	uint32_t sched; /* bit 0: off, bit 1: alternating */
+	int suspend; /* bit 0: default, bit 1: never */
+	int sched; /* bit 0: off, bit 1: alternating */
 	uint64_t seed;
 	const char *out;
 	char cmdline[1024];
@@ -616,16 +616,6 @@ static void usage(void)
 	       "  --out FILE        results file (docs/results/qos_plm.txt)\n");
 }
 
-static double pos(const char *k, const char *v)
-{
-	char *e;
-	double x = strtod(v, &e);
-
-	if (*e || !(x > 0))
-		sim_die("%s must be positive, got %s", k, v);
-	return x;
-}
-
 int sim_plm_main(int argc, char **argv)
 {
 	struct pl_opts o = { .channels = 4, .dies = 2, .planes = 2, .blocks = 64, .ppb = 96,
@@ -633,6 +623,31 @@ int sim_plm_main(int argc, char **argv)
 			     .w_kiops = 1.5, .r_kiops = 4.0, .seconds = 20, .warmup_s = 2,
 			     .dtwin_ms = 500, .ndwin_ms = 1000, .suspend = 3, .sched = 3,
 			     .out = "docs/results/qos_plm.txt" };
+	static const struct sim_choice suspends[] = { { "default", 1 }, { "never", 2 }, { "both", 3 },
+						      { NULL, 0 } };
+	static const struct sim_choice scheds[] = { { "off", 1 }, { "alternating", 2 }, { "both", 3 },
+						    { NULL, 0 } };
+	const struct sim_opt opts[] = {
+		SIM_OPT_U32("--channels", &o.channels, 1, 1024),
+		SIM_OPT_U32("--dies", &o.dies, 1, 1024),
+		SIM_OPT_U32("--planes", &o.planes, 1, 16),
+		SIM_OPT_U32("--blocks", &o.blocks, 1, 1u << 20),
+		SIM_OPT_U32("--ppb", &o.ppb, 1, 1u << 16),
+		SIM_OPT_U32("--page-kib", &o.page_kib, 1, 1024),
+		SIM_OPT_U32("--op", &o.op_permille, 1, 999),
+		SIM_OPT_POS("--precond-x", &o.precond_x),
+		SIM_OPT_POS("--w-kiops", &o.w_kiops),
+		SIM_OPT_POS("--r-kiops", &o.r_kiops),
+		SIM_OPT_POS("--seconds", &o.seconds),
+		SIM_OPT_POS("--warmup-s", &o.warmup_s),
+		SIM_OPT_POS("--dtwin-ms", &o.dtwin_ms),
+		SIM_OPT_POS("--ndwin-ms", &o.ndwin_ms),
+		SIM_OPT_CHOICE("--suspend", &o.suspend, suspends),
+		SIM_OPT_CHOICE("--sched", &o.sched, scheds),
+		SIM_OPT_SEED(&o.seed),
+		SIM_OPT_STR("--out", &o.out),
+		SIM_OPT_END,
+	};
 	struct pl_point *pts;
 	struct sim_opts so = { .exp = 1 };
 	struct sim_out out;
@@ -643,54 +658,8 @@ int sim_plm_main(int argc, char **argv)
 	for (int i = 0; i < argc && n < sizeof(o.cmdline) - 2; i++)
 		n += (size_t)snprintf(o.cmdline + n, sizeof(o.cmdline) - n, "%s%s", i ? " " : "",
 				      i == 0 ? "blox-sim" : argv[i]);
-	for (int i = 2; i < argc; i++) {
-		const char *k = argv[i], *v;
-
-		if (!sim_opt_value(argc, argv, &i, usage, " (plm --help)", &v))
-			return 0;
-		if (!strcmp(k, "--channels"))
-			o.channels = (uint32_t)pos(k, v);
-		else if (!strcmp(k, "--dies"))
-			o.dies = (uint32_t)pos(k, v);
-		else if (!strcmp(k, "--planes"))
-			o.planes = (uint32_t)pos(k, v);
-		else if (!strcmp(k, "--blocks"))
-			o.blocks = (uint32_t)pos(k, v);
-		else if (!strcmp(k, "--ppb"))
-			o.ppb = (uint32_t)pos(k, v);
-		else if (!strcmp(k, "--page-kib"))
-			o.page_kib = (uint32_t)pos(k, v);
-		else if (!strcmp(k, "--op"))
-			o.op_permille = (uint32_t)pos(k, v);
-		else if (!strcmp(k, "--precond-x"))
-			o.precond_x = pos(k, v);
-		else if (!strcmp(k, "--w-kiops"))
-			o.w_kiops = pos(k, v);
-		else if (!strcmp(k, "--r-kiops"))
-			o.r_kiops = pos(k, v);
-		else if (!strcmp(k, "--seconds"))
-			o.seconds = pos(k, v);
-		else if (!strcmp(k, "--warmup-s"))
-			o.warmup_s = pos(k, v);
-		else if (!strcmp(k, "--dtwin-ms"))
-			o.dtwin_ms = pos(k, v);
-		else if (!strcmp(k, "--ndwin-ms"))
-			o.ndwin_ms = pos(k, v);
-		else if (!strcmp(k, "--suspend"))
-			o.suspend = !strcmp(v, "default") ? 1 : !strcmp(v, "never") ? 2
-				  : !strcmp(v, "both")	  ? 3
-							  : (sim_die("bad --suspend %s", v), 0);
-		else if (!strcmp(k, "--sched"))
-			o.sched = !strcmp(v, "off") ? 1 : !strcmp(v, "alternating") ? 2
-				: !strcmp(v, "both")	? 3
-							: (sim_die("bad --sched %s", v), 0);
-		else if (!strcmp(k, "--seed"))
-			o.seed = strtoull(v, NULL, 0);
-		else if (!strcmp(k, "--out"))
-			o.out = v;
-		else
-			sim_die("unknown option %s (plm --help)", k);
-	}
+	if (!sim_opts_parse("plm", usage, opts, argc, argv))
+		return 0;
 	so.out = o.out;
 	pts = calloc(4, sizeof(*pts));
 	if (!pts)

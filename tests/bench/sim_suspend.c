@@ -815,103 +815,47 @@ static void usage(void)
 	       "  --out FILE             results file (default docs/results/qos_suspend.txt)\n");
 }
 
-static void parse_list(const char *v, uint32_t *out, uint32_t *n, uint32_t max, const char *what)
-{
-	char *copy = strdup(v), *tok, *save = NULL;
-
-	*n = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		unsigned long x = strtoul(tok, &end, 10);
-
-		if (*end || end == tok || x == 0 || x > SIM_MAX_QD || *n == max)
-			sim_die("bad %s %s", what, tok);
-		out[(*n)++] = (uint32_t)x;
-	}
-	free(copy);
-	if (!*n)
-		sim_die("%s needs a value", what);
-}
-
-static void parse_policies(struct sp_opts *o, const char *v)
-{
-	char *copy = strdup(v), *tok, *save = NULL;
-
-	o->policies = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int i;
-
-		for (i = 0; i < SP_POLICIES && strcmp(tok, sp_policy_name[i]); i++)
-			;
-		if (i == SP_POLICIES)
-			sim_die("bad --policies %s (never, always, smart, smart-unpaced)", tok);
-		o->policies |= 1u << i;
-	}
-	free(copy);
-	if (!o->policies)
-		sim_die("--policies needs a value");
-}
-
 static bool parse(struct sp_opts *o, int argc, char **argv)
 {
-	*o = (struct sp_opts){ .policies = 15, .reads_pct = 70, .seconds = 20, .warmup_s = 2,
-			       .precond_x = 2, .channels = 4, .dies = 2, .planes = 2, .blocks = 64,
-			       .ppb = 96, .page_size = 16384, .op_permille = -1, .cmt_kib = -1,
-			       .engine_cap = -1, .smart_max = -1,
-			       .seed = 1 };
-	parse_list("4,16", o->qds, &o->nqds, SP_MAX_QDS, "--qd");
-	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
-	for (int i = 2; i < argc; i++) {
-		const char *k = argv[i], *v;
+	static const struct sim_choice policies[] = {
+		{ "never", 1 << SP_NEVER }, { "always", 1 << SP_ALWAYS }, { "smart", 1 << SP_SMART },
+		{ "smart-unpaced", 1 << SP_SMART_UNPACED }, { NULL, 0 }
+	};
+	uint32_t page_kib = 16;
+	const struct sim_opt opts[] = {
+		SIM_OPT_U32S("--qd", o->qds, &o->nqds, SP_MAX_QDS, 1, SIM_MAX_QD),
+		SIM_OPT_FLAGS("--policies", &o->policies, policies),
+		SIM_OPT_U32("--reads-pct", &o->reads_pct, 0, 100),
+		SIM_OPT_NONNEG("--seconds", &o->seconds),
+		SIM_OPT_NONNEG("--warmup-s", &o->warmup_s),
+		SIM_OPT_NONNEG("--precond-x", &o->precond_x),
+		SIM_OPT_U32("--channels", &o->channels, 1, 1024),
+		SIM_OPT_U32("--dies", &o->dies, 1, 1024),
+		SIM_OPT_U32("--planes", &o->planes, 1, 16),
+		SIM_OPT_U32("--blocks", &o->blocks, 1, 1u << 20),
+		SIM_OPT_U32("--ppb", &o->ppb, 1, 1u << 16),
+		SIM_OPT_U32("--page-kib", &page_kib, 1, 1024),
+		SIM_OPT_INT("--op", &o->op_permille, 0, 999),
+		SIM_OPT_INT("--cmt-kib", &o->cmt_kib, 0, 1 << 24),
+		SIM_OPT_INT("--engine-cap", &o->engine_cap, 0, 1 << 16),
+		SIM_OPT_INT("--smart-max", &o->smart_max, 0, 1 << 16),
+		SIM_OPT_ONOFF("--gc-pipeline", &o->gc_pipeline),
+		SIM_OPT_SEED(&o->seed),
+		SIM_OPT_STR("--out", &o->out),
+		SIM_OPT_END,
+	};
 
-		if (!sim_opt_value(argc, argv, &i, usage, " (suspend --help)", &v))
-			return false;
-		if (!strcmp(k, "--qd"))
-			parse_list(v, o->qds, &o->nqds, SP_MAX_QDS, "--qd");
-		else if (!strcmp(k, "--policies"))
-			parse_policies(o, v);
-		else if (!strcmp(k, "--reads-pct"))
-			o->reads_pct = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--seconds"))
-			o->seconds = atof(v);
-		else if (!strcmp(k, "--warmup-s"))
-			o->warmup_s = atof(v);
-		else if (!strcmp(k, "--precond-x"))
-			o->precond_x = atof(v);
-		else if (!strcmp(k, "--channels"))
-			o->channels = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--dies"))
-			o->dies = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--planes"))
-			o->planes = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--blocks"))
-			o->blocks = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--ppb"))
-			o->ppb = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--page-kib"))
-			o->page_size = (uint32_t)atoi(v) * 1024;
-		else if (!strcmp(k, "--op"))
-			o->op_permille = atoi(v);
-		else if (!strcmp(k, "--cmt-kib"))
-			o->cmt_kib = atoi(v);
-		else if (!strcmp(k, "--engine-cap"))
-			o->engine_cap = atoi(v);
-		else if (!strcmp(k, "--smart-max"))
-			o->smart_max = atoi(v);
-		else if (!strcmp(k, "--gc-pipeline")) {
-			if (strcmp(v, "on") && strcmp(v, "off"))
-				sim_die("%s: on or off", k);
-			o->gc_pipeline = !strcmp(v, "on");
-		}
-		else if (!strcmp(k, "--seed"))
-			o->seed = strtoull(v, NULL, 0) | 1;
-		else if (!strcmp(k, "--out"))
-			o->out = v;
-		else
-			sim_die("unknown option %s (suspend --help)", k);
-	}
-	if (o->reads_pct > 100 || !(o->seconds > 0) || o->warmup_s < 0 || o->precond_x < 0)
-		sim_die("--reads-pct 0..100, --seconds > 0, --warmup-s and --precond-x >= 0");
+	*o = (struct sp_opts){ .qds = { 4, 16 }, .nqds = 2, .policies = 15, .reads_pct = 70,
+			       .seconds = 20, .warmup_s = 2, .precond_x = 2, .channels = 4, .dies = 2,
+			       .planes = 2, .blocks = 64, .ppb = 96, .op_permille = -1, .cmt_kib = -1,
+			       .engine_cap = -1, .smart_max = -1, .seed = 1 };
+	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
+	if (!sim_opts_parse("suspend", usage, opts, argc, argv))
+		return false;
+	o->page_size = page_kib * 1024;
+	o->seed |= 1;
+	if (!(o->seconds > 0))
+		sim_die("--seconds must be positive");
 	return true;
 }
 
