@@ -15,11 +15,15 @@
  *   sim_waf.c    experiment 3 (write amplification vs over-provisioning)
  *   sim_iso.c    experiment isolation (FlashBlox: two tenants, three isolation levels)
  *   sim_plm.c    experiment plm (qos bench 5: predictable latency windows, read tails in and out)
- *   sim_lifetime.c  experiment lifetime (FlashBlox: wear balance by channel swaps over years)
- *   sim_migcost.c  experiment migcost (FlashBlox: the cost of an online channel migration)
- *   sim_fair.c   experiment fairness (qos bench 3: two software vSSDs weighted on shared dies)
+ *   sim_lifetime.c  experiment lifetime (FlashBlox: wear balance by channel swaps over years);
+ *                with sim_lifetime_out.c (command line, results file) and sim_lifetime.h
+ *   sim_migcost.c  experiment migcost (FlashBlox: the cost of an online channel migration);
+ *                with sim_migcost_out.c and sim_migcost.h
+ *   sim_fair.c   experiment fairness (qos bench 3: two software vSSDs weighted on shared dies);
+ *                with sim_fair_out.c and sim_fair.h
  *   sim_model.c  experiment model (qos bench 4: bloxctl stats' model against virtual time)
- *   sim_suspend.c  experiment suspend (qos/: program/erase suspension policies, database-like load)
+ *   sim_suspend.c  experiment suspend (qos/: program/erase suspension policies, database-like load);
+ *                with sim_suspend_out.c and sim_suspend.h
  *   blox_sim.c   command line and main
  *
  * Nothing here is global: the options are parsed into a struct sim_opts
@@ -462,6 +466,8 @@ struct sim_out {
 	FILE *fp;
 };
 
+/* @file if not NULL, else @name in @dir: created, said on stderr; dies if it cannot be. */
+void sim_out_create(struct sim_out *out, const char *file, const char *dir, const char *name);
 /* --out with a single --exp, else @name in --outdir. */
 void sim_out_open(struct sim_out *out, const struct sim_opts *o, const char *name);
 void sim_out_close(struct sim_out *out);

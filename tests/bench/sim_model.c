@@ -618,10 +618,7 @@ int sim_model_main(int argc, char **argv)
 		free(m);
 		return 0;
 	}
-	out.fp = fopen(o.out, "w");
-	if (!out.fp)
-		sim_die("cannot write %s: %s", o.out, strerror(errno));
-	fprintf(stderr, "writing %s\n", o.out);
+	sim_out_create(&out, o.out, NULL, NULL);
 
 	mo_open(m, &o, 1);
 	header(&out, m);

@@ -25,18 +25,23 @@ void sim_outf(struct sim_out *out, const char *fmt, ...)
 	fflush(stdout);
 }
 
-void sim_out_open(struct sim_out *out, const struct sim_opts *o, const char *name)
+void sim_out_create(struct sim_out *out, const char *file, const char *dir, const char *name)
 {
 	char path[1024];
 
-	if (o->out && o->exp)
-		snprintf(path, sizeof(path), "%s", o->out);
+	if (file)
+		snprintf(path, sizeof(path), "%s", file);
 	else
-		snprintf(path, sizeof(path), "%s/%s", o->outdir, name);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
 	out->fp = fopen(path, "w");
 	if (!out->fp)
 		sim_die("cannot write %s: %s", path, strerror(errno));
 	fprintf(stderr, "writing %s\n", path);
+}
+
+void sim_out_open(struct sim_out *out, const struct sim_opts *o, const char *name)
+{
+	sim_out_create(out, o->out && o->exp ? o->out : NULL, o->outdir, name);
 }
 
 void sim_out_close(struct sim_out *out)
