@@ -23,6 +23,7 @@ void ftl_config_default(struct ftl_config *cfg)
 		.seq_min_units = 32, /* 128 KiB */
 		.op_permille = 70,
 		.write_buffer_pages = 64,
+		.plane_groups = true,
 		.volatile_cache = true,
 		.gc_policy = FTL_GC_GREEDY,
 		/* Of the spare superblocks (ftl.h), with floors. */

@@ -106,6 +106,8 @@ struct ftl_wbuf {
 	 * and those filling when it was full (dep, by generation).
 	 */
 	bool held;
+	/* A data page waiting for its plane partners (ftl_config.plane_groups). */
+	bool grouping;
 	uint32_t ndeps;
 	struct {
 		struct ftl_wbuf *wb;
@@ -477,6 +479,8 @@ const uint8_t *ftl_buffered(const struct ftl *f, uint32_t ppn);
 /* Submit every partly filled page (padding the rest). */
 void ftl_close_pages(struct ftl *f);
 void ftl_close_stream(struct ftl *f, enum ftl_stream s);
+/* Program the pages of stream @s that wait for plane partners, alone. */
+void ftl_program_waiting(struct ftl *f, enum ftl_stream s);
 /* Program ticket covering everything buffered so far. */
 uint64_t ftl_issued_ticket(const struct ftl *f);
 /*

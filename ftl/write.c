@@ -26,6 +26,8 @@ int ftl_write_init(struct ftl *f)
 	const struct nand_geometry *g = f->geo;
 
 	f->nr_wbufs = f->cfg.write_buffer_pages + ST_COUNT;
+	if (f->cfg.plane_groups && f->planes > 1)
+		f->nr_wbufs += (f->planes - 1) * f->ndies; /* room to gather plane groups */
 	f->wbufs = calloc(f->nr_wbufs, sizeof(*f->wbufs));
 	if (!f->wbufs)
 		return -ENOMEM;
@@ -201,12 +203,21 @@ static bool wbuf_free(const struct ftl *f, enum ftl_stream s)
 static void unstick_held(struct ftl *f)
 {
 	const struct ftl_wbuf *wb;
+	bool grouping = false;
 
 	if (wbuf_free(f, ST_RAND) || TAILQ_EMPTY(&f->inflight))
 		return;
-	TAILQ_FOREACH(wb, &f->inflight, link)
-		if (!wb->held)
+	TAILQ_FOREACH(wb, &f->inflight, link) {
+		if (!wb->held && !wb->grouping)
 			return;
+		grouping |= wb->grouping;
+	}
+	if (grouping) {
+		/* Pages waiting for plane partners hold the buffer: program them alone. */
+		for (int s = ST_SEQ; s <= ST_GC; s++)
+			ftl_program_waiting(f, (enum ftl_stream)s);
+		return;
+	}
 	for (int s = ST_SEQ; s <= ST_GC; s++) {
 		const struct ftl_wbuf *d = f->streams[s].wb;
 		bool dep = false;
@@ -216,6 +227,61 @@ static void unstick_held(struct ftl *f)
 				dep |= wb->dep[i].wb == d && wb->dep[i].gen == d->gen;
 		if (dep)
 			ftl_close_stream(f, (enum ftl_stream)s);
+	}
+}
+
+/* The plane of the flash page @fpid (superblocks stripe dies first, then planes). */
+static uint32_t fpid_plane(const struct ftl *f, uint32_t fpid)
+{
+	return fpid % (f->pages_per_block * f->stripe) % f->stripe / f->ndies;
+}
+
+/* Does data page @wb wait for its partners on the die's other planes? */
+static bool waits_for_group(const struct ftl *f, const struct ftl_wbuf *wb, enum ftl_stream s)
+{
+	return f->cfg.plane_groups && f->planes > 1 && data_stream(s) &&
+	       fpid_plane(f, wb->fpid) + 1 < f->planes;
+}
+
+/*
+ * @wb, the last plane's page of its row on its die, is full: submit the
+ * pages of the row on the die's other planes that wait for it, then it,
+ * one after the other. The engine starts nothing inside submit, so the
+ * die's next start takes them as one multi-plane program.
+ */
+static void submit_group(struct ftl *f, struct ftl_wbuf *wb)
+{
+	uint32_t first = wb->fpid - fpid_plane(f, wb->fpid) * f->ndies;
+	bool grouped = false;
+
+	/* A submit that fails completes at once and may change the list: look again. */
+	for (struct ftl_wbuf *p = TAILQ_FIRST(&f->inflight); p;) {
+		if (!p->grouping || p->fpid < first || p->fpid >= wb->fpid ||
+		    (p->fpid - first) % f->ndies) {
+			p = TAILQ_NEXT(p, link);
+			continue;
+		}
+		p->grouping = false;
+		f->st.pages_grouped++;
+		grouped = true;
+		submit(f, p);
+		p = TAILQ_FIRST(&f->inflight);
+	}
+	f->st.pages_grouped += grouped;
+	submit(f, wb);
+}
+
+void ftl_program_waiting(struct ftl *f, enum ftl_stream s)
+{
+	for (struct ftl_wbuf *p = TAILQ_FIRST(&f->inflight); p;) {
+		if (!p->grouping || p->stream != (uint32_t)s) {
+			p = TAILQ_NEXT(p, link);
+			continue;
+		}
+		p->grouping = false;
+		f->st.pages_ungrouped++;
+		submit(f, p);
+		p = TAILQ_FIRST(&f->inflight);
 	}
 }
 
@@ -255,7 +321,16 @@ static void program(struct ftl *f, struct ftl_wbuf *wb, enum ftl_stream s)
 	}
 	TAILQ_INSERT_TAIL(&f->inflight, wb, link);
 	wb->held = false;
+	wb->grouping = false;
 	wb->ndeps = 0;
+	if (waits_for_group(f, wb, s)) {
+		wb->grouping = true;
+		return;
+	}
+	if (data_stream(s) && f->cfg.plane_groups && f->planes > 1) {
+		submit_group(f, wb);
+		return;
+	}
 	if (s == ST_TP) {
 		/*
 		 * Translation pages reach flash only after the data they map,
@@ -399,8 +474,10 @@ void ftl_close_stream(struct ftl *f, enum ftl_stream s)
 	struct ftl_streamstate *st = &f->streams[s];
 	struct ftl_wbuf *wb = st->wb;
 
-	if (!wb)
+	if (!wb) {
+		ftl_program_waiting(f, s);
 		return;
+	}
 	while (wb->used < f->slots) {
 		uint32_t slot = wb->used++;
 
@@ -413,6 +490,7 @@ void ftl_close_stream(struct ftl *f, enum ftl_stream s)
 	}
 	st->wb = NULL;
 	program(f, wb, s);
+	ftl_program_waiting(f, s); /* nothing waits past a close */
 }
 
 void ftl_close_pages(struct ftl *f)

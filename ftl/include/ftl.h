@@ -48,6 +48,16 @@ struct ftl_config {
 	uint32_t seq_min_units; /* a write this long is sequential by itself */
 	uint32_t op_permille; /* over-provisioning, of the raw capacity */
 	uint32_t write_buffer_pages; /* flash pages the write buffer holds */
+	/*
+	 * Program a die's planes together: a full data page (host or GC
+	 * stream) for plane p < planes - 1 waits in the write buffer for the
+	 * pages of the same row on the die's other planes, and the group is
+	 * submitted at once so the NAND engine starts it as one multi-plane
+	 * program (one tPROG for all planes). A flush, a stop or a buffer
+	 * running short programs what waits alone. The buffer gets one more
+	 * page per die and extra plane to gather in.
+	 */
+	bool plane_groups;
 	bool volatile_cache; /* writes complete once buffered */
 	enum ftl_gc_policy gc_policy;
 	/*
@@ -241,6 +251,8 @@ struct ftl_stats {
 	uint64_t gc_tp_reads, gc_tp_writebacks;
 	uint64_t gc_paced; /* times a host write waited for a GC credit */
 	uint64_t tp_pages_held; /* translation pages held for the data they map */
+	uint64_t pages_grouped; /* data pages programmed with their plane partners */
+	uint64_t pages_ungrouped; /* data pages that waited for partners, programmed alone */
 	uint64_t free_superblocks, superblocks;
 	uint32_t max_erase, min_erase;
 	uint64_t recovered_units; /* applied from the OOB scan */
