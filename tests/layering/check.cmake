@@ -132,6 +132,12 @@ expect(nand/engine.c ftl.h FAIL)
 expect(nand/engine.c bdev.h FAIL)
 expect(nand/engine.c qos.h FAIL)
 expect(ftl/ftl.c qos.h FAIL)
+# zns/ (the zone state machine) sits on the NAND beside the FTL, below the daemon.
+expect(zns/zns.c nand.h OK)
+expect(zns/zns.c ftl.h FAIL)
+expect(zns/zns.c engine_internal.h FAIL)
+expect(zns/zns.c bdev.h FAIL)
+expect(zns/zns.c nvmf.h FAIL)
 # qos/ sits above the NAND (it makes the engine's policies), below the daemon.
 expect(qos/limiter.c nand.h OK)
 expect(qos/limiter.c ftl_internal.h FAIL)
@@ -140,7 +146,7 @@ expect(qos/limiter.c nvmf.h FAIL)
 expect(qos/limiter.c mgmt.h FAIL)
 
 # No include reaches past the build's include folders.
-file(GLOB_RECURSE sources ${SRC}/common/* ${SRC}/nand/* ${SRC}/ftl/* ${SRC}/qos/* ${SRC}/daemon/*
+file(GLOB_RECURSE sources ${SRC}/common/* ${SRC}/nand/* ${SRC}/ftl/* ${SRC}/qos/* ${SRC}/zns/* ${SRC}/daemon/*
      ${SRC}/proto/* ${SRC}/cli/* ${SRC}/tests/*)
 foreach(f IN LISTS sources)
   if(f MATCHES "\\.[ch]$")
