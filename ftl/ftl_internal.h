@@ -72,6 +72,7 @@ enum sb_state {
 
 struct ftl_sb {
 	uint8_t state;
+	uint16_t buffered; /* write buffer pages of it not free: none, no lookup */
 	uint32_t valid; /* valid units */
 	uint32_t erase_count;
 	uint64_t closed_ns; /* for cost-benefit ages */

@@ -66,6 +66,14 @@ static void update_done_through(struct ftl *f)
 
 static void release_held(struct ftl *f);
 
+/* @wb's page is programmed (or failed): back to the free list. */
+static void wb_free(struct ftl *f, struct ftl_wbuf *wb)
+{
+	f->sbs[ftl_ppn_sb(f, wb->fpid * f->slots)].buffered--;
+	wb->state = WB_FREE;
+	TAILQ_INSERT_TAIL(&f->free_wbufs, wb, link);
+}
+
 static void program_done(struct nand_op *op)
 {
 	struct ftl_wbuf *wb = op->cb_arg;
@@ -81,8 +89,7 @@ static void program_done(struct nand_op *op)
 		 */
 		ftl_set_fatal(f, op->status);
 	}
-	wb->state = WB_FREE;
-	TAILQ_INSERT_TAIL(&f->free_wbufs, wb, link);
+	wb_free(f, wb);
 	release_held(f);
 	ftl_progress(f);
 }
@@ -312,8 +319,7 @@ static void program(struct ftl *f, struct ftl_wbuf *wb, enum ftl_stream s)
 		uint64_t page = nand_page_index(f->geo, &op->addr);
 
 		rc = st->ops->program(st, page, op->data, op->oob);
-		wb->state = WB_FREE;
-		TAILQ_INSERT_TAIL(&f->free_wbufs, wb, link);
+		wb_free(f, wb);
 		update_done_through(f);
 		if (rc)
 			ftl_set_fatal(f, rc);
@@ -389,6 +395,7 @@ static bool stream_page(struct ftl *f, enum ftl_stream s)
 	wb->stream = s;
 	wb->gen++;
 	wb->fpid = ftl_ppn(f, (uint32_t)st->sb, st->next) / f->slots;
+	f->sbs[st->sb].buffered++;
 	wb->used = 0;
 	memset(&wb->oob, 0, sizeof(wb->oob));
 	st->wb = wb;
@@ -441,6 +448,8 @@ const uint8_t *ftl_buffered(const struct ftl *f, uint32_t ppn)
 {
 	uint32_t fpid = ppn / f->slots;
 
+	if (ppn / f->units_per_sb >= f->nr_sb || !f->sbs[ppn / f->units_per_sb].buffered)
+		return NULL; /* the common case: a read of a superblock long written */
 	for (uint32_t i = 0; i < f->nr_wbufs; i++) {
 		const struct ftl_wbuf *wb = &f->wbufs[i];
 
