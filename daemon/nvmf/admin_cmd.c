@@ -59,7 +59,8 @@ void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 	id->nn = disc ? 0 : NVMF_MAX_NS;
 	if (!disc) {
 		id->oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM |
-			   NVME_CTRL_ONCS_WRITE_ZEROES | NVME_CTRL_ONCS_TIMESTAMP;
+			   NVME_CTRL_ONCS_WRITE_ZEROES | NVME_CTRL_ONCS_TIMESTAMP |
+			   NVME_CTRL_ONCS_RESERVATIONS;
 		id->vwc = NVME_CTRL_VWC_PRESENT | NVME_CTRL_VWC_FLUSH;
 		/* Each namespace an NVM Set, in an Endurance Group (endgrp.c). */
 		id->ctratt |= NVME_CTRL_CTRATT_NVM_SETS | NVME_CTRL_CTRATT_ENDURANCE_GROUPS;
@@ -109,6 +110,7 @@ static uint16_t id_ns(struct nvmf_req *req)
 	id.nlbaf = 0;
 	id.flbas = 0;
 	id.nmic = NVME_NS_NMIC_SHARED;
+	id.rescap = nvmf_ns_rescap(ns);
 	/* Deallocated blocks read as zeroes; Write Zeroes may deallocate. */
 	id.dlfeat = (1u << 3) | 1u;
 	memcpy(id.nvmcap, &(uint64_t){ ns->bdev->size }, 8);
@@ -400,6 +402,10 @@ static uint16_t exec_set_features(struct nvmf_req *req)
 		return nvmf_feat_plm_config(req, true, false);
 	case NVME_FEAT_FID_PLM_WINDOW:
 		return nvmf_feat_plm_window(req, true, false);
+	case NVME_FEAT_FID_RESV_MASK:
+		return nvmf_feat_resv_mask(req, true);
+	case NVME_FEAT_FID_RESV_PERSIST:
+		return nvmf_feat_resv_persist(req, true);
 	default:
 		req->error_loc = offsetof(struct nvme_sqe, cdw10);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
@@ -415,7 +421,12 @@ static uint16_t exec_get_features(struct nvmf_req *req)
 	uint64_t *res = &req->cqe.result;
 
 	if (sel == NVME_GET_FEATURES_SEL_SUPPORTED) {
-		*res = 1u << 2; /* changeable, not saveable, not per ns */
+		uint8_t fid = req->cmd.cdw10 & 0xff;
+
+		/* Changeable, not saveable; the reservation features are per namespace. */
+		*res = 1u << 2;
+		if (fid == NVME_FEAT_FID_RESV_MASK || fid == NVME_FEAT_FID_RESV_PERSIST)
+			*res |= 1u << 1;
 		return 0;
 	}
 	if (sel > NVME_GET_FEATURES_SEL_SUPPORTED) {
@@ -456,6 +467,10 @@ static uint16_t exec_get_features(struct nvmf_req *req)
 		return nvmf_feat_plm_config(req, false, dflt);
 	case NVME_FEAT_FID_PLM_WINDOW:
 		return nvmf_feat_plm_window(req, false, dflt);
+	case NVME_FEAT_FID_RESV_MASK:
+		return nvmf_feat_resv_mask(req, false);
+	case NVME_FEAT_FID_RESV_PERSIST:
+		return nvmf_feat_resv_persist(req, false);
 	default:
 		req->error_loc = offsetof(struct nvme_sqe, cdw10);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;

@@ -27,6 +27,7 @@ uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 	req->scratch_len = 0;
 	req->error_loc = 0xffff;
 	req->error_lba = UINT64_MAX;
+	req->resv_waiter = NULL;
 	memset(&req->cqe, 0, sizeof(req->cqe));
 	sq->cmds++;
 	sq->tgt->cmds_received++;
@@ -75,6 +76,15 @@ void nvmf_req_execute(struct nvmf_req *req)
 	/* Deleted while the command waited for its data. */
 	if (req->ns && req->ns->detached) {
 		nvmf_req_complete(req, NVME_SC_INVALID_NS | NVME_SC_DNR);
+		return;
+	}
+	/*
+	 * Reservations are checked as the command starts, not when it was
+	 * parsed: one that waited for its data meets the reservation as it
+	 * is now (after a preempt, say).
+	 */
+	if (req->ns && req->sq->qid && (st = nvmf_resv_io_check(req, req->ns))) {
+		nvmf_req_complete(req, st);
 		return;
 	}
 	st = req->execute(req);

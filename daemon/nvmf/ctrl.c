@@ -410,8 +410,10 @@ void nvmf_ctrl_aen_kick(struct nvmf_ctrl *c)
 		  (c->aen_enabled & NVME_FEAT_AE_NAN_MASK << NVME_FEAT_AE_NAN_SHIFT);
 	bool plm = c->aen_plm_pending && !c->aen_plm_masked &&
 		   (c->aen_enabled & NVME_FEAT_AE_PLA_MASK << NVME_FEAT_AE_PLA_SHIFT);
+	/* Reservation notices have no enable bit: Set Features 82h masks them. */
+	bool resv = c->aen_resv_pending && !c->aen_resv_masked;
 
-	if (!ns && !plm)
+	if (!ns && !plm && !resv)
 		return;
 	req = TAILQ_FIRST(&c->aer_reqs);
 	if (!req)
@@ -423,11 +425,16 @@ void nvmf_ctrl_aen_kick(struct nvmf_ctrl *c)
 		c->aen_ns_masked = true; /* until the host reads log page 04h */
 		req->cqe.result = NVME_AER_NOTICE | (NVME_AER_NOTICE_NS_CHANGED << 8) |
 				  ((uint32_t)NVME_LOG_LID_CHANGED_NS << 16);
-	} else {
+	} else if (plm) {
 		c->aen_plm_pending = false;
 		c->aen_plm_masked = true; /* until the host reads log page 0Bh */
 		req->cqe.result = NVME_AER_NOTICE | (NVME_AER_NOTICE_PL_EVENT << 8) |
 				  ((uint32_t)NVME_LOG_LID_PREDICTABLE_LAT_AGG << 16);
+	} else {
+		c->aen_resv_pending = false;
+		c->aen_resv_masked = true; /* until the host reads log page 80h */
+		req->cqe.result = NVME_AER_CSS | (NVME_AER_CSS_NVM_RESERVATION << 8) |
+				  ((uint32_t)NVME_LOG_LID_RESERVATION << 16);
 	}
 	nvmf_req_complete(req, 0);
 	/* The other notice, if due, on the next request. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * NVM I/O command set: Read, Write (FUA), Flush, Write Zeroes, Dataset
- * Management (deallocate) and Compare, on the namespace's backend.
+ * Management (deallocate) and Compare, on the namespace's backend; the
+ * reservation commands are resv_cmd.c's.
  * Commands that touch the backend return NVMF_REQ_ASYNC and complete
  * from the backend's completion callback.
  */
@@ -118,6 +119,7 @@ static void io_submit(struct nvmf_req *req, enum blox_io_op op, uint64_t slba,
 	io->cb_arg = req;
 	depth_up(&ns->tm, ++ns->inflight);
 	depth_up(&req->sq->ctrl->tm, ++req->sq->ctrl->inflight);
+	TAILQ_INSERT_TAIL(&ns->at_backend, req, ns_link);
 	blox_bdev_submit(ns->bdev, io);
 }
 
@@ -127,6 +129,7 @@ static struct nvmf_req *io_done(struct blox_io *io)
 
 	req->ns->inflight--;
 	req->sq->ctrl->inflight--;
+	nvmf_resv_io_left(req);
 	return req;
 }
 
@@ -241,12 +244,19 @@ static void flush_done(struct blox_io *io)
 static void flush_next(struct nvmf_req *req)
 {
 	struct nvmf_ns *ns;
+	uint16_t st;
 
 	TAILQ_FOREACH(ns, &req->sq->ctrl->subsys->namespaces, link)
 		if (ns->nsid >= req->next)
 			break;
 	if (!ns) {
 		nvmf_req_complete(req, 0);
+		return;
+	}
+	/* A namespace reserved against this host fails the whole flush. */
+	st = nvmf_resv_io_check(req, ns);
+	if (st) {
+		nvmf_req_complete(req, st);
 		return;
 	}
 	if (req->ns)
@@ -370,6 +380,11 @@ uint16_t nvmf_parse_io(struct nvmf_req *req)
 	case nvme_cmd_flush:
 		req->execute = exec_flush;
 		return 0;
+	case nvme_cmd_resv_register:
+	case nvme_cmd_resv_report:
+	case nvme_cmd_resv_acquire:
+	case nvme_cmd_resv_release:
+		return nvmf_parse_resv(req);
 	case nvme_cmd_dsm: {
 		uint32_t need = ((req->cmd.cdw10 & 0xff) + 1) *
 				(uint32_t)sizeof(struct nvme_dsm_range);

@@ -248,7 +248,9 @@ static size_t log_cmd_effects(uint8_t *out)
 	};
 	static const uint8_t io_ops[] = { nvme_cmd_flush, nvme_cmd_write,
 					  nvme_cmd_read, nvme_cmd_compare,
-					  nvme_cmd_write_zeroes, nvme_cmd_dsm };
+					  nvme_cmd_write_zeroes, nvme_cmd_dsm,
+					  nvme_cmd_resv_register, nvme_cmd_resv_report,
+					  nvme_cmd_resv_acquire, nvme_cmd_resv_release };
 	struct nvme_cmd_effects_log *l = (void *)out;
 
 	memset(l, 0, sizeof(*l));
@@ -273,6 +275,7 @@ static size_t log_supported(uint8_t *out, bool discovery)
 		NVME_LOG_LID_CHANGED_NS,	  NVME_LOG_LID_CMD_EFFECTS,
 		NVME_LOG_LID_ENDURANCE_GROUP,	  NVME_LOG_LID_ENDURANCE_GRP_EVT,
 		NVME_LOG_LID_PREDICTABLE_LAT_NVMSET, NVME_LOG_LID_PREDICTABLE_LAT_AGG,
+		NVME_LOG_LID_RESERVATION,
 	};
 	struct nvme_supported_log_pages *l = (void *)out;
 
@@ -402,6 +405,9 @@ static uint16_t exec_get_log_page(struct nvmf_req *req)
 			break;
 		case NVME_LOG_LID_PREDICTABLE_LAT_AGG:
 			len = nvmf_log_plm_agg(req, tmp, a.rae);
+			break;
+		case NVME_LOG_LID_RESERVATION:
+			len = nvmf_log_resv(c, tmp, a.rae);
 			break;
 		default:
 			st = NVMF_SC_CMD(NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR;

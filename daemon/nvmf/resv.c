@@ -321,18 +321,6 @@ void nvmf_resv_clear_all(struct nvmf_resv *r)
 
 /* ---- Reservation Report ---- */
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 uint16_t nvmf_resv_report(const struct nvmf_resv *r, bool eds, uint8_t *out, size_t len)
 {
 	uint8_t hdr[NVMF_RESV_REPORT_HDR_EXT] = { 0 };
@@ -341,12 +329,9 @@ uint16_t nvmf_resv_report(const struct nvmf_resv *r, bool eds, uint8_t *out, siz
 	if (!eds)
 		return NVME_SC_HOSTID_FORMAT | NVME_SC_DNR;
 	memset(out, 0, len);
-	hdr[0] = (uint8_t)r->gen;
-	hdr[1] = (uint8_t)(r->gen >> 8);
-	hdr[2] = (uint8_t)(r->gen >> 16);
-	hdr[3] = (uint8_t)(r->gen >> 24);
+	le32_put(hdr, r->gen);
 	hdr[4] = r->rtype;
-	put16(hdr + 5, (uint16_t)r->nr);
+	le16_put(hdr + 5, (uint16_t)r->nr);
 	hdr[9] = r->ptpl;
 	memcpy(out, hdr, len < sizeof(hdr) ? len : sizeof(hdr));
 	for (uint32_t i = 0; i < r->nr && off < len; i++, off += NVMF_RESV_REPORT_ENTRY_EXT) {
@@ -354,9 +339,9 @@ uint16_t nvmf_resv_report(const struct nvmf_resv *r, bool eds, uint8_t *out, siz
 		size_t n = len - off;
 
 		/* Registrations belong to hosts, not controllers: CNTLID FFFFh. */
-		put16(e, 0xffff);
+		le16_put(e, 0xffff);
 		e[2] = nvmf_resv_is_holder(r, r->regs[i].hostid);
-		put64(e + 8, r->regs[i].key);
+		le64_put(e + 8, r->regs[i].key);
 		memcpy(e + 16, r->regs[i].hostid, 16);
 		memcpy(out + off, e, n < sizeof(e) ? n : sizeof(e));
 	}

@@ -118,6 +118,7 @@ static void ns_delete(struct nvmf_ns *ns)
 	blox_bdev_destroy(ns->bdev);
 	if (ns->owner_free)
 		ns->owner_free(ns->owner);
+	nvmf_ns_resv_fini(ns);
 	free(ns);
 }
 
@@ -339,6 +340,10 @@ int nvmf_ns_add(struct nvmf_subsys *s, uint32_t nsid, struct blox_bdev *bdev,
 	ns = calloc(1, sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
+	if (nvmf_ns_resv_init(ns)) {
+		free(ns);
+		return -ENOMEM;
+	}
 	ns->nsid = nsid;
 	ns->lba_shift = (uint8_t)__builtin_ctz(bs);
 	ns->nblocks = bdev->size >> ns->lba_shift;

@@ -89,6 +89,7 @@ struct nvmf_tgt;
 struct nvmf_ctrl;
 struct nvmf_sq;
 struct nvmf_req;
+struct nvmf_resv;
 
 /* What a listener asks of TLS 1.3 (NVMe/TCP with a PSK, TP 8011). */
 enum nvmf_tls_mode {
@@ -213,6 +214,14 @@ struct nvmf_ns {
 	 */
 	void *owner;
 	void (*owner_free)(void *owner);
+	/*
+	 * Its reservation (resv.c, resv_cmd.c): registrants, holder,
+	 * generation. Like everything of the core, touched on the core's
+	 * reactor only; backends elsewhere never see it.
+	 */
+	struct nvmf_resv *resv;
+	/* Commands at its backend, for a Preempt and Abort to wait out (io_cmd.c). */
+	TAILQ_HEAD(, nvmf_req) at_backend;
 	TAILQ_ENTRY(nvmf_ns) link;
 };
 
@@ -326,10 +335,25 @@ struct nvmf_req {
 	uint32_t next; /* multi-step commands: next DSM range or nsid */
 	uint64_t start_ns; /* when the command arrived */
 	TAILQ_ENTRY(nvmf_req) link; /* AER list */
+	TAILQ_ENTRY(nvmf_req) ns_link; /* ns->at_backend while there */
+	/* A Preempt and Abort that waits for this command to leave the backend. */
+	struct nvmf_req *resv_waiter;
 };
 
 /* Result value meaning "completion will come later" from execute(). */
 #define NVMF_REQ_ASYNC 0xffff
+
+/*
+ * Reservation notifications a controller keeps for log page 80h (oldest
+ * dropped first: the gap in the counts tells the host how many).
+ */
+#define NVMF_RESV_LOG_ENTRIES 64
+
+struct nvmf_resv_note {
+	uint64_t lpc; /* Log Page Count */
+	uint32_t nsid;
+	uint8_t type; /* enum nvme_resv_notify_rnlpt */
+};
 
 struct nvmf_err_entry {
 	struct nvme_error_log_page e;
@@ -359,6 +383,12 @@ struct nvmf_ctrl {
 	uint32_t nr_changed_ns; /* > NVMF_MAX_CHANGED_NS means overflow */
 	/* A predictable-latency event to tell; told, until log page 0Bh is read. */
 	bool aen_plm_pending, aen_plm_masked;
+	/* Reservation notifications (resv_cmd.c): log 80h's entries, its AEN, the mask per nsid. */
+	struct nvmf_resv_note resv_log[NVMF_RESV_LOG_ENTRIES];
+	uint32_t resv_log_head, resv_log_nr;
+	uint64_t resv_lpc; /* count of the last entry made */
+	bool aen_resv_pending, aen_resv_masked;
+	uint8_t resv_mask[NVMF_MAX_NS + 1]; /* Set Features 82h */
 	/* Set Features (14h) DTWIN held until the set's NDWIN minimum passed (plm.c). */
 	TAILQ_HEAD(, nvmf_req) plm_wait;
 	struct event *plm_ev; /* NULL until needed */
@@ -603,6 +633,24 @@ void nvmf_plm_ns_release(struct nvmf_ns *ns);
 /* The admin queue stops: held requests complete (aborted); the controller's timer goes. */
 void nvmf_plm_ctrl_quiesce(struct nvmf_ctrl *c);
 void nvmf_plm_ctrl_free(struct nvmf_ctrl *c);
+/*
+ * Reservations (resv_cmd.c). nvmf_ns_resv_init/fini: @ns's state (0 or
+ * -ENOMEM). nvmf_parse_resv: Reservation Register, Report, Acquire and
+ * Release on the namespace of @req. nvmf_resv_io_check: may the command
+ * of @req run on its namespace (0, or Reservation Conflict)?
+ * nvmf_resv_io_left: @req left its namespace's backend. Get (@set false)
+ * and Set Features 82h and 83h; log page 80h (one entry per read).
+ */
+int nvmf_ns_resv_init(struct nvmf_ns *ns);
+void nvmf_ns_resv_fini(struct nvmf_ns *ns);
+uint16_t nvmf_parse_resv(struct nvmf_req *req);
+uint16_t nvmf_resv_io_check(struct nvmf_req *req, struct nvmf_ns *ns);
+void nvmf_resv_io_left(struct nvmf_req *req);
+uint16_t nvmf_feat_resv_mask(struct nvmf_req *req, bool set);
+uint16_t nvmf_feat_resv_persist(struct nvmf_req *req, bool set);
+size_t nvmf_log_resv(struct nvmf_ctrl *c, uint8_t *out, bool rae);
+/* What RESCAP of Identify Namespace says of @ns. */
+uint8_t nvmf_ns_rescap(const struct nvmf_ns *ns);
 /* Tell every controller of @subsys that @nsid changed (AEN + log 04h). */
 void nvmf_subsys_ns_changed(struct nvmf_subsys *subsys, uint32_t nsid);
 int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,

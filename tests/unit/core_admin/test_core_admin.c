@@ -93,7 +93,7 @@ static void test_identify_ctrl(void **state)
 	assert_int_equal(id->acl, 3);
 	assert_int_equal(id->elpe, 63);
 	assert_int_equal(id->oaes, (1u << 8) | (1u << 12)); /* namespace, PLM events */
-	assert_int_equal(id->oncs, 0x4d); /* compare, DSM, write zeroes, ts */
+	assert_int_equal(id->oncs, 0x6d); /* compare, DSM, write zeroes, reservations, ts */
 	assert_int_equal(id->vwc & 1, 1);
 	assert_int_equal(id->ofcs, 1);
 	assert_int_equal(id->fcatt, 0);
@@ -292,7 +292,8 @@ static void test_log_static_pages(void **state)
 		assert_int_equal(sup[lid], lid <= 5 || lid == NVME_LOG_LID_ENDURANCE_GROUP ||
 						   lid == NVME_LOG_LID_ENDURANCE_GRP_EVT ||
 						   lid == NVME_LOG_LID_PREDICTABLE_LAT_NVMSET ||
-						   lid == NVME_LOG_LID_PREDICTABLE_LAT_AGG
+						   lid == NVME_LOG_LID_PREDICTABLE_LAT_AGG ||
+						   lid == NVME_LOG_LID_RESERVATION
 					   ? 1
 					   : 0);
 
@@ -316,7 +317,9 @@ static void test_log_static_pages(void **state)
 	assert_int_equal(fx->iocs[nvme_cmd_write_zeroes], 3);
 	assert_int_equal(fx->iocs[nvme_cmd_compare], 1);
 	assert_int_equal(fx->iocs[nvme_cmd_flush], 1);
-	assert_int_equal(fx->iocs[0x0d], 0); /* reservation register */
+	assert_int_equal(fx->iocs[nvme_cmd_resv_register], 1);
+	assert_int_equal(fx->iocs[nvme_cmd_resv_release], 1);
+	assert_int_equal(fx->iocs[nvme_cmd_verify], 0);
 }
 
 /* 8. SMART / health: per namespace and for all, counts from the I/O. */

@@ -384,7 +384,7 @@ static void test_sgl_length_mismatch(void **state)
 static void test_invalid_opcode_and_ns(void **state)
 {
 	struct fixture *f = *state;
-	static const uint8_t ops[] = { 0x03, 0x0d /* resv register */, 0x19,
+	static const uint8_t ops[] = { 0x03, 0x0c /* verify */, 0x19,
 				       0x81, 0xfe };
 
 	for (size_t i = 0; i < sizeof(ops); i++) {
