@@ -351,6 +351,20 @@ int ini_dsm_deallocate(struct ini_queue *q, uint32_t nsid, uint64_t slba,
 		       uint32_t nlb);
 int ini_compare(struct ini_queue *q, uint32_t nsid, uint64_t slba,
 		uint32_t nlb, const void *buf, uint32_t len);
+/* Set Features @fid of namespace @nsid (FFFFFFFFh: all) with CDW11 @v. */
+int ini_set_features_ns(struct ini_queue *q, uint8_t fid, uint32_t nsid, uint32_t cdw11,
+			uint32_t *result);
+/*
+ * Reservation Register, Acquire, Release (CDW10 as the spec lays it out:
+ * action, IEKEY, RTYPE, CPTPL) with their keys, and Report (@len bytes,
+ * extended data structure if @eds) on namespace @nsid.
+ */
+int ini_resv_register(struct ini_queue *q, uint32_t nsid, uint32_t cdw10, uint64_t crkey,
+		      uint64_t nrkey);
+int ini_resv_acquire(struct ini_queue *q, uint32_t nsid, uint32_t cdw10, uint64_t crkey,
+		     uint64_t prkey);
+int ini_resv_release(struct ini_queue *q, uint32_t nsid, uint32_t cdw10, uint64_t crkey);
+int ini_resv_report(struct ini_queue *q, uint32_t nsid, bool eds, void *buf, uint32_t len);
 
 /* --- controllers (ini_ctrl.c) --------------------------------------- */
 

@@ -158,3 +158,64 @@ int ini_compare(struct ini_queue *q, uint32_t nsid, uint64_t slba,
 	ini_req_rw(&r, nvme_cmd_compare, nsid, slba, nlb, (void *)buf, len);
 	return run(q, &r);
 }
+
+int ini_set_features_ns(struct ini_queue *q, uint8_t fid, uint32_t nsid, uint32_t cdw11,
+			uint32_t *result)
+{
+	struct ini_req r;
+	int rc;
+
+	ini_req_init(&r, nvme_admin_set_features, nsid, NULL, 0, INI_DIR_NONE);
+	r.sqe.cdw10 = fid;
+	r.sqe.cdw11 = cdw11;
+	rc = run(q, &r);
+	if (rc >= 0 && result)
+		*result = (uint32_t)r.cqe.result;
+	return rc;
+}
+
+/* ---- reservations: the keys go little-endian in the data ---- */
+
+static int resv_keys(struct ini_queue *q, uint8_t opcode, uint32_t nsid, uint32_t cdw10,
+		     uint64_t k1, uint64_t k2, uint32_t len)
+{
+	uint8_t data[16];
+	struct ini_req r;
+
+	for (int i = 0; i < 8; i++) {
+		data[i] = (uint8_t)(k1 >> (8 * i));
+		data[8 + i] = (uint8_t)(k2 >> (8 * i));
+	}
+	ini_req_init(&r, opcode, nsid, data, len, INI_DIR_H2C);
+	r.sqe.cdw10 = cdw10;
+	return run(q, &r);
+}
+
+int ini_resv_register(struct ini_queue *q, uint32_t nsid, uint32_t cdw10, uint64_t crkey,
+		      uint64_t nrkey)
+{
+	return resv_keys(q, nvme_cmd_resv_register, nsid, cdw10, crkey, nrkey, 16);
+}
+
+int ini_resv_acquire(struct ini_queue *q, uint32_t nsid, uint32_t cdw10, uint64_t crkey,
+		     uint64_t prkey)
+{
+	return resv_keys(q, nvme_cmd_resv_acquire, nsid, cdw10, crkey, prkey, 16);
+}
+
+int ini_resv_release(struct ini_queue *q, uint32_t nsid, uint32_t cdw10, uint64_t crkey)
+{
+	return resv_keys(q, nvme_cmd_resv_release, nsid, cdw10, crkey, 0, 8);
+}
+
+int ini_resv_report(struct ini_queue *q, uint32_t nsid, bool eds, void *buf, uint32_t len)
+{
+	struct ini_req r;
+
+	if (len == 0 || len % 4)
+		return -EINVAL;
+	ini_req_init(&r, nvme_cmd_resv_report, nsid, buf, len, INI_DIR_C2H);
+	r.sqe.cdw10 = len / 4 - 1;
+	r.sqe.cdw11 = eds;
+	return run(q, &r);
+}
