@@ -39,7 +39,9 @@
 # controller is empty after connect (nothing the kernel asked while
 # connecting failed); in full mode a 4 MiB and a 1025-block nvme
 # write/read (passthrough, which the kernel cannot split: blktests nvme/029)
-# read back the same.
+# read back the same; on the pool's first namespace, reservations through
+# nvme-cli's resv-register, resv-acquire, resv-report and resv-release
+# (guest_resv.sh).
 #
 # Layout of the (single) namespace, so that raw fio I/O and the filesystem
 # never overlap and need no partition table:
@@ -947,6 +949,14 @@ if [ -n "${POOL_NQN:-}" ]; then
 			fail "pool: nvme id-nvmset"
 		fi
 		endurance_log "pool" "${g1:-1}" "$W/pool-endurance.txt" || true
+		# Reservations through nvme-cli (guest_resv.sh, copied beside this script).
+		if [ -f ./guest_resv.sh ]; then
+			# shellcheck source=guest_resv.sh
+			. ./guest_resv.sh
+			resv_checks "$DEV"
+		else
+			fail "guest_resv.sh is missing from $(pwd)"
+		fi
 		disconnect "pool"
 	fi
 	NQN=$MAIN_NQN
