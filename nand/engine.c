@@ -146,6 +146,7 @@ void nand_config_default(struct nand_config *cfg)
 	cfg->max_reads_per_suspend = 16;
 	cfg->min_progress_ns = 100000; /* 100 us of array time */
 	cfg->multiplane = true;
+	nand_reliability_default(&cfg->rel, cfg->geo.cell);
 }
 
 int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
@@ -161,6 +162,8 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 	if (!cfg->timing.null_timing && cfg->timing.bus_mbps == 0)
 		return -EINVAL;
 	if (store && memcmp(&store->geo, g, sizeof(*g)))
+		return -EINVAL;
+	if (nand_reliability_check(&cfg->rel, g))
 		return -EINVAL;
 	if (cfg->sched.ntenants > NAND_MAX_TENANTS || cfg->sched.group_from >= NAND_PRIOS ||
 	    (!cfg->sched.ntenants && (cfg->sched.pick || cfg->sched.pick_bus)))
@@ -189,7 +192,8 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 	if (!dev->dies || !dev->chans || !dev->erased_page ||
 	    heap_init(&dev->heap, dev->nr_dies + g->channels) ||
 	    (dev->ntenants && (!dev->ten_mem || !dev->tq_mem || !dev->ts_mem || !dev->cost ||
-				!dev->best))) {
+				!dev->best)) ||
+	    nand_rel_init(dev)) {
 		nand_dev_destroy(dev);
 		return -ENOMEM;
 	}
@@ -224,6 +228,7 @@ void nand_dev_destroy(struct nand_dev *dev)
 	if (!dev)
 		return;
 	heap_fini(&dev->heap);
+	nand_rel_fini(dev);
 	free(dev->ten_mem);
 	free(dev->tq_mem);
 	free(dev->ts_mem);

@@ -115,6 +115,8 @@ static void op_start(struct nand_dev *dev, struct nand_die *d,
 	}
 	op->start_ns = t;
 	op->array_ns = nand_array_time(dev, op);
+	if (dev->rel && op->kind == NAND_OP_READ)
+		op->array_ns += nand_rel_read_start(dev, op, t);
 	op->remaining_ns = op->array_ns;
 	if (dev->ntenants)
 		nand_tenant_started(dev, d, op);

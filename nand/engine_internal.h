@@ -91,7 +91,23 @@ struct nand_dev {
 	struct nand_tenant_stats *ts_mem;
 	uint64_t *cost; /* ntenants: a scheduler's costs, all UINT64_MAX between picks */
 	uint8_t *best; /* ntenants: each one's best class in a group pick */
+	struct nand_rel_state *rel; /* cfg.rel enabled (and a store): wear state */
 };
+
+/* reliability.c */
+struct nand_rel_state {
+	uint64_t rng;
+	uint32_t *reads; /* per block, since its erase */
+	uint64_t *prog_ns; /* per block: when its first page was programmed (0: erased) */
+	uint64_t **bad; /* per block, lazily: a bit per page found uncorrectable */
+};
+
+int nand_rel_init(struct nand_dev *dev);
+void nand_rel_fini(struct nand_dev *dev);
+/* A read starts at @t: sample its errors; the array time its retries add. */
+uint64_t nand_rel_read_start(struct nand_dev *dev, struct nand_op *op, uint64_t t);
+/* @op completed at @t: reads, program times, erases, uncorrectable pages. */
+void nand_rel_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t);
 
 /* engine.c */
 void nand_heap_set(struct nand_heap *h, uint32_t id, uint64_t key);

@@ -83,6 +83,8 @@ int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now)
 	op->status = 0;
 	op->erased = false;
 	op->suspends = 0;
+	op->retries = 0;
+	op->uncorrectable = false;
 	op->submit_ns = now;
 	op->start_ns = op->done_ns = 0;
 	dev->inflight++;
@@ -195,8 +197,12 @@ void nand_op_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
 	blox_hist_add(&dev->stats.latency[op->kind], t - op->submit_ns);
 	blox_hist_add(&dev->stats.lateness, dev->now > t ? dev->now - t : 0);
 	dev->dies[die].st.ops[op->kind]++;
+	if (op->uncorrectable && !op->status)
+		op->status = -EIO; /* nothing to hand over */
 	if (!op->status && !op->timing_only)
 		op->status = store_access(dev, op);
+	if (dev->rel && !op->timing_only && (!op->status || op->uncorrectable))
+		nand_rel_complete(dev, op, t);
 	op->cb(op);
 }
 

@@ -224,6 +224,8 @@ struct nand_op {
 	bool erased; /* READ: the page was never programmed (data is 0xff) */
 	uint64_t submit_ns, start_ns, done_ns;
 	uint32_t suspends; /* times this op was suspended */
+	uint32_t retries; /* READ, reliability on: read retries it took */
+	bool uncorrectable; /* READ: past the last retry (status -EIO) */
 	/* Engine private. */
 	uint32_t phase;
 	uint64_t phase_end, remaining_ns, last_resume_ns, array_ns;
@@ -320,6 +322,42 @@ struct nand_sched {
 
 /* ---- device ---- */
 
+/* ---- reliability (reliability.c) ---- */
+
+/*
+ * Flash that wears: a raw bit error rate from the block's P/E cycles, the
+ * data's age and the block's reads since its erase (reliability.c says
+ * where the model comes from), sampled per ECC codeword on each read; a
+ * read whose errors the ECC cannot correct is retried with shifted
+ * reference voltages (each retry one more array read and transfer), and
+ * past the last retry the page is uncorrectable (the read fails with
+ * -EIO, and so does every read of that page until its block is erased).
+ * Off by default: flash then never fails. Reads of each block since its
+ * erase and the time its first page was programmed live in memory: a new
+ * device (a restart) starts them again.
+ */
+struct nand_reliability {
+	bool enabled;
+	uint64_t seed; /* of the error samples: the same seed and ops, the same errors */
+	uint32_t codeword_bytes; /* data per ECC codeword (1024) */
+	uint32_t ecc_bits; /* bit errors a codeword's first decode corrects (60) */
+	uint32_t retries; /* read-retry steps before a page is uncorrectable (7) */
+	double retry_keep; /* of the errors left at each step (0.6) ... */
+	double retry_floor; /* ... never below this share of them (0.4) */
+	double aging; /* the data's age runs this much faster than the clock (1) */
+	/* RBER = e0 (1 + (C/pe_scale)^pe_exp) + (1 + C/pe_scale)(ret_coef A^ret_exp + rd_coef R^rd_exp) */
+	double pe_scale, e0, pe_exp, ret_coef, ret_exp, rd_coef, rd_exp;
+};
+
+/* The defaults for @cell (enabled false); reliability.c says what they aim at. */
+void nand_reliability_default(struct nand_reliability *r, enum nand_cell cell);
+/* 0, or -EINVAL when an enabled model has a setting out of range for @g. */
+int nand_reliability_check(const struct nand_reliability *r, const struct nand_geometry *g);
+/* The raw bit error rate after @pe cycles, @age_days of retention and @reads reads of the block. */
+double nand_rber(const struct nand_reliability *r, uint32_t pe, double age_days, uint64_t reads);
+/* Read retries a codeword with @errors bit errors needs; UINT32_MAX: uncorrectable. */
+uint32_t nand_retries_needed(const struct nand_reliability *r, uint32_t errors);
+
 struct nand_config {
 	struct nand_geometry geo;
 	struct nand_timing timing;
@@ -337,6 +375,7 @@ struct nand_config {
 	 */
 	bool multiplane;
 	struct nand_sched sched; /* zero: one tenant, FIFO in each class */
+	struct nand_reliability rel; /* off by default; needs a store */
 };
 
 void nand_config_default(struct nand_config *cfg);
@@ -401,6 +440,11 @@ struct nand_stats {
 	struct blox_hist latency[NAND_OP_KINDS]; /* submit -> completion */
 	struct blox_hist lateness; /* delivered minus modeled time */
 	uint64_t completed;
+	/* Reliability on: reads decoded, those that took retries, retries, uncorrectable ones. */
+	struct {
+		uint64_t reads, reads_retried, retries, uncorrectable;
+		uint32_t max_errors; /* most bit errors seen in one codeword */
+	} rel;
 };
 
 const struct nand_stats *nand_dev_stats(const struct nand_dev *dev);
