@@ -67,6 +67,9 @@ int blox_bdev_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,
 		return -EINVAL;
 	if (p->block_size != 512 && p->block_size != 4096)
 		return -EINVAL;
+	/* Zoned: its size is whole zones, of what it asks (0: every block a zone). */
+	if (!strcmp(p->backend, "zns"))
+		return bdev_zns_create_home(p, cq, out);
 	if (p->size == 0 || p->size % p->block_size)
 		return -EINVAL;
 	if (!strcmp(p->backend, "ram"))

@@ -240,8 +240,12 @@ static void fb_start(struct ftl_bdev *fb, struct blox_io *io)
 	case BLOX_IO_FLUSH:
 		fio->op = FTL_IO_FLUSH;
 		break;
+	case BLOX_IO_ZONE_APPEND:
+	case BLOX_IO_ZONE_MGMT:
+		fio->op = FTL_IO_READ; /* not zoned: refused below */
+		break;
 	}
-	rc = ftl_submit(fb->ftl, fio);
+	rc = io->op >= BLOX_IO_ZONE_APPEND ? -EOPNOTSUPP : ftl_submit(fb->ftl, fio);
 	if (rc) {
 		TAILQ_INSERT_TAIL(&fb->free_ios, r, link);
 		if (fb->nd->smart)

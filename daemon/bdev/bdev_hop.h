@@ -22,4 +22,8 @@ bool bdev_hop_leave(struct blox_bdev *bdev, bool (*fn)(struct blox_bdev *bdev));
 int bdev_ftl_create_home(const struct blox_bdev_params *p, struct blox_io_cq *cq,
 			 struct blox_bdev **out);
 
+/* blox_bdev_zns_create(), at its device's home or @p->home when it has one (bdev_zns.c). */
+int bdev_zns_create_home(const struct blox_bdev_params *p, struct blox_io_cq *cq,
+			 struct blox_bdev **out);
+
 #endif

@@ -31,12 +31,16 @@ _Static_assert(sizeof(((struct blox_bdev_qos_stats *)0)->full_ns) / sizeof(uint6
 
 static enum qos_dir dir_of(const struct blox_io *io)
 {
-	return io->op == BLOX_IO_READ ? QOS_READ : io->op == BLOX_IO_WRITE ? QOS_WRITE : QOS_OTHER;
+	if (io->op == BLOX_IO_READ)
+		return QOS_READ;
+	return io->op == BLOX_IO_WRITE || io->op == BLOX_IO_ZONE_APPEND ? QOS_WRITE : QOS_OTHER;
 }
 
 static uint64_t io_bytes(const struct blox_io *io)
 {
-	return io->op == BLOX_IO_READ || io->op == BLOX_IO_WRITE ? io->len : 0;
+	return io->op == BLOX_IO_READ || io->op == BLOX_IO_WRITE || io->op == BLOX_IO_ZONE_APPEND
+		       ? io->len
+		       : 0;
 }
 
 /*

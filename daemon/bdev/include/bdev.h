@@ -27,6 +27,14 @@ enum blox_io_op {
 	BLOX_IO_FLUSH,
 	BLOX_IO_WRITE_ZEROES, /* data reads back as zeroes; may unmap */
 	BLOX_IO_TRIM, /* deallocate; reads of the range return zeroes */
+	/*
+	 * Zoned backends only (blox_bdev_zone_info() says true): Zone Append
+	 * to the zone starting at offset (the LBA written comes back in
+	 * result), and a Zone Management Send action (zone_action, on the zone
+	 * starting at offset, or every zone it applies to with zone_all).
+	 */
+	BLOX_IO_ZONE_APPEND,
+	BLOX_IO_ZONE_MGMT,
 };
 
 struct blox_io;
@@ -40,6 +48,15 @@ struct blox_io {
 	int iovcnt;
 	bool fua;
 	int status; /* 0 or -errno, set by the backend before the callback */
+	/*
+	 * Zoned backends: the NVMe status ((SCT << 8) | SC) of a command the
+	 * zone rules refused (status is then -EINVAL), else 0; the LBA a Zone
+	 * Append wrote; the Zone Send Action and Select All of a ZONE_MGMT.
+	 */
+	uint16_t nvme_status;
+	uint64_t result;
+	uint8_t zone_action;
+	bool zone_all;
 	blox_io_cb cb;
 	void *cb_arg;
 	TAILQ_ENTRY(blox_io) link; /* owned by the backend while in flight */
@@ -198,6 +215,36 @@ struct blox_bdev_ops {
 	 * it. The capacity checks count what is still to come (prov_cap.c).
 	 */
 	uint64_t (*mem_bytes)(struct blox_bdev *bdev);
+	/* Optional: the backend is zoned (reads, writes and the zone I/O ops keep its zone rules). */
+	const struct blox_bdev_zoned_ops *zoned;
+};
+
+/* A zoned backend's zones (the NVMe Zoned Namespace Command Set), in LBAs. */
+struct blox_bdev_zone_info {
+	uint64_t zone_size, zone_cap;
+	uint32_t nr_zones;
+	uint32_t max_open, max_active; /* 0: no limit */
+	uint32_t max_append_bytes; /* the most one Zone Append writes */
+};
+
+/* One zone, as a Zone Descriptor tells it. */
+struct blox_bdev_zone {
+	uint8_t state; /* the descriptor's Zone State value (zns.h enum zns_state) */
+	uint8_t attrs;
+	uint64_t zslba, wp, cap;
+};
+
+/* The zoned ops of a backend that has zones: all of them, or none. */
+struct blox_bdev_zoned_ops {
+	void (*info)(struct blox_bdev *bdev, struct blox_bdev_zone_info *info);
+	/*
+	 * The zones from the one holding LBA @slba on that @filter (a Zone
+	 * Receive Action Specific value) selects: up to @max of them into
+	 * @out; returns how many it selects in all. A filter it does not
+	 * know selects none.
+	 */
+	uint32_t (*report)(struct blox_bdev *bdev, uint64_t slba, uint8_t filter,
+			   struct blox_bdev_zone *out, uint32_t max);
 };
 
 struct blox_bdev_qos;
@@ -275,6 +322,11 @@ int blox_bdev_plm_window(struct blox_bdev *bdev, enum blox_plm_window w, uint64_
 void blox_bdev_plm_query(struct blox_bdev *bdev, struct blox_bdev_plm_info *info,
 			 bool clear_events);
 uint64_t blox_bdev_mem_bytes(struct blox_bdev *bdev);
+/* Zoned backends: false (and nothing filled) for a backend without zones. */
+bool blox_bdev_zone_info(struct blox_bdev *bdev, struct blox_bdev_zone_info *info);
+/* Its report (blox_bdev_zoned_ops.report), wherever it lives; 0 without zones. */
+uint32_t blox_bdev_zone_report(struct blox_bdev *bdev, uint64_t slba, uint8_t filter,
+			       struct blox_bdev_zone *out, uint32_t max);
 
 struct nand_config;
 struct ftl_config;
@@ -284,7 +336,7 @@ struct blox_log;
 
 /* Parameters common to the backends built into the daemon. */
 struct blox_bdev_params {
-	const char *backend; /* "ram", "null", "nand" or "nand-timing" */
+	const char *backend; /* "ram", "null", "nand", "nand-timing" or "zns" */
 	uint64_t size;
 	uint32_t block_size;
 	/* nand, nand-timing: the device model, and the loop and clock that drive it. */
@@ -316,6 +368,15 @@ struct blox_bdev_params {
 	const struct ftl_resources *mig;
 	/* nand on a registered device: its tenant there (1..63), for the dies' fair sharing. */
 	uint32_t tenant;
+	/*
+	 * zns (a zoned namespace on NAND, no FTL: the same device and store
+	 * parameters as nand, @ftl unused): the zone size in bytes (0: the
+	 * smallest power of two that holds a zone), Max Open and Max Active
+	 * Resources (0: no limit). Its size: @size, rounded down to whole
+	 * zones, at most one zone per block of its block range (0: that many).
+	 */
+	uint64_t zone_size;
+	uint32_t max_open, max_active;
 	/*
 	 * nand on a device of its own: the home it is made on and lives on
 	 * (@base and the cq given are then the home's), or NULL: the core's.
@@ -394,6 +455,14 @@ int blox_bdev_nand_create(const struct blox_bdev_params *p,
  */
 int blox_bdev_ftl_create(const struct blox_bdev_params *p,
 			 struct blox_io_cq *cq, struct blox_bdev **out);
+/*
+ * Zoned namespace straight on NAND (no FTL; bdev_zns.h): zones of blocks
+ * striped over its dies, 4096-byte blocks, the zone parameters of @p.
+ * Its size is whole zones (blox_bdev.size may differ from @p->size).
+ * Recovers the write pointers from the pages' OOB at once (store I/O).
+ */
+int blox_bdev_zns_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,
+			 struct blox_bdev **out);
 /*
  * The same in two steps, so that its slow start (store file, FTL format
  * or recovery: synchronous store I/O) can run off the loop:

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to daemon/bdev: the "zns" backend, a zoned namespace straight on
+ * NAND (no FTL). bdev_zns.c: create (with the write pointers' recovery),
+ * destroy, the zones' report and what it tells; bdev_zns_io.c: reads,
+ * writes, appends, flushes and the zone actions on the NAND device.
+ *
+ * Where data is. A zone is block first_block + z on every (die, plane) of
+ * the namespace (zns.h); its NAND pages are programmed in order, physical
+ * page pnext next. Logical page j of a zone (its LBAs j * slots ..) is in
+ * the physical page l2p[j]. A write fills whole pages straight to flash;
+ * the partial page at the write pointer waits in the zone's buffer (the
+ * volatile write cache). A Flush, a FUA write or a Finish programs it
+ * padded with its OOB saying how many LBAs it holds; when the rest of the
+ * page comes, the whole page is programmed again at the next physical
+ * page and l2p moves there. So a flushed partial page costs one physical
+ * page: each zone keeps zns_layout.reserve_pages pages out of its capacity
+ * for that, and a zone whose reserve is gone is finished by the controller
+ * (Full, ZFC) at its next flushed partial page, its data durable.
+ *
+ * Every page's OOB says which zone and logical page it holds and how many
+ * LBAs of it are valid; a Finish programs a marker page. After a restart
+ * (clean or not) each zone's write pointer is the end of the longest run
+ * of logical pages from its start found on flash (the last one may be
+ * partial: it goes back into the buffer), so it never passes data that is
+ * not on flash; pages programmed past a hole are skipped (filler pages
+ * keep the blocks' program order), and a zone with no data left is erased.
+ */
+#ifndef BLOX_BDEV_ZNS_H
+#define BLOX_BDEV_ZNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "bdev.h"
+#include "bdev_ftl.h"
+#include "nand.h"
+#include "zns.h"
+
+#define ZB_NONE UINT32_MAX
+#define ZB_OOB_MAGIC 0x314e5a42u /* "BZN1" */
+#define ZB_OOB_FINISH 0x1u
+#define ZB_OOB_FILLER 0x2u
+/* The most one Zone Append writes (ZASL: 2^6 pages of 4 KiB). */
+#define ZB_ZASL 6u
+#define ZB_MAX_APPEND (ZNS_LBA_SIZE << ZB_ZASL)
+
+/* What every page of a zone says of itself (the start of its OOB). */
+struct zb_oob {
+	uint32_t magic;
+	uint32_t zone;
+	uint32_t lpage; /* its logical page in the zone */
+	uint16_t nvalid; /* LBAs of it that hold data (a padded page: fewer than slots) */
+	uint16_t flags; /* ZB_OOB_* */
+};
+
+struct zb_req;
+
+/* A NAND op of the backend: a page program, a page read or a block erase. */
+struct zb_op {
+	struct nand_op op;
+	struct zns_bdev *zb;
+	struct zb_req *req; /* who waits for it, or NULL */
+	uint32_t zone, lpage;
+	uint64_t seq; /* programs: in submission order */
+	/* Reads: where the page's LBAs go (LBA @first of the zone on, @n of them, to io byte @ioff). */
+	uint32_t first, n;
+	uint64_t ioff;
+	struct zb_oob oob;
+	TAILQ_ENTRY(zb_op) zlink; /* programs: in its zone's list */
+	TAILQ_ENTRY(zb_op) glink; /* programs: in the backend's list, oldest first */
+	uint8_t *data; /* page_size bytes, or NULL (erase) */
+};
+
+/* A blox_io in progress. */
+struct zb_req {
+	struct blox_io *io;
+	uint32_t pending; /* NAND ops (and 1 while being started) */
+	int status;
+	bool durable; /* Flush or FUA: done when every program up to @seq is done */
+	uint64_t seq;
+	TAILQ_ENTRY(zb_req) link; /* waiting for durability */
+};
+
+struct zb_zone {
+	uint32_t pnext; /* next physical page to program */
+	uint8_t *buf; /* the partial page at the write pointer, or NULL */
+	uint32_t buf_lpage, buf_fill; /* which logical page, LBAs of it held */
+	uint32_t inflight; /* programs and erases in flight */
+	bool resetting; /* a reset under way: I/O to it waits */
+	struct zb_req *reset_req; /* the reset whose erases wait for the programs in flight */
+	TAILQ_HEAD(zb_ops_head, zb_op) progs; /* programs in flight */
+};
+
+struct zns_bdev {
+	struct blox_bdev base;
+	struct blox_nand_dev *nd;
+	struct nand_store *store;
+	struct nand_dev *dev;
+	const struct nand_geometry *geo;
+	struct zns *z;
+	struct zns_layout l;
+	uint32_t lpages; /* logical pages a zone's capacity spans */
+	uint32_t *l2p; /* nr_zones * lpages */
+	struct zb_zone *zones;
+	uint32_t dies[BLOX_FTL_MAX_DIES]; /* die slot -> global die */
+	uint32_t tenant;
+	bool cache_off; /* the host turned the write cache off: every write is FUA */
+	uint64_t seq; /* programs submitted */
+	TAILQ_HEAD(, zb_op) progs; /* programs in flight, oldest first (glink) */
+	TAILQ_HEAD(, zb_req) durable; /* Flushes and FUA writes waiting */
+	TAILQ_HEAD(, blox_io) waiting; /* I/O to a zone being reset */
+	uint64_t programs, pads, erases, reads; /* NAND ops by kind (pads: padded pages) */
+	const struct blox_log *log;
+};
+
+/* bdev_zns_io.c */
+void zb_submit(struct blox_bdev *bdev, struct blox_io *io);
+/* The NAND address of physical page @pidx of @zone. */
+void zb_addr(const struct zns_bdev *zb, uint32_t zone, uint32_t pidx, struct nand_addr *a);
+
+#endif
