@@ -40,6 +40,11 @@ int blox_prov_create(struct nvmf_tgt *tgt, struct nvmf_tcp *tcp, const char *dat
 	p->log = tgt->log;
 	snprintf(p->data_dir, sizeof(p->data_dir), "%s",
 		 data_dir && data_dir[0] ? data_dir : BLOX_DEFAULT_DATA_DIR);
+	/* Reservations with Persist Through Power Loss are kept beside the rest. */
+	if (nvmf_tgt_set_resv_dir(tgt, p->data_dir)) {
+		free(p);
+		return -ENOMEM;
+	}
 	blox_dev_registry_init(&p->registry);
 	TAILQ_INIT(&p->devices);
 	TAILQ_INIT(&p->migs);

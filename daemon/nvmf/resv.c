@@ -11,6 +11,9 @@
 
 #include "nvme_spec.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -389,4 +392,114 @@ uint16_t nvmf_resv_access(const struct nvmf_resv *r, const uint8_t host[16], uin
 	if (registrant && r->rtype != NVMF_RESV_WE && r->rtype != NVMF_RESV_EA)
 		return 0;
 	return ST_CONFLICT;
+}
+
+int nvmf_resv_copy(struct nvmf_resv *dst, const struct nvmf_resv *src)
+{
+	struct nvmf_resv_reg *regs = NULL;
+
+	if (src->nr) {
+		regs = malloc(src->nr * sizeof(*regs));
+		if (!regs)
+			return -ENOMEM;
+		memcpy(regs, src->regs, src->nr * sizeof(*regs));
+	}
+	free(dst->regs);
+	*dst = *src;
+	dst->regs = regs;
+	dst->cap = src->nr;
+	return 0;
+}
+
+/* ---- the persisted form ---- */
+
+#define STATE_MAGIC "blox-resv 1"
+
+static void hex16(char out[33], const uint8_t id[16])
+{
+	for (int i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", id[i]);
+}
+
+static int unhex16(uint8_t id[16], const char *s)
+{
+	for (int i = 0; i < 16; i++) {
+		unsigned v;
+
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -EINVAL;
+		id[i] = (uint8_t)v;
+	}
+	return s[32] == '\0' ? 0 : -EINVAL;
+}
+
+char *nvmf_resv_encode(const struct nvmf_resv *r)
+{
+	/* The header's lines, then one of at most 60 bytes per registrant. */
+	size_t cap = 160 + (size_t)r->nr * 64, n;
+	char *buf = malloc(cap), id[33];
+
+	if (!buf)
+		return NULL;
+	hex16(id, r->holder);
+	n = (size_t)snprintf(buf, cap, STATE_MAGIC "\nptpl %d\ngen %" PRIu32 "\nrtype %u\nholder %s\n",
+			     r->ptpl, r->gen, r->rtype, id);
+	for (uint32_t i = 0; i < r->nr && n < cap; i++) {
+		hex16(id, r->regs[i].hostid);
+		n += (size_t)snprintf(buf + n, cap - n, "reg %s %016" PRIx64 "\n", id, r->regs[i].key);
+	}
+	return buf;
+}
+
+int nvmf_resv_decode(struct nvmf_resv *r, const char *text)
+{
+	const char *p = text, *nl;
+	bool magic = false;
+
+	while (*p) {
+		char line[128], word[16], arg[64];
+		unsigned long long v;
+		size_t len;
+		int k;
+
+		nl = strchr(p, '\n');
+		len = nl ? (size_t)(nl - p) : strlen(p);
+		if (len >= sizeof(line))
+			return -EINVAL;
+		memcpy(line, p, len);
+		line[len] = '\0';
+		p += len + (nl ? 1 : 0);
+		if (!magic) {
+			if (strcmp(line, STATE_MAGIC))
+				return -EINVAL;
+			magic = true;
+			continue;
+		}
+		k = sscanf(line, "%15s %63s %llx", word, arg, &v);
+		if (k == 3 && !strcmp(word, "reg")) {
+			uint8_t id[16];
+
+			if (unhex16(id, arg) || find(r, id) >= 0 || add(r, id, v))
+				return -EINVAL;
+		} else if (k == 2 && !strcmp(word, "holder")) {
+			if (unhex16(r->holder, arg))
+				return -EINVAL;
+		} else if (k == 2 && !strcmp(word, "ptpl")) {
+			r->ptpl = !strcmp(arg, "1");
+		} else if (k == 2 && !strcmp(word, "gen")) {
+			r->gen = (uint32_t)strtoul(arg, NULL, 10);
+		} else if (k == 2 && !strcmp(word, "rtype")) {
+			r->rtype = (uint8_t)strtoul(arg, NULL, 10);
+			if (r->rtype && !rtype_valid(r->rtype))
+				return -EINVAL;
+		} else {
+			return -EINVAL;
+		}
+	}
+	if (!magic)
+		return -EINVAL;
+	/* A reservation needs its holder among the registrants (or, All Registrants, any). */
+	if (r->rtype && (r->nr == 0 || (!all_regs(r->rtype) && find(r, r->holder) < 0)))
+		return -EINVAL;
+	return 0;
 }

@@ -124,5 +124,17 @@ const struct nvmf_resv_reg *nvmf_resv_find(const struct nvmf_resv *r, const uint
 bool nvmf_resv_is_holder(const struct nvmf_resv *r, const uint8_t host[16]);
 /* An operator's clear: every registration and the reservation go; the generation moves. */
 void nvmf_resv_clear_all(struct nvmf_resv *r);
+/* @dst (initialised, its own registrants freed first) becomes a copy of @src. 0 or -ENOMEM. */
+int nvmf_resv_copy(struct nvmf_resv *dst, const struct nvmf_resv *src);
+
+/*
+ * The persisted form of @r (Persist Through Power Loss): text, one fact a
+ * line ("blox-resv 1", "ptpl", "gen", "rtype", "holder", one "reg" per
+ * registrant with its host identifier and key in hex). A malloc'd,
+ * NUL-terminated string, or NULL (-ENOMEM).
+ */
+char *nvmf_resv_encode(const struct nvmf_resv *r);
+/* @text back into @r (initialised and empty). 0, -EINVAL (not that form), -ENOMEM. */
+int nvmf_resv_decode(struct nvmf_resv *r, const char *text);
 
 #endif

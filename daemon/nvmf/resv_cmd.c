@@ -5,7 +5,7 @@
  * machine (resv.c), the access check before a command reaches the
  * backend, the notifications (log page 80h and its AEN, masked per
  * namespace by Set Features 82h) and the Reservation Persistence feature
- * (83h). A host is its Host Identifier from the Connect: registrations
+ * (83h; the state files are resv_store.c's). A host is its Host Identifier from the Connect: registrations
  * belong to the host, whichever of its controllers sent the command, and
  * stay when it disconnects.
  *
@@ -110,55 +110,138 @@ size_t nvmf_log_resv(struct nvmf_ctrl *c, uint8_t *out, bool rae)
 	return sizeof(*l);
 }
 
-struct resv_ctx {
-	struct nvmf_req *req;
-	bool abort; /* Preempt and Abort: wait out the preempted hosts' commands */
+/* A notification the state machine asked for, sent once the command's state is kept. */
+struct resv_ev {
+	uint8_t hostid[16];
+	enum nvmf_resv_event ev;
 };
 
-/*
- * A state machine's event for host @hostid: each of its controllers is
- * told; for a Preempt and Abort, its commands at the namespace's backend
- * are waited for before the Acquire completes.
- */
+/* A command that changes a namespace's state, from op_begin() to op_end(). */
+struct resv_ctx {
+	struct nvmf_req *req;
+	struct resv_ev *evs;
+	uint32_t nr, cap;
+	struct nvmf_resv undo; /* the state before, while it may have to come back */
+	bool has_undo;
+};
+
 static void on_event(void *arg, const uint8_t hostid[16], enum nvmf_resv_event ev)
 {
 	struct resv_ctx *x = arg;
+
+	/* At most one per registrant (op_begin() made room for them all). */
+	if (x->nr < x->cap) {
+		memcpy(x->evs[x->nr].hostid, hostid, 16);
+		x->evs[x->nr++].ev = ev;
+	}
+}
+
+static uint16_t op_begin(struct resv_ctx *x, struct nvmf_req *req)
+{
+	struct nvmf_resv *r = req->ns->resv;
+
+	memset(x, 0, sizeof(*x));
+	x->req = req;
+	x->cap = r->nr + 1;
+	x->evs = malloc(x->cap * sizeof(*x->evs));
+	if (!x->evs)
+		return NVME_SC_INTERNAL;
+	if (r->ptpl_capable) {
+		nvmf_resv_init(&x->undo);
+		if (nvmf_resv_copy(&x->undo, r)) {
+			free(x->evs);
+			return NVME_SC_INTERNAL;
+		}
+		x->has_undo = true;
+	}
+	return 0;
+}
+
+/*
+ * Each event to the controllers of its host; for a Preempt and Abort
+ * (@abort), the preempted hosts' commands at the namespace's backend are
+ * waited for before the Acquire completes (req->next counts them).
+ */
+static void send_events(struct resv_ctx *x, bool abort)
+{
 	struct nvmf_req *req = x->req, *r;
 	struct nvmf_ctrl *c;
 
-	TAILQ_FOREACH(c, &req->ns->subsys->ctrls, link)
-		if (!memcmp(c->hostid, hostid, 16))
-			note(c, req->ns->nsid, ev);
-	if (!x->abort || ev != NVMF_RESV_EV_REG_PREEMPTED)
-		return;
-	TAILQ_FOREACH(r, &req->ns->at_backend, ns_link)
-		if (!r->resv_waiter && !memcmp(r->sq->ctrl->hostid, hostid, 16)) {
-			r->resv_waiter = req;
-			req->next++;
+	for (uint32_t i = 0; i < x->nr; i++) {
+		const uint8_t *host = x->evs[i].hostid;
+
+		TAILQ_FOREACH(c, &req->ns->subsys->ctrls, link)
+			if (!memcmp(c->hostid, host, 16))
+				note(c, req->ns->nsid, x->evs[i].ev);
+		if (!abort || x->evs[i].ev != NVMF_RESV_EV_REG_PREEMPTED)
+			continue;
+		TAILQ_FOREACH(r, &req->ns->at_backend, ns_link)
+			if (!r->resv_waiter && !memcmp(r->sq->ctrl->hostid, host, 16)) {
+				r->resv_waiter = req;
+				req->next++;
+			}
+	}
+}
+
+/*
+ * The state machine answered @st. With PTPL (before or after), the new
+ * state is written before the command completes; if it cannot be, the
+ * state before comes back and the command fails (Internal Error, which a
+ * host may retry), telling nobody anything. Then the events go out.
+ */
+static uint16_t op_end(struct resv_ctx *x, uint16_t st, bool abort)
+{
+	struct nvmf_ns *ns = x->req->ns;
+
+	if (!st && x->has_undo && (x->undo.ptpl || ns->resv->ptpl)) {
+		int rc = nvmf_ns_resv_save(ns);
+
+		if (rc) {
+			blox_log(ns->subsys->tgt->log, BLOX_LOG_ERR,
+				 "%s nsid %u: reservation state not kept (%s): command failed",
+				 ns->subsys->nqn, ns->nsid, strerror(-rc));
+			nvmf_resv_fini(ns->resv);
+			*ns->resv = x->undo;
+			x->has_undo = false;
+			x->nr = 0;
+			st = NVME_SC_INTERNAL;
 		}
+	}
+	if (x->has_undo)
+		nvmf_resv_fini(&x->undo);
+	if (!st)
+		send_events(x, abort);
+	free(x->evs);
+	return st;
 }
 
 /* ---- the commands ---- */
 
 static uint16_t exec_register(struct nvmf_req *req)
 {
-	struct resv_ctx x = { .req = req };
+	struct resv_ctx x;
 	struct nvmf_resv_cb cb = { on_event, &x };
+	uint16_t st = op_begin(&x, req);
 
-	return nvmf_resv_register(req->ns->resv, req->sq->ctrl->hostid, req->cmd.cdw10,
-				  le64_get(req->buf), le64_get(req->buf + 8), &cb);
+	if (st)
+		return st;
+	st = nvmf_resv_register(req->ns->resv, req->sq->ctrl->hostid, req->cmd.cdw10,
+				le64_get(req->buf), le64_get(req->buf + 8), &cb);
+	return op_end(&x, st, false);
 }
 
 static uint16_t exec_acquire(struct nvmf_req *req)
 {
-	struct resv_ctx x = { .req = req };
+	struct resv_ctx x;
 	struct nvmf_resv_cb cb = { on_event, &x };
-	uint16_t st;
+	uint16_t st = op_begin(&x, req);
 
-	x.abort = NVMF_RESV_ACTION(req->cmd.cdw10) == NVMF_RESV_PREEMPT_ABORT;
+	if (st)
+		return st;
 	req->next = 0;
 	st = nvmf_resv_acquire(req->ns->resv, req->sq->ctrl->hostid, req->cmd.cdw10,
 			       le64_get(req->buf), le64_get(req->buf + 8), &cb);
+	st = op_end(&x, st, NVMF_RESV_ACTION(req->cmd.cdw10) == NVMF_RESV_PREEMPT_ABORT);
 	/*
 	 * Commands of the preempted hosts that already reached the backend
 	 * cannot be taken back from it: the Acquire completes once they have
@@ -172,11 +255,15 @@ static uint16_t exec_acquire(struct nvmf_req *req)
 
 static uint16_t exec_release(struct nvmf_req *req)
 {
-	struct resv_ctx x = { .req = req };
+	struct resv_ctx x;
 	struct nvmf_resv_cb cb = { on_event, &x };
+	uint16_t st = op_begin(&x, req);
 
-	return nvmf_resv_release(req->ns->resv, req->sq->ctrl->hostid, req->cmd.cdw10,
-				 le64_get(req->buf), &cb);
+	if (st)
+		return st;
+	st = nvmf_resv_release(req->ns->resv, req->sq->ctrl->hostid, req->cmd.cdw10,
+			       le64_get(req->buf), &cb);
+	return op_end(&x, st, false);
 }
 
 static uint16_t exec_report(struct nvmf_req *req)
@@ -279,10 +366,11 @@ uint16_t nvmf_feat_resv_mask(struct nvmf_req *req, bool set)
 	return 0;
 }
 
-/* Reservation Persistence (83h): PTPL of a namespace; set only where it can be kept. */
+/* Reservation Persistence (83h): PTPL of a namespace; set only where it can be kept (its file written or removed). */
 uint16_t nvmf_feat_resv_persist(struct nvmf_req *req, bool set)
 {
 	struct nvmf_ns *ns = nvmf_ns_find(req->sq->ctrl->subsys, req->cmd.nsid);
+	bool was;
 
 	if (!ns) {
 		req->error_loc = offsetof(struct nvme_sqe, nsid);
@@ -296,6 +384,11 @@ uint16_t nvmf_feat_resv_persist(struct nvmf_req *req, bool set)
 		req->error_loc = offsetof(struct nvme_sqe, cdw11);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 	}
+	was = ns->resv->ptpl;
 	ns->resv->ptpl = req->cmd.cdw11 & 1;
+	if (was != ns->resv->ptpl && nvmf_ns_resv_save(ns)) {
+		ns->resv->ptpl = was;
+		return NVME_SC_INTERNAL;
+	}
 	return 0;
 }

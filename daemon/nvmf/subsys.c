@@ -58,6 +58,7 @@ void nvmf_tgt_fini(struct nvmf_tgt *tgt)
 	/* Completions of the last I/O may still sit in the queue. */
 	blox_io_cq_drain(&tgt->io_cq);
 	blox_io_cq_fini(&tgt->io_cq);
+	nvmf_tgt_set_resv_dir(tgt, NULL);
 }
 
 bool nvmf_nqn_valid(const char *nqn)
@@ -352,6 +353,7 @@ int nvmf_ns_add(struct nvmf_subsys *s, uint32_t nsid, struct blox_bdev *bdev,
 	ns->created_ns = blox_clock_now(s->tgt->clock);
 	memcpy(ns->uuid, id_uuid, 16);
 	memcpy(ns->nguid, id_nguid, 16);
+	nvmf_ns_resv_load(ns);
 	nvmf_ns_endgrp_assign(s, ns);
 	/* Keep the list sorted by nsid for the active namespace list. */
 	TAILQ_FOREACH(pos, &s->namespaces, link)
@@ -426,6 +428,8 @@ void nvmf_ns_detach(struct nvmf_ns *ns,
 
 	TAILQ_REMOVE(&s->namespaces, ns, link);
 	ns->detached = true;
+	/* Deleted, not stopped: its reservations go with it. */
+	nvmf_ns_resv_forget(ns);
 	ns->released = released;
 	ns->released_arg = arg;
 	nvmf_subsys_ns_changed(s, ns->nsid);

@@ -482,6 +482,8 @@ struct nvmf_tgt {
 		uint64_t now_ns; /* 0: not read in this pass yet */
 	} pass;
 	uint64_t cmds_received, cmds_completed;
+	/* Where namespaces keep their reservations through restarts (resv_store.c); NULL: nowhere. */
+	char *resv_dir;
 };
 
 /* Largest transfer (MDTS) and in-capsule data of an I/O queue, in bytes. */
@@ -651,6 +653,19 @@ uint16_t nvmf_feat_resv_persist(struct nvmf_req *req, bool set);
 size_t nvmf_log_resv(struct nvmf_ctrl *c, uint8_t *out, bool rae);
 /* What RESCAP of Identify Namespace says of @ns. */
 uint8_t nvmf_ns_rescap(const struct nvmf_ns *ns);
+/*
+ * Persist Through Power Loss (resv_store.c). nvmf_tgt_set_resv_dir: the
+ * directory namespaces added from now on keep their state in (bloxd's
+ * data directory; NULL: none, and PTPL is not offered). 0 or -ENOMEM.
+ * nvmf_ns_resv_load: @ns (being added) takes the state kept for its UUID,
+ * if any. nvmf_ns_resv_save: @ns's state to its file if PTPL is set, its
+ * file removed if not; 0 or -errno. nvmf_ns_resv_forget: @ns is deleted,
+ * its file goes.
+ */
+int nvmf_tgt_set_resv_dir(struct nvmf_tgt *tgt, const char *dir);
+void nvmf_ns_resv_load(struct nvmf_ns *ns);
+int nvmf_ns_resv_save(struct nvmf_ns *ns);
+void nvmf_ns_resv_forget(struct nvmf_ns *ns);
 /* Tell every controller of @subsys that @nsid changed (AEN + log 04h). */
 void nvmf_subsys_ns_changed(struct nvmf_subsys *subsys, uint32_t nsid);
 int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,

@@ -5,9 +5,10 @@
  * two hosts, each a controller with an admin and an I/O queue: what
  * Identify says, the commands' data and fields, the access check as a
  * command starts, the notifications (log page 80h, its AEN, the mask
- * feature 82h), the persistence feature 83h, a host without a host
- * identifier, and a Preempt and Abort waiting out the preempted host's
- * commands at the backend.
+ * feature 82h), the persistence feature 83h and the state file (written
+ * before a command completes, the command undone when it cannot be,
+ * read back, removed), a host without a host identifier, and a Preempt
+ * and Abort waiting out the preempted host's commands at the backend.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +17,11 @@
 
 #include <cmocka.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "fake_nvmf.h"
+#include "resv.h"
 
 #define ST_CONFLICT (ST_DNR | 0x083)
 #define ST_HOSTID_FORMAT (ST_DNR | 0x018)
@@ -32,6 +37,7 @@ struct fixture {
 	struct nvmf_ns *ns;
 	struct host h[2];
 	struct fake_cmd *c;
+	uint32_t nsid; /* of the reservation commands */
 };
 
 static void host_up(struct fixture *f, struct host *h, const char *hostnqn, uint8_t idbyte)
@@ -58,6 +64,7 @@ static int setup(void **state)
 	host_up(f, &f->h[0], FAKE_HOSTNQN, 0xaa);
 	host_up(f, &f->h[1], FAKE_HOSTNQN2, 0xbb);
 	f->c = fake_cmd_new(&f->ft);
+	f->nsid = 1;
 	*state = f;
 	return 0;
 }
@@ -66,7 +73,7 @@ static int setup(void **state)
 static void prep_resv(struct fixture *f, struct fake_cmd *c, uint8_t opc, uint32_t cdw10,
 		      uint64_t k1, uint64_t k2, uint32_t len)
 {
-	struct nvme_sqe *cmd = fake_prep(&f->ft, c, opc, 1);
+	struct nvme_sqe *cmd = fake_prep(&f->ft, c, opc, f->nsid);
 
 	cmd->cdw10 = cdw10;
 	le64_put(c->buf, k1);
@@ -78,6 +85,16 @@ static uint16_t resv(struct fixture *f, int h, uint8_t opc, uint32_t cdw10, uint
 		     uint64_t k2)
 {
 	prep_resv(f, f->c, opc, cdw10, k1, k2, opc == nvme_cmd_resv_release ? 8 : 16);
+	return fake_exec(&f->ft, f->h[h].ioq, f->c);
+}
+
+/* A one-block write of host @h at LBA 0 of @nsid. */
+static uint16_t rw_ns(struct fixture *f, int h, uint32_t nsid)
+{
+	struct nvme_sqe *cmd = fake_prep(&f->ft, f->c, nvme_cmd_write, nsid);
+
+	cmd->cdw12 = 0;
+	fake_data(f->c, 512, true);
 	return fake_exec(&f->ft, f->h[h].ioq, f->c);
 }
 
@@ -337,6 +354,81 @@ static void test_host_keeps_registration(void **state)
 	assert_int_equal(rw(f, 0, nvme_cmd_write), 0);
 }
 
+/* 9. PTPL: the state file is written before the command completes, and read back. */
+static void test_ptpl_store(void **state)
+{
+	struct fixture *f = *state;
+	const struct nvme_id_ns *in = (const void *)f->c->buf;
+	char dir[] = "/tmp/blox-unit-resv-XXXXXX", path[128];
+	struct nvmf_ns *ns3;
+	FILE *fp;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(nvmf_tgt_set_resv_dir(&f->ft.tgt, dir), 0);
+	ns3 = fake_ns(&f->ft, f->subsys, 3, "ram", 1 << 20, 512);
+	f->nsid = 3;
+	/* Namespaces added before the directory was given offer no PTPL. */
+	assert_int_equal(fake_identify(&f->ft, f->h[0].aq, f->c, NVME_IDENTIFY_CNS_NS, 1), 0);
+	assert_int_equal(in->rescap, 0xfe);
+	assert_int_equal(fake_identify(&f->ft, f->h[0].aq, f->c, NVME_IDENTIFY_CNS_NS, 3), 0);
+	assert_int_equal(in->rescap, 0xff);
+
+	/* Without PTPL nothing is written. */
+	assert_int_equal(resv(f, 1, nvme_cmd_resv_register, 0, 0, 0xb1), 0);
+	snprintf(path, sizeof(path), "%s/resv-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		 "%02x%02x%02x%02x%02x%02x", dir, ns3->uuid[0], ns3->uuid[1], ns3->uuid[2],
+		 ns3->uuid[3], ns3->uuid[4], ns3->uuid[5], ns3->uuid[6], ns3->uuid[7], ns3->uuid[8],
+		 ns3->uuid[9], ns3->uuid[10], ns3->uuid[11], ns3->uuid[12], ns3->uuid[13],
+		 ns3->uuid[14], ns3->uuid[15]);
+	assert_null(fopen(path, "r"));
+	assert_int_equal(resv(f, 0, nvme_cmd_resv_register, 3u << 30, 0, 0xa1), 0);
+	assert_int_equal(resv(f, 0, nvme_cmd_resv_acquire, 4u << 8, 0xa1, 0), 0);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	fclose(fp);
+
+	/* The directory gone: the command fails and changes nothing, nobody is told. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(resv(f, 1, nvme_cmd_resv_acquire, 1 | (1u << 8), 0xb1, 0xa1),
+			 NVME_SC_INTERNAL);
+	assert_true(nvmf_resv_is_holder(ns3->resv, f->h[0].aq->sq.ctrl->hostid));
+	assert_int_equal(ns3->resv->rtype, 4);
+	assert_int_equal(ns3->resv->nr, 2);
+	assert_int_equal(f->h[0].aq->sq.ctrl->resv_log_nr, 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+
+	/* Back: the preempt is kept; a "restart" of the namespace's state reads it. */
+	assert_int_equal(resv(f, 1, nvme_cmd_resv_acquire, 1 | (1u << 8), 0xb1, 0xa1), 0);
+	nvmf_ns_resv_fini(ns3);
+	assert_int_equal(nvmf_ns_resv_init(ns3), 0);
+	assert_int_equal(ns3->resv->nr, 0);
+	nvmf_ns_resv_load(ns3);
+	assert_int_equal(ns3->resv->nr, 1);
+	assert_int_equal(ns3->resv->rtype, 1);
+	assert_true(ns3->resv->ptpl);
+	assert_true(nvmf_resv_is_holder(ns3->resv, f->h[1].aq->sq.ctrl->hostid));
+	assert_int_equal(rw_ns(f, 0, 3), ST_CONFLICT);
+
+	/* Get/Set Features 83h; PTPL 0 removes the file. */
+	fake_prep(&f->ft, f->c, nvme_admin_get_features, 3)->cdw10 = NVME_FEAT_FID_RESV_PERSIST;
+	assert_int_equal(fake_exec(&f->ft, f->h[0].aq, f->c), 0);
+	assert_int_equal(f->c->cqe.result, 1);
+	fake_prep(&f->ft, f->c, nvme_admin_set_features, 3)->cdw10 = NVME_FEAT_FID_RESV_PERSIST;
+	assert_int_equal(fake_exec(&f->ft, f->h[0].aq, f->c), 0);
+	assert_null(fopen(path, "r"));
+	/* Deleting the namespace forgets its state file. */
+	fake_prep(&f->ft, f->c, nvme_admin_set_features, 3)->cdw10 = NVME_FEAT_FID_RESV_PERSIST;
+	f->c->req.cmd.cdw11 = 1;
+	assert_int_equal(fake_exec(&f->ft, f->h[0].aq, f->c), 0);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	fclose(fp);
+	nvmf_ns_detach(ns3, NULL, NULL);
+	assert_null(fopen(path, "r"));
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
@@ -349,6 +441,7 @@ int main(void)
 		T(test_persistence_feature),
 		T(test_preempt_abort_waits),
 		T(test_host_keeps_registration),
+		T(test_ptpl_store),
 	};
 #undef T
 

@@ -8,6 +8,7 @@
  * command set's command-behaviour table: every type x {holder,
  * registrant, non-registrant} x {read, write}.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -547,6 +548,75 @@ static void test_access_table(void **state)
 	expect_events(f, 0, NULL);
 }
 
+/* ---- the persisted form ---- */
+
+static void test_encode_decode(void **state)
+{
+	struct fixture *f = *state;
+	struct nvmf_resv back;
+	char *text;
+
+	assert_int_equal(reg(f, 0, 0xfedcba9876543210ull), 0);
+	assert_int_equal(reg(f, 1, 2), 0);
+	assert_int_equal(acq(f, 1, NVMF_RESV_ACQUIRE, NVMF_RESV_EA_RO, 2, 0), 0);
+	f->r.ptpl = true;
+	text = nvmf_resv_encode(&f->r);
+	assert_non_null(text);
+	nvmf_resv_init(&back);
+	assert_int_equal(nvmf_resv_decode(&back, text), 0);
+	assert_int_equal(back.gen, 2);
+	assert_int_equal(back.rtype, NVMF_RESV_EA_RO);
+	assert_true(back.ptpl);
+	assert_int_equal(back.nr, 2);
+	assert_memory_equal(back.regs[0].hostid, H[0], 16);
+	assert_int_equal(back.regs[0].key, 0xfedcba9876543210ull);
+	assert_true(nvmf_resv_is_holder(&back, H[1]));
+	assert_false(nvmf_resv_is_holder(&back, H[0]));
+	nvmf_resv_fini(&back);
+	free(text);
+
+	/* Not that form: refused. */
+	static const char *const bad[] = {
+		"",
+		"blox-resv 2\n",
+		"blox-resv 1\nrtype 9\n",
+		"blox-resv 1\nrtype 1\nholder 00000000000000000000000000000000\n",
+		"blox-resv 1\nreg 0011 5\n",
+		"blox-resv 1\nreg 000102030405060708090a0b0c0d0e0f 5\n"
+		"reg 000102030405060708090a0b0c0d0e0f 6\n",
+		"blox-resv 1\nwhat 1\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		nvmf_resv_init(&back);
+		if (nvmf_resv_decode(&back, bad[i]) != -EINVAL)
+			fail_msg("decoded: %s", bad[i]);
+		nvmf_resv_fini(&back);
+	}
+	/* An All Registrants reservation needs no holder line of a registrant. */
+	nvmf_resv_init(&back);
+	assert_int_equal(nvmf_resv_decode(&back, "blox-resv 1\nptpl 1\nrtype 6\n"
+						 "reg 000102030405060708090a0b0c0d0e0f 5\n"),
+			 0);
+	assert_int_equal(back.rtype, NVMF_RESV_EA_AR);
+	nvmf_resv_fini(&back);
+}
+
+static void test_copy(void **state)
+{
+	struct fixture *f = *state;
+	struct nvmf_resv c;
+
+	assert_int_equal(reg(f, 0, 1), 0);
+	assert_int_equal(acq(f, 0, NVMF_RESV_ACQUIRE, NVMF_RESV_WE, 1, 0), 0);
+	nvmf_resv_init(&c);
+	assert_int_equal(nvmf_resv_copy(&c, &f->r), 0);
+	assert_int_equal(rel(f, 0, NVMF_RESV_CLEAR, 0, 1), 0);
+	assert_int_equal(c.nr, 1);
+	assert_true(nvmf_resv_is_holder(&c, H[0]));
+	assert_int_equal(c.gen, 1);
+	nvmf_resv_fini(&c);
+}
+
 static void test_opc_class(void **state)
 {
 	(void)state;
@@ -575,6 +645,8 @@ int main(void)
 		T(test_report),
 		T(test_access_table),
 		T(test_opc_class),
+		T(test_encode_decode),
+		T(test_copy),
 	};
 #undef T
 
