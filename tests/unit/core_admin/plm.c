@@ -717,7 +717,8 @@ void test_plm_nand(void **state)
 {
 	struct pfx *f = *state;
 	const struct nvme_nvmset_predictable_lat_log *l = (const void *)f->c->buf;
-	struct blox_log lg = { .level = -1 };
+	/* The backend keeps it: it logs its clean stop at the fixture's teardown. */
+	static struct blox_log lg = { .level = -1 };
 	struct nand_config nand;
 	struct ftl_config ftl;
 	struct blox_bdev *bd;
