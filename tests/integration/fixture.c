@@ -534,6 +534,22 @@ int fx_ctrl(const struct fx_daemon *d, const char *subnqn,
 	return rc;
 }
 
+struct ini_ctrl *fx_ctrl_host(const struct fx_daemon *d, const char *subnqn,
+			      const char *hostnqn, const uint8_t hostid[16])
+{
+	struct ini_ctrl_args a;
+	struct ini_ctrl *c = NULL;
+	uint16_t st = 0;
+
+	ini_ctrl_args_init(&a, FX_ADDR, d->nvm_port, subnqn);
+	a.hostnqn = hostnqn;
+	memcpy(a.hostid, hostid, 16);
+	if (ini_ctrl_connect(&a, &c, &st))
+		fprintf(stderr, "fixture: controller on %s as %s: status 0x%x\n", subnqn, hostnqn,
+			st);
+	return c;
+}
+
 int fx_rw_check(struct ini_queue *q, uint32_t nsid, uint64_t slba,
 		uint32_t block_size)
 {

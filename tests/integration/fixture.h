@@ -153,6 +153,13 @@ int fx_ctrl(const struct fx_daemon *d, const char *subnqn,
 	    const char *hostnqn, uint32_t nr_io,
 	    const struct ini_opts *qopts, struct ini_ctrl **out);
 
+/*
+ * A controller with one I/O queue on @subnqn as host @hostnqn with host
+ * identifier @hostid (reservations tell hosts apart by it), or NULL.
+ */
+struct ini_ctrl *fx_ctrl_host(const struct fx_daemon *d, const char *subnqn,
+			      const char *hostnqn, const uint8_t hostid[16]);
+
 /* Write one random block at @slba and read it back; 0 when equal. */
 int fx_rw_check(struct ini_queue *q, uint32_t nsid, uint64_t slba,
 		uint32_t block_size);

@@ -57,26 +57,12 @@ struct env {
 	uint8_t *buf;
 };
 
-static struct ini_ctrl *host_up(struct fx_env *e, const char *hostnqn, const uint8_t id[16])
-{
-	struct ini_ctrl_args a;
-	struct ini_ctrl *c = NULL;
-	uint16_t st = 0;
-
-	ini_ctrl_args_init(&a, FX_ADDR, e->d.nvm_port, SUBNQN);
-	a.hostnqn = hostnqn;
-	memcpy(a.hostid, id, 16);
-	if (ini_ctrl_connect(&a, &c, &st))
-		fprintf(stderr, "host_up %s: status 0x%x\n", hostnqn, st);
-	return c;
-}
-
 static int env_setup(void *p)
 {
 	struct env *v = p;
 
-	v->a = host_up(&v->e, FX_HOST_A, hostid_a);
-	v->b = host_up(&v->e, FX_HOST_B, hostid_b);
+	v->a = fx_ctrl_host(&v->e.d, SUBNQN, FX_HOST_A, hostid_a);
+	v->b = fx_ctrl_host(&v->e.d, SUBNQN, FX_HOST_B, hostid_b);
 	v->buf = calloc(1, 8192);
 	return v->a && v->b && v->buf ? 0 : -1;
 }
@@ -374,7 +360,7 @@ static void test_disconnect_keeps(void **state)
 	assert_int_equal(ini_resv_report(v->a->io[0], 1, true, r, sizeof(r)), 0);
 	assert_int_equal(r[4], 1);
 	assert_memory_equal(r + 64 + 16, hostid_b, 16);
-	v->b = host_up(&v->e, FX_HOST_B, hostid_b);
+	v->b = fx_ctrl_host(&v->e.d, SUBNQN, FX_HOST_B, hostid_b);
 	assert_non_null(v->b);
 	assert_int_equal(wr(v, v->b), 0);
 	assert_int_equal(ini_resv_release(v->b->io[0], 1, CDW(0, 1), KEY_B), 0);

@@ -46,26 +46,12 @@ struct env {
 	uint8_t r[256]; /* the last report */
 };
 
-static struct ini_ctrl *host_up(struct fx_env *e, const char *hostnqn, const uint8_t id[16])
-{
-	struct ini_ctrl_args a;
-	struct ini_ctrl *c = NULL;
-	uint16_t st = 0;
-
-	ini_ctrl_args_init(&a, FX_ADDR, e->d.nvm_port, SUBNQN);
-	a.hostnqn = hostnqn;
-	memcpy(a.hostid, id, 16);
-	if (ini_ctrl_connect(&a, &c, &st))
-		fprintf(stderr, "host_up %s: status 0x%x\n", hostnqn, st);
-	return c;
-}
-
 static int env_setup(void *p)
 {
 	struct env *v = p;
 
-	v->a = host_up(&v->e, FX_HOST_A, hostid_a);
-	v->b = host_up(&v->e, FX_HOST_B, hostid_b);
+	v->a = fx_ctrl_host(&v->e.d, SUBNQN, FX_HOST_A, hostid_a);
+	v->b = fx_ctrl_host(&v->e.d, SUBNQN, FX_HOST_B, hostid_b);
 	return v->a && v->b ? 0 : -1;
 }
 
