@@ -179,6 +179,8 @@ static uint16_t id_ns_descs(struct nvmf_req *req)
 
 	if (!ns)
 		return NVME_SC_INVALID_NS | NVME_SC_DNR;
+	if (nvmf_ns_zoned(ns))
+		csi = NVME_CSI_ZNS;
 	memset(req->buf, 0, IDENTIFY_LEN);
 	p += put_desc(p, NVME_NIDT_NGUID, ns->nguid, NVME_NIDT_NGUID_LEN);
 	p += put_desc(p, NVME_NIDT_UUID, ns->uuid, NVME_NIDT_UUID_LEN);
@@ -260,6 +262,8 @@ static uint8_t id_csi(const struct nvmf_req *req)
  */
 static uint16_t id_cs_ctrl(struct nvmf_req *req)
 {
+	if (id_csi(req) == NVME_CSI_ZNS)
+		return nvmf_zns_id_ctrl(req);
 	if (id_csi(req) != NVME_CSI_NVM) {
 		req->error_loc = offsetof(struct nvme_sqe, cdw11);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
@@ -275,6 +279,8 @@ static uint16_t id_cs_ctrl(struct nvmf_req *req)
  */
 static uint16_t id_cs_ns(struct nvmf_req *req)
 {
+	if (id_csi(req) == NVME_CSI_ZNS)
+		return nvmf_zns_id_ns(req);
 	if (id_csi(req) != NVME_CSI_NVM) {
 		req->error_loc = offsetof(struct nvme_sqe, cdw11);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
@@ -306,6 +312,8 @@ static uint16_t exec_identify(struct nvmf_req *req)
 		return id_nvmset_list(req);
 	case NVME_IDENTIFY_CNS_ENDURANCE_GROUP_ID:
 		return id_endgrp_list(req);
+	case NVME_IDENTIFY_CNS_COMMAND_SET_STRUCTURE:
+		return nvmf_zns_id_iocs(req);
 	default:
 		req->error_loc = offsetof(struct nvme_sqe, cdw10);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;

@@ -303,13 +303,14 @@ static void kato_cb(evutil_socket_t fd, short what, void *arg)
 uint64_t nvmf_ctrl_cap(const struct nvmf_ctrl *c)
 {
 	return (uint64_t)(c->tgt->lim.max_queue_size - 1) | (1ull << 16) /* CQR */ |
-	       (NVMF_CAP_TO << 24) | (1ull << 37) /* CSS: NVM command set */;
+	       (NVMF_CAP_TO << 24) | (1ull << 37) /* CSS: NVM command set */ |
+	       (1ull << 43) /* CSS: I/O command sets (the zoned one, zns_cmd.c) */;
 }
 
 static bool cc_valid_for_enable(uint32_t cc)
 {
 	return CC_IOSQES(cc) == 6 && CC_IOCQES(cc) == 4 && CC_MPS(cc) == 0 &&
-	       CC_AMS(cc) == 0 && (CC_CSS(cc) == 0 || CC_CSS(cc) == 7);
+	       CC_AMS(cc) == 0 && (CC_CSS(cc) == 0 || CC_CSS(cc) == 6 || CC_CSS(cc) == 7);
 }
 
 static void ctrl_shutdown(struct nvmf_ctrl *c)

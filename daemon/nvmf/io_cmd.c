@@ -62,6 +62,9 @@ static bool stores_data(const struct nvmf_req *req)
  */
 static uint16_t errno_to_status(struct nvmf_req *req, int rc)
 {
+	/* A zoned backend's refusal carries its own status (zns_cmd.c). */
+	if (rc == -EINVAL && req->io.nvme_status)
+		return req->io.nvme_status | NVME_SC_DNR;
 	switch (rc) {
 	case 0:
 		return 0;
@@ -98,8 +101,9 @@ static void depth_up(struct nvmf_io_telemetry *tm, uint64_t depth)
 		tm->win.inflight = depth;
 }
 
-static void io_submit(struct nvmf_req *req, enum blox_io_op op, uint64_t slba,
-		      uint64_t nlb, uint8_t *buf, blox_io_cb cb)
+/* @req's blox_io for @op on LBAs [@slba, @slba + @nlb), not submitted yet. */
+void nvmf_io_prep(struct nvmf_req *req, enum blox_io_op op, uint64_t slba, uint64_t nlb,
+		  uint8_t *buf, blox_io_cb cb)
 {
 	struct nvmf_ns *ns = req->ns;
 	struct blox_io *io = &req->io;
@@ -117,13 +121,27 @@ static void io_submit(struct nvmf_req *req, enum blox_io_op op, uint64_t slba,
 	io->fua = req->cmd.cdw12 & CDW12_FUA;
 	io->cb = cb;
 	io->cb_arg = req;
+}
+
+/* The prepared blox_io of @req to its namespace's backend, counted. */
+void nvmf_io_go(struct nvmf_req *req)
+{
+	struct nvmf_ns *ns = req->ns;
+
 	depth_up(&ns->tm, ++ns->inflight);
 	depth_up(&req->sq->ctrl->tm, ++req->sq->ctrl->inflight);
 	TAILQ_INSERT_TAIL(&ns->at_backend, req, ns_link);
-	blox_bdev_submit(ns->bdev, io);
+	blox_bdev_submit(ns->bdev, &req->io);
 }
 
-static struct nvmf_req *io_done(struct blox_io *io)
+static void io_submit(struct nvmf_req *req, enum blox_io_op op, uint64_t slba,
+		      uint64_t nlb, uint8_t *buf, blox_io_cb cb)
+{
+	nvmf_io_prep(req, op, slba, nlb, buf, cb);
+	nvmf_io_go(req);
+}
+
+struct nvmf_req *nvmf_io_done(struct blox_io *io)
 {
 	struct nvmf_req *req = io->cb_arg;
 
@@ -131,6 +149,11 @@ static struct nvmf_req *io_done(struct blox_io *io)
 	req->sq->ctrl->inflight--;
 	nvmf_resv_io_left(req);
 	return req;
+}
+
+static struct nvmf_req *io_done(struct blox_io *io)
+{
+	return nvmf_io_done(io);
 }
 
 /* ---- Read / Write ---- */
@@ -348,6 +371,11 @@ static uint16_t parse_rw(struct nvmf_req *req, enum nvmf_data_dir dir,
 	return 0;
 }
 
+uint16_t nvmf_io_status(struct nvmf_req *req, int rc)
+{
+	return errno_to_status(req, rc);
+}
+
 uint16_t nvmf_parse_io(struct nvmf_req *req)
 {
 	struct nvmf_ctrl *c = req->sq->ctrl;
@@ -385,6 +413,10 @@ uint16_t nvmf_parse_io(struct nvmf_req *req)
 	case nvme_cmd_resv_acquire:
 	case nvme_cmd_resv_release:
 		return nvmf_parse_resv(req);
+	case nvme_zns_cmd_mgmt_send:
+	case nvme_zns_cmd_mgmt_recv:
+	case nvme_zns_cmd_append:
+		return nvmf_parse_zns(req);
 	case nvme_cmd_dsm: {
 		uint32_t need = ((req->cmd.cdw10 & 0xff) + 1) *
 				(uint32_t)sizeof(struct nvme_dsm_range);

@@ -238,7 +238,8 @@ static size_t log_changed_ns(struct nvmf_ctrl *c, uint8_t *out, bool rae)
 	return NVMF_MAX_CHANGED_NS * 4;
 }
 
-static size_t log_cmd_effects(uint8_t *out)
+/* @csi: the command set asked for (CDW14 bits 31:24); the zoned one adds its commands. */
+static size_t log_cmd_effects(uint8_t *out, uint8_t csi)
 {
 	static const uint8_t admin_ops[] = {
 		nvme_admin_get_log_page, nvme_admin_identify,
@@ -264,6 +265,8 @@ static size_t log_cmd_effects(uint8_t *out)
 		l->iocs[op] = NVME_CMD_EFFECTS_CSUPP |
 			      (changes ? NVME_CMD_EFFECTS_LBCC : 0);
 	}
+	if (csi == NVME_CSI_ZNS)
+		nvmf_zns_effects(l);
 	return sizeof(*l);
 }
 
@@ -392,7 +395,7 @@ static uint16_t exec_get_log_page(struct nvmf_req *req)
 			len = log_changed_ns(c, tmp, a.rae);
 			break;
 		case NVME_LOG_LID_CMD_EFFECTS:
-			len = log_cmd_effects(tmp);
+			len = log_cmd_effects(tmp, (uint8_t)(req->cmd.cdw14 >> 24));
 			break;
 		case NVME_LOG_LID_ENDURANCE_GROUP:
 			st = log_endgrp(req, tmp, &len);

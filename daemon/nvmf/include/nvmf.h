@@ -759,6 +759,32 @@ void nvmf_ctrl_log_error(struct nvmf_ctrl *ctrl, const struct nvmf_req *req,
 /* Complete one outstanding AER if an enabled event is pending. */
 void nvmf_ctrl_aen_kick(struct nvmf_ctrl *ctrl);
 
+/*
+ * The NVM command set's backend calls (io_cmd.c), for the other command
+ * sets: prepare @req's blox_io, submit it (counted in flight), take it
+ * back in its callback, and the NVMe status of its result.
+ */
+void nvmf_io_prep(struct nvmf_req *req, enum blox_io_op op, uint64_t slba, uint64_t nlb,
+		  uint8_t *buf, blox_io_cb cb);
+void nvmf_io_go(struct nvmf_req *req);
+struct nvmf_req *nvmf_io_done(struct blox_io *io);
+uint16_t nvmf_io_status(struct nvmf_req *req, int rc);
+
+/*
+ * The Zoned Namespace Command Set (zns_cmd.c), on a zoned backend
+ * (blox_bdev_zone_info()): whether @ns is zoned (its CSI is 2); Zone
+ * Management Send and Receive and Zone Append; the ZNS Identify
+ * Namespace (CNS 05h) and Controller (CNS 06h) data and the I/O Command
+ * Set vector (CNS 1Ch); the commands it adds to the Commands Supported
+ * and Effects log of CSI 2.
+ */
+bool nvmf_ns_zoned(const struct nvmf_ns *ns);
+uint16_t nvmf_parse_zns(struct nvmf_req *req);
+uint16_t nvmf_zns_id_ns(struct nvmf_req *req);
+uint16_t nvmf_zns_id_ctrl(struct nvmf_req *req);
+uint16_t nvmf_zns_id_iocs(struct nvmf_req *req);
+void nvmf_zns_effects(struct nvme_cmd_effects_log *l);
+
 /* Copy @len bytes of @src at @off into req->buf, zero-filling the rest. */
 uint16_t nvmf_req_copy_out(struct nvmf_req *req, const void *src, size_t len);
 /* A host NQN/serial etc. string into a fixed, space padded field. */

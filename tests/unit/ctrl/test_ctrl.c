@@ -53,7 +53,7 @@ static uint64_t prop(struct fixture *f, uint32_t ofst, bool size8)
 	return v;
 }
 
-/* 1. CAP: MQES 1023, CQR, TO, CSS bit 37 (NVM); only as 8 bytes. */
+/* 1. CAP: MQES 1023, CQR, TO, CSS bits 37 (NVM) and 43 (I/O command sets); only as 8 bytes. */
 static void test_cap(void **state)
 {
 	struct fixture *f = *state;
@@ -63,7 +63,7 @@ static void test_cap(void **state)
 	assert_int_equal((cap >> 16) & 1, 1); /* CQR */
 	assert_int_equal((cap >> 24) & 0xff, 15); /* TO: 7.5 s */
 	assert_int_equal((cap >> 32) & 0xf, 0); /* DSTRD */
-	assert_int_equal((cap >> 37) & 0xff, 1); /* CSS: NVM only */
+	assert_int_equal((cap >> 37) & 0xff, 0x41); /* CSS: NVM, and the I/O command sets */
 	assert_int_equal((cap >> 48) & 0xff, 0); /* MPSMIN, MPSMAX: 4 KiB */
 	assert_int_equal(cap, nvmf_ctrl_cap(f->ctrl));
 	assert_int_equal(nvmf_prop_get(f->ctrl, NVME_REG_CAP, false, &v),
