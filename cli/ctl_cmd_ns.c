@@ -194,35 +194,43 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 	return ctl_call(c, "CreateNamespace", &r.base, ctl_print_ns);
 }
 
-/* delete and show: NQN NSID, and --force for delete. */
-static int ns_ref(struct ctl *c, int argc, char **argv, bool del)
+/* delete, show and resv-clear: NQN NSID, and --force for delete. */
+static int ns_ref(struct ctl *c, int argc, char **argv, const char *verb)
 {
 	static const char *const force[] = { "--force", NULL };
 	Blox__Admin__NamespaceRef r = BLOX__ADMIN__NAMESPACE_REF__INIT;
+	bool del = !strcmp(verb, "delete");
 	char *pos[2];
 	int n = ctl_positional(argc, argv, del ? force : NULL, pos, 2);
 
 	if (n < 0)
 		return CTL_EX_USAGE;
 	if (n != 2)
-		return ctl_usage_err("ns %s: NQN and NSID are required",
-				     del ? "delete" : "show");
+		return ctl_usage_err("ns %s: NQN and NSID are required", verb);
 	if (ctl_parse_nsid(pos[1], &r.nsid))
 		return CTL_EX_USAGE;
 	r.nqn = pos[0];
 	r.force = del && ctl_has_flag(argc, argv, "--force");
-	return del ? ctl_call(c, "DeleteNamespace", &r.base, ctl_print_ok)
-		   : ctl_call(c, "ShowNamespace", &r.base, ctl_print_ns);
+	if (del)
+		return ctl_call(c, "DeleteNamespace", &r.base, ctl_print_ok);
+	if (!strcmp(verb, "resv-clear"))
+		return ctl_call(c, "ClearReservations", &r.base, ctl_print_ns);
+	return ctl_call(c, "ShowNamespace", &r.base, ctl_print_ns);
 }
 
 static int ns_delete(struct ctl *c, int argc, char **argv)
 {
-	return ns_ref(c, argc, argv, true);
+	return ns_ref(c, argc, argv, "delete");
 }
 
 static int ns_show(struct ctl *c, int argc, char **argv)
 {
-	return ns_ref(c, argc, argv, false);
+	return ns_ref(c, argc, argv, "show");
+}
+
+static int ns_resv_clear(struct ctl *c, int argc, char **argv)
+{
+	return ns_ref(c, argc, argv, "resv-clear");
 }
 
 static int ns_list(struct ctl *c, int argc, char **argv)
@@ -258,6 +266,9 @@ static const struct ctl_cmd ns_cmds[] = {
 	{ "delete", "NQN NSID [--force]", "--force while hosts are connected", ns_delete },
 	{ "list", "[NQN]", "", ns_list },
 	{ "show", "NQN NSID", "", ns_show },
+	{ "resv-clear", "NQN NSID",
+	  "drop every reservation registration of the namespace (hosts are told)",
+	  ns_resv_clear },
 	{ NULL, NULL, NULL, NULL },
 };
 

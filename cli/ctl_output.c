@@ -143,6 +143,22 @@ void ctl_print_ns_list(const ProtobufCMessage *m)
 	ns_table(l->namespaces, l->n_namespaces);
 }
 
+/* "reservation" and one "registrant" line each (docs/cluster.md). */
+static void print_resv(const Blox__Admin__Reservations *r)
+{
+	printf("reservation %s%s, generation %u, PTPL %s\n", r->type ? "" : "none",
+	       r->type ? r->type_name : "", r->generation, r->ptpl ? "on" : "off");
+	for (size_t i = 0; i < r->n_registrants; i++) {
+		const Blox__Admin__Registrant *g = r->registrants[i];
+
+		printf("registrant  %s key 0x%016lx%s", g->hostid, (unsigned long)g->key,
+		       g->holder ? " holder" : "");
+		for (size_t k = 0; k < g->n_hostnqns; k++)
+			printf("%s%s", k ? ", " : "  ", g->hostnqns[k]);
+		printf("\n");
+	}
+}
+
 void ctl_print_ns(const ProtobufCMessage *m)
 {
 	const Blox__Admin__Namespace *n = (const void *)m;
@@ -162,6 +178,8 @@ void ctl_print_ns(const ProtobufCMessage *m)
 		cli_size_str(n->store_disk_bytes, disk, sizeof(disk));
 		printf("flash file  %s, %s of it on disk\n", file, disk);
 	}
+	if (n->reservations)
+		print_resv(n->reservations);
 	if (n->alloc && n->alloc->isolation[0]) {
 		char cap[32];
 

@@ -141,6 +141,11 @@ struct adm_ns_buf {
 	char *params; /* params_json, malloc'd */
 	Blox__Admin__VssdAlloc alloc;
 	struct fbx_alloc fa;
+	/* Its reservations: the registrants, their ids and host NQNs (malloc'd). */
+	Blox__Admin__Reservations resv;
+	Blox__Admin__Registrant *regs, **regp;
+	char (*ids)[37];
+	char **nqns;
 };
 
 struct adm_ns_array {
@@ -155,6 +160,8 @@ struct adm_ns_array {
  * parameters as config JSON, malloc'd: free it after use).
  */
 void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_ns_buf *b);
+/* What adm_ns_msg() allocated in @b. */
+void adm_ns_buf_free(struct adm_ns_buf *b);
 /* The fields of table @t that protobuf message @m sets, into @params (adm_m_ns.c). */
 int adm_params_from_proto(const struct blox_param_table *t, const ProtobufCMessage *m,
 			  const char *where, void *params, char *err, size_t errlen);

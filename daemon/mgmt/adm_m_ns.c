@@ -51,11 +51,68 @@ void adm_store_usage(const char *path, uint64_t *bytes, uint64_t *disk)
 	}
 }
 
+/*
+ * Its reservations: type, generation, PTPL and each registrant with the
+ * host NQNs of the controllers connected with its host identifier (an
+ * operator knows hosts by NQN). Without memory, the registrants are left
+ * out.
+ */
+static void resv_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_ns_buf *b)
+{
+	struct nvmf_resv_view v;
+	const struct nvmf_ctrl *c;
+	size_t nc = adm_nr_ctrls(ns->subsys);
+
+	nvmf_ns_resv_view(ns, &v);
+	blox__admin__reservations__init(&b->resv);
+	b->resv.generation = v.gen;
+	b->resv.type = v.rtype;
+	b->resv.type_name = (char *)nvmf_resv_type_name(v.rtype);
+	b->resv.ptpl = v.ptpl;
+	m->reservations = &b->resv;
+	if (!v.nr)
+		return;
+	b->regs = calloc(v.nr, sizeof(*b->regs));
+	b->regp = calloc(v.nr, sizeof(*b->regp));
+	b->ids = calloc(v.nr, sizeof(*b->ids));
+	b->nqns = calloc(v.nr * nc + 1, sizeof(*b->nqns));
+	if (!b->regs || !b->regp || !b->ids || !b->nqns)
+		return;
+	for (uint32_t i = 0; i < v.nr; i++) {
+		Blox__Admin__Registrant *g = &b->regs[i];
+		uint8_t id[16];
+		bool holder;
+
+		blox__admin__registrant__init(g);
+		nvmf_ns_resv_registrant(ns, i, id, &g->key, &holder);
+		g->holder = holder;
+		blox_uuid_str(id, b->ids[i]);
+		g->hostid = b->ids[i];
+		g->hostnqns = b->nqns + i * nc;
+		TAILQ_FOREACH(c, &ns->subsys->ctrls, link)
+			if (!memcmp(c->hostid, id, 16) && g->n_hostnqns < nc)
+				g->hostnqns[g->n_hostnqns++] = (char *)c->hostnqn;
+		b->regp[i] = g;
+	}
+	b->resv.registrants = b->regp;
+	b->resv.n_registrants = v.nr;
+}
+
+void adm_ns_buf_free(struct adm_ns_buf *b)
+{
+	free(b->params);
+	free(b->regs);
+	free(b->regp);
+	free(b->ids);
+	free(b->nqns);
+}
+
 void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_ns_buf *b)
 {
 	const struct prov_ns_rec *rec = prov_ns_rec(ns);
 	json_object *o = rec ? cfg_ns_json(&rec->params) : NULL;
 
+	memset(b, 0, sizeof(*b));
 	b->params = o ? strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN))
 		      : NULL;
 	json_object_put(o);
@@ -81,6 +138,7 @@ void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_
 		b->alloc.capacity = vssd_capacity(rec, &b->fa);
 		m->alloc = &b->alloc;
 	}
+	resv_msg(ns, m, b);
 }
 
 int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
@@ -115,7 +173,7 @@ void adm_ns_array_free(struct adm_ns_array *arr)
 	free(arr->m);
 	free(arr->p);
 	for (size_t i = 0; arr->buf && i < arr->n; i++)
-		free(arr->buf[i].params);
+		adm_ns_buf_free(&arr->buf[i]);
 	free(arr->buf);
 }
 
@@ -355,7 +413,32 @@ static void m_show_namespace(ADM_SVC *svc, const Blox__Admin__NamespaceRef *in,
 		ADM_FAILED(closure, d);
 	adm_ns_msg(ns, &out, &b);
 	closure(&out, d);
-	free(b.params);
+	adm_ns_buf_free(&b);
+}
+
+static void m_clear_reservations(ADM_SVC *svc, const Blox__Admin__NamespaceRef *in,
+				 Blox__Admin__Namespace_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	struct nvmf_ns *ns = find_ns(a, ADM_REQ(d), in->nqn, in->nsid);
+	Blox__Admin__Namespace out;
+	struct adm_ns_buf b;
+	struct nvmf_resv_view v;
+	int rc;
+
+	if (!ns)
+		ADM_FAILED(closure, d);
+	nvmf_ns_resv_view(ns, &v);
+	rc = nvmf_ns_resv_clear(ns);
+	if (rc)
+		ADM_FAIL(closure, d, ADM_S_INTERNAL, "reservations of namespace %u of %s: %s",
+			 ns->nsid, in->nqn, strerror(-rc));
+	blox_log(a->log, BLOX_LOG_INFO,
+		 "admin: reservations of namespace %u of %s cleared (%u registrants, type %u)",
+		 ns->nsid, in->nqn, v.nr, v.rtype);
+	adm_ns_msg(ns, &out, &b);
+	closure(&out, d);
+	adm_ns_buf_free(&b);
 }
 
 void adm_m_ns_init(ADM_SVC *svc)
@@ -364,4 +447,5 @@ void adm_m_ns_init(ADM_SVC *svc)
 	svc->delete_namespace = m_delete_namespace;
 	svc->list_namespaces = m_list_namespaces;
 	svc->show_namespace = m_show_namespace;
+	svc->clear_reservations = m_clear_reservations;
 }

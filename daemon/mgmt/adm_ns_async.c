@@ -142,7 +142,7 @@ static int create_attach(struct adm_req *r, struct nvmf_subsys *s)
 	if (c->plan.warn[0])
 		out.warning = c->plan.warn;
 	create_answer(r, &out.base);
-	free(b.params);
+	adm_ns_buf_free(&b);
 	return 0;
 }
 

@@ -392,3 +392,62 @@ uint16_t nvmf_feat_resv_persist(struct nvmf_req *req, bool set)
 	}
 	return 0;
 }
+
+/* ---- for operators ---- */
+
+void nvmf_ns_resv_view(const struct nvmf_ns *ns, struct nvmf_resv_view *v)
+{
+	v->gen = ns->resv->gen;
+	v->rtype = ns->resv->rtype;
+	v->ptpl = ns->resv->ptpl;
+	v->nr = ns->resv->nr;
+}
+
+void nvmf_ns_resv_registrant(const struct nvmf_ns *ns, uint32_t i, uint8_t hostid[16],
+			     uint64_t *key, bool *holder)
+{
+	const struct nvmf_resv_reg *g = &ns->resv->regs[i];
+
+	memcpy(hostid, g->hostid, 16);
+	*key = g->key;
+	*holder = nvmf_resv_is_holder(ns->resv, g->hostid);
+}
+
+const char *nvmf_resv_type_name(uint8_t rtype)
+{
+	static const char *const names[] = {
+		"none",
+		"Write Exclusive",
+		"Exclusive Access",
+		"Write Exclusive - Registrants Only",
+		"Exclusive Access - Registrants Only",
+		"Write Exclusive - All Registrants",
+		"Exclusive Access - All Registrants",
+	};
+
+	return rtype < BLOX_ARRAY_SIZE(names) ? names[rtype] : "unknown";
+}
+
+int nvmf_ns_resv_clear(struct nvmf_ns *ns)
+{
+	struct nvmf_resv *r = ns->resv, undo;
+	struct nvmf_ctrl *c;
+	int rc;
+
+	nvmf_resv_init(&undo);
+	if (nvmf_resv_copy(&undo, r))
+		return -ENOMEM;
+	nvmf_resv_clear_all(r);
+	rc = nvmf_ns_resv_save(ns);
+	if (rc) {
+		nvmf_resv_fini(r);
+		*r = undo;
+		return rc;
+	}
+	/* The registrants' controllers, as for a clear by another host. */
+	TAILQ_FOREACH(c, &ns->subsys->ctrls, link)
+		if (nvmf_resv_find(&undo, c->hostid))
+			note(c, ns->nsid, NVMF_RESV_EV_RESV_PREEMPTED);
+	nvmf_resv_fini(&undo);
+	return 0;
+}

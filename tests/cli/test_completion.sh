@@ -61,7 +61,7 @@ objects=$("$bloxctl" --help | awk '/^SIZE:/ { exit } /^  [a-z]/ { print $1 }' | 
 expect "bloxctl " "$objects"
 expect "bloxctl s" "stats status subsys"
 expect "bloxctl n" "ns"
-expect "bloxctl ns " "create delete list show"
+expect "bloxctl ns " "create delete list resv-clear show"
 expect "bloxctl --json ns sh" "show"
 expect "bloxctl -s /run/x.sock subsys c" "create"
 expect "bloxctl ns create nqn.2026-12.io.blox:db --ba" "--backend"

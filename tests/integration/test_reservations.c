@@ -368,6 +368,44 @@ static void test_disconnect_keeps(void **state)
 	reset(v);
 }
 
+/* 8. bloxctl shows the registrants and the holder (text and JSON), and clears them. */
+static void test_bloxctl(void **state)
+{
+	struct env *v = *state;
+	static char out[16384];
+
+	reset(v);
+	drain_log(v->a);
+	drain_log(v->b);
+	assert_int_equal(ini_resv_register(v->a->io[0], 1, 0, 0, KEY_A), 0);
+	assert_int_equal(ini_resv_register(v->b->io[0], 1, 0, 0, KEY_B), 0);
+	assert_int_equal(ini_resv_acquire(v->a->io[0], 1, CDW(0, 1), KEY_A, 0), 0);
+	assert_int_equal(fx_ctl(&v->e.d, out, sizeof(out), "ns show %s 1", SUBNQN), 0);
+	if (!strstr(out, "reservation Write Exclusive, generation ") ||
+	    !strstr(out, "PTPL off\nregistrant  aa010203-0405-4007-8009-0a0b0c0d0e0f key "
+			 "0xa1a2a3a4a5a6a7a8 holder  " FX_HOST_A "\n") ||
+	    !strstr(out, "registrant  bb010203-0405-4007-8009-0a0b0c0d0e0f key "
+			 "0x00000000000000b1  " FX_HOST_B "\n"))
+		fail_msg("bloxctl ns show:\n%s", out);
+	assert_int_equal(fx_ctl(&v->e.d, out, sizeof(out), "--json ns show %s 1", SUBNQN), 0);
+	if (!strstr(out, "\"type_name\":\"Write Exclusive\"") ||
+	    !strstr(out, "\"hostid\":\"bb010203-0405-4007-8009-0a0b0c0d0e0f\"") ||
+	    !strstr(out, "\"key\":11647051513882650536,") || !strstr(out, "\"holder\":true") ||
+	    !strstr(out, "\"hostnqns\":[\n          \"" FX_HOST_B "\""))
+		fail_msg("bloxctl --json ns show:\n%s", out);
+	/* An operator's clear: both registrations go, and B (not A's host either) is told. */
+	assert_int_equal(fx_ctl(&v->e.d, out, sizeof(out), "ns resv-clear %s 1", SUBNQN), 0);
+	if (!strstr(out, "reservation none, generation ") || strstr(out, "registrant"))
+		fail_msg("bloxctl ns resv-clear:\n%s", out);
+	assert_int_equal(resv_log(v->b, NULL), NVME_RESV_NOTIFY_RNLPT_RESERVATION_PREEMPTED);
+	assert_int_equal(resv_log(v->a, NULL), NVME_RESV_NOTIFY_RNLPT_RESERVATION_PREEMPTED);
+	assert_int_equal(wr(v, v->b), 0);
+	assert_int_equal(ini_resv_release(v->a->io[0], 1, 1, KEY_A), ST_CONFLICT);
+	assert_int_not_equal(fx_ctl(&v->e.d, out, sizeof(out), "ns resv-clear %s 9", SUBNQN), 0);
+	reset(v);
+	drain_log(v->b);
+}
+
 int main(void)
 {
 	static const struct fx_group g = {
@@ -386,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_preempt_abort),
 		cmocka_unit_test(test_release_clear_notices),
 		cmocka_unit_test(test_disconnect_keeps),
+		cmocka_unit_test(test_bloxctl),
 		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};
 

@@ -663,6 +663,27 @@ uint8_t nvmf_ns_rescap(const struct nvmf_ns *ns);
  * its file goes.
  */
 int nvmf_tgt_set_resv_dir(struct nvmf_tgt *tgt, const char *dir);
+/* What an operator sees of a namespace's reservations (bloxctl ns show). */
+struct nvmf_resv_view {
+	uint32_t gen;
+	uint8_t rtype; /* 0: none; 1..6 as RTYPE */
+	bool ptpl;
+	uint32_t nr; /* registrants */
+};
+void nvmf_ns_resv_view(const struct nvmf_ns *ns, struct nvmf_resv_view *v);
+/* Registrant @i (< v.nr) of @ns: its host identifier, key, and whether it holds the reservation. */
+void nvmf_ns_resv_registrant(const struct nvmf_ns *ns, uint32_t i, uint8_t hostid[16],
+			     uint64_t *key, bool *holder);
+/* The RTYPE's name ("Write Exclusive", ...; "none" for 0). */
+const char *nvmf_resv_type_name(uint8_t rtype);
+/*
+ * An operator clears @ns's reservations: every registration and the
+ * reservation go, as a Reservation Release (Clear) of a host that is none
+ * of them would (each registrant's controllers are told "reservation
+ * preempted"); PTPL stays as it was, and its file is written. 0 or
+ * -errno (the file: nothing changed then).
+ */
+int nvmf_ns_resv_clear(struct nvmf_ns *ns);
 void nvmf_ns_resv_load(struct nvmf_ns *ns);
 int nvmf_ns_resv_save(struct nvmf_ns *ns);
 void nvmf_ns_resv_forget(struct nvmf_ns *ns);
