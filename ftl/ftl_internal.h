@@ -73,6 +73,7 @@ enum sb_state {
 struct ftl_sb {
 	uint8_t state;
 	uint16_t buffered; /* write buffer pages of it not free: none, no lookup */
+	bool refresh; /* a read of it took many retries: GC moves its data soon */
 	uint32_t valid; /* valid units */
 	uint32_t erase_count;
 	uint64_t closed_ns; /* for cost-benefit ages */
@@ -225,6 +226,7 @@ struct ftl_gc {
 	uint32_t nrds; /* reads in flight at most (FTL_GC_READS_PER_DIE) */
 	struct ftl_gc_ent *ents; /* the victim's valid units, units_per_sb at most */
 	uint32_t nent;
+	uint32_t lost; /* units of the victim found lost: their mappings written back before the erase */
 	uint32_t round_start, round_end; /* pass 2: entries of this round */
 	uint32_t move_idx; /* next entry of the round to move */
 	uint32_t round_reads; /* pass 2: data reads in flight */
@@ -362,6 +364,7 @@ struct ftl {
 	struct ftl_sb *sbs;
 	uint64_t *valid; /* bitmap over every PPN */
 	uint32_t free_sbs;
+	uint32_t refresh_pending; /* superblocks flagged for a refresh */
 
 	/* Mapping. */
 	uint32_t *gtd; /* translation page -> PPN */
@@ -480,6 +483,10 @@ const uint8_t *ftl_buffered(const struct ftl *f, uint32_t ppn);
 /* Submit every partly filled page (padding the rest). */
 void ftl_close_pages(struct ftl *f);
 void ftl_close_stream(struct ftl *f, enum ftl_stream s);
+/* A NAND read of the instance completed: its retries (refresh) and errors. */
+void ftl_note_read(struct ftl *f, const struct nand_op *op);
+/* A superblock flagged for a refresh is full and waits for GC. */
+bool ftl_gc_refresh_due(const struct ftl *f);
 /* Program the pages of stream @s that wait for plane partners, alone. */
 void ftl_program_waiting(struct ftl *f, enum ftl_stream s);
 /* Program ticket covering everything buffered so far. */

@@ -245,6 +245,7 @@ static void gc_read_done(struct nand_op *op)
 
 	rd->busy = false;
 	rd->status = op->status;
+	ftl_note_read(f, op);
 	if (g->tp_waiter.stage == GC_SCAN) {
 		struct ftl_oob oob;
 
@@ -462,6 +463,29 @@ static bool gc_wait_space(struct ftl *f)
 	return false;
 }
 
+/*
+ * Translation page @tp's unit in the victim could not be read. Resident,
+ * the page is written back from memory (nothing is lost); else where its
+ * LBAs' data is is lost: they read as errors until written or deallocated.
+ * false: no room to write back now, wait.
+ */
+static bool gc_lose_tp(struct ftl *f, uint32_t tp)
+{
+	struct ftl_cmt *c = ftl_cmt_resident(f, tp);
+
+	if (c) {
+		c->dirty = true;
+		if (!ftl_cmt_writeback_tp(f, tp))
+			return gc_wait_space(f);
+		return true;
+	}
+	ftl_valid_clear(f, f->gtd[tp]);
+	f->gtd[tp] = FTL_LOST;
+	f->st.tp_lost++;
+	f->gc.lost++;
+	return true;
+}
+
 /* Move one entry (or find it stale). false: wait and resume here. */
 static bool gc_move_one(struct ftl *f, const struct ftl_gc_ent *e)
 {
@@ -470,16 +494,20 @@ static bool gc_move_one(struct ftl *f, const struct ftl_gc_ent *e)
 	const struct ftl_oob_slot *os;
 	const uint8_t *data;
 
+	bool lost;
+
 	if (!ftl_valid_get(f, old))
 		return true; /* overwritten or trimmed meanwhile */
 	rd = rd_find(f, old / f->slots);
-	if (!rd || rd->status) {
-		ftl_valid_clear(f, old); /* unreadable: the unit is lost */
-		return true;
-	}
-	os = &((const struct ftl_oob *)(const void *)rd->oob_raw)->slot[old % f->slots];
-	data = rd->page + (size_t)(old % f->slots) * FTL_UNIT;
-	if (os->lba != e->lba || os->kind != e->kind) {
+	/*
+	 * Unreadable (an uncorrectable page): the unit's data is lost; what
+	 * maps to it (the scan read its OOB) says so from now on.
+	 */
+	lost = !rd || rd->status;
+	os = lost ? NULL
+		  : &((const struct ftl_oob *)(const void *)rd->oob_raw)->slot[old % f->slots];
+	data = lost ? NULL : rd->page + (size_t)(old % f->slots) * FTL_UNIT;
+	if (os && (os->lba != e->lba || os->kind != e->kind)) {
 		ftl_valid_clear(f, old);
 		return true;
 	}
@@ -488,6 +516,8 @@ static bool gc_move_one(struct ftl *f, const struct ftl_gc_ent *e)
 			ftl_valid_clear(f, old);
 			return true;
 		}
+		if (lost)
+			return gc_lose_tp(f, e->lba);
 		ppn = ftl_put_unit(f, ST_GC, e->lba, UK_TP, os->dseq, data);
 		if (ppn == FTL_UNMAPPED)
 			return gc_wait_space(f);
@@ -511,6 +541,12 @@ static bool gc_move_one(struct ftl *f, const struct ftl_gc_ent *e)
 		}
 		if (c->map[e->lba % FTL_TP_ENTRIES] != old) {
 			ftl_valid_clear(f, old); /* stale bit */
+			return true;
+		}
+		if (lost) {
+			ftl_map_set(f, c, e->lba, FTL_LOST);
+			f->st.units_lost++;
+			f->gc.lost++;
 			return true;
 		}
 		ppn = ftl_put_unit(f, ST_GC, e->lba, UK_DATA, os->dseq, data);
@@ -617,6 +653,15 @@ static void gc_run(struct ftl *f)
 				 * mappings into an erased block: the pages
 				 * submitted up to now.
 				 */
+				/*
+				 * Lost units leave no copy for recovery to find:
+				 * their mappings reach flash before the erase.
+				 */
+				if (g->lost && ftl_cmt_writeback_all(f) == -EAGAIN) {
+					gc_wait_space(f);
+					return;
+				}
+				g->lost = 0;
 				gc_victim_done(f);
 				ftl_close_pages(f);
 				g->victim_ticket = ftl_issued_ticket(f);
@@ -697,6 +742,8 @@ void ftl_gc_step(struct ftl *f)
 	 * more pressing level) than it would have after the erases.
 	 */
 	lvl = ftl_gc_level_at(f, f->free_sbs + ftl_gc_erases_pending(f));
+	if (lvl == FTL_GC_NONE && ftl_gc_refresh_due(f))
+		lvl = FTL_GC_BG; /* a superblock reads with many retries: move its data now */
 	if (lvl == FTL_GC_NONE || (!f->cfg.gc_pipeline && ftl_gc_erases_pending(f)))
 		return; /* without the pipeline, the next victim after the erase */
 	/* A superblock a die migration is copying is not GC's to take. */

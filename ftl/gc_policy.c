@@ -93,6 +93,42 @@ static void erase_counts(const struct ftl *f, uint32_t *min, uint32_t *max)
 	}
 }
 
+void ftl_note_read(struct ftl *f, const struct nand_op *op)
+{
+	uint32_t sb;
+
+	if (!op->retries && !op->uncorrectable)
+		return;
+	f->st.read_retries += op->retries;
+	f->st.uncorrectable_reads += op->uncorrectable;
+	if (!f->cfg.refresh_retries ||
+	    (op->retries < f->cfg.refresh_retries && !op->uncorrectable))
+		return;
+	/* A superblock is block first_block + sb on each die and plane. */
+	sb = op->addr.block - f->res.first_block;
+	if (op->addr.block < f->res.first_block || sb >= f->nr_sb || sb < FTL_CKPT_SBS ||
+	    f->sbs[sb].refresh || (f->sbs[sb].state != SB_FULL && f->sbs[sb].state != SB_OPEN))
+		return; /* one being collected or erased is moved already */
+	f->sbs[sb].refresh = true;
+	f->refresh_pending++;
+}
+
+/* A full superblock flagged for a refresh, or -1. */
+static int32_t refresh_victim(const struct ftl *f)
+{
+	if (!f->refresh_pending)
+		return -1;
+	for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++)
+		if (f->sbs[i].refresh && f->sbs[i].state == SB_FULL)
+			return (int32_t)i;
+	return -1;
+}
+
+bool ftl_gc_refresh_due(const struct ftl *f)
+{
+	return refresh_victim(f) >= 0;
+}
+
 int32_t ftl_gc_pick_victim(struct ftl *f, enum ftl_gc_level lvl, bool *wl)
 {
 	uint32_t min_invalid = lvl == FTL_GC_URGENT ? 1
@@ -104,6 +140,14 @@ int32_t ftl_gc_pick_victim(struct ftl *f, enum ftl_gc_level lvl, bool *wl)
 	double best_score = -1;
 
 	*wl = false;
+	best = refresh_victim(f);
+	if (best >= 0) {
+		/* Its data decays: moved first, whatever it gains. */
+		f->sbs[best].refresh = false;
+		f->refresh_pending--;
+		f->st.refreshes++;
+		return best;
+	}
 	erase_counts(f, &emin, &emax);
 	/*
 	 * Not while a die moves: the superblocks not moved yet keep the old

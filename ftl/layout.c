@@ -123,7 +123,7 @@ void ftl_valid_set(struct ftl *f, uint32_t ppn)
 
 void ftl_valid_clear(struct ftl *f, uint32_t ppn)
 {
-	if (ppn == FTL_UNMAPPED || !ftl_valid_get(f, ppn))
+	if (ppn >= FTL_LOST || !ftl_valid_get(f, ppn))
 		return;
 	f->valid[ppn / 64] &= ~(1ull << (ppn % 64));
 	f->sbs[ftl_ppn_sb(f, ppn)].valid--;
@@ -143,6 +143,10 @@ int32_t ftl_sb_alloc(struct ftl *f)
 		ftl_mig_sb_free(f, (uint32_t)best); /* opened now: where a migration goes */
 		f->sbs[best].state = SB_OPEN;
 		f->sbs[best].valid = 0;
+		if (f->sbs[best].refresh) { /* erased since: nothing left to refresh */
+			f->sbs[best].refresh = false;
+			f->refresh_pending--;
+		}
 		f->free_sbs--;
 	}
 	return best;

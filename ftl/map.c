@@ -154,11 +154,16 @@ static void tp_read_done(struct nand_op *op)
 
 	/*
 	 * The unit read (at load_ppn, where it was even if GC moved it since)
-	 * is in e->map already; an unreadable one maps nothing.
+	 * is in e->map already. An unreadable one: where its LBAs' data is
+	 * is lost, and they read as errors until written or deallocated (what
+	 * was unmapped stays unmapped only if the host says so again).
 	 */
-	if (op->status)
+	if (op->status) {
 		for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++)
-			e->map[i] = FTL_UNMAPPED;
+			e->map[i] = FTL_LOST;
+		f->st.tp_lost++;
+	}
+	ftl_note_read(f, op);
 	cmt_loaded(f, e);
 	ftl_progress(f);
 }
@@ -199,9 +204,10 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 	e->gc_loaded = false;
 	f->cmt_index[tp] = e;
 	TAILQ_INSERT_TAIL(&f->cmt_lru, e, lru);
-	if (ppn == FTL_UNMAPPED) {
+	if (ppn >= FTL_LOST) {
+		/* Never written, or lost (GC could not read it): nothing on flash to load. */
 		for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++)
-			e->map[i] = FTL_UNMAPPED;
+			e->map[i] = ppn;
 		e->state = CMT_READY;
 		return e;
 	}
@@ -282,7 +288,7 @@ void ftl_map_set(struct ftl *f, struct ftl_cmt *e, uint32_t lba, uint32_t ppn)
 		return;
 	ftl_valid_clear(f, *slot);
 	*slot = ppn;
-	if (ppn != FTL_UNMAPPED)
+	if (ppn < FTL_LOST)
 		ftl_valid_set(f, ppn);
 	e->dirty = true;
 	if (f->cfg.mdc_enabled)
@@ -326,7 +332,7 @@ static uint32_t prefetch_next(struct ftl *f)
 		for (uint32_t tp = first / FTL_TP_ENTRIES;
 		     nr && tp <= (first + nr - 1) / FTL_TP_ENTRIES && tp < f->nr_tp;
 		     tp++) {
-			if (f->cmt_index[tp] || f->gtd[tp] == FTL_UNMAPPED ||
+			if (f->cmt_index[tp] || f->gtd[tp] >= FTL_LOST ||
 			    (f->pf.done[tp / 64] & (1ull << (tp % 64))))
 				continue;
 			return tp;
@@ -346,7 +352,8 @@ static void prefetch_done(struct nand_op *op)
 	 * Scan what was read unless the page moved or became resident meanwhile
 	 * (a resident page may hold newer mappings; it was scanned on load).
 	 */
-	if (!op->status && ppn != FTL_UNMAPPED && ppn / f->slots == f->pf.fpid &&
+	ftl_note_read(f, op);
+	if (!op->status && ppn < FTL_LOST && ppn / f->slots == f->pf.fpid &&
 	    !f->cmt_index[tp]) {
 		ftl_mdc_scan(f->mdc, tp * FTL_TP_ENTRIES,
 			     (const uint32_t *)(f->pf.page +

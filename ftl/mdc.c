@@ -324,13 +324,13 @@ uint32_t ftl_mdc_scan(struct ftl_mdc *m, uint32_t first_lba, const uint32_t *ent
 	while (i < n) {
 		uint32_t k;
 
-		if (entries[i] == FTL_UNMAPPED) {
+		if (entries[i] >= FTL_LOST) {
 			i++;
 			continue;
 		}
 		/* entries[k - 1] + 1 cannot wrap: entries[k - 1] is mapped. */
 		for (k = i + 1; k < n; k++)
-			if (entries[k] == FTL_UNMAPPED || entries[k] != entries[k - 1] + 1)
+			if (entries[k] >= FTL_LOST || entries[k] != entries[k - 1] + 1)
 				break;
 		for (uint32_t p = i; p < k;) {
 			uint32_t piece = k - p;

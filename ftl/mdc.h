@@ -27,6 +27,9 @@
 #ifndef FTL_UNMAPPED
 #define FTL_UNMAPPED 0xffffffffu /* PPN of an LBA with no mapping */
 #endif
+#ifndef FTL_LOST
+#define FTL_LOST 0xfffffffeu /* PPN of an LBA whose data was lost (ftl.h) */
+#endif
 
 #define FTL_MDC_DESC_BYTES 10u /* modeled size of one descriptor */
 #define FTL_MDC_DEFAULT_BUDGET 2048u /* bytes: 204 descriptors */

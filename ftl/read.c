@@ -49,6 +49,7 @@ static void rd_done(struct nand_op *op)
 	/* The data is in io->buf already (the op's segments). */
 	if (op->status && !io->status)
 		io->status = -EIO;
+	ftl_note_read(f, op);
 	TAILQ_INSERT_TAIL(&f->free_rds, rd, link);
 	io->pending--;
 	read_finish(f, io);
@@ -113,6 +114,15 @@ void ftl_read_step(struct ftl *f, struct ftl_io *io)
 			io->next++;
 			continue;
 		}
+		if (ppn == FTL_LOST) {
+			/* Its data was lost: an error until written or deallocated. */
+			memset(io->buf + (size_t)io->next * FTL_UNIT, 0, FTL_UNIT);
+			f->st.lost_reads++;
+			if (!io->status)
+				io->status = -EIO;
+			io->next++;
+			continue;
+		}
 		b = ftl_buffered(f, ppn);
 		if (b) {
 			memcpy(io->buf + (size_t)io->next * FTL_UNIT, b, FTL_UNIT);
@@ -135,7 +145,7 @@ void ftl_read_step(struct ftl *f, struct ftl_io *io)
 			uint32_t p2;
 
 			if (!ftl_map_peek(f, io->lba + io->next, &p2) ||
-			    p2 == FTL_UNMAPPED || p2 / f->slots != fpid ||
+			    p2 >= FTL_LOST || p2 / f->slots != fpid ||
 			    ftl_buffered(f, p2))
 				break;
 			rd_want(rd, p2 % f->slots, io->next++);

@@ -472,21 +472,21 @@ static int rebuild_valid(struct ftl *f)
 		const uint32_t *map;
 		struct nand_addr a;
 
-		if (f->gtd[tp] != FTL_UNMAPPED)
+		if (f->gtd[tp] < FTL_LOST)
 			ftl_valid_set(f, f->gtd[tp]);
 		if (e) {
 			map = e->map;
+		} else if (f->gtd[tp] >= FTL_LOST) {
+			continue; /* nothing on flash (a lost page loads as lost) */
 		} else if ((map = (const uint32_t *)ftl_buffered(f, f->gtd[tp]))) {
 			/* written back during the replay, not programmed yet */
-		} else if (f->gtd[tp] != FTL_UNMAPPED) {
+		} else {
 			ftl_fpid_addr(f, f->gtd[tp] / f->slots, &a);
 			if (f->env.store->ops->read(f->env.store, nand_page_index(f->geo, &a),
 						    page, NULL))
 				continue;
 			map = (const uint32_t *)(page + (size_t)(f->gtd[tp] % f->slots) *
 							 FTL_UNIT);
-		} else {
-			continue;
 		}
 		for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++)
 			if (map[i] != FTL_UNMAPPED &&

@@ -31,7 +31,9 @@
  * step, never below retry_floor of them: what no reference voltage
  * separates); the first step whose errors the ECC corrects ends the read.
  * Past the last step the page is uncorrectable, and stays so until its
- * block is erased. Each retry costs another array read and transfer.
+ * block is erased. Each retry costs another array read and transfer. A
+ * read of the OOB alone (the FTL's metadata, under a stronger code of its
+ * own) is not sampled: GC can always tell what a page held.
  */
 #include "engine_internal.h"
 
@@ -186,7 +188,7 @@ static bool page_bad(const struct nand_rel_state *s, uint64_t blk, uint32_t page
 	return s->bad[blk] && (s->bad[blk][page / 64] >> (page % 64) & 1);
 }
 
-/* Codewords a read covers: its segments', else the page's (an OOB-only read: one). */
+/* Codewords a read of data covers: its segments', or the whole page's. */
 static uint32_t read_codewords(const struct nand_dev *dev, const struct nand_op *op)
 {
 	const struct nand_reliability *r = &dev->cfg.rel;
@@ -194,9 +196,9 @@ static uint32_t read_codewords(const struct nand_dev *dev, const struct nand_op 
 
 	for (uint32_t i = 0; i < op->nsegs; i++)
 		bytes += op->segs[i].len;
-	if (op->data || (!op->nsegs && !op->xfer_bytes))
+	if (op->data)
 		bytes = dev->cfg.geo.page_size;
-	return bytes ? (uint32_t)((bytes + r->codeword_bytes - 1) / r->codeword_bytes) : 1;
+	return (uint32_t)((bytes + r->codeword_bytes - 1) / r->codeword_bytes);
 }
 
 uint64_t nand_rel_read_start(struct nand_dev *dev, struct nand_op *op, uint64_t t)
@@ -214,6 +216,8 @@ uint64_t nand_rel_read_start(struct nand_dev *dev, struct nand_op *op, uint64_t 
 	op->retries = 0;
 	if (op->timing_only || a.page >= m->write_ptr)
 		return 0; /* an erased page reads clean */
+	if (!op->data && !op->nsegs)
+		return 0; /* the OOB alone: metadata under a stronger code of its own */
 	if (page_bad(s, blk, a.page)) {
 		retries = UINT32_MAX;
 	} else {

@@ -30,6 +30,14 @@
 #ifndef FTL_UNMAPPED
 #define FTL_UNMAPPED 0xffffffffu
 #endif
+/*
+ * PPN of an LBA whose data was lost (an uncorrectable page GC could not
+ * move, a translation page that could not be read): it reads as an error
+ * until written or deallocated. Neither it nor FTL_UNMAPPED is on flash.
+ */
+#ifndef FTL_LOST
+#define FTL_LOST 0xfffffffeu
+#endif
 
 enum ftl_gc_policy {
 	FTL_GC_GREEDY,
@@ -58,6 +66,12 @@ struct ftl_config {
 	 * page per die and extra plane to gather in.
 	 */
 	bool plane_groups;
+	/*
+	 * A read that took this many read retries (or found its page
+	 * uncorrectable) has GC move its superblock's data soon (a refresh),
+	 * before more of it decays. 0: never.
+	 */
+	uint32_t refresh_retries;
 	bool volatile_cache; /* writes complete once buffered */
 	enum ftl_gc_policy gc_policy;
 	/*
@@ -243,6 +257,12 @@ struct ftl_stats {
 	uint64_t cmt_hits, cmt_misses, cmt_evictions, cmt_writebacks;
 	uint64_t mdc_lookups, mdc_hits, prefetched_tps;
 	uint64_t unmapped_reads, buffer_reads;
+	/*
+	 * Flash that wears (nand_config.rel): read retries the device took,
+	 * reads it found uncorrectable, units (and translation pages) lost
+	 * to them, host reads of lost units (errors), superblocks refreshed.
+	 */
+	uint64_t read_retries, uncorrectable_reads, units_lost, tp_lost, lost_reads, refreshes;
 	uint64_t flash_data_reads, flash_tp_reads;
 	uint64_t flash_programs, flash_erases;
 	uint64_t units_written_host, units_written_gc, units_written_tp, units_padded;

@@ -331,7 +331,8 @@ struct nand_sched {
  * read whose errors the ECC cannot correct is retried with shifted
  * reference voltages (each retry one more array read and transfer), and
  * past the last retry the page is uncorrectable (the read fails with
- * -EIO, and so does every read of that page until its block is erased).
+ * -EIO, and so does every read of that page until its block is erased;
+ * a read of the OOB alone, metadata under a stronger code, never fails).
  * Off by default: flash then never fails. Reads of each block since its
  * erase and the time its first page was programmed live in memory: a new
  * device (a restart) starts them again.

@@ -141,6 +141,8 @@ struct fx *fx_new(const struct fx_geo *g, const struct ftl_config *cfg, bool fil
 	x->nc.geo.planes_per_die = g->planes;
 	x->nc.geo.blocks_per_plane = g->blocks;
 	x->nc.geo.pages_per_block = g->pages;
+	if (g->rel)
+		x->nc.rel = *g->rel;
 	if (cfg)
 		x->cfg = *cfg;
 	else
@@ -566,7 +568,7 @@ void fx_check_invariants(const struct fx *x, bool exact)
 	for (uint32_t tp = 0; tp < l->nr_tp; tp++) {
 		uint32_t p = fx_tp(x, tp).ppn;
 
-		if (p != FTL_UNMAPPED) {
+		if (p < FTL_LOST) {
 			if (p >= total || !ftl_inspect_valid(x->f, p))
 				fail_msg("tp %u at ppn %u: no valid bit", tp, p);
 			if (seen[p / 64] & (1ull << (p % 64)))
@@ -579,7 +581,7 @@ void fx_check_invariants(const struct fx *x, bool exact)
 			uint32_t lba = tp * l->tp_entries + i;
 
 			p = map[i];
-			if (lba >= l->capacity || p == FTL_UNMAPPED)
+			if (lba >= l->capacity || p >= FTL_LOST)
 				continue;
 			if (p >= total)
 				fail_msg("lba %u: ppn %u out of range", lba, p);

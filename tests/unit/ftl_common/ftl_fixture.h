@@ -35,6 +35,7 @@
 
 struct fx_geo {
 	uint32_t channels, dies_per_channel, planes, blocks, pages;
+	const struct nand_reliability *rel; /* NULL: flash that never fails */
 };
 
 struct fx {
