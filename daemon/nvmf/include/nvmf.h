@@ -343,12 +343,8 @@ struct nvmf_req {
 /* Result value meaning "completion will come later" from execute(). */
 #define NVMF_REQ_ASYNC 0xffff
 
-/*
- * Reservation notifications a controller keeps for log page 80h (oldest
- * dropped first: the gap in the counts tells the host how many).
- */
+/* Log page 80h entries a controller keeps (the oldest dropped first: the counts show it). */
 #define NVMF_RESV_LOG_ENTRIES 64
-
 struct nvmf_resv_note {
 	uint64_t lpc; /* Log Page Count */
 	uint32_t nsid;
@@ -639,9 +635,9 @@ void nvmf_plm_ctrl_free(struct nvmf_ctrl *c);
  * Reservations (resv_cmd.c). nvmf_ns_resv_init/fini: @ns's state (0 or
  * -ENOMEM). nvmf_parse_resv: Reservation Register, Report, Acquire and
  * Release on the namespace of @req. nvmf_resv_io_check: may the command
- * of @req run on its namespace (0, or Reservation Conflict)?
- * nvmf_resv_io_left: @req left its namespace's backend. Get (@set false)
- * and Set Features 82h and 83h; log page 80h (one entry per read).
+ * of @req run on @ns (0, or Reservation Conflict)? nvmf_resv_io_left:
+ * @req left its namespace's backend. Get (@set false) and Set Features
+ * 82h and 83h; log page 80h (one entry per read); RESCAP of @ns.
  */
 int nvmf_ns_resv_init(struct nvmf_ns *ns);
 void nvmf_ns_resv_fini(struct nvmf_ns *ns);
@@ -651,42 +647,37 @@ void nvmf_resv_io_left(struct nvmf_req *req);
 uint16_t nvmf_feat_resv_mask(struct nvmf_req *req, bool set);
 uint16_t nvmf_feat_resv_persist(struct nvmf_req *req, bool set);
 size_t nvmf_log_resv(struct nvmf_ctrl *c, uint8_t *out, bool rae);
-/* What RESCAP of Identify Namespace says of @ns. */
 uint8_t nvmf_ns_rescap(const struct nvmf_ns *ns);
 /*
- * Persist Through Power Loss (resv_store.c). nvmf_tgt_set_resv_dir: the
- * directory namespaces added from now on keep their state in (bloxd's
- * data directory; NULL: none, and PTPL is not offered). 0 or -ENOMEM.
- * nvmf_ns_resv_load: @ns (being added) takes the state kept for its UUID,
- * if any. nvmf_ns_resv_save: @ns's state to its file if PTPL is set, its
- * file removed if not; 0 or -errno. nvmf_ns_resv_forget: @ns is deleted,
- * its file goes.
+ * Persist Through Power Loss (resv_store.c). nvmf_tgt_set_resv_dir: where
+ * namespaces added from now on keep their state (bloxd's data directory;
+ * NULL: nowhere, PTPL not offered); 0 or -ENOMEM. nvmf_ns_resv_load: @ns
+ * (being added) takes the state kept for its UUID. nvmf_ns_resv_save:
+ * @ns's state to its file while PTPL is set, else the file removed; 0 or
+ * -errno. nvmf_ns_resv_forget: @ns is deleted, its file goes.
  */
 int nvmf_tgt_set_resv_dir(struct nvmf_tgt *tgt, const char *dir);
-/* What an operator sees of a namespace's reservations (bloxctl ns show). */
-struct nvmf_resv_view {
-	uint32_t gen;
-	uint8_t rtype; /* 0: none; 1..6 as RTYPE */
-	bool ptpl;
-	uint32_t nr; /* registrants */
-};
-void nvmf_ns_resv_view(const struct nvmf_ns *ns, struct nvmf_resv_view *v);
-/* Registrant @i (< v.nr) of @ns: its host identifier, key, and whether it holds the reservation. */
-void nvmf_ns_resv_registrant(const struct nvmf_ns *ns, uint32_t i, uint8_t hostid[16],
-			     uint64_t *key, bool *holder);
-/* The RTYPE's name ("Write Exclusive", ...; "none" for 0). */
-const char *nvmf_resv_type_name(uint8_t rtype);
-/*
- * An operator clears @ns's reservations: every registration and the
- * reservation go, as a Reservation Release (Clear) of a host that is none
- * of them would (each registrant's controllers are told "reservation
- * preempted"); PTPL stays as it was, and its file is written. 0 or
- * -errno (the file: nothing changed then).
- */
-int nvmf_ns_resv_clear(struct nvmf_ns *ns);
 void nvmf_ns_resv_load(struct nvmf_ns *ns);
 int nvmf_ns_resv_save(struct nvmf_ns *ns);
 void nvmf_ns_resv_forget(struct nvmf_ns *ns);
+/*
+ * For operators (bloxctl ns show, resv-clear): the reservation, registrant
+ * @i (< nr: host identifier, key, holding it), an RTYPE's name ("none"
+ * for 0), and a clear: every registration and the reservation go as for a
+ * Reservation Release (Clear) by a host that is none of them (registrants
+ * told "reservation preempted"), PTPL kept and its file written; 0 or
+ * -errno (nothing changed).
+ */
+struct nvmf_resv_view {
+	uint32_t gen, nr;
+	uint8_t rtype; /* 0: none; 1..6 as RTYPE */
+	bool ptpl;
+};
+void nvmf_ns_resv_view(const struct nvmf_ns *ns, struct nvmf_resv_view *v);
+void nvmf_ns_resv_registrant(const struct nvmf_ns *ns, uint32_t i, uint8_t hostid[16],
+			     uint64_t *key, bool *holder);
+const char *nvmf_resv_type_name(uint8_t rtype);
+int nvmf_ns_resv_clear(struct nvmf_ns *ns);
 /* Tell every controller of @subsys that @nsid changed (AEN + log 04h). */
 void nvmf_subsys_ns_changed(struct nvmf_subsys *subsys, uint32_t nsid);
 int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
