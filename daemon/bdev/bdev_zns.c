@@ -16,22 +16,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t page_index(const struct zns_bdev *zb, uint32_t zone, uint32_t pidx,
+static uint64_t page_index(const struct zns_bdev *zb, uint32_t row, uint32_t pidx,
 			   uint64_t *block)
 {
 	struct nand_addr a;
 
-	zb_addr(zb, zone, pidx, &a);
+	zb_addr(zb, row, pidx, &a);
 	if (block)
 		*block = nand_block_index(zb->geo, &a);
 	return nand_page_index(zb->geo, &a);
 }
 
-static bool programmed(const struct zns_bdev *zb, uint32_t zone, uint32_t pidx)
+static bool programmed(const struct zns_bdev *zb, uint32_t row, uint32_t pidx)
 {
 	struct nand_addr a;
 
-	zb_addr(zb, zone, pidx, &a);
+	zb_addr(zb, row, pidx, &a);
 	return a.page < zb->store->blocks[nand_block_index(zb->geo, &a)].write_ptr;
 }
 
@@ -39,13 +39,14 @@ static bool programmed(const struct zns_bdev *zb, uint32_t zone, uint32_t pidx)
 static int store_program(struct zns_bdev *zb, uint32_t zone, uint32_t pidx,
 			 const struct zb_oob *oob, const void *data)
 {
+	uint32_t row = zb->zones[zone].row;
 	uint8_t *buf = calloc(1, zb->geo->oob_size);
 	int rc;
 
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf, oob, sizeof(*oob));
-	rc = zb->store->ops->program(zb->store, page_index(zb, zone, pidx, NULL), data, buf);
+	rc = zb->store->ops->program(zb->store, page_index(zb, row, pidx, NULL), data, buf);
 	free(buf);
 	return rc;
 }
@@ -61,19 +62,21 @@ static int fill_holes(struct zns_bdev *zb, uint32_t zone)
 	int rc;
 
 	for (uint32_t p = 0; p < zb->zones[zone].pnext; p++)
-		if (!programmed(zb, zone, p) && (rc = store_program(zb, zone, p, &filler, NULL)))
+		if (!programmed(zb, zb->zones[zone].row, p) &&
+		    (rc = store_program(zb, zone, p, &filler, NULL)))
 			return rc;
 	return 0;
 }
 
-static int erase_blocks(struct zns_bdev *zb, uint32_t zone)
+/* Row @row erased on the store at once (its blocks that hold anything). */
+static int erase_row(struct zns_bdev *zb, uint32_t row)
 {
 	uint32_t stripe = zb->l.ndies * zb->l.planes;
 	uint64_t bi;
 	int rc;
 
 	for (uint32_t s = 0; s < stripe; s++) {
-		page_index(zb, zone, s, &bi);
+		page_index(zb, row, s, &bi);
 		if (zb->store->blocks[bi].write_ptr && (rc = zb->store->ops->erase(zb->store, bi)))
 			return rc;
 	}
@@ -85,17 +88,21 @@ static int recover_zone(struct zns_bdev *zb, uint32_t zone, uint8_t *oob, uint16
 {
 	struct zb_zone *zz = &zb->zones[zone];
 	uint32_t *l2p = zb->l2p + (uint64_t)zone * zb->lpages, slots = zb->l.slots;
-	uint32_t last = ZB_NONE, lp = 0;
+	uint32_t last = ZB_NONE, lp = 0, row = zz->row;
 	uint64_t wpoff;
 	bool finish = false, partial;
 	int rc;
 
+	if (row == ZB_NONE) {
+		zns_zone_restore(zb->z, zone, zns_zslba(zb->z, zone), false);
+		return 0;
+	}
 	for (uint32_t p = 0; p < zb->l.zone_pages; p++) {
 		struct zb_oob o;
 
-		if (!programmed(zb, zone, p))
+		if (!programmed(zb, row, p))
 			continue;
-		rc = zb->store->ops->read(zb->store, page_index(zb, zone, p, NULL), NULL, oob);
+		rc = zb->store->ops->read(zb->store, page_index(zb, row, p, NULL), NULL, oob);
 		if (rc)
 			return rc;
 		last = p;
@@ -124,7 +131,9 @@ static int recover_zone(struct zns_bdev *zb, uint32_t zone, uint8_t *oob, uint16
 		for (uint32_t j = 0; j < zb->lpages; j++)
 			l2p[j] = ZB_NONE;
 		zz->pnext = 0;
-		rc = last == ZB_NONE ? 0 : erase_blocks(zb, zone);
+		rc = erase_row(zb, row);
+		zb->row_zone[row] = ZB_NONE;
+		zz->row = ZB_NONE;
 		zns_zone_restore(zb->z, zone, zns_zslba(zb->z, zone), false);
 		return rc;
 	}
@@ -137,7 +146,7 @@ static int recover_zone(struct zns_bdev *zb, uint32_t zone, uint8_t *oob, uint16
 		zz->buf = malloc(zb->geo->page_size);
 		if (!zz->buf)
 			return -ENOMEM;
-		rc = zb->store->ops->read(zb->store, page_index(zb, zone, l2p[lp], NULL), zz->buf,
+		rc = zb->store->ops->read(zb->store, page_index(zb, row, l2p[lp], NULL), zz->buf,
 					  NULL);
 		if (rc)
 			return rc;
@@ -148,6 +157,38 @@ static int recover_zone(struct zns_bdev *zb, uint32_t zone, uint8_t *oob, uint16
 	return 0;
 }
 
+/*
+ * Whose row @row is: the zone its pages name. A row that holds something
+ * of no zone of ours (or of a zone another row has) is erased, free again.
+ */
+static int find_row(struct zns_bdev *zb, uint32_t row, uint8_t *oob)
+{
+	uint32_t zone = ZB_NONE;
+	bool any = false;
+	int rc;
+
+	for (uint32_t p = 0; p < zb->l.zone_pages && zone == ZB_NONE; p++) {
+		struct zb_oob o;
+
+		if (!programmed(zb, row, p))
+			continue;
+		any = true;
+		rc = zb->store->ops->read(zb->store, page_index(zb, row, p, NULL), NULL, oob);
+		if (rc)
+			return rc;
+		memcpy(&o, oob, sizeof(o));
+		if (o.magic == ZB_OOB_MAGIC && o.zone < zb->l.nr_zones &&
+		    zb->zones[o.zone].row == ZB_NONE)
+			zone = o.zone;
+	}
+	if (zone != ZB_NONE) {
+		zb->row_zone[row] = zone;
+		zb->zones[zone].row = row;
+		return 0;
+	}
+	return any ? erase_row(zb, row) : 0;
+}
+
 static int recover(struct zns_bdev *zb)
 {
 	uint8_t *oob = malloc(zb->geo->oob_size);
@@ -155,6 +196,8 @@ static int recover(struct zns_bdev *zb)
 	struct zns_counts c;
 	int rc = oob && nvalid ? 0 : -ENOMEM;
 
+	for (uint32_t row = 0; row < zb->nr_rows && !rc; row++)
+		rc = find_row(zb, row, oob);
 	for (uint32_t zone = 0; zone < zb->l.nr_zones && !rc; zone++) {
 		memset(nvalid, 0, zb->lpages * sizeof(*nvalid));
 		rc = recover_zone(zb, zone, oob, nvalid);
@@ -180,7 +223,8 @@ static void zb_destroy(struct blox_bdev *bdev)
 	for (uint32_t zone = 0; zb->zones && zone < zb->l.nr_zones; zone++) {
 		struct zb_zone *zz = &zb->zones[zone];
 
-		if (zz->buf && zz->buf_fill && zz->pnext < zb->l.zone_pages) {
+		if (zz->buf && zz->buf_fill && zz->pnext < zb->l.zone_pages &&
+		    (zz->row != ZB_NONE || !zb_row_take(zb, zone))) {
 			struct zb_oob o = { .magic = ZB_OOB_MAGIC, .zone = zone,
 					    .lpage = zz->buf_lpage,
 					    .nvalid = (uint16_t)zz->buf_fill };
@@ -202,6 +246,7 @@ static void zb_destroy(struct blox_bdev *bdev)
 			 (unsigned long)zb->reads, (unsigned long)zb->erases);
 	zns_destroy(zb->z);
 	free(zb->zones);
+	free(zb->row_zone);
 	free(zb->l2p);
 	blox_nand_dev_put(zb->nd);
 	free(zb);
@@ -328,6 +373,7 @@ static int zb_setup(struct zns_bdev *zb, const struct blox_bdev_params *p)
 		return rc;
 	}
 	zone_bytes = zb->l.zone_size * ZNS_LBA_SIZE;
+	zb->nr_rows = zb->l.nr_zones; /* a row per block; zones may be fewer */
 	if (p->size) {
 		if (p->size / zone_bytes == 0 || p->size / zone_bytes > zb->l.nr_zones) {
 			blox_log(zb->log, BLOX_LOG_ERR,
@@ -342,12 +388,16 @@ static int zb_setup(struct zns_bdev *zb, const struct blox_bdev_params *p)
 		return rc;
 	zb->lpages = (uint32_t)((zb->l.zone_cap + zb->l.slots - 1) / zb->l.slots);
 	zb->zones = calloc(zb->l.nr_zones, sizeof(*zb->zones));
+	zb->row_zone = malloc(zb->nr_rows * sizeof(*zb->row_zone));
 	zb->l2p = malloc((uint64_t)zb->l.nr_zones * zb->lpages * sizeof(*zb->l2p));
-	if (!zb->zones || !zb->l2p)
+	if (!zb->zones || !zb->row_zone || !zb->l2p)
 		return -ENOMEM;
 	memset(zb->l2p, 0xff, (uint64_t)zb->l.nr_zones * zb->lpages * sizeof(*zb->l2p));
-	for (uint32_t i = 0; i < zb->l.nr_zones; i++)
+	memset(zb->row_zone, 0xff, zb->nr_rows * sizeof(*zb->row_zone));
+	for (uint32_t i = 0; i < zb->l.nr_zones; i++) {
+		zb->zones[i].row = ZB_NONE;
 		TAILQ_INIT(&zb->zones[i].progs);
+	}
 	return recover(zb);
 }
 

@@ -5,8 +5,13 @@
  * destroy, the zones' report and what it tells; bdev_zns_io.c: reads,
  * writes, appends, flushes and the zone actions on the NAND device.
  *
- * Where data is. A zone is block first_block + z on every (die, plane) of
- * the namespace (zns.h); its NAND pages are programmed in order, physical
+ * Where data is. A zone's flash is a row: block first_block + r on every
+ * (die, plane) of the namespace (zns.h's layout, with the row for the
+ * zone). A zone takes a row when its first page is programmed, the least
+ * worn free one (dynamic wear leveling across zones: a zone reset often
+ * does not wear the same blocks), and gives it back when a reset has
+ * erased it; the namespace has a row per block of its range, so rows past
+ * its zones are spares. Its NAND pages are programmed in order, physical
  * page pnext next. Logical page j of a zone (its LBAs j * slots ..) is in
  * the physical page l2p[j]. A write fills whole pages straight to flash;
  * the partial page at the write pointer waits in the zone's buffer (the
@@ -19,7 +24,8 @@
  * (Full, ZFC) at its next flushed partial page, its data durable.
  *
  * Every page's OOB says which zone and logical page it holds and how many
- * LBAs of it are valid; a Finish programs a marker page. After a restart
+ * LBAs of it are valid (so a row's zone is found again by its pages); a
+ * Finish programs a marker page. After a restart
  * (clean or not) each zone's write pointer is the end of the longest run
  * of logical pages from its start found on flash (the last one may be
  * partial: it goes back into the buffer), so it never passes data that is
@@ -84,6 +90,7 @@ struct zb_req {
 };
 
 struct zb_zone {
+	uint32_t row; /* its flash (block first_block + row everywhere), or ZB_NONE */
 	uint32_t pnext; /* next physical page to program */
 	uint8_t *buf; /* the partial page at the write pointer, or NULL */
 	uint32_t buf_lpage, buf_fill; /* which logical page, LBAs of it held */
@@ -104,6 +111,8 @@ struct zns_bdev {
 	uint32_t lpages; /* logical pages a zone's capacity spans */
 	uint32_t *l2p; /* nr_zones * lpages */
 	struct zb_zone *zones;
+	uint32_t nr_rows; /* rows of blocks it has (at least its zones) */
+	uint32_t *row_zone; /* row -> the zone on it, or ZB_NONE: free */
 	uint32_t dies[BLOX_FTL_MAX_DIES]; /* die slot -> global die */
 	uint32_t tenant;
 	bool cache_off; /* the host turned the write cache off: every write is FUA */
@@ -117,7 +126,11 @@ struct zns_bdev {
 
 /* bdev_zns_io.c */
 void zb_submit(struct blox_bdev *bdev, struct blox_io *io);
-/* The NAND address of physical page @pidx of @zone. */
-void zb_addr(const struct zns_bdev *zb, uint32_t zone, uint32_t pidx, struct nand_addr *a);
+/* The NAND address of physical page @pidx of row @row. */
+void zb_addr(const struct zns_bdev *zb, uint32_t row, uint32_t pidx, struct nand_addr *a);
+/* @zone (without one) takes the least worn free row. 0, or -ENOSPC: none free. */
+int zb_row_take(struct zns_bdev *zb, uint32_t zone);
+/* Erases of row @row's blocks, summed: its wear. */
+uint64_t zb_row_wear(const struct zns_bdev *zb, uint32_t row);
 
 #endif

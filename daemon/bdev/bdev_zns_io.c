@@ -19,14 +19,52 @@
 
 static void zone_idle(struct zns_bdev *zb, uint32_t zone);
 
-void zb_addr(const struct zns_bdev *zb, uint32_t zone, uint32_t pidx, struct nand_addr *a)
+void zb_addr(const struct zns_bdev *zb, uint32_t row, uint32_t pidx, struct nand_addr *a)
 {
 	uint32_t slot, die;
 
-	zns_page_addr(&zb->l, zone, pidx, &slot, &a->plane, &a->block, &a->page);
+	zns_page_addr(&zb->l, row, pidx, &slot, &a->plane, &a->block, &a->page);
 	die = zb->dies[slot];
 	a->ch = die / zb->geo->dies_per_channel;
 	a->die = die % zb->geo->dies_per_channel;
+}
+
+uint64_t zb_row_wear(const struct zns_bdev *zb, uint32_t row)
+{
+	uint32_t stripe = zb->l.ndies * zb->l.planes;
+	uint64_t wear = 0;
+
+	for (uint32_t s = 0; s < stripe; s++) {
+		struct nand_addr a;
+
+		zb_addr(zb, row, s, &a);
+		wear += zb->store->blocks[nand_block_index(zb->geo, &a)].erase_count;
+	}
+	return wear;
+}
+
+
+int zb_row_take(struct zns_bdev *zb, uint32_t zone)
+{
+	uint32_t best = ZB_NONE;
+	uint64_t best_wear = UINT64_MAX;
+
+	for (uint32_t r = 0; r < zb->nr_rows; r++) {
+		uint64_t w;
+
+		if (zb->row_zone[r] != ZB_NONE)
+			continue;
+		w = zb_row_wear(zb, r);
+		if (w < best_wear) {
+			best = r;
+			best_wear = w;
+		}
+	}
+	if (best == ZB_NONE)
+		return -ENOSPC;
+	zb->row_zone[best] = zone;
+	zb->zones[zone].row = best;
+	return 0;
 }
 
 /* Copy @len bytes between @buf and @io's data at byte @off (no data: zeroes to @buf). */
@@ -202,7 +240,7 @@ static int prog_submit(struct zns_bdev *zb, struct zb_req *req, uint32_t zone, u
 	uint32_t pidx;
 	int rc;
 
-	if (zz->pnext >= zb->l.zone_pages) {
+	if (zz->pnext >= zb->l.zone_pages || (zz->row == ZB_NONE && (rc = zb_row_take(zb, zone)))) {
 		free(data);
 		return -ENOSPC;
 	}
@@ -217,7 +255,7 @@ static int prog_submit(struct zns_bdev *zb, struct zb_req *req, uint32_t zone, u
 				  .nvalid = (uint16_t)nvalid, .flags = flags };
 	memcpy(o + 1, &o->oob, sizeof(o->oob));
 	pidx = zz->pnext;
-	zb_addr(zb, zone, pidx, &o->op.addr);
+	zb_addr(zb, zz->row, pidx, &o->op.addr);
 	o->op.kind = NAND_OP_PROGRAM;
 	o->op.data = data;
 	o->op.oob = o + 1;
@@ -344,7 +382,7 @@ static int read_page(struct zns_bdev *zb, struct zb_req *req, uint32_t zone, uin
 	o = op_new(zb, req, zone, true);
 	if (!o)
 		return -ENOMEM;
-	zb_addr(zb, zone, pidx, &o->op.addr);
+	zb_addr(zb, zz->row, pidx, &o->op.addr);
 	o->op.kind = NAND_OP_READ;
 	o->op.prio = NAND_PRIO_HOST_READ;
 	o->op.data = o->data;
@@ -505,7 +543,10 @@ static void erase_done(struct nand_op *op)
 	}
 	op_free(o);
 	if (!zz->inflight) {
-		/* Erased: nothing of the zone is anywhere any more. */
+		/* Erased: nothing of the zone is anywhere any more; its row is free. */
+		if (zz->row != ZB_NONE)
+			zb->row_zone[zz->row] = ZB_NONE;
+		zz->row = ZB_NONE;
 		zz->pnext = 0;
 		zz->resetting = false;
 		for (uint32_t i = 0; i < zb->lpages; i++)
@@ -529,7 +570,7 @@ static int erase_zone(struct zns_bdev *zb, struct zb_req *req, uint32_t zone)
 
 		if (!o)
 			return s ? 0 : -ENOMEM; /* the others end the reset */
-		zb_addr(zb, zone, s, &o->op.addr);
+		zb_addr(zb, zz->row, s, &o->op.addr);
 		o->op.addr.page = 0;
 		o->op.kind = NAND_OP_ERASE;
 		o->op.prio = NAND_PRIO_ERASE;
@@ -585,7 +626,7 @@ static enum zns_status zone_act(struct zns_bdev *zb, struct zb_req *req, uint32_
 		return st;
 	if (act == ZNS_ACT_RESET && before != ZNS_EMPTY) {
 		buf_drop(zz);
-		if (!zz->pnext && !zz->inflight)
+		if (zz->row == ZB_NONE && !zz->inflight)
 			return ZNS_OK;
 		zz->resetting = true;
 		zz->reset_req = req;

@@ -23,8 +23,10 @@
 #include <unistd.h>
 
 #include "bdev.h"
+#include "bdev_zns.h"
 #include "blox_clock.h"
 #include "blox_log.h"
+#include "blox_util.h"
 #include "nand.h"
 #include "zns.h"
 
@@ -43,13 +45,18 @@ struct ctx {
 	char dir[32], path[64];
 };
 
-static void make(struct ctx *c, const char *path, uint32_t max_open)
+static void make_sized(struct ctx *c, const char *path, uint32_t max_open, uint64_t size)
 {
 	struct blox_bdev_params p = { .backend = "zns", .block_size = LBA, .nand = &c->nand,
 				      .store_path = path, .clock = &c->clock, .log = &c->log,
-				      .base = c->base, .max_open = max_open };
+				      .base = c->base, .max_open = max_open, .size = size };
 
 	assert_int_equal(blox_bdev_create(&p, &c->cq, &c->bdev), 0);
+}
+
+static void make(struct ctx *c, const char *path, uint32_t max_open)
+{
+	make_sized(c, path, max_open, 0);
 }
 
 static int setup(void **state)
@@ -191,8 +198,11 @@ static void check_zero(struct ctx *c, uint64_t lba, uint32_t nlb)
 static struct blox_bdev_zone zone(struct ctx *c, uint32_t z)
 {
 	struct blox_bdev_zone d;
+	struct blox_bdev_zone_info info;
 
-	assert_int_equal(blox_bdev_zone_report(c->bdev, (uint64_t)z * ZSIZE, 0, &d, 1), 8 - z);
+	assert_true(blox_bdev_zone_info(c->bdev, &info));
+	assert_int_equal(blox_bdev_zone_report(c->bdev, (uint64_t)z * ZSIZE, 0, &d, 1),
+			 info.nr_zones - z);
 	return d;
 }
 
@@ -427,6 +437,53 @@ static void test_reserve(void **state)
 	check(c, 0, 3);
 }
 
+/*
+ * 9. Wear leveling across zones: four zones on eight rows of blocks; one
+ * zone written and reset over and over takes the least worn free row each
+ * time, so every row wears alike; after a restart each zone is found on
+ * its row again.
+ */
+static void test_wear(void **state)
+{
+	struct ctx *c = *state;
+	struct zns_bdev *zb;
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	blox_bdev_destroy(c->bdev);
+	unlink(c->path);
+	make_sized(c, c->path, 0, 4ull * ZSIZE * LBA);
+	zb = container_of(c->bdev, struct zns_bdev, base);
+	assert_int_equal(zb->nr_rows, 8);
+	assert_int_equal(zb->l.nr_zones, 4);
+	wr(c, 3 * ZSIZE, 8, false); /* zone 3 holds one row throughout */
+	for (uint32_t i = 0; i < 21; i++) {
+		wr(c, 0, 8, false);
+		assert_int_equal(zmgmt(c, 0, ZNS_ACT_RESET, false, NULL), 0);
+	}
+	for (uint32_t r = 0; r < zb->nr_rows; r++) {
+		uint64_t w = zb_row_wear(zb, r);
+
+		if (r == zb->zones[3].row)
+			continue;
+		lo = w < lo ? w : lo;
+		hi = w > hi ? w : hi;
+	}
+	/* 21 resets of 2 blocks over 7 rows: 6 erases each. */
+	assert_int_equal(lo, 6);
+	assert_int_equal(hi, 6);
+	wr(c, 0, 6, false);
+	wr(c, ZSIZE, 5, false);
+	blox_bdev_destroy(c->bdev);
+	make_sized(c, c->path, 0, 4ull * ZSIZE * LBA);
+	zb = container_of(c->bdev, struct zns_bdev, base);
+	check(c, 0, 6);
+	check(c, ZSIZE, 5);
+	check(c, 3 * ZSIZE, 8);
+	assert_int_equal(zone(c, 0).wp, 6);
+	assert_int_equal(zone(c, 3).wp, 3 * ZSIZE + 8);
+	assert_int_not_equal(zb->zones[0].row, zb->zones[1].row);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +495,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reserve, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wear, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
