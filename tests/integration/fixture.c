@@ -73,7 +73,7 @@ int fx_wait_child(pid_t pid, int timeout_ms)
 	return st;
 }
 
-static const char *bloxd_path(void)
+const char *fx_bloxd_path(void)
 {
 	const char *p = getenv("BLOXD");
 	return p && *p ? p : BLOXD_DEFAULT_PATH;
@@ -170,6 +170,39 @@ bool fx_alive(struct fx_daemon *d)
 	return reap(d, WNOHANG) != 0;
 }
 
+/*
+ * In a child: its stdout appended to @out_path and its stderr to @err_path
+ * (NULL: inherited), at most @nofile files open (0: inherited), then
+ * @argv executed. Does not return.
+ */
+static _Noreturn void child_exec(const char *const *argv, const char *out_path,
+				 const char *err_path, unsigned nofile)
+{
+	const char *path[2] = { out_path, err_path };
+
+	/* Never outlive the test program (a ctest timeout kills it). */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	for (int i = 0; i < 2; i++) {
+		int fd;
+
+		if (!path[i])
+			continue;
+		fd = open(path[i], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd < 0 || dup2(fd, 1 + i) < 0) {
+			fprintf(stderr, "fixture: %s %s: %s\n", i ? "stderr" : "stdout", path[i],
+				strerror(errno));
+			_exit(127);
+		}
+	}
+	if (nofile && setrlimit(RLIMIT_NOFILE, &(struct rlimit){ nofile, nofile })) {
+		fprintf(stderr, "fixture: RLIMIT_NOFILE %u: %s\n", nofile, strerror(errno));
+		_exit(127);
+	}
+	execv(argv[0], (char *const *)argv);
+	fprintf(stderr, "fixture: exec %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
 /* Fork and exec bloxd with @args; its stdout and stderr are appended to
  * @log_path if not NULL, else inherited. */
 static int spawn(struct fx_daemon *d, const char *const *args,
@@ -180,7 +213,7 @@ static int spawn(struct fx_daemon *d, const char *const *args,
 	size_t n = 0;
 	pid_t pid;
 
-	argv[n++] = bloxd_path();
+	argv[n++] = fx_bloxd_path();
 	for (; *args && n < 31; args++) {
 		/* A socket given is the one bloxctl is pointed at (fx_ctl). */
 		if (!strcmp(*args, "--admin-socket") && args[1]) {
@@ -210,31 +243,8 @@ static int spawn(struct fx_daemon *d, const char *const *args,
 	pid = fork();
 	if (pid < 0)
 		return -errno;
-	if (pid == 0) {
-		/* Never outlive the test program (a ctest timeout kills it). */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (log_path) {
-			int fd = open(log_path,
-				      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-				      0644);
-
-			if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
-				fprintf(stderr, "fixture: log %s: %s\n",
-					log_path, strerror(errno));
-				_exit(127);
-			}
-		}
-		if (nofile && setrlimit(RLIMIT_NOFILE,
-					&(struct rlimit){ nofile, nofile })) {
-			fprintf(stderr, "fixture: RLIMIT_NOFILE %u: %s\n", nofile,
-				strerror(errno));
-			_exit(127);
-		}
-		execv(argv[0], (char *const *)argv);
-		fprintf(stderr, "fixture: exec %s: %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
+	if (pid == 0)
+		child_exec(argv, log_path, log_path, nofile);
 	d->pid = pid;
 	return 0;
 }
@@ -372,6 +382,60 @@ int fx_start_argv_log(struct fx_daemon *d, const char *const *argv, const char *
 	return rc;
 }
 
+pid_t fx_spawn_bloxd(const char *const *args, const char *out_path, const char *log_path)
+{
+	const char *argv[40];
+	size_t n = 0;
+	pid_t pid;
+
+	argv[n++] = fx_bloxd_path();
+	for (; *args && n < sizeof(argv) / sizeof(argv[0]) - 1; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		child_exec(argv, out_path ? out_path : "/dev/null",
+			   log_path ? log_path : "/dev/null", 0);
+	return pid;
+}
+
+int fx_run_bloxd(const char *const *args, char *out, size_t outlen, char *err, size_t errlen,
+		 int timeout_ms)
+{
+	char file[2][32] = { "/tmp/bloxd-out-XXXXXX", "/tmp/bloxd-err-XXXXXX" };
+	char *buf[2] = { out, err };
+	size_t len[2] = { outlen, errlen };
+	int fd[2], st;
+	pid_t pid;
+
+	for (int i = 0; i < 2; i++) {
+		fd[i] = mkstemp(file[i]);
+		assert_true(fd[i] >= 0);
+	}
+	pid = fx_spawn_bloxd(args, out ? file[0] : NULL, file[1]);
+	assert_true(pid > 0);
+	st = fx_wait_child(pid, timeout_ms);
+	for (int i = 0; i < 2; i++) {
+		if (buf[i]) {
+			ssize_t k = pread(fd[i], buf[i], len[i] - 1, 0);
+
+			buf[i][k > 0 ? k : 0] = '\0';
+		}
+		close(fd[i]);
+		unlink(file[i]);
+	}
+	fprintf(stderr, "bloxd stderr: %s", err);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+}
+
+void fx_make_tmp(char *out, size_t len, const char *what)
+{
+	snprintf(out, len, "/tmp/bloxd-%s-XXXXXX", what);
+	assert_non_null(mkdtemp(out));
+}
+
 static int rm_entry(const char *path, const struct stat *st, int flag,
 		    struct FTW *ftw)
 {
@@ -381,17 +445,17 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 	return remove(path);
 }
 
-/* rm -rf @dir */
-static void remove_tree(const char *dir)
+void fx_rm_tree(const char *dir)
 {
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT)
+		fprintf(stderr, "could not remove %s: %s\n", dir, strerror(errno));
 }
 
 /* Remove the data directory made for the daemon, with what is in it. */
 static void remove_own_data(struct fx_daemon *d)
 {
 	if (d->own_data[0])
-		remove_tree(d->own_data);
+		fx_rm_tree(d->own_data);
 	d->own_data[0] = '\0';
 }
 
@@ -452,7 +516,7 @@ int fx_group_setup(void **state, const struct fx_group *g)
 	}
 	if (fx_start_opts(&e->d, g->subsystems, &o)) {
 		if (e->data_dir[0])
-			remove_tree(e->data_dir);
+			fx_rm_tree(e->data_dir);
 		free(e);
 		return -1;
 	}
@@ -480,7 +544,7 @@ int fx_group_teardown(void **state)
 		rc = -1;
 	}
 	if (e->data_dir[0])
-		remove_tree(e->data_dir);
+		fx_rm_tree(e->data_dir);
 	free(e);
 	*state = NULL;
 	return rc;
@@ -669,35 +733,4 @@ void fx_field_str(char *dst, size_t dlen, const void *src, size_t slen)
 	dst[n] = '\0';
 	while (n > 0 && (dst[n - 1] == ' ' || dst[n - 1] == '\0'))
 		dst[--n] = '\0';
-}
-
-/* ---- bloxctl ---- */
-
-int fx_ctl(const struct fx_daemon *d, char *out, size_t len, const char *fmt, ...)
-{
-	const char *ctl = getenv("BLOXCTL");
-	char args[2048], cmd[4096];
-	va_list ap;
-	size_t n = 0;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s -s %s %s 2>&1", ctl && *ctl ? ctl : "bloxctl",
-		 d->admin_sock, args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (n + 1 < len) {
-		size_t k = fread(out + n, 1, len - 1 - n, p);
-
-		if (k == 0)
-			break;
-		n += k;
-	}
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }

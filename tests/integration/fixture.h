@@ -64,6 +64,26 @@ int fx_start_argv(struct fx_daemon *d, const char *const *argv,
 /* fx_start_argv() with bloxd's stdout and stderr appended to @log_path (NULL: inherited). */
 int fx_start_argv_log(struct fx_daemon *d, const char *const *argv, const char *log_path,
 		      const char *wait_addr, uint16_t wait_port, uint16_t wait_port2);
+/* The bloxd binary: $BLOXD, else the one the build made. */
+const char *fx_bloxd_path(void);
+/*
+ * Start bloxd with exactly @args after its name (NULL-terminated: no
+ * admin socket or data directory added, no port waited for), its stdout
+ * appended to @out_path and its stderr to @log_path (NULL: /dev/null).
+ * Its pid (reap it with fx_wait_child()), or -errno.
+ */
+pid_t fx_spawn_bloxd(const char *const *args, const char *out_path, const char *log_path);
+/*
+ * fx_spawn_bloxd() run to its end (at most @timeout_ms, then SIGKILL):
+ * its stdout into @out (NULL: dropped), its stderr into @err and onto the
+ * test's stderr (each NUL-ended). Its exit code, 128+signal, or -1.
+ */
+int fx_run_bloxd(const char *const *args, char *out, size_t outlen, char *err, size_t errlen,
+		 int timeout_ms);
+/* A fresh directory /tmp/bloxd-@what-XXXXXX, its path into @out. */
+void fx_make_tmp(char *out, size_t len, const char *what);
+/* rm -rf @dir (says so on stderr if it could not). */
+void fx_rm_tree(const char *dir);
 /*
  * SIGTERM the daemon by its pid and wait up to 15 s (then SIGKILL).
  * Returns its exit code (0 is a clean stop; ASan leak reports make it
@@ -84,6 +104,12 @@ bool fx_alive(struct fx_daemon *d);
  */
 int fx_ctl(const struct fx_daemon *d, char *out, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/*
+ * Migration @id of @d (bloxctl migrate status ID --json): its state into
+ * @state, its percent into *@pct (0 when not given); fails the test when
+ * bloxctl does or the answer has no such migration (fixture_ctl.c).
+ */
+void fx_mig_status(const struct fx_daemon *d, unsigned id, char *state, size_t len, double *pct);
 /* A currently free TCP port on @addr (bind to port 0 and look). */
 uint16_t fx_free_port(const char *addr);
 

@@ -94,23 +94,6 @@ static void check_all(struct env *e, struct ini_queue *q)
 		check_range(e, q, lba, CHUNK);
 }
 
-/* The migration's state and percent, from migrate status ID --json. */
-static void status(struct env *e, uint32_t id, char *state, size_t len, double *pct)
-{
-	json_object *o, *arr, *m, *v;
-
-	assert_int_equal(run(e, "migrate status %u --json", id), 0);
-	o = json_tokener_parse(e->out);
-	assert_non_null(o);
-	assert_true(json_object_object_get_ex(o, "migrations", &arr));
-	m = json_object_array_get_idx(arr, 0);
-	assert_non_null(m);
-	assert_true(json_object_object_get_ex(m, "state", &v));
-	snprintf(state, len, "%s", json_object_get_string(v));
-	*pct = json_object_object_get_ex(m, "percent", &v) ? json_object_get_double(v) : 0;
-	json_object_put(o);
-}
-
 /* migrate status ID --json: the migration's object (json_object_put() the root @root). */
 static json_object *mig_json(struct env *e, uint32_t id, json_object **root)
 {
@@ -199,7 +182,7 @@ static void wait_state(struct env *e, uint32_t id, const char *want, int seconds
 	double pct;
 
 	for (int i = 0; i < seconds * 10; i++) {
-		status(e, id, st, sizeof(st), &pct);
+		fx_mig_status(&e->fx.d, id, st, sizeof(st), &pct);
 		if (!strcmp(st, want))
 			return;
 		usleep(100000);
@@ -266,7 +249,7 @@ static void test_migrate_under_io(void **state)
 	for (;;) {
 		uint32_t lba;
 
-		status(e, id, st, sizeof(st), &pct);
+		fx_mig_status(&e->fx.d, id, st, sizeof(st), &pct);
 		if (strcmp(st, "running"))
 			break;
 		for (int k = 0; k < 8; k++) {
@@ -305,7 +288,7 @@ static void test_pause_resume_cancel(void **state)
 	uint32_t id = start(e, "--to-channels 3 --share 200");
 
 	assert_int_equal(run(e, "migrate pause %u", id), 0);
-	status(e, id, st, sizeof(st), &pct);
+	fx_mig_status(&e->fx.d, id, st, sizeof(st), &pct);
 	assert_string_equal(st, "paused");
 	assert_int_equal(run(e, "migrate pause %u", id), 4);
 	assert_int_equal(run(e, "migrate resume %u", id), 0);
@@ -430,7 +413,7 @@ static void test_kill9_mid_migration(void **state)
 
 	for (int i = 0; i < 600 && pct < 20; i++) {
 		usleep(50000);
-		status(e, id, st, sizeof(st), &pct);
+		fx_mig_status(&e->fx.d, id, st, sizeof(st), &pct);
 	}
 	assert_string_equal(st, "running");
 	assert_int_equal(fx_kill(&e->fx.d, SIGKILL), 128 + SIGKILL);

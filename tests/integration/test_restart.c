@@ -2,12 +2,9 @@
 /*
  * Running bloxd for real (issue 13): restarts with the same command line
  * after bloxctl changes, ten times, with the data read back each time;
- * one bloxd per data directory (the second exits 3 naming the first's
- * PID); a start that fails on a busy port leaves the data directory
- * byte-identical (and an empty one empty); --print-config; nsid 0
- * refused; SMART counters across restarts (power cycles, unsafe
- * shutdowns); the systemd notification protocol (READY=1 with STATUS=,
- * STOPPING=1) and a second signal that exits at once.
+ * listeners added with bloxctl kept; nsid 0 refused; SMART counters
+ * across restarts (power cycles, unsafe shutdowns). restart.h says what
+ * the other files of the program test.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,197 +29,19 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "restart.h"
 
-#define DEF_NQN "nqn.2026-12.io.blox:default"
 #define REGION_BLOCKS 32 /* 128 KiB written per round */
-
-static const char *bloxd_bin(void)
-{
-	const char *b = getenv("BLOXD");
-
-	return b && *b ? b : "bloxd";
-}
-
-/* A fresh directory under /tmp; @out gets its path. */
-static void make_tmp(char *out, size_t len, const char *what)
-{
-	snprintf(out, len, "/tmp/bloxd-%s-XXXXXX", what);
-	assert_non_null(mkdtemp(out));
-}
-
-static void rm_tree(const char *dir)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
-}
-
-/*
- * Run bloxd with @args (NULL-terminated) to its end (at most @timeout_ms,
- * then SIGKILL): stdout into @out, stderr into @err (each NUL-ended).
- * Returns its exit code, 128+signal, or -1.
- */
-static int run_bloxd(const char *const *args, char *out, size_t outlen, char *err,
-		     size_t errlen, int timeout_ms)
-{
-	char ofile[] = "/tmp/bloxd-out-XXXXXX", efile[] = "/tmp/bloxd-err-XXXXXX";
-	int ofd = mkstemp(ofile), efd = mkstemp(efile), st;
-	const char *argv[32];
-	size_t n = 0;
-	pid_t pid;
-
-	assert_true(ofd >= 0 && efd >= 0);
-	argv[n++] = bloxd_bin();
-	for (; *args && n < 31; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(ofd, 1);
-		dup2(efd, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	st = fx_wait_child(pid, timeout_ms);
-	for (int i = 0; i < 2; i++) {
-		int fd = i ? efd : ofd;
-		char *buf = i ? err : out;
-		size_t len = i ? errlen : outlen;
-		ssize_t k = pread(fd, buf, len - 1, 0);
-
-		buf[k > 0 ? k : 0] = '\0';
-		close(fd);
-	}
-	unlink(ofile);
-	unlink(efile);
-	fprintf(stderr, "bloxd stderr: %s", err);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
-}
-
-/* ---- What a data directory holds, to compare before and after ---- */
-
-#define SNAP_MAX 32
-
-struct snap {
-	size_t n;
-	struct {
-		char name[256];
-		off_t size;
-		struct timespec mtime;
-		uint64_t hash; /* FNV-1a over the file's data extents (sparse files) */
-	} f[SNAP_MAX];
-};
-
-static uint64_t hash_file(const char *path)
-{
-	int fd = open(path, O_RDONLY);
-	uint64_t h = 1469598103934665603ull;
-	static char buf[1 << 16];
-	off_t off = 0, end;
-
-	assert_true(fd >= 0);
-	end = lseek(fd, 0, SEEK_END);
-	while (off < end) {
-		off_t data = lseek(fd, off, SEEK_DATA), hole;
-
-		if (data < 0)
-			break;
-		hole = lseek(fd, data, SEEK_HOLE);
-		for (off = data; off < hole;) {
-			off_t want = hole - off < (off_t)sizeof(buf) ? hole - off
-								     : (off_t)sizeof(buf);
-			ssize_t k = pread(fd, buf, (size_t)want, off);
-
-			assert_true(k > 0);
-			for (ssize_t i = 0; i < k; i++)
-				h = (h ^ (uint8_t)buf[i]) * 1099511628211ull;
-			off += k;
-		}
-		h = (h ^ (uint64_t)data) * 1099511628211ull;
-	}
-	close(fd);
-	return h;
-}
-
-static void take_snap(const char *dir, struct snap *s)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	memset(s, 0, sizeof(*s));
-	assert_non_null(d);
-	while ((e = readdir(d))) {
-		char path[512];
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		assert_true(s->n < SNAP_MAX);
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		assert_int_equal(stat(path, &st), 0);
-		snprintf(s->f[s->n].name, sizeof(s->f[s->n].name), "%s", e->d_name);
-		s->f[s->n].size = st.st_size;
-		s->f[s->n].mtime = st.st_mtim;
-		s->f[s->n].hash = S_ISREG(st.st_mode) ? hash_file(path) : 0;
-		s->n++;
-	}
-	closedir(d);
-}
-
-static void assert_snap_equal(const struct snap *a, const struct snap *b)
-{
-	if (a->n != b->n)
-		fail_msg("%zu files before, %zu after", a->n, b->n);
-	for (size_t i = 0; i < a->n; i++) {
-		size_t j;
-
-		for (j = 0; j < b->n; j++)
-			if (!strcmp(a->f[i].name, b->f[j].name))
-				break;
-		if (j == b->n)
-			fail_msg("%s is gone", a->f[i].name);
-		if (a->f[i].size != b->f[j].size || a->f[i].hash != b->f[j].hash ||
-		    a->f[i].mtime.tv_sec != b->f[j].mtime.tv_sec ||
-		    a->f[i].mtime.tv_nsec != b->f[j].mtime.tv_nsec)
-			fail_msg("%s changed", a->f[i].name);
-	}
-}
-
-static bool dir_empty(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	bool empty = true;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			fprintf(stderr, "%s holds %s\n", dir, e->d_name);
-			empty = false;
-		}
-	closedir(d);
-	return empty;
-}
 
 /* ---- A bloxd on the embedded default, with its own ports ---- */
 
-struct rt {
-	struct fx_daemon d;
-	char dir[64], sock[108], nvm[32], disc[32];
-	uint16_t nvm_port, disc_port;
-	const char *argv[16];
-};
-
 /* The same command line at every start: -l, -D, --data-dir, --admin-socket. */
-static void rt_init(struct rt *r, const char *what)
+void rt_init(struct rt *r, const char *what)
 {
 	size_t n = 0;
 
 	memset(r, 0, sizeof(*r));
-	make_tmp(r->dir, sizeof(r->dir), what);
+	fx_make_tmp(r->dir, sizeof(r->dir), what);
 	snprintf(r->sock, sizeof(r->sock), "%s/adm.sock", r->dir);
 	r->nvm_port = fx_free_port(FX_ADDR);
 	do
@@ -243,7 +62,7 @@ static void rt_init(struct rt *r, const char *what)
 	r->argv[n] = NULL;
 }
 
-static void rt_start(struct rt *r)
+void rt_start(struct rt *r)
 {
 	int rc = fx_start_argv(&r->d, r->argv, FX_ADDR, r->nvm_port, r->disc_port);
 
@@ -251,16 +70,16 @@ static void rt_start(struct rt *r)
 		fail_msg("bloxd did not start (%s, exit %d)", strerror(-rc), r->d.exit_code);
 }
 
-static void rt_stop(struct rt *r)
+void rt_stop(struct rt *r)
 {
 	assert_int_equal(fx_stop(&r->d), 0);
 }
 
-static void rt_fini(struct rt *r)
+void rt_fini(struct rt *r)
 {
 	if (r->d.pid > 0)
 		fx_stop(&r->d);
-	rm_tree(r->dir);
+	fx_rm_tree(r->dir);
 }
 
 /* The pattern of round @i: REGION_BLOCKS blocks from its seed. */
@@ -271,7 +90,7 @@ static void pattern(uint32_t i, uint8_t *buf)
 	fx_fill_random(buf, REGION_BLOCKS * 4096, &seed);
 }
 
-static struct ini_ctrl *ctrl(struct rt *r)
+struct ini_ctrl *rt_ctrl(struct rt *r)
 {
 	struct ini_ctrl *c = NULL;
 
@@ -279,7 +98,7 @@ static struct ini_ctrl *ctrl(struct rt *r)
 	return c;
 }
 
-static void write_region(struct ini_ctrl *c, uint32_t i)
+void rt_write_region(struct ini_ctrl *c, uint32_t i)
 {
 	static uint8_t buf[REGION_BLOCKS * 4096];
 
@@ -304,7 +123,7 @@ static void check_region(struct ini_ctrl *c, uint32_t i)
 }
 
 /* @mib MiB of random data from LBA 65536 on, unflushed (128 KiB commands). */
-static void write_junk(struct ini_ctrl *c, uint32_t mib)
+void rt_write_junk(struct ini_ctrl *c, uint32_t mib)
 {
 	static uint8_t junk[REGION_BLOCKS * 4096];
 	uint64_t seed = 1;
@@ -316,27 +135,27 @@ static void write_junk(struct ini_ctrl *c, uint32_t mib)
 				 0);
 }
 
-static void ctrl_done(struct ini_ctrl *c)
+void rt_ctrl_done(struct ini_ctrl *c)
 {
 	assert_int_equal(ini_ctrl_shutdown(c), 0);
 	ini_ctrl_destroy(c);
 }
 
 /* Region @i written (and flushed), or checked, over a controller of its own. */
-static void rt_write(struct rt *r, uint32_t i)
+void rt_write(struct rt *r, uint32_t i)
 {
-	struct ini_ctrl *c = ctrl(r);
+	struct ini_ctrl *c = rt_ctrl(r);
 
-	write_region(c, i);
-	ctrl_done(c);
+	rt_write_region(c, i);
+	rt_ctrl_done(c);
 }
 
-static void rt_check(struct rt *r, uint32_t i)
+void rt_check(struct rt *r, uint32_t i)
 {
-	struct ini_ctrl *c = ctrl(r);
+	struct ini_ctrl *c = rt_ctrl(r);
 
 	check_region(c, i);
-	ctrl_done(c);
+	rt_ctrl_done(c);
 }
 
 /* A latency of @o's @key (ns): present, and not a wrapped difference (2^64 ns). */
@@ -393,11 +212,11 @@ static void test_restart_ten_times(void **state)
 		struct ini_ctrl *c;
 
 		rt_start(&r);
-		c = ctrl(&r);
+		c = rt_ctrl(&r);
 		for (uint32_t j = 0; j < i; j++)
 			check_region(c, j);
-		write_region(c, i);
-		ctrl_done(c);
+		rt_write_region(c, i);
+		rt_ctrl_done(c);
 		stats_sane(&r, i);
 		/* What bloxctl made before is back. */
 		assert_int_equal(fx_ctl(&r.d, out, sizeof(out), "subsys list"), 0);
@@ -419,7 +238,7 @@ static void test_restart_ten_times(void **state)
 }
 
 /* Write @cfg_json to DIR/cfg.json; its path into @path. */
-static void write_file(const char *dir, const char *name, const char *text, char *path,
+void rt_write_file(const char *dir, const char *name, const char *text, char *path,
 		       size_t len)
 {
 	FILE *f;
@@ -441,7 +260,7 @@ static void test_listener_add_survives(void **state)
 
 	(void)state;
 	rt_init(&r, "rtlis");
-	make_tmp(cfgdir, sizeof(cfgdir), "rtcfg");
+	fx_make_tmp(cfgdir, sizeof(cfgdir), "rtcfg");
 	do
 		extra_port = fx_free_port(FX_ADDR);
 	while (extra_port == r.nvm_port || extra_port == r.disc_port);
@@ -451,7 +270,7 @@ static void test_listener_add_survives(void **state)
 		 "\"subsystems\": [{\"nqn\": \"%s\", \"allow_any_host\": true,"
 		 "\"namespaces\": [{\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\"}]}]}",
 		 FX_ADDR, r.nvm_port, FX_ADDR, r.disc_port, DEF_NQN);
-	write_file(cfgdir, "cfg.json", json, cfgpath, sizeof(cfgpath));
+	rt_write_file(cfgdir, "cfg.json", json, cfgpath, sizeof(cfgpath));
 	argv[0] = "-c";
 	argv[1] = cfgpath;
 	memcpy(argv + 2, r.argv + 4, 7 * sizeof(*argv)); /* --data-dir ... */
@@ -486,165 +305,7 @@ static void test_listener_add_survives(void **state)
 		rt_stop(&r);
 	}
 	rt_fini(&r);
-	rm_tree(cfgdir);
-}
-
-/* 3. A second bloxd on the same data directory exits 3 naming the first. */
-static void test_two_daemons_one_dir(void **state)
-{
-	char out[4096], err[8192], want[128], nvm2[32], disc2[32];
-	const char *argv[16];
-	struct rt r;
-
-	(void)state;
-	rt_init(&r, "rt2d");
-	rt_start(&r);
-	rt_write(&r, 3);
-	snprintf(nvm2, sizeof(nvm2), "%s:%u", FX_ADDR, fx_free_port(FX_ADDR));
-	snprintf(disc2, sizeof(disc2), "%s:%u", FX_ADDR, fx_free_port(FX_ADDR));
-	memcpy(argv, r.argv, sizeof(r.argv));
-	argv[1] = nvm2;
-	argv[3] = disc2;
-	argv[7] = "/tmp/bloxd-rt2d-second.sock";
-	assert_int_equal(run_bloxd(argv, out, sizeof(out), err, sizeof(err), 20000), 3);
-	snprintf(want, sizeof(want), "data directory %s is in use by bloxd (pid %d)", r.dir,
-		 (int)r.d.pid);
-	if (!strstr(err, want))
-		fail_msg("no '%s' in: %s", want, err);
-	/* The first serves on, its data intact. */
-	assert_true(fx_alive(&r.d));
-	rt_check(&r, 3);
-	rt_stop(&r);
-	rt_fini(&r);
-}
-
-/* A listening socket on a free loopback port: a port in use. */
-static int busy_port(uint16_t *port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	assert_true(fd >= 0);
-	inet_pton(AF_INET, FX_ADDR, &a.sin_addr);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 1), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
-/* 4. A start that fails (busy port, bad config) changes nothing in the data directory. */
-static void test_failed_start_touches_nothing(void **state)
-{
-	char out[4096], err[8192], busy[32], empty[64], missing[128], cfgdir[64],
-		cfgpath[128];
-	struct snap before, after;
-	const char *argv[16];
-	uint16_t port;
-	int fd;
-	struct rt r;
-
-	(void)state;
-	/* A data directory with stores, from a clean run. */
-	rt_init(&r, "rtfail");
-	rt_start(&r);
-	rt_write(&r, 5);
-	rt_stop(&r);
-	take_snap(r.dir, &before);
-	assert_true(before.n >= 2);
-
-	fd = busy_port(&port);
-	snprintf(busy, sizeof(busy), "%s:%u", FX_ADDR, port);
-	memcpy(argv, r.argv, sizeof(r.argv));
-	argv[1] = busy;
-	assert_int_equal(run_bloxd(argv, out, sizeof(out), err, sizeof(err), 30000), 4);
-	take_snap(r.dir, &after);
-	assert_snap_equal(&before, &after);
-	/* The admin socket is not left behind either. */
-	assert_int_not_equal(access(r.sock, F_OK), 0);
-
-	/* An empty data directory stays empty, a missing one missing. */
-	make_tmp(empty, sizeof(empty), "rtempty");
-	argv[5] = empty;
-	assert_int_equal(run_bloxd(argv, out, sizeof(out), err, sizeof(err), 30000), 4);
-	assert_true(dir_empty(empty));
-	snprintf(missing, sizeof(missing), "%s/sub", empty);
-	argv[5] = missing;
-	assert_int_equal(run_bloxd(argv, out, sizeof(out), err, sizeof(err), 30000), 4);
-	assert_int_not_equal(access(missing, F_OK), 0);
-	close(fd);
-
-	/* A bad config: exit 2, nothing made. */
-	make_tmp(cfgdir, sizeof(cfgdir), "rtbadcfg");
-	write_file(cfgdir, "cfg.json", "{\"listeners\": [{\"address\": \"127.0.0.1\"}]}",
-		   cfgpath, sizeof(cfgpath));
-	{
-		const char *bad[] = { "-c", cfgpath, "--data-dir", empty, "--admin-socket",
-				      r.sock, NULL };
-
-		assert_int_equal(run_bloxd(bad, out, sizeof(out), err, sizeof(err), 30000), 2);
-	}
-	assert_true(dir_empty(empty));
-
-	/* And the stores still serve their data. */
-	rt_start(&r);
-	rt_check(&r, 5);
-	rt_stop(&r);
-	rt_fini(&r);
-	rm_tree(empty);
-	rm_tree(cfgdir);
-}
-
-/* 5. --print-config: JSON that reflects -l, its sources, and nothing touched. */
-static void test_print_config(void **state)
-{
-	static char out[65536];
-	char err[8192];
-	const char *argv[20];
-	json_object *root, *ls, *l, *v;
-	struct rt r;
-
-	(void)state;
-	rt_init(&r, "rtprint");
-	memcpy(argv, r.argv, 10 * sizeof(*argv));
-	argv[10] = "-l";
-	argv[11] = r.nvm; /* twice: one listener */
-	argv[12] = "--print-config";
-	argv[13] = NULL;
-	assert_int_equal(run_bloxd(argv, out, sizeof(out), err, sizeof(err), 20000), 0);
-	root = json_tokener_parse(out);
-	if (!root)
-		fail_msg("not JSON: %s", out);
-	assert_true(json_object_object_get_ex(root, "listeners", &ls));
-	assert_int_equal(json_object_array_length(ls), 2);
-	l = json_object_array_get_idx(ls, 0);
-	assert_true(json_object_object_get_ex(l, "port", &v));
-	assert_int_equal(json_object_get_int(v), r.nvm_port);
-	assert_true(json_object_object_get_ex(l, "address", &v));
-	assert_string_equal(json_object_get_string(v), FX_ADDR);
-	l = json_object_array_get_idx(ls, 1);
-	assert_true(json_object_object_get_ex(l, "discovery_only", &v));
-	assert_true(json_object_get_boolean(v));
-	assert_true(json_object_object_get_ex(root, "subsystems", &v));
-	assert_int_equal(json_object_array_length(v), 1);
-	json_object_put(root);
-	assert_non_null(strstr(err, "listeners: command line"));
-	assert_non_null(strstr(err, "embedded default"));
-	/* Nothing locked, opened or bound. */
-	assert_true(dir_empty(r.dir));
-
-	/* After a bloxctl change it says the state file. */
-	rt_start(&r);
-	assert_int_equal(fx_ctl(&r.d, err, sizeof(err),
-				"subsys create nqn.2026-12.io.blox:printed --allow-any-host"),
-			 0);
-	/* While bloxd runs too: --print-config takes no lock. */
-	assert_int_equal(run_bloxd(argv, out, sizeof(out), err, sizeof(err), 20000), 0);
-	assert_non_null(strstr(out, "nqn.2026-12.io.blox:printed"));
-	assert_non_null(strstr(err, "state file"));
-	rt_stop(&r);
-	rt_fini(&r);
+	fx_rm_tree(cfgdir);
 }
 
 /* 6. nsid 0 is refused by the config file and by bloxctl, nothing made. */
@@ -655,7 +316,7 @@ static void test_nsid_zero_refused(void **state)
 
 	(void)state;
 	rt_init(&r, "rtnsid");
-	write_file(r.dir, "cfg.json",
+	rt_write_file(r.dir, "cfg.json",
 		   "{\"subsystems\": [{\"nqn\": \"nqn.2026-12.io.blox:z\", "
 		   "\"namespaces\": [{\"nsid\": 0, \"backend\": \"ram\", \"size\": \"16M\"}]}]}",
 		   cfgpath, sizeof(cfgpath));
@@ -663,7 +324,7 @@ static void test_nsid_zero_refused(void **state)
 		const char *argv[] = { "-c",	     cfgpath, "-l", r.nvm, "--data-dir",
 				       r.dir,	     "--admin-socket", r.sock, NULL };
 
-		assert_int_equal(run_bloxd(argv, out, sizeof(out), err, sizeof(err), 20000),
+		assert_int_equal(fx_run_bloxd(argv, out, sizeof(out), err, sizeof(err), 20000),
 				 2);
 		assert_non_null(strstr(err, "nsid: 0 is not a namespace id"));
 	}
@@ -681,17 +342,17 @@ static void test_nsid_zero_refused(void **state)
 }
 
 /* The SMART / Health log of every namespace of the default subsystem. */
-static void smart(struct rt *r, struct nvme_smart_log *sl)
+void rt_smart(struct rt *r, struct nvme_smart_log *sl)
 {
-	struct ini_ctrl *c = ctrl(r);
+	struct ini_ctrl *c = rt_ctrl(r);
 
 	assert_int_equal(ini_get_log(c->admin, NVME_LOG_LID_SMART, 0xffffffff, 0, sl,
 				     sizeof(*sl)),
 			 0);
-	ctrl_done(c);
+	rt_ctrl_done(c);
 }
 
-static uint64_t u128(const uint8_t v[16])
+uint64_t rt_u128(const uint8_t v[16])
 {
 	uint64_t x;
 
@@ -709,185 +370,41 @@ static void test_smart_persists(void **state)
 	(void)state;
 	rt_init(&r, "rtsmart");
 	rt_start(&r);
-	c = ctrl(&r);
-	write_region(c, 0);
+	c = rt_ctrl(&r);
+	rt_write_region(c, 0);
 	check_region(c, 0);
-	ctrl_done(c);
-	smart(&r, &a);
-	assert_int_equal(u128(a.power_cycles), 1);
-	assert_int_equal(u128(a.unsafe_shutdowns), 0);
-	assert_true(u128(a.host_writes) >= 1);
-	assert_true(u128(a.data_units_written) >= 1);
+	rt_ctrl_done(c);
+	rt_smart(&r, &a);
+	assert_int_equal(rt_u128(a.power_cycles), 1);
+	assert_int_equal(rt_u128(a.unsafe_shutdowns), 0);
+	assert_true(rt_u128(a.host_writes) >= 1);
+	assert_true(rt_u128(a.data_units_written) >= 1);
 	rt_stop(&r);
 
 	rt_start(&r);
-	smart(&r, &b);
-	assert_int_equal(u128(b.power_cycles), 2);
-	assert_int_equal(u128(b.unsafe_shutdowns), 0);
-	assert_true(u128(b.host_writes) >= u128(a.host_writes));
-	assert_true(u128(b.host_reads) >= u128(a.host_reads));
-	assert_true(u128(b.data_units_written) >= u128(a.data_units_written));
-	assert_true(u128(b.data_units_read) >= u128(a.data_units_read));
-	c = ctrl(&r);
-	write_region(c, 1);
-	write_junk(c, 1); /* 2048 units of 512 bytes: two data units */
-	ctrl_done(c);
-	smart(&r, &b);
-	assert_true(u128(b.host_writes) > u128(a.host_writes));
-	assert_true(u128(b.data_units_written) > u128(a.data_units_written));
+	rt_smart(&r, &b);
+	assert_int_equal(rt_u128(b.power_cycles), 2);
+	assert_int_equal(rt_u128(b.unsafe_shutdowns), 0);
+	assert_true(rt_u128(b.host_writes) >= rt_u128(a.host_writes));
+	assert_true(rt_u128(b.host_reads) >= rt_u128(a.host_reads));
+	assert_true(rt_u128(b.data_units_written) >= rt_u128(a.data_units_written));
+	assert_true(rt_u128(b.data_units_read) >= rt_u128(a.data_units_read));
+	c = rt_ctrl(&r);
+	rt_write_region(c, 1);
+	rt_write_junk(c, 1); /* 2048 units of 512 bytes: two data units */
+	rt_ctrl_done(c);
+	rt_smart(&r, &b);
+	assert_true(rt_u128(b.host_writes) > rt_u128(a.host_writes));
+	assert_true(rt_u128(b.data_units_written) > rt_u128(a.data_units_written));
 	/* A crash: the next start counts an unsafe shutdown. */
 	assert_int_equal(fx_kill(&r.d, SIGKILL), 128 + SIGKILL);
 	rt_start(&r);
-	smart(&r, &k);
-	assert_int_equal(u128(k.power_cycles), 3);
-	assert_int_equal(u128(k.unsafe_shutdowns), 1);
+	rt_smart(&r, &k);
+	assert_int_equal(rt_u128(k.power_cycles), 3);
+	assert_int_equal(rt_u128(k.unsafe_shutdowns), 1);
 	/* Counted up to the start itself at least. */
-	assert_true(u128(k.host_writes) >= u128(a.host_writes));
+	assert_true(rt_u128(k.host_writes) >= rt_u128(a.host_writes));
 	rt_stop(&r);
-	rt_fini(&r);
-}
-
-/* ---- The systemd notification protocol ---- */
-
-/* A datagram socket at @name ("/path" or "@abstract") for NOTIFY_SOCKET. */
-static int notify_socket(const char *name)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	size_t len = strlen(name);
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	assert_true(fd >= 0);
-	memcpy(sun.sun_path, name, len);
-	if (name[0] == '@')
-		sun.sun_path[0] = '\0';
-	else
-		unlink(name);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sun,
-			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)),
-			 0);
-	return fd;
-}
-
-/* Wait (at most @ms) for a datagram that holds @want; the message into @msg. */
-static bool notify_wait(int fd, const char *want, char *msg, size_t len, int ms)
-{
-	int64_t end = fx_now_ms() + ms;
-
-	while (fx_now_ms() < end) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-
-		if (poll(&p, 1, 100) <= 0)
-			continue;
-		n = recv(fd, msg, len - 1, 0);
-		if (n <= 0)
-			continue;
-		msg[n] = '\0';
-		if (strstr(msg, want))
-			return true;
-	}
-	return false;
-}
-
-static void start_notified(struct rt *r, const char *sockname, const char *log)
-{
-	setenv("NOTIFY_SOCKET", sockname, 1);
-	assert_int_equal(fx_start_argv_log(&r->d, r->argv, log, FX_ADDR, r->nvm_port,
-					   r->disc_port),
-			 0);
-	unsetenv("NOTIFY_SOCKET");
-}
-
-/* The process ends by itself within @ms: its exit code, or -1. */
-static int wait_exit(struct rt *r, int ms)
-{
-	int64_t end = fx_now_ms() + ms;
-
-	while (fx_alive(&r->d) && fx_now_ms() < end)
-		fx_sleep_ms(10);
-	return r->d.pid > 0 ? -1 : r->d.exit_code;
-}
-
-/* 8. READY=1 with STATUS= once up; STOPPING=1 on SIGTERM, then exit 0. */
-static void test_notify_ready_stopping(void **state)
-{
-	char name[108], msg[512];
-	struct rt r;
-	int fd;
-
-	(void)state;
-	rt_init(&r, "rtnotify");
-	snprintf(name, sizeof(name), "%s/notify.sock", r.dir);
-	fd = notify_socket(name);
-	start_notified(&r, name, NULL);
-	if (!notify_wait(fd, "READY=1", msg, sizeof(msg), 10000))
-		fail_msg("no READY=1");
-	assert_non_null(strstr(msg, "STATUS=serving 1 subsystems, 1 namespaces, 2 listeners"));
-	kill(r.d.pid, SIGTERM);
-	if (!notify_wait(fd, "STOPPING=1", msg, sizeof(msg), 10000))
-		fail_msg("no STOPPING=1");
-	assert_int_equal(wait_exit(&r, 30000), 0);
-	close(fd);
-	rt_fini(&r);
-}
-
-/* 9. A second signal while stopping exits 1 at once; the next start recovers. */
-static void test_second_signal(void **state)
-{
-	char name[108], msg[512], log[128], text[16384];
-	struct nvme_smart_log sl;
-	bool cut = false;
-	struct rt r;
-	int fd;
-
-	(void)state;
-	rt_init(&r, "rtsig2");
-	snprintf(log, sizeof(log), "%s.log", r.dir);
-	snprintf(name, sizeof(name), "@bloxd-test-notify-%d", (int)getpid());
-	fd = notify_socket(name);
-	/* The shutdown must still run when the second signal comes: tries. */
-	for (int attempt = 0; attempt < 5 && !cut; attempt++) {
-		struct ini_ctrl *c;
-
-		start_notified(&r, name, log);
-		assert_true(notify_wait(fd, "READY=1", msg, sizeof(msg), 10000));
-		c = ctrl(&r);
-		write_region(c, 2);
-		/* Unflushed writes: the shutdown has buffers to flush. */
-		write_junk(c, 16);
-		ini_ctrl_destroy(c);
-		kill(r.d.pid, SIGTERM);
-		assert_true(notify_wait(fd, "STOPPING=1", msg, sizeof(msg), 10000));
-		kill(r.d.pid, SIGTERM);
-		int code = wait_exit(&r, 5000);
-
-		fprintf(stderr, "second signal, try %d: exit %d\n", attempt + 1, code);
-		if (code == 1)
-			cut = true;
-		else
-			assert_int_equal(code, 0); /* it was done already: again */
-	}
-	if (!cut)
-		skip(); /* never caught it stopping: nothing wrong seen */
-	{
-		FILE *f = fopen(log, "r");
-		size_t n;
-
-		assert_non_null(f);
-		n = fread(text, 1, sizeof(text) - 1, f);
-		text[n] = '\0';
-		fclose(f);
-		assert_non_null(strstr(text, "second signal: exiting at once"));
-		assert_non_null(strstr(text, "OOB scan"));
-	}
-	/* The next start recovers: flushed data back, the cut counted as unsafe. */
-	rt_start(&r);
-	rt_check(&r, 2);
-	smart(&r, &sl);
-	assert_true(u128(sl.unsafe_shutdowns) >= 1);
-	rt_stop(&r);
-	close(fd);
-	unlink(log);
 	rt_fini(&r);
 }
 

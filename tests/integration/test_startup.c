@@ -46,28 +46,6 @@
 
 static char text[1 << 20]; /* a file or an output, read back */
 
-static const char *bloxd_bin(void)
-{
-	const char *b = getenv("BLOXD");
-
-	return b && *b ? b : "bloxd";
-}
-
-static void make_tmp(char *out, size_t len, const char *what)
-{
-	snprintf(out, len, "/tmp/bloxd-%s-XXXXXX", what);
-	assert_non_null(mkdtemp(out));
-}
-
-static void rm_tree(const char *dir)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
-}
-
 static const char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -93,35 +71,7 @@ static void write_file(const char *path, const char *s)
 /* Run bloxd with @args to its end (at most 60 s): its stderr in @err. Its exit code. */
 static int run_bloxd(const char *const *args, char *err, size_t errlen)
 {
-	char efile[] = "/tmp/bloxd-err-XXXXXX";
-	int efd = mkstemp(efile), st;
-	const char *argv[32];
-	size_t n = 0;
-	ssize_t k;
-	pid_t pid;
-
-	assert_true(efd >= 0);
-	argv[n++] = bloxd_bin();
-	for (; *args && n < 31; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, 1);
-		dup2(efd, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	st = fx_wait_child(pid, 60000);
-	k = pread(efd, err, errlen - 1, 0);
-	err[k > 0 ? k : 0] = '\0';
-	close(efd);
-	unlink(efile);
-	fprintf(stderr, "bloxd stderr: %s", err);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return fx_run_bloxd(args, NULL, 0, err, errlen, 60000);
 }
 
 static void assert_has(const char *hay, const char *needle)
@@ -190,7 +140,7 @@ static void test_full_data_dir(void **state)
 
 	(void)state;
 	memset(&f, 0, sizeof(f));
-	make_tmp(f.mnt, sizeof(f.mnt), "full");
+	fx_make_tmp(f.mnt, sizeof(f.mnt), "full");
 	if (geteuid() != 0 || !perf ||
 	    mount("tmpfs", f.mnt, "tmpfs", 0, "size=30m")) {
 		rmdir(f.mnt);
@@ -274,7 +224,7 @@ static void test_admin_socket_dir(void **state)
 	char dir[64], sock[128], data[128], err[8192];
 
 	(void)state;
-	make_tmp(dir, sizeof(dir), "sockdir");
+	fx_make_tmp(dir, sizeof(dir), "sockdir");
 	snprintf(sock, sizeof(sock), "%s/no/such/dir/s.sock", dir);
 	snprintf(data, sizeof(data), "%s/data", dir);
 	{
@@ -288,7 +238,7 @@ static void test_admin_socket_dir(void **state)
 	snprintf(sock, sizeof(sock), "%s/no", dir);
 	assert_int_not_equal(access(sock, F_OK), 0); /* nothing made */
 	assert_int_not_equal(access(data, F_OK), 0);
-	rm_tree(dir);
+	fx_rm_tree(dir);
 }
 
 static void test_admin_opts_and_config(void **state)
@@ -296,7 +246,7 @@ static void test_admin_opts_and_config(void **state)
 	char dir[64], sock[128], data[128], cfg[128], key[128], err[8192];
 
 	(void)state;
-	make_tmp(dir, sizeof(dir), "adminopts");
+	fx_make_tmp(dir, sizeof(dir), "adminopts");
 	snprintf(sock, sizeof(sock), "%s/s.sock", dir);
 	snprintf(data, sizeof(data), "%s/data", dir);
 	snprintf(key, sizeof(key), "%s/missing-key.pem", dir);
@@ -340,7 +290,7 @@ static void test_admin_opts_and_config(void **state)
 		assert_has(err, "line 3, column");
 	}
 	assert_int_not_equal(access(data, F_OK), 0);
-	rm_tree(dir);
+	fx_rm_tree(dir);
 }
 
 /* ---- 4. bloxctl's exit codes ---- */
@@ -404,28 +354,11 @@ static void test_ctl_exit_codes(void **state)
 /* bloxd with @args in the background, as @d (no port to wait for); its output dropped. */
 static void spawn_bg(struct fx_daemon *d, const char *const *args, const char *sock)
 {
-	const char *argv[32];
-	size_t n = 0;
-	pid_t pid;
-
-	argv[n++] = bloxd_bin();
-	for (; *args && n < 31; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
 	memset(d, 0, sizeof(*d));
 	assert_true(strlen(sock) < sizeof(d->admin_sock));
 	memcpy(d->admin_sock, sock, strlen(sock) + 1);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, 1);
-		dup2(null, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	d->pid = pid;
+	d->pid = fx_spawn_bloxd(args, NULL, NULL);
+	assert_true(d->pid > 0);
 }
 
 static void test_no_listener(void **state)
@@ -435,7 +368,7 @@ static void test_no_listener(void **state)
 	uint16_t port = fx_free_port(FX_ADDR);
 
 	(void)state;
-	make_tmp(dir, sizeof(dir), "nolis");
+	fx_make_tmp(dir, sizeof(dir), "nolis");
 	snprintf(sock, sizeof(sock), "%s/s.sock", dir);
 	snprintf(data, sizeof(data), "%s/data", dir);
 	snprintf(cfg, sizeof(cfg), "%s/cfg.json", dir);
@@ -466,7 +399,7 @@ static void test_no_listener(void **state)
 		assert_null(strstr(out, nvm));
 		assert_int_equal(fx_stop(&d), 0);
 	}
-	rm_tree(dir);
+	fx_rm_tree(dir);
 }
 
 /* ---- 6. The shipped image and unit keep bloxctl's listeners ---- */
@@ -514,7 +447,7 @@ static void test_shipped_keeps_listeners(void **state)
 	snprintf(nvm, sizeof(nvm), "%s:%u", FX_ADDR, p1);
 	snprintf(disc, sizeof(disc), "%s:%u", FX_ADDR, p2);
 	snprintf(tls, sizeof(tls), "%s:%u", FX_ADDR, p3);
-	make_tmp(dir, sizeof(dir), "shipped");
+	fx_make_tmp(dir, sizeof(dir), "shipped");
 	snprintf(sock, sizeof(sock), "%s/s.sock", dir);
 	snprintf(data, sizeof(data), "%s/data", dir);
 	snprintf(cfg, sizeof(cfg), "%s/bloxd.json", dir);
@@ -524,7 +457,7 @@ static void test_shipped_keeps_listeners(void **state)
 		char cmd[1024];
 
 		snprintf(cmd, sizeof(cmd), "'%s' --print-config -l %s -D %s --data-dir %s > %s 2>/dev/null",
-			 bloxd_bin(), nvm, disc, data, cfg);
+			 fx_bloxd_path(), nvm, disc, data, cfg);
 		(void)argv;
 		assert_int_equal(system(cmd), 0);
 	}
@@ -545,7 +478,7 @@ static void test_shipped_keeps_listeners(void **state)
 		assert_int_equal(fx_stop(&d), 0);
 	}
 	(void)err;
-	rm_tree(dir);
+	fx_rm_tree(dir);
 }
 
 int main(void)

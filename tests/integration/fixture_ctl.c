@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Integration-test fixture, bloxctl's part: a bloxctl command against a
+ * fixture's bloxd, and what more than one test reads from its JSON. See
+ * fixture.h.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "fixture.h"
+
+int fx_ctl(const struct fx_daemon *d, char *out, size_t len, const char *fmt, ...)
+{
+	const char *ctl = getenv("BLOXCTL");
+	char args[2048], cmd[4096];
+	va_list ap;
+	size_t n = 0;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "%s -s %s %s 2>&1", ctl && *ctl ? ctl : "bloxctl",
+		 d->admin_sock, args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (n + 1 < len) {
+		size_t k = fread(out + n, 1, len - 1 - n, p);
+
+		if (k == 0)
+			break;
+		n += k;
+	}
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+void fx_mig_status(const struct fx_daemon *d, unsigned id, char *state, size_t len, double *pct)
+{
+	static char out[65536];
+	json_object *o, *arr, *m, *v;
+
+	assert_int_equal(fx_ctl(d, out, sizeof(out), "migrate status %u --json", id), 0);
+	o = json_tokener_parse(out);
+	if (!o)
+		fail_msg("not JSON: %s", out);
+	assert_true(json_object_object_get_ex(o, "migrations", &arr));
+	m = json_object_array_get_idx(arr, 0);
+	assert_non_null(m);
+	assert_true(json_object_object_get_ex(m, "state", &v));
+	snprintf(state, len, "%s", json_object_get_string(v));
+	*pct = json_object_object_get_ex(m, "percent", &v) ? json_object_get_double(v) : 0;
+	json_object_put(o);
+}
