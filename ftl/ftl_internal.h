@@ -594,6 +594,19 @@ bool ftl_mig_busy(const struct ftl *f);
 /* The superblock being copied, if GC could take it: hidden from GC's pick. */
 int32_t ftl_mig_hide(struct ftl *f);
 void ftl_mig_unhide(struct ftl *f, int32_t sb);
+/*
+ * Between migrate.c (the copy) and migrate_state.c (its state, recovery
+ * and API): the bit superblocks go to (dst 1; src 0 while cancelling),
+ * the die they leave, superblock @sb's block on @die and its programmed
+ * pages there (every plane), free superblocks moved at once, the time.
+ */
+uint8_t ftl_mig_target(const struct ftl_mig *m);
+uint32_t ftl_mig_die_from(const struct ftl_mig *m);
+void ftl_mig_blk_addr(const struct ftl *f, uint32_t die, uint32_t sb, uint32_t plane,
+		      uint32_t page, struct nand_addr *a);
+uint32_t ftl_mig_die_pages(const struct ftl *f, uint32_t die, uint32_t sb);
+void ftl_mig_move_free(struct ftl *f);
+uint64_t ftl_mig_now(const struct ftl *f);
 
 /* plm.c */
 void ftl_plm_init(struct ftl *f);

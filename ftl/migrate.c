@@ -48,6 +48,9 @@
  * t * (1000 - share) / share before the next step, so the migration takes
  * about share permille of that die's time. The instance asks its driver
  * to call ftl_process() then (ops->wake_at, if it has one).
+ *
+ * This file moves and copies; migrate_state.c keeps the migration's state
+ * (start-up, recovery after a stop, what is persisted) and the API.
  */
 #include "ftl_internal.h"
 #include "blox_util.h"
@@ -72,13 +75,13 @@ static void mig_advance(struct ftl *f);
 /* ---- dies and blocks ---- */
 
 /* The bit superblocks go to: dst (1), or src (0) while cancelling. */
-static uint8_t mig_target(const struct ftl_mig *m)
+uint8_t ftl_mig_target(const struct ftl_mig *m)
 {
 	return m->reverse ? 0 : 1;
 }
 
 /* The die the superblocks leave, and the die they go to. */
-static uint32_t die_from(const struct ftl_mig *m)
+uint32_t ftl_mig_die_from(const struct ftl_mig *m)
 {
 	return m->reverse ? m->dst : m->src;
 }
@@ -89,8 +92,8 @@ static uint32_t die_to(const struct ftl_mig *m)
 }
 
 /* Superblock @sb's block on @die, plane @plane, page @page. */
-static void blk_addr(const struct ftl *f, uint32_t die, uint32_t sb, uint32_t plane,
-		     uint32_t page, struct nand_addr *a)
+void ftl_mig_blk_addr(const struct ftl *f, uint32_t die, uint32_t sb, uint32_t plane,
+		      uint32_t page, struct nand_addr *a)
 {
 	a->ch = die / f->geo->dies_per_channel;
 	a->die = die % f->geo->dies_per_channel;
@@ -104,12 +107,12 @@ static const struct nand_block_meta *blk_meta(const struct ftl *f, uint32_t die,
 {
 	struct nand_addr a;
 
-	blk_addr(f, die, sb, plane, 0, &a);
+	ftl_mig_blk_addr(f, die, sb, plane, 0, &a);
 	return nand_block_meta(f->env.dev, nand_block_index(f->geo, &a));
 }
 
 /* Programmed pages of superblock @sb's blocks on @die, every plane. */
-static uint32_t die_pages(const struct ftl *f, uint32_t die, uint32_t sb)
+uint32_t ftl_mig_die_pages(const struct ftl *f, uint32_t die, uint32_t sb)
 {
 	uint32_t n = 0;
 
@@ -152,7 +155,7 @@ static bool sb_buffered(const struct ftl *f, uint32_t sb)
 	return false;
 }
 
-static uint64_t mig_now(const struct ftl *f)
+uint64_t ftl_mig_now(const struct ftl *f)
 {
 	return f->env.ops->now(f->env.ctx);
 }
@@ -162,178 +165,24 @@ static int mig_sync(struct ftl *f)
 	return f->env.ops->sync ? f->env.ops->sync(f->env.ctx) : 0;
 }
 
-/* ---- life cycle ---- */
-
-static void mig_free_bufs(struct ftl_mig *m)
-{
-	for (uint32_t i = 0; i < FTL_MIG_BATCH; i++) {
-		free(m->pages[i].data);
-		free(m->pages[i].oob);
-		m->pages[i].data = m->pages[i].oob = NULL;
-	}
-	free(m->wp);
-	free(m->erase_ops);
-	m->wp = NULL;
-	m->erase_ops = NULL;
-}
-
-/* The copy's buffers, made for the first migration (an instance may never move). */
-static int mig_alloc(struct ftl *f)
-{
-	struct ftl_mig *m = &f->mig;
-
-	if (m->wp)
-		return 0;
-	m->wp = calloc(f->planes, sizeof(*m->wp));
-	m->erase_ops = calloc(f->planes, sizeof(*m->erase_ops));
-	if (!m->wp || !m->erase_ops)
-		goto fail;
-	for (uint32_t i = 0; i < FTL_MIG_BATCH; i++) {
-		m->pages[i].f = f;
-		m->pages[i].data = blox_page_alloc(f->geo->page_size);
-		m->pages[i].oob = calloc(1, f->geo->oob_size);
-		if (!m->pages[i].data || !m->pages[i].oob)
-			goto fail;
-	}
-	return 0;
-fail:
-	mig_free_bufs(m);
-	return -ENOMEM;
-}
-
-int ftl_mig_init(struct ftl *f)
-{
-	struct ftl_mig *m = &f->mig;
-	const struct ftl_resources *r = &f->res;
-
-	m->sb = -1;
-	m->phase = MIG_IDLE;
-	m->state = FTL_MIG_NONE;
-	m->on_dst = calloc(f->nr_sb, 1);
-	if (!m->on_dst)
-		return -ENOMEM;
-	if (r->mig_active) {
-		if (mig_alloc(f))
-			return -ENOMEM;
-		/* Resumed after a stop: recovery (ftl_mig_recover()) sets the bits. */
-		m->active = true;
-		m->reverse = r->mig_cancel;
-		m->slot = r->mig_slot;
-		m->src = r->mig_src;
-		m->dst = r->dies[r->mig_slot];
-		m->share = r->mig_share ? r->mig_share : 1000;
-		m->state = m->reverse ? FTL_MIG_CANCELLING : FTL_MIG_RUNNING;
-		memset(m->on_dst, mig_target(m), f->nr_sb);
-	}
-	/* The migration's own state is kept here from now on. */
-	f->res.mig_active = f->res.mig_cancel = false;
-	f->res.mig_slot = f->res.mig_src = f->res.mig_share = 0;
-	return 0;
-}
-
-void ftl_mig_fini(struct ftl *f)
-{
-	mig_free_bufs(&f->mig);
-	free(f->mig.on_dst);
-	f->mig.on_dst = NULL;
-}
-
-int ftl_mig_recover(struct ftl *f)
-{
-	struct ftl_mig *m = &f->mig;
-	struct nand_store *st = f->env.store;
-	bool erased = false;
-
-	if (!m->active)
-		return 0;
-	for (uint32_t sb = 0; sb < f->nr_sb; sb++) {
-		uint32_t ps = die_pages(f, m->src, sb), pd = die_pages(f, m->dst, sb);
-		/* src keeps it only over a copy with fewer pages (a partial one). */
-		bool on_dst = !(ps > 0 && pd < ps);
-		uint32_t lose = on_dst ? m->src : m->dst;
-
-		m->on_dst[sb] = on_dst;
-		for (uint32_t p = 0; p < f->planes; p++) {
-			struct nand_addr a;
-			int rc;
-
-			blk_addr(f, lose, sb, p, 0, &a);
-			if (st->blocks[nand_block_index(f->geo, &a)].write_ptr == 0)
-				continue;
-			rc = st->ops->erase(st, nand_block_index(f->geo, &a));
-			if (rc)
-				return rc;
-			erased = true;
-		}
-	}
-	return erased ? st->ops->sync(st) : 0;
-}
+/* ---- superblocks that move without a copy ---- */
 
 void ftl_mig_sb_free(struct ftl *f, uint32_t sb)
 {
 	struct ftl_mig *m = &f->mig;
 
-	if (!m->active || m->on_dst[sb] == mig_target(m))
+	if (!m->active || m->on_dst[sb] == ftl_mig_target(m))
 		return;
-	m->on_dst[sb] = mig_target(m);
+	m->on_dst[sb] = ftl_mig_target(m);
 	sb_erase_count(f, sb);
 }
 
 /* Free superblocks (erased on both dies) go where the migration goes. */
-static void move_free(struct ftl *f)
+void ftl_mig_move_free(struct ftl *f)
 {
 	for (uint32_t sb = 0; sb < f->nr_sb; sb++)
 		if (f->sbs[sb].state == SB_FREE)
 			ftl_mig_sb_free(f, sb);
-}
-
-void ftl_mig_resume_after_recovery(struct ftl *f)
-{
-	struct ftl_mig *m = &f->mig;
-
-	if (!m->active)
-		return;
-	move_free(f);
-	m->started_ns = mig_now(f);
-	m->next_ns = 0;
-	ftl_kick(f);
-}
-
-bool ftl_mig_busy(const struct ftl *f)
-{
-	const struct ftl_mig *m = &f->mig;
-
-	/* A copy held after an error waits for a resume: a stop need not. */
-	if (m->phase == MIG_IDLE && m->sb >= 0 && m->state == FTL_MIG_PAUSED && m->status)
-		return false;
-	return m->phase != MIG_IDLE || m->sb >= 0;
-}
-
-int32_t ftl_mig_hide(struct ftl *f)
-{
-	int32_t sb = f->mig.sb;
-
-	if (sb < 0 || f->sbs[sb].state != SB_FULL)
-		return -1;
-	f->sbs[sb].state = SB_GC; /* not SB_FULL: no victim */
-	return sb;
-}
-
-void ftl_mig_unhide(struct ftl *f, int32_t sb)
-{
-	if (sb >= 0)
-		f->sbs[sb].state = SB_FULL;
-}
-
-void ftl_mig_notify(struct ftl *f)
-{
-	struct ftl_mig *m = &f->mig;
-
-	if (!m->notify)
-		return;
-	m->notify = false;
-	if (f->env.ops->migrated)
-		f->env.ops->migrated(f->env.ctx, m->status);
 }
 
 void ftl_mig_step(struct ftl *f)
@@ -369,7 +218,7 @@ static void step_end(struct ftl *f)
 {
 	struct ftl_mig *m = &f->mig;
 	uint64_t busy = m->step_busy[0] > m->step_busy[1] ? m->step_busy[0] : m->step_busy[1];
-	uint64_t now = mig_now(f);
+	uint64_t now = ftl_mig_now(f);
 
 	m->busy_ns += busy;
 	/* A pause not waited out yet (a switch does not wait) adds up. */
@@ -382,7 +231,7 @@ static bool mig_time(struct ftl *f)
 {
 	struct ftl_mig *m = &f->mig;
 
-	if (mig_now(f) >= m->next_ns)
+	if (ftl_mig_now(f) >= m->next_ns)
 		return true;
 	if (f->env.ops->wake_at && m->wake_asked != m->next_ns) {
 		m->wake_asked = m->next_ns; /* once per wait */
@@ -434,7 +283,7 @@ static void mig_pump(struct ftl *f)
 		memset(op, 0, sizeof(*op));
 		op->kind = NAND_OP_PROGRAM;
 		op->prio = MIG_PRIO_WRITE;
-		blk_addr(f, die_to(m), (uint32_t)m->sb, pg->plane, pg->page, &op->addr);
+		ftl_mig_blk_addr(f, die_to(m), (uint32_t)m->sb, pg->plane, pg->page, &op->addr);
 		op->nplanes = 1;
 		op->data = pg->data;
 		op->oob = pg->oob; /* verbatim: the FTL's OOB records as they are */
@@ -496,7 +345,7 @@ static void mig_batch(struct ftl *f)
 		memset(op, 0, sizeof(*op));
 		op->kind = NAND_OP_READ;
 		op->prio = NAND_PRIO_GC_READ;
-		blk_addr(f, die_from(m), (uint32_t)m->sb, pg->plane, pg->page, &op->addr);
+		ftl_mig_blk_addr(f, ftl_mig_die_from(m), (uint32_t)m->sb, pg->plane, pg->page, &op->addr);
 		op->nplanes = 1;
 		op->data = pg->data;
 		op->oob = pg->oob;
@@ -537,7 +386,7 @@ static void mig_erase(struct ftl *f, uint32_t die, enum mig_phase phase)
 		memset(op, 0, sizeof(*op));
 		op->kind = NAND_OP_ERASE;
 		op->prio = MIG_PRIO_WRITE;
-		blk_addr(f, die, (uint32_t)m->sb, p, 0, &op->addr);
+		ftl_mig_blk_addr(f, die, (uint32_t)m->sb, p, 0, &op->addr);
 		op->nplanes = 1;
 		op->cb = mig_erase_done;
 		op->cb_arg = f;
@@ -566,10 +415,10 @@ static void mig_switch(struct ftl *f)
 		mig_error(f, rc);
 		return;
 	}
-	m->on_dst[m->sb] = mig_target(m);
+	m->on_dst[m->sb] = ftl_mig_target(m);
 	m->switched = true;
 	sb_erase_count(f, (uint32_t)m->sb);
-	mig_erase(f, die_from(m), MIG_ERASE);
+	mig_erase(f, ftl_mig_die_from(m), MIG_ERASE);
 }
 
 /* The superblock is done with (moved, or its copy dropped). */
@@ -596,7 +445,7 @@ static void mig_take(struct ftl *f, uint32_t sb)
 	m->items = m->items_done = 0;
 	m->cur_page = m->cur_plane = 0;
 	for (uint32_t p = 0; p < f->planes; p++) {
-		const struct nand_block_meta *bm = blk_meta(f, die_from(m), sb, p);
+		const struct nand_block_meta *bm = blk_meta(f, ftl_mig_die_from(m), sb, p);
 
 		m->wp[p] = bm ? bm->write_ptr : 0;
 		m->items += m->wp[p];
@@ -612,7 +461,7 @@ static void mig_finish(struct ftl *f)
 	f->res.dies[m->slot] = die_to(m);
 	m->state = FTL_MIG_DONE;
 	m->status = m->reverse ? -ECANCELED : 0;
-	m->finished_ns = mig_now(f);
+	m->finished_ns = ftl_mig_now(f);
 	m->notify = true;
 	ftl_kick(f);
 }
@@ -632,18 +481,18 @@ static bool mig_close_streams(struct ftl *f)
 	if (f->free_sbs < 2)
 		return false;
 	for (int s = 0; s < ST_COUNT; s++)
-		any |= f->streams[s].sb >= 0 && m->on_dst[f->streams[s].sb] != mig_target(m);
+		any |= f->streams[s].sb >= 0 && m->on_dst[f->streams[s].sb] != ftl_mig_target(m);
 	if (!any)
 		return false;
 	ftl_close_pages(f);
 	for (int s = 0; s < ST_COUNT; s++) {
 		int32_t sb = f->streams[s].sb;
 
-		if (sb < 0 || m->on_dst[sb] == mig_target(m))
+		if (sb < 0 || m->on_dst[sb] == ftl_mig_target(m))
 			continue;
 		f->streams[s].sb = -1;
 		f->sbs[sb].state = SB_FULL;
-		f->sbs[sb].closed_ns = mig_now(f);
+		f->sbs[sb].closed_ns = ftl_mig_now(f);
 	}
 	return true;
 }
@@ -663,7 +512,7 @@ static bool mig_pick(struct ftl *f)
 	for (uint32_t sb = 0; sb < f->nr_sb; sb++) {
 		uint8_t st = f->sbs[sb].state;
 
-		if (m->on_dst[sb] == mig_target(m))
+		if (m->on_dst[sb] == ftl_mig_target(m))
 			continue;
 		if (st == SB_FREE) {
 			ftl_mig_sb_free(f, sb);
@@ -695,7 +544,7 @@ static void mig_flip(struct ftl *f)
 	m->sbs_copied = 0;
 	m->bytes_copied = 0;
 	m->next_ns = 0;
-	move_free(f);
+	ftl_mig_move_free(f);
 }
 
 static bool mig_may_work(const struct ftl *f)
@@ -721,10 +570,10 @@ static bool mig_idle(struct ftl *f)
 			return false; /* held after an error */
 		if (m->switched) {
 			/* Moved: the erase of what it left must end (again, after an error). */
-			mig_erase(f, die_from(m), MIG_ERASE);
+			mig_erase(f, ftl_mig_die_from(m), MIG_ERASE);
 			return true;
 		}
-		copied = die_pages(f, die_to(m), (uint32_t)m->sb);
+		copied = ftl_mig_die_pages(f, die_to(m), (uint32_t)m->sb);
 		if (!mig_may_work(f) || want_reverse != m->reverse) {
 			/* Paused, cancelled or stopping: drop the copy. */
 			if (copied) {
@@ -818,159 +667,4 @@ static void mig_advance(struct ftl *f)
 		mig_run(f);
 	} while (m->again);
 	m->running = false;
-}
-
-/* ---- the API (ftl.h) ---- */
-
-int ftl_migrate_start(struct ftl *f, uint32_t slot, uint32_t dst_die,
-		      const struct ftl_migrate_cfg *cfg)
-{
-	struct ftl_mig *m = &f->mig;
-
-	if (!cfg || cfg->share < 1 || cfg->share > 1000 || slot >= f->ndies ||
-	    dst_die >= nand_dies(f->geo))
-		return -EINVAL;
-	for (uint32_t i = 0; i < f->ndies; i++)
-		if (f->res.dies[i] == dst_die)
-			return -EINVAL;
-	if (m->active || f->shutting_down || f->sync_io)
-		return -EBUSY;
-	if (!nand_block_meta(f->env.dev, 0))
-		return -EOPNOTSUPP;
-	for (uint32_t sb = 0; sb < f->nr_sb; sb++)
-		if (die_pages(f, dst_die, sb))
-			return -EBUSY; /* not erased: not ours to write */
-	if (mig_alloc(f))
-		return -ENOMEM;
-	memset(m->on_dst, 0, f->nr_sb);
-	m->active = true;
-	m->reverse = false;
-	m->slot = slot;
-	m->src = f->res.dies[slot];
-	m->dst = dst_die;
-	m->share = cfg->share;
-	m->state = FTL_MIG_RUNNING;
-	m->status = 0;
-	m->sb = -1;
-	m->switched = false;
-	m->sbs_copied = 0;
-	m->bytes_copied = 0;
-	m->busy_ns = 0;
-	m->started_ns = mig_now(f);
-	m->finished_ns = 0;
-	m->next_ns = 0;
-	m->notify = false;
-	/* What the caller persists (ftl_get_resources()): the slot's new die. */
-	f->res.dies[slot] = dst_die;
-	move_free(f);
-	ftl_kick(f);
-	return 0;
-}
-
-int ftl_migrate_pause(struct ftl *f)
-{
-	if (f->mig.state != FTL_MIG_RUNNING)
-		return -EINVAL;
-	f->mig.state = FTL_MIG_PAUSED;
-	ftl_kick(f); /* a copy half made is dropped from ftl_process() */
-	return 0;
-}
-
-int ftl_migrate_resume(struct ftl *f)
-{
-	struct ftl_mig *m = &f->mig;
-
-	if (m->state != FTL_MIG_PAUSED)
-		return -EINVAL;
-	m->state = m->reverse ? FTL_MIG_CANCELLING : FTL_MIG_RUNNING;
-	m->status = 0;
-	m->next_ns = 0;
-	ftl_kick(f);
-	return 0;
-}
-
-int ftl_migrate_set_share(struct ftl *f, uint32_t share)
-{
-	struct ftl_mig *m = &f->mig;
-
-	if (!m->active || share < 1 || share > 1000)
-		return -EINVAL;
-	m->share = share;
-	m->next_ns = 0;
-	ftl_kick(f);
-	return 0;
-}
-
-int ftl_migrate_cancel(struct ftl *f)
-{
-	struct ftl_mig *m = &f->mig;
-
-	if (m->state != FTL_MIG_RUNNING && m->state != FTL_MIG_PAUSED)
-		return -EINVAL;
-	m->state = FTL_MIG_CANCELLING;
-	m->status = 0;
-	m->next_ns = 0;
-	ftl_kick(f);
-	return 0;
-}
-
-void ftl_migrate_progress(const struct ftl *f, struct ftl_migrate_progress *out)
-{
-	const struct ftl_mig *m = &f->mig;
-	uint64_t ps = f->geo->page_size, bytes_done = m->bytes_copied, bytes_left = 0;
-	uint32_t sbs_done = m->sbs_copied, sbs_left = 0;
-
-	*out = (struct ftl_migrate_progress){
-		.state = m->state,
-		.status = m->status,
-		.slot = m->slot,
-		.src = m->src,
-		.dst = m->dst,
-		.share = m->share,
-		.started_ns = m->started_ns,
-		.finished_ns = m->finished_ns,
-		.busy_ns = m->busy_ns,
-		.reverse = m->reverse,
-	};
-	if (!m->active) {
-		out->sbs_copied = out->sbs_total = sbs_done;
-		out->bytes_copied = out->bytes_total = bytes_done;
-		return;
-	}
-	for (uint32_t sb = 0; sb < f->nr_sb; sb++) {
-		if ((int32_t)sb == m->sb || m->on_dst[sb] == mig_target(m) ||
-		    f->sbs[sb].state == SB_FREE)
-			continue;
-		sbs_left++;
-		bytes_left += die_pages(f, die_from(m), sb) * ps;
-	}
-	if (m->sb >= 0 && m->switched) {
-		sbs_done++;
-		bytes_done += m->items * ps;
-	} else if (m->sb >= 0) {
-		sbs_left++;
-		bytes_done += m->items_done * ps;
-		bytes_left += (uint64_t)(m->items - m->items_done) * ps;
-	}
-	out->sbs_copied = sbs_done;
-	out->sbs_total = sbs_done + sbs_left;
-	out->bytes_copied = bytes_done;
-	out->bytes_total = bytes_done + bytes_left;
-	if (m->phase == MIG_IDLE && m->next_ns > mig_now(f))
-		out->wake_ns = m->next_ns;
-}
-
-void ftl_get_resources(const struct ftl *f, struct ftl_resources *out)
-{
-	const struct ftl_mig *m = &f->mig;
-
-	*out = f->res;
-	if (!m->active)
-		return;
-	out->dies[m->slot] = m->dst;
-	out->mig_active = true;
-	out->mig_cancel = m->reverse || m->state == FTL_MIG_CANCELLING;
-	out->mig_slot = m->slot;
-	out->mig_src = m->src;
-	out->mig_share = m->share;
 }
