@@ -98,7 +98,8 @@ struct nand_dev {
 struct nand_rel_state {
 	uint64_t rng;
 	uint32_t *reads; /* per block, since its erase */
-	uint64_t *prog_ns; /* per block: when its first page was programmed (0: erased) */
+	/* Per block: when its first page was programmed (INT64_MIN: erased); ageing moves it back. */
+	int64_t *prog_ns;
 	uint64_t **bad; /* per block, lazily: a bit per page found uncorrectable */
 };
 

@@ -125,13 +125,16 @@ int nand_rel_init(struct nand_dev *dev)
 		return -ENOMEM;
 	s->rng = dev->cfg.rel.seed ? dev->cfg.rel.seed : 1;
 	s->reads = calloc(n, sizeof(*s->reads));
-	s->prog_ns = calloc(n, sizeof(*s->prog_ns));
+	s->prog_ns = malloc(n * sizeof(*s->prog_ns));
 	s->bad = calloc(n, sizeof(*s->bad));
 	dev->rel = s;
 	if (!s->reads || !s->prog_ns || !s->bad) {
 		nand_rel_fini(dev);
 		return -ENOMEM;
 	}
+	/* What a store already holds counts as programmed when the device starts. */
+	for (uint64_t i = 0; i < n; i++)
+		s->prog_ns[i] = dev->store->blocks[i].write_ptr ? 0 : INT64_MIN;
 	return 0;
 }
 
@@ -221,8 +224,9 @@ uint64_t nand_rel_read_start(struct nand_dev *dev, struct nand_op *op, uint64_t 
 	if (page_bad(s, blk, a.page)) {
 		retries = UINT32_MAX;
 	} else {
-		double age = s->prog_ns[blk] && t > s->prog_ns[blk]
-				     ? (double)(t - s->prog_ns[blk]) * r->aging / NS_PER_DAY
+		int64_t p = s->prog_ns[blk];
+		double age = p != INT64_MIN && (double)t > (double)p
+				     ? ((double)t - (double)p) * r->aging / NS_PER_DAY
 				     : 0;
 
 		mean = nand_rber(r, m->erase_count, age, s->reads[blk]) * r->codeword_bytes * 8.0;
@@ -274,12 +278,12 @@ void nand_rel_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
 			}
 			break;
 		case NAND_OP_PROGRAM:
-			if (a.page == 0 || !s->prog_ns[blk])
-				s->prog_ns[blk] = t;
+			if (a.page == 0 || s->prog_ns[blk] == INT64_MIN)
+				s->prog_ns[blk] = (int64_t)t;
 			break;
 		case NAND_OP_ERASE:
 			s->reads[blk] = 0;
-			s->prog_ns[blk] = 0;
+			s->prog_ns[blk] = INT64_MIN;
 			free(s->bad[blk]);
 			s->bad[blk] = NULL;
 			break;
@@ -287,4 +291,13 @@ void nand_rel_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
 			break;
 		}
 	}
+}
+
+void nand_reliability_age(struct nand_dev *dev, uint64_t ns)
+{
+	struct nand_rel_state *s = dev->rel;
+
+	for (uint64_t i = 0; s && i < nand_blocks(&dev->cfg.geo); i++)
+		if (s->prog_ns[i] != INT64_MIN)
+			s->prog_ns[i] -= (int64_t)(ns > INT64_MAX / 2 ? INT64_MAX / 2 : ns);
 }

@@ -259,8 +259,9 @@ struct ftl_stats {
 	uint64_t unmapped_reads, buffer_reads;
 	/*
 	 * Flash that wears (nand_config.rel): read retries the device took,
-	 * reads it found uncorrectable, units (and translation pages) lost
-	 * to them, host reads of lost units (errors), superblocks refreshed.
+	 * reads it found uncorrectable, units GC lost to them, translation
+	 * pages lost (each load that failed, each one GC could not move),
+	 * host reads of lost units (errors), superblocks refreshed.
 	 */
 	uint64_t read_retries, uncorrectable_reads, units_lost, tp_lost, lost_reads, refreshes;
 	uint64_t flash_data_reads, flash_tp_reads;

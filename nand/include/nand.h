@@ -358,6 +358,9 @@ int nand_reliability_check(const struct nand_reliability *r, const struct nand_g
 double nand_rber(const struct nand_reliability *r, uint32_t pe, double age_days, uint64_t reads);
 /* Read retries a codeword with @errors bit errors needs; UINT32_MAX: uncorrectable. */
 uint32_t nand_retries_needed(const struct nand_reliability *r, uint32_t errors);
+struct nand_dev;
+/* Reliability on: the data on the device now is @ns older (a bake, a shelf); else nothing. */
+void nand_reliability_age(struct nand_dev *dev, uint64_t ns);
 
 struct nand_config {
 	struct nand_geometry geo;

@@ -54,6 +54,7 @@ static void usage(void)
 		"       blox-sim fairness [options]    (weighted die sharing, qos bench 3; fairness --help)\n"
 		"       blox-sim model [options]       (the stats model vs measured; model --help)\n"
 		"       blox-sim suspend [options]     (suspension policies, mixed load; suspend --help)\n"
+		"       blox-sim wear [options]        (read latency as the flash wears; wear --help)\n"
 		"  --exp 1|2|3|isolation|all  experiment (default all: 1, 2 and 3)\n"
 		"  --raw-mib N            raw flash in MiB (default 4096)\n"
 		"  --channels N --dies N --planes N --ppb N --page-kib N\n"
@@ -410,6 +411,8 @@ int main(int argc, char **argv)
 		return sim_model_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "suspend"))
 		return sim_suspend_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "wear"))
+		return sim_wear_main(argc, argv);
 	if (!parse_args(&o, argc, argv))
 		return 0;
 	if (o.exp == 0 || o.exp == 1) {

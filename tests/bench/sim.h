@@ -24,6 +24,7 @@
  *   sim_model.c  experiment model (qos bench 4: bloxctl stats' model against virtual time)
  *   sim_suspend.c  experiment suspend (qos/: program/erase suspension policies, database-like load);
  *                with sim_suspend_out.c and sim_suspend.h
+ *   sim_wear.c   experiment wear (read latency as the flash wears, refresh off and on)
  *   blox_sim.c   command line and main
  *
  * Nothing here is global: the options are parsed into a struct sim_opts
@@ -495,5 +496,7 @@ int sim_fairness_main(int argc, char **argv); /* sim_fair.c */
 int sim_model_main(int argc, char **argv); /* sim_model.c */
 /* "blox-sim suspend [options]": its own options, argv[1] "suspend"; exit status. */
 int sim_suspend_main(int argc, char **argv); /* sim_suspend.c */
+/* "blox-sim wear [options]": its own options, argv[1] "wear"; exit status. */
+int sim_wear_main(int argc, char **argv); /* sim_wear.c */
 
 #endif

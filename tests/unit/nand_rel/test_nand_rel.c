@@ -279,6 +279,16 @@ static void test_disturb_and_retention(void **state)
 		assert_true(old > young + 10);
 	}
 	fx_destroy(&f);
+
+	/* The same through nand_reliability_age(): real-time ageing, two years on at once. */
+	rel_dev(&f, 3);
+	f.store->blocks[fx_blk_idx(&f, 0)].erase_count = 3000;
+	t = 1000000;
+	program0(&f, 0, t);
+	young = worst_errors(&f, 0, 20, &t, 10000);
+	nand_reliability_age(f.dev, 2 * 365 * 86400ull * 1000000000ull);
+	assert_true(worst_errors(&f, 0, 20, &t, 10000) > young + 10);
+	fx_destroy(&f);
 }
 
 /* The same seed and the same ops: the same errors; another seed: others. */
