@@ -103,29 +103,20 @@ static void usage(void)
 		"  --outdir DIR           output directory (default docs/results)\n");
 }
 
-static int onoff(const char *v)
+static void parse_ranges(void *ctx, const char *k, const char *v)
 {
-	if (!strcmp(v, "on"))
-		return 1;
-	if (!strcmp(v, "off"))
-		return 0;
-	if (!strcmp(v, "both"))
-		return 2;
-	sim_die("expected on|off|both, got %s", v);
-	return 0;
-}
-
-static void parse_ranges(struct sim_opts *o, const char *v)
-{
+	struct sim_opts *o = ctx;
 	char *copy = strdup(v), *tok, *save = NULL;
 
+	if (!copy)
+		sim_die("out of memory");
 	o->nranges = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		unsigned a, b = 1;
 		char *end;
 
 		if (o->nranges == SIM_MAX_RANGES)
-			sim_die("too many ranges");
+			sim_die("%s: too many ranges", k);
 		a = (unsigned)strtoul(tok, &end, 10);
 		if (*end == 'M' && a) {
 			b = 0;
@@ -138,89 +129,28 @@ static void parse_ranges(struct sim_opts *o, const char *v)
 	free(copy);
 }
 
-static void parse_ops(struct sim_opts *o, const char *v)
+/* W's open-loop rates (kIOPS); 0 in the list is skipped. */
+static void parse_rates(void *ctx, const char *k, const char *v)
 {
+	struct sim_opts *o = ctx;
 	char *copy = strdup(v), *tok, *save = NULL;
 
-	o->nops = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->nops == SIM_MAX_OPS)
-			sim_die("too many --ops");
-		o->ops[o->nops] = (uint32_t)strtoul(tok, NULL, 0);
-		if (o->ops[o->nops] >= 1000)
-			sim_die("bad op_permille %s", tok);
-		o->nops++;
-	}
-	free(copy);
-}
-
-static void parse_pcts(struct sim_opts *o, const char *v)
-{
-	char *copy = strdup(v), *tok, *save = NULL;
-
-	o->iso_npcts = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		unsigned long p = strtoul(tok, &end, 10);
-
-		if (o->iso_npcts == SIM_ISO_MAX_PCTS)
-			sim_die("too many --reads-pct");
-		if (*end || end == tok || p > 100)
-			sim_die("bad --reads-pct %s", tok);
-		o->iso_pcts[o->iso_npcts++] = (uint32_t)p;
-	}
-	free(copy);
-	if (!o->iso_npcts)
-		sim_die("--reads-pct needs a value");
-}
-
-static void parse_levels(struct sim_opts *o, const char *v)
-{
-	static const char *const names[] = { "software", "chip", "channel" };
-	char *copy = strdup(v), *tok, *save = NULL;
-
-	o->iso_levels = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned i;
-
-		for (i = 0; i < 3 && strcmp(tok, names[i]); i++)
-			;
-		if (i == 3)
-			sim_die("bad --levels %s (software, chip, channel)", tok);
-		o->iso_levels |= 1u << i;
-	}
-	free(copy);
-	if (!o->iso_levels)
-		sim_die("--levels needs a value");
-}
-
-static void parse_rates(struct sim_opts *o, const char *v)
-{
-	char *copy = strdup(v), *tok, *save = NULL;
-
+	if (!copy)
+		sim_die("out of memory");
 	o->iso_nw_rates = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *end;
 		double r = strtod(tok, &end);
 
 		if (*end || end == tok || r < 0)
-			sim_die("bad --w-kiops %s", tok);
+			sim_die("bad %s %s", k, tok);
 		if (r == 0)
 			continue;
 		if (o->iso_nw_rates == SIM_ISO_MAX_PCTS)
-			sim_die("too many --w-kiops");
+			sim_die("too many %s", k);
 		o->iso_w_rates[o->iso_nw_rates++] = r;
 	}
 	free(copy);
-}
-
-static double positive(const char *k, const char *v)
-{
-	double x = atof(v);
-
-	if (!(x > 0))
-		sim_die("%s must be positive, got %s", k, v);
-	return x;
 }
 
 /*
@@ -229,167 +159,103 @@ static double positive(const char *k, const char *v)
  */
 static bool parse_args(struct sim_opts *o, int argc, char **argv)
 {
-	bool hot_top_set = false;
-	size_t len = 0;
+	static const struct sim_choice exps[] = { { "1", 1 }, { "2", 2 }, { "3", 3 },
+						  { "isolation", SIM_EXP_ISOLATION }, { "all", 0 },
+						  { NULL, 0 } };
+	static const struct sim_choice onoffboth[] = { { "off", 0 }, { "on", 1 }, { "both", 2 },
+						       { NULL, 0 } };
+	static const struct sim_choice rand_lbas[] = { { "uniform", 0 }, { "ahead", 1 },
+						       { "both", 2 }, { NULL, 0 } };
+	static const struct sim_choice gcs[] = { { "greedy", 0 }, { "cb", 1 }, { "both", 2 },
+						 { NULL, 0 } };
+	static const struct sim_choice suspends[] = { { "never", 0 }, { "default", 1 },
+						      { "both", 2 }, { NULL, 0 } };
+	static const struct sim_choice levels[] = { { "software", 1 }, { "chip", 2 },
+						    { "channel", 4 }, { NULL, 0 } };
+	uint32_t page_kib = 16, hot_top = UINT32_MAX; /* UINT32_MAX: not given */
+	const struct sim_opt opts[] = {
+		SIM_OPT_CHOICE("--exp", &o->exp, exps),
+		SIM_OPT_U32S("--reads-pct", o->iso_pcts, &o->iso_npcts, SIM_ISO_MAX_PCTS, 0, 100),
+		SIM_OPT_POS("--seconds", &o->iso_seconds),
+		SIM_OPT_NONNEG("--iso-warmup-s", &o->iso_warmup_s),
+		SIM_OPT_POS("--r-kiops", &o->iso_r_kiops),
+		SIM_OPT_U32("--w-qd", &o->iso_w_qd, 1, SIM_MAX_QD),
+		SIM_OPT_FN("--w-kiops", parse_rates, o),
+		SIM_OPT_CHOICE("--suspend", &o->iso_suspend, suspends),
+		SIM_OPT_FLAGS("--levels", &o->iso_levels, levels),
+		SIM_OPT_U32("--iso-channels", &o->iso_channels, 1, 64),
+		SIM_OPT_U32("--iso-ppb", &o->iso_ppb, 1, 1u << 16),
+		SIM_OPT_U32("--iso-blocks", &o->iso_blocks, 1, 1u << 20),
+		SIM_OPT_NONNEG("--iso-precond-x", &o->iso_precond_x),
+		SIM_OPT_U64("--raw-mib", &o->raw_mib, 1, 1u << 30),
+		SIM_OPT_U64("--waf-raw-mib", &o->waf_raw_mib, 1, 1u << 30),
+		SIM_OPT_ONOFF("--waf-control", &o->waf_control),
+		SIM_OPT_U32("--waf-control-kib", &o->waf_control_kib, 1, 1u << 24),
+		SIM_OPT_U32("--waf-ppb", &o->waf_ppb, 1, 1u << 16),
+		SIM_OPT_U32("--channels", &o->channels, 1, 1024),
+		SIM_OPT_U32("--dies", &o->dies, 1, 1024),
+		SIM_OPT_U32("--planes", &o->planes, 1, 16),
+		SIM_OPT_U32("--ppb", &o->ppb, 1, 1u << 16),
+		SIM_OPT_U32("--page-kib", &page_kib, 1, 1024),
+		SIM_OPT_U32("--cmt-kib", &o->cmt_kib, 0, 1u << 24),
+		SIM_OPT_U32("--mdc-bytes", &o->mdc_bytes, 0, 1u << 24),
+		SIM_OPT_U32("--mdc-min-run", &o->mdc_min_run, 0, 1u << 24),
+		SIM_OPT_CHOICE("--mdc", &o->mdc, onoffboth),
+		SIM_OPT_CHOICE("--sep", &o->sep, onoffboth),
+		SIM_OPT_CHOICE("--rand-lba", &o->rand_lba, rand_lbas),
+		SIM_OPT_U32("--hot-regions", &o->hot_regions, 0, 1u << 24),
+		SIM_OPT_U32("--hot-top", &hot_top, 0, 1u << 24),
+		SIM_OPT_U32("--op", &o->op_permille, 0, 999),
+		SIM_OPT_U32S("--ops", o->ops, &o->nops, SIM_MAX_OPS, 0, 999),
+		SIM_OPT_CHOICE("--gc", &o->gc, gcs),
+		SIM_OPT_NONNEG("--write-x", &o->write_x),
+		SIM_OPT_U32("--qd", &o->qd, 1, SIM_MAX_QD),
+		SIM_OPT_U64("--reads", &o->reads, 0, 1e15),
+		SIM_OPT_U64("--warmup", &o->warmup, 0, 1e15),
+		SIM_OPT_ONOFF("--prefetch", &o->prefetch),
+		SIM_OPT_ONOFF("--multiplane", &o->multiplane),
+		SIM_OPT_U64("--idle-ms", &o->idle_ms, 0, 1e9),
+		SIM_OPT_FN("--ranges", parse_ranges, o),
+		SIM_OPT_INT("--gc-bg", &o->gc_bg, 0, 1000),
+		SIM_OPT_INT("--gc-idle", &o->gc_idle, 0, 1000),
+		SIM_OPT_SEED(&o->seed),
+		SIM_OPT_STR("--out", &o->out),
+		SIM_OPT_STR("--outdir", &o->outdir),
+		SIM_OPT_END,
+	};
 
 	*o = (struct sim_opts){ .raw_mib = 4096, .waf_raw_mib = 1024, .waf_ppb = 96,
 			   .waf_control = true, .waf_control_kib = 4096, .channels = 4, .dies = 1, .planes = 1, .ppb = 384,
-			   .page_size = 16384, .cmt_kib = 256, .mdc_bytes = 2048, .mdc_min_run = 32,
-			   .hot_regions = 128, .mdc = 2, .sep = 2, .rand_lba = 2, .op_permille = 70,
+			   .cmt_kib = 256, .mdc_bytes = 2048, .mdc_min_run = 32,
+			   .hot_regions = 128, .mdc = 2, .sep = -1, .rand_lba = 2, .op_permille = 70,
 			   .qd = 32, .reads = 100000, .warmup = 32768, .prefetch = true, .multiplane = true,
 			   .idle_ms = 200, .write_x = 3.0, .gc = 2, .seed = 1, .gc_bg = -1,
 			   .gc_idle = -1, .debug = getenv("BLOX_SIM_DEBUG") != NULL,
 			   .outdir = "docs/results", .iso_seconds = 10.0, .iso_warmup_s = 1.0,
 			   .iso_r_kiops = 20.0, .iso_precond_x = 2.0, .iso_w_qd = 32, .iso_ppb = 96,
-			   .iso_blocks = 64, .iso_channels = 2, .iso_suspend = 2, .iso_levels = 7 };
-	int first_opt = 1;
+			   .iso_blocks = 64, .iso_channels = 2, .iso_suspend = 2, .iso_levels = 7,
+			   .iso_pcts = { 100, 95 }, .iso_npcts = 2, .ops = { 70, 100, 150, 200, 280 },
+			   .nops = 5 };
 
-	parse_pcts(o, "100,95");
-	parse_rates(o, "0.25,0.5,1");
-	parse_ops(o, "70,100,150,200,280");
-	parse_ranges(o, "1/64,1/32,1/16,256M,1/8,3/16,1/4,1072M,5/16,3/8,1/2,3/4,1");
-	for (int i = 0; i < argc; i++) {
-		int n = snprintf(o->cmdline + len, sizeof(o->cmdline) - len, "%s%s", i ? " " : "",
-				 argv[i]);
-
-		if (n < 0 || (size_t)n >= sizeof(o->cmdline) - len)
-			break;
-		len += (size_t)n;
-	}
+	parse_rates(o, "--w-kiops", "0.25,0.5,1");
+	parse_ranges(o, "--ranges", "1/64,1/32,1/16,256M,1/8,3/16,1/4,1072M,5/16,3/8,1/2,3/4,1");
+	sim_cmdline(o->cmdline, sizeof(o->cmdline), argc, argv);
 	/* "blox-sim isolation [options]" is "blox-sim --exp isolation [options]". */
 	if (argc > 1 && argv[1][0] != '-') {
 		if (strcmp(argv[1], "isolation"))
 			sim_die("unknown experiment %s (--help)", argv[1]);
 		o->exp = SIM_EXP_ISOLATION;
-		first_opt = 2;
 	}
-	for (int i = first_opt; i < argc; i++) {
-		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
-			usage();
-			return false;
-		}
-		if (!v)
-			sim_die("%s needs a value (--help)", k);
-		i++;
-		if (!strcmp(k, "--exp")) {
-			if (!strcmp(v, "isolation"))
-				o->exp = SIM_EXP_ISOLATION;
-			else if (!strcmp(v, "all"))
-				o->exp = 0;
-			else if ((o->exp = atoi(v)) < 1 || o->exp > 3)
-				sim_die("bad --exp %s (1, 2, 3, isolation, all)", v);
-		} else if (!strcmp(k, "--reads-pct"))
-			parse_pcts(o, v);
-		else if (!strcmp(k, "--seconds"))
-			o->iso_seconds = positive(k, v);
-		else if (!strcmp(k, "--iso-warmup-s"))
-			o->iso_warmup_s = atof(v);
-		else if (!strcmp(k, "--r-kiops"))
-			o->iso_r_kiops = positive(k, v);
-		else if (!strcmp(k, "--w-qd"))
-			o->iso_w_qd = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--w-kiops"))
-			parse_rates(o, v);
-		else if (!strcmp(k, "--suspend"))
-			o->iso_suspend = !strcmp(v, "never") ? 0 : !strcmp(v, "default") ? 1
-				       : !strcmp(v, "both") ? 2 : (sim_die("bad --suspend %s", v), 0);
-		else if (!strcmp(k, "--levels"))
-			parse_levels(o, v);
-		else if (!strcmp(k, "--iso-channels"))
-			o->iso_channels = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--iso-ppb"))
-			o->iso_ppb = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--iso-blocks"))
-			o->iso_blocks = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--iso-precond-x"))
-			o->iso_precond_x = atof(v);
-		else if (!strcmp(k, "--raw-mib"))
-			o->raw_mib = strtoull(v, NULL, 0);
-		else if (!strcmp(k, "--waf-raw-mib"))
-			o->waf_raw_mib = strtoull(v, NULL, 0);
-		else if (!strcmp(k, "--waf-control"))
-			o->waf_control = onoff(v) == 1;
-		else if (!strcmp(k, "--waf-control-kib"))
-			o->waf_control_kib = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--waf-ppb"))
-			o->waf_ppb = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--channels"))
-			o->channels = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--dies"))
-			o->dies = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--planes"))
-			o->planes = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--ppb"))
-			o->ppb = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--page-kib"))
-			o->page_size = (uint32_t)atoi(v) * 1024;
-		else if (!strcmp(k, "--cmt-kib"))
-			o->cmt_kib = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--mdc-bytes"))
-			o->mdc_bytes = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--mdc-min-run"))
-			o->mdc_min_run = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--mdc"))
-			o->mdc = onoff(v);
-		else if (!strcmp(k, "--sep")) {
-			o->sep = onoff(v);
-			o->sep_set = true;
-		} else if (!strcmp(k, "--rand-lba"))
-			o->rand_lba = !strcmp(v, "uniform") ? 0 : !strcmp(v, "ahead") ? 1 : 2;
-		else if (!strcmp(k, "--hot-regions"))
-			o->hot_regions = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--hot-top")) {
-			o->hot_top = (uint32_t)atoi(v);
-			hot_top_set = true;
-		} else if (!strcmp(k, "--op"))
-			o->op_permille = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--ops"))
-			parse_ops(o, v);
-		else if (!strcmp(k, "--gc"))
-			o->gc = !strcmp(v, "greedy") ? 0 : !strcmp(v, "cb") ? 1 : 2;
-		else if (!strcmp(k, "--write-x"))
-			o->write_x = atof(v);
-		else if (!strcmp(k, "--qd"))
-			o->qd = (uint32_t)atoi(v);
-		else if (!strcmp(k, "--reads"))
-			o->reads = strtoull(v, NULL, 0);
-		else if (!strcmp(k, "--warmup"))
-			o->warmup = strtoull(v, NULL, 0);
-		else if (!strcmp(k, "--prefetch"))
-			o->prefetch = onoff(v) == 1;
-		else if (!strcmp(k, "--multiplane"))
-			o->multiplane = onoff(v) == 1;
-		else if (!strcmp(k, "--idle-ms"))
-			o->idle_ms = strtoull(v, NULL, 0);
-		else if (!strcmp(k, "--ranges"))
-			parse_ranges(o, v);
-		else if (!strcmp(k, "--gc-bg"))
-			o->gc_bg = atoi(v);
-		else if (!strcmp(k, "--gc-idle"))
-			o->gc_idle = atoi(v);
-		else if (!strcmp(k, "--seed"))
-			o->seed = strtoull(v, NULL, 0) | 1;
-		else if (!strcmp(k, "--out"))
-			o->out = v;
-		else if (!strcmp(k, "--outdir"))
-			o->outdir = v;
-		else
-			sim_die("unknown option %s (--help)", k);
-	}
-	if (!hot_top_set)
-		o->hot_top = o->hot_regions;
-	if (o->qd == 0 || o->qd > SIM_MAX_QD)
-		sim_die("--qd must be 1..%u", SIM_MAX_QD);
+	if (!sim_opts_parse(NULL, usage, opts, argc, argv))
+		return false;
+	o->seed |= 1;
+	o->page_size = page_kib * 1024;
+	o->hot_top = hot_top != UINT32_MAX ? hot_top : o->hot_regions;
+	o->sep_set = o->sep >= 0;
+	if (!o->sep_set)
+		o->sep = 2;
 	if (o->out && !o->exp)
 		sim_die("--out needs a single --exp");
-	if (o->iso_w_qd == 0 || o->iso_w_qd > SIM_MAX_QD)
-		sim_die("--w-qd must be 1..%u", SIM_MAX_QD);
-	if (o->iso_channels == 0 || o->iso_blocks == 0 || o->iso_ppb == 0)
-		sim_die("--iso-channels, --iso-blocks and --iso-ppb must be positive");
-	if (o->iso_warmup_s < 0 || o->iso_precond_x < 0)
-		sim_die("--iso-warmup-s and --iso-precond-x must not be negative");
 	return true;
 }
 

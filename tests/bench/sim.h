@@ -354,9 +354,11 @@ struct sim_opt {
 #define SIM_OPT_END { .name = NULL }
 
 /*
- * argv[2..] of "blox-sim @exp [options]" into what @opts point at: each
- * option takes a value; dies on an unknown option, a missing or bad value
- * (saying "(@exp --help)"). False after --help or -h, once @usage() ran.
+ * The options of "blox-sim [@exp] [options]" into what @opts point at
+ * (argv[1] is skipped when it is not an option: the experiment's name):
+ * each option takes a value; dies on an unknown option, a missing or bad
+ * value (saying "(@exp --help)", "(--help)" for a NULL @exp). False after
+ * --help or -h, once @usage() ran.
  */
 bool sim_opts_parse(const char *exp, void (*usage)(void), const struct sim_opt *opts, int argc,
 		    char **argv);

@@ -148,9 +148,9 @@ bool sim_opts_parse(const char *exp, void (*usage)(void), const struct sim_opt *
 {
 	char hint[64];
 
-	snprintf(hint, sizeof(hint), " (%s --help)", exp);
-	/* argv[1] is the experiment's name. */
-	for (int i = 2; i < argc; i++) {
+	snprintf(hint, sizeof(hint), " (%s%s--help)", exp ? exp : "", exp ? " " : "");
+	/* argv[1] is the experiment's name, when it is not an option. */
+	for (int i = argc > 1 && argv[1][0] != '-' ? 2 : 1; i < argc; i++) {
 		const char *k = argv[i], *v;
 		const struct sim_opt *o;
 
