@@ -66,6 +66,14 @@ int zns_layout(const struct nand_geometry *g, uint32_t ndies, uint32_t first_blo
 	return 0;
 }
 
+uint32_t zns_reserve_pages(const struct nand_geometry *g, uint32_t ndies)
+{
+	uint32_t stripe = ndies * g->planes_per_die;
+	uint32_t want = stripe * g->pages_per_block / 16;
+
+	return want > stripe ? (want + stripe - 1) / stripe * stripe : stripe;
+}
+
 void zns_page_addr(const struct zns_layout *l, uint32_t zone, uint32_t pidx,
 		   uint32_t *slot, uint32_t *plane, uint32_t *block, uint32_t *page)
 {

@@ -152,6 +152,7 @@ static int recover_zone(struct zns_bdev *zb, uint32_t zone, uint8_t *oob, uint16
 			return rc;
 		zz->buf_lpage = lp;
 		zz->buf_fill = nvalid[lp];
+		zz->buf_durable = nvalid[lp];
 	}
 	zns_zone_restore(zb->z, zone, zns_zslba(zb->z, zone) + wpoff, finish);
 	return 0;
@@ -355,7 +356,7 @@ static int zb_place(struct zns_bdev *zb, const struct blox_bdev_params *p,
 /* Layout, zones and their recovery, on a placed device. */
 static int zb_setup(struct zns_bdev *zb, const struct blox_bdev_params *p)
 {
-	uint32_t first, nr, stripe;
+	uint32_t first, nr, reserve;
 	const char *why;
 	uint64_t zone_bytes;
 	int rc = zb_place(zb, p, &first, &nr);
@@ -364,9 +365,9 @@ static int zb_setup(struct zns_bdev *zb, const struct blox_bdev_params *p)
 		return rc;
 	if (zb->geo->oob_size < sizeof(struct zb_oob) || p->zone_size % ZNS_LBA_SIZE)
 		return -EINVAL;
-	/* One row of pages (a page on every die and plane) kept for flushes. */
-	stripe = zb->l.ndies * zb->geo->planes_per_die;
-	rc = zns_layout(zb->geo, zb->l.ndies, first, nr, p->zone_size / ZNS_LBA_SIZE, stripe,
+	/* Pages kept for flushed partial pages. */
+	reserve = zns_reserve_pages(zb->geo, zb->l.ndies);
+	rc = zns_layout(zb->geo, zb->l.ndies, first, nr, p->zone_size / ZNS_LBA_SIZE, reserve,
 			&zb->l, &why);
 	if (rc) {
 		blox_log(zb->log, BLOX_LOG_ERR, "zns: %s", why);

@@ -19,8 +19,10 @@
  * padded with its OOB saying how many LBAs it holds; when the rest of the
  * page comes, the whole page is programmed again at the next physical
  * page and l2p moves there. So a flushed partial page costs one physical
- * page: each zone keeps zns_layout.reserve_pages pages out of its capacity
- * for that, and a zone whose reserve is gone is finished by the controller
+ * page (a flush with nothing new in the page costs nothing): each zone
+ * keeps zns_layout.reserve_pages pages (zns_reserve_pages(): a sixteenth)
+ * out of its capacity for that, and a zone whose reserve is gone is
+ * finished by the controller
  * (Full, ZFC) at its next flushed partial page, its data durable.
  *
  * Every page's OOB says which zone and logical page it holds and how many
@@ -94,6 +96,7 @@ struct zb_zone {
 	uint32_t pnext; /* next physical page to program */
 	uint8_t *buf; /* the partial page at the write pointer, or NULL */
 	uint32_t buf_lpage, buf_fill; /* which logical page, LBAs of it held */
+	uint32_t buf_durable; /* of those, the LBAs a padded copy on flash holds */
 	uint32_t inflight; /* programs and erases in flight */
 	bool resetting; /* a reset under way: I/O to it waits */
 	struct zb_req *reset_req; /* the reset whose erases wait for the programs in flight */

@@ -284,6 +284,7 @@ static void buf_drop(struct zb_zone *zz)
 	free(zz->buf);
 	zz->buf = NULL;
 	zz->buf_fill = 0;
+	zz->buf_durable = 0;
 }
 
 /* A marker page saying the zone is Full, when it has a page left. */
@@ -306,7 +307,8 @@ static int zone_pad(struct zns_bdev *zb, struct zb_req *req, uint32_t zone)
 	uint8_t *data;
 	int rc;
 
-	if (!zz->buf || !zz->buf_fill)
+	/* Nothing in the page, or nothing new since its last padded copy. */
+	if (!zz->buf || !zz->buf_fill || zz->buf_durable == zz->buf_fill)
 		return 0;
 	data = malloc(zb->geo->page_size);
 	if (!data)
@@ -317,6 +319,7 @@ static int zone_pad(struct zns_bdev *zb, struct zb_req *req, uint32_t zone)
 	rc = prog_submit(zb, req, zone, lpage, zz->buf_fill, 0, data);
 	if (rc)
 		return rc;
+	zz->buf_durable = zz->buf_fill;
 	zb->pads++;
 	if (zns_zone(zb->z, zone)->state != ZNS_FULL &&
 	    zb->l.zone_pages - zz->pnext < zb->lpages - lpage) {
@@ -458,6 +461,8 @@ static int write_data(struct zns_bdev *zb, struct zb_req *req, uint32_t zone, ui
 		}
 		if (!zz->buf && !(zz->buf = malloc(zb->geo->page_size)))
 			return -ENOMEM;
+		if (zz->buf_lpage != lpage)
+			zz->buf_durable = 0;
 		zz->buf_lpage = lpage;
 		iov_copy(req->io, ioff, zz->buf + (uint64_t)s * ZNS_LBA_SIZE, len, false);
 		zz->buf_fill = s + n;
@@ -468,6 +473,7 @@ static int write_data(struct zns_bdev *zb, struct zb_req *req, uint32_t zone, ui
 			return -ENOMEM;
 		memcpy(data, zz->buf, zb->geo->page_size);
 		zz->buf_fill = 0;
+		zz->buf_durable = 0;
 		rc = prog_submit(zb, req, zone, lpage, slots, 0, data);
 	}
 	return rc;

@@ -98,6 +98,14 @@ int zns_layout(const struct nand_geometry *g, uint32_t ndies, uint32_t first_blo
 	       struct zns_layout *out, const char **why);
 
 /*
+ * The pages of a zone on @ndies dies of @g that a backend keeps for
+ * flushes of a partial page (each flushed partial page costs one): a
+ * sixteenth of the zone's pages, in whole rows of a page on every die and
+ * plane, at least one row.
+ */
+uint32_t zns_reserve_pages(const struct nand_geometry *g, uint32_t ndies);
+
+/*
  * The NAND address of page @pidx (0..zone_pages) of zone @zone, with the
  * namespace's die slot in @slot (the caller turns it into its die).
  */

@@ -84,6 +84,12 @@ static void test_layout(void **state)
 	assert_int_equal(zns_layout(&g, 3, 0, 16, 0, 48, &l, &why), -EINVAL);
 	g.page_size = 6000;
 	assert_int_equal(zns_layout(&g, 3, 0, 16, 0, 0, &l, &why), -EINVAL);
+	/* The reserve: a row (3 dies x 2 planes) at least, else a sixteenth in rows. */
+	assert_int_equal(zns_reserve_pages(&g, 3), 6);
+	g.pages_per_block = 384;
+	assert_int_equal(zns_reserve_pages(&g, 3), 144);
+	g.pages_per_block = 100; /* 37.5 pages: 7 rows */
+	assert_int_equal(zns_reserve_pages(&g, 3), 42);
 }
 
 /* Pages stripe across dies, then planes, then pages of the block. */
