@@ -365,6 +365,18 @@ int ini_resv_acquire(struct ini_queue *q, uint32_t nsid, uint32_t cdw10, uint64_
 		     uint64_t prkey);
 int ini_resv_release(struct ini_queue *q, uint32_t nsid, uint32_t cdw10, uint64_t crkey);
 int ini_resv_report(struct ini_queue *q, uint32_t nsid, bool eds, void *buf, uint32_t len);
+/*
+ * Zoned namespaces: Zone Management Send (@zsa on the zone at @slba, or
+ * every zone it applies to if @all); Report Zones from @slba with filter
+ * @filter (Zone Receive Action Specific), Partial Report if @partial, into
+ * @len bytes; Zone Append of @nlb blocks to the zone at @zslba, the LBA
+ * written in *@lba.
+ */
+int ini_zone_send(struct ini_queue *q, uint32_t nsid, uint64_t slba, uint8_t zsa, bool all);
+int ini_zone_report(struct ini_queue *q, uint32_t nsid, uint64_t slba, uint8_t filter,
+		    bool partial, void *buf, uint32_t len);
+int ini_zone_append(struct ini_queue *q, uint32_t nsid, uint64_t zslba, uint32_t nlb,
+		    const void *buf, uint32_t len, bool fua, uint64_t *lba);
 
 /* --- controllers (ini_ctrl.c) --------------------------------------- */
 

@@ -219,3 +219,44 @@ int ini_resv_report(struct ini_queue *q, uint32_t nsid, bool eds, void *buf, uin
 	r.sqe.cdw11 = eds;
 	return run(q, &r);
 }
+
+int ini_zone_send(struct ini_queue *q, uint32_t nsid, uint64_t slba, uint8_t zsa, bool all)
+{
+	struct ini_req r;
+
+	ini_req_init(&r, nvme_zns_cmd_mgmt_send, nsid, NULL, 0, INI_DIR_NONE);
+	r.sqe.cdw10 = (uint32_t)slba;
+	r.sqe.cdw11 = (uint32_t)(slba >> 32);
+	r.sqe.cdw13 = zsa | (all ? 1u << 8 : 0);
+	return run(q, &r);
+}
+
+int ini_zone_report(struct ini_queue *q, uint32_t nsid, uint64_t slba, uint8_t filter,
+		    bool partial, void *buf, uint32_t len)
+{
+	struct ini_req r;
+
+	if (len < 64 || len % 4)
+		return -EINVAL;
+	ini_req_init(&r, nvme_zns_cmd_mgmt_recv, nsid, buf, len, INI_DIR_C2H);
+	r.sqe.cdw10 = (uint32_t)slba;
+	r.sqe.cdw11 = (uint32_t)(slba >> 32);
+	r.sqe.cdw12 = len / 4 - 1;
+	r.sqe.cdw13 = (uint32_t)filter << 8 | (partial ? 1u << 16 : 0);
+	return run(q, &r);
+}
+
+int ini_zone_append(struct ini_queue *q, uint32_t nsid, uint64_t zslba, uint32_t nlb,
+		    const void *buf, uint32_t len, bool fua, uint64_t *lba)
+{
+	struct ini_req r;
+	int rc;
+
+	ini_req_rw(&r, nvme_zns_cmd_append, nsid, zslba, nlb, (void *)buf, len);
+	if (fua)
+		r.sqe.cdw12 |= 1u << 30;
+	rc = run(q, &r);
+	if (rc == 0 && lba)
+		*lba = r.cqe.result;
+	return rc;
+}

@@ -127,8 +127,10 @@ static int enable(struct ini_ctrl *c, uint16_t *status)
 	if (rc)
 		goto status;
 	c->vs = (uint32_t)v;
+	/* As Linux: every I/O command set the controller has (CC.CSS 110b) when CAP.CSS says so. */
 	rc = ini_prop_set(c->admin, NVME_REG_CC, false,
-			  CC_EN | CC_IOSQES_64 | CC_IOCQES_16);
+			  CC_EN | CC_IOSQES_64 | CC_IOCQES_16 |
+				  ((c->cap >> 37) & NVME_CAP_CSS_CSI ? NVME_CC_CSS_CSI << 4 : 0));
 	if (rc)
 		goto status;
 	rc = ini_ctrl_wait_csts(c->admin, CSTS_RDY, CSTS_RDY,
