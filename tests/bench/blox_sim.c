@@ -77,6 +77,7 @@ static void usage(void)
 		"  --warmup N             warm-up reads per point (default 32768)\n"
 		"  --prefetch on|off      idle period with idle prefetch after warm-up (default on)\n"
 		"  --multiplane on|off    NAND multi-plane program/erase groups (default on)\n"
+		"  --plane-groups on|off  the FTL holds a die's first-plane page for its partner (default on)\n"
 		"  --idle-ms N            idle period, virtual ms (default 200)\n"
 		"  --ranges a/b|NM,...    read ranges as fractions of capacity or N MiB\n"
 		"                         (default 1/64,1/32,1/16,256M,1/8,3/16,1/4,1072M,5/16,3/8,1/2,3/4,1)\n"
@@ -214,6 +215,7 @@ static bool parse_args(struct sim_opts *o, int argc, char **argv)
 		SIM_OPT_U64("--warmup", &o->warmup, 0, 1e15),
 		SIM_OPT_ONOFF("--prefetch", &o->prefetch),
 		SIM_OPT_ONOFF("--multiplane", &o->multiplane),
+		SIM_OPT_ONOFF("--plane-groups", &o->plane_groups),
 		SIM_OPT_U64("--idle-ms", &o->idle_ms, 0, 1e9),
 		SIM_OPT_FN("--ranges", parse_ranges, o),
 		SIM_OPT_INT("--gc-bg", &o->gc_bg, 0, 1000),
@@ -229,6 +231,7 @@ static bool parse_args(struct sim_opts *o, int argc, char **argv)
 			   .cmt_kib = 256, .mdc_bytes = 2048, .mdc_min_run = 32,
 			   .hot_regions = 128, .mdc = 2, .sep = -1, .rand_lba = 2, .op_permille = 70,
 			   .qd = 32, .reads = 100000, .warmup = 32768, .prefetch = true, .multiplane = true,
+			   .plane_groups = true,
 			   .idle_ms = 200, .write_x = 3.0, .gc = 2, .seed = 1, .gc_bg = -1,
 			   .gc_idle = -1, .debug = getenv("BLOX_SIM_DEBUG") != NULL,
 			   .outdir = "docs/results", .iso_seconds = 10.0, .iso_warmup_s = 1.0,

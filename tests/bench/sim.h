@@ -69,6 +69,7 @@ struct sim_opts {
 	uint64_t reads, warmup;
 	bool prefetch;
 	bool multiplane; /* NAND engine groups programs/erases across planes */
+	bool plane_groups; /* exp 1/2/3: ftl_config.plane_groups */
 	uint64_t idle_ms;
 	double write_x; /* exp 3: random writes, times the capacity */
 	uint32_t ops[SIM_MAX_OPS], nops; /* exp 3 op_permille list */

@@ -77,6 +77,7 @@ void sim_base_config(struct ftl_config *fc, const struct sim_opts *o)
 	fc->hot_regions = o->hot_regions;
 	fc->hot_top = o->hot_top;
 	fc->op_permille = o->op_permille;
+	fc->plane_groups = o->plane_groups;
 }
 
 void sim_open(struct sim *s, const struct sim_opts *o, const struct ftl_config *fc)

@@ -77,12 +77,13 @@ void sim_out_header(struct sim_out *out, const struct sim *s, const char *title)
 	     g->pages_per_block, g->page_size / 1024, g->oob_size, raw / MiB,
 	     128.0 * 1024 * MiB / raw);
 	sim_outf(out, "# timing: tR %llu/%llu/%llu us, tPROG %llu/%llu/%llu us, tBERS %llu us, bus %llu MB/s,"
-		" default suspension policy, multi-plane groups %s\n",
+		" default suspension policy, multi-plane groups %s, FTL plane groups %s\n",
 	     (unsigned long long)t->t_read_ns[0] / 1000, (unsigned long long)t->t_read_ns[1] / 1000,
 	     (unsigned long long)t->t_read_ns[2] / 1000, (unsigned long long)t->t_prog_ns[0] / 1000,
 	     (unsigned long long)t->t_prog_ns[1] / 1000, (unsigned long long)t->t_prog_ns[2] / 1000,
 	     (unsigned long long)t->t_erase_ns / 1000, (unsigned long long)t->bus_mbps,
-	     g->planes_per_die == 1 ? "n/a (1 plane)" : s->nc.multiplane ? "on" : "off");
+	     g->planes_per_die == 1 ? "n/a (1 plane)" : s->nc.multiplane ? "on" : "off",
+	     g->planes_per_die == 1 ? "n/a" : s->fc.plane_groups ? "on" : "off");
 	sim_outf(out, "# ftl: %u superblocks of %u units (%.0f MiB), 2 for checkpoints; capacity %u units"
 		" (%.1f MiB), %u translation pages; op_permille %u\n",
 	     l->nr_sb, l->units_per_sb, l->units_per_sb * 4096.0 / MiB, s->cap,

@@ -200,12 +200,13 @@ static void sweep(struct sim_out *out, struct sim *s, const char *label, bool md
 	}
 }
 
-static void fill_report(struct sim_out *out, const struct sim *s, const char *what, double wall)
+/* @vs: the fill's virtual seconds (not the idle after it); @wall: its wall seconds. */
+static void fill_report(struct sim_out *out, const struct sim *s, const char *what, double vs,
+			double wall)
 {
 	struct ftl_stats st;
 
 	const struct nand_stats *ns = nand_dev_stats(s->dev);
-	double vs = blox_clock_now(&s->vd.clock) * 1e-9;
 
 	ftl_get_stats(s->f, &st);
 	sim_outf(out, "# fill (%s): %llu units host, %llu translation-page units, %llu padded, %llu GC"
@@ -246,7 +247,7 @@ static void sweeps(struct sim_out *out, struct sim *s, const char *dftl, const c
 void sim_exp1(const struct sim_opts *o)
 {
 	struct sim_out out;
-	double w0 = sim_wall_now(), w;
+	double w0 = sim_wall_now(), w, fv;
 	struct sim *s = read_device(o, o->sep != 0);
 
 	sim_out_open(&out, o, "ftl_exp1.txt");
@@ -256,9 +257,10 @@ void sim_exp1(const struct sim_opts *o)
 	     o->qd, s->fc.stream_separation ? "on" : "off");
 	sim_fill(s, 0, 0);
 	w = sim_wall_now() - w0;
+	fv = blox_clock_now(&s->vd.clock) * 1e-9;
 	/* Let background/idle GC settle before the first restart. */
 	sim_run_idle(s, 2000000000ull);
-	fill_report(&out, s, "sequential", w);
+	fill_report(&out, s, "sequential", fv, w);
 	sweep_header(&out, o);
 	sweep_row_header(&out, "# config");
 	sweeps(&out, s, "DFTL", "DFTL+MDC");
@@ -281,7 +283,7 @@ void sim_exp2(const struct sim_opts *o)
 		for (int sep = 1; sep >= 0; sep--) {
 			struct sim *s;
 			char label[64], mdc_label[64];
-			double w1 = sim_wall_now();
+			double w1 = sim_wall_now(), fv;
 
 			if (o->sep != 2 && o->sep != sep)
 				continue;
@@ -304,10 +306,11 @@ void sim_exp2(const struct sim_opts *o)
 				first = false;
 			}
 			sim_fill(s, 256, mode);
+			fv = blox_clock_now(&s->vd.clock) * 1e-9;
 			sim_run_idle(s, 2000000000ull);
 			snprintf(label, sizeof(label), "%s sep=%s", mode ? "ahead" : "uniform",
 				 sep ? "on" : "off");
-			fill_report(&out, s, label, sim_wall_now() - w1);
+			fill_report(&out, s, label, fv, sim_wall_now() - w1);
 			snprintf(label, sizeof(label), "%s,%s,DFTL", mode ? "ahead" : "unif",
 				 sep ? "sep" : "nosep");
 			snprintf(mdc_label, sizeof(mdc_label), "%s,%s,MDC", mode ? "ahead" : "unif",
