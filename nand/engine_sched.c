@@ -135,11 +135,16 @@ struct nand_die *nand_bus_pick(struct nand_dev *dev, uint32_t ch, struct nand_di
 /* Queued ops looked at for partners, per queue: bounds the cost of a start. */
 #define MP_SCAN 32
 
-/* Queued @op may join @lead's group (@have: the planes it covers) now. */
+/*
+ * Queued @op may join @lead's group (@have: the planes it covers), which
+ * starts at @t. Not an op submitted after @t: a driver that runs late
+ * starts the lead at its modeled time, after later ops came in.
+ */
 static inline __attribute__((always_inline)) bool
-mp_partner(struct nand_dev *dev, const struct nand_op *lead, struct nand_op *op, uint32_t have)
+mp_partner(struct nand_dev *dev, const struct nand_op *lead, struct nand_op *op, uint32_t have,
+	   uint64_t t)
 {
-	return op->kind == lead->kind && op->nplanes == 1 &&
+	return op->kind == lead->kind && op->nplanes == 1 && op->submit_ns <= t &&
 	       op->timing_only == lead->timing_only && op->addr.block == lead->addr.block &&
 	       (op->kind != NAND_OP_PROGRAM || op->addr.page == lead->addr.page) &&
 	       !(have & (1u << op->addr.plane)) &&
@@ -181,7 +186,7 @@ static __attribute__((noinline)) void mp_gather_tenant(struct nand_dev *dev, str
 	TAILQ_FOREACH_SAFE(op, nand_tq(nand_dten(dev, d), g->lead->tenant, p), tlink, tmp) {
 		if (++seen > MP_SCAN || g->have == all)
 			break;
-		if (mp_partner(dev, g->lead, op, g->have))
+		if (mp_partner(dev, g->lead, op, g->have, t))
 			mp_join(dev, d, g, op, t);
 	}
 }
@@ -214,7 +219,7 @@ void nand_mp_gather(struct nand_dev *dev, struct nand_die *d, struct nand_op *le
 		TAILQ_FOREACH_SAFE(op, &d->q[p], link, tmp) {
 			if (++seen > MP_SCAN || g.have == all)
 				break;
-			if (mp_partner(dev, lead, op, g.have))
+			if (mp_partner(dev, lead, op, g.have, t))
 				mp_join(dev, d, &g, op, t);
 		}
 	}

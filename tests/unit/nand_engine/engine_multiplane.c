@@ -177,3 +177,31 @@ void test_mp_group_erase(void **state)
 	assert_int_equal(nand_die_stats(f.dev, 2)->busy_ns[NAND_OP_ERASE], TBERS);
 	fx_destroy(&f);
 }
+
+/*
+ * A driver that runs late: the lead's start event (at 0) is handled after
+ * a program for the other plane came in, later than the lead would have
+ * finished. That program was not there when the lead started: it does
+ * not join (else it would finish before it was submitted), it runs after.
+ */
+void test_mp_group_late_driver(void **state)
+{
+	struct fx f;
+	struct nand_op a, b;
+	uint64_t late = XFER + TPROG0 + 1000;
+
+	(void)state;
+	fx_init(&f);
+	fx_create(&f, false);
+	plane_pair(&f, &a, &b, NAND_OP_PROGRAM, 3, 0, 0);
+	assert_int_equal(fx_submit(&f, &a, 0), 0);
+	assert_int_equal(fx_submit(&f, &b, late), 0);
+	fx_run_all(&f);
+	fx_expect_done(&a, 0, XFER + TPROG0);
+	assert_int_equal(b.start_ns, late);
+	fx_expect_done(&b, 0, late + XFER + TPROG0);
+	assert_true(b.done_ns > b.submit_ns);
+	assert_int_equal(nand_dev_stats(f.dev)->mp_groups[NAND_OP_PROGRAM], 0);
+	assert_true(nand_dev_stats(f.dev)->latency[NAND_OP_PROGRAM].max < 10 * TPROG0);
+	fx_destroy(&f);
+}

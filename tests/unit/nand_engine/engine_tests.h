@@ -35,5 +35,6 @@ void test_mp_group_program(void **state);
 void test_mp_group_mismatch(void **state);
 void test_mp_group_rules(void **state);
 void test_mp_group_erase(void **state);
+void test_mp_group_late_driver(void **state);
 
 #endif

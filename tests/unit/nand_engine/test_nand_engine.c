@@ -290,6 +290,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_mp_group_mismatch, fx_teardown),
 		cmocka_unit_test_teardown(test_mp_group_rules, fx_teardown),
 		cmocka_unit_test_teardown(test_mp_group_erase, fx_teardown),
+		cmocka_unit_test_teardown(test_mp_group_late_driver, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
