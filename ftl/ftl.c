@@ -281,6 +281,7 @@ int ftl_create(const struct ftl_config *cfg, const struct ftl_env *env,
 	f->sync_io = false;
 	if (rc)
 		goto fail;
+	ftl_sb_mark_bad(f);
 	f->last_host_ns = env->ops->now(env->ctx);
 	ftl_mig_resume_after_recovery(f);
 	*out = f;
@@ -297,7 +298,10 @@ void ftl_get_stats(const struct ftl *f, struct ftl_stats *st)
 	*st = f->st;
 	st->free_superblocks = f->free_sbs;
 	st->superblocks = f->nr_sb - FTL_CKPT_SBS;
+	st->superblocks_retired = f->bad_sbs;
 	for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
+		if (f->sbs[i].state == SB_BAD)
+			continue;
 		emin = f->sbs[i].erase_count < emin ? f->sbs[i].erase_count : emin;
 		emax = f->sbs[i].erase_count > emax ? f->sbs[i].erase_count : emax;
 	}

@@ -68,6 +68,7 @@ enum sb_state {
 	SB_GC, /* victim being collected */
 	SB_ERASING,
 	SB_CKPT, /* reserved for checkpoints */
+	SB_BAD, /* retired: a block of it failed an erase (a grown bad block) */
 };
 
 struct ftl_sb {
@@ -210,6 +211,7 @@ struct ftl_gc_erase {
 	int32_t sb; /* -1: free */
 	uint64_t ticket; /* programs up to this ticket first */
 	bool issued, wl;
+	bool failed; /* an erase of it failed: retired, not freed */
 	uint32_t pending; /* erases in flight */
 	struct nand_op *ops; /* one per (plane, die) */
 };
@@ -365,6 +367,7 @@ struct ftl {
 	uint64_t *valid; /* bitmap over every PPN */
 	uint32_t free_sbs;
 	uint32_t refresh_pending; /* superblocks flagged for a refresh */
+	uint32_t bad_sbs; /* retired (SB_BAD) */
 
 	/* Mapping. */
 	uint32_t *gtd; /* translation page -> PPN */
@@ -485,6 +488,14 @@ void ftl_close_pages(struct ftl *f);
 void ftl_close_stream(struct ftl *f, enum ftl_stream s);
 /* A NAND read of the instance completed: its retries (refresh) and errors. */
 void ftl_note_read(struct ftl *f, const struct nand_op *op);
+/*
+ * Retire superblock @sb (an erase of one of its blocks failed): it is
+ * never allocated again. Too few left for the capacity: writes fail from
+ * now on (-ENOSPC), reads go on.
+ */
+void ftl_sb_retire(struct ftl *f, uint32_t sb);
+/* At creation: superblocks with a block the store says is bad are retired (free) or collected soon. */
+void ftl_sb_mark_bad(struct ftl *f);
 /* A superblock flagged for a refresh is full and waits for GC. */
 bool ftl_gc_refresh_due(const struct ftl *f);
 /* Program the pages of stream @s that wait for plane partners, alone. */

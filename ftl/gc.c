@@ -123,9 +123,14 @@ static void erase_done(struct nand_op *op)
 	struct ftl_gc_erase *e = op->cb_arg;
 	struct ftl *f = e->f;
 
+	if (op->status)
+		e->failed = true;
 	if (--e->pending)
 		return;
-	ftl_sb_freed(f, (uint32_t)e->sb);
+	if (e->failed)
+		ftl_sb_retire(f, (uint32_t)e->sb);
+	else
+		ftl_sb_freed(f, (uint32_t)e->sb);
 	f->st.gc_runs++;
 	if (e->wl)
 		f->st.wl_runs++;
@@ -145,6 +150,7 @@ static void gc_erase_try(struct ftl *f, struct ftl_gc_erase *e)
 	if (ftl_plm_deferring(f))
 		return; /* after the deterministic window */
 	e->issued = true;
+	e->failed = false;
 	f->sbs[e->sb].state = SB_ERASING;
 	e->pending = n;
 	for (uint32_t s = 0; s < n; s++) {

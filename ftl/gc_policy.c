@@ -88,6 +88,8 @@ static void erase_counts(const struct ftl *f, uint32_t *min, uint32_t *max)
 	*min = UINT32_MAX;
 	*max = 0;
 	for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
+		if (f->sbs[i].state == SB_BAD)
+			continue; /* retired: its count no longer moves */
 		*min = f->sbs[i].erase_count < *min ? f->sbs[i].erase_count : *min;
 		*max = f->sbs[i].erase_count > *max ? f->sbs[i].erase_count : *max;
 	}

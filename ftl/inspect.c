@@ -31,6 +31,7 @@ static const enum ftl_sb_status sb_status[] = {
 	[SB_FREE] = FTL_SB_FREE,	[SB_OPEN] = FTL_SB_OPEN,
 	[SB_FULL] = FTL_SB_FULL,	[SB_GC] = FTL_SB_GC,
 	[SB_ERASING] = FTL_SB_ERASING,	[SB_CKPT] = FTL_SB_CKPT,
+	[SB_BAD] = FTL_SB_BAD,
 };
 
 static const enum ftl_gc_phase gc_phase[] = {

@@ -160,3 +160,54 @@ void ftl_sb_freed(struct ftl *f, uint32_t sb)
 	f->free_sbs++;
 	ftl_mig_sb_free(f, sb);
 }
+
+void ftl_sb_retire(struct ftl *f, uint32_t sb)
+{
+	uint64_t need = ((uint64_t)f->capacity + f->nr_tp + f->units_per_sb - 1) / f->units_per_sb;
+
+	if (f->sbs[sb].state == SB_FREE)
+		f->free_sbs--;
+	if (f->sbs[sb].refresh) {
+		f->sbs[sb].refresh = false;
+		f->refresh_pending--;
+	}
+	f->sbs[sb].state = SB_BAD;
+	f->sbs[sb].valid = 0;
+	f->bad_sbs++;
+	/* The data, a superblock per stream, one to collect into: else read-only. */
+	if (f->nr_sb - FTL_CKPT_SBS - f->bad_sbs < need + ST_COUNT + 1)
+		ftl_set_fatal(f, -ENOSPC);
+}
+
+void ftl_sb_mark_bad(struct ftl *f)
+{
+	const struct nand_store *st = f->env.store;
+	uint64_t need = ((uint64_t)f->capacity + f->nr_tp + f->units_per_sb - 1) / f->units_per_sb;
+
+	f->bad_sbs = 0;
+	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++)
+		f->bad_sbs += f->sbs[sb].state == SB_BAD; /* kept by the checkpoint */
+	if (f->nr_sb - FTL_CKPT_SBS - f->bad_sbs < need + ST_COUNT + 1)
+		ftl_set_fatal(f, -ENOSPC);
+	if (!st)
+		return;
+	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++) {
+		bool bad = false;
+
+		for (uint32_t s = 0; s < f->stripe && !bad; s++) {
+			struct nand_addr a;
+
+			ftl_fpid_addr(f, ftl_ppn(f, sb, s * f->slots) / f->slots, &a);
+			bad = st->blocks[nand_block_index(f->geo, &a)].flags & NAND_BLOCK_BAD;
+		}
+		if (!bad || f->sbs[sb].state == SB_BAD)
+			continue;
+		if (f->sbs[sb].state == SB_FREE) {
+			ftl_sb_retire(f, sb);
+		} else if (!f->sbs[sb].refresh) {
+			/* Its data moves out first; the erase then fails and retires it. */
+			f->sbs[sb].refresh = true;
+			f->refresh_pending++;
+		}
+	}
+}

@@ -514,8 +514,8 @@ static bool mig_pick(struct ftl *f)
 
 		if (m->on_dst[sb] == ftl_mig_target(m))
 			continue;
-		if (st == SB_FREE) {
-			ftl_mig_sb_free(f, sb);
+		if (st == SB_FREE || st == SB_BAD) {
+			ftl_mig_sb_free(f, sb); /* nothing of a retired one to copy */
 			continue;
 		}
 		left++;

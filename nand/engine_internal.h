@@ -107,6 +107,8 @@ int nand_rel_init(struct nand_dev *dev);
 void nand_rel_fini(struct nand_dev *dev);
 /* A read starts at @t: sample its errors; the array time its retries add. */
 uint64_t nand_rel_read_start(struct nand_dev *dev, struct nand_op *op, uint64_t t);
+/* An erase completes: does it fail (the block then bad)? */
+bool nand_rel_erase_fails(struct nand_dev *dev, struct nand_op *op);
 /* @op completed at @t: reads, program times, erases, uncorrectable pages. */
 void nand_rel_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t);
 

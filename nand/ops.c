@@ -72,6 +72,13 @@ int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now)
 	if (!op->timing_only) {
 		if (!dev->store)
 			return -EINVAL;
+		/* A bad block fails every op (only reliability marks one). */
+		for (uint32_t p = 0; p < op->nplanes; p++) {
+			struct nand_addr pa = plane_addr(op, p);
+
+			if (dev->store->blocks[nand_block_index(g, &pa)].flags & NAND_BLOCK_BAD)
+				return -EIO;
+		}
 		/* Programming a page already written breaks the rules now. */
 		for (uint32_t p = 0; op->kind == NAND_OP_PROGRAM && p < op->nplanes; p++) {
 			struct nand_addr pa = plane_addr(op, p);
@@ -199,6 +206,9 @@ void nand_op_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
 	dev->dies[die].st.ops[op->kind]++;
 	if (op->uncorrectable && !op->status)
 		op->status = -EIO; /* nothing to hand over */
+	if (dev->rel && !op->status && !op->timing_only && op->kind == NAND_OP_ERASE &&
+	    nand_rel_erase_fails(dev, op))
+		op->status = -EIO; /* the block is bad now: its pages stay as they were */
 	if (!op->status && !op->timing_only)
 		op->status = store_access(dev, op);
 	if (dev->rel && !op->timing_only && (!op->status || op->uncorrectable))

@@ -66,6 +66,7 @@ void nand_reliability_default(struct nand_reliability *r, enum nand_cell cell)
 		.retry_keep = 0.6,
 		.retry_floor = 0.4,
 		.aging = 1.0,
+		.erase_fail = 1e-6,
 		.pe_scale = by_cell[c].rated / 3.0,
 		.e0 = by_cell[c].e0,
 		.pe_exp = 2.7,
@@ -82,6 +83,7 @@ int nand_reliability_check(const struct nand_reliability *r, const struct nand_g
 		return 0;
 	if (r->codeword_bytes == 0 || r->codeword_bytes > g->page_size || r->ecc_bits == 0 ||
 	    r->retries > 64 || !(r->retry_keep > 0 && r->retry_keep <= 1) ||
+	    !(r->erase_fail >= 0 && r->erase_fail <= 1) ||
 	    !(r->retry_floor >= 0 && r->retry_floor <= 1) || !(r->aging > 0) ||
 	    !(r->pe_scale > 0) || !(r->e0 >= 0) || !(r->pe_exp >= 0) || !(r->ret_coef >= 0) ||
 	    !(r->ret_exp >= 0) || !(r->rd_coef >= 0) || !(r->rd_exp >= 0))
@@ -300,4 +302,29 @@ void nand_reliability_age(struct nand_dev *dev, uint64_t ns)
 	for (uint64_t i = 0; s && i < nand_blocks(&dev->cfg.geo); i++)
 		if (s->prog_ns[i] != INT64_MIN)
 			s->prog_ns[i] -= (int64_t)(ns > INT64_MAX / 2 ? INT64_MAX / 2 : ns);
+}
+
+bool nand_rel_erase_fails(struct nand_dev *dev, struct nand_op *op)
+{
+	const struct nand_reliability *r = &dev->cfg.rel;
+	const struct nand_geometry *g = &dev->cfg.geo;
+	bool failed = false;
+
+	for (uint32_t p = 0; p < op->nplanes; p++) {
+		struct nand_addr a = op->addr;
+		struct nand_block_meta *m;
+		double w, chance;
+
+		if (op->nplanes > 1)
+			a.plane = p;
+		m = &dev->store->blocks[nand_block_index(g, &a)];
+		w = m->erase_count / r->pe_scale;
+		chance = r->erase_fail * (1.0 + pow(w, r->pe_exp));
+		if (chance > 0 && uniform(dev->rel) < chance) {
+			m->flags |= NAND_BLOCK_BAD;
+			dev->stats.rel.erase_failures++;
+			failed = true;
+		}
+	}
+	return failed;
 }

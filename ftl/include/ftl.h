@@ -264,6 +264,7 @@ struct ftl_stats {
 	 * host reads of lost units (errors), superblocks refreshed.
 	 */
 	uint64_t read_retries, uncorrectable_reads, units_lost, tp_lost, lost_reads, refreshes;
+	uint64_t superblocks_retired; /* retired now (SB_BAD): an erase of a block failed */
 	uint64_t flash_data_reads, flash_tp_reads;
 	uint64_t flash_programs, flash_erases;
 	uint64_t units_written_host, units_written_gc, units_written_tp, units_padded;
@@ -409,6 +410,7 @@ enum ftl_sb_status {
 	FTL_SB_GC, /* the victim GC is collecting */
 	FTL_SB_ERASING,
 	FTL_SB_CKPT, /* reserved for checkpoints */
+	FTL_SB_BAD, /* retired: an erase of one of its blocks failed */
 };
 
 struct ftl_sb_info {

@@ -93,8 +93,11 @@ struct nand_block_meta {
 	uint32_t erase_count;
 	uint32_t write_ptr; /* next page to program; pages_per_block when full */
 	uint32_t erase_suspends; /* extra wear: erase suspensions seen */
-	uint32_t flags;
+	uint32_t flags; /* NAND_BLOCK_* */
 };
+
+/* A grown bad block: an erase of it failed (reliability on); every op on it fails. */
+#define NAND_BLOCK_BAD 0x1u
 
 /* Counters that persist with the store, per die. */
 struct nand_die_counters {
@@ -346,6 +349,12 @@ struct nand_reliability {
 	double retry_keep; /* of the errors left at each step (0.6) ... */
 	double retry_floor; /* ... never below this share of them (0.4) */
 	double aging; /* the data's age runs this much faster than the clock (1) */
+	/*
+	 * Chance an erase of a fresh block fails (1e-6), growing with wear as
+	 * the RBER's wear term does; a block that fails is bad from then on
+	 * (NAND_BLOCK_BAD, kept by the store).
+	 */
+	double erase_fail;
 	/* RBER = e0 (1 + (C/pe_scale)^pe_exp) + (1 + C/pe_scale)(ret_coef A^ret_exp + rd_coef R^rd_exp) */
 	double pe_scale, e0, pe_exp, ret_coef, ret_exp, rd_coef, rd_exp;
 };
@@ -446,7 +455,7 @@ struct nand_stats {
 	uint64_t completed;
 	/* Reliability on: reads decoded, those that took retries, retries, uncorrectable ones. */
 	struct {
-		uint64_t reads, reads_retried, retries, uncorrectable;
+		uint64_t reads, reads_retried, retries, uncorrectable, erase_failures;
 		uint32_t max_errors; /* most bit errors seen in one codeword */
 	} rel;
 };

@@ -10,6 +10,7 @@
  * Wear is set straight in the store's block meta (the erase counts the
  * model reads) and in the FTL's own count (so allocation avoids it).
  */
+#include "engine_internal.h"
 #include "ftl_fixture.h"
 #include "ftl_internal.h"
 
@@ -163,11 +164,52 @@ static void test_uncorrectable_and_lost(void **state)
 	fx_free(x);
 }
 
+/*
+ * Grown bad blocks: once erases fail, each GC victim's failed erase
+ * retires its superblock (never allocated again); when too few are left
+ * for the capacity the FTL turns read-only: writes fail with -ENOSPC, every
+ * LBA still reads what it last held.
+ */
+static void test_erase_failures_retire(void **state)
+{
+	struct fx *x;
+	uint32_t *saved, bad = 0;
+	int rc = 0;
+
+	(void)state;
+	x = wear_new(0);
+	fx_seq_fill(x, 0, x->cap);
+	fx_random_writes(x, x->cap, 8, x->cap);
+	assert_int_equal(fx_stats(x).superblocks_retired, 0);
+	x->dev->cfg.rel.erase_fail = 1.0; /* every erase from now on */
+	saved = fx_tmp_alloc(8 * sizeof(*saved));
+	for (uint64_t i = 0; i < 4ull * x->cap && !rc; i++) {
+		uint32_t nr = 1 + fx_below(x, 8), lba = fx_below(x, x->cap - nr);
+
+		memcpy(saved, x->shadow + lba, nr * sizeof(*saved));
+		fx_prepare(x, lba, nr);
+		rc = fx_io(x, FTL_IO_WRITE, lba, nr, x->wbuf, false);
+		if (rc)
+			memcpy(x->shadow + lba, saved, nr * sizeof(*saved)); /* not written */
+	}
+	assert_int_equal(rc, -ENOSPC);
+	assert_true(fx_stats(x).superblocks_retired >= 1);
+	for (uint32_t sb = 0; sb < x->lay.nr_sb; sb++)
+		bad += fx_sb(x, sb).state == FTL_SB_BAD;
+	assert_int_equal(bad, fx_stats(x).superblocks_retired);
+	assert_true(nand_dev_stats(x->dev)->rel.erase_failures >= x->res.nr_dies);
+	assert_int_equal(fx_io(x, FTL_IO_WRITE, 0, 1, x->wbuf, false), -ENOSPC);
+	fx_verify_all(x);
+	fx_tmp_free(saved);
+	fx_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		FX_TEST(test_retries_and_refresh),
 		FX_TEST(test_uncorrectable_and_lost),
+		FX_TEST(test_erase_failures_retire),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));

@@ -333,6 +333,51 @@ static void test_off_never_fails(void **state)
 	fx_destroy(&f);
 }
 
+/* An erase that fails leaves the block bad: every later op on it fails at submit. */
+static void test_erase_failure(void **state)
+{
+	struct nand_op op;
+	struct fx f;
+	uint64_t t = 1000000;
+
+	(void)state;
+	fx_init(&f);
+	fx_small_geo(&f.cfg.geo);
+	f.cfg.rel = rel_on();
+	f.cfg.rel.erase_fail = 1.0;
+	fx_create(&f, true);
+	program0(&f, 3, t);
+	fx_data_op(&f, &op, NAND_OP_ERASE, 3, 0, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, -EIO);
+	assert_true(f.store->blocks[fx_blk_idx(&f, 3)].flags & NAND_BLOCK_BAD);
+	assert_int_equal(f.store->blocks[fx_blk_idx(&f, 3)].write_ptr, 1); /* not erased */
+	assert_int_equal(nand_dev_stats(f.dev)->rel.erase_failures, 1);
+	fx_data_op(&f, &op, NAND_OP_READ, 3, 0, rd_buf, NULL);
+	assert_int_equal(fx_submit(&f, &op, t), -EIO);
+	fx_data_op(&f, &op, NAND_OP_ERASE, 3, 0, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &op, t), -EIO);
+	/* Other blocks are not touched by it. */
+	program0(&f, 1, t);
+	fx_destroy(&f);
+
+	/* No chance: erases of a worn block succeed. */
+	fx_init(&f);
+	fx_small_geo(&f.cfg.geo);
+	f.cfg.rel = rel_on();
+	f.cfg.rel.erase_fail = 0;
+	fx_create(&f, true);
+	f.store->blocks[fx_blk_idx(&f, 3)].erase_count = 9000;
+	program0(&f, 3, t);
+	fx_data_op(&f, &op, NAND_OP_ERASE, 3, 0, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, 0);
+	assert_false(f.store->blocks[fx_blk_idx(&f, 3)].flags & NAND_BLOCK_BAD);
+	fx_destroy(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +390,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_disturb_and_retention, fx_teardown),
 		cmocka_unit_test_teardown(test_seeded, fx_teardown),
 		cmocka_unit_test_teardown(test_off_never_fails, fx_teardown),
+		cmocka_unit_test_teardown(test_erase_failure, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
