@@ -83,6 +83,7 @@ struct bloxd {
 	struct blox_prov *prov;
 	struct blox_config *cfg; /* during start-up */
 	struct blox_admin_opts admin_opts;
+	struct blox_telemetry *tm;
 	struct blox_admin *admin;
 	struct blox_health *health;
 	unsigned shutdown_timeout; /* seconds */
@@ -900,11 +901,22 @@ static void config_stop(struct bloxd *d)
 	blox_prov_clear(d->prov);
 }
 
+/* The samples Stats takes its windows from. */
+static int telemetry_start(struct bloxd *d)
+{
+	return blox_telemetry_create(d->prov, &d->tm);
+}
+
+static void telemetry_stop(struct bloxd *d)
+{
+	blox_telemetry_destroy(d->tm);
+}
+
 /* Up before the stores too; it answers once the loop runs, after the last step. */
 static int admin_start(struct bloxd *d)
 {
 	char err[512];
-	int rc = blox_admin_create(d->prov, &d->admin_opts, &d->admin, err, sizeof(err));
+	int rc = blox_admin_create(d->prov, d->tm, &d->admin_opts, &d->admin, err, sizeof(err));
 
 	if (rc)
 		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
@@ -956,6 +968,7 @@ static const struct step {
 	{ "data directory", lock_start, lock_stop },
 	{ "provisioning service", prov_start, prov_stop },
 	{ "listeners", listeners_start, listeners_stop },
+	{ "telemetry", telemetry_start, telemetry_stop },
 	{ "admin API", admin_start, admin_stop },
 	{ "metrics endpoint", metrics_start, metrics_stop },
 	{ "configuration", config_start, config_stop },

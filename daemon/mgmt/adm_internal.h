@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared by the admin transport (adm_server.c), the method handlers
- * (adm_methods.c with its helpers, adm_m_*.c by object) and telemetry
- * (adm_stats.c, whose backend telemetry the metrics endpoint uses too).
+ * (adm_methods.c with its helpers, adm_m_*.c by object) and Stats
+ * (adm_stats.c).
  */
 #ifndef BLOX_ADM_INTERNAL_H
 #define BLOX_ADM_INTERNAL_H
@@ -69,8 +69,7 @@ struct blox_admin {
 	struct ssl_ctx_st *ssl_ctx;
 	TAILQ_HEAD(, adm_conn) conns;
 	uint32_t nr_conns;
-	struct event *sample_ev; /* 1 s telemetry sampler */
-	struct adm_model *model; /* adm_stats.c: the model's samples of each namespace */
+	struct blox_telemetry *tm; /* its samples: the windows of Stats */
 	/* Namespaces being made or torn down off the loop (adm_ns_async.c). */
 	TAILQ_HEAD(, adm_claim) claims;
 	bool stopping; /* bloxd is shutting down: no new namespaces */
@@ -221,18 +220,9 @@ void adm_teardown_add(struct adm_teardown *t, struct nvmf_ns *ns);
  */
 void adm_teardown_commit(struct adm_teardown *t);
 
-/* adm_stats.c */
-void adm_stats_sample(struct blox_admin *a);
-/* Free what the sampler keeps (at the admin API's end). */
-void adm_stats_fini(struct blox_admin *a);
+/* adm_stats.c: Stats, from one telemetry snapshot. */
 void adm_stats_fill(struct blox_admin *a, const Blox__Admin__StatsRequest *in,
 		    Blox__Admin__StatsReply *out, bool *found);
 void adm_stats_free(Blox__Admin__StatsReply *out);
-/*
- * @bdev's telemetry into @t (zeroed first), its FTL's counters into @fs:
- * false when the backend tells none. Shared with the metrics endpoint.
- */
-bool adm_bdev_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t,
-			struct ftl_stats *fs);
 
 #endif

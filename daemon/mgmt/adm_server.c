@@ -728,15 +728,9 @@ static int open_tls(struct blox_admin *a, const struct blox_admin_opts *o,
 	return 0;
 }
 
-static void sample_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	adm_stats_sample(arg);
-}
-
-int blox_admin_create(struct blox_prov *prov, const struct blox_admin_opts *o,
-		      struct blox_admin **out, char *err, size_t errlen)
+int blox_admin_create(struct blox_prov *prov, struct blox_telemetry *tm,
+		      const struct blox_admin_opts *o, struct blox_admin **out, char *err,
+		      size_t errlen)
 {
 	struct blox_admin *a = calloc(1, sizeof(*a));
 	const char *dd = blox_prov_data_dir(prov);
@@ -746,6 +740,7 @@ int blox_admin_create(struct blox_prov *prov, const struct blox_admin_opts *o,
 	if (!a)
 		return -ENOMEM;
 	a->prov = prov;
+	a->tm = tm;
 	a->tgt = tgt;
 	a->tcp = prov->tcp;
 	a->base = tgt->base;
@@ -760,18 +755,10 @@ int blox_admin_create(struct blox_prov *prov, const struct blox_admin_opts *o,
 	rc = open_unix(a, o, err, errlen);
 	if (!rc && o->tls_listen)
 		rc = open_tls(a, o, err, errlen);
-	if (!rc) {
-		a->sample_ev = event_new(a->base, -1, EV_PERSIST, sample_cb, a);
-		if (!a->sample_ev)
-			rc = -ENOMEM;
-		else
-			event_add(a->sample_ev, &(struct timeval){ 1, 0 });
-	}
 	if (rc) {
 		blox_admin_destroy(a);
 		return rc;
 	}
-	adm_stats_sample(a);
 	blox_log(a->log, BLOX_LOG_INFO, "admin socket %s%s%s", a->sock_path,
 		 o->tls_listen ? ", TLS on " : "", o->tls_listen ? o->tls_listen : "");
 	*out = a;
@@ -796,8 +783,5 @@ void blox_admin_destroy(struct blox_admin *a)
 	tcp_accept_pause_fini(&a->tls_pause);
 	if (a->ssl_ctx)
 		SSL_CTX_free(a->ssl_ctx);
-	if (a->sample_ev)
-		event_free(a->sample_ev);
-	adm_stats_fini(a);
 	free(a);
 }

@@ -2,17 +2,18 @@
 /*
  * What the metrics endpoint exposes (docs/metrics.md has the table): the
  * facts `bloxctl stats` shows, as totals since each object was made, with
- * rates and quantiles left to the scraper. One scrape first takes a look
- * at every namespace, controller and device (the backends' telemetry as
- * adm_stats.c reads it), then writes family by family, since a family's
+ * rates and quantiles left to the scraper. One scrape renders one
+ * telemetry snapshot (telemetry.h, the one `bloxctl stats` renders too)
+ * of every namespace and controller, family by family, since a family's
  * samples must stand together.
  *
  * A NAND device's figures are labelled by whose it is: a namespace's own
  * device by the namespace's labels, a registered device (FlashBlox) by
  * {device}, once for all its namespaces.
  */
-#include "adm_internal.h"
+#include "blox_util.h"
 #include "metrics.h"
+#include "telemetry.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -21,16 +22,12 @@
 #include <string.h>
 #include <time.h>
 
-/* One namespace as the scrape found it. */
+/* One namespace of the snapshot, with its labels. */
 struct mx_ns {
 	const struct nvmf_ns *ns;
+	const struct tm_ns *s;
 	char nsid[12];
 	struct mx_labels l; /* subnqn, nsid, backend[, device] */
-	bool has_tel, has_qos, has_end;
-	struct blox_bdev_telemetry t;
-	struct ftl_stats fs;
-	struct blox_bdev_qos_stats qos;
-	struct blox_bdev_endurance end;
 };
 
 struct mx_ctrl {
@@ -48,6 +45,7 @@ struct mx_nand {
 struct mx_scrape {
 	struct blox_prov *p;
 	struct mx_writer w;
+	struct tm_snap snap;
 	struct mx_ns *ns;
 	size_t nr_ns;
 	struct mx_ctrl *ctrl;
@@ -72,33 +70,32 @@ static const struct mx_labels *with(struct mx_labels *out, const struct mx_label
 	return out;
 }
 
-/* ---- The look at the target ---- */
+/* ---- The snapshot, labelled ---- */
 
-static void look_ns(struct mx_ns *n, const struct nvmf_ns *ns)
+static void look_ns(struct mx_ns *n, const struct tm_ns *t)
 {
-	const struct prov_ns_rec *rec = prov_ns_rec(ns);
+	const struct prov_ns_rec *rec = t->rec;
+	const struct nvmf_ns *ns = t->ns;
 
 	n->ns = ns;
+	n->s = t;
 	snprintf(n->nsid, sizeof(n->nsid), "%u", ns->nsid);
 	mx_label(&n->l, "subnqn", ns->subsys->nqn);
 	mx_label(&n->l, "nsid", n->nsid);
 	mx_label(&n->l, "backend", rec ? rec->params.backend : ns->bdev->ops->name);
 	if (rec && rec->params.device[0])
 		mx_label(&n->l, "device", rec->params.device);
-	n->has_tel = adm_bdev_telemetry(ns->bdev, &n->t, &n->fs);
-	n->has_qos = blox_bdev_qos_get(ns->bdev, NULL, &n->qos);
-	n->has_end = blox_bdev_endurance(ns->bdev, &n->end);
 }
 
 /* The NAND devices: each namespace's own, each registered device once. */
 static void look_nand(struct mx_scrape *s)
 {
 	FOR_NS(s, n) {
-		const struct prov_ns_rec *rec = prov_ns_rec(n->ns);
+		const struct prov_ns_rec *rec = n->s->rec;
 		const char *dev = rec && rec->params.device[0] ? rec->params.device : NULL;
 		bool seen = false;
 
-		if (!n->has_tel || !n->t.nand || !n->t.nand_dev)
+		if (!n->s->has_tel || !n->s->t.nand || !n->s->t.nand_dev)
 			continue;
 		for (size_t i = 0; dev && i < s->nr_nand; i++)
 			seen |= s->nand[i].l.n == 1 && !strcmp(s->nand[i].l.value[0], dev);
@@ -115,38 +112,27 @@ static void look_nand(struct mx_scrape *s)
 
 static int look(struct mx_scrape *s)
 {
-	struct nvmf_subsys *sub;
-	size_t nns = 0, nc = 0;
+	const struct tm_snap *snap = &s->snap;
+	int rc = tm_snap_take(s->p, NULL, NULL, 0, TM_QOS | TM_ENDURANCE, &s->snap);
 
-	TAILQ_FOREACH(sub, &s->p->tgt->subsystems, link) {
-		struct nvmf_ns *ns;
-		struct nvmf_ctrl *c;
-
-		TAILQ_FOREACH(ns, &sub->namespaces, link)
-			nns++;
-		TAILQ_FOREACH(c, &sub->ctrls, link)
-			nc++;
-	}
-	s->ns = calloc(nns + 1, sizeof(*s->ns));
-	s->nand = calloc(nns + 1, sizeof(*s->nand));
-	s->ctrl = calloc(nc + 1, sizeof(*s->ctrl));
+	if (rc)
+		return rc;
+	s->ns = calloc(snap->nr_ns + 1, sizeof(*s->ns));
+	s->nand = calloc(snap->nr_ns + 1, sizeof(*s->nand));
+	s->ctrl = calloc(snap->nr_ctrl + 1, sizeof(*s->ctrl));
 	if (!s->ns || !s->nand || !s->ctrl)
 		return -ENOMEM;
-	TAILQ_FOREACH(sub, &s->p->tgt->subsystems, link) {
-		struct nvmf_ns *ns;
-		struct nvmf_ctrl *c;
+	for (size_t i = 0; i < snap->nr_ns; i++)
+		look_ns(&s->ns[s->nr_ns++], &snap->ns[i]);
+	for (size_t i = 0; i < snap->nr_ctrl; i++) {
+		const struct nvmf_ctrl *c = snap->ctrl[i].c;
+		struct mx_ctrl *m = &s->ctrl[s->nr_ctrl++];
 
-		TAILQ_FOREACH(ns, &sub->namespaces, link)
-			look_ns(&s->ns[s->nr_ns++], ns);
-		TAILQ_FOREACH(c, &sub->ctrls, link) {
-			struct mx_ctrl *m = &s->ctrl[s->nr_ctrl++];
-
-			m->c = c;
-			snprintf(m->cntlid, sizeof(m->cntlid), "%u", c->cntlid);
-			mx_label(&m->l, "subnqn", sub->nqn);
-			mx_label(&m->l, "cntlid", m->cntlid);
-			mx_label(&m->l, "hostnqn", c->hostnqn);
-		}
+		m->c = c;
+		snprintf(m->cntlid, sizeof(m->cntlid), "%u", c->cntlid);
+		mx_label(&m->l, "subnqn", c->subsys->nqn);
+		mx_label(&m->l, "cntlid", m->cntlid);
+		mx_label(&m->l, "hostnqn", c->hostnqn);
 	}
 	look_nand(s);
 	return 0;
@@ -401,29 +387,29 @@ static void namespace_families(struct mx_scrape *s)
 	fam(s, "bloxd_namespace_wear_used_ratio", MX_GAUGE, NULL,
 	    "Mean erase count of the namespace's flash over the rated P/E cycles (1: worn out)");
 	FOR_NS(s, n)
-		if (n->has_end)
-			mx_double(&s->w, &n->l, n->end.percent_used / 100.0);
+		if (n->s->has_end)
+			mx_double(&s->w, &n->l, n->s->end.percent_used / 100.0);
 	/* QoS, for namespaces that have had limits. */
 	fam(s, "bloxd_namespace_qos_admitted_commands", MX_COUNTER, NULL,
 	    "Commands the QoS limits passed at once");
 	FOR_NS(s, n)
-		for (int d = 0; n->has_qos && d < 3; d++)
-			mx_u64(&s->w, with(&l, &n->l, "op", dir_names[d]), n->qos.admitted[d]);
+		for (int d = 0; n->s->has_qos && d < 3; d++)
+			mx_u64(&s->w, with(&l, &n->l, "op", dir_names[d]), n->s->qos.admitted[d]);
 	fam(s, "bloxd_namespace_qos_throttled_commands", MX_COUNTER, NULL,
 	    "Commands the QoS limits held back, passed on later");
 	FOR_NS(s, n)
-		for (int d = 0; n->has_qos && d < 3; d++)
-			mx_u64(&s->w, with(&l, &n->l, "op", dir_names[d]), n->qos.held[d]);
+		for (int d = 0; n->s->has_qos && d < 3; d++)
+			mx_u64(&s->w, with(&l, &n->l, "op", dir_names[d]), n->s->qos.held[d]);
 	fam(s, "bloxd_namespace_qos_throttled_seconds", MX_COUNTER, "seconds",
 	    "Time commands spent held back by the QoS limits, summed");
 	FOR_NS(s, n)
-		if (n->has_qos)
-			mx_ns(&s->w, &n->l, n->qos.wait_ns);
+		if (n->s->has_qos)
+			mx_ns(&s->w, &n->l, n->s->qos.wait_ns);
 	fam(s, "bloxd_namespace_qos_waiting_commands", MX_GAUGE, NULL,
 	    "Commands held back by the QoS limits now");
 	FOR_NS(s, n)
-		if (n->has_qos)
-			mx_u64(&s->w, &n->l, n->qos.waiting);
+		if (n->s->has_qos)
+			mx_u64(&s->w, &n->l, n->s->qos.waiting);
 }
 
 /* FTL counters of backend "nand", by offset in struct ftl_stats. */
@@ -472,33 +458,33 @@ static void ftl_families_all(struct mx_scrape *s)
 
 		fam(s, f->name, f->type, NULL, f->help);
 		FOR_NS(s, n)
-			if (n->t.has_ftl)
+			if (n->s->t.has_ftl)
 				mx_u64(&s->w, &n->l,
-				       *(const uint64_t *)((const char *)&n->fs + f->off));
+				       *(const uint64_t *)((const char *)&n->s->fs + f->off));
 	}
 	fam(s, "bloxd_ftl_written_units", MX_COUNTER, NULL,
 	    "Mapping units programmed to flash, by what they were for (host, gc, translation, "
 	    "padding); write amplification is all of them over host");
 	FOR_NS(s, n) {
-		const uint64_t v[] = { n->fs.units_written_host, n->fs.units_written_gc,
-				       n->fs.units_written_tp, n->fs.units_padded };
+		const uint64_t v[] = { n->s->fs.units_written_host, n->s->fs.units_written_gc,
+				       n->s->fs.units_written_tp, n->s->fs.units_padded };
 
-		for (size_t k = 0; n->t.has_ftl && k < BLOX_ARRAY_SIZE(v); k++)
+		for (size_t k = 0; n->s->t.has_ftl && k < BLOX_ARRAY_SIZE(v); k++)
 			mx_u64(&s->w, with(&l, &n->l, "source", src[k]), v[k]);
 	}
 	fam(s, "bloxd_ftl_write_amplification", MX_GAUGE, NULL,
 	    "Flash units programmed over host units written, since the start");
 	FOR_NS(s, n)
-		if (n->t.has_ftl)
-			mx_double(&s->w, &n->l, n->t.waf);
+		if (n->s->t.has_ftl)
+			mx_double(&s->w, &n->l, n->s->t.waf);
 	fam(s, "bloxd_ftl_block_erases_min", MX_GAUGE, NULL, "Erase count of the least-erased block");
 	FOR_NS(s, n)
-		if (n->t.has_ftl)
-			mx_u64(&s->w, &n->l, n->fs.min_erase);
+		if (n->s->t.has_ftl)
+			mx_u64(&s->w, &n->l, n->s->fs.min_erase);
 	fam(s, "bloxd_ftl_block_erases_max", MX_GAUGE, NULL, "Erase count of the most-erased block");
 	FOR_NS(s, n)
-		if (n->t.has_ftl)
-			mx_u64(&s->w, &n->l, n->fs.max_erase);
+		if (n->s->t.has_ftl)
+			mx_u64(&s->w, &n->l, n->s->fs.max_erase);
 }
 
 static void nand_families(struct mx_scrape *s)
@@ -510,32 +496,32 @@ static void nand_families(struct mx_scrape *s)
 	FOR_NAND(s, d)
 		for (int k = 0; k < NAND_OP_KINDS; k++)
 			mx_u64(&s->w, with(&l, &d->l, "op", op_names[k]),
-			       d->from->t.nand->latency[k].count);
+			       d->from->s->t.nand->latency[k].count);
 	fam(s, "bloxd_nand_op_latency_seconds", MX_HISTOGRAM, "seconds",
 	    "Array operations from submission to completion, by kind");
 	FOR_NAND(s, d)
 		for (int k = 0; k < NAND_OP_KINDS; k++)
 			mx_hist(&s->w, with(&l, &d->l, "op", op_names[k]),
-				&d->from->t.nand->latency[k]);
+				&d->from->s->t.nand->latency[k]);
 	fam(s, "bloxd_nand_lateness_seconds", MX_HISTOGRAM, "seconds",
 	    "How late the real-time driver delivered each completion after its modeled time");
 	FOR_NAND(s, d)
-		mx_hist(&s->w, &d->l, &d->from->t.nand->lateness);
+		mx_hist(&s->w, &d->l, &d->from->s->t.nand->lateness);
 	fam(s, "bloxd_nand_suspensions", MX_COUNTER, NULL,
 	    "Programs and erases suspended for a read, by kind");
 	FOR_NAND(s, d)
 		for (int k = NAND_OP_PROGRAM; k <= NAND_OP_ERASE; k++)
 			mx_u64(&s->w, with(&l, &d->l, "op", op_names[k]),
-			       d->from->t.nand->suspend.suspends[k]);
+			       d->from->s->t.nand->suspend.suspends[k]);
 	fam(s, "bloxd_nand_resumes", MX_COUNTER, NULL, "Suspended operations resumed, by kind");
 	FOR_NAND(s, d)
 		for (int k = NAND_OP_PROGRAM; k <= NAND_OP_ERASE; k++)
 			mx_u64(&s->w, with(&l, &d->l, "op", op_names[k]),
-			       d->from->t.nand->suspend.resumes[k]);
+			       d->from->s->t.nand->suspend.resumes[k]);
 	fam(s, "bloxd_nand_suspensions_refused", MX_COUNTER, NULL,
 	    "Suspensions refused, by who refused: the policy or the mechanism's cap");
 	FOR_NAND(s, d) {
-		const struct nand_suspend_stats *ss = &d->from->t.nand->suspend;
+		const struct nand_suspend_stats *ss = &d->from->s->t.nand->suspend;
 
 		mx_u64(&s->w, with(&l, &d->l, "by", "policy"), ss->declined);
 		mx_u64(&s->w, with(&l, &d->l, "by", "cap"), ss->capped);
@@ -543,28 +529,28 @@ static void nand_families(struct mx_scrape *s)
 	fam(s, "bloxd_nand_suspend_decisions", MX_COUNTER, NULL,
 	    "The smart suspend policy's decisions: granted, or the reason it refused");
 	FOR_NAND(s, d)
-		for (int r = 0; d->from->t.susp_decisions && r < QOS_SUSP_REASONS; r++)
+		for (int r = 0; d->from->s->t.susp_decisions && r < QOS_SUSP_REASONS; r++)
 			mx_u64(&s->w, with(&l, &d->l, "decision", qos_suspend_reason_name(r)),
-			       d->from->t.susp_decisions[r]);
+			       d->from->s->t.susp_decisions[r]);
 	fam(s, "bloxd_nand_reads_overtaken", MX_COUNTER, NULL,
 	    "Reads served while a program or erase was suspended");
 	FOR_NAND(s, d)
-		mx_u64(&s->w, &d->l, d->from->t.nand->suspend.reads_overtaken);
+		mx_u64(&s->w, &d->l, d->from->s->t.nand->suspend.reads_overtaken);
 	fam(s, "bloxd_nand_suspended_seconds", MX_COUNTER, "seconds",
 	    "Time operations spent suspended, summed");
 	FOR_NAND(s, d)
-		mx_ns(&s->w, &d->l, d->from->t.nand->suspend.suspended_ns);
+		mx_ns(&s->w, &d->l, d->from->s->t.nand->suspend.suspended_ns);
 	fam(s, "bloxd_nand_dies", MX_GAUGE, NULL, "Dies of the device");
 	FOR_NAND(s, d)
-		mx_u64(&s->w, &d->l, d->from->t.dies);
+		mx_u64(&s->w, &d->l, d->from->s->t.dies);
 	fam(s, "bloxd_nand_die_busy_seconds", MX_COUNTER, "seconds",
 	    "Array time of each die, by operation kind (utilisation: its rate)");
 	FOR_NAND(s, d) {
-		uint32_t dpc = nand_dev_config(d->from->t.nand_dev)->geo.dies_per_channel;
+		uint32_t dpc = nand_dev_config(d->from->s->t.nand_dev)->geo.dies_per_channel;
 
-		for (uint32_t i = 0; i < d->from->t.dies; i++) {
+		for (uint32_t i = 0; i < d->from->s->t.dies; i++) {
 			const struct nand_die_stats *ds =
-				d->from->t.die_stats ? &d->from->t.die_stats[i] : NULL;
+				d->from->s->t.die_stats ? &d->from->s->t.die_stats[i] : NULL;
 
 			if (!ds)
 				continue;
@@ -667,6 +653,7 @@ int mx_collect(struct blox_prov *p, const struct mx_self *self, struct evbuffer 
 		controller_families(&s);
 		rc = mx_end(&s.w);
 	}
+	tm_snap_free(&s.snap);
 	free(s.ns);
 	free(s.nand);
 	free(s.ctrl);

@@ -33,6 +33,7 @@ struct adm_env {
 	struct nvmf_tgt tgt;
 	struct nvmf_tcp *tcp;
 	struct blox_prov *prov;
+	struct blox_telemetry *tm;
 	struct blox_admin *admin;
 	char dir[64], sock[128];
 };
@@ -72,7 +73,8 @@ static void env_up(struct adm_env *e)
 	FUZZ_CHECK(nvmf_tcp_create(&e->tgt, NULL, NULL, &e->tcp) == 0, "tcp");
 	FUZZ_CHECK(blox_prov_create(&e->tgt, e->tcp, e->dir, &e->prov) == 0, "prov");
 	o.socket_path = e->sock;
-	rc = blox_admin_create(e->prov, &o, &e->admin, err, sizeof(err));
+	FUZZ_CHECK(blox_telemetry_create(e->prov, &e->tm) == 0, "telemetry");
+	rc = blox_admin_create(e->prov, e->tm, &o, &e->admin, err, sizeof(err));
 	FUZZ_CHECK(rc == 0, "admin: %s", err);
 }
 
@@ -110,6 +112,7 @@ static void env_down(struct adm_env *e)
 		usleep(100);
 	}
 	blox_admin_destroy(e->admin);
+	blox_telemetry_destroy(e->tm);
 	blox_prov_clear(e->prov);
 	blox_prov_destroy(e->prov);
 	nvmf_tcp_destroy(e->tcp);

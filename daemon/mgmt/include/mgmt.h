@@ -418,6 +418,18 @@ void blox_health_stop(struct blox_health *h);
 /* Write the file now. 0 or -errno (logged). */
 int blox_health_save(struct blox_health *h);
 
+/* ---- Telemetry (telemetry.h in daemon/mgmt) ---- */
+
+/*
+ * The sampler the windows of Stats (rates, percentiles, the model) come
+ * from: a sample of @p's target now and every second on its loop, until
+ * destroyed.
+ */
+struct blox_telemetry;
+int blox_telemetry_create(struct blox_prov *p, struct blox_telemetry **out);
+/* NULL: nothing. */
+void blox_telemetry_destroy(struct blox_telemetry *tm);
+
 /* ---- The admin plane ---- */
 
 #define BLOX_DEFAULT_ADMIN_SOCKET "/run/bloxd/bloxd.sock"
@@ -443,9 +455,13 @@ struct blox_admin;
  */
 int blox_admin_check_opts(const struct blox_admin_opts *o, const char *data_dir, char *err,
 			  size_t errlen);
-/* Serve the admin API for @prov's target (its data directory keeps the state file). */
-int blox_admin_create(struct blox_prov *prov, const struct blox_admin_opts *o,
-		      struct blox_admin **out, char *err, size_t errlen);
+/*
+ * Serve the admin API for @prov's target (its data directory keeps the
+ * state file); its Stats read windows from @tm's samples.
+ */
+int blox_admin_create(struct blox_prov *prov, struct blox_telemetry *tm,
+		      const struct blox_admin_opts *o, struct blox_admin **out, char *err,
+		      size_t errlen);
 /* Close every admin connection and the sockets; pending answers are dropped. */
 void blox_admin_destroy(struct blox_admin *a);
 /*
