@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Limits on values of the admin API, in one place for both ends: bloxd
- * checks them on what it receives and on the config file (daemon/mgmt/
+ * checks them on what it receives and on the config file (daemon/conf/
  * params.c); bloxctl names them when a number given is too large even for
  * the request's field, so never reaches bloxd.
  */

@@ -7,7 +7,7 @@
  * or a scheduling problem.
  *
  * Pure arithmetic on plain numbers, no type of any layer, so the daemon's
- * admin API (daemon/mgmt/adm_stats.c: bloxctl stats) and blox-sim's model
+ * admin API (daemon/telemetry/tm_snap.c: bloxctl stats) and blox-sim's model
  * check (tests/bench/sim_model.c) compute it with the same functions.
  *
  * The formulas, as implemented (times in ns; "4 KiB" is the FTL's unit):

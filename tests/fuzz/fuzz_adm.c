@@ -3,7 +3,7 @@
  * libFuzzer target: the admin API as a client reaches it. Each input is
  * the byte stream one client sends on bloxd's admin unix socket: the
  * frame decoder (proto/adm_frame.c), protobuf-c's unpacking of each
- * method's request and the method dispatch and handlers (daemon/mgmt),
+ * method's request and the method dispatch and handlers (daemon/admin),
  * on a target made afresh for each input (event loop, NVMe core,
  * transport, provisioning service, admin server, a data directory of its
  * own) and taken down after, so that every input runs alone. The state

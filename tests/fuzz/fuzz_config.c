@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target: the config file parser (daemon/mgmt config.c,
+ * libFuzzer target: the config file parser (daemon/conf config.c,
  * config_json.c, config_ns.c, with the provisioning plan it runs) on any
  * text. A config it takes must print and parse back the same
  * (fuzz_config_common.h); one it refuses must say why.

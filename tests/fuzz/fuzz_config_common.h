@@ -8,7 +8,7 @@
 #define BLOX_FUZZ_CONFIG_COMMON_H
 
 #include "fuzz_util.h"
-#include "mgmt.h"
+#include "conf.h"
 
 static inline void fuzz_config_roundtrip(const struct blox_config *cfg)
 {

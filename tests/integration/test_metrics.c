@@ -39,7 +39,7 @@
 
 #define SUBNQN "nqn.2026-12.io.blox:metrics"
 #define NS_BLOCKS (16u << 20 >> 12)
-#define MAX_CONNS 16 /* daemon/mgmt/metrics.c MX_MAX_CONNS */
+#define MAX_CONNS 16 /* daemon/telemetry/metrics.c MX_MAX_CONNS */
 #define OM_ACCEPT "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
 #define OM_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
 #define PROM_TYPE "text/plain; version=0.0.4; charset=utf-8"

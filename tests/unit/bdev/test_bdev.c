@@ -22,7 +22,7 @@
 
 #include "bdev.h"
 #include "blox_util.h"
-#include "mgmt.h"
+#include "conf.h"
 
 #define MiB (1ull << 20)
 

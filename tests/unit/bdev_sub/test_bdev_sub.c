@@ -25,7 +25,7 @@
 #include "bdev.h"
 #include "bdev_ftl_sub.h"
 #include "blox_util.h"
-#include "mgmt.h"
+#include "conf.h"
 
 #define U FTL_UNIT
 #define SECT 512u

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "config_internal.h"
-#include "mgmt.h"
+#include "prov.h"
 #include "config_tests.h"
 
 /* --print-config's JSON reads back as the same configuration. */

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "config_internal.h"
-#include "mgmt.h"
+#include "conf.h"
 #include "config_tests.h"
 
 const char full_json[] =

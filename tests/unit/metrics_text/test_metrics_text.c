@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the metrics text writer (daemon/mgmt/metrics_text.c):
+ * Unit tests of the metrics text writer (daemon/telemetry/metrics_text.c):
  * content negotiation, the comment lines of both formats, label escaping,
  * exact seconds, histograms from struct blox_hist, families without
  * samples, the OpenMetrics terminator.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests for the provisioning service (daemon/mgmt/prov.c): a
+ * Unit tests for the provisioning service (daemon/prov/prov.c): a
  * configuration applied through it (shared device dies given out and
  * owned, records kept), namespaces made from typed parameters in steps,
  * the state file written from its records and read back to the same
@@ -20,9 +20,7 @@
 #include <cmocka.h>
 
 #include "blox_admin.pb-c.h"
-#include "params.h"
 #include "prov.h"
-#include "state.h"
 
 /* A RAM device of 8 dies, two namespaces on it, one RAM namespace. */
 static const char cfg_json[] =

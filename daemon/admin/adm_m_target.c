@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * BloxAdmin handlers of the daemon itself: version, status, config save,
+ * and the NVMe/TCP listeners.
+ */
+#include "adm_internal.h"
+#include "reactor.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- Daemon ---- */
+
+static void m_get_version(ADM_SVC *svc, const Blox__Admin__Empty *in,
+			  Blox__Admin__VersionReply_Closure closure, void *d)
+{
+	Blox__Admin__VersionReply out = BLOX__ADMIN__VERSION_REPLY__INIT;
+
+	(void)svc;
+	(void)in;
+	out.version = (char *)BLOX_VERSION;
+	out.api_version = ADM_VERSION;
+	closure(&out, d);
+}
+
+static void m_get_status(ADM_SVC *svc, const Blox__Admin__Empty *in,
+			 Blox__Admin__DaemonStatus_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	Blox__Admin__DaemonStatus out = BLOX__ADMIN__DAEMON_STATUS__INIT;
+	Blox__Admin__TransportLimitStats lim = BLOX__ADMIN__TRANSPORT_LIMIT_STATS__INIT;
+	uint32_t rq[BLOX_REACTORS_MAX];
+	const struct nvmf_subsys *s;
+	const struct nvmf_port *p;
+
+	(void)in;
+	out.version = (char *)BLOX_VERSION;
+	out.uptime_ns = blox_clock_now(a->tgt->clock) - a->tgt->start_ns;
+	out.pid = (uint32_t)getpid();
+	out.data_dir = a->data_dir;
+	out.state_file = access(a->state_path, F_OK) == 0 ? a->state_path : (char *)"";
+	{
+		struct blox_space sp;
+
+		if (!blox_space_get(a->data_dir, &sp)) {
+			out.data_dir_free_bytes = sp.free_bytes;
+			out.data_dir_total_bytes = sp.total_bytes;
+			out.data_dir_full = sp.full;
+		}
+	}
+	TAILQ_FOREACH(s, &a->tgt->subsystems, link) {
+		const struct nvmf_ns *ns;
+
+		out.subsystems++;
+		out.controllers += adm_nr_ctrls(s);
+		TAILQ_FOREACH(ns, &s->namespaces, link)
+			out.namespaces++;
+	}
+	if (a->tgt->discovery)
+		out.controllers += adm_nr_ctrls(a->tgt->discovery);
+	TAILQ_FOREACH(p, &a->tgt->ports, link)
+		out.listeners++;
+	out.admin_connections = adm_nr_conns(a);
+	out.io_queues = nvmf_tcp_nr_queues(a->tcp);
+	if (a->tcp) {
+		struct nvmf_tcp_stats sts, *st = &sts;
+		struct nvmf_tcp_buffers buf;
+
+		nvmf_tcp_stats(a->tcp, &sts);
+		lim.accept_errors = st->accept_errors;
+		lim.accept_pauses = st->accept_pauses;
+		lim.refused_total = st->refused_total;
+		lim.refused_per_host = st->refused_per_host;
+		lim.icreq_timeouts = st->icreq_timeouts;
+		lim.connect_timeouts = st->connect_timeouts;
+		lim.pdu_timeouts = st->pdu_timeouts;
+		lim.log_suppressed = st->log_suppressed;
+		lim.admin_accept_errors = a->accept_errors;
+		lim.io_queues_clamped = a->tgt->stats.io_queues_clamped;
+		lim.refused_io_queues = a->tgt->stats.refused_io_queues;
+		lim.refused_ctrls_per_host = a->tgt->stats.refused_ctrls_per_host;
+		lim.refused_queue_size = a->tgt->stats.refused_queue_size;
+		lim.kato_raised = a->tgt->stats.kato_raised;
+		lim.kato0_expired = a->tgt->stats.kato0_expired;
+		nvmf_tcp_buffers(a->tcp, &buf);
+		lim.buffer_pool_waits = buf.pool_waits;
+		lim.buffer_conn_waits = buf.conn_waits;
+		lim.r2t_waits = st->r2t_waits;
+		lim.admin_inflight_refused = a->inflight_refused;
+		lim.buffer_pool_bytes = buf.cap;
+		lim.buffer_used_bytes = buf.used;
+		lim.buffer_cached_bytes = buf.cached;
+		lim.buffer_peak_bytes = buf.peak;
+		lim.log_suppressed += a->tgt->stats.log_suppressed;
+		out.limits = &lim;
+		out.reactors = nvmf_tcp_nr_reactors(a->tcp);
+		for (unsigned i = 0; i < out.reactors && i < BLOX_REACTORS_MAX; i++)
+			rq[out.n_reactor_queues++] = nvmf_tcp_reactor_queues(a->tcp, i);
+		out.reactor_queues = rq;
+	}
+	closure(&out, d);
+}
+
+static void m_save_config(ADM_SVC *svc, const Blox__Admin__SaveConfigRequest *in,
+			  Blox__Admin__SaveConfigReply_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	Blox__Admin__SaveConfigReply out = BLOX__ADMIN__SAVE_CONFIG_REPLY__INIT;
+	char err[512], *written[2];
+	char *text;
+	int rc;
+
+	if (in->path[0] && in->path[0] != '/')
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "config path %s: must be absolute (it is bloxd's, not yours)",
+			 in->path);
+	if (adm_save_state(a, err, sizeof(err)))
+		ADM_FAIL(closure, d, ADM_S_INTERNAL, "%s", err);
+	written[out.n_written++] = a->state_path;
+	if (in->path[0]) {
+		text = blox_state_json(a->prov);
+		if (!text)
+			ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+		rc = blox_state_write(in->path, text, err, sizeof(err));
+		free(text);
+		if (rc)
+			ADM_FAIL(closure, d,
+				 adm_status_from_errno(rc) == ADM_S_PERMISSION_DENIED
+					 ? ADM_S_PERMISSION_DENIED
+					 : ADM_S_FAILED_PRECONDITION,
+				 "%s", err);
+		written[out.n_written++] = in->path;
+	}
+	out.written = written;
+	closure(&out, d);
+}
+
+/* ---- Listeners ---- */
+
+static void listener_msg(struct blox_admin *a, const struct nvmf_port *p,
+			 Blox__Admin__Listener *m)
+{
+	blox__admin__listener__init(m);
+	m->id = p->id;
+	m->address = (char *)p->addr;
+	m->port = (uint32_t)atoi(p->svcid);
+	m->discovery_only = p->discovery_only;
+	m->queues = nvmf_tcp_port_queues(a->tcp, p);
+	m->tls = (char *)blox_tls_mode_name(p->tls);
+}
+
+static struct nvmf_port *find_port(struct blox_admin *a, const char *addr,
+				   uint32_t port)
+{
+	struct nvmf_port *p;
+
+	TAILQ_FOREACH(p, &a->tgt->ports, link)
+		if (!strcmp(p->addr, addr) && (uint32_t)atoi(p->svcid) == port)
+			return p;
+	return NULL;
+}
+
+static void m_add_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
+			   Blox__Admin__Listener_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	struct blox_cfg_listener l = { 0 };
+	Blox__Admin__Listener out;
+	struct nvmf_port *p;
+	char err[256];
+	int rc;
+
+	if (in->port == 0 || in->port > 65535)
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "listener port %u: must be 1..65535", in->port);
+	if (strlen(in->address) >= sizeof(l.addr))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "listener '%s': not an IPv4 or IPv6 address", in->address);
+	snprintf(l.addr, sizeof(l.addr), "%s", in->address);
+	snprintf(l.port, sizeof(l.port), "%u", in->port);
+	l.discovery_only = in->discovery_only;
+	if (blox_tls_mode_parse(in->tls ? in->tls : "", &l.tls))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "listener tls '%s': expected none, required or allowed", in->tls);
+	rc = prov_listener_add(a->prov, &l, &p, err, sizeof(err));
+	if (rc == -EEXIST)
+		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
+			 "listener %s:%u already exists", in->address, in->port);
+	if (rc == -EINVAL)
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "listener '%s': not an IPv4 or IPv6 address", in->address);
+	if (rc)
+		ADM_FAIL(closure, d,
+			 rc == -EADDRINUSE || rc == -EADDRNOTAVAIL || rc == -EACCES
+				 ? ADM_S_FAILED_PRECONDITION
+				 : ADM_S_INTERNAL,
+			 "listener %s:%u: %s", in->address, in->port, strerror(-rc));
+	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u added%s%s", in->address,
+		 in->port, l.tls ? ", TLS " : "", l.tls ? blox_tls_mode_name(l.tls) : "");
+	listener_msg(a, p, &out);
+	if (!adm_persist(ADM_REQ(d)))
+		ADM_FAILED(closure, d);
+	closure(&out, d);
+}
+
+static void m_remove_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
+			      Blox__Admin__Empty_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	Blox__Admin__Empty out = BLOX__ADMIN__EMPTY__INIT;
+	struct nvmf_port *p = find_port(a, in->address, in->port);
+	uint32_t q;
+
+	if (!p)
+		ADM_FAIL(closure, d, ADM_S_NOT_FOUND, "listener %s:%u not found",
+			 in->address, in->port);
+	q = nvmf_tcp_port_queues(a->tcp, p);
+	if (q)
+		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
+			 "listener %s:%u has %u connected queues; disconnect its "
+			 "hosts first", in->address, in->port, q);
+	prov_listener_remove(a->prov, p);
+	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u removed",
+		 in->address, in->port);
+	if (!adm_persist(ADM_REQ(d)))
+		ADM_FAILED(closure, d);
+	closure(&out, d);
+}
+
+static void m_list_listeners(ADM_SVC *svc, const Blox__Admin__Empty *in,
+			     Blox__Admin__ListenerList_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	Blox__Admin__ListenerList out = BLOX__ADMIN__LISTENER_LIST__INIT;
+	Blox__Admin__Listener *ls, **lp;
+	struct nvmf_port *p;
+	size_t n = 0;
+
+	(void)in;
+	TAILQ_FOREACH(p, &a->tgt->ports, link)
+		n++;
+	ls = calloc(n + 1, sizeof(*ls));
+	lp = calloc(n + 1, sizeof(*lp));
+	if (!ls || !lp) {
+		free(ls);
+		free(lp);
+		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+	}
+	TAILQ_FOREACH(p, &a->tgt->ports, link) {
+		listener_msg(a, p, &ls[out.n_listeners]);
+		lp[out.n_listeners] = &ls[out.n_listeners];
+		out.n_listeners++;
+	}
+	out.listeners = lp;
+	closure(&out, d);
+	free(ls);
+	free(lp);
+}
+
+void adm_m_target_init(ADM_SVC *svc)
+{
+	svc->get_version = m_get_version;
+	svc->get_status = m_get_status;
+	svc->save_config = m_save_config;
+	svc->add_listener = m_add_listener;
+	svc->remove_listener = m_remove_listener;
+	svc->list_listeners = m_list_listeners;
+}

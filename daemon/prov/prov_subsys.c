@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The provisioning service's subsystems, their hosts (with their
+ * DH-HMAC-CHAP secrets and TLS PSKs) and the listeners: on the target and
+ * the transport, as the config loader and the admin API ask.
+ */
+#include "prov.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int prov_subsys_create(struct blox_prov *p, const struct blox_cfg_subsys *cs,
+		       struct nvmf_subsys **out, char *err, size_t errlen)
+{
+	struct nvmf_subsys *s;
+	int rc;
+
+	rc = nvmf_subsys_create(p->tgt, cs->nqn, &s);
+	if (rc)
+		return blox_fail(err, errlen, "subsystem %s: %s", cs->nqn, strerror(-rc)), rc;
+	if (cs->serial[0])
+		snprintf(s->serial, sizeof(s->serial), "%s", cs->serial);
+	if (cs->model[0])
+		snprintf(s->model, sizeof(s->model), "%s", cs->model);
+	s->allow_any_host = cs->allow_any_host;
+	for (size_t h = 0; h < cs->nr_hosts; h++) {
+		const char *why;
+
+		rc = prov_host_add(p, s, &cs->hosts[h], &why);
+		if (rc && rc != -EEXIST) {
+			nvmf_subsys_destroy(s);
+			return blox_fail(err, errlen, "subsystem %s: host %s: %s", cs->nqn,
+					 cs->hosts[h].nqn, why ? why : strerror(-rc)),
+			       rc;
+		}
+	}
+	if (out)
+		*out = s;
+	return 0;
+}
+
+void prov_subsys_delete(struct blox_prov *p, struct nvmf_subsys *s)
+{
+	(void)p;
+	nvmf_subsys_destroy(s);
+}
+
+void prov_subsys_allow_any_host(struct blox_prov *p, struct nvmf_subsys *s, bool allow)
+{
+	s->allow_any_host = allow;
+	/* The discovery log of every host may change. */
+	p->tgt->disc_genctr++;
+}
+
+int prov_host_add(struct blox_prov *p, struct nvmf_subsys *s, const struct blox_cfg_host *ch,
+		  const char **why)
+{
+	struct nvmf_host check = { 0 };
+	int rc;
+
+	(void)p;
+	*why = NULL;
+	rc = nvmf_host_set_keys(&check, ch->dhchap_key, ch->dhchap_ctrl_key, why);
+	dhchap_wipe(&check, sizeof(check));
+	if (rc)
+		return rc;
+	rc = nvmf_subsys_add_host(s, ch->nqn);
+	if (rc)
+		return rc;
+	rc = nvmf_host_set_keys(nvmf_subsys_find_host(s, ch->nqn), ch->dhchap_key,
+				ch->dhchap_ctrl_key, why);
+	if (!rc && ch->tls_psk[0])
+		rc = nvmf_subsys_host_set_tls_psk(s, ch->nqn, ch->tls_psk);
+	return rc;
+}
+
+int prov_host_set_tls_psk(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn,
+			  const char *psk)
+{
+	(void)p;
+	return nvmf_subsys_host_set_tls_psk(s, hostnqn, psk);
+}
+
+int prov_host_remove(struct blox_prov *p, struct nvmf_subsys *s, const char *hostnqn)
+{
+	(void)p;
+	return nvmf_subsys_remove_host(s, hostnqn);
+}
+
+int prov_listener_add(struct blox_prov *p, const struct blox_cfg_listener *l,
+		      struct nvmf_port **out, char *err, size_t errlen)
+{
+	struct nvmf_port *port;
+	int rc;
+
+	rc = nvmf_port_add(p->tgt, l->addr, l->port, l->discovery_only, &port);
+	if (rc)
+		return blox_fail(err, errlen, "listener %s:%s: %s", l->addr, l->port,
+				 rc == -EINVAL ? "bad address or port" : strerror(-rc)),
+		       rc;
+	port->tls = l->tls;
+	if (p->tcp && (rc = nvmf_tcp_listen(p->tcp, port))) {
+		nvmf_port_remove(port);
+		return blox_fail(err, errlen, "listener %s:%s: %s", l->addr, l->port,
+				 strerror(-rc)),
+		       rc;
+	}
+	if (out)
+		*out = port;
+	return 0;
+}
+
+void prov_listener_remove(struct blox_prov *p, struct nvmf_port *port)
+{
+	if (p->tcp)
+		nvmf_tcp_unlisten(p->tcp, port);
+	nvmf_port_remove(port);
+}
