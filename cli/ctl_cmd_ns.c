@@ -28,6 +28,11 @@ int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__
 		{ "--bus-mbps", &nand->bus_mbps },
 		{ "--t-suspend-us", &nand->t_suspend_us },
 		{ "--t-resume-us", &nand->t_resume_us },
+		{ "--ecc-bits", &nand->ecc_bits },
+		{ "--read-retries", &nand->read_retries },
+		{ "--aging", &nand->aging },
+		{ "--erase-fail-ppb", &nand->erase_fail_ppb },
+		{ "--reliability-seed", &nand->reliability_seed },
 	};
 	const struct {
 		const char *opt;
@@ -37,7 +42,8 @@ int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__
 		const char *opt;
 		Blox__Admin__Toggle *t;
 	} togs[] = { { "--null-timing", &nand->null_timing },
-		     { "--multi-plane", &nand->multi_plane } };
+		     { "--multi-plane", &nand->multi_plane },
+		     { "--reliability", &nand->reliability } };
 
 	*matched = true;
 	for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
@@ -259,6 +265,8 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "      --t-prog-us --t-erase-us --bus-mbps --t-suspend-us --t-resume-us\n"
 	  "      --null-timing on|off --multi-plane on|off\n"
 	  "      --suspend-policy default|never|always|smart\n"
+	  "      --reliability on|off --ecc-bits --read-retries --aging --erase-fail-ppb\n"
+	  "      --reliability-seed (flash that wears, docs/FAULTS.md)\n"
 	  "FTL:  --store file|ram --cmt-kib --mdc on|off --mdc-bytes --mdc-min-run\n"
 	  "      --stream-separation on|off --op-percent --gc-policy greedy|cost-benefit\n"
 	  "      --write-buffer-pages --wl-threshold --gc-pipeline on|off",

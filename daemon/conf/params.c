@@ -54,6 +54,16 @@ static const struct blox_param_field nand_fields[BLOX_NP_COUNT] = {
 	[BLOX_NP_BUS_MBPS] = { .key = "bus_mbps", .kind = BLOX_PK_U32,
 			       .off = offsetof(NP, bus_mbps), .min = 1, .max = 100000,
 			       .range_msg = "must be 1..100000" },
+	[BLOX_NP_RELIABILITY] = F_BOOL("reliability", NP, reliability),
+	[BLOX_NP_ECC_BITS] = { .key = "ecc_bits", .kind = BLOX_PK_U32, .off = offsetof(NP, ecc_bits),
+			       .min = 1, .max = 8192, .range_msg = "must be 1..8192" },
+	[BLOX_NP_READ_RETRIES] = F_U32("read_retries", NP, read_retries, 64, NULL),
+	[BLOX_NP_AGING] = { .key = "aging", .kind = BLOX_PK_U32, .off = offsetof(NP, aging),
+			    .min = 1, .max = 1000000000, .range_msg = "must be 1..1000000000" },
+	[BLOX_NP_ERASE_FAIL_PPB] = F_U32("erase_fail_ppb", NP, erase_fail_ppb, 1000000000,
+					 NULL),
+	[BLOX_NP_RELIABILITY_SEED] = F_U32("reliability_seed", NP, reliability_seed, UINT32_MAX,
+					   NULL),
 };
 #undef NP
 
@@ -124,7 +134,8 @@ static const char *const nand_keys[BLOX_NP_COUNT + 1] = {
 	"channels", "dies_per_channel", "planes_per_die", "blocks_per_plane",
 	"pages_per_block", "page_size", "oob_size", "cell", "t_read_us",
 	"t_prog_us", "t_erase_us", "t_suspend_us", "t_resume_us", "null_timing",
-	"multi_plane", "suspend_policy", "bus_mbps", NULL
+	"multi_plane", "suspend_policy", "bus_mbps", "reliability", "ecc_bits", "read_retries",
+	"aging", "erase_fail_ppb", "reliability_seed", NULL
 };
 static const char *const ftl_keys[BLOX_FP_COUNT + 1] = {
 	"store", "cmt_kib", "mdc", "mdc_bytes", "mdc_min_run", "stream_separation",
@@ -244,8 +255,9 @@ static int nand_resolve(const struct blox_nand_params *p, const char *where,
 		g->oob_size = p->oob_size;
 	if (GIVEN(CELL)) {
 		g->cell = (enum nand_cell)(word_index(cells, p->cell) + 1);
-		/* New cell type: its default timing, before any override. */
+		/* New cell type: its default timing and wear, before any override. */
 		nand_timing_default(&nc->timing, g->cell);
+		nand_reliability_default(&nc->rel, g->cell);
 	}
 	for (int i = 0; i < 4; i++) {
 		if (GIVEN(T_READ_US))
@@ -265,6 +277,18 @@ static int nand_resolve(const struct blox_nand_params *p, const char *where,
 		nc->multiplane = p->multi_plane;
 	if (GIVEN(BUS_MBPS))
 		nc->timing.bus_mbps = p->bus_mbps;
+	if (GIVEN(RELIABILITY))
+		nc->rel.enabled = p->reliability;
+	if (GIVEN(ECC_BITS))
+		nc->rel.ecc_bits = p->ecc_bits;
+	if (GIVEN(READ_RETRIES))
+		nc->rel.retries = p->read_retries;
+	if (GIVEN(AGING))
+		nc->rel.aging = p->aging;
+	if (GIVEN(ERASE_FAIL_PPB))
+		nc->rel.erase_fail = p->erase_fail_ppb * 1e-9;
+	if (GIVEN(RELIABILITY_SEED))
+		nc->rel.seed = p->reliability_seed;
 	if (GIVEN(SUSPEND_POLICY) && !strcmp(p->suspend_policy, "never"))
 		nc->policy = nand_suspend_never;
 	else if (GIVEN(SUSPEND_POLICY) && !strcmp(p->suspend_policy, "always"))
@@ -275,6 +299,9 @@ static int nand_resolve(const struct blox_nand_params *p, const char *where,
 #undef GIVEN
 	if (nand_geometry_check(g, &why))
 		return blox_fail(err, errlen, "%s: %s", where, why);
+	if (nand_reliability_check(&nc->rel, g))
+		return blox_fail(err, errlen, "%s.ecc_bits: the ECC codeword (%u bytes) is past the "
+				 "%u-byte page", where, nc->rel.codeword_bytes, g->page_size);
 	return 0;
 }
 

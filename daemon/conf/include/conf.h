@@ -57,6 +57,12 @@ enum blox_nand_param {
 	BLOX_NP_MULTI_PLANE,
 	BLOX_NP_SUSPEND_POLICY,
 	BLOX_NP_BUS_MBPS,
+	BLOX_NP_RELIABILITY,
+	BLOX_NP_ECC_BITS,
+	BLOX_NP_READ_RETRIES,
+	BLOX_NP_AGING,
+	BLOX_NP_ERASE_FAIL_PPB,
+	BLOX_NP_RELIABILITY_SEED,
 	BLOX_NP_COUNT
 };
 
@@ -69,6 +75,9 @@ struct blox_nand_params {
 	bool null_timing, multi_plane;
 	char suspend_policy[16]; /* default, never, always */
 	uint32_t bus_mbps;
+	/* Flash that wears (nand_config.rel, docs/FAULTS.md). */
+	bool reliability;
+	uint32_t ecc_bits, read_retries, aging, erase_fail_ppb, reliability_seed;
 };
 
 enum blox_ftl_param {
