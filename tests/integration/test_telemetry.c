@@ -280,7 +280,12 @@ static void test_window_max(void **state)
 	assert_true(s.max_us > 50000);
 	run_reads(e, NS_NAND, 1, &c, &s);
 	assert_true(s.max_us <= c.max_us * 1.02 + 20);
-	assert_true(s.max_us < 50000);
+	/*
+	 * A QD 1 read takes 5 ms; the QD 256 run's reads waited 320 ms and
+	 * more (256 reads over 4 dies). A busy machine stretches the former
+	 * by tens of ms, never to the latter.
+	 */
+	assert_true(s.max_us < 150000);
 	assert_true(s.max_qd == 1);
 }
 
