@@ -78,7 +78,8 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 	Blox__Admin__NandParams nand = BLOX__ADMIN__NAND_PARAMS__INIT;
 	Blox__Admin__FtlParams ftl = BLOX__ADMIN__FTL_PARAMS__INIT;
 	Blox__Admin__QosParams qos = BLOX__ADMIN__QOS_PARAMS__INIT;
-	bool has_nand = false, has_ftl = false, has_size = false, has_qos = false;
+	Blox__Admin__ZnsParams zns = BLOX__ADMIN__ZNS_PARAMS__INIT;
+	bool has_nand = false, has_ftl = false, has_size = false, has_qos = false, zoned = false;
 	const struct {
 		const char *opt;
 		uint32_t *u;
@@ -131,8 +132,33 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 			r.overcommit = true;
 			continue;
 		}
+		if (!strcmp(o, "--zoned")) {
+			zoned = true;
+			continue;
+		}
 		if (!v)
 			return ctl_usage_err("ns create: %s needs a value", o);
+		if (!strcmp(o, "--zone-size")) {
+			const char *why;
+
+			if (blox_parse_size_why(v, &zns.zone_size, &why))
+				return ctl_usage_err("ns create: --zone-size '%s' %s", v, why);
+			if (!zns.zone_size || (zns.zone_size & (zns.zone_size - 1)))
+				return ctl_usage_err("ns create: --zone-size '%s' is not a power of two",
+						     v);
+			zoned = true;
+			i++;
+			continue;
+		}
+		if (!strcmp(o, "--max-open") || !strcmp(o, "--max-active")) {
+			uint32_t *u = !strcmp(o, "--max-open") ? &zns.max_open : &zns.max_active;
+
+			if (cli_parse_u32(v, u) || !*u)
+				return ctl_usage_err("ns create: %s takes a number from 1", o);
+			zoned = true;
+			i++;
+			continue;
+		}
 		if (!strcmp(o, "--nsid")) {
 			/* 0 on the wire means "the lowest free": never from the user. */
 			if (cli_parse_u32(v, &r.nsid) || !r.nsid)
@@ -197,6 +223,15 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		r.ftl = &ftl;
 	if (has_qos)
 		r.qos = &qos;
+	if (zoned) {
+		/* A zoned namespace: on NAND, without an FTL. */
+		if (r.backend && r.backend[0] && strcmp(r.backend, "zns"))
+			return ctl_usage_err("ns create: --zoned is backend zns, not '%s'", r.backend);
+		if (has_ftl)
+			return ctl_usage_err("ns create: a zoned namespace has no FTL options");
+		r.backend = (char *)"zns";
+		r.zns = &zns;
+	}
 	return ctl_call(c, "CreateNamespace", &r.base, ctl_print_ns);
 }
 
@@ -253,7 +288,7 @@ static int ns_list(struct ctl *c, int argc, char **argv)
 
 static const struct ctl_cmd ns_cmds[] = {
 	{ "create",
-	  "NQN --size SIZE [--nsid N] [--backend nand|ram|null|nand-timing]\n"
+	  "NQN --size SIZE [--nsid N] [--backend nand|ram|null|nand-timing|zns]\n"
 	  "[--block-size 512|4096] [--uuid U]\n"
 	  "[--device NAME --isolation channel:N|chip:N|channel|chip|software]\n"
 	  "[--overcommit]  make it even when its flash file does not fit the data\n"
@@ -269,7 +304,9 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "      --reliability-seed (flash that wears, docs/FAULTS.md)\n"
 	  "FTL:  --store file|ram --cmt-kib --mdc on|off --mdc-bytes --mdc-min-run\n"
 	  "      --stream-separation on|off --op-percent --gc-policy greedy|cost-benefit\n"
-	  "      --write-buffer-pages --wl-threshold --gc-pipeline on|off",
+	  "      --write-buffer-pages --wl-threshold --gc-pipeline on|off\n"
+	  "Zoned (backend zns: NAND without an FTL, NVMe Zoned Namespace):\n"
+	  "      --zoned [--zone-size SIZE (a power of two)] [--max-open N] [--max-active N]",
 	  "", ns_create },
 	{ "delete", "NQN NSID [--force]", "--force while hosts are connected", ns_delete },
 	{ "list", "[NQN]", "", ns_list },

@@ -180,6 +180,18 @@ void ctl_print_ns(const ProtobufCMessage *m)
 	}
 	if (n->reservations)
 		print_resv(n->reservations);
+	if (n->zones && n->zones->zones) {
+		const Blox__Admin__ZoneSummary *z = n->zones;
+		char zs[32], zc[32];
+
+		cli_size_str(z->zone_size, zs, sizeof(zs));
+		cli_size_str(z->zone_capacity, zc, sizeof(zc));
+		printf("zones       %u of %s (%s writable each), max open %u, max active %u "
+		       "(0: no limit)\n            %u empty, %u implicitly open, %u explicitly "
+		       "open, %u closed, %u full, %u read only, %u offline\n",
+		       z->zones, zs, zc, z->max_open, z->max_active, z->empty, z->implicitly_open,
+		       z->explicitly_open, z->closed, z->full, z->read_only, z->offline);
+	}
 	if (n->alloc && n->alloc->isolation[0]) {
 		char cap[32];
 

@@ -165,6 +165,7 @@ struct adm_ns_buf {
 	Blox__Admin__Registrant *regs, **regp;
 	char (*ids)[37];
 	char **nqns;
+	Blox__Admin__ZoneSummary zones; /* a zoned namespace's */
 };
 
 struct adm_ns_array {

@@ -96,6 +96,29 @@ static void resv_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct
 	b->resv.n_registrants = v.nr;
 }
 
+/* A zoned namespace's zones: their geometry and how many are in each state. */
+static void zones_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_ns_buf *b)
+{
+	static const uint8_t filters[] = { 1, 2, 3, 4, 5, 6, 7 }; /* Report Zones' filters, by state */
+	uint32_t *counts[] = { &b->zones.empty,	 &b->zones.implicitly_open,
+			       &b->zones.explicitly_open, &b->zones.closed,
+			       &b->zones.full,	 &b->zones.read_only,
+			       &b->zones.offline };
+	struct blox_bdev_zone_info zi;
+
+	if (!blox_bdev_zone_info(ns->bdev, &zi))
+		return;
+	blox__admin__zone_summary__init(&b->zones);
+	b->zones.zone_size = zi.zone_size * ns->bdev->block_size;
+	b->zones.zone_capacity = zi.zone_cap * ns->bdev->block_size;
+	b->zones.zones = zi.nr_zones;
+	b->zones.max_open = zi.max_open;
+	b->zones.max_active = zi.max_active;
+	for (size_t i = 0; i < sizeof(filters); i++)
+		*counts[i] = blox_bdev_zone_report(ns->bdev, 0, filters[i], NULL, 0);
+	m->zones = &b->zones;
+}
+
 void adm_ns_buf_free(struct adm_ns_buf *b)
 {
 	free(b->params);
@@ -137,6 +160,7 @@ void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_
 		m->alloc = &b->alloc;
 	}
 	resv_msg(ns, m, b);
+	zones_msg(ns, m, b);
 }
 
 int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
@@ -235,8 +259,14 @@ static int ns_from_request(const Blox__Admin__NamespaceCreateRequest *in, uint32
 	rc = -EINVAL;
 	if (strlen(in->backend) >= sizeof(p->backend)) {
 		blox_fail(err, errlen, "namespace.backend: '%s' is not one of ram, null, "
-			  "nand, nand-timing", in->backend);
+			  "nand, nand-timing, zns", in->backend);
 		goto out;
+	}
+	if (in->zns) {
+		p->has_zns = true;
+		p->zns.zone_size = in->zns->zone_size;
+		p->zns.max_open = in->zns->max_open;
+		p->zns.max_active = in->zns->max_active;
 	}
 	snprintf(p->backend, sizeof(p->backend), "%s", in->backend[0] ? in->backend : "nand");
 	p->size = in->size;

@@ -26,12 +26,45 @@ static int read_object(json_object *o, const char *key, const char *where,
 	return cfg_read_params(t, v, w, params, err, errlen);
 }
 
+/* A "zns" object, when present: zone size, Max Open and Max Active. */
+static int read_zns(json_object *o, const char *where, struct blox_ns_params *p, char *err,
+		    size_t errlen)
+{
+	static const char *const keys[] = { "zone_size", "max_open", "max_active", NULL };
+	uint32_t *lim[] = { &p->zns.max_open, &p->zns.max_active };
+	json_object *z;
+	bool present;
+	char w[192];
+	int rc;
+
+	if (!json_object_object_get_ex(o, "zns", &z))
+		return 0;
+	p->has_zns = true;
+	snprintf(w, sizeof(w), "%s.zns", where);
+	if (!json_object_is_type(z, json_type_object))
+		return blox_fail(err, errlen, "%s: expected an object", w);
+	if ((rc = cfg_check_keys(z, w, keys, err, errlen)) ||
+	    (rc = cfg_get_u64(z, "zone_size", w, true, &p->zns.zone_size, &present, err,
+			      errlen)))
+		return rc;
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t v = 0;
+
+		if ((rc = cfg_get_u64(z, keys[i + 1], w, false, &v, &present, err, errlen)))
+			return rc;
+		if (v > UINT32_MAX)
+			return blox_fail(err, errlen, "%s.%s: too large", w, keys[i + 1]);
+		*lim[i] = (uint32_t)v;
+	}
+	return 0;
+}
+
 int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 		 char *err, size_t errlen)
 {
 	static const char *const keys[] = { "nsid", "backend", "size",
 					    "block_size", "uuid", "nand", "ftl",
-					    "device", "isolation", "qos", "overcommit", NULL };
+					    "device", "isolation", "qos", "overcommit", "zns", NULL };
 	struct blox_ns_params p = { 0 };
 	char uuid[40] = "";
 	uint64_t v = 0;
@@ -62,6 +95,7 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 			      errlen)) ||
 	    (rc = read_object(o, "qos", where, &blox_qos_table, &p.has_qos, &p.qos, err,
 			      errlen)) ||
+	    (rc = read_zns(o, where, &p, err, errlen)) ||
 	    (rc = cfg_get_bool(o, "overcommit", where, &p.overcommit, err, errlen)))
 		return rc;
 	if ((rc = cfg_get_u64(o, "size", where, true, &p.size, &present, err, errlen)))
@@ -153,6 +187,19 @@ json_object *cfg_ns_json(const struct blox_ns_params *p)
 		json_object_object_add(o, "ftl", cfg_params_json(&blox_ftl_table, &p->ftl));
 	if (p->has_qos && p->qos.set)
 		json_object_object_add(o, "qos", cfg_params_json(&blox_qos_table, &p->qos));
+	if (p->has_zns) {
+		json_object *z = json_object_new_object();
+
+		if (z && p->zns.zone_size)
+			json_object_object_add(z, "zone_size",
+					       json_object_new_int64((int64_t)p->zns.zone_size));
+		if (z && p->zns.max_open)
+			json_object_object_add(z, "max_open", json_object_new_int64(p->zns.max_open));
+		if (z && p->zns.max_active)
+			json_object_object_add(z, "max_active",
+					       json_object_new_int64(p->zns.max_active));
+		json_object_object_add(o, "zns", z);
+	}
 	if (p->overcommit)
 		json_object_object_add(o, "overcommit", json_object_new_boolean(true));
 	return o;

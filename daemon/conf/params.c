@@ -415,7 +415,7 @@ int blox_device_resolve(const struct blox_device_params *p, const char *where,
 int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 		    struct blox_cfg_ns *ns, char *err, size_t errlen)
 {
-	bool is_nand, is_timing;
+	bool is_nand, is_timing, is_zns;
 	char w[192];
 	int rc;
 
@@ -427,18 +427,21 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 	snprintf(ns->backend, sizeof(ns->backend), "%s", p->backend[0] ? p->backend : "ram");
 	is_nand = !strcmp(ns->backend, "nand");
 	is_timing = !strcmp(ns->backend, "nand-timing");
+	is_zns = !strcmp(ns->backend, "zns");
 	if (strcmp(ns->backend, "ram") && strcmp(ns->backend, "null") && !is_nand &&
-	    !is_timing)
+	    !is_timing && !is_zns)
 		return blox_fail(err, errlen,
-				 "%s.backend: '%s' is not one of ram, null, nand, nand-timing",
+				 "%s.backend: '%s' is not one of ram, null, nand, nand-timing, zns",
 				 where, ns->backend);
+	if (p->has_zns && !is_zns)
+		return blox_fail(err, errlen, "%s.zns: only for backend \"zns\"", where);
 	nand_config_default(&ns->nand);
 	ftl_config_default(&ns->ftl);
-	ns->auto_blocks = is_nand;
+	ns->auto_blocks = is_nand || is_zns;
 	if (p->has_nand) {
-		if (!is_nand && !is_timing)
+		if (!is_nand && !is_timing && !is_zns)
 			return blox_fail(err, errlen,
-					 "%s.nand: only for backends \"nand\" and \"nand-timing\"",
+					 "%s.nand: only for backends \"nand\", \"nand-timing\" and \"zns\"",
 					 where);
 		snprintf(w, sizeof(w), "%s.nand", where);
 		if ((rc = nand_resolve(&p->nand, w, &ns->nand, err, errlen)))
@@ -466,8 +469,9 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 		return blox_fail(err, errlen, "%s.device: longer than %zu bytes", where,
 				 sizeof(p->device) - 1);
 	snprintf(ns->device, sizeof(ns->device), "%s", p->device);
-	if (ns->device[0] && !is_nand)
-		return blox_fail(err, errlen, "%s.device: only for backend \"nand\"", where);
+	if (ns->device[0] && !is_nand && !is_zns)
+		return blox_fail(err, errlen, "%s.device: only for backends \"nand\" and \"zns\"",
+				 where);
 	if (ns->device[0] && p->has_nand)
 		return blox_fail(err, errlen, "%s.nand: the geometry belongs to device '%s'",
 				 where, ns->device);
@@ -485,10 +489,12 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 				 where, p->isolation);
 	if (ns->device[0])
 		ns->auto_blocks = false; /* its device's geometry */
-	if (is_nand && ns->nsid == 0)
+	if ((is_nand || is_zns) && ns->nsid == 0)
 		return blox_fail(err, errlen,
-				 "%s.nsid: required for backend nand (it names the store file)",
-				 where);
+				 "%s.nsid: required for backend %s (it names the store file)",
+				 where, ns->backend);
+	if (is_zns && (rc = blox_zns_resolve(ns, where, err, errlen)))
+		return rc;
 	/* 512: sectors on the FTL's 4 KiB units, which it maps whole (bdev_ftl_sub.c). */
 	if (is_nand && ns->size % FTL_UNIT)
 		return blox_fail(err, errlen,

@@ -306,6 +306,24 @@ static int ns_uuid_check(const struct blox_prov *p, const struct nvmf_subsys *s,
 	return -EINVAL;
 }
 
+/* A zoned vSSD's size in whole zones of the dies it gets, a block of each a zone. */
+static int zns_fits(const struct prov_ns_plan *pl, const char *nqn, char *err, size_t errlen)
+{
+	const struct nand_geometry *g = &pl->dev->cfg.nand.geo;
+	uint64_t zb = blox_zns_zone_bytes(g, pl->bp.nr_dies, &pl->cn.params.zns);
+
+	if (!zb || pl->cn.size % zb || pl->cn.size / zb > pl->bp.nr_blocks)
+		return blox_fail(err, errlen,
+				 "%s namespace %u: a zoned namespace is whole zones of its dies' "
+				 "blocks: %u dies of device %s make zones of %llu bytes, %u of "
+				 "them at most; %llu bytes asked",
+				 nqn, pl->cn.nsid, pl->bp.nr_dies, pl->dev->cfg.name,
+				 (unsigned long long)zb, pl->bp.nr_blocks,
+				 (unsigned long long)pl->cn.size),
+		       -EINVAL;
+	return 0;
+}
+
 int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 		 const struct blox_cfg_ns *cn, bool fresh, struct prov_ns_plan *pl,
 		 char *err, size_t errlen)
@@ -335,7 +353,10 @@ int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 					    .ftl = &pl->cn.ftl,
 					    .base = p->tgt->base,
 					    .clock = p->tgt->clock,
-					    .log = p->log };
+					    .log = p->log,
+					    .zone_size = cn->params.zns.zone_size,
+					    .max_open = cn->params.zns.max_open,
+					    .max_active = cn->params.zns.max_active };
 	if (cn->device[0]) {
 		bool exhausted;
 
@@ -364,7 +385,9 @@ int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 			pl->cn.ftl.gc_pipeline = true;
 		if (pl->held && pl->held->mig.mig_active)
 			pl->bp.mig = &pl->held->mig;
-	} else if (!strcmp(cn->backend, "nand") && !cn->store_ram) {
+		if (cn->zoned && (rc = zns_fits(pl, s->nqn, err, errlen)))
+			return rc;
+	} else if ((!strcmp(cn->backend, "nand") && !cn->store_ram) || cn->zoned) {
 		rc = store_path(p, s->nqn, cn->nsid, pl->store, sizeof(pl->store), err, errlen);
 		if (rc)
 			return rc;

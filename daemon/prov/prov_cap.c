@@ -53,7 +53,7 @@ struct prov_cap prov_cap_of_ns(const struct blox_cfg_ns *cn)
 	if (!strcmp(cn->backend, "ram")) {
 		c.kind = PROV_CAP_RAM;
 		c.bytes = cn->size;
-	} else if (!strcmp(cn->backend, "nand") && !cn->device[0]) {
+	} else if ((!strcmp(cn->backend, "nand") || cn->zoned) && !cn->device[0]) {
 		c.kind = cn->store_ram ? PROV_CAP_RAM : PROV_CAP_FILE;
 		c.bytes = cn->store_ram ? nand_store_ram_bytes(&cn->nand.geo)
 					: nand_store_file_bytes(&cn->nand.geo);

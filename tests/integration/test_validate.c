@@ -408,7 +408,7 @@ static void test_mistakes(void **state)
 		{ "ns create " SUBNQN " --size 0 --backend ram", EX_INVALID,
 		  "size: must be a non-zero multiple" },
 		{ "ns create " SUBNQN " --size 1G --backend tape", EX_INVALID,
-		  "'tape' is not one of ram, null, nand, nand-timing" },
+		  "'tape' is not one of ram, null, nand, nand-timing, zns" },
 		{ "ns create " SUBNQN " --size 1G --nsid 9 --isolation bogus", EX_INVALID,
 		  "isolation: only for a namespace on a device" },
 		{ "ns create " SUBNQN " --size 1G --nsid 9 --device nope", EX_NOT_FOUND,

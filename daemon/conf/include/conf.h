@@ -129,10 +129,16 @@ struct blox_qos_params {
 	uint32_t weight; /* its share of common dies against other software vSSDs */
 };
 
+/* A zoned namespace's zones as asked (its "zns" object; 0: the default). */
+struct blox_zns_params {
+	uint64_t zone_size; /* bytes, a power of two; 0: the smallest holding a row of blocks */
+	uint32_t max_open, max_active; /* 0: no limit */
+};
+
 /* A namespace as asked. */
 struct blox_ns_params {
 	uint32_t nsid; /* 0: none given */
-	char backend[16]; /* ram, null, nand, nand-timing */
+	char backend[16]; /* ram, null, nand, nand-timing, zns */
 	uint64_t size; /* bytes */
 	uint32_t block_size; /* 0: 4096 */
 	bool has_uuid;
@@ -145,6 +151,8 @@ struct blox_ns_params {
 	struct blox_ftl_params ftl;
 	bool has_qos;
 	struct blox_qos_params qos;
+	bool has_zns; /* a "zns" object was given (backend zns) */
+	struct blox_zns_params zns;
 	/*
 	 * Made even when its flash file does not fit the data directory's
 	 * free space, or its RAM the host's memory (a sparse overcommit, with
@@ -202,8 +210,9 @@ struct blox_cfg_ns {
 	uint32_t block_size;
 	bool has_uuid;
 	uint8_t uuid[16];
-	struct nand_config nand; /* backends "nand" and "nand-timing" */
+	struct nand_config nand; /* backends "nand", "nand-timing" and "zns" */
 	bool auto_blocks; /* blocks_per_plane not given: size to the namespace */
+	bool zoned; /* backend "zns": zones straight on NAND, params.zns */
 	struct ftl_config ftl; /* backend "nand" */
 	bool store_ram; /* backend "nand": keep the flash in RAM, not a file */
 	char device[32]; /* backend "nand" on a shared device; "" for its own */
@@ -234,6 +243,20 @@ struct blox_cfg_device {
  */
 int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 		    struct blox_cfg_ns *out, char *err, size_t errlen);
+/*
+ * Backend zns, from blox_ns_resolve() (params_zns.c): its zones checked
+ * (4096-byte blocks, a zone size that is a power of two, Max Open within
+ * Max Active) and, on a device of its own, the size in whole zones and its
+ * blocks per plane (a row of blocks per zone, and one spare row per eight
+ * zones, at least one, for wear leveling). 0 or -EINVAL with the reason.
+ */
+int blox_zns_resolve(struct blox_cfg_ns *ns, const char *where, char *err, size_t errlen);
+/*
+ * The bytes of one zone of a zns namespace on @ndies dies of @g with the
+ * zone size asked in @z (0: the default); 0 when the geometry holds none.
+ */
+uint64_t blox_zns_zone_bytes(const struct nand_geometry *g, uint32_t ndies,
+			     const struct blox_zns_params *z);
 int blox_device_resolve(const struct blox_device_params *p, const char *where,
 			struct blox_cfg_device *out, char *err, size_t errlen);
 

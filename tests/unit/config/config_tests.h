@@ -36,5 +36,7 @@ void test_apply(void **state);
 void test_parse_ns_duplicate_uuid(void **state);
 void test_parse_nand_options(void **state);
 void test_parse_devices(void **state);
+/* config_zns.c */
+void test_parse_zns(void **state);
 
 #endif

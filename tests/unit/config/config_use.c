@@ -389,7 +389,7 @@ void test_parse_nand_options(void **state)
 					   "\"suspend_policy\":\"never\"");
 	static const struct err_case cases[] = {
 		{ NS("{\"size\":4096,\"nand\":{}}"),
-		  "subsystems[0].namespaces[0].nand: only for backends \"nand\" and \"nand-timing\"" },
+		  "subsystems[0].namespaces[0].nand: only for backends \"nand\", \"nand-timing\" and \"zns\"" },
 		{ NS("{\"backend\":\"nand-timing\",\"size\":4096,\"nand\":[]}"),
 		  "subsystems[0].namespaces[0].nand: expected an object" },
 		{ NAND_NS("\"dies\":1"),
@@ -495,7 +495,7 @@ void test_parse_devices(void **state)
 		  "channel, chip or software" },
 		{ "{\"subsystems\":[{\"nqn\":\"nqn.2026-12.x:a\",\"namespaces\":[{\"nsid\":1,"
 		  "\"backend\":\"ram\",\"size\":\"1M\",\"device\":\"d\"}]}]}",
-		  "subsystems[0].namespaces[0].device: only for backend \"nand\"" },
+		  "subsystems[0].namespaces[0].device: only for backends \"nand\" and \"zns\"" },
 	};
 	struct blox_config cfg;
 	char err[256];
