@@ -7,7 +7,8 @@
  * queues at once, each block where its completion says; Report Zones and
  * its filters; open, close, finish, reset (and Select All); Max Open and
  * Max Active; a zoned vSSD made with bloxctl on a shared device, `ns show
- * --json` with its zones, a migration refused; the write pointers and the
+ * --json` with its zones, a migration refused; QoS limits on writes and
+ * appends, stats; the write pointers and the
  * data through a clean restart and through kill -9 after FUA writes and a
  * Flush.
  */
@@ -337,6 +338,44 @@ static void test_bloxctl(void **state)
 	assert_int_not_equal(run(e, "migrate start %s 2 --to-chips 3", SUBNQN), 0);
 	assert_non_null(strstr(e->out, "zoned"));
 	assert_int_equal(run(e, "ns delete %s 2", SUBNQN), 0);
+	assert_int_equal(run(e, "device delete dz"), 0);
+}
+
+/*
+ * 6. QoS and statistics on a zoned namespace: a write IOPS limit holds
+ * writes and appends alike (none fails for it); stats --json counts them.
+ */
+static void test_qos_stats(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c = ctrl_up(e);
+	struct ini_queue *q = c->io[0];
+	const uint64_t z = 12 * ZSIZE;
+	uint8_t buf[LBA];
+	int64_t t0;
+	uint64_t lba;
+
+	assert_int_equal(run(e, "qos set %s 1 --write-iops 200 --burst-ms 10", SUBNQN), 0);
+	t0 = fx_now_ms();
+	for (uint32_t i = 0; i < 50; i++) {
+		fill(buf, 5000 + i, z + i, 1);
+		if (i % 2) {
+			assert_int_equal(ini_zone_append(q, 1, z, 1, buf, LBA, false, &lba), 0);
+			assert_int_equal(lba, z + i);
+		} else {
+			assert_int_equal(ini_write(q, 1, z + i, 1, buf, LBA, false), 0);
+		}
+		memcpy(e->model + (z + i) * LBA, buf, LBA);
+	}
+	/* 50 at 200 a second, 2 in the burst: about a quarter of a second. */
+	assert_true(fx_now_ms() - t0 >= 200);
+	assert_int_equal(run(e, "qos set %s 1 --write-iops 0 --burst-ms 100", SUBNQN), 0);
+	check(e, q, z, 50);
+	e->wp[12] = z + 50;
+	assert_int_equal(ini_flush(q, 1), 0);
+	assert_int_equal(run(e, "--json stats %s 1", SUBNQN), 0);
+	assert_non_null(strstr(e->out, "write_cmds"));
+	ctrl_down(c);
 }
 
 static void restart(struct env *e, bool kill9)
@@ -371,7 +410,7 @@ static void check_zones(struct env *e, struct ini_ctrl *c, bool exact)
 	}
 }
 
-/* 6. A clean restart: the write pointers and the data as they were; zones Closed or Full. */
+/* 7. A clean restart: the write pointers and the data as they were; zones Closed or Full. */
 static void test_restart(void **state)
 {
 	struct env *e = *state;
@@ -388,7 +427,7 @@ static void test_restart(void **state)
 }
 
 /*
- * 7. kill -9 after FUA writes and after plain ones and a Flush: the write
+ * 8. kill -9 after FUA writes and after plain ones and a Flush: the write
  * pointers are at least where they were made durable, the data is there,
  * and writing goes on at the write pointer.
  */
@@ -398,13 +437,13 @@ static void test_kill9(void **state)
 	struct ini_ctrl *c = ctrl_up(e);
 	uint64_t rng = e->fx.seed ^ 0x2a;
 
-	/* Finish all: the active zones (1, 3, 5, 6, 7) are Full, four new ones may start. */
+	/* Finish all: the active zones (1, 3, 5, 6, 7, 12) are Full, four new ones may start. */
 	assert_int_equal(ini_zone_send(c->io[0], 1, 0, NVME_ZNS_ZSA_FINISH, true), 0);
 	assert_int_equal(ini_flush(c->io[0], 1), 0);
-	for (uint32_t z = 0; z < 8; z++)
+	for (uint32_t z = 0; z < NZONES; z++)
 		if ((zone(c->io[0], z).zs >> 4) == NVME_ZNS_ZS_FULL)
 			e->wp[z] = (uint64_t)z * ZSIZE + ZCAP;
-	assert_int_equal(zones(c->io[0], 0, NVME_ZNS_ZRAS_REPORT_FULL, NULL, 0), 6);
+	assert_int_equal(zones(c->io[0], 0, NVME_ZNS_ZRAS_REPORT_FULL, NULL, 0), 7);
 	for (uint32_t z = 8; z < 12; z++) {
 		struct ini_queue *q = c->io[z % NQ];
 		uint64_t lba = e->wp[z];
@@ -451,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_append),
 		cmocka_unit_test(test_zone_actions),
 		cmocka_unit_test(test_bloxctl),
+		cmocka_unit_test(test_qos_stats),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_kill9),
 		FX_TEST_DAEMON_STOPS_CLEANLY,
