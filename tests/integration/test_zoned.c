@@ -72,13 +72,9 @@ static void env_teardown(void *arg)
 
 static struct ini_ctrl *ctrl_up(struct env *e)
 {
-	struct ini_ctrl_args a;
 	struct ini_ctrl *c = NULL;
-	uint16_t st = 0;
 
-	ini_ctrl_args_init(&a, FX_ADDR, e->fx.d.nvm_port, SUBNQN);
-	a.nr_io = NQ;
-	assert_int_equal(ini_ctrl_connect(&a, &c, &st), 0);
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, NQ, NULL, &c), 0);
 	return c;
 }
 
