@@ -38,7 +38,7 @@ cat >"$work/bloxd.json" <<JSON
 JSON
 mkdir -p "$work/data"
 "$BLOXD" --config "$work/bloxd.json" --data-dir "$work/data" --admin-socket "$work/bloxd.sock" \
-	--log-level 2 >"$work/bloxd.log" 2>&1 &
+	--log-level 2 --reactors 2 >"$work/bloxd.log" 2>&1 &
 pid=$!
 for _ in $(seq 50); do
 	ss -ltn "sport = :$port" | grep -q LISTEN && break
