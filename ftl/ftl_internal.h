@@ -530,6 +530,10 @@ bool ftl_gc_is_waiter(const struct ftl *f, const struct ftl_io *io);
 bool ftl_gc_busy(const struct ftl *f);
 /* Collected victims waiting for their erase (in the erase slots). */
 uint32_t ftl_gc_erases_pending(const struct ftl *f);
+/* gc_erase.c: the collected victim (f->gc.victim) takes an erase slot; false: none free. */
+bool ftl_gc_hand_over(struct ftl *f);
+/* Erase slot @e's superblock once its programs are done (and no window holds it). */
+void ftl_gc_erase_try(struct ftl *f, struct ftl_gc_erase *e);
 
 /* gc_policy.c */
 enum ftl_gc_level {

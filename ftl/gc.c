@@ -118,88 +118,6 @@ static void gc_victim_done(struct ftl *f)
 	}
 }
 
-static void erase_done(struct nand_op *op)
-{
-	struct ftl_gc_erase *e = op->cb_arg;
-	struct ftl *f = e->f;
-
-	if (op->status)
-		e->failed = true;
-	if (--e->pending)
-		return;
-	if (e->failed)
-		ftl_sb_retire(f, (uint32_t)e->sb);
-	else
-		ftl_sb_freed(f, (uint32_t)e->sb);
-	f->st.gc_runs++;
-	if (e->wl)
-		f->st.wl_runs++;
-	e->sb = -1;
-	e->issued = false;
-	/* A collected victim waiting for a slot takes it (ftl_gc_step()). */
-	ftl_progress(f);
-}
-
-/* Erase a collected superblock once everything up to its ticket is on flash. */
-static void gc_erase_try(struct ftl *f, struct ftl_gc_erase *e)
-{
-	uint32_t n = f->ndies * f->planes;
-
-	if (e->sb < 0 || e->issued || f->done_through < e->ticket)
-		return;
-	if (ftl_plm_deferring(f))
-		return; /* after the deterministic window */
-	e->issued = true;
-	e->failed = false;
-	f->sbs[e->sb].state = SB_ERASING;
-	e->pending = n;
-	for (uint32_t s = 0; s < n; s++) {
-		struct nand_op *op = &e->ops[s];
-
-		memset(op, 0, sizeof(*op));
-		op->kind = NAND_OP_ERASE;
-		op->prio = NAND_PRIO_ERASE;
-		/* Flash page s of row 0 sits on (plane, die) number s. */
-		ftl_fpid_addr(f, ftl_ppn(f, (uint32_t)e->sb, s * f->slots) / f->slots,
-			      &op->addr);
-		op->addr.page = 0;
-		op->nplanes = 1;
-		op->cb = erase_done;
-		op->cb_arg = e;
-		f->st.flash_erases++;
-		op->tenant = f->cfg.tenant;
-		if (f->env.ops->submit(f->env.ctx, op)) {
-			op->status = -EIO;
-			erase_done(op);
-		}
-	}
-}
-
-/*
- * The collected victim takes a free erase slot: it is erased once its
- * programs are done, and GC is free to take the next victim meanwhile.
- * false: no slot is free, the victim waits in GC_ERASING.
- */
-static bool gc_hand_over(struct ftl *f)
-{
-	struct ftl_gc *g = &f->gc;
-	struct ftl_gc_erase *e = NULL;
-
-	for (uint32_t i = 0; i < FTL_GC_ERASES && !e; i++)
-		if (g->erase[i].sb < 0)
-			e = &g->erase[i];
-	if (!e)
-		return false;
-	e->sb = g->victim;
-	e->ticket = g->victim_ticket;
-	e->wl = g->static_wl;
-	g->active = false;
-	g->victim = -1;
-	g->tp_waiter.stage = GC_IDLE;
-	gc_erase_try(f, e);
-	return true;
-}
-
 /* ---- reads ---- */
 
 static struct ftl_gc_rd *rd_find(struct ftl *f, uint32_t fpid)
@@ -672,7 +590,7 @@ static void gc_run(struct ftl *f)
 				ftl_close_pages(f);
 				g->victim_ticket = ftl_issued_ticket(f);
 				g->tp_waiter.stage = GC_ERASING;
-				gc_hand_over(f);
+				ftl_gc_hand_over(f);
 				return;
 			}
 			if (g->round_reads)
@@ -726,7 +644,7 @@ void ftl_gc_step(struct ftl *f)
 	if (ftl_plm_gc_hold(f))
 		return;
 	for (uint32_t i = 0; i < FTL_GC_ERASES; i++)
-		gc_erase_try(f, &g->erase[i]); /* once their programs are done */
+		ftl_gc_erase_try(f, &g->erase[i]); /* once their programs are done */
 	if (g->active && g->plm_paused) {
 		g->plm_paused = false;
 		gc_continue(f);
@@ -737,7 +655,7 @@ void ftl_gc_step(struct ftl *f)
 	}
 	/* Collected and an erase slot free now: on to the next victim. */
 	if (g->active && g->tp_waiter.stage == GC_ERASING)
-		gc_hand_over(f);
+		ftl_gc_hand_over(f);
 	if (g->active)
 		return;
 	if (f->sync_io || f->shutting_down)
@@ -836,15 +754,6 @@ void ftl_gc_fini(struct ftl *f)
 	free(f->gc.ents);
 	for (uint32_t i = 0; i < FTL_GC_ERASES; i++)
 		free(f->gc.erase[i].ops);
-}
-
-uint32_t ftl_gc_erases_pending(const struct ftl *f)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < FTL_GC_ERASES; i++)
-		n += f->gc.erase[i].sb >= 0;
-	return n;
 }
 
 bool ftl_gc_busy(const struct ftl *f)
