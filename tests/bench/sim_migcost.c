@@ -13,7 +13,7 @@
  *      GC runs in steady state.
  *
  * Then one tenant's whole channel moves to a free channel the way the
- * daemon's migration jobs do it (daemon/mgmt/prov_mig.c): die d of the
+ * daemon's migration jobs do it (daemon/prov/prov_mig.c): die d of the
  * channel to die d of the destination, one die migration
  * (ftl_migrate_start()) after the other, each started as soon as the one
  * before ended (ops->migrated()), at a throttle share. For each share and

@@ -82,7 +82,7 @@ static void mc_header(struct sim_out *out, const struct mc_dev *d, double waf_pr
 		 " filled, then overwritten %.1f x its capacity (WAF %.2f over that),\n"
 		 "#     so its GC runs in steady state\n",
 		 o->w_qd, o->precond_x, waf_pre);
-	sim_outf(out, "# a channel move, as daemon/mgmt/prov_mig.c makes one: die d of the channel to"
+	sim_outf(out, "# a channel move, as daemon/prov/prov_mig.c makes one: die d of the channel to"
 		 " die d of a free channel (the next free one after it), one\n"
 		 "#   ftl_migrate_start() after the other, each started when ops->migrated() of the one"
 		 " before ran (the daemon polls at 100 ms); the tenant moved\n"

@@ -444,97 +444,13 @@ verify_run() {
 	finish
 }
 
-# --- MODE=auth: DH-HMAC-CHAP ------------------------------------------------------
-# refused WHAT ARGS...: nvme connect with ARGS must fail, the kernel saying
-# why (PATTERN in $REFUSED_WHY).
-refused() {
-	nvme_connect "$@"
-	if [ $rc -eq 0 ]; then
-		fail "$what: nvme connect succeeded; it must be refused"
-		timeout "$T" nvme disconnect -n "$NQN" >/dev/null 2>&1
-		return 1
-	fi
-	if dmesg_since | grep -qE "$REFUSED_WHY"; then
-		pass "$what: refused (kernel: $(dmesg_since | grep -oE "$REFUSED_WHY" | head -n1))"
-	else
-		fail "$what: refused, but the kernel did not say '$REFUSED_WHY'"
-	fi
-}
-# io_check WHAT: 1 MiB of random data written to the namespace and read back.
-io_check() {
-	head -c 1048576 /dev/urandom >"$W/auth-w.bin"
-	if dd if="$W/auth-w.bin" of="$DEV" bs=65536 oflag=direct 2>/dev/null &&
-		dd if="$DEV" of="$W/auth-r.bin" bs=65536 count=16 iflag=direct 2>/dev/null &&
-		cmp "$W/auth-w.bin" "$W/auth-r.bin"; then
-		pass "$1: 1 MiB written and read back"
-	else
-		fail "$1: 1 MiB write and read-back on $DEV"
-	fi
-}
-# authenticated WHAT PATTERN: the kernel logged PATTERN since the mark.
-authenticated() {
-	if dmesg_since | grep -qE "$2"; then
-		pass "$1 (kernel: $(dmesg_since | grep -oE "$2" | tail -n1))"
-	else
-		fail "$1: the kernel did not log '$2'"
-	fi
-}
-auth_run() {
-	check "modprobe nvme-tcp" modprobe nvme-tcp || exit 1
-	NQN=$AUTH_NQN
-	H="--hostnqn=$AUTH_HOSTNQN --hostid=$AUTH_HOSTID"
-	REFUSED_WHY='qid 0: no key'
-	# shellcheck disable=SC2086
-	refused "no secret" $H
-	REFUSED_WHY='qid 0: authentication failed'
-	# shellcheck disable=SC2086
-	refused "wrong host secret" $H \
-		--dhchap-secret="$AUTH_WRONG_KEY"
-	# shellcheck disable=SC2086
-	if connect "host secret (unidirectional)" $H --dhchap-secret="$AUTH_KEY"; then
-		authenticated "host secret: admin queue authenticated" \
-			'qid 0: authenticated with hash [a-z0-9()]+ dhgroup [a-z0-9]+'
-		io_check "host secret"
-		step "re-authenticate the live controller: write /sys/class/nvme/$CTRL/dhchap_secret"
-		dmesg_mark
-		if printf '%s' "$AUTH_KEY" >"/sys/class/nvme/$CTRL/dhchap_secret"; then
-			sleep 2
-			dmesg_since | sed 's/^/    kernel: /'
-			authenticated "re-authentication" 're-authenticating controller'
-			authenticated "re-authentication: admin queue authenticated again" \
-				'qid 0: authenticated'
-			if dmesg_since | grep -qE 'authentication failed|qid [0-9]+: error'; then
-				fail "re-authentication: the kernel reports a failure"
-			fi
-			io_check "after re-authentication"
-		else
-			fail "re-authentication: writing dhchap_secret"
-		fi
-		disconnect "host secret"
-	fi
-	# shellcheck disable=SC2086
-	if connect "host + controller secrets (bidirectional)" $H --dhchap-secret="$AUTH_KEY" \
-		--dhchap-ctrl-secret="$AUTH_CTRL_KEY"; then
-		authenticated "bidirectional: the controller authenticated" 'qid 0: controller authenticated'
-		io_check "bidirectional"
-		disconnect "bidirectional"
-	fi
-	REFUSED_WHY='controller authentication failed'
-	# shellcheck disable=SC2086
-	refused "wrong controller secret" $H \
-		--dhchap-secret="$AUTH_KEY" --dhchap-ctrl-secret="$AUTH_WRONG_KEY"
-	t_end=$(cut -d' ' -f1 /proc/uptime)
-	echo "guest checks took $(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')s"
-	echo "interop: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ] && exit 0
-	exit 1
-}
-
-step "MODE=$MODE, kernel $(uname -r); target $NQN at $ADDR: NVM port $NVM_PORT, discovery port $DISC_PORT"
-[ "$MODE" != auth ] || auth_run
-check "modprobe nvme-tcp" modprobe nvme-tcp || finish
-discover "$DISC_PORT" || finish
-[ "$NVM_PORT" = "$DISC_PORT" ] || discover "$NVM_PORT"
+# --- MODE=auth: DH-HMAC-CHAP (guest_auth.sh, copied beside this script) -----------
+if [ -f ./guest_auth.sh ]; then
+	# shellcheck source=guest_auth.sh
+	. ./guest_auth.sh
+else
+	fail "guest_auth.sh is missing from $(pwd)"
+fi
 
 # --- first connection: plain (no digests) -------------------------------------
 case $MODE in
@@ -760,132 +676,13 @@ else
 	pass "nvme endurance-log --group-id=2 refused (no such group)"
 fi
 
-# --- Predictable Latency Mode on NVM Set 1 ----------------------------------------
-# feat_value FILE: the value nvme get-feature printed ("... Current value:0x00000001").
-feat_value() { sed -n 's/^get-feature:.*value: *\(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' "$1" | head -n1; }
-# plm_cmd WHAT FILE ARGS...: nvme ARGS into FILE (shown); PASS/FAIL on its exit status.
-plm_cmd() {
-	what=$1
-	out=$2
-	shift 2
-	step "$what: nvme $*"
-	t0=$(cut -d' ' -f1 /proc/uptime)
-	timeout "$T" nvme "$@" >"$out" 2>&1
-	rc=$?
-	t1=$(cut -d' ' -f1 /proc/uptime)
-	cat "$out"
-	echo "($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s)"
-	if [ $rc -eq 0 ]; then
-		pass "$what"
-		return 0
-	fi
-	fail "$what (exit $rc)"
-	return 1
-}
-# plm_log WHAT STATUS: nvme predictable-lat-log for set 1; its Status must be STATUS.
-plm_log() {
-	if plm_cmd "$1: nvme predictable-lat-log --nvmset-id=1" "$W/plm-log.txt" \
-		predictable-lat-log "/dev/$CTRL" --nvmset-id=1; then
-		expect "$1: predictable-lat-log Status" "$(logfield "$W/plm-log.txt" Status)" -eq "$2"
-	fi
-}
-ctratt=$(num "$(idfield "$W/id-ctrl.txt" ctratt)")
-if [ -n "$ctratt" ] && [ $((ctratt & 0x28)) -eq $((0x28)) ]; then
-	pass "id-ctrl ctratt $(idfield "$W/id-ctrl.txt" ctratt): Predictable Latency Mode (0x20) and Read Recovery Levels (0x8)"
+# --- Predictable Latency Mode on NVM Set 1 (guest_plm.sh, copied beside this script) ---
+if [ -f ./guest_plm.sh ]; then
+	# shellcheck source=guest_plm.sh
+	. ./guest_plm.sh
 else
-	fail "id-ctrl ctratt '$(idfield "$W/id-ctrl.txt" ctratt)' lacks Predictable Latency Mode (0x20) or Read Recovery Levels (0x8)"
+	fail "guest_plm.sh is missing from $(pwd)"
 fi
-expect "id-ctrl rrls (levels 4 and 15)" "$(idfield "$W/id-ctrl.txt" rrls)" -eq $((0x8010))
-oaes=$(num "$(idfield "$W/id-ctrl.txt" oaes)")
-if [ -n "$oaes" ] && [ $((oaes & 0x1000)) -ne 0 ]; then
-	pass "id-ctrl oaes $(idfield "$W/id-ctrl.txt" oaes): Predictable Latency Event Aggregate Log Change notices"
-else
-	fail "id-ctrl oaes '$(idfield "$W/id-ctrl.txt" oaes)' lacks the PLM event notices (0x1000)"
-fi
-if plm_cmd "get-feature 0x12 (Read Recovery Level) of set 1" "$W/rrl.txt" \
-	get-feature "/dev/$CTRL" -f 0x12 --cdw11=1; then
-	expect "Read Recovery Level of set 1 (the default)" "$(feat_value "$W/rrl.txt")" -eq 4
-fi
-plm_log "before" 0
-# The Deterministic Threshold Configuration: 512 bytes, no warnings enabled.
-dd if=/dev/zero of="$W/plm0.bin" bs=512 count=1 2>/dev/null
-plm_cmd "set-feature 0x13: Predictable Latency Mode enabled on set 1" "$W/plm-set.txt" \
-	set-feature "/dev/$CTRL" -f 0x13 -v 1 --cdw12=1 -l 512 -d "$W/plm0.bin"
-if plm_cmd "get-feature 0x13 of set 1" "$W/plm-get.txt" get-feature "/dev/$CTRL" -f 0x13 --cdw11=1; then
-	expect "get-feature 0x13: Predictable Latency Enable" "$(feat_value "$W/plm-get.txt")" -eq 1
-fi
-plm_log "enabled" 2
-if [ -f "$W/plm-log.txt" ]; then
-	L=$W/plm-log.txt
-	expect "predictable-lat-log DTWIN Reads Typical" "$(logfield "$L" 'DTWIN Reads Typical')" -ge 1
-	expect "predictable-lat-log DTWIN Writes Typical" "$(logfield "$L" 'DTWIN Writes Typical')" -ge 1
-	expect "predictable-lat-log DTWIN Time Maximum (ms)" "$(logfield "$L" 'DTWIN Time Maximum')" -eq 10000
-	expect "predictable-lat-log NDWIN Time Minimum Low (ms)" "$(logfield "$L" 'NDWIN Time Minimum Low')" -ge 1
-	lo=$(num "$(logfield "$L" 'NDWIN Time Minimum Low')")
-	expect "predictable-lat-log NDWIN Time Minimum High (ms)" "$(logfield "$L" 'NDWIN Time Minimum High')" -ge "${lo:-1}"
-	expect "predictable-lat-log DTWIN Writes Estimate" "$(logfield "$L" 'DTWIN Writes Estimate')" -ge 1
-fi
-# DTWIN: held by the target until the NDWIN minimum has passed, then done.
-plm_cmd "set-feature 0x14: set 1 to the deterministic window" "$W/plm-win.txt" \
-	set-feature "/dev/$CTRL" -f 0x14 -v 1 --cdw12=1
-plm_log "deterministic" 1
-if plm_cmd "get-feature 0x14 of set 1" "$W/plm-getw.txt" get-feature "/dev/$CTRL" -f 0x14 --cdw11=1; then
-	expect "get-feature 0x14: Window Select" "$(feat_value "$W/plm-getw.txt")" -eq 1
-fi
-step "set-feature 0x14 with a reserved Window Select (3): refused"
-if timeout "$T" nvme set-feature "/dev/$CTRL" -f 0x14 -v 1 --cdw12=3 >"$W/plm-bad.txt" 2>&1; then
-	cat "$W/plm-bad.txt"
-	fail "set-feature 0x14 --cdw12=3 succeeded; Window Select 011b is reserved"
-else
-	cat "$W/plm-bad.txt"
-	if grep -qi 'invalid field' "$W/plm-bad.txt"; then
-		pass "set-feature 0x14 --cdw12=3 refused: Invalid Field in Command"
-	else
-		fail "set-feature 0x14 --cdw12=3 refused, but not with Invalid Field in Command"
-	fi
-fi
-plm_cmd "set-feature 0x14: set 1 to the non-deterministic window" "$W/plm-win2.txt" \
-	set-feature "/dev/$CTRL" -f 0x14 -v 1 --cdw12=2
-plm_log "non-deterministic" 2
-if plm_cmd "nvme pred-lat-event-agg-log (no events)" "$W/plm-agg.txt" pred-lat-event-agg-log "/dev/$CTRL"; then
-	expect "pred-lat-event-agg-log entries" "$(logfield "$W/plm-agg.txt" 'Number of Entries Available')" -eq 0
-fi
-# A DTWIN Reads Warning enabled with a threshold above any estimate: an event at once.
-printf '\001\000' | dd of="$W/plm0.bin" conv=notrunc 2>/dev/null
-printf '\377\377\377\377\377\377\377\377' | dd of="$W/plm0.bin" bs=1 seek=32 conv=notrunc 2>/dev/null
-plm_cmd "set-feature 0x13: reads warning threshold on set 1" "$W/plm-set2.txt" \
-	set-feature "/dev/$CTRL" -f 0x13 -v 1 --cdw12=1 -l 512 -d "$W/plm0.bin"
-plm_cmd "set-feature 0x14: set 1 to the deterministic window again" "$W/plm-win3.txt" \
-	set-feature "/dev/$CTRL" -f 0x14 -v 1 --cdw12=1
-if plm_cmd "nvme pred-lat-event-agg-log (set 1 has an event)" "$W/plm-agg.txt" pred-lat-event-agg-log "/dev/$CTRL"; then
-	expect "pred-lat-event-agg-log entries" "$(logfield "$W/plm-agg.txt" 'Number of Entries Available')" -eq 1
-	expect "pred-lat-event-agg-log entry 1 (the NVM Set)" "$(logfield "$W/plm-agg.txt" 'Entry\[1\]')" -eq 1
-fi
-# Reading set 1's log (RAE cleared) shows the event and clears it.
-plm_log "with its event" 1
-expect "predictable-lat-log Event Type (DTWIN Reads Warning)" "$(logfield "$W/plm-log.txt" 'Event Type')" -eq 1
-if plm_cmd "nvme pred-lat-event-agg-log (event read)" "$W/plm-agg.txt" pred-lat-event-agg-log "/dev/$CTRL"; then
-	expect "pred-lat-event-agg-log entries" "$(logfield "$W/plm-agg.txt" 'Number of Entries Available')" -eq 0
-fi
-# NDWIN, then DTWIN at once: the target holds the DTWIN until the NDWIN minimum has passed.
-step "NDWIN then DTWIN back to back: the DTWIN completes no sooner than NDWIN Time Minimum Low after"
-lo=$(num "$(logfield "$W/plm-log.txt" 'NDWIN Time Minimum Low')")
-t0=$(cut -d' ' -f1 /proc/uptime)
-if timeout "$T" nvme set-feature "/dev/$CTRL" -f 0x14 -v 1 --cdw12=2 >"$W/plm-b2b.txt" 2>&1 &&
-	timeout "$T" nvme set-feature "/dev/$CTRL" -f 0x14 -v 1 --cdw12=1 >>"$W/plm-b2b.txt" 2>&1; then
-	t1=$(cut -d' ' -f1 /proc/uptime)
-	cat "$W/plm-b2b.txt"
-	took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
-	echo "NDWIN + DTWIN took $took ms; NDWIN Time Minimum Low $lo ms"
-	expect "NDWIN + DTWIN back to back (ms)" "$took" -ge "${lo:-1}"
-else
-	cat "$W/plm-b2b.txt"
-	fail "NDWIN then DTWIN back to back"
-fi
-plm_log "deterministic after the held request" 1
-plm_cmd "set-feature 0x13: Predictable Latency Mode disabled on set 1" "$W/plm-set3.txt" \
-	set-feature "/dev/$CTRL" -f 0x13 -v 1 --cdw12=0 -l 512 -d "$W/plm0.bin"
-plm_log "disabled" 0
 
 disconnect "connect #1" || finish
 

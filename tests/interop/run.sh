@@ -287,7 +287,7 @@ run_vm() {
 		say "run-in-vm.sh guest.sh MODE=$mode: kernel $SERIES, VM timeout ${VM_TIMEOUT}s, console log $log"
 		INITIATOR_VM_KERNEL=$SERIES INITIATOR_VM_KERNEL_PKG='' INITIATOR_VM_LOGLEVEL=${INITIATOR_VM_LOGLEVEL:-4} \
 			INITIATOR_VM_TIMEOUT=$VM_TIMEOUT INITIATOR_VM_LOG=$log INITIATOR_VM_HOSTFWD='' \
-			INITIATOR_VM_ENV="MODE=$mode $GUEST_ENV" "$VM" "$HERE/guest.sh" "$HERE/guest_resv.sh" </dev/null &
+			INITIATOR_VM_ENV="MODE=$mode $GUEST_ENV" "$VM" "$HERE/guest.sh" "$HERE/guest_resv.sh" "$HERE/guest_plm.sh" "$HERE/guest_auth.sh" </dev/null &
 		VM_PID=$!
 		wait "$VM_PID"
 		VM_RC=$?
