@@ -161,10 +161,20 @@ void ftl_sb_freed(struct ftl *f, uint32_t sb)
 	ftl_mig_sb_free(f, sb);
 }
 
-void ftl_sb_retire(struct ftl *f, uint32_t sb)
+/*
+ * The superblocks left can no longer hold the data, one per stream and
+ * one to collect into: writes fail from now on.
+ */
+static void check_spare(struct ftl *f)
 {
 	uint64_t need = ((uint64_t)f->capacity + f->nr_tp + f->units_per_sb - 1) / f->units_per_sb;
 
+	if (f->nr_sb - FTL_CKPT_SBS - f->bad_sbs < need + ST_COUNT + 1)
+		ftl_set_fatal(f, -ENOSPC);
+}
+
+void ftl_sb_retire(struct ftl *f, uint32_t sb)
+{
 	if (f->sbs[sb].state == SB_FREE)
 		f->free_sbs--;
 	if (f->sbs[sb].refresh) {
@@ -174,21 +184,17 @@ void ftl_sb_retire(struct ftl *f, uint32_t sb)
 	f->sbs[sb].state = SB_BAD;
 	f->sbs[sb].valid = 0;
 	f->bad_sbs++;
-	/* The data, a superblock per stream, one to collect into: else read-only. */
-	if (f->nr_sb - FTL_CKPT_SBS - f->bad_sbs < need + ST_COUNT + 1)
-		ftl_set_fatal(f, -ENOSPC);
+	check_spare(f);
 }
 
 void ftl_sb_mark_bad(struct ftl *f)
 {
 	const struct nand_store *st = f->env.store;
-	uint64_t need = ((uint64_t)f->capacity + f->nr_tp + f->units_per_sb - 1) / f->units_per_sb;
 
 	f->bad_sbs = 0;
 	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++)
 		f->bad_sbs += f->sbs[sb].state == SB_BAD; /* kept by the checkpoint */
-	if (f->nr_sb - FTL_CKPT_SBS - f->bad_sbs < need + ST_COUNT + 1)
-		ftl_set_fatal(f, -ENOSPC);
+	check_spare(f);
 	if (!st)
 		return;
 	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++) {

@@ -143,18 +143,6 @@ static void sb_erase_count(struct ftl *f, uint32_t sb)
 	f->sbs[sb].erase_count = ec;
 }
 
-/* A page of superblock @sb is in the write buffer (filling or programming). */
-static bool sb_buffered(const struct ftl *f, uint32_t sb)
-{
-	for (uint32_t i = 0; i < f->nr_wbufs; i++) {
-		const struct ftl_wbuf *wb = &f->wbufs[i];
-
-		if (wb->state != WB_FREE && ftl_ppn_sb(f, wb->fpid * f->slots) == sb)
-			return true;
-	}
-	return false;
-}
-
 uint64_t ftl_mig_now(const struct ftl *f)
 {
 	return f->env.ops->now(f->env.ctx);
@@ -520,7 +508,7 @@ static bool mig_pick(struct ftl *f)
 		}
 		left++;
 		open_left |= st == SB_OPEN;
-		if (best < 0 && (st == SB_FULL || st == SB_CKPT) && !sb_buffered(f, sb))
+		if (best < 0 && (st == SB_FULL || st == SB_CKPT) && !f->sbs[sb].buffered)
 			best = (int32_t)sb;
 	}
 	if (!left) {
