@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests for common/blox_fault.h, the fault registry: each refusal of
+ * a bad fault, ids (next, given, taken, removed, cleared), target matching
+ * (ranges at their edges, dies, queues, ops), a count that spends a
+ * fault, a probability drawn from the seed (the same seed fires at the
+ * same sites; another seed elsewhere; the rate near p), the start
+ * conditions (after N sites, at a queue depth), and the delays each
+ * distribution draws.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "blox_fault.h"
+
+#define SUBSYS "nqn.2026-12.io.blox:t"
+
+static struct blox_fault_spec unc(uint64_t lba, uint64_t nlb)
+{
+	struct blox_fault_spec s = { .kind = BLOX_FAULT_READ_UNC, .nsid = 1, .lba = lba,
+				     .nlb = nlb, .probability = 1 };
+
+	snprintf(s.subsys, sizeof(s.subsys), "%s", SUBSYS);
+	return s;
+}
+
+static struct blox_fault_site read_at(uint64_t lba, uint64_t nlb)
+{
+	return (struct blox_fault_site){ .kind = BLOX_FAULT_READ_UNC, .subsys = SUBSYS,
+					 .nsid = 1, .lba = lba, .nlb = nlb,
+					 .op = BLOX_FAULT_OP_READ, .qd = 1 };
+}
+
+static void refusals(void **state)
+{
+	struct blox_fault_reg *r;
+	struct blox_fault_spec s;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(blox_fault_reg_create(&r), 0);
+	s = unc(0, 8);
+	s.probability = 0;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "probability"));
+	s.probability = 1.5;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	s.probability = 0.0 / 0.0;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	s = unc(0, 0);
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "range"));
+	s = unc(UINT64_MAX - 1, 4);
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	s = unc(0, 8);
+	s.nsid = 0;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	s = unc(0, 8);
+	s.subsys[0] = 0;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	s = (struct blox_fault_spec){ .kind = BLOX_FAULT_ERASE_FAIL, .probability = 1 };
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "device"));
+	s = unc(0, 8);
+	s.kind = BLOX_FAULT_DELAY;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	s.delay_ns = 1000;
+	s.dist = BLOX_FAULT_DIST_UNIFORM;
+	s.delay_max_ns = 10;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	s.ops = 4;
+	s.dist = BLOX_FAULT_DIST_FIXED;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	s = (struct blox_fault_spec){ .kind = BLOX_FAULT_QUEUE_STALL, .probability = 1 };
+	snprintf(s.subsys, sizeof(s.subsys), SUBSYS);
+	snprintf(s.host, sizeof(s.host), "nqn.h");
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "duration"));
+	s.kind = BLOX_FAULT_KINDS;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(blox_fault_count(r), 0);
+	assert_int_equal(blox_fault_kind_parse("bogus"), -1);
+	assert_int_equal(blox_fault_kind_parse("read-unc"), BLOX_FAULT_READ_UNC);
+	assert_string_equal(blox_fault_kind_name(BLOX_FAULT_KEEPALIVE_DROP), "keepalive-drop");
+	assert_null(blox_fault_kind_name(BLOX_FAULT_KINDS));
+	for (int k = 0; k < BLOX_FAULT_KINDS; k++) /* every kind is named */
+		assert_int_equal(blox_fault_kind_parse(blox_fault_kind_name(k)), k);
+	assert_int_equal(blox_fault_dist_parse("exponential"), BLOX_FAULT_DIST_EXPONENTIAL);
+	blox_fault_reg_destroy(r);
+}
+
+static void ids(void **state)
+{
+	struct blox_fault_reg *r;
+	struct blox_fault_spec s = unc(0, 8);
+	uint32_t id;
+
+	(void)state;
+	assert_int_equal(blox_fault_reg_create(&r), 0);
+	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(blox_fault_add(r, &s, 7, &id, NULL, 0), 0); /* as a persisted one */
+	assert_int_equal(id, 7);
+	assert_int_equal(blox_fault_add(r, &s, 7, &id, NULL, 0), -EEXIST);
+	assert_int_equal(blox_fault_add(r, &s, 3, &id, NULL, 0), 0);
+	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
+	assert_int_equal(id, 8); /* after the highest */
+	assert_int_equal(blox_fault_count(r), 4);
+	assert_int_equal(blox_fault_at(r, 0)->id, 1); /* in id order */
+	assert_int_equal(blox_fault_at(r, 1)->id, 3);
+	assert_int_equal(blox_fault_at(r, 2)->id, 7);
+	assert_null(blox_fault_at(r, 4));
+	assert_int_equal(blox_fault_remove(r, 3), 0);
+	assert_int_equal(blox_fault_remove(r, 3), -ENOENT);
+	assert_null(blox_fault_find(r, 3));
+	assert_non_null(blox_fault_find(r, 7));
+	assert_int_equal(blox_fault_clear(r), 3);
+	assert_int_equal(blox_fault_count(r), 0);
+	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
+	assert_int_equal(id, 9); /* ids are not given twice */
+	for (int i = 1; i < BLOX_FAULT_MAX; i++)
+		assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), -ENOSPC);
+	blox_fault_reg_destroy(r);
+	blox_fault_reg_destroy(NULL);
+}
+
+static void matching(void **state)
+{
+	struct blox_fault_reg *r;
+	struct blox_fault_spec s = unc(100, 10); /* LBAs 100..109 */
+	struct blox_fault_site x;
+	const struct blox_fault *f;
+
+	(void)state;
+	assert_int_equal(blox_fault_reg_create(&r), 0);
+	assert_false(blox_fault_armed(r, BLOX_FAULT_READ_UNC));
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
+	assert_true(blox_fault_armed(r, BLOX_FAULT_READ_UNC));
+	assert_false(blox_fault_armed(r, BLOX_FAULT_WRITE_FAIL));
+	x = read_at(90, 10); /* 90..99: just before */
+	assert_null(blox_fault_match(r, &x));
+	x = read_at(110, 8); /* just after */
+	assert_null(blox_fault_match(r, &x));
+	x = read_at(90, 11); /* its first LBA */
+	assert_non_null(blox_fault_match(r, &x));
+	x = read_at(109, 1); /* its last */
+	assert_non_null(blox_fault_match(r, &x));
+	x = read_at(0, 1000); /* around it */
+	assert_non_null(blox_fault_match(r, &x));
+	x = read_at(100, 1);
+	x.nsid = 2;
+	assert_null(blox_fault_match(r, &x));
+	x.nsid = 1;
+	x.subsys = "nqn.other";
+	assert_null(blox_fault_match(r, &x));
+	x.subsys = NULL; /* not known: no match */
+	assert_null(blox_fault_match(r, &x));
+	x = read_at(100, 1);
+	x.kind = BLOX_FAULT_WRITE_FAIL;
+	assert_null(blox_fault_match(r, &x));
+	f = blox_fault_find(r, 1);
+	assert_int_equal(f->fired, 3);
+	assert_int_equal(f->seen, 3);
+
+	/* Dies: device and die. */
+	s = (struct blox_fault_spec){ .kind = BLOX_FAULT_ERASE_FAIL, .die = 2, .count = 2,
+				      .probability = 1 };
+	snprintf(s.device, sizeof(s.device), "d0");
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
+	x = (struct blox_fault_site){ .kind = BLOX_FAULT_ERASE_FAIL, .device = "d0", .die = 1 };
+	assert_null(blox_fault_match(r, &x));
+	x.die = 2;
+	x.device = "d1";
+	assert_null(blox_fault_match(r, &x));
+	x.device = "d0";
+	/* A count of 2: two erases fail, the third does not; spent, still listed. */
+	assert_non_null(blox_fault_match(r, &x));
+	assert_non_null(blox_fault_match(r, &x));
+	assert_null(blox_fault_match(r, &x));
+	assert_false(blox_fault_armed(r, BLOX_FAULT_ERASE_FAIL));
+	assert_int_equal(blox_fault_find(r, 2)->fired, 2);
+	assert_int_equal(blox_fault_find(r, 2)->seen, 3);
+
+	/* A delay of writes only; any subsystem's queue 3 stalls. */
+	s = unc(0, 1);
+	s.kind = BLOX_FAULT_DELAY;
+	s.ops = BLOX_FAULT_OP_WRITE;
+	s.delay_ns = 5;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
+	x = read_at(5000, 1);
+	x.kind = BLOX_FAULT_DELAY;
+	assert_null(blox_fault_match(r, &x));
+	x.op = BLOX_FAULT_OP_WRITE;
+	assert_non_null(blox_fault_match(r, &x)); /* a delay has no range */
+	s = (struct blox_fault_spec){ .kind = BLOX_FAULT_QUEUE_STALL, .qid = 3,
+				      .duration_ns = 1, .probability = 1 };
+	snprintf(s.subsys, sizeof(s.subsys), SUBSYS);
+	snprintf(s.host, sizeof(s.host), "nqn.h");
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
+	x = (struct blox_fault_site){ .kind = BLOX_FAULT_QUEUE_STALL, .subsys = SUBSYS,
+				      .host = "nqn.h", .qid = 2 };
+	assert_null(blox_fault_match(r, &x));
+	x.qid = 3;
+	assert_non_null(blox_fault_match(r, &x));
+	x.host = "nqn.g";
+	assert_null(blox_fault_match(r, &x));
+	blox_fault_reg_destroy(r);
+}
+
+/* Which of @n reads of LBA 0 a fault of probability @p and seed @seed fails, as bits. */
+static void fired_at(double p, uint64_t seed, uint32_t n, uint8_t *bits, uint32_t *fired)
+{
+	struct blox_fault_reg *r;
+	struct blox_fault_spec s = unc(0, 1);
+	struct blox_fault_spec other = unc(0, 1);
+	struct blox_fault_site x = read_at(0, 1);
+
+	s.probability = p;
+	s.seed = seed;
+	/* Another fault (after it in id order) with its own draws changes nothing of its. */
+	other.probability = 0.5;
+	other.seed = seed ^ 1;
+	other.nsid = 1;
+	assert_int_equal(blox_fault_reg_create(&r), 0);
+	assert_int_equal(blox_fault_add(r, &s, 5, NULL, NULL, 0), 0);
+	*fired = 0;
+	memset(bits, 0, (n + 7) / 8);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i == n / 2) /* half-way, another fault shows up */
+			assert_int_equal(blox_fault_add(r, &other, 9, NULL, NULL, 0), 0);
+		const struct blox_fault *f = blox_fault_match(r, &x);
+
+		if (f && f->id == 5) {
+			bits[i / 8] |= (uint8_t)(1u << (i % 8));
+			(*fired)++;
+		}
+	}
+	/* The fault given by id 5 counted only its own firings. */
+	assert_int_equal(blox_fault_find(r, 5)->seen, n);
+	blox_fault_reg_destroy(r);
+}
+
+static void probability_seeded(void **state)
+{
+	enum { N = 20000 };
+	uint8_t a[N / 8], b[N / 8];
+	uint32_t fa, fb;
+
+	(void)state;
+	fired_at(0.1, 42, N, a, &fa);
+	fired_at(0.1, 42, N, b, &fb);
+	assert_int_equal(fa, fb);
+	assert_memory_equal(a, b, sizeof(a)); /* the same sites fail */
+	/* About 10%: 2000 expected, sd 42. */
+	assert_in_range(fa, 1700, 2300);
+	fired_at(0.1, 43, N, b, &fb);
+	assert_memory_not_equal(a, b, sizeof(a));
+	assert_in_range(fb, 1700, 2300);
+	fired_at(1, 43, N, b, &fb);
+	assert_int_equal(fb, N);
+}
+
+static void start_conditions(void **state)
+{
+	struct blox_fault_reg *r;
+	struct blox_fault_spec s = unc(0, 10);
+	struct blox_fault_site x = read_at(0, 1);
+	const struct blox_fault *f;
+
+	(void)state;
+	assert_int_equal(blox_fault_reg_create(&r), 0);
+	s.after = 3;
+	s.count = 1;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
+	/* Sites outside its range do not count. */
+	x = read_at(500, 1);
+	for (int i = 0; i < 10; i++)
+		assert_null(blox_fault_match(r, &x));
+	x = read_at(0, 1);
+	for (int i = 0; i < 3; i++)
+		assert_null(blox_fault_match(r, &x));
+	assert_non_null(blox_fault_match(r, &x)); /* the fourth */
+	assert_null(blox_fault_match(r, &x)); /* count 1: spent */
+	blox_fault_clear(r);
+
+	s = unc(0, 10);
+	s.min_qd = 4;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
+	for (uint32_t qd = 1; qd < 4; qd++) {
+		x.qd = qd;
+		assert_null(blox_fault_match(r, &x));
+	}
+	x.qd = 4;
+	assert_non_null(blox_fault_match(r, &x));
+	x.qd = 64;
+	assert_non_null(blox_fault_match(r, &x));
+	x.qd = 1;
+	assert_null(blox_fault_match(r, &x));
+	f = blox_fault_at(r, 0);
+	assert_int_equal(f->fired, 2);
+	assert_int_equal(f->seen, 6);
+	blox_fault_reg_destroy(r);
+}
+
+static void delays(void **state)
+{
+	struct blox_fault_reg *r;
+	struct blox_fault_spec s = unc(0, 1);
+	double sum = 0;
+	uint64_t lo = UINT64_MAX, hi = 0, first[8];
+	uint32_t id;
+	enum { N = 20000 };
+
+	(void)state;
+	assert_int_equal(blox_fault_reg_create(&r), 0);
+	s.kind = BLOX_FAULT_DELAY;
+	s.delay_ns = 1000;
+	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
+	assert_int_equal(blox_fault_delay_ns(r, id), 1000);
+	assert_int_equal(blox_fault_delay_ns(r, 99), 0);
+
+	s.dist = BLOX_FAULT_DIST_UNIFORM;
+	s.delay_max_ns = 2000;
+	s.seed = 7;
+	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
+	for (int i = 0; i < N; i++) {
+		uint64_t d = blox_fault_delay_ns(r, id);
+
+		if (i < 8)
+			first[i] = d;
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+		sum += (double)d;
+	}
+	assert_true(lo >= 1000 && lo < 1010);
+	assert_true(hi <= 2000 && hi > 1990);
+	assert_true(sum / N > 1480 && sum / N < 1520);
+	/* The same seed draws the same delays. */
+	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(blox_fault_delay_ns(r, id), first[i]);
+
+	s.dist = BLOX_FAULT_DIST_EXPONENTIAL;
+	s.delay_max_ns = 0;
+	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
+	sum = 0;
+	hi = 0;
+	for (int i = 0; i < N; i++) {
+		uint64_t d = blox_fault_delay_ns(r, id);
+
+		sum += (double)d;
+		hi = d > hi ? d : hi;
+	}
+	assert_true(sum / N > 950 && sum / N < 1050); /* mean 1000 */
+	assert_true(hi > 5000); /* a tail */
+	s.delay_max_ns = 3000; /* capped */
+	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
+	for (int i = 0; i < N; i++)
+		assert_true(blox_fault_delay_ns(r, id) <= 3000);
+	blox_fault_reg_destroy(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(refusals),		 cmocka_unit_test(ids),
+		cmocka_unit_test(matching),		 cmocka_unit_test(probability_seeded),
+		cmocka_unit_test(start_conditions), cmocka_unit_test(delays),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
