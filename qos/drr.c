@@ -73,47 +73,51 @@ static int serve(struct qos_drr *s, uint32_t t, int64_t cost)
 	return (int)t;
 }
 
-/* The next tenant after @from (or the first, with no turn) that has something waiting. */
-static uint32_t next_waiting(const uint64_t *cost_ns, uint32_t n, uint32_t from)
+/* The next tenant of @waiting (not empty) after @from, or the first with no turn. */
+static uint32_t next_waiting(uint64_t waiting, uint32_t from)
 {
-	uint32_t t = from >= n ? n - 1 : from;
+	uint64_t after = from >= QOS_MAX_TENANTS - 1 ? 0 : waiting & ~((2ull << from) - 1);
 
-	for (uint32_t i = 0; i < n; i++) {
-		t = t + 1 == n ? 0 : t + 1;
-		if (cost_ns[t] != UINT64_MAX)
-			return t;
-	}
-	return DRR_NO_TURN; /* not reached: the caller saw someone waiting */
+	return (uint32_t)__builtin_ctzll(after ? after : waiting);
 }
 
+/*
+ * The tenants waiting are a mask, so a pick costs one pass over the cost
+ * array and then work per waiting tenant only (a device has 64 tenant
+ * slots, a die's queue usually one or two of them).
+ */
 int qos_drr_pick(struct qos_drr *s, const uint64_t *cost_ns, uint32_t n)
 {
-	uint32_t waiting = 0, t;
+	uint64_t waiting = 0, m;
+	uint32_t t;
 
 	if (n > QOS_MAX_TENANTS)
 		n = QOS_MAX_TENANTS;
 	if (s->nr < n)
 		s->nr = n;
+	for (t = 0; t < n; t++)
+		if (cost_ns[t] != UINT64_MAX)
+			waiting |= 1ull << t;
 	/* Standard DRR: an empty queue forfeits its deficit. */
-	for (t = 0; t < s->nr; t++) {
-		if (t >= n || cost_ns[t] == UINT64_MAX)
-			s->deficit[t] = 0;
-		else
-			waiting++;
-	}
+	for (m = s->credit & ~waiting; m; m &= m - 1)
+		s->deficit[__builtin_ctzll(m)] = 0;
+	s->credit &= waiting;
 	if (!waiting) {
 		s->cursor = DRR_NO_TURN;
 		return -1;
 	}
+	s->credit |= waiting; /* every waiting tenant's deficit moves below */
 	/* The turn in progress goes on while it can pay. */
 	t = s->cursor;
-	if (t < n && cost_ns[t] != UINT64_MAX && s->deficit[t] >= cost_of(cost_ns, t))
+	if (t < n && (waiting >> t & 1) && s->deficit[t] >= cost_of(cost_ns, t))
 		return serve(s, t, cost_of(cost_ns, t));
+
+	uint32_t nwait = (uint32_t)__builtin_popcountll(waiting);
 
 	for (int pass = 0; pass < 2; pass++) {
 		/* One round: each waiting tenant's turn, from the one after the cursor. */
-		for (uint32_t i = 0; i < waiting; i++) {
-			t = next_waiting(cost_ns, n, s->cursor);
+		for (uint32_t i = 0; i < nwait; i++) {
+			t = next_waiting(waiting, s->cursor);
 			s->cursor = t;
 			s->deficit[t] += quantum(s, t);
 			if (s->deficit[t] >= cost_of(cost_ns, t))
@@ -126,18 +130,18 @@ int qos_drr_pick(struct qos_drr *s, const uint64_t *cost_ns, uint32_t n)
 		 */
 		uint64_t rounds = UINT64_MAX;
 
-		for (t = 0; t < n; t++) {
-			if (cost_ns[t] == UINT64_MAX)
-				continue;
+		for (m = waiting; m; m &= m - 1) {
+			t = (uint32_t)__builtin_ctzll(m);
 			int64_t q = quantum(s, t), need = cost_of(cost_ns, t) - s->deficit[t];
 			uint64_t r = (uint64_t)((need + q - 1) / q);
 
 			if (r < rounds)
 				rounds = r;
 		}
-		for (t = 0; t < n; t++)
-			if (cost_ns[t] != UINT64_MAX)
-				s->deficit[t] += (int64_t)(rounds - 1) * quantum(s, t);
+		for (m = waiting; m; m &= m - 1) {
+			t = (uint32_t)__builtin_ctzll(m);
+			s->deficit[t] += (int64_t)(rounds - 1) * quantum(s, t);
+		}
 	}
 	return -1; /* not reached */
 }

@@ -117,6 +117,7 @@ struct qos_drr {
 	int64_t deficit[QOS_MAX_TENANTS];
 	uint32_t cursor; /* the tenant whose turn it is */
 	uint64_t served_ns[QOS_MAX_TENANTS]; /* array time given, for telemetry */
+	uint64_t credit; /* tenants whose deficit may be non-zero */
 };
 
 void qos_drr_init(struct qos_drr *s);
