@@ -404,40 +404,56 @@ void nvmf_ctrl_log_error(struct nvmf_ctrl *c, const struct nvmf_req *req,
 		e->lba = (uint64_t)req->cmd.cdw10 | ((uint64_t)req->cmd.cdw11 << 32);
 }
 
+/* What each kind of event says in the completion, and the bits of feature 0Bh that enable it. */
+static const struct {
+	uint8_t type, info, lid;
+	uint32_t enable; /* 0: always (reservations: Set Features 82h masks them per namespace) */
+} aen_kinds[NVMF_AEN_KINDS] = {
+	[NVMF_AEN_NS_CHANGED] = { NVME_AER_NOTICE, NVME_AER_NOTICE_NS_CHANGED,
+				  NVME_LOG_LID_CHANGED_NS,
+				  NVME_FEAT_AE_NAN_MASK << NVME_FEAT_AE_NAN_SHIFT },
+	[NVMF_AEN_PLM] = { NVME_AER_NOTICE, NVME_AER_NOTICE_PL_EVENT,
+			   NVME_LOG_LID_PREDICTABLE_LAT_AGG,
+			   NVME_FEAT_AE_PLA_MASK << NVME_FEAT_AE_PLA_SHIFT },
+	[NVMF_AEN_RESV] = { NVME_AER_CSS, NVME_AER_CSS_NVM_RESERVATION,
+			    NVME_LOG_LID_RESERVATION, 0 },
+};
+
 void nvmf_ctrl_aen_kick(struct nvmf_ctrl *c)
 {
-	struct nvmf_req *req;
-	bool ns = c->aen_ns_changed_pending && !c->aen_ns_masked &&
-		  (c->aen_enabled & NVME_FEAT_AE_NAN_MASK << NVME_FEAT_AE_NAN_SHIFT);
-	bool plm = c->aen_plm_pending && !c->aen_plm_masked &&
-		   (c->aen_enabled & NVME_FEAT_AE_PLA_MASK << NVME_FEAT_AE_PLA_SHIFT);
-	/* Reservation notices have no enable bit: Set Features 82h masks them. */
-	bool resv = c->aen_resv_pending && !c->aen_resv_masked;
+	for (;;) {
+		struct nvmf_req *req = TAILQ_FIRST(&c->aer_reqs);
+		uint32_t due = c->aen_pending & ~c->aen_masked;
+		int k;
 
-	if (!ns && !plm && !resv)
-		return;
-	req = TAILQ_FIRST(&c->aer_reqs);
-	if (!req)
-		return;
-	TAILQ_REMOVE(&c->aer_reqs, req, link);
-	c->nr_aer--;
-	if (ns) {
-		c->aen_ns_changed_pending = false;
-		c->aen_ns_masked = true; /* until the host reads log page 04h */
-		req->cqe.result = NVME_AER_NOTICE | (NVME_AER_NOTICE_NS_CHANGED << 8) |
-				  ((uint32_t)NVME_LOG_LID_CHANGED_NS << 16);
-	} else if (plm) {
-		c->aen_plm_pending = false;
-		c->aen_plm_masked = true; /* until the host reads log page 0Bh */
-		req->cqe.result = NVME_AER_NOTICE | (NVME_AER_NOTICE_PL_EVENT << 8) |
-				  ((uint32_t)NVME_LOG_LID_PREDICTABLE_LAT_AGG << 16);
-	} else {
-		c->aen_resv_pending = false;
-		c->aen_resv_masked = true; /* until the host reads log page 80h */
-		req->cqe.result = NVME_AER_CSS | (NVME_AER_CSS_NVM_RESERVATION << 8) |
-				  ((uint32_t)NVME_LOG_LID_RESERVATION << 16);
+		for (k = 0; k < NVMF_AEN_KINDS; k++)
+			if ((due >> k & 1) &&
+			    (!aen_kinds[k].enable || (c->aen_enabled & aen_kinds[k].enable)))
+				break;
+		if (!req || k == NVMF_AEN_KINDS)
+			return;
+		TAILQ_REMOVE(&c->aer_reqs, req, link);
+		c->nr_aer--;
+		c->aen_pending &= ~(1u << k);
+		c->aen_masked |= 1u << k; /* until the host reads the log page */
+		req->cqe.result = aen_kinds[k].type | (uint32_t)aen_kinds[k].info << 8 |
+				  (uint32_t)aen_kinds[k].lid << 16;
+		nvmf_req_complete(req, 0);
 	}
-	nvmf_req_complete(req, 0);
-	/* The other notice, if due, on the next request. */
+}
+
+void nvmf_ctrl_aen_raise(struct nvmf_ctrl *c, enum nvmf_aen k)
+{
+	c->aen_pending |= 1u << k;
+	nvmf_ctrl_aen_kick(c);
+}
+
+void nvmf_ctrl_aen_log_read(struct nvmf_ctrl *c, enum nvmf_aen k, int still)
+{
+	c->aen_masked &= ~(1u << k);
+	if (still > 0)
+		c->aen_pending |= 1u << k;
+	else if (still == 0)
+		c->aen_pending &= ~(1u << k);
 	nvmf_ctrl_aen_kick(c);
 }

@@ -232,8 +232,7 @@ static size_t log_changed_ns(struct nvmf_ctrl *c, uint8_t *out, bool rae)
 		memcpy(list, c->changed_ns, c->nr_changed_ns * 4);
 	if (!rae) {
 		c->nr_changed_ns = 0;
-		c->aen_ns_masked = false;
-		nvmf_ctrl_aen_kick(c);
+		nvmf_ctrl_aen_log_read(c, NVMF_AEN_NS_CHANGED, -1);
 	}
 	return NVMF_MAX_CHANGED_NS * 4;
 }

@@ -118,8 +118,7 @@ static void plm_event(void *arg)
 	if (ns->detached)
 		return;
 	TAILQ_FOREACH(c, &ns->subsys->ctrls, link) {
-		c->aen_plm_pending = true;
-		nvmf_ctrl_aen_kick(c);
+		nvmf_ctrl_aen_raise(c, NVMF_AEN_PLM);
 	}
 }
 
@@ -365,8 +364,7 @@ size_t nvmf_log_plm_agg(struct nvmf_req *req, uint8_t *out, bool rae)
 	}
 	memcpy(out, &n, 8);
 	if (!rae) {
-		c->aen_plm_masked = false;
-		nvmf_ctrl_aen_kick(c);
+		nvmf_ctrl_aen_log_read(c, NVMF_AEN_PLM, -1);
 	}
 	return len;
 }

@@ -83,8 +83,7 @@ static void note(struct nvmf_ctrl *c, uint32_t nsid, enum nvmf_resv_event ev)
 	n->lpc = c->resv_lpc;
 	n->nsid = nsid;
 	n->type = (uint8_t)ev;
-	c->aen_resv_pending = true;
-	nvmf_ctrl_aen_kick(c);
+	nvmf_ctrl_aen_raise(c, NVMF_AEN_RESV);
 }
 
 size_t nvmf_log_resv(struct nvmf_ctrl *c, uint8_t *out, bool rae)
@@ -103,9 +102,7 @@ size_t nvmf_log_resv(struct nvmf_ctrl *c, uint8_t *out, bool rae)
 		c->resv_log_nr--;
 	}
 	if (!rae) {
-		c->aen_resv_masked = false;
-		c->aen_resv_pending = c->resv_log_nr > 0;
-		nvmf_ctrl_aen_kick(c);
+		nvmf_ctrl_aen_log_read(c, NVMF_AEN_RESV, c->resv_log_nr > 0);
 	}
 	return sizeof(*l);
 }

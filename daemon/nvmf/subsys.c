@@ -453,8 +453,7 @@ void nvmf_subsys_ns_changed(struct nvmf_subsys *s, uint32_t nsid)
 			if (c->nr_changed_ns <= NVMF_MAX_CHANGED_NS)
 				c->nr_changed_ns++;
 		}
-		c->aen_ns_changed_pending = true;
-		nvmf_ctrl_aen_kick(c);
+		nvmf_ctrl_aen_raise(c, NVMF_AEN_NS_CHANGED);
 	}
 }
 

@@ -373,17 +373,14 @@ struct nvmf_ctrl {
 	TAILQ_HEAD(, nvmf_req) aer_reqs;
 	uint32_t nr_aer;
 	uint32_t aen_enabled; /* Set Features Async Event Configuration */
-	bool aen_ns_changed_pending;
-	bool aen_ns_masked; /* notice sent, log page 04h not read yet */
+	uint32_t aen_pending; /* bits of enum nvmf_aen: an event to tell */
+	uint32_t aen_masked; /* told, and its log page not read yet */
 	uint32_t changed_ns[NVMF_MAX_CHANGED_NS];
 	uint32_t nr_changed_ns; /* > NVMF_MAX_CHANGED_NS means overflow */
-	/* A predictable-latency event to tell; told, until log page 0Bh is read. */
-	bool aen_plm_pending, aen_plm_masked;
 	/* Reservation notifications (resv_cmd.c): log 80h's entries, its AEN, the mask per nsid. */
 	struct nvmf_resv_note resv_log[NVMF_RESV_LOG_ENTRIES];
 	uint32_t resv_log_head, resv_log_nr;
 	uint64_t resv_lpc; /* count of the last entry made */
-	bool aen_resv_pending, aen_resv_masked;
 	uint8_t resv_mask[NVMF_MAX_NS + 1]; /* Set Features 82h */
 	/* Set Features (14h) DTWIN held until the set's NDWIN minimum passed (plm.c). */
 	TAILQ_HEAD(, nvmf_req) plm_wait;
@@ -769,6 +766,29 @@ uint64_t nvmf_ctrl_cap(const struct nvmf_ctrl *ctrl);
 void nvmf_ctrl_log_error(struct nvmf_ctrl *ctrl, const struct nvmf_req *req,
 			 uint16_t status);
 /* Complete one outstanding AER if an enabled event is pending. */
+/*
+ * Asynchronous events (ctrl.c): each kind is told on an outstanding
+ * Asynchronous Event Request when the host enabled it (Set Features 0Bh;
+ * reservation notices have no enable bit), then masked until the host
+ * reads its log page without Retain Asynchronous Event.
+ */
+enum nvmf_aen {
+	NVMF_AEN_NS_CHANGED, /* Notice 00h, log 04h */
+	NVMF_AEN_PLM, /* Notice 04h, log 0Bh */
+	NVMF_AEN_RESV, /* NVM command set 00h, log 80h */
+	NVMF_AEN_KINDS
+};
+
+/* @k happened: tell it (now, or on the next request). */
+void nvmf_ctrl_aen_raise(struct nvmf_ctrl *ctrl, enum nvmf_aen k);
+/*
+ * The host read @k's log page (RAE clear): @k is unmasked, and an event of
+ * it that came while it was masked is told now. @still: whether events of
+ * @k are left to tell (a log page read one entry at a time), or -1 to keep
+ * what was raised.
+ */
+void nvmf_ctrl_aen_log_read(struct nvmf_ctrl *ctrl, enum nvmf_aen k, int still);
+/* Complete an outstanding request with the first event due, if any. */
 void nvmf_ctrl_aen_kick(struct nvmf_ctrl *ctrl);
 
 /*
