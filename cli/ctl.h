@@ -18,6 +18,7 @@
 #include "cli.h"
 
 #define CTL_EX_USAGE 64
+#define CTL_ANAGRPMAX 128 /* ANA groups 1..128 (bloxd's NVMF_ANAGRPMAX) */
 #define CTL_DEFAULT_SOCKET "/run/bloxd/bloxd.sock"
 
 struct ssl_ctx_st;

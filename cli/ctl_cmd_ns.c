@@ -159,6 +159,14 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 			i++;
 			continue;
 		}
+		if (!strcmp(o, "--ana-group")) {
+			if (cli_parse_u32(v, &r.ana_group) || !r.ana_group ||
+			    r.ana_group > CTL_ANAGRPMAX)
+				return ctl_usage_err("ns create: --ana-group '%s': must be 1..%u", v,
+						     CTL_ANAGRPMAX);
+			i++;
+			continue;
+		}
 		if (!strcmp(o, "--nsid")) {
 			/* 0 on the wire means "the lowest free": never from the user. */
 			if (cli_parse_u32(v, &r.nsid) || !r.nsid)
@@ -289,7 +297,7 @@ static int ns_list(struct ctl *c, int argc, char **argv)
 static const struct ctl_cmd ns_cmds[] = {
 	{ "create",
 	  "NQN --size SIZE [--nsid N] [--backend nand|ram|null|nand-timing|zns]\n"
-	  "[--block-size 512|4096] [--uuid U]\n"
+	  "[--block-size 512|4096] [--uuid U] [--ana-group N]  (1..128, default 1)\n"
 	  "[--device NAME --isolation channel:N|chip:N|channel|chip|software]\n"
 	  "[--overcommit]  make it even when its flash file does not fit the data\n"
 	  "                directory's free space, or its RAM the host's (sparse)\n"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bloxctl commands about the daemon and what runs in it: status,
- * version, config save, listener (add, remove, list), ctrl list, stats.
+ * version, config save, listener (add, remove, list, ana-state), ctrl list,
+ * stats.
  */
 #include "ctl.h"
 
@@ -59,40 +60,105 @@ const struct ctl_object ctl_obj_status = { "status", status_cmds };
 const struct ctl_object ctl_obj_version = { "version", version_cmds };
 const struct ctl_object ctl_obj_config = { "config", config_cmds };
 
-/* add and remove: ADDR:PORT, and --discovery for add. */
+/* ADDR:PORT or [V6ADDR]:PORT of listener command @verb into @addr and *@port. */
+static int listener_addr(const char *verb, const char *spec, char *addr, size_t len,
+			 uint32_t *port)
+{
+	int rc = cli_parse_addr(spec, addr, len, port);
+
+	if (rc == -ERANGE)
+		return ctl_usage_err("listener %s: '%s': the port must be 1..65535", verb, spec);
+	if (rc)
+		return ctl_usage_err("listener %s: '%s' is not ADDR:PORT or [V6ADDR]:PORT", verb,
+				     spec);
+	return 0;
+}
+
+/* A word of a listener command that is none of its options: its ADDR:PORT, once. */
+static int listener_word(char *w, char **pos)
+{
+	if (w[0] == '-' && w[1])
+		return ctl_usage_err("unknown option '%s'", w);
+	if (*pos)
+		return ctl_usage_err("unexpected argument '%s'", w);
+	*pos = w;
+	return 0;
+}
+
+/*
+ * add: ADDR:PORT [--discovery] [--tls MODE] [--ana-state GROUP=STATE]...;
+ * remove: ADDR:PORT. Options anywhere on the line.
+ */
 static int listener_change(struct ctl *c, int argc, char **argv, bool add)
 {
-	static const char *const flags[] = { "--discovery", "--tls", "required", "allowed",
-					     "none", NULL };
+	const char *verb = add ? "add" : "remove";
 	Blox__Admin__ListenerRequest r = BLOX__ADMIN__LISTENER_REQUEST__INIT;
-	char addr[64], *pos[1];
-	int n;
+	char addr[64], *pos = NULL, *ana[CTL_ANAGRPMAX];
+	int rc;
 
-	for (int i = 0; add && i < argc; i++) {
-		if (strcmp(argv[i], "--tls"))
-			continue;
-		if (i + 1 >= argc || (strcmp(argv[i + 1], "required") &&
-				      strcmp(argv[i + 1], "allowed") && strcmp(argv[i + 1], "none")))
-			return ctl_usage_err("listener add: --tls required|allowed|none");
-		r.tls = argv[i + 1];
+	for (int i = 0; i < argc; i++) {
+		const char *o = argv[i];
+
+		if (add && !strcmp(o, "--discovery")) {
+			r.discovery_only = true;
+		} else if (add && !strcmp(o, "--tls")) {
+			if (i + 1 >= argc ||
+			    (strcmp(argv[i + 1], "required") && strcmp(argv[i + 1], "allowed") &&
+			     strcmp(argv[i + 1], "none")))
+				return ctl_usage_err("listener add: --tls required|allowed|none");
+			r.tls = argv[++i];
+		} else if (add && !strcmp(o, "--ana-state")) {
+			if (i + 1 >= argc || !strchr(argv[i + 1], '='))
+				return ctl_usage_err("listener add: --ana-state GROUP=STATE "
+						     "(e.g. 2=inaccessible)");
+			if (r.n_ana_state == CTL_ANAGRPMAX)
+				return ctl_usage_err("listener add: at most %u --ana-state",
+						     CTL_ANAGRPMAX);
+			ana[r.n_ana_state++] = argv[++i];
+		} else if ((rc = listener_word(argv[i], &pos))) {
+			return rc;
+		}
 	}
-	n = ctl_positional(argc, argv, add ? flags : NULL, pos, 1);
-	if (n < 0)
-		return CTL_EX_USAGE;
-	if (n != 1)
-		return ctl_usage_err("listener %s: ADDR:PORT or [V6ADDR]:PORT is required",
-				     add ? "add" : "remove");
-	n = cli_parse_addr(pos[0], addr, sizeof(addr), &r.port);
-	if (n == -ERANGE)
-		return ctl_usage_err("listener %s: '%s': the port must be 1..65535",
-				     add ? "add" : "remove", pos[0]);
-	if (n)
-		return ctl_usage_err("listener %s: '%s' is not ADDR:PORT or [V6ADDR]:PORT",
-				     add ? "add" : "remove", pos[0]);
+	if (!pos)
+		return ctl_usage_err("listener %s: ADDR:PORT or [V6ADDR]:PORT is required", verb);
+	if ((rc = listener_addr(verb, pos, addr, sizeof(addr), &r.port)))
+		return rc;
 	r.address = addr;
-	r.discovery_only = ctl_has_flag(argc, argv, "--discovery");
+	r.ana_state = ana;
 	return add ? ctl_call(c, "AddListener", &r.base, ctl_print_listener)
 		   : ctl_call(c, "RemoveListener", &r.base, ctl_print_ok);
+}
+
+/* ana-state ADDR:PORT --group N --state STATE */
+static int listener_ana_state(struct ctl *c, int argc, char **argv)
+{
+	Blox__Admin__AnaStateRequest r = BLOX__ADMIN__ANA_STATE_REQUEST__INIT;
+	char addr[64], *pos = NULL;
+	int rc;
+
+	for (int i = 0; i < argc; i++) {
+		const char *o = argv[i];
+
+		if (!strcmp(o, "--group") || !strcmp(o, "--state")) {
+			if (i + 1 >= argc)
+				return ctl_usage_err("listener ana-state: %s needs a value", o);
+			if (!strcmp(o, "--state")) {
+				r.state = argv[++i];
+			} else if (cli_parse_u32(argv[++i], &r.group) || r.group == 0 ||
+				   r.group > CTL_ANAGRPMAX) {
+				return ctl_usage_err("listener ana-state: --group '%s': must be 1..%u",
+						     argv[i], CTL_ANAGRPMAX);
+			}
+		} else if ((rc = listener_word(argv[i], &pos))) {
+			return rc;
+		}
+	}
+	if (!pos || !r.group || !r.state[0])
+		return ctl_usage_err("listener ana-state: ADDR:PORT --group N --state STATE");
+	if ((rc = listener_addr("ana-state", pos, addr, sizeof(addr), &r.port)))
+		return rc;
+	r.address = addr;
+	return ctl_call(c, "SetAnaState", &r.base, ctl_print_listener);
 }
 
 static int listener_add(struct ctl *c, int argc, char **argv)
@@ -112,10 +178,15 @@ static int listener_list(struct ctl *c, int argc, char **argv)
 }
 
 static const struct ctl_cmd listener_cmds[] = {
-	{ "add", "ADDR:PORT [--discovery] [--tls required|allowed]",
-	  "([V6ADDR]:PORT for IPv6) TLS 1.3 with a PSK: only, or beside plain", listener_add },
+	{ "add", "ADDR:PORT [--discovery] [--tls required|allowed] [--ana-state GROUP=STATE]...",
+	  "([V6ADDR]:PORT for IPv6) TLS 1.3 with a PSK: only, or beside plain; ANA states "
+	  "of groups from the start (others optimized)",
+	  listener_add },
 	{ "remove", "ADDR:PORT", "", listener_remove },
-	{ "list", "", "", listener_list },
+	{ "list", "", "with the ANA state of each group", listener_list },
+	{ "ana-state", "ADDR:PORT --group N --state STATE",
+	  "STATE: optimized, non-optimized, inaccessible, persistent-loss, change; hosts told",
+	  listener_ana_state },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -168,9 +168,10 @@ void ctl_print_ns(const ProtobufCMessage *m)
 		fprintf(stderr, "bloxctl: warning: %s\n", n->warning);
 	cli_size_str(n->size, size, sizeof(size));
 	printf("subsystem   %s\nnsid        %u\nbackend     %s\nsize        %s (%lu bytes)\n"
-	       "block size  %u\nuuid        %s\ninflight    %lu\ndevice      %s\nparameters  %s\n",
+	       "block size  %u\nuuid        %s\nANA group   %u\ninflight    %lu\ndevice      %s\n"
+	       "parameters  %s\n",
 	       n->nqn, n->nsid, n->backend, size, (unsigned long)n->size, n->block_size,
-	       n->uuid, (unsigned long)n->inflight, ns_device(n), n->params_json);
+	       n->uuid, n->ana_group, (unsigned long)n->inflight, ns_device(n), n->params_json);
 	if (n->store_bytes) {
 		char file[32], disk[32];
 
@@ -399,14 +400,32 @@ void ctl_print_subsys_list(const ProtobufCMessage *m)
 	cli_table_print(&t, stdout);
 }
 
+/* "1=optimized 2=inaccessible" ("-" without any), cut to @len. */
+static const char *ana_text(const Blox__Admin__Listener *x, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < x->n_ana && off < len; i++) {
+		int n = snprintf(buf + off, len - off, "%s%u=%s", i ? " " : "", x->ana[i]->group,
+				 x->ana[i]->state);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	return buf[0] ? buf : "-";
+}
+
 void ctl_print_listeners(const ProtobufCMessage *m)
 {
 	const Blox__Admin__ListenerList *l = (const void *)m;
 	struct cli_table t;
 
-	cli_table_init(&t, "ID", "ADDRESS", "PORT", "KIND", "TLS", "QUEUES", NULL);
+	cli_table_init(&t, "ID", "ADDRESS", "PORT", "KIND", "TLS", "QUEUES", "ANA", NULL);
 	for (size_t i = 0; i < l->n_listeners; i++) {
 		const Blox__Admin__Listener *x = l->listeners[i];
+		char ana[512];
 
 		cli_table_cell(&t, "%u", x->id);
 		cli_table_cell(&t, "%s", x->address);
@@ -414,6 +433,7 @@ void ctl_print_listeners(const ProtobufCMessage *m)
 		cli_table_cell(&t, "%s", x->discovery_only ? "discovery" : "nvm+discovery");
 		cli_table_cell(&t, "%s", x->tls[0] ? x->tls : "none");
 		cli_table_cell(&t, "%u", x->queues);
+		cli_table_cell(&t, "%s", ana_text(x, ana, sizeof(ana)));
 		cli_table_end_row(&t);
 	}
 	cli_table_print(&t, stdout);
@@ -423,10 +443,14 @@ void ctl_print_listener(const ProtobufCMessage *m)
 {
 	const Blox__Admin__Listener *x = (const void *)m;
 
+	char ana[512];
+
 	printf("listener %u: %s:%u%s%s%s\n", x->id, x->address, x->port,
 	       x->discovery_only ? " (discovery only)" : "",
 	       x->tls[0] && strcmp(x->tls, "none") ? ", TLS " : "",
 	       x->tls[0] && strcmp(x->tls, "none") ? x->tls : "");
+	if (x->n_ana)
+		printf("  ANA groups: %s\n", ana_text(x, ana, sizeof(ana)));
 }
 
 /*

@@ -146,6 +146,7 @@ void adm_ns_msg(const struct nvmf_ns *ns, Blox__Admin__Namespace *m, struct adm_
 	blox_uuid_str(ns->uuid, b->uuid);
 	m->uuid = b->uuid;
 	m->inflight = ns->inflight;
+	m->ana_group = ns->anagrpid;
 	m->params_json = b->params ? b->params : (char *)"";
 	m->device = rec && rec->dev ? rec->dev->cfg.name : (char *)"";
 	adm_store_usage(rec ? rec->store_path : NULL, &m->store_bytes, &m->store_disk_bytes);
@@ -272,6 +273,7 @@ static int ns_from_request(const Blox__Admin__NamespaceCreateRequest *in, uint32
 	p->size = in->size;
 	p->block_size = in->block_size;
 	p->overcommit = in->overcommit;
+	p->ana_group = in->ana_group;
 	if (in->uuid[0]) {
 		if (blox_uuid_parse(in->uuid, p->uuid)) {
 			blox_fail(err, errlen, "namespace.uuid: '%s' is not a UUID", in->uuid);

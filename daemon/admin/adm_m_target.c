@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * BloxAdmin handlers of the daemon itself: version, status, config save,
- * and the NVMe/TCP listeners.
+ * and the NVMe/TCP listeners with their ANA states.
  */
 #include "adm_internal.h"
 #include "reactor.h"
@@ -140,10 +140,41 @@ static void m_save_config(ADM_SVC *svc, const Blox__Admin__SaveConfigRequest *in
 
 /* ---- Listeners ---- */
 
+/* A listener's ANA states in its message: every group a namespace is in or a state was set for. */
+struct ana_buf {
+	Blox__Admin__AnaGroupState st[NVMF_ANAGRPMAX];
+	Blox__Admin__AnaGroupState *p[NVMF_ANAGRPMAX];
+};
+
+static void ana_msg(struct blox_admin *a, const struct nvmf_port *p, Blox__Admin__Listener *m,
+		    struct ana_buf *b)
+{
+	bool used[NVMF_ANAGRPMAX + 1] = { false };
+	const struct nvmf_subsys *s;
+	const struct nvmf_ns *ns;
+
+	TAILQ_FOREACH(s, &a->tgt->subsystems, link)
+		TAILQ_FOREACH(ns, &s->namespaces, link)
+			used[ns->anagrpid] = true;
+	for (uint32_t g = 1; g <= NVMF_ANAGRPMAX; g++) {
+		Blox__Admin__AnaGroupState *x = &b->st[m->n_ana];
+
+		if (!used[g] && !p->ana_state[g])
+			continue;
+		blox__admin__ana_group_state__init(x);
+		x->group = g;
+		x->state = (char *)nvmf_ana_state_name(nvmf_port_ana_state(p, g));
+		b->p[m->n_ana++] = x;
+	}
+	m->ana = b->p;
+}
+
 static void listener_msg(struct blox_admin *a, const struct nvmf_port *p,
-			 Blox__Admin__Listener *m)
+			 Blox__Admin__Listener *m, struct ana_buf *b)
 {
 	blox__admin__listener__init(m);
+	if (b && !p->discovery_only)
+		ana_msg(a, p, m, b);
 	m->id = p->id;
 	m->address = (char *)p->addr;
 	m->port = (uint32_t)atoi(p->svcid);
@@ -170,6 +201,7 @@ static void m_add_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
 	struct blox_cfg_listener l = { 0 };
 	Blox__Admin__Listener out;
 	struct nvmf_port *p;
+	struct ana_buf *ab;
 	char err[256];
 	int rc;
 
@@ -185,7 +217,28 @@ static void m_add_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
 	if (blox_tls_mode_parse(in->tls ? in->tls : "", &l.tls))
 		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
 			 "listener tls '%s': expected none, required or allowed", in->tls);
+	for (size_t i = 0; i < in->n_ana_state; i++) {
+		uint32_t g;
+		uint8_t st;
+
+		if (blox_ana_spec_parse(in->ana_state[i], &g, &st, err, sizeof(err)))
+			ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "listener %s:%u: %s",
+				 in->address, in->port, err);
+		if (l.ana_state[g])
+			ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+				 "listener %s:%u: ANA group %u given twice", in->address, in->port, g);
+		if (l.discovery_only)
+			ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+				 "listener %s:%u: a discovery-only listener has no ANA state",
+				 in->address, in->port);
+		l.ana_state[g] = st;
+	}
+	ab = calloc(1, sizeof(*ab));
+	if (!ab)
+		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
 	rc = prov_listener_add(a->prov, &l, &p, err, sizeof(err));
+	if (rc)
+		free(ab);
 	if (rc == -EEXIST)
 		ADM_FAIL(closure, d, ADM_S_ALREADY_EXISTS,
 			 "listener %s:%u already exists", in->address, in->port);
@@ -200,10 +253,55 @@ static void m_add_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
 			 "listener %s:%u: %s", in->address, in->port, strerror(-rc));
 	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u added%s%s", in->address,
 		 in->port, l.tls ? ", TLS " : "", l.tls ? blox_tls_mode_name(l.tls) : "");
-	listener_msg(a, p, &out);
-	if (!adm_persist(ADM_REQ(d)))
+	listener_msg(a, p, &out, ab);
+	if (!adm_persist(ADM_REQ(d))) {
+		free(ab);
 		ADM_FAILED(closure, d);
+	}
 	closure(&out, d);
+	free(ab);
+}
+
+/* SetAnaState: a group's state through a listener, persisted; its hosts are told. */
+static void m_set_ana_state(ADM_SVC *svc, const Blox__Admin__AnaStateRequest *in,
+			    Blox__Admin__Listener_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	struct nvmf_port *p = find_port(a, in->address, in->port);
+	Blox__Admin__Listener out;
+	struct ana_buf *ab;
+	uint8_t st, was;
+
+	if (!p)
+		ADM_FAIL(closure, d, ADM_S_NOT_FOUND, "listener %s:%u not found", in->address,
+			 in->port);
+	if (p->discovery_only)
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "listener %s:%u is discovery-only: it serves no namespace", in->address,
+			 in->port);
+	if (in->group == 0 || in->group > NVMF_ANAGRPMAX)
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "ANA group %u: must be 1..%u",
+			 in->group, NVMF_ANAGRPMAX);
+	if (nvmf_ana_state_parse(in->state, &st))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "ANA state '%s': expected optimized, non-optimized, inaccessible, "
+			 "persistent-loss or change",
+			 in->state);
+	ab = calloc(1, sizeof(*ab));
+	if (!ab)
+		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+	was = nvmf_port_ana_state(p, in->group);
+	nvmf_port_set_ana_state(p, in->group, st);
+	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u ANA group %u: %s -> %s",
+		 in->address, in->port, in->group, nvmf_ana_state_name(was),
+		 nvmf_ana_state_name(st));
+	listener_msg(a, p, &out, ab);
+	if (!adm_persist(ADM_REQ(d))) {
+		free(ab);
+		ADM_FAILED(closure, d);
+	}
+	closure(&out, d);
+	free(ab);
 }
 
 static void m_remove_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
@@ -236,6 +334,7 @@ static void m_list_listeners(ADM_SVC *svc, const Blox__Admin__Empty *in,
 	struct blox_admin *a = ADM_OF(svc);
 	Blox__Admin__ListenerList out = BLOX__ADMIN__LISTENER_LIST__INIT;
 	Blox__Admin__Listener *ls, **lp;
+	struct ana_buf *ab;
 	struct nvmf_port *p;
 	size_t n = 0;
 
@@ -244,13 +343,15 @@ static void m_list_listeners(ADM_SVC *svc, const Blox__Admin__Empty *in,
 		n++;
 	ls = calloc(n + 1, sizeof(*ls));
 	lp = calloc(n + 1, sizeof(*lp));
-	if (!ls || !lp) {
+	ab = calloc(n + 1, sizeof(*ab));
+	if (!ls || !lp || !ab) {
 		free(ls);
 		free(lp);
+		free(ab);
 		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
 	}
 	TAILQ_FOREACH(p, &a->tgt->ports, link) {
-		listener_msg(a, p, &ls[out.n_listeners]);
+		listener_msg(a, p, &ls[out.n_listeners], &ab[out.n_listeners]);
 		lp[out.n_listeners] = &ls[out.n_listeners];
 		out.n_listeners++;
 	}
@@ -258,6 +359,7 @@ static void m_list_listeners(ADM_SVC *svc, const Blox__Admin__Empty *in,
 	closure(&out, d);
 	free(ls);
 	free(lp);
+	free(ab);
 }
 
 void adm_m_target_init(ADM_SVC *svc)
@@ -268,4 +370,5 @@ void adm_m_target_init(ADM_SVC *svc)
 	svc->add_listener = m_add_listener;
 	svc->remove_listener = m_remove_listener;
 	svc->list_listeners = m_list_listeners;
+	svc->set_ana_state = m_set_ana_state;
 }

@@ -13,6 +13,7 @@
 #include "nvme_tls.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,8 +56,33 @@ int blox_tls_psk_check(const char *psk, char *err, size_t errlen)
 	return rc;
 }
 
+int blox_ana_spec_parse(const char *spec, uint32_t *grp, uint8_t *st, char *err,
+			size_t errlen)
+{
+	const char *eq = strchr(spec, '=');
+	unsigned long g;
+	char *end;
+
+	errno = 0;
+	g = eq ? strtoul(spec, &end, 10) : 0;
+	if (!eq || end != eq || errno || eq == spec || !isdigit((unsigned char)spec[0]))
+		return blox_fail(err, errlen, "ANA state '%s': expected GROUP=STATE", spec);
+	if (g == 0 || g > NVMF_ANAGRPMAX)
+		return blox_fail(err, errlen, "ANA state '%s': the group must be 1..%u", spec,
+				 NVMF_ANAGRPMAX);
+	if (nvmf_ana_state_parse(eq + 1, st))
+		return blox_fail(err, errlen,
+				 "ANA state '%s': the state must be optimized, non-optimized, "
+				 "inaccessible, persistent-loss or change",
+				 spec);
+	*grp = (uint32_t)g;
+	return 0;
+}
+
+/* @ana: the listener's ANA states (NULL: none set); a listener already there keeps its own. */
 static int listener_add(struct blox_config *cfg, const char *addr, const char *port,
-			bool disc, enum nvmf_tls_mode tls, char *err, size_t errlen)
+			bool disc, enum nvmf_tls_mode tls, const uint8_t *ana, char *err,
+			size_t errlen)
 {
 	unsigned char bin[sizeof(struct in6_addr)];
 	char canon[NVMF_TRADDR_SIZE];
@@ -102,6 +128,9 @@ static int listener_add(struct blox_config *cfg, const char *addr, const char *p
 	snprintf(l->port, sizeof(l->port), "%lu", pnum);
 	l->discovery_only = disc;
 	l->tls = tls;
+	memset(l->ana_state, 0, sizeof(l->ana_state));
+	if (ana)
+		memcpy(l->ana_state, ana, sizeof(l->ana_state));
 	return 0;
 }
 
@@ -174,14 +203,45 @@ int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 
 	if (rc)
 		return rc;
-	return listener_add(cfg, addr, port, disc, NVMF_TLS_NONE, err, errlen);
+	return listener_add(cfg, addr, port, disc, NVMF_TLS_NONE, NULL, err, errlen);
+}
+
+/* A listener's "ana_state": an array of "GROUP=STATE", a group once. */
+static int parse_ana_states(json_object *o, const char *where, uint8_t *ana, char *err,
+			    size_t errlen)
+{
+	json_object *arr;
+
+	if (!json_object_object_get_ex(o, "ana_state", &arr))
+		return 0;
+	if (!json_object_is_type(arr, json_type_array))
+		return blox_fail(err, errlen, "%s.ana_state: expected an array of \"GROUP=STATE\"",
+				 where);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		char why[200];
+		uint32_t g;
+		uint8_t st;
+
+		if (!json_object_is_type(e, json_type_string))
+			return blox_fail(err, errlen, "%s.ana_state[%zu]: expected \"GROUP=STATE\"",
+					 where, i);
+		if (blox_ana_spec_parse(json_object_get_string(e), &g, &st, why, sizeof(why)))
+			return blox_fail(err, errlen, "%s.ana_state[%zu]: %s", where, i, why);
+		if (ana[g])
+			return blox_fail(err, errlen, "%s.ana_state[%zu]: group %u given twice",
+					 where, i, g);
+		ana[g] = st;
+	}
+	return 0;
 }
 
 static int parse_listener(json_object *o, const char *where,
 			  struct blox_config *cfg, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "address", "port", "discovery_only", "tls",
-					    NULL };
+					    "ana_state", NULL };
+	uint8_t ana[NVMF_ANAGRPMAX + 1] = { 0 };
 	char addr[NVMF_TRADDR_SIZE], port[8], tls_text[16] = "";
 	enum nvmf_tls_mode tls;
 	bool disc = false, present;
@@ -203,8 +263,10 @@ static int parse_listener(json_object *o, const char *where,
 	if (blox_tls_mode_parse(tls_text, &tls))
 		return blox_fail(err, errlen, "%s.tls: '%s': expected \"none\", \"required\" or \"allowed\"",
 				 where, tls_text);
+	if ((rc = parse_ana_states(o, where, ana, err, errlen)))
+		return rc;
 	snprintf(port, sizeof(port), "%u", (unsigned)pnum);
-	rc = listener_add(cfg, addr, port, disc, tls, err, errlen);
+	rc = listener_add(cfg, addr, port, disc, tls, ana, err, errlen);
 	if (rc == -EINVAL) {
 		char why[300];
 

@@ -64,7 +64,8 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 {
 	static const char *const keys[] = { "nsid", "backend", "size",
 					    "block_size", "uuid", "nand", "ftl",
-					    "device", "isolation", "qos", "overcommit", "zns", NULL };
+					    "device", "isolation", "qos", "overcommit", "zns", "ana_group",
+					    NULL };
 	struct blox_ns_params p = { 0 };
 	char uuid[40] = "";
 	uint64_t v = 0;
@@ -108,6 +109,12 @@ int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 	if (present && (v == 0 || v > UINT32_MAX))
 		return blox_fail(err, errlen, "%s.block_size: must be 512 or 4096", where);
 	p.block_size = present ? (uint32_t)v : 0;
+	if ((rc = cfg_get_u64(o, "ana_group", where, false, &v, &present, err, errlen)))
+		return rc;
+	/* 0 would read as "not given"; the rest is checked when resolved. */
+	if (present && (v == 0 || v > UINT32_MAX))
+		return blox_fail(err, errlen, "%s.ana_group: must be 1..%u", where, NVMF_ANAGRPMAX);
+	p.ana_group = present ? (uint32_t)v : 0;
 	if ((rc = cfg_get_string(o, "device", where, p.device, sizeof(p.device), false,
 				 err, errlen)) ||
 	    (rc = cfg_get_string(o, "isolation", where, p.isolation, sizeof(p.isolation),
@@ -179,6 +186,8 @@ json_object *cfg_ns_json(const struct blox_ns_params *p)
 	}
 	if (p->device[0])
 		json_object_object_add(o, "device", json_object_new_string(p->device));
+	if (p->ana_group)
+		json_object_object_add(o, "ana_group", json_object_new_int64(p->ana_group));
 	if (p->isolation[0])
 		json_object_object_add(o, "isolation", json_object_new_string(p->isolation));
 	if (p->has_nand)

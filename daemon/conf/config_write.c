@@ -16,17 +16,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static json_object *listener_json(const char *addr, const char *port, bool disc,
-				  enum nvmf_tls_mode tls)
+static json_object *listener_json(const struct blox_cfg_listener *l)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *ana = NULL;
 
-	json_object_object_add(o, "address", json_object_new_string(addr));
-	json_object_object_add(o, "port", json_object_new_int(atoi(port)));
-	if (disc)
+	json_object_object_add(o, "address", json_object_new_string(l->addr));
+	json_object_object_add(o, "port", json_object_new_int(atoi(l->port)));
+	if (l->discovery_only)
 		json_object_object_add(o, "discovery_only", json_object_new_boolean(1));
-	if (tls != NVMF_TLS_NONE)
-		json_object_object_add(o, "tls", json_object_new_string(blox_tls_mode_name(tls)));
+	if (l->tls != NVMF_TLS_NONE)
+		json_object_object_add(o, "tls", json_object_new_string(blox_tls_mode_name(l->tls)));
+	/* The groups set to anything but optimized. */
+	for (uint32_t g = 1; g <= NVMF_ANAGRPMAX; g++) {
+		char spec[40];
+
+		if (!l->ana_state[g] || l->ana_state[g] == NVME_ANA_STATE_OPTIMIZED)
+			continue;
+		if (!ana) {
+			ana = json_object_new_array();
+			json_object_object_add(o, "ana_state", ana);
+		}
+		snprintf(spec, sizeof(spec), "%u=%s", g, nvmf_ana_state_name(l->ana_state[g]));
+		json_object_array_add(ana, json_object_new_string(spec));
+	}
 	return o;
 }
 
@@ -86,10 +98,7 @@ char *blox_config_json(const struct blox_config *cfg)
 		return NULL;
 	arr = json_object_new_array();
 	for (size_t i = 0; i < cfg->nr_listeners; i++)
-		json_object_array_add(arr, listener_json(cfg->listeners[i].addr,
-							 cfg->listeners[i].port,
-							 cfg->listeners[i].discovery_only,
-							 cfg->listeners[i].tls));
+		json_object_array_add(arr, listener_json(&cfg->listeners[i]));
 	json_object_object_add(root, "listeners", arr);
 	if (cfg->nr_devices) {
 		arr = json_object_new_array();

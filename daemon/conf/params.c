@@ -424,6 +424,8 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 	if (p->nsid > NVMF_MAX_NS)
 		return blox_fail(err, errlen, "%s.nsid: must be 1..%u", where, NVMF_MAX_NS);
 	ns->nsid = p->nsid;
+	if (p->ana_group > NVMF_ANAGRPMAX)
+		return blox_fail(err, errlen, "%s.ana_group: must be 1..%u", where, NVMF_ANAGRPMAX);
 	snprintf(ns->backend, sizeof(ns->backend), "%s", p->backend[0] ? p->backend : "ram");
 	is_nand = !strcmp(ns->backend, "nand");
 	is_timing = !strcmp(ns->backend, "nand-timing");

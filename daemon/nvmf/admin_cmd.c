@@ -30,13 +30,19 @@ void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 	nvmf_strpad(id->mn, sizeof(id->mn), disc ? "blox discovery" : s->model);
 	nvmf_strpad(id->fr, sizeof(id->fr), NVMF_FW_REV);
 	id->rab = 6;
-	id->cmic = disc ? 0 : NVME_CTRL_CMIC_MULTI_CTRL;
+	/*
+	 * Several ports, several controllers (each its own cntlid of the
+	 * subsystem), ANA reporting: what Linux's native multipath asks.
+	 */
+	id->cmic = disc ? 0
+			: NVME_CTRL_CMIC_MULTI_PORT | NVME_CTRL_CMIC_MULTI_CTRL |
+				  NVME_CTRL_CMIC_MULTI_ANA_REPORTING;
 	/* MDTS: 2^n units of CAP.MPSMIN (4 KiB); --mdts-kb is a power of two. */
 	id->mdts = (uint8_t)__builtin_ctz(c->tgt->lim.mdts_kb / 4);
 	id->cntlid = c->cntlid;
 	id->ver = 0x00010300;
 	/* Namespace attribute and predictable latency event aggregate notices. */
-	id->oaes = disc ? 0 : NVME_CTRL_OAES_NA | NVME_CTRL_OAES_PLEA;
+	id->oaes = disc ? 0 : NVME_CTRL_OAES_NA | NVME_CTRL_OAES_PLEA | NVME_CTRL_OAES_ANA;
 	id->ctratt = NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_TBKAS;
 	id->cntrltype = disc ? NVME_CTRL_CNTRLTYPE_DISCOVERY : NVME_CTRL_CNTRLTYPE_IO;
 	id->acl = NVMF_ACL;
@@ -71,6 +77,14 @@ void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 		id->ctratt |= NVME_CTRL_CTRATT_PREDICTABLE_LAT | NVME_CTRL_CTRATT_READ_RECV_LVLS;
 		id->rrls = NVMF_RRLS;
 		id->nsetidmax = NVMF_NSETIDMAX;
+		/* ANA (ana.c): every state reported, the groups a namespace can be in. */
+		id->anacap = NVME_CTRL_ANACAP_OPT | NVME_CTRL_ANACAP_NON_OPT |
+			     NVME_CTRL_ANACAP_INACCESSIBLE | NVME_CTRL_ANACAP_PERSISTENT_LOSS |
+			     NVME_CTRL_ANACAP_CHANGE;
+		id->anatt = NVMF_ANATT_S;
+		id->anagrpmax = NVMF_ANAGRPMAX;
+		id->nanagrpid = NVMF_ANAGRPMAX;
+		id->mnan = NVMF_MAX_NS;
 		id->endgidmax = NVMF_ENDGIDMAX;
 	}
 	id->sgls = 1u | NVME_CTRL_SGLS_OFFSET; /* SGLs without alignment */
@@ -116,6 +130,7 @@ static uint16_t id_ns(struct nvmf_req *req)
 	memcpy(id.nvmcap, &(uint64_t){ ns->bdev->size }, 8);
 	id.nvmsetid = (uint16_t)ns->nsid;
 	id.endgid = ns->endgid;
+	id.anagrpid = ns->anagrpid;
 	memcpy(id.nguid, ns->nguid, sizeof(id.nguid));
 	id.lbaf[0].ds = ns->lba_shift;
 	/*

@@ -81,9 +81,10 @@ void nvmf_req_execute(struct nvmf_req *req)
 	/*
 	 * Reservations are checked as the command starts, not when it was
 	 * parsed: one that waited for its data meets the reservation as it
-	 * is now (after a preempt, say).
+	 * is now (after a preempt, say); so is the path's ANA state.
 	 */
-	if (req->ns && req->sq->qid && (st = nvmf_resv_io_check(req, req->ns))) {
+	if (req->ns && req->sq->qid &&
+	    ((st = nvmf_ana_check(req, req->ns)) || (st = nvmf_resv_io_check(req, req->ns)))) {
 		nvmf_req_complete(req, st);
 		return;
 	}

@@ -276,8 +276,10 @@ static void flush_next(struct nvmf_req *req)
 		nvmf_req_complete(req, 0);
 		return;
 	}
-	/* A namespace reserved against this host fails the whole flush. */
-	st = nvmf_resv_io_check(req, ns);
+	/* A namespace this path or a reservation keeps from the host fails the whole flush. */
+	st = nvmf_ana_check(req, ns);
+	if (!st)
+		st = nvmf_resv_io_check(req, ns);
 	if (st) {
 		nvmf_req_complete(req, st);
 		return;
@@ -379,6 +381,7 @@ uint16_t nvmf_io_status(struct nvmf_req *req, int rc)
 uint16_t nvmf_parse_io(struct nvmf_req *req)
 {
 	struct nvmf_ctrl *c = req->sq->ctrl;
+	uint16_t st;
 
 	if (!nvmf_ctrl_ready(c))
 		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
@@ -392,17 +395,19 @@ uint16_t nvmf_parse_io(struct nvmf_req *req)
 		return NVME_SC_INVALID_NS | NVME_SC_DNR;
 	}
 	nvmf_ns_get(req->ns);
+	/* Refused before any data moves when the path cannot reach its group. */
+	st = nvmf_ana_check(req, req->ns);
+	if (st)
+		return st;
 	switch (req->cmd.opcode) {
 	case nvme_cmd_read:
 		return parse_rw(req, NVMF_DIR_C2H, exec_read);
 	case nvme_cmd_write:
 		return parse_rw(req, NVMF_DIR_H2C, exec_write);
-	case nvme_cmd_compare: {
-		uint16_t st = parse_rw(req, NVMF_DIR_H2C, exec_compare);
-
+	case nvme_cmd_compare:
+		st = parse_rw(req, NVMF_DIR_H2C, exec_compare);
 		req->scratch_len = req->transfer_len; /* what the namespace holds */
 		return st;
-	}
 	case nvme_cmd_write_zeroes:
 		return parse_rw(req, NVMF_DIR_NONE, exec_write_zeroes);
 	case nvme_cmd_flush:

@@ -277,7 +277,7 @@ static size_t log_supported(uint8_t *out, bool discovery)
 		NVME_LOG_LID_CHANGED_NS,	  NVME_LOG_LID_CMD_EFFECTS,
 		NVME_LOG_LID_ENDURANCE_GROUP,	  NVME_LOG_LID_ENDURANCE_GRP_EVT,
 		NVME_LOG_LID_PREDICTABLE_LAT_NVMSET, NVME_LOG_LID_PREDICTABLE_LAT_AGG,
-		NVME_LOG_LID_RESERVATION,
+		NVME_LOG_LID_RESERVATION, NVME_LOG_LID_ANA,
 	};
 	struct nvme_supported_log_pages *l = (void *)out;
 
@@ -410,6 +410,10 @@ static uint16_t exec_get_log_page(struct nvmf_req *req)
 			break;
 		case NVME_LOG_LID_RESERVATION:
 			len = nvmf_log_resv(c, tmp, a.rae);
+			break;
+		case NVME_LOG_LID_ANA:
+			/* LSP bit 0: Return Groups Only. */
+			len = nvmf_log_ana(req, tmp, (req->cmd.cdw10 >> 8) & 1, a.rae);
 			break;
 		default:
 			st = NVMF_SC_CMD(NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR;

@@ -355,6 +355,8 @@ int nvmf_ns_add(struct nvmf_subsys *s, uint32_t nsid, struct blox_bdev *bdev,
 	memcpy(ns->nguid, id_nguid, 16);
 	nvmf_ns_resv_load(ns);
 	nvmf_ns_endgrp_assign(s, ns);
+	ns->anagrpid = 1; /* nvmf_ns_set_ana_group() moves it */
+	nvmf_tgt_ana_changed(s->tgt);
 	/* Keep the list sorted by nsid for the active namespace list. */
 	TAILQ_FOREACH(pos, &s->namespaces, link)
 		if (pos->nsid > nsid)
@@ -430,6 +432,7 @@ void nvmf_ns_detach(struct nvmf_ns *ns,
 	ns->detached = true;
 	/* Deleted, not stopped: its reservations go with it. */
 	nvmf_ns_resv_forget(ns);
+	nvmf_tgt_ana_changed(s->tgt);
 	ns->released = released;
 	ns->released_arg = arg;
 	nvmf_subsys_ns_changed(s, ns->nsid);

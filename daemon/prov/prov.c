@@ -506,6 +506,8 @@ int prov_ns_attach(struct blox_prov *p, struct nvmf_subsys *s, struct prov_ns_pl
 			  rc == -EEXIST ? "nsid in use" : strerror(-rc));
 		goto fail;
 	}
+	if (pl->cn.params.ana_group)
+		nvmf_ns_set_ana_group(ns, pl->cn.params.ana_group); /* checked by blox_ns_resolve() */
 	/* The namespace owns the backend now; the service keeps its record. */
 	pl->bdev = NULL;
 	rec->params = pl->cn.params;

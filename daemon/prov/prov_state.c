@@ -79,6 +79,7 @@ char *blox_state_json(const struct blox_prov *pv)
 		snprintf(l->port, sizeof(l->port), "%.7s", p->svcid);
 		l->discovery_only = p->discovery_only;
 		l->tls = p->tls;
+		memcpy(l->ana_state, p->ana_state, sizeof(l->ana_state));
 	}
 	TAILQ_FOREACH(d, &pv->devices, link)
 		cfg.devices[cfg.nr_devices++].params = d->cfg.params;

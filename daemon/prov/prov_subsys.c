@@ -100,6 +100,9 @@ int prov_listener_add(struct blox_prov *p, const struct blox_cfg_listener *l,
 				 rc == -EINVAL ? "bad address or port" : strerror(-rc)),
 		       rc;
 	port->tls = l->tls;
+	for (uint32_t g = 1; g <= NVMF_ANAGRPMAX; g++)
+		if (l->ana_state[g])
+			nvmf_port_set_ana_state(port, g, l->ana_state[g]);
 	if (p->tcp && (rc = nvmf_tcp_listen(p->tcp, port))) {
 		nvmf_port_remove(port);
 		return blox_fail(err, errlen, "listener %s:%s: %s", l->addr, l->port,

@@ -159,6 +159,7 @@ struct blox_ns_params {
 	 * a warning); false: refused then (prov_cap.c).
 	 */
 	bool overcommit;
+	uint32_t ana_group; /* its ANA group, 1..NVMF_ANAGRPMAX; 0: not given (1) */
 };
 
 /* How a device's resource manager balances wear (its "flashblox" object). */
@@ -284,7 +285,17 @@ struct blox_cfg_listener {
 	char port[8];
 	bool discovery_only;
 	enum nvmf_tls_mode tls;
+	/* Its ANA state per group (enum nvme_ana_state; 0: not set, optimized). */
+	uint8_t ana_state[NVMF_ANAGRPMAX + 1];
 };
+
+/*
+ * "GROUP=STATE" (a group 1..NVMF_ANAGRPMAX, a state as nvme-cli names it:
+ * optimized, non-optimized, inaccessible, persistent-loss, change) into
+ * @grp and @st; -EINVAL with the reason in @err.
+ */
+int blox_ana_spec_parse(const char *spec, uint32_t *grp, uint8_t *st, char *err,
+			size_t errlen);
 
 /* "none" (or ""), "required", "allowed" into @m; -EINVAL otherwise. */
 int blox_tls_mode_parse(const char *s, enum nvmf_tls_mode *m);

@@ -75,6 +75,12 @@ struct event;
 #define NVMF_ENDGIDMAX NVMF_MAX_NS
 /* Read Recovery Levels Supported: 4 (the default) and 15 (Fast Fail), plm.c. */
 #define NVMF_RRLS ((1u << 4) | (1u << 15))
+/*
+ * Asymmetric Namespace Access (ana.c): groups 1..NVMF_ANAGRPMAX, a
+ * namespace in one of them (1 unless asked), each port a state per group.
+ */
+#define NVMF_ANAGRPMAX 128
+#define NVMF_ANATT_S 10 /* ANA Transition Time: a change state lasts no longer by itself */
 #define NVMF_CNTLID_MIN 1
 #define NVMF_CNTLID_MAX 0xffef
 #define NVMF_MODEL "blox NAND SSD"
@@ -109,6 +115,12 @@ struct nvmf_port {
 	int family; /* AF_INET or AF_INET6 */
 	bool discovery_only; /* only the discovery subsystem is reachable */
 	enum nvmf_tls_mode tls;
+	/*
+	 * Its ANA state per group (enum nvme_ana_state; 0: never set, which
+	 * is optimized) and the ANA change count of the group's last change.
+	 */
+	uint8_t ana_state[NVMF_ANAGRPMAX + 1];
+	uint64_t ana_chgcnt[NVMF_ANAGRPMAX + 1];
 	struct nvmf_tgt *tgt;
 	void *transport_priv;
 	TAILQ_ENTRY(nvmf_port) link;
@@ -180,6 +192,7 @@ struct nvmf_ns {
 	 * @pool_key from the backend), or a group of its own.
 	 */
 	uint16_t endgid;
+	uint32_t anagrpid; /* its ANA group, 1..NVMF_ANAGRPMAX */
 	bool pool;
 	uint64_t pool_key;
 	uint64_t inflight; /* commands at the backend */
@@ -451,6 +464,7 @@ struct nvmf_tgt {
 	TAILQ_HEAD(, nvmf_port) ports;
 	struct nvmf_subsys *discovery;
 	uint64_t disc_genctr;
+	uint64_t ana_chgcnt; /* the ANA log's change count (ana.c) */
 	uint16_t next_port_id;
 	uint64_t start_ns;
 	struct nvmf_tgt_stats stats;
@@ -675,6 +689,26 @@ void nvmf_ns_resv_registrant(const struct nvmf_ns *ns, uint32_t i, uint8_t hosti
 			     uint64_t *key, bool *holder);
 const char *nvmf_resv_type_name(uint8_t rtype);
 int nvmf_ns_resv_clear(struct nvmf_ns *ns);
+/*
+ * Asymmetric Namespace Access (ana.c). State names as nvme-cli prints
+ * them ("optimized", "non-optimized", "inaccessible", "persistent-loss",
+ * "change"); parse: 0 or -EINVAL. A port's state for group @grp; set it
+ * (-EINVAL: a group outside 1..NVMF_ANAGRPMAX or no state): the change
+ * count moves and every controller that came in through @p is told
+ * (AEN, log 0Ch). @ns into group @grp (-EINVAL as above). The status a
+ * command on @ns through @req's port gets (0: it may run; ANA
+ * Inaccessible, Persistent Loss or Transition). Log page 0Ch (@rgo:
+ * groups without their namespace lists), its length in *@len.
+ */
+const char *nvmf_ana_state_name(uint8_t st);
+int nvmf_ana_state_parse(const char *s, uint8_t *st);
+uint8_t nvmf_port_ana_state(const struct nvmf_port *p, uint32_t grp);
+int nvmf_port_set_ana_state(struct nvmf_port *p, uint32_t grp, uint8_t st);
+int nvmf_ns_set_ana_group(struct nvmf_ns *ns, uint32_t grp);
+uint16_t nvmf_ana_check(const struct nvmf_req *req, const struct nvmf_ns *ns);
+size_t nvmf_log_ana(struct nvmf_req *req, uint8_t *out, bool rgo, bool rae);
+/* The ANA log's content changed (a namespace came or went): its change count moves. */
+void nvmf_tgt_ana_changed(struct nvmf_tgt *tgt);
 /* Tell every controller of @subsys that @nsid changed (AEN + log 04h). */
 void nvmf_subsys_ns_changed(struct nvmf_subsys *subsys, uint32_t nsid);
 int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
@@ -776,6 +810,7 @@ enum nvmf_aen {
 	NVMF_AEN_NS_CHANGED, /* Notice 00h, log 04h */
 	NVMF_AEN_PLM, /* Notice 04h, log 0Bh */
 	NVMF_AEN_RESV, /* NVM command set 00h, log 80h */
+	NVMF_AEN_ANA, /* Notice 03h, log 0Ch (ana.c) */
 	NVMF_AEN_KINDS
 };
 

@@ -92,7 +92,8 @@ static void test_identify_ctrl(void **state)
 	assert_int_equal(id->aerl, 3);
 	assert_int_equal(id->acl, 3);
 	assert_int_equal(id->elpe, 63);
-	assert_int_equal(id->oaes, (1u << 8) | (1u << 12)); /* namespace, PLM events */
+	/* namespace, ANA change, PLM events */
+	assert_int_equal(id->oaes, (1u << 8) | (1u << 11) | (1u << 12));
 	assert_int_equal(id->oncs, 0x6d); /* compare, DSM, write zeroes, reservations, ts */
 	assert_int_equal(id->vwc & 1, 1);
 	assert_int_equal(id->ofcs, 1);
@@ -293,7 +294,7 @@ static void test_log_static_pages(void **state)
 						   lid == NVME_LOG_LID_ENDURANCE_GRP_EVT ||
 						   lid == NVME_LOG_LID_PREDICTABLE_LAT_NVMSET ||
 						   lid == NVME_LOG_LID_PREDICTABLE_LAT_AGG ||
-						   lid == NVME_LOG_LID_RESERVATION
+						   lid == NVME_LOG_LID_RESERVATION || lid == NVME_LOG_LID_ANA
 					   ? 1
 					   : 0);
 
@@ -366,7 +367,7 @@ static void test_log_errors_and_offsets(void **state)
 	struct fixture *f = *state;
 	uint8_t whole[512];
 
-	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, 0x0c, 512, 0, 0, false),
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, 0x0d, 512, 0, 0, false),
 			 ST_INVALID_LOG_PAGE);
 	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, NVME_LOG_LID_DISCOVER,
 				      1024, 0, 0, false),
@@ -413,7 +414,7 @@ static void test_log_error(void **state)
 			 0);
 	assert_all(f->c->buf, 4096, 0);
 
-	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, 0x0c, 4, 0, 9, false),
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, 0x0d, 4, 0, 9, false),
 			 ST_INVALID_LOG_PAGE);
 	cid1 = f->c->req.cmd.cid;
 	fake_prep(&f->ft, f->c, 0x80, 5);

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Asymmetric Namespace Access: every namespace is in an ANA group
+ * (1..NVMF_ANAGRPMAX, 1 unless asked), every port has a state per group
+ * (optimized unless set). A host reaching a namespace through a port sees
+ * the port's state for the namespace's group: in the ANA log page (0Ch),
+ * told of changes by the ANA change notice, and in the path status a
+ * command gets when the state does not let it run (ANA Inaccessible,
+ * Persistent Loss, Transition). Linux's native multipath sends its I/O
+ * down the optimized paths and retries on another path on those statuses.
+ */
+#include "nvmf.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const struct {
+	uint8_t st;
+	const char *name; /* as nvme-cli's ana-log and list-subsys print it */
+} ana_names[] = {
+	{ NVME_ANA_STATE_OPTIMIZED, "optimized" },
+	{ NVME_ANA_STATE_NONOPTIMIZED, "non-optimized" },
+	{ NVME_ANA_STATE_INACCESSIBLE, "inaccessible" },
+	{ NVME_ANA_STATE_PERSISTENT_LOSS, "persistent-loss" },
+	{ NVME_ANA_STATE_CHANGE, "change" },
+};
+
+const char *nvmf_ana_state_name(uint8_t st)
+{
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(ana_names); i++)
+		if (ana_names[i].st == st)
+			return ana_names[i].name;
+	return "invalid";
+}
+
+int nvmf_ana_state_parse(const char *s, uint8_t *st)
+{
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(ana_names); i++)
+		if (!strcmp(ana_names[i].name, s)) {
+			*st = ana_names[i].st;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static bool state_valid(uint8_t st)
+{
+	return strcmp(nvmf_ana_state_name(st), "invalid") != 0;
+}
+
+uint8_t nvmf_port_ana_state(const struct nvmf_port *p, uint32_t grp)
+{
+	if (!p || grp == 0 || grp > NVMF_ANAGRPMAX || !p->ana_state[grp])
+		return NVME_ANA_STATE_OPTIMIZED;
+	return p->ana_state[grp];
+}
+
+/* The count moves on every change; past its largest value it starts again at 1. */
+static uint64_t chgcnt_next(struct nvmf_tgt *tgt)
+{
+	if (++tgt->ana_chgcnt == UINT64_MAX || tgt->ana_chgcnt == 0)
+		tgt->ana_chgcnt = 1;
+	return tgt->ana_chgcnt;
+}
+
+void nvmf_tgt_ana_changed(struct nvmf_tgt *tgt)
+{
+	chgcnt_next(tgt);
+}
+
+/* The port a controller's admin queue came in through (NULL: none yet). */
+static const struct nvmf_port *ctrl_port(const struct nvmf_ctrl *c)
+{
+	return c->sqs && c->sqs[0] ? c->sqs[0]->port : NULL;
+}
+
+int nvmf_port_set_ana_state(struct nvmf_port *p, uint32_t grp, uint8_t st)
+{
+	struct nvmf_subsys *s;
+	struct nvmf_ctrl *c;
+
+	if (grp == 0 || grp > NVMF_ANAGRPMAX || !state_valid(st))
+		return -EINVAL;
+	if (nvmf_port_ana_state(p, grp) == st)
+		return 0;
+	p->ana_state[grp] = st;
+	p->ana_chgcnt[grp] = chgcnt_next(p->tgt);
+	TAILQ_FOREACH(s, &p->tgt->subsystems, link)
+		TAILQ_FOREACH(c, &s->ctrls, link)
+			if (ctrl_port(c) == p)
+				nvmf_ctrl_aen_raise(c, NVMF_AEN_ANA);
+	return 0;
+}
+
+int nvmf_ns_set_ana_group(struct nvmf_ns *ns, uint32_t grp)
+{
+	if (grp == 0 || grp > NVMF_ANAGRPMAX)
+		return -EINVAL;
+	if (ns->anagrpid != grp) {
+		ns->anagrpid = grp;
+		nvmf_tgt_ana_changed(ns->subsys->tgt);
+	}
+	return 0;
+}
+
+uint16_t nvmf_ana_check(const struct nvmf_req *req, const struct nvmf_ns *ns)
+{
+	uint16_t path = NVME_SCT_PATH << NVME_SCT_SHIFT;
+
+	switch (nvmf_port_ana_state(req->sq->port, ns->anagrpid)) {
+	case NVME_ANA_STATE_INACCESSIBLE:
+		return path | NVME_SC_ANA_INACCESSIBLE;
+	case NVME_ANA_STATE_PERSISTENT_LOSS:
+		return path | NVME_SC_ANA_PERSISTENT_LOSS;
+	case NVME_ANA_STATE_CHANGE:
+		return path | NVME_SC_ANA_TRANSITION;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Log page 0Ch for the controller of @req: one descriptor per group that
+ * holds a namespace of its subsystem, by group id, each with the state of
+ * the port the controller came in through and, unless @rgo, its
+ * namespaces by nsid. At most NVMF_ANAGRPMAX descriptors and NVMF_MAX_NS
+ * ids: 16 + 128 * 32 + 1024 * 4 bytes, well inside the log's scratch
+ * buffer. Read without RAE, it lets the next change be told.
+ */
+size_t nvmf_log_ana(struct nvmf_req *req, uint8_t *out, bool rgo, bool rae)
+{
+	struct nvmf_ctrl *c = req->sq->ctrl;
+	struct nvme_ana_log *hdr = (void *)out;
+	uint32_t members[NVMF_ANAGRPMAX + 1] = { 0 };
+	size_t off = sizeof(*hdr);
+	uint16_t ngrps = 0;
+	struct nvmf_ns *ns;
+
+	_Static_assert(sizeof(struct nvme_ana_group_desc) == 32, "ANA group descriptor");
+	TAILQ_FOREACH(ns, &c->subsys->namespaces, link)
+		members[ns->anagrpid]++;
+	memset(hdr, 0, sizeof(*hdr));
+	for (uint32_t g = 1; g <= NVMF_ANAGRPMAX; g++) {
+		/* Descriptors after an odd count of nsids are only dword aligned: built aside. */
+		struct nvme_ana_group_desc d = { 0 };
+		size_t at = off;
+		uint32_t n = 0;
+
+		if (!members[g])
+			continue;
+		d.grpid = g;
+		d.chgcnt = req->sq->port ? req->sq->port->ana_chgcnt[g] : 0;
+		d.state = nvmf_port_ana_state(req->sq->port, g);
+		off += sizeof(d);
+		if (!rgo) {
+			TAILQ_FOREACH(ns, &c->subsys->namespaces, link)
+				if (ns->anagrpid == g)
+					memcpy(out + off + 4 * n++, &ns->nsid, 4);
+			off += 4 * n;
+		}
+		d.nnsids = n;
+		memcpy(out + at, &d, sizeof(d));
+		ngrps++;
+	}
+	hdr->chgcnt = c->tgt->ana_chgcnt;
+	hdr->ngrps = ngrps;
+	if (!rae)
+		nvmf_ctrl_aen_log_read(c, NVMF_AEN_ANA, -1);
+	return off;
+}
