@@ -157,6 +157,9 @@ int ftl_submit(struct ftl *f, struct ftl_io *io)
 			return -ERANGE;
 		if (io->op != FTL_IO_TRIM && !io->buf)
 			return -EINVAL;
+		if (io->op == FTL_IO_WRITE && io->ruh &&
+		    io->ruh >= f->cfg.nr_ruh)
+			return -EINVAL; /* no such reclaim unit handle */
 		break;
 	case FTL_IO_FLUSH:
 		break;

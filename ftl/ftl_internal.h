@@ -78,15 +78,55 @@ struct ftl_sb {
 	uint32_t valid; /* valid units */
 	uint32_t erase_count;
 	uint64_t closed_ns; /* for cost-benefit ages */
+	/*
+	 * The reclaim unit handle whose stream opened it (FTL_RUH_NONE: the
+	 * common GC stream's, the translation stream's, or no handles); from
+	 * the pages' OOB stream tag after a restart.
+	 */
+	uint8_t ruh;
 };
+
+#define FTL_RUH_NONE 0xffu
 
 enum ftl_stream {
 	ST_SEQ,
 	ST_RAND,
 	ST_GC,
 	ST_TP,
-	ST_COUNT,
+	ST_RUH0, /* host writes of reclaim unit handle h: ST_RUH0 + h */
+	ST_RUHGC0 = ST_RUH0 + FTL_MAX_RUH, /* GC of handle h (ruh_persistent) */
+	ST_COUNT = ST_RUHGC0 + FTL_MAX_RUH,
 };
+
+/* A stream of host writes (paced, host priority, behind the reserve). */
+static inline bool ftl_host_stream(uint32_t s)
+{
+	return s == ST_SEQ || s == ST_RAND || (s >= ST_RUH0 && s < ST_RUHGC0);
+}
+
+/* A stream GC writes its moves into. */
+static inline bool ftl_gc_stream(uint32_t s)
+{
+	return s == ST_GC || (s >= ST_RUHGC0 && s < ST_COUNT);
+}
+
+/* The reclaim unit handle stream @s writes for, or FTL_RUH_NONE. */
+static inline uint8_t ftl_stream_ruh(uint32_t s)
+{
+	if (s >= ST_RUH0 && s < ST_RUHGC0)
+		return (uint8_t)(s - ST_RUH0);
+	if (s >= ST_RUHGC0 && s < ST_COUNT)
+		return (uint8_t)(s - ST_RUHGC0);
+	return FTL_RUH_NONE;
+}
+
+/* Streams an instance with @cfg may hold open at once (one superblock each). */
+static inline uint32_t ftl_streams_used(const struct ftl_config *cfg)
+{
+	if (!cfg->nr_ruh)
+		return 4; /* sequential, random, GC, translation */
+	return 2 + cfg->nr_ruh * (cfg->ruh_persistent ? 2u : 1u);
+}
 
 enum wbuf_state {
 	WB_FREE,
@@ -432,7 +472,18 @@ struct ftl {
 	bool shutting_down;
 
 	struct ftl_stats st;
+	/* Flexible Data Placement: per handle, then FTL_RUH_NONE's at [FTL_MAX_RUH]. */
+	struct ftl_fdp_ctr fdp[FTL_MAX_RUH + 1];
+	uint64_t ru_updates[FTL_MAX_RUH];
 };
+
+/* The counters of superblock @sb's handle (or of none). */
+static inline struct ftl_fdp_ctr *ftl_fdp_of(struct ftl *f, int32_t sb)
+{
+	uint8_t r = sb >= 0 ? f->sbs[sb].ruh : FTL_RUH_NONE;
+
+	return &f->fdp[r < FTL_MAX_RUH ? r : FTL_MAX_RUH];
+}
 
 /* layout.c */
 int ftl_layout_init(struct ftl *f);

@@ -120,6 +120,20 @@ static void gc_victim_done(struct ftl *f)
 
 /* ---- reads ---- */
 
+/*
+ * Where GC moves data unit @old: with persistently isolated reclaim unit
+ * handles into the GC stream of the handle its superblock belongs to, so
+ * no superblock ever mixes handles; else the one GC stream.
+ */
+static enum ftl_stream gc_dest(const struct ftl *f, uint32_t old)
+{
+	uint8_t r = f->sbs[ftl_ppn_sb(f, old)].ruh;
+
+	if (f->cfg.ruh_persistent && r < f->cfg.nr_ruh)
+		return (enum ftl_stream)(ST_RUHGC0 + r);
+	return ST_GC;
+}
+
 static struct ftl_gc_rd *rd_find(struct ftl *f, uint32_t fpid)
 {
 	for (uint32_t i = 0; i < f->gc.nrds; i++)
@@ -473,7 +487,7 @@ static bool gc_move_one(struct ftl *f, const struct ftl_gc_ent *e)
 			f->gc.lost++;
 			return true;
 		}
-		ppn = ftl_put_unit(f, ST_GC, e->lba, UK_DATA, os->dseq, data);
+		ppn = ftl_put_unit(f, gc_dest(f, old), e->lba, UK_DATA, os->dseq, data);
 		if (ppn == FTL_UNMAPPED)
 			return gc_wait_space(f);
 		ftl_map_set(f, c, e->lba, ppn);

@@ -46,6 +46,7 @@ void ftl_gc_erase_try(struct ftl *f, struct ftl_gc_erase *e)
 	e->failed = false;
 	f->sbs[e->sb].state = SB_ERASING;
 	e->pending = n;
+	ftl_fdp_of(f, e->sb)->erased_bytes += (uint64_t)f->units_per_sb * FTL_UNIT;
 	for (uint32_t s = 0; s < n; s++) {
 		struct nand_op *op = &e->ops[s];
 

@@ -163,8 +163,9 @@ int32_t ftl_gc_pick_victim(struct ftl *f, enum ftl_gc_level lvl, bool *wl)
 			int os = -1;
 
 			if (f->sbs[i].state == SB_OPEN) {
-				for (int s = ST_SEQ; s <= ST_RAND; s++)
-					if (f->streams[s].sb == (int32_t)i)
+				for (int s = 0; s < ST_COUNT; s++)
+					if (ftl_host_stream((uint32_t)s) &&
+					    f->streams[s].sb == (int32_t)i)
 						os = s;
 				if (os < 0)
 					continue;

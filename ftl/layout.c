@@ -17,13 +17,15 @@
  * stream and one to collect into, then over-provisioning on top; the
  * translation pages live in the same space. 0 when too small.
  */
-static uint64_t layout_capacity(uint32_t op_permille, uint64_t units_per_sb, uint32_t nr_sb)
+static uint64_t layout_capacity(const struct ftl_config *cfg, uint64_t units_per_sb,
+			       uint32_t nr_sb)
 {
+	uint32_t op_permille = cfg->op_permille, nst = ftl_streams_used(cfg);
 	uint64_t data_units, cap;
 
-	if (nr_sb < FTL_CKPT_SBS + ST_COUNT + 4 || op_permille >= 1000)
+	if (nr_sb < FTL_CKPT_SBS + nst + 4 || op_permille >= 1000 || cfg->nr_ruh > FTL_MAX_RUH)
 		return 0;
-	data_units = (uint64_t)(nr_sb - FTL_CKPT_SBS - ST_COUNT - 1) * units_per_sb;
+	data_units = (uint64_t)(nr_sb - FTL_CKPT_SBS - nst - 1) * units_per_sb;
 	cap = data_units * (1000 - op_permille) / 1000;
 	return cap - (cap + FTL_TP_ENTRIES - 1) / FTL_TP_ENTRIES;
 }
@@ -38,7 +40,7 @@ uint64_t ftl_capacity_for(const struct ftl_config *cfg, const struct nand_geomet
 	if (slots == 0 || slots > FTL_MAX_SLOTS || nr_dies == 0 || units > UINT32_MAX / 2 ||
 	    units * nr_blocks >= UINT32_MAX)
 		return 0;
-	cap = layout_capacity(cfg->op_permille, units, nr_blocks);
+	cap = layout_capacity(cfg, units, nr_blocks);
 	return cap <= UINT32_MAX ? cap : 0;
 }
 
@@ -61,15 +63,19 @@ int ftl_layout_init(struct ftl *f)
 	if (units > UINT32_MAX / 2 || units * f->nr_sb >= UINT32_MAX)
 		return -E2BIG;
 	f->units_per_sb = (uint32_t)units;
-	if (f->nr_sb < FTL_CKPT_SBS + ST_COUNT + 4)
+	if (f->cfg.nr_ruh > FTL_MAX_RUH)
+		return -EINVAL;
+	if (f->nr_sb < FTL_CKPT_SBS + ftl_streams_used(&f->cfg) + 4)
 		return -ENOSPC;
-	f->capacity = (uint32_t)layout_capacity(f->cfg.op_permille, units, f->nr_sb);
+	f->capacity = (uint32_t)layout_capacity(&f->cfg, units, f->nr_sb);
 	f->nr_tp = (f->capacity + FTL_TP_ENTRIES - 1) / FTL_TP_ENTRIES;
 
 	f->sbs = calloc(f->nr_sb, sizeof(*f->sbs));
 	f->valid = calloc(((uint64_t)f->nr_sb * units + 63) / 64, sizeof(uint64_t));
 	if (!f->sbs || !f->valid)
 		return -ENOMEM;
+	for (uint32_t i = 0; i < f->nr_sb; i++)
+		f->sbs[i].ruh = FTL_RUH_NONE;
 	for (uint32_t i = 0; i < FTL_CKPT_SBS; i++)
 		f->sbs[i].state = SB_CKPT;
 	f->free_sbs = f->nr_sb - FTL_CKPT_SBS;
@@ -156,6 +162,7 @@ void ftl_sb_freed(struct ftl *f, uint32_t sb)
 {
 	f->sbs[sb].state = SB_FREE;
 	f->sbs[sb].valid = 0;
+	f->sbs[sb].ruh = FTL_RUH_NONE;
 	f->sbs[sb].erase_count++;
 	f->free_sbs++;
 	ftl_mig_sb_free(f, sb);
@@ -169,7 +176,7 @@ static void check_spare(struct ftl *f)
 {
 	uint64_t need = ((uint64_t)f->capacity + f->nr_tp + f->units_per_sb - 1) / f->units_per_sb;
 
-	if (f->nr_sb - FTL_CKPT_SBS - f->bad_sbs < need + ST_COUNT + 1)
+	if (f->nr_sb - FTL_CKPT_SBS - f->bad_sbs < need + ftl_streams_used(&f->cfg) + 1)
 		ftl_set_fatal(f, -ENOSPC);
 }
 

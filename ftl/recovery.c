@@ -44,11 +44,20 @@
 
 #define CKPT_MAGIC_V1 0x31504b43584c42ull /* "BLXCKP1": no stream positions */
 #define CKPT_MAGIC 0x32504b43584c42ull /* "BLXCKP2" */
-#define CKPT_STREAMS 8 /* room for stream positions; ST_COUNT are used */
+/*
+ * Room for stream positions; ST_COUNT are used. Was 8: a header written
+ * then is followed by zeros in its unit, so it reads as before (and its
+ * placement counters as zero).
+ */
+#define CKPT_STREAMS 24
 
 _Static_assert(ST_COUNT <= CKPT_STREAMS, "checkpoint stream table too small");
 
-/* Where a stream was writing: superblock (-1: none) and next unit offset. */
+/*
+ * Where a stream was writing: superblock (-1: none) and next unit offset.
+ * CKPT_SB_UNKNOWN: no checkpoint said (recovery looks in the scan).
+ */
+#define CKPT_SB_UNKNOWN (-2)
 struct ckpt_stream {
 	int32_t sb;
 	uint32_t next;
@@ -65,6 +74,9 @@ struct ckpt_hdr {
 	/* Version 2. */
 	uint32_t nr_streams, pad;
 	struct ckpt_stream streams[CKPT_STREAMS];
+	/* Flexible Data Placement counters (struct ftl's fdp[], ru_updates[]). */
+	struct ftl_fdp_ctr fdp[FTL_MAX_RUH + 1];
+	uint64_t ru_updates[FTL_MAX_RUH];
 };
 
 _Static_assert(sizeof(struct ckpt_hdr) <= FTL_UNIT, "checkpoint header too large");
@@ -159,6 +171,8 @@ int ftl_checkpoint_write(struct ftl *f)
 	h.gc_runs = f->st.gc_runs;
 	h.wl_runs = f->st.wl_runs;
 	h.nr_streams = ST_COUNT;
+	memcpy(h.fdp, f->fdp, sizeof(h.fdp));
+	memcpy(h.ru_updates, f->ru_updates, sizeof(h.ru_updates));
 	for (int s = 0; s < ST_COUNT; s++) {
 		const struct ftl_streamstate *ss = &f->streams[s];
 
@@ -298,7 +312,7 @@ static int apply_checkpoint(struct ftl *f, uint64_t *ckpt_wseq,
 	}
 	*ckpt_wseq = 0;
 	for (int s = 0; s < ST_COUNT; s++)
-		cs[s] = (struct ckpt_stream){ -1, 0 };
+		cs[s] = (struct ckpt_stream){ CKPT_SB_UNKNOWN, 0 };
 	if (best) {
 		const uint8_t *p = img[which];
 		const struct ckpt_sb *sbt;
@@ -322,6 +336,8 @@ static int apply_checkpoint(struct ftl *f, uint64_t *ckpt_wseq,
 		f->st.units_padded = best->units_padded;
 		f->st.gc_runs = best->gc_runs;
 		f->st.wl_runs = best->wl_runs;
+		memcpy(f->fdp, best->fdp, sizeof(f->fdp));
+		memcpy(f->ru_updates, best->ru_updates, sizeof(f->ru_updates));
 		f->st.recovered_from_checkpoint = true;
 		*ckpt_wseq = best->wseq;
 		for (uint32_t s = 0; s < best->nr_streams && s < ST_COUNT; s++)
@@ -414,6 +430,10 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n,
 		/* A superblock holding pages is full until GC takes it (or a
 		 * stream is given it back, reopen_streams()). */
 		f->sbs[sb].state = sn->any ? SB_FULL : SB_FREE;
+		/* Its reclaim unit handle: the stream its pages carry (tag s + 1). */
+		f->sbs[sb].ruh = sn->any && !sn->mixed && sn->stream
+					 ? ftl_stream_ruh(sn->stream - 1)
+					 : FTL_RUH_NONE;
 	}
 	free(oob_raw);
 	*out = recs;
@@ -604,6 +624,8 @@ static void reopen_streams(struct ftl *f, const struct sb_seen *seen,
 
 		if (f->streams[s].sb >= 0 || f->streams[s].wb)
 			continue; /* written already: not ours to move */
+		if (clean && cs[s].sb == -1)
+			continue; /* it had none open (a reclaim unit handle update, say) */
 		if (clean && cs[s].sb >= FTL_CKPT_SBS && (uint32_t)cs[s].sb < f->nr_sb &&
 		    cs[s].next % f->slots == 0) {
 			sb = cs[s].sb;

@@ -25,7 +25,7 @@ int ftl_write_init(struct ftl *f)
 {
 	const struct nand_geometry *g = f->geo;
 
-	f->nr_wbufs = f->cfg.write_buffer_pages + ST_COUNT;
+	f->nr_wbufs = f->cfg.write_buffer_pages + ftl_streams_used(&f->cfg);
 	if (f->cfg.plane_groups && f->planes > 1)
 		f->nr_wbufs += (f->planes - 1) * f->ndies; /* room to gather plane groups */
 	f->wbufs = calloc(f->nr_wbufs, sizeof(*f->wbufs));
@@ -125,7 +125,7 @@ static bool maps_into(const struct ftl *f, const struct ftl_wbuf *tpw,
 
 static bool data_stream(uint32_t s)
 {
-	return s == ST_SEQ || s == ST_RAND || s == ST_GC;
+	return s != ST_TP;
 }
 
 /* Translation page @wb may be programmed: what it maps is on flash. */
@@ -221,12 +221,13 @@ static void unstick_held(struct ftl *f)
 	}
 	if (grouping) {
 		/* Pages waiting for plane partners hold the buffer: program them alone. */
-		for (int s = ST_SEQ; s <= ST_GC; s++)
-			ftl_program_waiting(f, (enum ftl_stream)s);
+		for (int s = 0; s < ST_COUNT; s++)
+			if (data_stream((uint32_t)s))
+				ftl_program_waiting(f, (enum ftl_stream)s);
 		return;
 	}
-	for (int s = ST_SEQ; s <= ST_GC; s++) {
-		const struct ftl_wbuf *d = f->streams[s].wb;
+	for (int s = 0; s < ST_COUNT; s++) {
+		const struct ftl_wbuf *d = data_stream((uint32_t)s) ? f->streams[s].wb : NULL;
 		bool dep = false;
 
 		TAILQ_FOREACH(wb, &f->inflight, link)
@@ -306,8 +307,7 @@ static void program(struct ftl *f, struct ftl_wbuf *wb, enum ftl_stream s)
 	f->st.flash_programs++;
 	memset(op, 0, sizeof(*op));
 	op->kind = NAND_OP_PROGRAM;
-	op->prio = s == ST_SEQ || s == ST_RAND ? NAND_PRIO_HOST_WRITE
-					       : NAND_PRIO_GC_WRITE;
+	op->prio = ftl_host_stream(s) ? NAND_PRIO_HOST_WRITE : NAND_PRIO_GC_WRITE;
 	ftl_fpid_addr(f, wb->fpid, &op->addr);
 	op->nplanes = 1;
 	op->data = wb->data;
@@ -343,10 +343,10 @@ static void program(struct ftl *f, struct ftl_wbuf *wb, enum ftl_stream s)
 		 * or a crash in between would map LBAs to pages never
 		 * programmed (recovery trusts a translation page's content).
 		 */
-		for (int d = ST_SEQ; d <= ST_GC; d++) {
+		for (int d = 0; d < ST_COUNT; d++) {
 			struct ftl_wbuf *dw = f->streams[d].wb;
 
-			if (dw && maps_into(f, wb, dw)) {
+			if (dw && data_stream((uint32_t)d) && maps_into(f, wb, dw)) {
 				wb->dep[wb->ndeps].wb = dw;
 				wb->dep[wb->ndeps++].gen = dw->gen;
 			}
@@ -375,7 +375,7 @@ static bool stream_page(struct ftl *f, enum ftl_stream s)
 		 * Host streams leave the last two free superblocks to GC and to
 		 * translation pages, which GC itself may need to write.
 		 */
-		uint32_t reserve = (s == ST_SEQ || s == ST_RAND) ? FTL_HOST_RESERVE_SBS : 0;
+		uint32_t reserve = ftl_host_stream(s) ? FTL_HOST_RESERVE_SBS : 0;
 		int32_t sb;
 
 		if (f->free_sbs <= reserve)
@@ -389,6 +389,7 @@ static bool stream_page(struct ftl *f, enum ftl_stream s)
 		}
 		st->sb = sb;
 		st->next = 0;
+		f->sbs[sb].ruh = ftl_stream_ruh(s); /* its reclaim unit handle's */
 	}
 	TAILQ_REMOVE(&f->free_wbufs, wb, link);
 	wb->state = WB_FILLING;
@@ -422,19 +423,19 @@ uint32_t ftl_put_unit(struct ftl *f, enum ftl_stream s, uint32_t lba,
 	wb->oob.slot[slot] = (struct ftl_oob_slot){
 		.lba = lba, .kind = kind, .wseq = ++f->wseq, .dseq = dseq,
 	};
-	switch (s) {
-	case ST_GC:
+	ftl_fdp_of(f, st->sb)->media_bytes += FTL_UNIT;
+	if (ftl_gc_stream(s)) {
 		f->st.units_written_gc++; /* GC accounts for its own writes */
-		break;
-	case ST_TP:
+	} else if (s == ST_TP) {
 		f->st.units_written_tp++;
 		ftl_gc_spend(f, 1);
-		break;
-	default:
-		if (kind == UK_DATA)
+	} else {
+		if (kind == UK_DATA) {
 			f->st.units_written_host++;
-		else if (kind == UK_TP)
+			ftl_fdp_of(f, st->sb)->host_bytes += FTL_UNIT;
+		} else if (kind == UK_TP) {
 			f->st.units_written_tp++;
+		}
 		ftl_gc_spend(f, 1);
 	}
 	if (wb->used == f->slots) {
@@ -495,6 +496,7 @@ void ftl_close_stream(struct ftl *f, enum ftl_stream s)
 							   .wseq = ++f->wseq };
 		st->next++;
 		f->st.units_padded++;
+		ftl_fdp_of(f, st->sb)->media_bytes += FTL_UNIT;
 		ftl_gc_spend(f, 1);
 	}
 	st->wb = NULL;
@@ -572,6 +574,8 @@ void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
 		}
 		/* Without separation every host write shares one stream. */
 		io->stream = f->cfg.stream_separation && !seq ? ST_RAND : ST_SEQ;
+		if (f->cfg.nr_ruh)
+			io->stream = ST_RUH0 + io->ruh; /* its reclaim unit handle's */
 		io->ordered = seq;
 		f->last_write_end = io->lba + io->nr;
 		io->stage = 1;

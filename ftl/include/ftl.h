@@ -128,7 +128,23 @@ struct ftl_config {
 	 * submit fails (-EINVAL).
 	 */
 	uint32_t tenant;
+	/*
+	 * Flexible Data Placement (NVMe TP4146): reclaim unit handles, 0:
+	 * none (host writes go to the sequential and random streams). With N
+	 * (1..FTL_MAX_RUH) every host write names a handle (ftl_io.ruh, 0 the
+	 * default) and goes to that handle's own stream: its reclaim unit is
+	 * the superblock the stream has open. ruh_persistent ("persistently
+	 * isolated"): GC moves a victim's data into a GC stream of the
+	 * victim's handle, so a superblock never holds data of two handles;
+	 * else ("initially isolated") GC moves everything into the one GC
+	 * stream. Each stream holds an open superblock, so the capacity
+	 * leaves one more superblock per extra stream (ftl_capacity_for()).
+	 */
+	uint32_t nr_ruh;
+	bool ruh_persistent;
 };
+
+#define FTL_MAX_RUH 8
 
 void ftl_config_default(struct ftl_config *cfg);
 
@@ -215,6 +231,11 @@ struct ftl_io {
 	bool cmt_waited; /* waited for a translation page load: its next lookup is no hit */
 	bool ordered; /* a sequential write: placed in arrival order */
 	TAILQ_ENTRY(ftl_io) link;
+	/*
+	 * Caller's: a WRITE's reclaim unit handle, below ftl_config.nr_ruh
+	 * (0 when it has none); ftl_submit() refuses another (-EINVAL).
+	 */
+	uint16_t ruh;
 };
 
 struct ftl;
@@ -292,6 +313,44 @@ void ftl_get_stats(const struct ftl *f, struct ftl_stats *st);
 void ftl_get_resources(const struct ftl *f, struct ftl_resources *out);
 /* Write amplification: flash units programmed / host units written. */
 double ftl_waf(const struct ftl *f);
+
+/*
+ * Flexible Data Placement: what one reclaim unit handle wrote and erased,
+ * in bytes (units of FTL_UNIT), as NVMe's FDP statistics count them: host
+ * bytes its writes brought; media bytes programmed into superblocks of
+ * the handle (its host data, GC moves into them, padding); bytes erased
+ * of its superblocks (a superblock's units when it is erased). A
+ * superblock belongs to the handle whose stream opened it; one the
+ * common GC stream or the translation stream opened belongs to none, and
+ * counts in ftl_fdp_stats.other. Kept by the checkpoint; after a crash
+ * they are the checkpoint's (as ftl_stats are).
+ */
+struct ftl_fdp_ctr {
+	uint64_t host_bytes, media_bytes, erased_bytes;
+};
+
+struct ftl_fdp_stats {
+	uint32_t nr_ruh;
+	bool persistent;
+	uint64_t ru_bytes; /* a reclaim unit's size: a superblock's data */
+	struct ftl_fdp_ctr ruh[FTL_MAX_RUH];
+	struct ftl_fdp_ctr other; /* superblocks of no handle */
+	struct ftl_fdp_ctr total; /* the sums: the endurance group's figures */
+	/* Per handle: bytes its reclaim unit can still take (0: none open). */
+	uint64_t ru_left[FTL_MAX_RUH];
+	uint64_t ru_updates[FTL_MAX_RUH]; /* ftl_ruh_update() calls that moved it */
+};
+
+/* -EINVAL without placement handles. */
+int ftl_fdp_stats(const struct ftl *f, struct ftl_fdp_stats *out);
+/*
+ * Reclaim Unit Handle Update: handle @ruh's next write goes to a fresh
+ * reclaim unit. The page being filled is padded and programmed, the
+ * superblock closes (what is left of it is never written; GC reclaims it
+ * as any other). 0; -EINVAL for a handle out of range; -ESHUTDOWN. A
+ * handle with nothing written in its reclaim unit stays where it is.
+ */
+int ftl_ruh_update(struct ftl *f, uint32_t ruh);
 
 /*
  * Online migration of one die of an instance to another die (FlashBlox,
@@ -427,7 +486,9 @@ enum ftl_stream_id {
 	FTL_STREAM_RAND,
 	FTL_STREAM_GC,
 	FTL_STREAM_TP, /* translation pages */
-	FTL_STREAMS,
+	FTL_STREAM_RUH0, /* host writes of handle h: FTL_STREAM_RUH0 + h */
+	FTL_STREAM_RUHGC0 = FTL_STREAM_RUH0 + FTL_MAX_RUH, /* GC of handle h (persistent) */
+	FTL_STREAMS = FTL_STREAM_RUHGC0 + FTL_MAX_RUH,
 };
 
 struct ftl_stream_info {

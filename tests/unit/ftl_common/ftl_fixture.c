@@ -255,6 +255,7 @@ int fx_submit(struct fx *x, struct fx_req *r, enum ftl_io_op op, uint32_t lba,
 	r->io.nr = nr;
 	r->io.buf = buf;
 	r->io.fua = fua;
+	r->io.ruh = op == FTL_IO_WRITE ? x->ruh : 0;
 	r->io.cb = fx_cb;
 	r->io.cb_arg = r;
 	r->done = false;
@@ -679,3 +680,44 @@ uint32_t fx_log_check(struct fx_crash_log *l)
 	fx_log_flushed(l);
 	return newer;
 }
+
+/* ---- life cycle ---- */
+
+struct fx_sd {
+	bool done;
+	int status;
+};
+
+static void fx_sd_cb(void *arg, int status)
+{
+	struct fx_sd *s = arg;
+
+	s->done = true;
+	s->status = status;
+}
+
+void fx_shutdown(struct fx *x)
+{
+	struct fx_sd s = { 0 };
+
+	assert_int_equal(ftl_shutdown(x->f, fx_sd_cb, &s), 0);
+	fx_run_until(x, &s.done, "shutdown never completed");
+	assert_true(s.done);
+	assert_int_equal(s.status, 0);
+}
+
+void fx_restart(struct fx *x)
+{
+	uint32_t cap = x->cap;
+
+	assert_int_equal(fx_ftl_create(x), 0);
+	assert_int_equal(x->cap, cap);
+}
+
+void clean_restart(struct fx *x)
+{
+	fx_shutdown(x);
+	fx_crash(x); /* nothing is in flight: just a close and reopen */
+	fx_restart(x);
+}
+

@@ -55,6 +55,7 @@ struct fx {
 	uint64_t rng;
 	uint8_t *wbuf, *rbuf;
 	void *aux[2]; /* a test's own allocations, freed by fx_free() */
+	uint16_t ruh; /* the reclaim unit handle writes carry (ftl_io.ruh) */
 };
 
 /* Helper scratch memory, freed by fx_teardown() after a failure too. */
@@ -107,6 +108,13 @@ int fx_run(const struct CMUnitTest *tests, size_t n);
  * build a new device. The FTL is not recreated.
  */
 void fx_crash(struct fx *x);
+
+/* A clean stop (ftl_shutdown()) that must succeed; the FTL is not destroyed. */
+void fx_shutdown(struct fx *x);
+/* Recreate the FTL on the (reopened) store; the capacity is the same. */
+void fx_restart(struct fx *x);
+/* Clean stop, close and reopen the store, recreate the FTL. */
+void clean_restart(struct fx *x);
 
 /* ---- I/O ---- */
 

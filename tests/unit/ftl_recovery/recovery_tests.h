@@ -22,12 +22,6 @@ struct stream_pos {
 
 /* ---- life cycle (test_ftl_recovery.c) ---- */
 
-/* A clean stop (ftl_shutdown()) that must succeed; the FTL is not destroyed. */
-void fx_shutdown(struct fx *x);
-/* Recreate the FTL on the (reopened) store; the capacity is the same. */
-void fx_restart(struct fx *x);
-/* Clean stop, close and reopen the store, recreate the FTL. */
-void clean_restart(struct fx *x);
 /* The small geometry on a file store. @cfg NULL: fx_cfg_default(). */
 struct fx *rec_new(const struct ftl_config *cfg);
 

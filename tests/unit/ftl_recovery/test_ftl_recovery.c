@@ -118,31 +118,6 @@ static void sd_cb(void *arg, int status)
 	s->status = status;
 }
 
-void fx_shutdown(struct fx *x)
-{
-	struct sd s = { 0 };
-
-	assert_int_equal(ftl_shutdown(x->f, sd_cb, &s), 0);
-	fx_run_until(x, &s.done, "shutdown never completed");
-	assert_true(s.done);
-	assert_int_equal(s.status, 0);
-}
-
-void fx_restart(struct fx *x)
-{
-	uint32_t cap = x->cap;
-
-	assert_int_equal(fx_ftl_create(x), 0);
-	assert_int_equal(x->cap, cap);
-}
-
-void clean_restart(struct fx *x)
-{
-	fx_shutdown(x);
-	fx_crash(x); /* nothing is in flight: just a close and reopen */
-	fx_restart(x);
-}
-
 struct fx *rec_new(const struct ftl_config *cfg)
 {
 	struct fx_geo g;

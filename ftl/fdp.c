@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Flexible Data Placement (NVMe TP4146) on the FTL: reclaim unit handles
+ * are streams of their own (write.c puts a write of handle h into stream
+ * ST_RUH0 + h; gc.c moves a persistently isolated handle's data into
+ * ST_RUHGC0 + h), a reclaim unit is the superblock such a stream has
+ * open, and every superblock knows its handle (ftl_sb.ruh, from the OOB
+ * stream tag after a restart). Here: the handle's counters as the FDP
+ * statistics and usage logs report them, and the Reclaim Unit Handle
+ * Update.
+ */
+#include "ftl_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void ctr_add(struct ftl_fdp_ctr *to, const struct ftl_fdp_ctr *c)
+{
+	to->host_bytes += c->host_bytes;
+	to->media_bytes += c->media_bytes;
+	to->erased_bytes += c->erased_bytes;
+}
+
+int ftl_fdp_stats(const struct ftl *f, struct ftl_fdp_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!f->cfg.nr_ruh)
+		return -EINVAL;
+	out->nr_ruh = f->cfg.nr_ruh;
+	out->persistent = f->cfg.ruh_persistent;
+	out->ru_bytes = (uint64_t)f->units_per_sb * FTL_UNIT;
+	for (uint32_t r = 0; r < FTL_MAX_RUH; r++) {
+		const struct ftl_streamstate *st = &f->streams[ST_RUH0 + r];
+
+		out->ruh[r] = f->fdp[r];
+		ctr_add(&out->total, &f->fdp[r]);
+		out->ru_updates[r] = f->ru_updates[r];
+		if (r < f->cfg.nr_ruh && st->sb >= 0 && st->next < f->units_per_sb)
+			out->ru_left[r] = (uint64_t)(f->units_per_sb - st->next) * FTL_UNIT;
+	}
+	out->other = f->fdp[FTL_MAX_RUH];
+	ctr_add(&out->total, &f->fdp[FTL_MAX_RUH]);
+	return 0;
+}
+
+int ftl_ruh_update(struct ftl *f, uint32_t ruh)
+{
+	enum ftl_stream s = (enum ftl_stream)(ST_RUH0 + ruh);
+	struct ftl_streamstate *st = &f->streams[s];
+	int32_t sb;
+
+	if (ruh >= f->cfg.nr_ruh)
+		return -EINVAL;
+	if (f->shutting_down)
+		return -ESHUTDOWN;
+	if (st->sb < 0 || (st->next == 0 && !st->wb))
+		return 0; /* no reclaim unit, or a fresh one */
+	/* The page being filled is padded and programmed, as a flush does. */
+	ftl_close_stream(f, s);
+	sb = st->sb;
+	if (sb >= 0 && f->sbs[sb].state == SB_OPEN) {
+		f->sbs[sb].state = SB_FULL;
+		f->sbs[sb].closed_ns = f->env.ops->now(f->env.ctx);
+	}
+	st->sb = -1;
+	st->next = 0;
+	f->ru_updates[ruh]++;
+	ftl_kick(f); /* writes waiting on it go on in the next reclaim unit */
+	return 0;
+}

@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests for Flexible Data Placement in the FTL (ftl/fdp.c, the
+ * reclaim unit handle streams of write.c and gc.c): writes of each handle
+ * land in that handle's superblocks; GC keeps handles apart when they are
+ * persistently isolated and mixes only its own superblocks when they are
+ * initially isolated; the per-handle counters add up to the FTL's own
+ * unit counts; all eight handles at high utilization never run out of
+ * reclaim units; the Reclaim Unit Handle Update; handles out of range; a
+ * superblock's handle after a crash and a clean restart.
+ */
+#include "ftl_fixture.h"
+#include "ftl_internal.h"
+
+/* The handle owning @lba: the LBA space in @nr equal regions. */
+static uint16_t lba_ruh(const struct fx *x, uint32_t lba, uint32_t nr)
+{
+	return (uint16_t)((uint64_t)lba * nr / x->cap);
+}
+
+/* The first LBA of handle @r's region (lba_ruh()'s inverse). */
+static uint32_t region_lo(const struct fx *x, uint32_t r, uint32_t nr)
+{
+	return (uint32_t)(((uint64_t)x->cap * r + nr - 1) / nr);
+}
+
+static struct fx *fdp_new(uint32_t nr_ruh, bool persistent, uint32_t blocks, bool file)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+
+	fx_cfg_default(&cfg);
+	cfg.nr_ruh = nr_ruh;
+	cfg.ruh_persistent = persistent;
+	fx_geo_small(&g);
+	g.blocks = blocks;
+	return fx_new(&g, &cfg, file);
+}
+
+/* Host units written per handle by the helpers below. */
+struct fdp_track {
+	uint64_t host[FTL_MAX_RUH];
+};
+
+/* Write [lba, lba + nr) with the handle owning it. */
+static void fdp_write(struct fx *x, struct fdp_track *t, uint32_t lba, uint32_t nr)
+{
+	x->ruh = lba_ruh(x, lba, x->f->cfg.nr_ruh);
+	fx_write(x, lba, nr);
+	t->host[x->ruh] += nr;
+}
+
+/* Every region written once, in runs of up to FX_MAX_IO units. */
+static void fdp_fill(struct fx *x, struct fdp_track *t)
+{
+	uint32_t nr_ruh = x->f->cfg.nr_ruh;
+
+	for (uint32_t r = 0; r < nr_ruh; r++) {
+		uint32_t lo = region_lo(x, r, nr_ruh), hi = region_lo(x, r + 1, nr_ruh);
+
+		for (uint32_t lba = lo; lba < hi; lba += FX_MAX_IO)
+			fdp_write(x, t, lba, hi - lba < FX_MAX_IO ? hi - lba : FX_MAX_IO);
+	}
+}
+
+/*
+ * Random overwrites of 1..8 units inside one region, @units in all; half
+ * of them go to region 0 (a hot handle), the rest anywhere. Logged in @l
+ * unless NULL.
+ */
+static void fdp_overwrite(struct fx *x, struct fdp_track *t, uint64_t units,
+			  struct fx_crash_log *l)
+{
+	uint32_t nr_ruh = x->f->cfg.nr_ruh;
+
+	for (uint64_t done = 0; done < units;) {
+		uint32_t r = fx_below(x, 2) ? 0 : fx_below(x, nr_ruh);
+		uint32_t lo = region_lo(x, r, nr_ruh), hi = region_lo(x, r + 1, nr_ruh);
+		uint32_t nr = 1 + fx_below(x, 8);
+
+		if (nr > hi - lo)
+			nr = hi - lo;
+		lo += fx_below(x, hi - lo - nr + 1);
+		fdp_write(x, t, lo, nr);
+		if (l)
+			fx_log_add(l, lo, nr);
+		done += nr;
+	}
+}
+
+/*
+ * Where every mapped LBA is: a superblock of its own handle, or (initially
+ * isolated only) one of no handle (GC's). Returns the superblocks of no
+ * handle holding data of more than one handle.
+ */
+static uint32_t check_placement(const struct fx *x, bool persistent)
+{
+	const struct ftl *f = x->f;
+	uint32_t *map = fx_tmp_alloc(FTL_UNIT);
+	int *owner = fx_tmp_alloc(sizeof(int) * f->nr_sb);
+	uint32_t mixed = 0;
+
+	for (uint32_t sb = 0; sb < f->nr_sb; sb++)
+		owner[sb] = -1;
+	for (uint32_t tp = 0; tp < f->nr_tp; tp++) {
+		fx_tp_contents(x, tp, map);
+		for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++) {
+			uint32_t lba = tp * FTL_TP_ENTRIES + i, sb;
+			uint16_t h;
+
+			if (lba >= x->cap || map[i] >= FTL_LOST)
+				continue;
+			sb = map[i] / f->units_per_sb;
+			h = lba_ruh(x, lba, f->cfg.nr_ruh);
+			if (f->sbs[sb].ruh != FTL_RUH_NONE) {
+				if (f->sbs[sb].ruh != h)
+					fail_msg("lba %u of handle %u in superblock %u of handle %u",
+						 lba, h, sb, f->sbs[sb].ruh);
+				continue;
+			}
+			if (persistent)
+				fail_msg("lba %u of handle %u in superblock %u of no handle", lba,
+					 h, sb);
+			if (owner[sb] >= 0 && owner[sb] != h && owner[sb] != FTL_MAX_RUH) {
+				mixed++;
+				owner[sb] = FTL_MAX_RUH; /* counted */
+			} else if (owner[sb] < 0) {
+				owner[sb] = h;
+			}
+		}
+	}
+	fx_tmp_free(owner);
+	fx_tmp_free(map);
+	return mixed;
+}
+
+/* The handles' counters against the FTL's own unit counts and the writes made. */
+static void check_counters(const struct fx *x, const struct fdp_track *t)
+{
+	struct ftl_stats st = fx_stats(x);
+	struct ftl_fdp_stats fs;
+	struct ftl_fdp_ctr sum = { 0 };
+	uint64_t block_bytes = (uint64_t)x->lay.units_per_sb / x->lay.stripe * FTL_UNIT;
+
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.nr_ruh, x->f->cfg.nr_ruh);
+	assert_int_equal(fs.ru_bytes, (uint64_t)x->lay.units_per_sb * FTL_UNIT);
+	for (uint32_t r = 0; r < FTL_MAX_RUH; r++) {
+		assert_int_equal(fs.ruh[r].host_bytes, t->host[r] * FTL_UNIT);
+		/* A handle's media writes are its host writes and more. */
+		assert_true(fs.ruh[r].media_bytes >= fs.ruh[r].host_bytes);
+		sum.host_bytes += fs.ruh[r].host_bytes;
+		sum.media_bytes += fs.ruh[r].media_bytes;
+		sum.erased_bytes += fs.ruh[r].erased_bytes;
+	}
+	assert_int_equal(fs.other.host_bytes, 0);
+	assert_int_equal(fs.total.host_bytes, sum.host_bytes);
+	assert_int_equal(fs.total.media_bytes, sum.media_bytes + fs.other.media_bytes);
+	assert_int_equal(fs.total.erased_bytes, sum.erased_bytes + fs.other.erased_bytes);
+	assert_int_equal(fs.total.host_bytes, st.units_written_host * FTL_UNIT);
+	assert_int_equal(fs.total.media_bytes, (st.units_written_host + st.units_written_gc +
+						st.units_written_tp + st.units_padded) *
+						       FTL_UNIT);
+	assert_int_equal(fs.total.erased_bytes, st.flash_erases * block_bytes);
+}
+
+/* 1. Writes of each handle go to that handle's own reclaim unit. */
+static void test_fdp_placement(void **state)
+{
+	struct fdp_track t = { 0 };
+	struct fx *x;
+	int32_t sbs[4];
+
+	(void)state;
+	x = fdp_new(4, true, 32, false);
+	for (uint32_t r = 0; r < 4; r++) {
+		uint32_t lba = region_lo(x, r, 4);
+
+		fdp_write(x, &t, lba, 20);
+		sbs[r] = x->f->streams[ST_RUH0 + r].sb;
+		assert_true(sbs[r] >= 0);
+		assert_int_equal(x->f->sbs[sbs[r]].ruh, r);
+		for (uint32_t q = 0; q < r; q++)
+			assert_int_not_equal(sbs[q], sbs[r]);
+	}
+	/* Neither the sequential nor the random stream took any. */
+	assert_int_equal(x->f->streams[ST_SEQ].sb, -1);
+	assert_int_equal(x->f->streams[ST_RAND].sb, -1);
+	fx_flush(x);
+	assert_int_equal(check_placement(x, true), 0);
+	check_counters(x, &t);
+	fx_verify_all(x);
+	fx_free(x);
+}
+
+/*
+ * Four handles filled and overwritten twice over, half the writes on one
+ * hot handle: GC runs and every LBA is where its isolation puts it.
+ */
+static struct fx *gc_run(bool persistent, struct fdp_track *t)
+{
+	struct fx *x = fdp_new(4, persistent, 32, false);
+
+	fdp_fill(x, t);
+	fdp_overwrite(x, t, 2ull * x->cap, NULL);
+	assert_true(fx_stats(x).gc_runs > 0);
+	assert_true(fx_stats(x).gc_units_moved > 0);
+	fx_flush(x);
+	fx_drain(x);
+	check_counters(x, t);
+	fx_verify_all(x);
+	fx_check_invariants(x, true);
+	return x;
+}
+
+/* 2. Persistently isolated: GC never mixes handles, whatever it collects. */
+static void test_fdp_gc_persistent(void **state)
+{
+	struct fdp_track t = { 0 };
+	struct fx *x;
+
+	(void)state;
+	x = gc_run(true, &t);
+	assert_int_equal(check_placement(x, true), 0);
+	/* GC moved data into its handles' own GC streams, never the common one. */
+	assert_int_equal(x->f->streams[ST_GC].sb, -1);
+	fx_free(x);
+}
+
+/* 3. Initially isolated: host reclaim units stay apart, GC's own mix. */
+static void test_fdp_gc_initial(void **state)
+{
+	struct fdp_track t = { 0 };
+	struct fx *x;
+
+	(void)state;
+	x = gc_run(false, &t);
+	assert_true(check_placement(x, false) > 0);
+	for (uint32_t s = ST_RUHGC0; s < ST_COUNT; s++)
+		assert_int_equal(x->f->streams[s].sb, -1);
+	fx_free(x);
+}
+
+/*
+ * 4. Every handle there is, persistently isolated, a small device filled
+ * to its capacity and overwritten three times over: GC always finds a free
+ * reclaim unit (the capacity leaves one superblock per extra stream) and
+ * no write fails.
+ */
+static void test_fdp_no_free_ru(void **state)
+{
+	struct fdp_track t = { 0 };
+	struct fx *x;
+
+	(void)state;
+	x = fdp_new(FTL_MAX_RUH, true, 40, false);
+	{
+		struct ftl_config plain = x->cfg;
+		uint64_t per_sb = x->lay.units_per_sb;
+
+		plain.nr_ruh = 0;
+		/* Each stream's open superblock is kept out of the capacity:
+		 * 2 + 2 * 8 streams instead of 4, 14 superblocks fewer before OP. */
+		assert_true(ftl_capacity_for(&plain, &x->nc.geo, 4, 40) >
+			    x->cap + 13 * per_sb * (1000 - x->cfg.op_permille) / 1000);
+	}
+	fdp_fill(x, &t);
+	fdp_overwrite(x, &t, 3ull * x->cap, NULL);
+	assert_false(fx_activity(x).fatal);
+	assert_true(fx_stats(x).gc_runs > 0);
+	fx_flush(x);
+	fx_drain(x);
+	assert_int_equal(check_placement(x, true), 0);
+	check_counters(x, &t);
+	fx_verify_all(x);
+	fx_free(x);
+}
+
+/* 5. Reclaim Unit Handle Update, and handles out of range. */
+static void test_fdp_ruh_update(void **state)
+{
+	struct fdp_track t = { 0 };
+	struct ftl_fdp_stats fs;
+	struct fx_req r = { 0 };
+	struct fx *x;
+	int32_t old;
+
+	(void)state;
+	x = fdp_new(2, true, 32, false);
+	fdp_write(x, &t, x->cap - 40, 10); /* handle 1 */
+	old = x->f->streams[ST_RUH0 + 1].sb;
+	assert_true(old >= 0);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.ru_left[1], fs.ru_bytes - 10ull * FTL_UNIT);
+	/* Handle 0 has no reclaim unit yet: nothing moves. */
+	assert_int_equal(ftl_ruh_update(x->f, 0), 0);
+	assert_int_equal(ftl_ruh_update(x->f, 1), 0);
+	assert_int_equal(x->f->streams[ST_RUH0 + 1].sb, -1);
+	assert_int_equal(x->f->sbs[old].state, SB_FULL);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.ru_updates[0], 0);
+	assert_int_equal(fs.ru_updates[1], 1);
+	assert_int_equal(fs.ru_left[1], 0);
+	/* The page it was filling was padded and programmed. */
+	assert_int_equal(fx_stats(x).units_padded, x->lay.slots - 10 % x->lay.slots);
+	fdp_write(x, &t, x->cap - 30, 5);
+	assert_true(x->f->streams[ST_RUH0 + 1].sb >= 0);
+	assert_int_not_equal(x->f->streams[ST_RUH0 + 1].sb, old);
+	assert_int_equal(ftl_ruh_update(x->f, 2), -EINVAL);
+	x->ruh = 2;
+	fx_prepare(x, 0, 1);
+	assert_int_equal(fx_submit(x, &r, FTL_IO_WRITE, 0, 1, x->wbuf, false), -EINVAL);
+	x->ruh = 0;
+	fx_flush(x);
+	check_counters(x, &t);
+	fx_free(x);
+
+	/* Without handles: no statistics, no update, no handle on a write. */
+	x = fdp_new(0, false, 32, false);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), -EINVAL);
+	assert_int_equal(ftl_ruh_update(x->f, 0), -EINVAL);
+	x->ruh = 1;
+	assert_int_equal(fx_submit(x, &r, FTL_IO_WRITE, 0, 1, x->wbuf, false), -EINVAL);
+	x->ruh = 0;
+	fx_free(x);
+}
+
+/*
+ * 6. A superblock's handle after a crash (from its pages' OOB) and after a
+ * clean restart; the counters come back from the checkpoint.
+ */
+static void test_fdp_recovery(void **state)
+{
+	struct fdp_track t = { 0 };
+	struct ftl_fdp_stats before, after;
+	struct fx_crash_log l;
+	uint8_t *ruh;
+	struct fx *x;
+
+	(void)state;
+	x = fdp_new(3, true, 32, true);
+	ruh = fx_tmp_alloc(x->lay.nr_sb);
+	fx_log_init(&l, x);
+	fdp_fill(x, &t);
+	fdp_overwrite(x, &t, x->cap, NULL);
+	fx_flush(x);
+	fx_log_flushed(&l);
+	fdp_overwrite(x, &t, 300, &l); /* not flushed: old or new after the crash */
+	for (uint32_t sb = 0; sb < x->lay.nr_sb; sb++)
+		ruh[sb] = x->f->sbs[sb].state == SB_FREE ? FTL_RUH_NONE : x->f->sbs[sb].ruh;
+	fx_crash(x);
+	fx_restart(x);
+	/*
+	 * Before anything runs (GC may collect and reuse them once driven);
+	 * recovery's own translation pages may have opened a free one.
+	 */
+	for (uint32_t sb = FTL_CKPT_SBS; sb < x->lay.nr_sb; sb++)
+		if (x->f->sbs[sb].state != SB_FREE && ruh[sb] != FTL_RUH_NONE)
+			assert_int_equal(x->f->sbs[sb].ruh, ruh[sb]);
+	fx_log_check(&l);
+	assert_int_equal(check_placement(x, true), 0);
+	fx_check_invariants(x, false);
+
+	/* Go on writing, then a clean stop: the counters are kept as they were. */
+	fdp_overwrite(x, &t, x->cap / 2, NULL);
+	fx_shutdown(x);
+	assert_int_equal(ftl_fdp_stats(x->f, &before), 0);
+	fx_crash(x); /* nothing in flight: a close and reopen */
+	fx_restart(x);
+	assert_int_equal(ftl_fdp_stats(x->f, &after), 0);
+	assert_memory_equal(&before.ruh, &after.ruh, sizeof(before.ruh));
+	assert_memory_equal(&before.other, &after.other, sizeof(before.other));
+	assert_int_equal(check_placement(x, true), 0);
+	fx_verify_all(x);
+	fx_tmp_free(ruh);
+	fx_free(x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FX_TEST(test_fdp_placement),   FX_TEST(test_fdp_gc_persistent),
+		FX_TEST(test_fdp_gc_initial),  FX_TEST(test_fdp_no_free_ru),
+		FX_TEST(test_fdp_ruh_update),  FX_TEST(test_fdp_recovery),
+	};
+
+	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
+}
