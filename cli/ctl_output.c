@@ -598,6 +598,17 @@ static void ftl_block(const Blox__Admin__FtlStats *f)
 		 (unsigned long)f->gc_paced, (unsigned long)f->flash_erases, f->min_erase,
 		 f->max_erase, (unsigned long)f->free_superblocks, (unsigned long)f->superblocks,
 		 f->gc_pipeline ? ", GC pipelined" : "");
+	/* Flash that fails: shown once anything happened (the model is off by default). */
+	if (f->read_retries || f->uncorrectable_reads || f->refreshes || f->units_lost ||
+	    f->tp_lost || f->lost_reads || f->superblocks_retired || f->read_only)
+		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  media",
+			 "read retries %lu, uncorrectable reads %lu, refreshes %lu; lost: %lu "
+			 "units, %lu translation pages, %lu host reads; superblocks retired %lu%s",
+			 (unsigned long)f->read_retries, (unsigned long)f->uncorrectable_reads,
+			 (unsigned long)f->refreshes, (unsigned long)f->units_lost,
+			 (unsigned long)f->tp_lost, (unsigned long)f->lost_reads,
+			 (unsigned long)f->superblocks_retired,
+			 f->read_only ? "; READ-ONLY (writes refused)" : "");
 }
 
 /* @device: the shared device whose totals these are, or "" (the namespace's own). */
@@ -621,6 +632,13 @@ static void nand_block(const Blox__Admin__NandStats *n, const char *device)
 			 n->lateness->p50_ns / 1e3, n->lateness->p99_ns / 1e3,
 			 n->lateness->p9999_ns / 1e3, n->lateness->max_ns / 1e3,
 			 (unsigned long)n->lateness->count, n->reactor, n->reactor_cpu * 100);
+	if (n->rel_reads || n->grown_bad_blocks)
+		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  rel",
+			 "reads decoded %lu (%lu retried, %lu retry steps), uncorrectable %lu; "
+			 "grown bad blocks %lu; most bit errors in a codeword %u",
+			 (unsigned long)n->rel_reads, (unsigned long)n->rel_reads_retried,
+			 (unsigned long)n->rel_retries, (unsigned long)n->rel_uncorrectable,
+			 (unsigned long)n->grown_bad_blocks, n->max_bit_errors);
 	if (!strcmp(n->suspend_policy, "smart"))
 		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  susp",
 			 "(smart): granted %lu; not yet (paced) %lu; refused: nearly done %lu, "

@@ -97,8 +97,8 @@ void ftl_progress(struct ftl *f)
 		TAILQ_REMOVE(&again, io, link);
 		ftl_io_resume(f, io);
 	}
-	/* Writers paced by GC, once it earned them a credit. */
-	if (ftl_gc_pace_ready(f)) {
+	/* Writers paced by GC, once it earned them a credit (or to fail, writes stopped). */
+	if (ftl_gc_pace_ready(f) || f->fatal) {
 		TAILQ_CONCAT(&again, &f->gc.pace_wait, link);
 		while ((io = TAILQ_FIRST(&again))) {
 			TAILQ_REMOVE(&again, io, link);
@@ -302,6 +302,8 @@ void ftl_get_stats(const struct ftl *f, struct ftl_stats *st)
 	st->free_superblocks = f->free_sbs;
 	st->superblocks = f->nr_sb - FTL_CKPT_SBS;
 	st->superblocks_retired = f->bad_sbs;
+	st->read_only = f->fatal != 0;
+	st->spare_superblocks = ftl_sb_spare(f);
 	for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
 		if (f->sbs[i].state == SB_BAD)
 			continue;

@@ -545,6 +545,8 @@ void ftl_note_read(struct ftl *f, const struct nand_op *op);
  * now on (-ENOSPC), reads go on.
  */
 void ftl_sb_retire(struct ftl *f, uint32_t sb);
+/* Superblocks that may be retired before writes stop (ftl_stats.spare_superblocks). */
+uint64_t ftl_sb_spare(const struct ftl *f);
 /* At creation: superblocks with a block the store says is bad are retired (free) or collected soon. */
 void ftl_sb_mark_bad(struct ftl *f);
 /* A superblock flagged for a refresh is full and waits for GC. */

@@ -168,15 +168,28 @@ void ftl_sb_freed(struct ftl *f, uint32_t sb)
 	ftl_mig_sb_free(f, sb);
 }
 
+/* Superblocks the instance cannot do without: the data, one per stream, one to collect into. */
+static uint64_t sb_needed(const struct ftl *f)
+{
+	uint64_t need = ((uint64_t)f->capacity + f->nr_tp + f->units_per_sb - 1) / f->units_per_sb;
+
+	return need + ftl_streams_used(&f->cfg) + 1;
+}
+
+uint64_t ftl_sb_spare(const struct ftl *f)
+{
+	uint64_t usable = f->nr_sb - FTL_CKPT_SBS;
+
+	return usable > sb_needed(f) ? usable - sb_needed(f) : 0;
+}
+
 /*
  * The superblocks left can no longer hold the data, one per stream and
  * one to collect into: writes fail from now on.
  */
 static void check_spare(struct ftl *f)
 {
-	uint64_t need = ((uint64_t)f->capacity + f->nr_tp + f->units_per_sb - 1) / f->units_per_sb;
-
-	if (f->nr_sb - FTL_CKPT_SBS - f->bad_sbs < need + ftl_streams_used(&f->cfg) + 1)
+	if (f->nr_sb - FTL_CKPT_SBS - f->bad_sbs < sb_needed(f))
 		ftl_set_fatal(f, -ENOSPC);
 }
 

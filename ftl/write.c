@@ -593,6 +593,13 @@ void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
 		uint32_t lba = io->lba + io->next, ppn;
 		struct ftl_cmt *e;
 
+		/* Writes stopped while it waited (read-only): it fails, as the ones after it will. */
+		if (f->fatal) {
+			if (f->seq_blocker == io)
+				seq_unblock(f);
+			ftl_io_complete(f, io, f->fatal);
+			return;
+		}
 		if (!stream_has_room(f, (int)io->stream)) {
 			TAILQ_INSERT_TAIL(&f->write_wait, io, link);
 			unstick_held(f);

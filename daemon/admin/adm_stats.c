@@ -98,6 +98,14 @@ static Blox__Admin__FtlStats *ftl_msg(const struct tm_ns *n)
 	f->tp_pages_held = s->tp_pages_held;
 	f->recovered_units = s->recovered_units;
 	f->gc_pipeline = s->gc_pipeline;
+	f->read_retries = s->read_retries;
+	f->uncorrectable_reads = s->uncorrectable_reads;
+	f->refreshes = s->refreshes;
+	f->units_lost = s->units_lost;
+	f->tp_lost = s->tp_lost;
+	f->lost_reads = s->lost_reads;
+	f->superblocks_retired = s->superblocks_retired;
+	f->read_only = s->read_only;
 	/* A read is a hit when the CMT or the MDC had its mapping. */
 	f->cmt_hit_rate = lookups ? (double)s->cmt_hits / (double)lookups : 0;
 	f->mdc_hit_rate = s->mdc_lookups ? (double)s->mdc_hits / (double)s->mdc_lookups : 0;
@@ -133,6 +141,12 @@ static Blox__Admin__NandStats *nand_msg(const struct tm_ns *n)
 	m->lateness = lat_msg(&n->late);
 	m->reactor = n->reactor;
 	m->reactor_cpu = n->reactor_cpu;
+	m->rel_reads = s->rel.reads;
+	m->rel_reads_retried = s->rel.reads_retried;
+	m->rel_retries = s->rel.retries;
+	m->rel_uncorrectable = s->rel.uncorrectable;
+	m->grown_bad_blocks = s->rel.erase_failures;
+	m->max_bit_errors = s->rel.max_errors;
 	if (d) {
 		m->susp_granted = d[QOS_SUSP_GRANTED];
 		m->susp_not_host_read = d[QOS_SUSP_NOT_HOST_READ];

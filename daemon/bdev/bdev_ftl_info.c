@@ -40,9 +40,9 @@ void fb_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t)
  * Wear: the mean erase count of its superblocks (a superblock's blocks are
  * erased together) against the cell type's rated P/E cycles, the usual
  * figures (and FlashBlox's, fbx_params_default()): SLC 100k, MLC 10k,
- * TLC 3k, QLC 1k. Spare: the free superblocks in percent of the spare ones
- * (those beyond the capacity and its mapping, ftl_inspect_gc()), the
- * threshold the urgent GC level.
+ * TLC 3k, QLC 1k. Spare: the superblocks it may still retire in percent of
+ * those it could at the start (ftl_stats.spare_superblocks), the threshold
+ * passed with one retirement left.
  */
 void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
 {
@@ -55,7 +55,6 @@ void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
 	uint64_t rated = rated_pe[bits], erases = 0, pct, rd = 0;
 	struct ftl_activity act;
 	struct ftl_layout lay;
-	struct ftl_gc_info gc;
 	struct ftl_stats st;
 
 	if (fb->shared_pool) {
@@ -74,7 +73,6 @@ void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
 	}
 	ftl_get_stats(fb->ftl, &st);
 	ftl_inspect_layout(fb->ftl, &lay);
-	ftl_inspect_gc(fb->ftl, &gc);
 	ftl_inspect_activity(fb->ftl, &act);
 	for (uint32_t sb = 0; sb < lay.nr_sb; sb++) {
 		struct ftl_sb_info si;
@@ -84,10 +82,21 @@ void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
 	}
 	pct = lay.nr_sb ? erases * 100 / ((uint64_t)lay.nr_sb * rated) : 0;
 	e->percent_used = (uint8_t)BLOX_MIN(pct, 255u);
-	e->avail_spare = gc.spare ? (uint8_t)BLOX_MIN(st.free_superblocks * 100 / gc.spare, 100u) : 0;
-	e->spare_threshold = gc.spare ? (uint8_t)BLOX_MIN(
-						(gc.lvl_urgent * 100u + gc.spare - 1) / gc.spare, 100u)
-				      : 0;
+	/*
+	 * Spare: the superblocks that may still be retired (an erase failed)
+	 * before the FTL turns read-only, against those it started with. The
+	 * threshold is passed when one retirement is left (10% at least).
+	 */
+	if (st.spare_superblocks) {
+		uint64_t n = st.spare_superblocks;
+		uint64_t left = n > st.superblocks_retired ? n - st.superblocks_retired : 0;
+
+		e->avail_spare = (uint8_t)(left * 100 / n);
+		e->spare_threshold = (uint8_t)BLOX_MIN(BLOX_MAX((100 + n - 1) / n + 1, 10u), 99u);
+	} else {
+		e->avail_spare = act.fatal ? 0 : 100; /* no spare at all: a retirement stops writes */
+		e->spare_threshold = 10;
+	}
 	e->read_only = act.fatal;
 	e->host_read_bytes = st.host_reads * FTL_UNIT;
 	e->host_written_bytes = st.host_writes * FTL_UNIT;

@@ -204,6 +204,18 @@ static void log_admin_failure(const struct nvmf_req *req, uint16_t status)
 		 sqe_field_name(req->error_loc, t1, sizeof(t1)));
 }
 
+/* A media or data integrity error (SMART's Media and Data Integrity Errors). */
+static bool media_error(uint16_t status)
+{
+	uint16_t sc = status & 0xff;
+
+	if (((status >> NVME_SCT_SHIFT) & NVME_SCT_MASK) != NVME_SCT_MEDIA)
+		return false;
+	return sc == NVME_SC_WRITE_FAULT || sc == NVME_SC_READ_ERROR ||
+	       sc == NVME_SC_GUARD_CHECK || sc == NVME_SC_APPTAG_CHECK ||
+	       sc == NVME_SC_REFTAG_CHECK;
+}
+
 void nvmf_req_complete(struct nvmf_req *req, uint16_t status)
 {
 	struct nvmf_sq *sq = req->sq;
@@ -221,6 +233,8 @@ void nvmf_req_complete(struct nvmf_req *req, uint16_t status)
 		if (req->ns) {
 			req->ns->stats.errors++;
 			req->ns->tm.c.errors++;
+			if (media_error(status))
+				req->ns->stats.media_errors++;
 		}
 		if (sq->ctrl) {
 			nvmf_ctrl_log_error(sq->ctrl, req, status);

@@ -419,6 +419,10 @@ static const struct {
 			    NVME_LOG_LID_RESERVATION, 0 },
 	[NVMF_AEN_ANA] = { NVME_AER_NOTICE, NVME_AER_NOTICE_ANA, NVME_LOG_LID_ANA,
 			   NVME_FEAT_AE_ANA_MASK << NVME_FEAT_AE_ANA_SHIFT },
+	[NVMF_AEN_SMART_SPARE] = { NVME_AER_SMART, NVME_AER_SMART_SPARE_THRESHOLD,
+				   NVME_LOG_LID_SMART, NVME_SMART_CRIT_SPARE },
+	[NVMF_AEN_SMART_RO] = { NVME_AER_SMART, NVME_AER_SMART_SUBSYSTEM_RELIABILITY,
+				NVME_LOG_LID_SMART, NVME_SMART_CRIT_MEDIA },
 };
 
 void nvmf_ctrl_aen_kick(struct nvmf_ctrl *c)
@@ -438,6 +442,10 @@ void nvmf_ctrl_aen_kick(struct nvmf_ctrl *c)
 		c->nr_aer--;
 		c->aen_pending &= ~(1u << k);
 		c->aen_masked |= 1u << k; /* until the host reads the log page */
+		/* An event type is masked as a whole: SMART / Health's two kinds share log 02h. */
+		for (int j = 0; j < NVMF_AEN_KINDS; j++)
+			if (aen_kinds[j].type == NVME_AER_SMART && aen_kinds[k].type == NVME_AER_SMART)
+				c->aen_masked |= 1u << j;
 		req->cqe.result = aen_kinds[k].type | (uint32_t)aen_kinds[k].info << 8 |
 				  (uint32_t)aen_kinds[k].lid << 16;
 		nvmf_req_complete(req, 0);

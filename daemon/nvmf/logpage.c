@@ -28,8 +28,7 @@ static void log_args(const struct nvmf_req *req, struct log_args *a)
 	a->len = ((numdu << 16 | numdl) + 1) * 4;
 }
 
-/* Fill a 128-bit little-endian counter. */
-static void put128(uint8_t dst[16], uint64_t v)
+void nvmf_put128(uint8_t dst[16], uint64_t v)
 {
 	memset(dst, 0, 16);
 	memcpy(dst, &v, sizeof(v));
@@ -45,83 +44,6 @@ static size_t log_error(struct nvmf_ctrl *c, uint8_t *out)
 	for (uint64_t i = 0; i < n; i++)
 		e[i] = c->errors[(c->err_count - 1 - i) % NVMF_ERR_LOG_ENTRIES];
 	return NVMF_ERR_LOG_ENTRIES * sizeof(*e);
-}
-
-/*
- * Lifetime counts of @ns (earlier runs' and this one's) added to @sum:
- * data and commands summed; power cycles (this start included), power-on
- * seconds and unsafe shutdowns the largest of the namespaces'.
- */
-static void add_ns_health(struct nvmf_ns_health *sum, const struct nvmf_ns *ns, uint64_t now)
-{
-	const struct nvmf_ns_health *h = &ns->health;
-	uint64_t on_s = h->power_on_s + (now - ns->created_ns) / 1000000000ull;
-
-	sum->read_cmds += h->read_cmds + ns->stats.read_cmds;
-	sum->write_cmds += h->write_cmds + ns->stats.write_cmds;
-	sum->read_bytes += h->read_bytes + ns->stats.read_bytes;
-	sum->write_bytes += h->write_bytes + ns->stats.write_bytes;
-	sum->power_cycles = BLOX_MAX(sum->power_cycles, h->power_cycles + 1);
-	sum->power_on_s = BLOX_MAX(sum->power_on_s, on_s);
-	sum->unsafe_shutdowns = BLOX_MAX(sum->unsafe_shutdowns, h->unsafe_shutdowns);
-}
-
-/* The Endurance Group critical warnings @ns's flash gives its group. */
-static uint8_t ns_eg_warning(struct nvmf_ns *ns)
-{
-	struct blox_bdev_endurance e;
-
-	nvmf_ns_endurance(ns, &e);
-	return nvmf_endurance_warning(&e);
-}
-
-static uint16_t log_smart(struct nvmf_req *req, uint8_t *out, size_t *len)
-{
-	struct nvmf_ctrl *c = req->sq->ctrl;
-	struct nvme_smart_log *sl = (void *)out;
-	struct nvmf_ns_health st = { 0 };
-	uint32_t nsid = req->cmd.nsid;
-	struct nvmf_ns *ns;
-	uint64_t now = blox_clock_now(c->tgt->clock);
-	uint8_t eg_warn = 0;
-
-	if (nsid == 0 || nsid == 0xffffffff) {
-		TAILQ_FOREACH(ns, &c->subsys->namespaces, link) {
-			add_ns_health(&st, ns, now);
-			eg_warn |= ns_eg_warning(ns);
-		}
-	} else {
-		ns = nvmf_ns_find(c->subsys, nsid);
-		if (!ns)
-			return NVME_SC_INVALID_NS | NVME_SC_DNR;
-		add_ns_health(&st, ns, now);
-		eg_warn = ns_eg_warning(ns);
-	}
-	if (!st.power_cycles) /* no namespace: this start is the one */
-		st.power_cycles = 1;
-	if (!st.power_on_s)
-		st.power_on_s = (now - c->tgt->start_ns) / 1000000000ull;
-	memset(sl, 0, sizeof(*sl));
-	sl->endu_grp_crit_warn_sumry = eg_warn;
-	/* An emulated device has no sensor: a nominal 308 K (35 C). */
-	sl->temperature[0] = 308 & 0xff;
-	sl->temperature[1] = 308 >> 8;
-	sl->avail_spare = 100;
-	sl->spare_thresh = 10;
-	/*
-	 * Over the namespaces' lives, across restarts of bloxd. Data units
-	 * are thousands of 512-byte units, rounded up.
-	 */
-	put128(sl->data_units_read, (st.read_bytes / 512 + 999) / 1000);
-	put128(sl->data_units_written, (st.write_bytes / 512 + 999) / 1000);
-	put128(sl->host_reads, st.read_cmds);
-	put128(sl->host_writes, st.write_cmds);
-	put128(sl->power_cycles, st.power_cycles);
-	put128(sl->power_on_hours, st.power_on_s / 3600);
-	put128(sl->unsafe_shutdowns, st.unsafe_shutdowns);
-	put128(sl->num_err_log_entries, c->err_count);
-	*len = sizeof(*sl);
-	return 0;
 }
 
 /* Bytes in the billions the Endurance Group log counts in, rounded up. */
@@ -188,15 +110,15 @@ static uint16_t log_endgrp(struct nvmf_req *req, uint8_t *out, size_t *len)
 		req->error_loc = offsetof(struct nvme_sqe, cdw11);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 	}
-	put128(l->endurance_estimate, billions(ee));
-	put128(l->data_units_read, billions(rd));
-	put128(l->data_units_written, billions(wr));
-	put128(l->media_units_written, billions(media));
-	put128(l->host_read_cmds, rcmds);
-	put128(l->host_write_cmds, wcmds);
-	put128(l->num_err_info_log_entries, errors);
-	put128(out + ENDGRP_LOG_TEGCAP, total);
-	put128(out + ENDGRP_LOG_UEGCAP, unalloc);
+	nvmf_put128(l->endurance_estimate, billions(ee));
+	nvmf_put128(l->data_units_read, billions(rd));
+	nvmf_put128(l->data_units_written, billions(wr));
+	nvmf_put128(l->media_units_written, billions(media));
+	nvmf_put128(l->host_read_cmds, rcmds);
+	nvmf_put128(l->host_write_cmds, wcmds);
+	nvmf_put128(l->num_err_info_log_entries, errors);
+	nvmf_put128(out + ENDGRP_LOG_TEGCAP, total);
+	nvmf_put128(out + ENDGRP_LOG_UEGCAP, unalloc);
 	*len = sizeof(*l);
 	return 0;
 }
@@ -385,7 +307,7 @@ static uint16_t exec_get_log_page(struct nvmf_req *req)
 			len = log_error(c, tmp);
 			break;
 		case NVME_LOG_LID_SMART:
-			st = log_smart(req, tmp, &len);
+			st = nvmf_log_smart(req, tmp, &len, a.rae);
 			break;
 		case NVME_LOG_LID_FW_SLOT:
 			len = log_fw_slot(tmp);

@@ -9,7 +9,7 @@
  *   {"running": true, "namespaces": [{"nqn": "...", "nsid": 1,
  *     "read_bytes": N, "write_bytes": N, "read_commands": N,
  *     "write_commands": N, "power_cycles": N, "power_on_seconds": N,
- *     "unsafe_shutdowns": N}]}
+ *     "unsafe_shutdowns": N, "media_errors": N}]}
  *
  * A file that cannot be read is said in the log and counts start again
  * from zero: health counts are never a reason not to serve.
@@ -54,6 +54,7 @@ static const struct {
 	{ "power_cycles", offsetof(struct nvmf_ns_health, power_cycles) },
 	{ "power_on_seconds", offsetof(struct nvmf_ns_health, power_on_s) },
 	{ "unsafe_shutdowns", offsetof(struct nvmf_ns_health, unsafe_shutdowns) },
+	{ "media_errors", offsetof(struct nvmf_ns_health, media_errors) },
 };
 
 static uint64_t *field(struct nvmf_ns_health *h, size_t i)
@@ -70,6 +71,7 @@ static struct nvmf_ns_health ns_now(const struct nvmf_ns *ns, uint64_t now)
 	h.write_bytes += ns->stats.write_bytes;
 	h.read_cmds += ns->stats.read_cmds;
 	h.write_cmds += ns->stats.write_cmds;
+	h.media_errors += ns->stats.media_errors;
 	h.power_cycles += 1;
 	h.power_on_s += (now - ns->created_ns) / 1000000000ull;
 	return h;

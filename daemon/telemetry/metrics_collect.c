@@ -446,6 +446,22 @@ static const struct ftl_family {
 	  offsetof(struct ftl_stats, free_superblocks) },
 	{ "bloxd_ftl_superblocks", MX_GAUGE, "Superblocks of the FTL",
 	  offsetof(struct ftl_stats, superblocks) },
+	/* Flash that wears (the reliability model; docs/FAULTS.md). */
+	{ "bloxd_ftl_read_retries", MX_COUNTER, "Read-retry steps the flash took for the FTL's reads",
+	  offsetof(struct ftl_stats, read_retries) },
+	{ "bloxd_ftl_uncorrectable_reads", MX_COUNTER, "Flash reads no retry could correct",
+	  offsetof(struct ftl_stats, uncorrectable_reads) },
+	{ "bloxd_ftl_refreshes", MX_COUNTER, "Superblocks flagged for refresh (many retries or uncorrectable)",
+	  offsetof(struct ftl_stats, refreshes) },
+	{ "bloxd_ftl_lost_units", MX_COUNTER, "Mapping units GC could not read: their LBAs read as errors",
+	  offsetof(struct ftl_stats, units_lost) },
+	{ "bloxd_ftl_lost_translation_pages", MX_COUNTER,
+	  "Translation page loads that failed and pages GC could not move",
+	  offsetof(struct ftl_stats, tp_lost) },
+	{ "bloxd_ftl_lost_reads", MX_COUNTER, "Host reads of lost LBAs (failed)",
+	  offsetof(struct ftl_stats, lost_reads) },
+	{ "bloxd_ftl_retired_superblocks", MX_GAUGE, "Superblocks retired because an erase failed",
+	  offsetof(struct ftl_stats, superblocks_retired) },
 };
 
 static void ftl_families_all(struct mx_scrape *s)
@@ -485,6 +501,11 @@ static void ftl_families_all(struct mx_scrape *s)
 	FOR_NS(s, n)
 		if (n->s->t.has_ftl)
 			mx_u64(&s->w, &n->l, n->s->fs.max_erase);
+	fam(s, "bloxd_ftl_read_only", MX_GAUGE, NULL,
+	    "1 when the FTL refuses writes (a program failed, or too little spare is left)");
+	FOR_NS(s, n)
+		if (n->s->t.has_ftl)
+			mx_u64(&s->w, &n->l, n->s->fs.read_only);
 }
 
 static void nand_families(struct mx_scrape *s)
@@ -536,6 +557,24 @@ static void nand_families(struct mx_scrape *s)
 	    "Reads served while a program or erase was suspended");
 	FOR_NAND(s, d)
 		mx_u64(&s->w, &d->l, d->from->s->t.nand->suspend.reads_overtaken);
+	fam(s, "bloxd_nand_read_retries", MX_COUNTER, NULL,
+	    "Read-retry steps taken (the reliability model), and reads that needed any");
+	FOR_NAND(s, d) {
+		mx_u64(&s->w, with(&l, &d->l, "count", "steps"), d->from->s->t.nand->rel.retries);
+		mx_u64(&s->w, with(&l, &d->l, "count", "reads"), d->from->s->t.nand->rel.reads_retried);
+	}
+	fam(s, "bloxd_nand_uncorrectable_reads", MX_COUNTER, NULL,
+	    "Reads past the last retry step: uncorrectable");
+	FOR_NAND(s, d)
+		mx_u64(&s->w, &d->l, d->from->s->t.nand->rel.uncorrectable);
+	fam(s, "bloxd_nand_grown_bad_blocks", MX_COUNTER, NULL,
+	    "Blocks marked bad because an erase failed");
+	FOR_NAND(s, d)
+		mx_u64(&s->w, &d->l, d->from->s->t.nand->rel.erase_failures);
+	fam(s, "bloxd_nand_max_bit_errors", MX_GAUGE, NULL,
+	    "Most raw bit errors seen in one ECC codeword");
+	FOR_NAND(s, d)
+		mx_u64(&s->w, &d->l, d->from->s->t.nand->rel.max_errors);
 	fam(s, "bloxd_nand_suspended_seconds", MX_COUNTER, "seconds",
 	    "Time operations spent suspended, summed");
 	FOR_NAND(s, d)

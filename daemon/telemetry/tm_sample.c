@@ -80,6 +80,8 @@ void blox_telemetry_sample(struct blox_telemetry *tm)
 
 		TAILQ_FOREACH(ns, &s->namespaces, link) {
 			shift(ns->snap, ns->snap_ns, &ns->tm, now);
+			/* Critical warnings that turned on: their async events. */
+			nvmf_ns_health_check(ns);
 			if (!tm_model_find(tm, ns) && (e = calloc(1, sizeof(*e)))) {
 				e->ns = ns;
 				e->created_ns = ns->created_ns;

@@ -286,6 +286,13 @@ struct ftl_stats {
 	 */
 	uint64_t read_retries, uncorrectable_reads, units_lost, tp_lost, lost_reads, refreshes;
 	uint64_t superblocks_retired; /* retired now (SB_BAD): an erase of a block failed */
+	bool read_only; /* writes are refused: a program failed, or too little spare is left */
+	/*
+	 * Superblocks that may be retired before the instance turns read-only
+	 * (retired ones included): those beyond the capacity, its translation
+	 * pages, an open one per stream and one to collect into.
+	 */
+	uint64_t spare_superblocks;
 	uint64_t flash_data_reads, flash_tp_reads;
 	uint64_t flash_programs, flash_erases;
 	uint64_t units_written_host, units_written_gc, units_written_tp, units_padded;

@@ -221,6 +221,13 @@ static void test_formats(void **state)
 		/* FTL of the nand namespaces only. */
 		assert_int_equal(mp_count(&d, "bloxd_ftl_cmt_hits_total"), 2);
 		val(&d, "bloxd_ftl_write_amplification", NS(3));
+		/* Flash that fails: nothing failed, the reliability model is off. */
+		assert_int_equal(mp_count(&d, "bloxd_ftl_uncorrectable_reads_total"), 2);
+		assert_int_equal(val(&d, "bloxd_ftl_uncorrectable_reads_total", NS(2)), 0);
+		assert_int_equal(val(&d, "bloxd_ftl_read_only", NS(3)), 0);
+		assert_int_equal(val(&d, "bloxd_ftl_retired_superblocks", NS(3)), 0);
+		assert_int_equal(val(&d, "bloxd_nand_grown_bad_blocks_total", "device=\"ssd\""), 0);
+		assert_int_equal(val(&d, "bloxd_nand_read_retries_total", NS(2) ",count=\"steps\""), 0);
 		/* NAND: the own device by the namespace, the registered one by name. */
 		val(&d, "bloxd_nand_ops_total", NS(2) ",op=\"read\"");
 		val(&d, "bloxd_nand_ops_total", "device=\"ssd\",op=\"program\"");

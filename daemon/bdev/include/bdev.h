@@ -132,9 +132,10 @@ struct blox_bdev_endurance {
 	uint64_t pool_key; /* shared_pool: derived from the device and the pool, never an address */
 	/* Mean erase count of its blocks against the cell type's rated P/E cycles; 255 past 254. */
 	uint8_t percent_used;
-	uint8_t avail_spare; /* free superblocks in percent of the spare ones, 0..100 */
-	uint8_t spare_threshold; /* avail_spare below this: host writes wait for GC */
-	bool read_only; /* a program failed: writes are refused */
+	/* Spare blocks left to replace bad ones, in percent of those at the start, 0..100. */
+	uint8_t avail_spare;
+	uint8_t spare_threshold; /* avail_spare below this: nearly out of spare */
+	bool read_only; /* writes are refused: a program failed, or no spare is left */
 	uint64_t host_read_bytes, host_written_bytes; /* host data (written: over the flash's life) */
 	uint64_t media_written_bytes; /* programmed: host data, GC moves, mapping, padding */
 	uint64_t endurance_bytes; /* host bytes its flash takes over its life at a WAF of 1 */

@@ -148,6 +148,8 @@ struct nvmf_ns_stats {
 	uint64_t other_cmds; /* I/O commands but reads and writes (flush, DSM, ...) */
 	uint64_t read_bytes, write_bytes;
 	uint64_t errors;
+	/* Media and data integrity errors: Write Fault, Unrecovered Read Error, end-to-end checks. */
+	uint64_t media_errors;
 };
 
 /*
@@ -160,6 +162,7 @@ struct nvmf_ns_health {
 	uint64_t power_cycles; /* starts before this one */
 	uint64_t power_on_s; /* seconds served before this start */
 	uint64_t unsafe_shutdowns; /* runs that ended without a clean stop */
+	uint64_t media_errors; /* media and data integrity errors (nvmf_ns_stats) */
 };
 
 /* Telemetry of a namespace or a controller: counters and latencies. */
@@ -206,6 +209,7 @@ struct nvmf_ns {
 	uint8_t rrl;
 	struct nvmf_ns_stats stats;
 	struct nvmf_ns_health health;
+	uint8_t crit_warn; /* critical warnings at the last nvmf_ns_health_check() */
 	struct nvmf_io_telemetry tm;
 	/* Telemetry samples (admin, every second): [0] newest. */
 	struct nvmf_io_telemetry snap[2];
@@ -626,6 +630,22 @@ void nvmf_ns_endurance(struct nvmf_ns *ns, struct blox_bdev_endurance *e);
 /* The Endurance Group critical warning bits (libnvme's NVME_EG_CRITICAL_WARNING_*) of @e. */
 uint8_t nvmf_endurance_warning(const struct blox_bdev_endurance *e);
 /*
+ * The SMART / Health log (smart.c): of namespace @req's NSID, or of the
+ * controller (NSID 0 or FFFFFFFFh). Reading it without @rae lets the
+ * controller tell the next critical warning. A status; *@len filled.
+ */
+uint16_t nvmf_log_smart(struct nvmf_req *req, uint8_t *out, size_t *len, bool rae);
+/* Fill a log page's 128-bit little-endian counter. */
+void nvmf_put128(uint8_t dst[16], uint64_t v);
+/*
+ * Look at @ns's critical warnings now (spare below its threshold, read
+ * only: its backend's blox_bdev_endurance()) and tell each controller of
+ * its subsystem of every one that turned on since the last look, by an
+ * asynchronous event if its Async Event Configuration enables it. The
+ * telemetry sampler calls it every second. The warnings now.
+ */
+uint8_t nvmf_ns_health_check(struct nvmf_ns *ns);
+/*
  * Predictable latency and read recovery levels of the NVM Sets (plm.c):
  * Get (@set false; @dflt: the default value asked for) and Set Features
  * 12h, 13h and 14h with the set in CDW11 15:0, and the log pages 0Ah (the
@@ -811,6 +831,14 @@ enum nvmf_aen {
 	NVMF_AEN_PLM, /* Notice 04h, log 0Bh */
 	NVMF_AEN_RESV, /* NVM command set 00h, log 80h */
 	NVMF_AEN_ANA, /* Notice 03h, log 0Ch (ana.c) */
+	/*
+	 * SMART / Health (smart.c): Spare Below Threshold, and NVM Subsystem
+	 * Reliability for media placed read-only; each enabled by its
+	 * critical warning bit, and both masked once one is told, until the
+	 * host reads log 02h.
+	 */
+	NVMF_AEN_SMART_SPARE,
+	NVMF_AEN_SMART_RO,
 	NVMF_AEN_KINDS
 };
 

@@ -19,6 +19,7 @@ void test_endgrp_log(void **state);
 void test_endgrp_log_unknown(void **state);
 void test_endgrp_log_offsets_and_events(void **state);
 void test_endgrp_smart_summary(void **state);
+void test_endgrp_smart_warnings(void **state);
 void test_endgrp_ids_stable(void **state);
 void test_endgrp_discovery(void **state);
 /* Namespaces of the nand backend on shared and own dies (own set-up). */

@@ -5,7 +5,8 @@
  * NVM Set List (CNS 04h) and Endurance Group List (CNS 19h) from a
  * starting id, the Endurance Group Information log (LID 09h) of each group
  * and the error for a group no namespace is in, the SMART log's summary of
- * group warnings, and the id rule: namespaces on one pool of shared dies
+ * group warnings, SMART's spare, wear and critical warnings from the flash and
+ * their events, and the id rule: namespaces on one pool of shared dies
  * share a group, any other is a group of its own, ids stay while the
  * namespaces do. Most namespaces are fake flash backends whose figures the
  * test sets; the last test puts real "nand" namespaces on shared and own
@@ -740,4 +741,79 @@ void test_endgrp_nand(void **state)
 	blox_nand_dev_put(d1);
 	blox_io_cq_fini(&cq);
 	event_base_free(base);
+}
+
+/* An AER parked on the admin queue. */
+static struct fake_cmd *park_aer(struct efx *f)
+{
+	struct fake_cmd *c = fake_cmd_new(&f->ft);
+
+	fake_prep(&f->ft, c, nvme_admin_async_event, 0);
+	fake_submit(&f->ft, f->q, c);
+	assert_int_equal(c->done, 0);
+	return c;
+}
+
+/*
+ * 10. SMART from the flash: spare, threshold, percentage used and critical
+ * warnings (the worst namespace for the controller); the events when a
+ * warning turns on, each only if enabled, the next after the log is read.
+ */
+void test_endgrp_smart_warnings(void **state)
+{
+	struct efx *f = *state;
+	const struct nvme_smart_log *sl = (const void *)f->c->buf;
+	struct fake_cmd *a;
+
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, NVME_LOG_LID_SMART, 512, 0, 3, false), 0);
+	assert_int_equal(sl->critical_warning, NVME_SMART_CRIT_SPARE | NVME_SMART_CRIT_MEDIA);
+	assert_int_equal(sl->avail_spare, 3);
+	assert_int_equal(sl->spare_thresh, 5);
+	assert_int_equal(sl->percent_used, 200);
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, NVME_LOG_LID_SMART, 512, 0, 2, false), 0);
+	assert_int_equal(sl->critical_warning, 0);
+	assert_int_equal(sl->avail_spare, 12);
+	assert_int_equal(sl->spare_thresh, 10);
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, NVME_LOG_LID_SMART, 512, 0, 0xffffffff,
+				      false),
+			 0);
+	assert_int_equal(sl->critical_warning, NVME_SMART_CRIT_SPARE | NVME_SMART_CRIT_MEDIA);
+	assert_int_equal(sl->avail_spare, 3); /* the closest to its threshold */
+	assert_int_equal(sl->percent_used, 200); /* the most worn */
+
+	/* Only the spare's event enabled: it is told, read-only is not. */
+	assert_int_equal(fake_set_feat(&f->ft, f->q, f->c, NVME_FEAT_FID_ASYNC_EVENT,
+				       NVME_SMART_CRIT_SPARE),
+			 0);
+	a = park_aer(f);
+	assert_int_equal(nvmf_ns_health_check(f->ns[3]),
+			 NVME_SMART_CRIT_SPARE | NVME_SMART_CRIT_MEDIA);
+	assert_int_equal(a->done, 1);
+	assert_int_equal(a->cqe.result, NVME_AER_SMART | (NVME_AER_SMART_SPARE_THRESHOLD << 8) |
+						 (NVME_LOG_LID_SMART << 16));
+	a = park_aer(f);
+	nvmf_ns_health_check(f->ns[3]); /* nothing new */
+	nvmf_ns_health_check(f->ns[2]);
+	assert_int_equal(a->done, 0);
+	/* Namespace 2 turns read-only: not enabled, not told, now or later. */
+	f->fl[2]->e.read_only = true;
+	nvmf_ns_health_check(f->ns[2]);
+	assert_int_equal(a->done, 0);
+	assert_int_equal(fake_set_feat(&f->ft, f->q, f->c, NVME_FEAT_FID_ASYNC_EVENT,
+				       NVME_SMART_CRIT_SPARE | NVME_SMART_CRIT_MEDIA),
+			 0);
+	assert_int_equal(a->done, 0);
+	/* Namespace 3 writable again, then read-only again: told once the log was read. */
+	f->fl[3]->e.read_only = false;
+	nvmf_ns_health_check(f->ns[3]);
+	f->fl[3]->e.read_only = true;
+	nvmf_ns_health_check(f->ns[3]);
+	assert_int_equal(a->done, 0); /* the spare's event not acknowledged yet */
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, NVME_LOG_LID_SMART, 512, 0, 3, true), 0);
+	assert_int_equal(a->done, 0); /* RAE: still masked */
+	assert_int_equal(fake_get_log(&f->ft, f->q, f->c, NVME_LOG_LID_SMART, 512, 0, 3, false), 0);
+	assert_int_equal(a->done, 1);
+	assert_int_equal(a->cqe.result, NVME_AER_SMART |
+						 (NVME_AER_SMART_SUBSYSTEM_RELIABILITY << 8) |
+						 (NVME_LOG_LID_SMART << 16));
 }

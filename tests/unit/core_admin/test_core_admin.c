@@ -710,6 +710,7 @@ int main(void)
 		E(test_endgrp_log_unknown),
 		E(test_endgrp_log_offsets_and_events),
 		E(test_endgrp_smart_summary),
+		E(test_endgrp_smart_warnings),
 		E(test_endgrp_ids_stable),
 		E(test_endgrp_discovery),
 		E(test_endgrp_nand),
