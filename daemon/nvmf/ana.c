@@ -14,6 +14,11 @@
 #include <errno.h>
 #include <string.h>
 
+/* The ANA log at its largest: header, every group, every namespace. */
+#define NVMF_ANA_LOG_MAX                                                                   \
+	(sizeof(struct nvme_ana_log) + NVMF_ANAGRPMAX * sizeof(struct nvme_ana_group_desc) + \
+	 NVMF_MAX_NS * sizeof(uint32_t))
+
 static const struct {
 	uint8_t st;
 	const char *name; /* as nvme-cli's ana-log and list-subsys print it */
@@ -123,9 +128,11 @@ uint16_t nvmf_ana_check(const struct nvmf_req *req, const struct nvmf_ns *ns)
  * Log page 0Ch for the controller of @req: one descriptor per group that
  * holds a namespace of its subsystem, by group id, each with the state of
  * the port the controller came in through and, unless @rgo, its
- * namespaces by nsid. At most NVMF_ANAGRPMAX descriptors and NVMF_MAX_NS
- * ids: 16 + 128 * 32 + 1024 * 4 bytes, well inside the log's scratch
- * buffer. Read without RAE, it lets the next change be told.
+ * namespaces by nsid. Its size is the largest it can be, what hosts
+ * compute from NANAGRPID and MNAN (16 + 128 * 32 + 1024 * 4 bytes, well
+ * inside the log's scratch buffer), zeroes after the descriptors: nvme-cli
+ * reads it in 4 KiB pieces at increasing offsets. Read without RAE, it
+ * lets the next change be told.
  */
 size_t nvmf_log_ana(struct nvmf_req *req, uint8_t *out, bool rgo, bool rae)
 {
@@ -164,7 +171,8 @@ size_t nvmf_log_ana(struct nvmf_req *req, uint8_t *out, bool rgo, bool rae)
 	}
 	hdr->chgcnt = c->tgt->ana_chgcnt;
 	hdr->ngrps = ngrps;
+	memset(out + off, 0, NVMF_ANA_LOG_MAX - off);
 	if (!rae)
 		nvmf_ctrl_aen_log_read(c, NVMF_AEN_ANA, -1);
-	return off;
+	return NVMF_ANA_LOG_MAX;
 }

@@ -194,8 +194,15 @@ static void test_log(void **state)
 	/* The same state again is no change. */
 	assert_int_equal(nvmf_port_set_ana_state(f->p2, 2, NVME_ANA_STATE_INACCESSIBLE), 0);
 	assert_int_equal(f->ft.tgt.ana_chgcnt, cnt);
-	/* An offset past the end is refused; a dword-misaligned one too. */
-	assert_int_equal(ana_log(f, f->aq, 4, 8192, false, true), ST_INVALID_FIELD);
+	/*
+	 * The log's size is its largest (16 + 128 * 32 + 1024 * 4 = 8208
+	 * bytes, what hosts compute from NANAGRPID and MNAN): its last dword
+	 * reads as zero; an offset past the end is refused, a dword-misaligned
+	 * one too.
+	 */
+	assert_int_equal(ana_log(f, f->aq, 4, 8204, false, true), 0);
+	assert_int_equal(*(const uint32_t *)f->c->buf, 0);
+	assert_int_equal(ana_log(f, f->aq, 4, 8212, false, true), ST_INVALID_FIELD);
 	assert_int_equal(ana_log(f, f->aq, 4, 2, false, true), ST_INVALID_FIELD);
 }
 
@@ -242,9 +249,11 @@ static void test_log_many(void **state)
 		assert_int_equal(ana_log(f, f->aq, 512, off, false, true), 0);
 		assert_memory_equal(f->c->buf, whole + off, BLOX_MIN(512, len - off));
 	}
-	/* The last dword of the log, alone. */
+	/* The last dword of the descriptors, alone; zeroes after them. */
 	assert_int_equal(ana_log(f, f->aq, 4, len - 4, false, true), 0);
 	assert_memory_equal(f->c->buf, whole + len - 4, 4);
+	for (off = len; off < sizeof(whole); off++)
+		assert_int_equal(whole[off], 0);
 }
 
 /*

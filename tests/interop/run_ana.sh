@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# run_ana.sh - interop test of ANA multipath with a real Linux NVMe/TCP
+# initiator.
+#
+# Usage: run_ana.sh BLOXD BLOXCTL [KERNEL_SERIES]
+#
+# Starts bloxd on the host's 127.0.0.1 with one subsystem,
+# nqn.2026-12.io.blox:ana-interop (a 64 MiB ram namespace in ANA group 1), on
+# two listeners (free ports from 4423 up): the first optimized, the second
+# non-optimized for group 1 (the config file's ana_state). guest_ana.sh runs
+# in the initiator VM (kernel 6.1 or 6.12) and connects through both; while
+# it runs, this script watches the console for the guest's requests and
+# carries them out with bloxctl on the host ("set PORT GROUP STATE": bloxctl
+# listener ana-state; "mark NAME": note the I/O commands each listener's
+# controllers took, from bloxctl ctrl list --json). Afterwards: between the
+# marks "down" and "down-end" (the first port inaccessible) the first port
+# took no I/O command and the second did; before and after, the first did.
+# bloxd is stopped with SIGTERM by its PID and must exit 0. Exit status: 0
+# passed, 1 failed, 77 (ctest SKIP) when not root or the harness is missing.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BLOXD=${1:?usage: run_ana.sh BLOXD BLOXCTL [6.1|6.12]}
+BLOXCTL=${2:?usage: run_ana.sh BLOXD BLOXCTL [6.1|6.12]}
+SERIES=${3:-6.1}
+NQN=nqn.2026-12.io.blox:ana-interop
+VM=${BLOX_INITIATOR_VM:-$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null)/../shared/initiator-vm}
+[[ -d $VM ]] && VM=$VM/run-in-vm.sh
+say() { printf '[interop_ana_%s] %s\n' "${SERIES//./_}" "$*"; }
+if [[ $(id -u) != 0 || ! -x $VM ]]; then
+	say "SKIP: needs root and $VM"
+	exit 77
+fi
+free_port() {
+	local p=$1
+	while ss -ltn "sport = :$p" | grep -q LISTEN || [[ $p == "${2:-}" ]]; do p=$((p + 1)); done
+	echo "$p"
+}
+p1=$(free_port 4423)
+p2=$(free_port $((p1 + 1)) "$p1")
+work=$(mktemp -d /tmp/blox-interop-ana-XXXXXX)
+sock=$work/bloxd.sock
+cat >"$work/bloxd.json" <<JSON
+{ "listeners": [ { "address": "127.0.0.1", "port": $p1 },
+                 { "address": "127.0.0.1", "port": $p2, "ana_state": ["1=non-optimized"] } ],
+  "subsystems": [ { "nqn": "$NQN", "allow_any_host": true,
+    "namespaces": [ { "nsid": 1, "backend": "ram", "size": "64M" } ] } ] }
+JSON
+mkdir -p "$work/data"
+"$BLOXD" --config "$work/bloxd.json" --data-dir "$work/data" --admin-socket "$sock" \
+	--log-level 2 --reactors 2 >"$work/bloxd.log" 2>&1 &
+pid=$!
+vm= watch=
+# Interrupted (ctest's timeout, Ctrl-C): the VM, the watcher and bloxd go, by their PIDs.
+on_signal() {
+	touch "$work/stop"
+	[[ -z $vm ]] || kill -TERM "$vm" 2>/dev/null
+	[[ -z $watch ]] || wait "$watch" 2>/dev/null
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	say "interrupted (kept $work)"
+	exit 130
+}
+trap on_signal INT TERM
+for _ in $(seq 50); do
+	ss -ltn "sport = :$p2" | grep -q LISTEN && break
+	sleep 0.2
+done
+if ! ss -ltn "sport = :$p2" | grep -q LISTEN; then
+	say "FAIL: bloxd is not listening on port $p2 (kept $work)"
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	tail -20 "$work/bloxd.log"
+	exit 1
+fi
+
+# io_of PORT: the commands the I/O queues of PORT's controllers took.
+io_of() {
+	"$BLOXCTL" -s "$sock" ctrl list --json | python3 -c '
+import json, sys
+port = sys.argv[1]
+n = 0
+for c in json.load(sys.stdin).get("controllers", []):
+    if c.get("listener", "").endswith(":" + port):
+        n += sum(int(q.get("commands", 0)) for q in c.get("queues", []) if q.get("qid", 0) > 0)
+print(n)' "$1"
+}
+# The guest's requests, as they appear on the console.
+log=$work/console.log
+: >"$log"
+(
+	seen=0
+	while [[ ! -e $work/stop ]]; do
+		mapfile -t asks < <(tr -d '\r' <"$log" | grep -a -o 'GUEST-ANA ask: .*')
+		for ((i = seen; i < ${#asks[@]}; i++)); do
+			read -r _ _ what a b c <<<"${asks[i]}"
+			case $what in
+			set)
+				"$BLOXCTL" -s "$sock" listener ana-state "127.0.0.1:$a" --group "$b" --state "$c" \
+					>>"$work/host.log" 2>&1 || echo "bloxctl failed: set $a $b $c" >>"$work/host.log"
+				;;
+			mark) echo "$a $(io_of "$p1") $(io_of "$p2")" >>"$work/marks" ;;
+			esac
+		done
+		seen=${#asks[@]}
+		sleep 0.2
+	done
+) &
+watch=$!
+rc=0
+INITIATOR_VM_KERNEL=$SERIES INITIATOR_VM_LOG=$log \
+	INITIATOR_VM_ENV="P1=$p1 P2=$p2 NQN=$NQN" \
+	INITIATOR_VM_LOGLEVEL=${INITIATOR_VM_LOGLEVEL:-4} INITIATOR_VM_TIMEOUT=${INITIATOR_VM_TIMEOUT:-400} \
+	"$VM" "$HERE/guest_ana.sh" >/dev/null &
+vm=$!
+wait "$vm" || rc=1
+vm=
+grep -a 'GUEST-ANA' "$log" | grep -av 'ask:' | sed "s/^/[interop_ana_${SERIES//./_}] guest: /"
+touch "$work/stop"
+wait "$watch"
+[[ -f $work/marks ]] && sed "s/^/[interop_ana_${SERIES//./_}] mark (name, port $p1, port $p2 I\/O commands): /" "$work/marks"
+# mark NAME COLUMN: the count noted at mark NAME for port 1 (2) or 2 (3).
+mark() { awk -v n="$1" -v c="$2" '$1 == n { print $c }' "$work/marks" 2>/dev/null; }
+if [[ $rc == 0 ]]; then
+	b1=$(mark before 2) d1=$(mark down 2) e1=$(mark down-end 2) a1=$(mark after 2)
+	d2=$(mark down 3) e2=$(mark down-end 3)
+	if [[ -z $b1 || -z $d1 || -z $e1 || -z $a1 || -z $d2 || -z $e2 ]]; then
+		say "FAIL: marks missing"
+		rc=1
+	elif ((e1 != d1)); then
+		say "FAIL: port $p1 took $((e1 - d1)) I/O commands while inaccessible"
+		rc=1
+	elif ((e2 <= d2)); then
+		say "FAIL: port $p2 took no I/O while port $p1 was inaccessible"
+		rc=1
+	elif ((a1 <= e1)); then
+		say "FAIL: port $p1 took no I/O once optimized again"
+		rc=1
+	else
+		say "I/O moved: port $p2 took $((e2 - d2)) commands while port $p1 was inaccessible (it took none), port $p1 $((a1 - e1)) once back"
+	fi
+fi
+grep -q "bloxctl failed" "$work/host.log" 2>/dev/null && { say "FAIL: a bloxctl request failed"; cat "$work/host.log"; rc=1; }
+kill -TERM "$pid"
+wait "$pid"
+st=$?
+if [[ $st != 0 ]]; then
+	say "FAIL: bloxd exited $st"
+	tail -20 "$work/bloxd.log"
+	rc=1
+fi
+[[ $rc == 0 ]] && rm -rf "$work" && say "PASS" || say "FAIL (kept $work)"
+exit $rc
