@@ -23,7 +23,7 @@ BUILD_PKGS=(build-essential cmake pkg-config libevent-dev libssl-dev
 # the container image test (tests/container). python3-prometheus-client: the
 # OpenMetrics parser integration_metrics_external checks the metrics with
 # (promtool, Debian package prometheus, is ~96 MB: not here).
-TEST_PKGS=(iproute2 procps openssl systemd podman runc debootstrap python3-prometheus-client)
+TEST_PKGS=(iproute2 procps openssl systemd podman runc debootstrap python3-prometheus-client btrfs-progs)
 # The fuzz targets (tests/fuzz): clang with its libFuzzer, ASan and UBSan
 # runtimes (libclang-rt-14-dev is only a recommendation of clang-14).
 FUZZ_CC=clang-14

@@ -45,8 +45,15 @@ for _ in $(seq 50); do
 	sleep 0.2
 done
 rc=0
-INITIATOR_VM_KERNEL=$SERIES INITIATOR_VM_EXTRA_BINS=$(command -v blkzone) \
-	INITIATOR_VM_ENV="PORT=$port NQN=$NQN EXPECT_MAX_OPEN=8 EXPECT_ZONES=16" \
+# A zoned btrfs in the guest when the host has its mkfs (setup.sh installs btrfs-progs).
+bins=$(command -v blkzone) btrfs=0 mods=
+if command -v mkfs.btrfs >/dev/null; then
+	bins="$bins $(command -v mkfs.btrfs)" btrfs=1 mods=btrfs
+else
+	say "no mkfs.btrfs on the host (apt install btrfs-progs): the zoned btrfs step is left out"
+fi
+INITIATOR_VM_KERNEL=$SERIES INITIATOR_VM_EXTRA_BINS=$bins INITIATOR_VM_EXTRA_MODULES=$mods \
+	INITIATOR_VM_ENV="PORT=$port NQN=$NQN EXPECT_MAX_OPEN=8 EXPECT_ZONES=16 BTRFS=$btrfs" \
 	INITIATOR_VM_LOGLEVEL=${INITIATOR_VM_LOGLEVEL:-4} INITIATOR_VM_TIMEOUT=${INITIATOR_VM_TIMEOUT:-500} \
 	"$VM" "$HERE/guest_zns.sh" || rc=1
 kill -TERM "$pid"
