@@ -100,6 +100,7 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		{ "--op-percent", &ftl.op_percent, true },
 		{ "--write-buffer-pages", &ftl.write_buffer_pages, true },
 		{ "--wl-threshold", &ftl.wl_threshold, true },
+		{ "--placement-handles", &ftl.placement_handles, true },
 		{ "--block-size", &r.block_size, false },
 	};
 	struct {
@@ -110,6 +111,7 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		{ "--backend", &r.backend, 0 },	  { "--uuid", &r.uuid, 0 },
 		{ "--device", &r.device, 0 },	  { "--isolation", &r.isolation, 0 },
 		{ "--store", &ftl.store, 2 },	  { "--gc-policy", &ftl.gc_policy, 2 },
+		{ "--ruh-type", &ftl.ruh_type, 2 },
 	};
 	struct {
 		const char *opt;

@@ -231,6 +231,7 @@ static void fb_start(struct ftl_bdev *fb, struct blox_io *io)
 	case BLOX_IO_WRITE:
 		fio->op = FTL_IO_WRITE;
 		fio->buf = io->iov[0].iov_base;
+		fio->ruh = io->ruh;
 		break;
 	case BLOX_IO_WRITE_ZEROES:
 	case BLOX_IO_TRIM:
@@ -400,6 +401,8 @@ const struct blox_bdev_ops ftl_bdev_ops = {
 	.plm_window = fb_plm_window,
 	.plm_query = fb_plm_query,
 	.mem_bytes = fb_mem_bytes,
+	.fdp_info = fb_fdp_info,
+	.fdp_update = fb_fdp_update,
 };
 
 /* Dies in range and each once, blocks in range. */

@@ -202,3 +202,36 @@ uint64_t fb_mem_bytes(struct blox_bdev *bdev)
 
 	return fb->nd->registered ? 0 : blox_nand_dev_mem_bytes(fb->nd);
 }
+
+/* Flexible Data Placement: the FTL's reclaim unit handles and their counters. */
+bool fb_fdp_info(struct blox_bdev *bdev, struct blox_bdev_fdp *f)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	struct ftl_fdp_stats fs;
+
+	_Static_assert(BLOX_FDP_MAX_RUH == FTL_MAX_RUH, "one handle limit");
+	if (ftl_fdp_stats(fb->ftl, &fs))
+		return false;
+	f->nr_ruh = fs.nr_ruh;
+	f->persistent = fs.persistent;
+	f->ru_bytes = fs.ru_bytes;
+	for (uint32_t r = 0; r < fs.nr_ruh; r++)
+		f->ruh[r] = (struct blox_bdev_fdp_ruh){
+			.host_bytes = fs.ruh[r].host_bytes,
+			.media_bytes = fs.ruh[r].media_bytes,
+			.erased_bytes = fs.ruh[r].erased_bytes,
+			.ru_left_bytes = fs.ru_left[r],
+			.updates = fs.ru_updates[r],
+		};
+	f->host_bytes = fs.total.host_bytes;
+	f->media_bytes = fs.total.media_bytes;
+	f->erased_bytes = fs.total.erased_bytes;
+	return true;
+}
+
+int fb_fdp_update(struct blox_bdev *bdev, uint32_t ruh)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+
+	return ftl_ruh_update(fb->ftl, ruh);
+}

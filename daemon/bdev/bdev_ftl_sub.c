@@ -153,6 +153,7 @@ static void issue(struct sub_op *op, int i, enum ftl_io_op fop, uint32_t lba, ui
 	fio->nr = nr;
 	fio->buf = buf;
 	fio->fua = fop == FTL_IO_WRITE && op->io->fua;
+	fio->ruh = fop == FTL_IO_WRITE ? op->io->ruh : 0;
 	fio->cb = fio_cb;
 	fio->cb_arg = op;
 	op->pending++;

@@ -258,6 +258,8 @@ struct hop_op {
 	enum blox_plm_window w;
 	uint64_t *retry;
 	struct blox_bdev_plm_info *info;
+	struct blox_bdev_fdp *fdp;
+	uint32_t ruh;
 };
 
 static void call_op(struct blox_bdev *bdev, void (*fn)(void *arg), struct hop_op *o)
@@ -336,6 +338,40 @@ bool blox_bdev_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
 		return false;
 	call_op(bdev, endurance_fn, &o);
 	return true;
+}
+
+static void fdp_info_fn(void *arg)
+{
+	struct hop_op *o = arg;
+
+	o->ok = o->bdev->ops->fdp_info(o->bdev, o->fdp);
+}
+
+bool blox_bdev_fdp_info(struct blox_bdev *bdev, struct blox_bdev_fdp *f)
+{
+	struct hop_op o = { .fdp = f };
+
+	if (!bdev->ops->fdp_info)
+		return false;
+	call_op(bdev, fdp_info_fn, &o);
+	return o.ok;
+}
+
+static void fdp_update_fn(void *arg)
+{
+	struct hop_op *o = arg;
+
+	o->rc = o->bdev->ops->fdp_update(o->bdev, o->ruh);
+}
+
+int blox_bdev_fdp_update(struct blox_bdev *bdev, uint32_t ruh)
+{
+	struct hop_op o = { .ruh = ruh };
+
+	if (!bdev->ops->fdp_update)
+		return -EOPNOTSUPP;
+	call_op(bdev, fdp_update_fn, &o);
+	return o.rc;
 }
 
 bool blox_bdev_has_plm(const struct blox_bdev *bdev)

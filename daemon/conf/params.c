@@ -31,6 +31,7 @@ static const char *const cells[] = { "slc", "mlc", "tlc", "qlc", NULL };
 static const char *const policies[] = { "default", "never", "always", "smart", NULL };
 static const char *const stores[] = { "file", "ram", NULL };
 static const char *const gc_policies[] = { "greedy", "cost-benefit", NULL };
+static const char *const ruh_types[] = { "persistent", "initial", NULL };
 
 #define NP struct blox_nand_params
 static const struct blox_param_field nand_fields[BLOX_NP_COUNT] = {
@@ -82,6 +83,10 @@ static const struct blox_param_field ftl_fields[BLOX_FP_COUNT] = {
 					     4096, NULL),
 	[BLOX_FP_WL_THRESHOLD] = F_U32("wl_threshold", FP, wl_threshold, 1u << 20, NULL),
 	[BLOX_FP_GC_PIPELINE] = F_BOOL("gc_pipeline", FP, gc_pipeline),
+	[BLOX_FP_PLACEMENT_HANDLES] = F_U32("placement_handles", FP, placement_handles,
+					    FTL_MAX_RUH, NULL),
+	[BLOX_FP_RUH_TYPE] = F_STR("ruh_type", FP, ruh_type, ruh_types,
+				   "is not persistent or initial"),
 };
 #undef FP
 
@@ -139,7 +144,8 @@ static const char *const nand_keys[BLOX_NP_COUNT + 1] = {
 };
 static const char *const ftl_keys[BLOX_FP_COUNT + 1] = {
 	"store", "cmt_kib", "mdc", "mdc_bytes", "mdc_min_run", "stream_separation",
-	"op_percent", "gc_policy", "write_buffer_pages", "wl_threshold", "gc_pipeline", NULL
+	"op_percent", "gc_policy", "write_buffer_pages", "wl_threshold", "gc_pipeline",
+	"placement_handles", "ruh_type", NULL
 };
 
 const struct blox_param_table blox_nand_table = { "nand", nand_fields, BLOX_NP_COUNT,
@@ -334,6 +340,11 @@ static int ftl_resolve(const struct blox_ftl_params *p, const char *where,
 		c->wl_threshold = p->wl_threshold;
 	if (GIVEN(GC_PIPELINE))
 		c->gc_pipeline = p->gc_pipeline;
+	if (GIVEN(PLACEMENT_HANDLES))
+		c->nr_ruh = p->placement_handles;
+	c->ruh_persistent = !GIVEN(RUH_TYPE) || !strcmp(p->ruh_type, "persistent");
+	if (GIVEN(RUH_TYPE) && !c->nr_ruh)
+		return blox_fail(err, errlen, "%s.ruh_type: only with placement_handles", where);
 	if (GIVEN(GC_POLICY))
 		c->gc_policy = strcmp(p->gc_policy, "greedy") ? FTL_GC_COST_BENEFIT
 							       : FTL_GC_GREEDY;
@@ -451,6 +462,12 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 		if (blox_param_given(&p->nand, BLOX_NP_BLOCKS_PER_PLANE))
 			ns->auto_blocks = false;
 	}
+	if (p->has_ftl && blox_param_given(&p->ftl, BLOX_FP_PLACEMENT_HANDLES) && !is_nand)
+		return blox_fail(err, errlen,
+				 "%s.ftl.placement_handles: Flexible Data Placement is for backend "
+				 "\"nand\" only (%s)", where,
+				 is_zns ? "a zoned namespace places data by zone"
+					: "its reclaim units are the FTL's superblocks");
 	if (p->has_ftl) {
 		if (!is_nand)
 			return blox_fail(err, errlen, "%s.ftl: only for backend \"nand\"",
@@ -509,7 +526,7 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 				 "(its FTL's unit)", where, FTL_UNIT);
 	if (is_nand && ns->auto_blocks)
 		ns->nand.geo.blocks_per_plane = blox_config_nand_blocks(
-			&ns->nand.geo, nand_dies(&ns->nand.geo), ns->size, ns->ftl.op_permille);
+			&ns->nand.geo, nand_dies(&ns->nand.geo), ns->size, &ns->ftl);
 	if ((is_timing || (is_nand && !ns->device[0])) &&
 	    ns->size > nand_capacity(&ns->nand.geo))
 		return blox_fail(err, errlen, "%s.size: larger than the NAND geometry's %lu bytes",
@@ -526,8 +543,11 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 }
 
 uint32_t blox_config_nand_blocks(const struct nand_geometry *g, uint32_t ndies,
-			  uint64_t bytes, uint32_t op_permille)
+			  uint64_t bytes, const struct ftl_config *c)
 {
+	uint32_t op_permille = c->op_permille;
+	/* Streams beyond the four of an FTL without placement handles: one open superblock each. */
+	uint32_t extra = c->nr_ruh ? c->nr_ruh * (c->ruh_persistent ? 2u : 1u) : 2u;
 	uint64_t units_per_sb = (uint64_t)g->pages_per_block * g->planes_per_die *
 				ndies * (g->page_size / FTL_UNIT);
 	uint64_t want = bytes / FTL_UNIT;
@@ -538,7 +558,7 @@ uint32_t blox_config_nand_blocks(const struct nand_geometry *g, uint32_t ndies,
 	data = want * 1000 / (1000 - op_permille) + want / 512 + 1;
 
 	/* Data superblocks, plus checkpoints, open streams and GC headroom. */
-	return (uint32_t)((data + units_per_sb - 1) / units_per_sb) + 10;
+	return (uint32_t)((data + units_per_sb - 1) / units_per_sb) + 8 + extra;
 }
 
 int blox_uuid_parse(const char *s, uint8_t out[16])

@@ -75,6 +75,9 @@ void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 		 * requires (plm.c); a set whose backend has none refuses it.
 		 */
 		id->ctratt |= NVME_CTRL_CTRATT_PREDICTABLE_LAT | NVME_CTRL_CTRATT_READ_RECV_LVLS;
+		/* Flexible Data Placement on namespaces with handles (fdp.c). */
+		id->ctratt |= NVME_CTRL_CTRATT_FDPS;
+		id->oacs |= NVME_CTRL_OACS_DIRECTIVES;
 		id->rrls = NVMF_RRLS;
 		id->nsetidmax = NVMF_NSETIDMAX;
 		/* ANA (ana.c): every state reported, the groups a namespace can be in. */
@@ -429,6 +432,10 @@ static uint16_t exec_set_features(struct nvmf_req *req)
 		return nvmf_feat_resv_mask(req, true);
 	case NVME_FEAT_FID_RESV_PERSIST:
 		return nvmf_feat_resv_persist(req, true);
+	case NVME_FEAT_FID_FDP:
+		return nvmf_feat_fdp(req, true);
+	case NVME_FEAT_FID_FDP_EVENTS:
+		return nvmf_feat_fdp_events(req, true);
 	default:
 		req->error_loc = offsetof(struct nvme_sqe, cdw10);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
@@ -448,7 +455,8 @@ static uint16_t exec_get_features(struct nvmf_req *req)
 
 		/* Changeable, not saveable; the reservation features are per namespace. */
 		*res = 1u << 2;
-		if (fid == NVME_FEAT_FID_RESV_MASK || fid == NVME_FEAT_FID_RESV_PERSIST)
+		if (fid == NVME_FEAT_FID_RESV_MASK || fid == NVME_FEAT_FID_RESV_PERSIST ||
+		    fid == NVME_FEAT_FID_FDP_EVENTS)
 			*res |= 1u << 1;
 		return 0;
 	}
@@ -494,6 +502,10 @@ static uint16_t exec_get_features(struct nvmf_req *req)
 		return nvmf_feat_resv_mask(req, false);
 	case NVME_FEAT_FID_RESV_PERSIST:
 		return nvmf_feat_resv_persist(req, false);
+	case NVME_FEAT_FID_FDP:
+		return nvmf_feat_fdp(req, false);
+	case NVME_FEAT_FID_FDP_EVENTS:
+		return nvmf_feat_fdp_events(req, false);
 	default:
 		req->error_loc = offsetof(struct nvme_sqe, cdw10);
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
@@ -511,6 +523,12 @@ static uint16_t parse_features(struct nvmf_req *req, bool set)
 		/* The Deterministic Threshold Configuration, both ways. */
 		req->dir = set ? NVMF_DIR_H2C : NVMF_DIR_C2H;
 		req->transfer_len = sizeof(struct nvme_plm_config);
+	} else if (fid == NVME_FEAT_FID_FDP_EVENTS) {
+		/* The event types (set), or their descriptors (get). */
+		req->dir = set ? NVMF_DIR_H2C : NVMF_DIR_C2H;
+		req->transfer_len = nvmf_feat_fdp_events_len(req, set);
+		if (!req->transfer_len)
+			req->dir = NVMF_DIR_NONE;
 	} else if (fid == NVME_FEAT_FID_HOST_ID && !set) {
 		if (!(req->cmd.cdw11 & 1)) { /* only the 128-bit form */
 			req->error_loc = offsetof(struct nvme_sqe, cdw11);
@@ -576,6 +594,11 @@ uint16_t nvmf_parse_admin_common(struct nvmf_req *req, bool discovery)
 			break;
 		req->execute = exec_abort;
 		return 0;
+	case nvme_admin_directive_send:
+	case nvme_admin_directive_recv:
+		if (discovery)
+			break;
+		return nvmf_parse_directive(req, req->cmd.opcode == nvme_admin_directive_send);
 	default:
 		break;
 	}

@@ -208,8 +208,9 @@ static uint16_t exec_read(struct nvmf_req *req)
 
 static uint16_t exec_write(struct nvmf_req *req)
 {
-	io_submit(req, BLOX_IO_WRITE, cmd_slba(req), cmd_nlb(req), req->buf,
-		  rw_done);
+	nvmf_io_prep(req, BLOX_IO_WRITE, cmd_slba(req), cmd_nlb(req), req->buf, rw_done);
+	req->io.ruh = nvmf_fdp_write_ruh(req); /* its placement handle (fdp.c) */
+	nvmf_io_go(req);
 	return NVMF_REQ_ASYNC;
 }
 
@@ -403,7 +404,11 @@ uint16_t nvmf_parse_io(struct nvmf_req *req)
 	case nvme_cmd_read:
 		return parse_rw(req, NVMF_DIR_C2H, exec_read);
 	case nvme_cmd_write:
-		return parse_rw(req, NVMF_DIR_H2C, exec_write);
+		st = nvmf_fdp_write_check(req); /* its directive type */
+		return st ? st : parse_rw(req, NVMF_DIR_H2C, exec_write);
+	case nvme_cmd_io_mgmt_recv:
+	case nvme_cmd_io_mgmt_send:
+		return nvmf_parse_io_mgmt(req, req->cmd.opcode == nvme_cmd_io_mgmt_send);
 	case nvme_cmd_compare:
 		st = parse_rw(req, NVMF_DIR_H2C, exec_compare);
 		req->scratch_len = req->transfer_len; /* what the namespace holds */

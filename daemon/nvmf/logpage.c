@@ -188,6 +188,7 @@ static size_t log_cmd_effects(uint8_t *out, uint8_t csi)
 	}
 	if (csi == NVME_CSI_ZNS)
 		nvmf_zns_effects(l);
+	nvmf_fdp_effects(l);
 	return sizeof(*l);
 }
 
@@ -200,6 +201,8 @@ static size_t log_supported(uint8_t *out, bool discovery)
 		NVME_LOG_LID_ENDURANCE_GROUP,	  NVME_LOG_LID_ENDURANCE_GRP_EVT,
 		NVME_LOG_LID_PREDICTABLE_LAT_NVMSET, NVME_LOG_LID_PREDICTABLE_LAT_AGG,
 		NVME_LOG_LID_RESERVATION, NVME_LOG_LID_ANA,
+		NVME_LOG_LID_FDP_CONFIGS,	  NVME_LOG_LID_FDP_RUH_USAGE,
+		NVME_LOG_LID_FDP_STATS,		  NVME_LOG_LID_FDP_EVENTS,
 	};
 	struct nvme_supported_log_pages *l = (void *)out;
 
@@ -336,6 +339,12 @@ static uint16_t exec_get_log_page(struct nvmf_req *req)
 		case NVME_LOG_LID_ANA:
 			/* LSP bit 0: Return Groups Only. */
 			len = nvmf_log_ana(req, tmp, (req->cmd.cdw10 >> 8) & 1, a.rae);
+			break;
+		case NVME_LOG_LID_FDP_CONFIGS:
+		case NVME_LOG_LID_FDP_RUH_USAGE:
+		case NVME_LOG_LID_FDP_STATS:
+		case NVME_LOG_LID_FDP_EVENTS:
+			st = nvmf_log_fdp(req, a.lid, tmp, LOG_SCRATCH, &len);
 			break;
 		default:
 			st = NVMF_SC_CMD(NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR;

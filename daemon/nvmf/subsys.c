@@ -355,6 +355,7 @@ int nvmf_ns_add(struct nvmf_subsys *s, uint32_t nsid, struct blox_bdev *bdev,
 	memcpy(ns->nguid, id_nguid, 16);
 	nvmf_ns_resv_load(ns);
 	nvmf_ns_endgrp_assign(s, ns);
+	nvmf_ns_fdp_init(ns);
 	ns->anagrpid = 1; /* nvmf_ns_set_ana_group() moves it */
 	nvmf_tgt_ana_changed(s->tgt);
 	/* Keep the list sorted by nsid for the active namespace list. */

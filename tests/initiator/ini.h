@@ -377,6 +377,21 @@ int ini_zone_report(struct ini_queue *q, uint32_t nsid, uint64_t slba, uint8_t f
 		    bool partial, void *buf, uint32_t len);
 int ini_zone_append(struct ini_queue *q, uint32_t nsid, uint64_t zslba, uint32_t nlb,
 		    const void *buf, uint32_t len, bool fua, uint64_t *lba);
+/*
+ * Flexible Data Placement: a Write with directive type @dtype (2: Data
+ * Placement) and specific @dspec (its Placement Identifier); Get Log Page
+ * @lid with Log Specific Identifier @lsi and Field @lsp; I/O Management
+ * Receive (@mo 1: Reclaim Unit Handle Status, @len bytes) and Send (@mo 1:
+ * Reclaim Unit Handle Update of the @n placement identifiers @pids).
+ */
+int ini_write_dir(struct ini_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+		  const void *buf, uint32_t len, uint8_t dtype, uint16_t dspec);
+int ini_get_log_lsi(struct ini_queue *q, uint8_t lid, uint8_t lsp, uint16_t lsi,
+		    void *buf, uint32_t len);
+int ini_io_mgmt_recv(struct ini_queue *q, uint32_t nsid, uint8_t mo, void *buf,
+		     uint32_t len);
+int ini_io_mgmt_send(struct ini_queue *q, uint32_t nsid, uint8_t mo, const uint16_t *pids,
+		     uint16_t n);
 
 /* --- controllers (ini_ctrl.c) --------------------------------------- */
 

@@ -260,3 +260,55 @@ int ini_zone_append(struct ini_queue *q, uint32_t nsid, uint64_t zslba, uint32_t
 		*lba = r.cqe.result;
 	return rc;
 }
+
+int ini_write_dir(struct ini_queue *q, uint32_t nsid, uint64_t slba, uint32_t nlb,
+		  const void *buf, uint32_t len, uint8_t dtype, uint16_t dspec)
+{
+	struct ini_req r;
+
+	ini_req_rw(&r, nvme_cmd_write, nsid, slba, nlb, (void *)buf, len);
+	r.sqe.cdw12 |= (uint32_t)(dtype & 0xf) << 20;
+	r.sqe.cdw13 = (uint32_t)dspec << 16;
+	return run(q, &r);
+}
+
+int ini_get_log_lsi(struct ini_queue *q, uint8_t lid, uint8_t lsp, uint16_t lsi,
+		    void *buf, uint32_t len)
+{
+	struct ini_req r;
+	uint32_t numd;
+
+	if (len == 0 || len % 4)
+		return -EINVAL;
+	numd = len / 4 - 1;
+	ini_req_init(&r, nvme_admin_get_log_page, 0xffffffff, buf, len, INI_DIR_C2H);
+	r.sqe.cdw10 = lid | (uint32_t)(lsp & 0x7f) << 8 | (numd & 0xffff) << 16;
+	r.sqe.cdw11 = numd >> 16 | (uint32_t)lsi << 16;
+	return run(q, &r);
+}
+
+int ini_io_mgmt_recv(struct ini_queue *q, uint32_t nsid, uint8_t mo, void *buf,
+		     uint32_t len)
+{
+	struct ini_req r;
+
+	if (len == 0 || len % 4)
+		return -EINVAL;
+	ini_req_init(&r, nvme_cmd_io_mgmt_recv, nsid, buf, len, INI_DIR_C2H);
+	r.sqe.cdw10 = mo;
+	r.sqe.cdw11 = len / 4 - 1;
+	return run(q, &r);
+}
+
+int ini_io_mgmt_send(struct ini_queue *q, uint32_t nsid, uint8_t mo, const uint16_t *pids,
+		     uint16_t n)
+{
+	struct ini_req r;
+
+	if (n == 0)
+		return -EINVAL;
+	ini_req_init(&r, nvme_cmd_io_mgmt_send, nsid, (void *)pids, (uint32_t)n * 2,
+		     INI_DIR_H2C);
+	r.sqe.cdw10 = mo | (uint32_t)(n - 1) << 16;
+	return run(q, &r);
+}

@@ -57,6 +57,11 @@ struct blox_io {
 	uint64_t result;
 	uint8_t zone_action;
 	bool zone_all;
+	/*
+	 * A WRITE's reclaim unit handle (Flexible Data Placement), below
+	 * blox_bdev_fdp.nr_ruh; 0 for a backend without handles.
+	 */
+	uint16_t ruh;
 	blox_io_cb cb;
 	void *cb_arg;
 	TAILQ_ENTRY(blox_io) link; /* owned by the backend while in flight */
@@ -180,6 +185,28 @@ struct blox_bdev_plm_info {
 	uint64_t reads_estimate, writes_estimate, time_estimate_ms;
 };
 
+/*
+ * Flexible Data Placement (NVMe TP4146) of a backend whose writes carry a
+ * reclaim unit handle (the nand backend's FTL, ftl.h ftl_fdp_stats()):
+ * per handle and in all, bytes the host wrote, bytes programmed (host,
+ * GC, padding) and bytes erased, as the FDP Statistics log counts them.
+ */
+#define BLOX_FDP_MAX_RUH 8
+
+struct blox_bdev_fdp_ruh {
+	uint64_t host_bytes, media_bytes, erased_bytes;
+	uint64_t ru_left_bytes; /* what its reclaim unit can still take; 0: none open */
+	uint64_t updates; /* Reclaim Unit Handle Updates that moved it */
+};
+
+struct blox_bdev_fdp {
+	uint32_t nr_ruh;
+	bool persistent; /* persistently isolated, else initially isolated */
+	uint64_t ru_bytes; /* a reclaim unit's size */
+	struct blox_bdev_fdp_ruh ruh[BLOX_FDP_MAX_RUH];
+	uint64_t host_bytes, media_bytes, erased_bytes; /* the totals */
+};
+
 struct blox_bdev_ops {
 	const char *name;
 	/* Start @io. Returns nothing: errors come back through io->status. */
@@ -216,6 +243,14 @@ struct blox_bdev_ops {
 	 * it. The capacity checks count what is still to come (prov_cap.c).
 	 */
 	uint64_t (*mem_bytes)(struct blox_bdev *bdev);
+	/*
+	 * Optional, both or none: Flexible Data Placement. fdp_info fills @f
+	 * (zeroed by the caller) and returns false when the backend has no
+	 * handles; fdp_update moves handle @ruh to a fresh reclaim unit: 0,
+	 * -EINVAL (no such handle), -ESHUTDOWN.
+	 */
+	bool (*fdp_info)(struct blox_bdev *bdev, struct blox_bdev_fdp *f);
+	int (*fdp_update)(struct blox_bdev *bdev, uint32_t ruh);
 	/* Optional: the backend is zoned (reads, writes and the zone I/O ops keep its zone rules). */
 	const struct blox_bdev_zoned_ops *zoned;
 };
@@ -323,6 +358,9 @@ int blox_bdev_plm_window(struct blox_bdev *bdev, enum blox_plm_window w, uint64_
 void blox_bdev_plm_query(struct blox_bdev *bdev, struct blox_bdev_plm_info *info,
 			 bool clear_events);
 uint64_t blox_bdev_mem_bytes(struct blox_bdev *bdev);
+/* Flexible Data Placement: false (nothing filled) / -EOPNOTSUPP without handles. */
+bool blox_bdev_fdp_info(struct blox_bdev *bdev, struct blox_bdev_fdp *f);
+int blox_bdev_fdp_update(struct blox_bdev *bdev, uint32_t ruh);
 /* Zoned backends: false (and nothing filled) for a backend without zones. */
 bool blox_bdev_zone_info(struct blox_bdev *bdev, struct blox_bdev_zone_info *info);
 /* Its report (blox_bdev_zoned_ops.report), wherever it lives; 0 without zones. */

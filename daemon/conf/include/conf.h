@@ -92,6 +92,8 @@ enum blox_ftl_param {
 	BLOX_FP_WRITE_BUFFER_PAGES,
 	BLOX_FP_WL_THRESHOLD,
 	BLOX_FP_GC_PIPELINE,
+	BLOX_FP_PLACEMENT_HANDLES,
+	BLOX_FP_RUH_TYPE,
 	BLOX_FP_COUNT
 };
 
@@ -106,6 +108,9 @@ struct blox_ftl_params {
 	char gc_policy[16]; /* greedy, cost-benefit */
 	uint32_t write_buffer_pages, wl_threshold;
 	bool gc_pipeline; /* not given: on for software vSSDs, off otherwise */
+	/* Flexible Data Placement: reclaim unit handles (0: none) and their type. */
+	uint32_t placement_handles;
+	char ruh_type[16]; /* persistent (default), initial */
 };
 
 /* A namespace's QoS (its "qos" object); 0 or absent: no limit. */
@@ -339,9 +344,13 @@ char *blox_config_json(const struct blox_config *cfg);
 #define BLOX_DEFAULT_DATA_DIR "/var/lib/bloxd"
 
 void blox_config_free(struct blox_config *cfg);
-/* Blocks per plane an FTL over @ndies of @g needs for @bytes at @op_permille. */
+/*
+ * Blocks per plane an FTL with @c over @ndies of @g needs for @bytes: its
+ * over-provisioning, and an open superblock per stream its placement
+ * handles add.
+ */
 uint32_t blox_config_nand_blocks(const struct nand_geometry *g, uint32_t ndies,
-				 uint64_t bytes, uint32_t op_permille);
+				 uint64_t bytes, const struct ftl_config *c);
 
 /*
  * Decide the flash of @cfg's shared devices: each device sized for the

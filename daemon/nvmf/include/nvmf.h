@@ -181,6 +181,24 @@ struct nvmf_io_telemetry {
 	} win;
 };
 
+/* FDP events a namespace keeps (the FDP Events log holds 63). */
+#define NVMF_FDP_EVENTS 63
+
+/*
+ * Flexible Data Placement of a namespace (fdp.c): its backend's reclaim
+ * unit handles (none: no FDP), the FDP events the host enabled per
+ * placement handle (bit = event type) and the host events recorded.
+ */
+struct nvmf_fdp {
+	uint16_t nr_ruh;
+	bool persistent;
+	uint64_t ru_bytes;
+	uint8_t ev_enable[BLOX_FDP_MAX_RUH];
+	struct nvme_fdp_event ev[NVMF_FDP_EVENTS];
+	uint32_t ev_count; /* recorded so far; the newest NVMF_FDP_EVENTS are kept */
+	uint64_t invalid_pids; /* writes with an invalid placement identifier */
+};
+
 struct nvmf_ns {
 	uint32_t nsid;
 	uint8_t uuid[16];
@@ -207,6 +225,7 @@ struct nvmf_ns {
 	bool plm_enabled;
 	struct nvme_plm_config plm_cfg;
 	uint8_t rrl;
+	struct nvmf_fdp fdp;
 	struct nvmf_ns_stats stats;
 	struct nvmf_ns_health health;
 	uint8_t crit_warn; /* critical warnings at the last nvmf_ns_health_check() */
@@ -879,6 +898,29 @@ uint16_t nvmf_zns_id_ns(struct nvmf_req *req);
 uint16_t nvmf_zns_id_ctrl(struct nvmf_req *req);
 uint16_t nvmf_zns_id_iocs(struct nvmf_req *req);
 void nvmf_zns_effects(struct nvme_cmd_effects_log *l);
+
+/*
+ * Flexible Data Placement (fdp.c). nvmf_ns_fdp_init: @ns's handles from its
+ * backend (when it is added); nvmf_ns_fdp: it has them. Log pages 20h-23h
+ * of the Endurance Group in CDW11 31:16 (@cap bytes at @out); Get (@set
+ * false) and Set Features 1Dh (the group in CDW11 15:0) and 1Eh (the
+ * namespace's placement handle in CDW11 15:0) and the data length of 1Eh;
+ * Directive Send and Receive (admin); a write's DTYPE checked at parse
+ * and its reclaim unit handle; I/O Management Receive and Send; the
+ * commands it adds to the Commands Supported and Effects log.
+ */
+void nvmf_ns_fdp_init(struct nvmf_ns *ns);
+bool nvmf_ns_fdp(const struct nvmf_ns *ns);
+uint16_t nvmf_log_fdp(struct nvmf_req *req, uint8_t lid, uint8_t *out, size_t cap,
+		      size_t *len);
+uint16_t nvmf_feat_fdp(struct nvmf_req *req, bool set);
+uint16_t nvmf_feat_fdp_events(struct nvmf_req *req, bool set);
+uint32_t nvmf_feat_fdp_events_len(const struct nvmf_req *req, bool set);
+uint16_t nvmf_parse_directive(struct nvmf_req *req, bool send);
+uint16_t nvmf_fdp_write_check(struct nvmf_req *req);
+uint16_t nvmf_fdp_write_ruh(struct nvmf_req *req);
+uint16_t nvmf_parse_io_mgmt(struct nvmf_req *req, bool send);
+void nvmf_fdp_effects(struct nvme_cmd_effects_log *l);
 
 /* Copy @len bytes of @src at @off into req->buf, zero-filling the rest. */
 uint16_t nvmf_req_copy_out(struct nvmf_req *req, const void *src, size_t len);

@@ -483,7 +483,7 @@ static void ftl_case_init(struct ftl_case *c, const char *store_path)
 	c->nand.timing.null_timing = true;
 	ftl_config_default(&c->ftl);
 	c->nand.geo.blocks_per_plane =
-		blox_config_nand_blocks(&c->nand.geo, 2, 8 * MiB, c->ftl.op_permille);
+		blox_config_nand_blocks(&c->nand.geo, 2, 8 * MiB, &c->ftl);
 	blox_clock_init_real(&c->clock);
 	c->p = (struct blox_bdev_params){ .backend = "nand", .size = 8 * MiB,
 					  .block_size = 4096, .nand = &c->nand,

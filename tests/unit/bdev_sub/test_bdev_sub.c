@@ -506,7 +506,7 @@ static void ftl_case_init(struct ftl_case *c, const char *store_path)
 	c->nand.geo.pages_per_block = 96;
 	ftl_config_default(&c->ftl);
 	c->nand.geo.blocks_per_plane =
-		blox_config_nand_blocks(&c->nand.geo, 2, 8 * MiB, c->ftl.op_permille);
+		blox_config_nand_blocks(&c->nand.geo, 2, 8 * MiB, &c->ftl);
 	blox_clock_init_real(&c->clock);
 	c->p = (struct blox_bdev_params){ .backend = "nand", .size = 8 * MiB,
 					  .block_size = 512, .nand = &c->nand,

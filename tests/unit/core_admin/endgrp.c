@@ -197,8 +197,11 @@ void test_endgrp_identify_ctrl(void **state)
 	assert_int_equal(id->ctratt, NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_NVM_SETS |
 					     NVME_CTRL_CTRATT_READ_RECV_LVLS |
 					     NVME_CTRL_CTRATT_ENDURANCE_GROUPS |
-					     NVME_CTRL_CTRATT_PREDICTABLE_LAT | NVME_CTRL_CTRATT_TBKAS);
-	assert_int_equal(id->ctratt, 0x7d); /* + read recovery levels, predictable latency (plm.c) */
+					     NVME_CTRL_CTRATT_PREDICTABLE_LAT | NVME_CTRL_CTRATT_TBKAS |
+					     NVME_CTRL_CTRATT_FDPS);
+	/* + read recovery levels, predictable latency (plm.c), FDP (fdp.c) */
+	assert_int_equal(id->ctratt, 0x8007d);
+	assert_true(id->oacs & NVME_CTRL_OACS_DIRECTIVES);
 	assert_int_equal(id->nsetidmax, 1024);
 	assert_int_equal(id->endgidmax, 1024);
 	/* No Endurance Group event notices are sent. */

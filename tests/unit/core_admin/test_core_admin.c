@@ -294,7 +294,9 @@ static void test_log_static_pages(void **state)
 						   lid == NVME_LOG_LID_ENDURANCE_GRP_EVT ||
 						   lid == NVME_LOG_LID_PREDICTABLE_LAT_NVMSET ||
 						   lid == NVME_LOG_LID_PREDICTABLE_LAT_AGG ||
-						   lid == NVME_LOG_LID_RESERVATION || lid == NVME_LOG_LID_ANA
+						   lid == NVME_LOG_LID_RESERVATION || lid == NVME_LOG_LID_ANA ||
+						   (lid >= NVME_LOG_LID_FDP_CONFIGS &&
+						    lid <= NVME_LOG_LID_FDP_EVENTS)
 					   ? 1
 					   : 0);
 

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Flexible Data Placement (NVMe TP4146, NVMe 2.1) of a namespace whose
+ * backend writes by reclaim unit handle (the nand backend's FTL keeps a
+ * stream and an open superblock per handle, ftl/fdp.c):
+ *
+ *   - an Endurance Group has FDP when a namespace in it has placement
+ *     handles. Its one configuration (log 20h): one reclaim group (the
+ *     vSSD's superblocks stripe every die it has, so a reclaim unit, a
+ *     superblock, spans all of them: per-die groups would not be whole
+ *     superblocks), the reclaim unit handles of its namespaces numbered
+ *     in NSID order, a reclaim unit's size, no time limit;
+ *   - a namespace's placement handle i is its backend's handle i, and
+ *     the Placement Identifier of a write (DTYPE 2, DSPEC) is the handle
+ *     (RGIF 0: no reclaim group bits). An identifier out of range writes
+ *     to handle 0 and records an Invalid Placement Identifier event, as
+ *     the specification has it (and QEMU does);
+ *   - logs 21h (usage), 22h (statistics: the backend's counters, summed
+ *     over the group), 23h (events), features 1Dh (FDP, per group;
+ *     changing it while the group has namespaces is a Command Sequence
+ *     Error) and 1Eh (events per placement handle), Directive Receive and
+ *     Send (Identify: Data Placement supported, enabled on an FDP
+ *     namespace), I/O Management Receive (Reclaim Unit Handle Status) and
+ *     Send (Reclaim Unit Handle Update).
+ */
+#include "nvmf.h"
+
+#include <string.h>
+
+#define DTYPE_IDENTIFY 0
+#define DTYPE_DATA_PLACEMENT 2
+#define SC_FDP_DISABLED 0x29 /* generic: FDP Disabled */
+#define FDP_EV_RUNFW 0x00 /* Reclaim Unit Not Fully Written */
+#define FDP_EV_PID 0x03 /* Invalid Placement Identifier */
+
+void nvmf_ns_fdp_init(struct nvmf_ns *ns)
+{
+	struct blox_bdev_fdp f;
+
+	memset(&ns->fdp, 0, sizeof(ns->fdp));
+	memset(&f, 0, sizeof(f));
+	if (!blox_bdev_fdp_info(ns->bdev, &f) || !f.nr_ruh)
+		return;
+	ns->fdp.nr_ruh = (uint16_t)BLOX_MIN(f.nr_ruh, (uint32_t)BLOX_FDP_MAX_RUH);
+	ns->fdp.persistent = f.persistent;
+	ns->fdp.ru_bytes = f.ru_bytes;
+}
+
+bool nvmf_ns_fdp(const struct nvmf_ns *ns)
+{
+	return ns->fdp.nr_ruh != 0;
+}
+
+/* Does Endurance Group @endgid exist, and has it FDP (a namespace with handles)? */
+static bool group(const struct nvmf_subsys *s, uint32_t endgid, bool *fdp)
+{
+	const struct nvmf_ns *ns;
+	bool any = false;
+
+	*fdp = false;
+	TAILQ_FOREACH(ns, &s->namespaces, link) {
+		if (ns->endgid != endgid)
+			continue;
+		any = true;
+		*fdp |= nvmf_ns_fdp(ns);
+	}
+	return any;
+}
+
+/* The reclaim unit handle id of @ns's first placement handle in its group. */
+static uint16_t ruh_base(const struct nvmf_ns *ns)
+{
+	const struct nvmf_ns *o;
+	uint16_t base = 0;
+
+	TAILQ_FOREACH(o, &ns->subsys->namespaces, link)
+		if (o->endgid == ns->endgid && o->nsid < ns->nsid)
+			base = (uint16_t)(base + o->fdp.nr_ruh);
+	return base;
+}
+
+static void put128(uint8_t dst[16], uint64_t v)
+{
+	memset(dst, 0, 16);
+	memcpy(dst, &v, sizeof(v));
+}
+
+/* A group with FDP, from the log's LSI (CDW11 31:16), or the status. */
+static uint16_t log_group(struct nvmf_req *req, uint32_t *endgid)
+{
+	bool fdp;
+
+	*endgid = req->cmd.cdw11 >> 16;
+	if (!group(req->sq->ctrl->subsys, *endgid, &fdp) || !fdp) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw11);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	return 0;
+}
+
+/* ---- log pages 20h-23h ---- */
+
+uint16_t nvmf_log_fdp(struct nvmf_req *req, uint8_t lid, uint8_t *out, size_t cap,
+		      size_t *len)
+{
+	const struct nvmf_ns *ns;
+	uint32_t endgid, nruh = 0, nns = 0;
+	uint16_t st = log_group(req, &endgid);
+
+	if (st)
+		return st;
+	TAILQ_FOREACH(ns, &req->sq->ctrl->subsys->namespaces, link)
+		if (ns->endgid == endgid && nvmf_ns_fdp(ns)) {
+			nruh += ns->fdp.nr_ruh;
+			nns++;
+		}
+	memset(out, 0, cap);
+	switch (lid) {
+	case NVME_LOG_LID_FDP_CONFIGS: {
+		struct nvme_fdp_config_log *l = (void *)out;
+		struct nvme_fdp_config_desc *d = l->configs;
+		uint32_t i = 0;
+
+		*len = sizeof(*l) + sizeof(*d) + nruh * sizeof(d->ruhs[0]);
+		if (*len > cap)
+			return NVME_SC_INTERNAL;
+		l->n = 0; /* 0's based: one configuration */
+		l->size = (uint32_t)*len;
+		d->size = (uint16_t)(*len - sizeof(*l));
+		d->fdpa = (1u << NVME_FDP_CONFIG_FDPA_VALID_SHIFT) |
+			  (1u << NVME_FDP_CONFIG_FDPA_FDPVWC_SHIFT);
+		d->nrg = 1;
+		d->nruh = (uint16_t)nruh;
+		d->maxpids = BLOX_FDP_MAX_RUH - 1;
+		d->nnss = nns;
+		TAILQ_FOREACH(ns, &req->sq->ctrl->subsys->namespaces, link) {
+			if (ns->endgid != endgid || !nvmf_ns_fdp(ns))
+				continue;
+			d->runs = BLOX_MAX(d->runs, ns->fdp.ru_bytes);
+			for (uint32_t r = 0; r < ns->fdp.nr_ruh; r++)
+				d->ruhs[i++].ruht = ns->fdp.persistent
+							    ? NVME_FDP_RUHT_PERSISTENTLY_ISOLATED
+							    : NVME_FDP_RUHT_INITIALLY_ISOLATED;
+		}
+		return 0;
+	}
+	case NVME_LOG_LID_FDP_RUH_USAGE: {
+		struct nvme_fdp_ruhu_log *l = (void *)out;
+
+		*len = sizeof(*l) + nruh * sizeof(l->ruhus[0]);
+		if (*len > cap)
+			return NVME_SC_INTERNAL;
+		l->nruh = (uint16_t)nruh;
+		/* Every handle is one a namespace's placement handle names. */
+		for (uint32_t r = 0; r < nruh; r++)
+			l->ruhus[r].ruha = 1u << NVME_FDP_RUHA_HOST_SHIFT;
+		return 0;
+	}
+	case NVME_LOG_LID_FDP_STATS: {
+		struct nvme_fdp_stats_log *l = (void *)out;
+		uint64_t h = 0, m = 0, e = 0;
+
+		TAILQ_FOREACH(ns, &req->sq->ctrl->subsys->namespaces, link) {
+			struct blox_bdev_fdp f;
+
+			memset(&f, 0, sizeof(f));
+			if (ns->endgid != endgid || !blox_bdev_fdp_info(ns->bdev, &f))
+				continue;
+			h += f.host_bytes;
+			m += f.media_bytes;
+			e += f.erased_bytes;
+		}
+		put128(l->hbmw, h);
+		put128(l->mbmw, m);
+		put128(l->mbe, e);
+		*len = sizeof(*l);
+		return 0;
+	}
+	default: { /* NVME_LOG_LID_FDP_EVENTS: host events (LSP bit 0 clear) */
+		struct nvme_fdp_events_log *l = (void *)out;
+		bool ctrl_events = (req->cmd.cdw10 >> 8) & 1;
+		uint32_t n = 0;
+
+		*len = sizeof(*l);
+		TAILQ_FOREACH(ns, &req->sq->ctrl->subsys->namespaces, link) {
+			uint32_t have = BLOX_MIN(ns->fdp.ev_count, (uint32_t)NVMF_FDP_EVENTS);
+
+			if (ns->endgid != endgid || ctrl_events)
+				continue;
+			/* Oldest first, as they happened. */
+			for (uint32_t i = 0; i < have && n < NVMF_FDP_EVENTS; i++)
+				l->events[n++] = ns->fdp.ev[(ns->fdp.ev_count - have + i) %
+							    NVMF_FDP_EVENTS];
+		}
+		l->n = n;
+		return 0;
+	}
+	}
+}
+
+/* Record event @type of placement handle @ph if the host enabled it there. */
+static void fdp_event(struct nvmf_ns *ns, uint8_t type, uint16_t pid, uint16_t ph)
+{
+	struct nvme_fdp_event *e;
+	uint64_t ms;
+
+	if (ph >= ns->fdp.nr_ruh || !(ns->fdp.ev_enable[ph] & (1u << type)))
+		return;
+	e = &ns->fdp.ev[ns->fdp.ev_count++ % NVMF_FDP_EVENTS];
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->flags = NVME_FDP_EVENT_F_PIV | NVME_FDP_EVENT_F_NSIDV;
+	e->pid = pid;
+	ms = blox_clock_now(ns->subsys->tgt->clock) / 1000000ull;
+	memcpy(e->ts.timestamp, &ms, 6);
+	e->nsid = ns->nsid;
+	if (type == FDP_EV_RUNFW) {
+		e->flags |= NVME_FDP_EVENT_F_LV;
+		e->ruhid = (uint8_t)(ruh_base(ns) + ph);
+	}
+}
+
+/* ---- features 1Dh (per Endurance Group) and 1Eh (per namespace) ---- */
+
+uint16_t nvmf_feat_fdp(struct nvmf_req *req, bool set)
+{
+	uint32_t endgid = req->cmd.cdw11 & 0xffff;
+	bool fdp;
+
+	if (!group(req->sq->ctrl->subsys, endgid, &fdp)) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw11);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	if (!set) {
+		req->cqe.result = fdp ? 1 : 0; /* FDPE; FDPCIDX 0 */
+		return 0;
+	}
+	if (((req->cmd.cdw12 >> 8) & 0xff) != 0) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw12);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR; /* one configuration */
+	}
+	/* The group has namespaces (else it would not exist): no change. */
+	if ((bool)(req->cmd.cdw12 & 1) != fdp)
+		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+	return 0;
+}
+
+static const uint8_t fdp_events[] = { FDP_EV_RUNFW, FDP_EV_PID };
+
+/* The namespace and placement handle of a feature 1Eh command, or NULL. */
+static struct nvmf_ns *events_target(struct nvmf_req *req, uint16_t *ph)
+{
+	struct nvmf_ns *ns = nvmf_ns_find(req->sq->ctrl->subsys, req->cmd.nsid);
+
+	*ph = req->cmd.cdw11 & 0xffff;
+	if (!ns || !nvmf_ns_fdp(ns) || *ph >= ns->fdp.nr_ruh) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw11);
+		return NULL;
+	}
+	return ns;
+}
+
+uint16_t nvmf_feat_fdp_events(struct nvmf_req *req, bool set)
+{
+	uint32_t noet = (req->cmd.cdw11 >> 16) & 0xff;
+	struct nvmf_ns *ns;
+	uint16_t ph;
+
+	ns = events_target(req, &ph);
+	if (!ns)
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	if (!set) {
+		struct nvme_fdp_supported_event_desc d[sizeof(fdp_events)];
+		uint32_t n = BLOX_MIN(noet, (uint32_t)sizeof(fdp_events));
+
+		for (uint32_t i = 0; i < n; i++) {
+			d[i].evt = fdp_events[i];
+			d[i].evta = (ns->fdp.ev_enable[ph] >> fdp_events[i]) & 1;
+		}
+		req->cqe.result = n;
+		return nvmf_req_copy_out(req, d, n * sizeof(d[0]));
+	}
+	for (uint32_t i = 0; i < noet; i++) {
+		uint8_t t = req->buf[i];
+
+		if (!memchr(fdp_events, t, sizeof(fdp_events))) {
+			req->error_loc = offsetof(struct nvme_sqe, dptr);
+			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+		}
+	}
+	for (uint32_t i = 0; i < noet; i++) {
+		uint8_t bit = (uint8_t)(1u << req->buf[i]);
+
+		if (req->cmd.cdw12 & 1)
+			ns->fdp.ev_enable[ph] |= bit;
+		else
+			ns->fdp.ev_enable[ph] &= (uint8_t)~bit;
+	}
+	return 0;
+}
+
+uint32_t nvmf_feat_fdp_events_len(const struct nvmf_req *req, bool set)
+{
+	uint32_t noet = (req->cmd.cdw11 >> 16) & 0xff;
+
+	return set ? noet : noet * (uint32_t)sizeof(struct nvme_fdp_supported_event_desc);
+}
+
+/* ---- Directive Send and Receive: the Identify directive ---- */
+
+static uint16_t exec_dir_recv(struct nvmf_req *req)
+{
+	struct nvmf_ns *ns = nvmf_ns_find(req->sq->ctrl->subsys, req->cmd.nsid);
+	struct nvme_id_directives d;
+
+	memset(&d, 0, sizeof(d));
+	d.supported[0] = (1u << DTYPE_IDENTIFY) | (1u << DTYPE_DATA_PLACEMENT);
+	d.enabled[0] = 1u << DTYPE_IDENTIFY;
+	if (ns && nvmf_ns_fdp(ns))
+		d.enabled[0] |= 1u << DTYPE_DATA_PLACEMENT;
+	return nvmf_req_copy_out(req, &d, sizeof(d));
+}
+
+static uint16_t exec_dir_send(struct nvmf_req *req)
+{
+	struct nvmf_ns *ns = nvmf_ns_find(req->sq->ctrl->subsys, req->cmd.nsid);
+	bool enable = req->cmd.cdw12 & 1;
+	uint8_t tdtype = (req->cmd.cdw12 >> 8) & 0xff;
+
+	/*
+	 * Enable Directive: Data Placement follows the group's FDP (feature
+	 * 1Dh), so only what is already so is accepted.
+	 */
+	if (tdtype == DTYPE_DATA_PLACEMENT && ns && enable == nvmf_ns_fdp(ns))
+		return 0;
+	req->error_loc = offsetof(struct nvme_sqe, cdw12);
+	return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+}
+
+uint16_t nvmf_parse_directive(struct nvmf_req *req, bool send)
+{
+	uint8_t doper = req->cmd.cdw11 & 0xff, dtype = (req->cmd.cdw11 >> 8) & 0xff;
+	uint32_t nsid = req->cmd.nsid;
+
+	if (nsid != 0xffffffff && !nvmf_ns_find(req->sq->ctrl->subsys, nsid)) {
+		req->error_loc = offsetof(struct nvme_sqe, nsid);
+		return NVME_SC_INVALID_NS | NVME_SC_DNR;
+	}
+	/* Identify: Return Parameters (receive) and Enable Directive (send). */
+	if (dtype != DTYPE_IDENTIFY || doper != 1) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw11);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	if (send) {
+		req->execute = exec_dir_send;
+		return 0;
+	}
+	req->dir = NVMF_DIR_C2H;
+	req->transfer_len = (req->cmd.cdw10 + 1) * 4;
+	if (req->transfer_len > sizeof(struct nvme_id_directives))
+		req->transfer_len = sizeof(struct nvme_id_directives);
+	req->execute = exec_dir_recv;
+	return 0;
+}
+
+/* ---- writes and I/O Management ---- */
+
+uint16_t nvmf_fdp_write_check(struct nvmf_req *req)
+{
+	uint8_t dtype = (req->cmd.cdw12 >> 20) & 0xf;
+
+	if (dtype == 0 || (dtype == DTYPE_DATA_PLACEMENT && nvmf_ns_fdp(req->ns)))
+		return 0;
+	req->error_loc = offsetof(struct nvme_sqe, cdw12);
+	return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+}
+
+uint16_t nvmf_fdp_write_ruh(struct nvmf_req *req)
+{
+	struct nvmf_ns *ns = req->ns;
+	uint16_t pid = (uint16_t)(req->cmd.cdw13 >> 16);
+
+	if (((req->cmd.cdw12 >> 20) & 0xf) != DTYPE_DATA_PLACEMENT)
+		return 0;
+	if (pid < ns->fdp.nr_ruh)
+		return pid;
+	/* Invalid Placement Identifier: the default handle, and an event. */
+	ns->fdp.invalid_pids++;
+	fdp_event(ns, FDP_EV_PID, pid, 0);
+	return 0;
+}
+
+static uint16_t exec_mgmt_recv(struct nvmf_req *req)
+{
+	struct nvmf_ns *ns = req->ns;
+	/* The I/O queues' buffers are the host's data only: the status is built here. */
+	uint64_t raw[(sizeof(struct nvme_fdp_ruh_status) +
+		      BLOX_FDP_MAX_RUH * sizeof(struct nvme_fdp_ruh_status_desc)) / 8];
+	struct nvme_fdp_ruh_status *s = (void *)raw;
+	uint16_t base = ruh_base(ns);
+	struct blox_bdev_fdp f;
+	size_t len;
+
+	memset(&f, 0, sizeof(f));
+	if (!blox_bdev_fdp_info(ns->bdev, &f))
+		return SC_FDP_DISABLED | NVME_SC_DNR;
+	len = sizeof(*s) + ns->fdp.nr_ruh * sizeof(s->ruhss[0]);
+	memset(s, 0, len);
+	s->nruhsd = ns->fdp.nr_ruh;
+	for (uint16_t i = 0; i < ns->fdp.nr_ruh; i++) {
+		s->ruhss[i].pid = i;
+		s->ruhss[i].ruhid = (uint16_t)(base + i);
+		s->ruhss[i].ruamw = f.ruh[i].ru_left_bytes >> ns->lba_shift;
+	}
+	return nvmf_req_copy_out(req, s, len);
+}
+
+static uint16_t exec_mgmt_send(struct nvmf_req *req)
+{
+	struct nvmf_ns *ns = req->ns;
+	uint32_t npid = (req->cmd.cdw10 >> 16) + 1;
+	const uint16_t *pids = (const void *)req->buf;
+	struct blox_bdev_fdp f;
+
+	for (uint32_t i = 0; i < npid; i++)
+		if (pids[i] >= ns->fdp.nr_ruh) {
+			req->error_loc = offsetof(struct nvme_sqe, dptr);
+			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+		}
+	memset(&f, 0, sizeof(f));
+	blox_bdev_fdp_info(ns->bdev, &f);
+	for (uint32_t i = 0; i < npid; i++) {
+		int rc;
+
+		if (f.ruh[pids[i]].ru_left_bytes && f.ruh[pids[i]].ru_left_bytes < f.ru_bytes)
+			fdp_event(ns, FDP_EV_RUNFW, pids[i], pids[i]);
+		rc = blox_bdev_fdp_update(ns->bdev, pids[i]);
+		if (rc)
+			return nvmf_io_status(req, rc);
+	}
+	return 0;
+}
+
+uint16_t nvmf_parse_io_mgmt(struct nvmf_req *req, bool send)
+{
+	uint8_t mo = req->cmd.cdw10 & 0xff;
+
+	if (!nvmf_ns_fdp(req->ns))
+		return SC_FDP_DISABLED | NVME_SC_DNR;
+	if (mo != NVME_IO_MGMT_RECV_RUH_STATUS) { /* = NVME_IO_MGMT_SEND_RUH_UPDATE */
+		req->error_loc = offsetof(struct nvme_sqe, cdw10);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	if (send) {
+		req->dir = NVMF_DIR_H2C;
+		req->transfer_len = ((req->cmd.cdw10 >> 16) + 1) * 2;
+		if (req->data_len < req->transfer_len) {
+			req->error_loc = offsetof(struct nvme_sqe, dptr);
+			return NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR;
+		}
+		req->transfer_len = req->data_len;
+		req->execute = exec_mgmt_send;
+		return 0;
+	}
+	req->dir = NVMF_DIR_C2H;
+	req->transfer_len = (req->cmd.cdw11 + 1) * 4;
+	if (req->transfer_len > nvmf_max_xfer(req->sq->tgt)) {
+		req->error_loc = offsetof(struct nvme_sqe, cdw11);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	req->execute = exec_mgmt_recv;
+	return 0;
+}
+
+void nvmf_fdp_effects(struct nvme_cmd_effects_log *l)
+{
+	l->acs[nvme_admin_directive_send] = NVME_CMD_EFFECTS_CSUPP;
+	l->acs[nvme_admin_directive_recv] = NVME_CMD_EFFECTS_CSUPP;
+	l->iocs[nvme_cmd_io_mgmt_recv] = NVME_CMD_EFFECTS_CSUPP;
+	l->iocs[nvme_cmd_io_mgmt_send] = NVME_CMD_EFFECTS_CSUPP;
+}
