@@ -65,6 +65,8 @@ void ctl_print_status(const ProtobufCMessage *m);
 void ctl_print_saved(const ProtobufCMessage *m);
 void ctl_print_listeners(const ProtobufCMessage *m);
 void ctl_print_listener(const ProtobufCMessage *m);
+void ctl_print_referral(const ProtobufCMessage *m);
+void ctl_print_referrals(const ProtobufCMessage *m);
 void ctl_print_subsys(const ProtobufCMessage *m);
 void ctl_print_subsys_list(const ProtobufCMessage *m);
 void ctl_print_host(const ProtobufCMessage *m);
@@ -96,7 +98,7 @@ struct ctl_object {
 
 /* ctl_cmd_target.c: status, version, config, listener, ctrl, stats. */
 extern const struct ctl_object ctl_obj_status, ctl_obj_version, ctl_obj_config,
-	ctl_obj_listener, ctl_obj_ctrl, ctl_obj_stats;
+	ctl_obj_listener, ctl_obj_referral, ctl_obj_ctrl, ctl_obj_stats;
 /* ctl_cmd_subsys.c */
 extern const struct ctl_object ctl_obj_subsys, ctl_obj_host;
 /* ctl_cmd_ns.c */

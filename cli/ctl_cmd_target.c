@@ -60,16 +60,16 @@ const struct ctl_object ctl_obj_status = { "status", status_cmds };
 const struct ctl_object ctl_obj_version = { "version", version_cmds };
 const struct ctl_object ctl_obj_config = { "config", config_cmds };
 
-/* ADDR:PORT or [V6ADDR]:PORT of listener command @verb into @addr and *@port. */
-static int listener_addr(const char *verb, const char *spec, char *addr, size_t len,
-			 uint32_t *port)
+/* ADDR:PORT or [V6ADDR]:PORT of command @obj @verb into @addr and *@port. */
+static int addr_arg(const char *obj, const char *verb, const char *spec, char *addr,
+		    size_t len, uint32_t *port)
 {
 	int rc = cli_parse_addr(spec, addr, len, port);
 
 	if (rc == -ERANGE)
-		return ctl_usage_err("listener %s: '%s': the port must be 1..65535", verb, spec);
+		return ctl_usage_err("%s %s: '%s': the port must be 1..65535", obj, verb, spec);
 	if (rc)
-		return ctl_usage_err("listener %s: '%s' is not ADDR:PORT or [V6ADDR]:PORT", verb,
+		return ctl_usage_err("%s %s: '%s' is not ADDR:PORT or [V6ADDR]:PORT", obj, verb,
 				     spec);
 	return 0;
 }
@@ -121,7 +121,7 @@ static int listener_change(struct ctl *c, int argc, char **argv, bool add)
 	}
 	if (!pos)
 		return ctl_usage_err("listener %s: ADDR:PORT or [V6ADDR]:PORT is required", verb);
-	if ((rc = listener_addr(verb, pos, addr, sizeof(addr), &r.port)))
+	if ((rc = addr_arg("listener", verb, pos, addr, sizeof(addr), &r.port)))
 		return rc;
 	r.address = addr;
 	r.ana_state = ana;
@@ -155,7 +155,7 @@ static int listener_ana_state(struct ctl *c, int argc, char **argv)
 	}
 	if (!pos || !r.group || !r.state[0])
 		return ctl_usage_err("listener ana-state: ADDR:PORT --group N --state STATE");
-	if ((rc = listener_addr("ana-state", pos, addr, sizeof(addr), &r.port)))
+	if ((rc = addr_arg("listener", "ana-state", pos, addr, sizeof(addr), &r.port)))
 		return rc;
 	r.address = addr;
 	return ctl_call(c, "SetAnaState", &r.base, ctl_print_listener);
@@ -191,6 +191,53 @@ static const struct ctl_cmd listener_cmds[] = {
 };
 
 const struct ctl_object ctl_obj_listener = { "listener", listener_cmds };
+
+/* referral add|remove ADDR:PORT */
+static int referral_change(struct ctl *c, int argc, char **argv, bool add)
+{
+	const char *verb = add ? "add" : "remove";
+	Blox__Admin__ReferralRequest r = BLOX__ADMIN__REFERRAL_REQUEST__INIT;
+	char addr[64], *pos = NULL;
+	int rc;
+
+	for (int i = 0; i < argc; i++)
+		if ((rc = listener_word(argv[i], &pos)))
+			return rc;
+	if (!pos)
+		return ctl_usage_err("referral %s: ADDR:PORT or [V6ADDR]:PORT is required", verb);
+	if ((rc = addr_arg("referral", verb, pos, addr, sizeof(addr), &r.port)))
+		return rc;
+	r.address = addr;
+	return add ? ctl_call(c, "AddReferral", &r.base, ctl_print_referral)
+		   : ctl_call(c, "RemoveReferral", &r.base, ctl_print_ok);
+}
+
+static int referral_add(struct ctl *c, int argc, char **argv)
+{
+	return referral_change(c, argc, argv, true);
+}
+
+static int referral_remove(struct ctl *c, int argc, char **argv)
+{
+	return referral_change(c, argc, argv, false);
+}
+
+static int referral_list(struct ctl *c, int argc, char **argv)
+{
+	(void)argv;
+	return no_args(c, argc, "referral list", "ListReferrals", ctl_print_referrals);
+}
+
+static const struct ctl_cmd referral_cmds[] = {
+	{ "add", "ADDR:PORT",
+	  "refer hosts to the discovery service there: the discovery log lists it (subtype 1)",
+	  referral_add },
+	{ "remove", "ADDR:PORT", "", referral_remove },
+	{ "list", "", "the referrals and the discovery log's generation counter", referral_list },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct ctl_object ctl_obj_referral = { "referral", referral_cmds };
 
 static int ctrl_list(struct ctl *c, int argc, char **argv)
 {

@@ -453,6 +453,29 @@ void ctl_print_listener(const ProtobufCMessage *m)
 		printf("  ANA groups: %s\n", ana_text(x, ana, sizeof(ana)));
 }
 
+void ctl_print_referral(const ProtobufCMessage *m)
+{
+	const Blox__Admin__Referral *x = (const void *)m;
+
+	printf("referral %s:%u (port id %u)\n", x->address, x->port, x->portid);
+}
+
+void ctl_print_referrals(const ProtobufCMessage *m)
+{
+	const Blox__Admin__ReferralList *l = (const void *)m;
+	struct cli_table t;
+
+	cli_table_init(&t, "ADDRESS", "PORT", "PORTID", NULL);
+	for (size_t i = 0; i < l->n_referrals; i++) {
+		cli_table_cell(&t, "%s", l->referrals[i]->address);
+		cli_table_cell(&t, "%u", l->referrals[i]->port);
+		cli_table_cell(&t, "%u", l->referrals[i]->portid);
+		cli_table_end_row(&t);
+	}
+	cli_table_print(&t, stdout);
+	printf("discovery log generation %lu\n", (unsigned long)l->genctr);
+}
+
 /*
  * ctrl list for people: a block per controller in 80 columns (a host NQN
  * of the UUID form fits a line), its queues wrapped.

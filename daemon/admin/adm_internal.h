@@ -147,6 +147,7 @@ void adm_m_target_init(ADM_SVC *svc); /* daemon, config save, listeners */
 void adm_m_subsys_init(ADM_SVC *svc); /* subsystems, hosts */
 void adm_m_ns_init(ADM_SVC *svc); /* namespaces */
 void adm_m_ctrl_init(ADM_SVC *svc); /* controllers, telemetry */
+void adm_m_disc_init(ADM_SVC *svc); /* discovery referrals */
 
 /*
  * adm_m_ns.c: the flash file at @path: its size in @bytes and what it

@@ -83,6 +83,7 @@ void adm_methods_init(ADM_SVC *svc)
 	adm_m_subsys_init(svc);
 	adm_m_ns_init(svc);
 	adm_m_ctrl_init(svc);
+	adm_m_disc_init(svc);
 	adm_m_device_init(svc);
 	adm_m_mig_init(svc);
 	adm_m_qos_init(svc);

@@ -489,7 +489,7 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 		      size_t errlen)
 {
 	static const char *const keys[] = { "listeners", "subsystems", "devices",
-					    NULL };
+					    "referrals", NULL };
 	enum json_tokener_error jerr;
 	struct json_tokener *tok;
 	json_object *root, *arr;
@@ -548,7 +548,7 @@ int blox_config_parse(const char *text, struct blox_config *cfg, char *err,
 		rc = parse_listener(json_object_array_get_idx(arr, i), w, cfg, err,
 				    errlen);
 	}
-	if (rc)
+	if (rc || (rc = cfg_parse_referrals(root, cfg, err, errlen)))
 		goto out;
 	arr = cfg_get_array(root, "devices", "top level", &rc, err, errlen);
 	for (size_t i = 0; !rc && arr && i < json_object_array_length(arr); i++) {
@@ -671,6 +671,7 @@ void blox_config_free(struct blox_config *cfg)
 	}
 	free(cfg->subsys);
 	free(cfg->listeners);
+	free(cfg->referrals);
 	free(cfg->devices);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -55,6 +55,9 @@ int cfg_read_params(const struct blox_param_table *t, json_object *o,
 json_object *cfg_params_json(const struct blox_param_table *t, const void *params);
 
 /* config_ns.c: a "namespaces" entry, and a "devices" entry. */
+/* The top level's "referrals" (config_ref.c), read into @cfg and written back. */
+int cfg_parse_referrals(json_object *root, struct blox_config *cfg, char *err, size_t errlen);
+json_object *cfg_referrals_json(const struct blox_config *cfg);
 int cfg_parse_ns(json_object *o, const char *where, struct blox_cfg_ns *ns,
 		 char *err, size_t errlen);
 int cfg_parse_device(json_object *o, const char *where,

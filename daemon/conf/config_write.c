@@ -100,6 +100,8 @@ char *blox_config_json(const struct blox_config *cfg)
 	for (size_t i = 0; i < cfg->nr_listeners; i++)
 		json_object_array_add(arr, listener_json(&cfg->listeners[i]));
 	json_object_object_add(root, "listeners", arr);
+	if (cfg->nr_referrals)
+		json_object_object_add(root, "referrals", cfg_referrals_json(cfg));
 	if (cfg->nr_devices) {
 		arr = json_object_new_array();
 		for (size_t i = 0; i < cfg->nr_devices; i++)

@@ -3,11 +3,117 @@
  * The discovery controller: the well-known discovery NQN, reachable on
  * every listener. It answers Identify Controller, Get Log Page (supported
  * logs and the discovery log), features, Keep Alive and AER; the log
- * itself is built in logpage.c.
+ * itself is built in logpage.c. Here too: the referrals to other discovery
+ * services the log lists, and the change of the log (its generation
+ * counter, and the Discovery Log Page Change notice to the persistent
+ * discovery controllers that asked for it).
  */
 #include "nvmf.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 uint16_t nvmf_parse_discovery(struct nvmf_req *req)
 {
 	return nvmf_parse_admin_common(req, true);
+}
+
+void nvmf_tgt_disc_changed(struct nvmf_tgt *tgt)
+{
+	struct nvmf_ctrl *c;
+
+	tgt->disc_genctr++;
+	/* The target's own discovery subsystem is made first (nvmf_tgt_init). */
+	if (!tgt->discovery)
+		return;
+	/*
+	 * A persistent discovery controller (a keep-alive timeout set) is told
+	 * when it enabled the notice (Set Features 0Bh bit 31); one that reads
+	 * the log and goes has nothing to be told.
+	 */
+	TAILQ_FOREACH(c, &tgt->discovery->ctrls, link)
+		if (c->kato_ms)
+			nvmf_ctrl_aen_raise(c, NVMF_AEN_DISC);
+}
+
+static struct nvmf_referral *referral_find(const struct nvmf_tgt *tgt, const char *addr,
+					   const char *svcid)
+{
+	struct nvmf_referral *r;
+
+	TAILQ_FOREACH(r, &tgt->referrals, link)
+		if (!strcmp(r->addr, addr) && !strcmp(r->svcid, svcid))
+			return r;
+	return NULL;
+}
+
+int nvmf_referral_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
+		      struct nvmf_referral **out)
+{
+	unsigned char bin[sizeof(struct in6_addr)];
+	struct nvmf_referral *r;
+	unsigned long port;
+	char *end;
+	int family = AF_INET;
+
+	if (inet_pton(AF_INET, addr, bin) != 1) {
+		family = AF_INET6;
+		if (inet_pton(AF_INET6, addr, bin) != 1)
+			return -EINVAL;
+	}
+	errno = 0;
+	port = strtoul(svcid, &end, 10);
+	if (!*svcid || *end || errno || port == 0 || port > 65535)
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	inet_ntop(family, bin, r->addr, sizeof(r->addr));
+	snprintf(r->svcid, sizeof(r->svcid), "%lu", port);
+	if (referral_find(tgt, r->addr, r->svcid)) {
+		free(r);
+		return -EEXIST;
+	}
+	r->family = family;
+	r->portid = tgt->next_port_id++;
+	TAILQ_INSERT_TAIL(&tgt->referrals, r, link);
+	nvmf_tgt_disc_changed(tgt);
+	if (out)
+		*out = r;
+	return 0;
+}
+
+int nvmf_referral_remove(struct nvmf_tgt *tgt, const char *addr, const char *svcid)
+{
+	unsigned char bin[sizeof(struct in6_addr)];
+	char canon[NVMF_TRADDR_SIZE];
+	struct nvmf_referral *r;
+	unsigned long port = strtoul(svcid, NULL, 10);
+	char num[8];
+	int family = inet_pton(AF_INET, addr, bin) == 1 ? AF_INET : AF_INET6;
+
+	if (family == AF_INET6 && inet_pton(AF_INET6, addr, bin) != 1)
+		return -ENOENT;
+	inet_ntop(family, bin, canon, sizeof(canon));
+	snprintf(num, sizeof(num), "%lu", port);
+	r = referral_find(tgt, canon, num);
+	if (!r)
+		return -ENOENT;
+	TAILQ_REMOVE(&tgt->referrals, r, link);
+	free(r);
+	nvmf_tgt_disc_changed(tgt);
+	return 0;
+}
+
+void nvmf_tgt_referrals_free(struct nvmf_tgt *tgt)
+{
+	struct nvmf_referral *r;
+
+	while ((r = TAILQ_FIRST(&tgt->referrals))) {
+		TAILQ_REMOVE(&tgt->referrals, r, link);
+		free(r);
+	}
 }

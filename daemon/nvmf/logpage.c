@@ -235,10 +235,29 @@ uint8_t nvmf_disc_treq(const struct nvmf_port *p)
 	return treq;
 }
 
+/* The fields of an entry for a TCP address both kinds of entry share. */
+static void disc_entry(struct nvmf_disc_log_entry *e, int family, uint8_t subtype,
+		       uint8_t treq, uint16_t portid, const char *svcid, const char *subnqn,
+		       const char *traddr)
+{
+	memset(e, 0, sizeof(*e));
+	e->trtype = NVMF_TRTYPE_TCP;
+	e->adrfam = family == AF_INET6 ? NVMF_ADDR_FAMILY_IP6 : NVMF_ADDR_FAMILY_IP4;
+	e->subtype = subtype;
+	e->treq = treq;
+	e->portid = portid;
+	e->cntlid = 0xffff;
+	e->asqsz = NVMF_ADMIN_MAX_SQSIZE + 1;
+	nvmf_strpad(e->trsvcid, sizeof(e->trsvcid), svcid);
+	snprintf(e->subnqn, sizeof(e->subnqn), "%s", subnqn);
+	nvmf_strpad(e->traddr, sizeof(e->traddr), traddr);
+}
+
 /*
  * Discovery log: one entry per (NVM subsystem the host may use, NVM
- * listener). Wildcard listeners report the address the host reached us
- * by, never 0.0.0.0.
+ * listener), then one per referral (subtype 1: another discovery
+ * service, the well-known discovery NQN). Wildcard listeners report the
+ * address the host reached us by, never 0.0.0.0.
  */
 size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap)
 {
@@ -248,6 +267,7 @@ size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap)
 	struct nvmf_discovery_log *hdr = (void *)out;
 	struct nvmf_subsys *s;
 	struct nvmf_port *p;
+	struct nvmf_referral *r;
 	uint64_t n = 0;
 	size_t max = (cap - sizeof(*hdr)) / sizeof(struct nvmf_disc_log_entry);
 	char local[NVMF_TRADDR_SIZE] = "";
@@ -266,23 +286,19 @@ size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap)
 				continue;
 			if (n == max)
 				goto done;
-			memset(e, 0, sizeof(*e));
-			e->trtype = NVMF_TRTYPE_TCP;
-			e->adrfam = p->family == AF_INET6 ? NVMF_ADDR_FAMILY_IP6
-							  : NVMF_ADDR_FAMILY_IP4;
-			e->subtype = NVME_NQN_NVME;
-			e->treq = nvmf_disc_treq(p);
-			e->portid = p->id;
-			e->cntlid = 0xffff;
-			e->asqsz = NVMF_ADMIN_MAX_SQSIZE + 1;
-			nvmf_strpad(e->trsvcid, sizeof(e->trsvcid), p->svcid);
-			snprintf(e->subnqn, sizeof(e->subnqn), "%s", s->nqn);
-			nvmf_strpad(e->traddr, sizeof(e->traddr),
-				    wild && local[0] ? local : p->addr);
+			disc_entry(e, p->family, NVME_NQN_NVME, nvmf_disc_treq(p), p->id, p->svcid,
+				   s->nqn, wild && local[0] ? local : p->addr);
 			e->tsas.tcp.sectype = p->tls == NVMF_TLS_NONE ? NVMF_TCP_SECTYPE_NONE
 								      : NVMF_TCP_SECTYPE_TLS13;
 			n++;
 		}
+	}
+	TAILQ_FOREACH(r, &tgt->referrals, link) {
+		if (n == max)
+			goto done;
+		/* What another discovery controller asks of us: nothing secure, no SQ flow control. */
+		disc_entry(&hdr->entries[n++], r->family, NVME_NQN_DISC, NVMF_TREQ_DISABLE_SQFLOW,
+			   r->portid, r->svcid, NVME_DISC_SUBSYS_NAME, r->addr);
 	}
 done:
 	hdr->genctr = tgt->disc_genctr;
@@ -356,6 +372,9 @@ static uint16_t exec_get_log_page(struct nvmf_req *req)
 			break;
 		case NVME_LOG_LID_DISCOVER:
 			len = nvmf_discovery_log(req, tmp, req->scratch_len);
+			/* Read (RAE clear): the next change may be told. */
+			if (!a.rae)
+				nvmf_ctrl_aen_log_read(c, NVMF_AEN_DISC, -1);
 			break;
 		default:
 			st = NVMF_SC_CMD(NVME_SC_INVALID_LOG_PAGE) | NVME_SC_DNR;

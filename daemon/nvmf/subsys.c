@@ -30,6 +30,7 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct event_base *base,
 	tgt->start_ns = blox_clock_now(clock);
 	TAILQ_INIT(&tgt->subsystems);
 	TAILQ_INIT(&tgt->ports);
+	TAILQ_INIT(&tgt->referrals);
 	rc = blox_io_cq_init(&tgt->io_cq, base);
 	if (rc)
 		return rc;
@@ -55,6 +56,7 @@ void nvmf_tgt_fini(struct nvmf_tgt *tgt)
 		nvmf_subsys_destroy(tgt->discovery);
 	while ((p = TAILQ_FIRST(&tgt->ports)))
 		nvmf_port_remove(p);
+	nvmf_tgt_referrals_free(tgt);
 	/* Completions of the last I/O may still sit in the queue. */
 	blox_io_cq_drain(&tgt->io_cq);
 	blox_io_cq_fini(&tgt->io_cq);
@@ -108,7 +110,7 @@ int nvmf_subsys_create(struct nvmf_tgt *tgt, const char *nqn,
 	/* The discovery subsystem is created first and is not listed. */
 	if (tgt->discovery)
 		TAILQ_INSERT_TAIL(&tgt->subsystems, s, link);
-	tgt->disc_genctr++;
+	nvmf_tgt_disc_changed(tgt);
 	*out = s;
 	return 0;
 }
@@ -146,7 +148,7 @@ int nvmf_subsys_destroy(struct nvmf_subsys *s)
 		TAILQ_REMOVE(&tgt->subsystems, s, link);
 	else
 		tgt->discovery = NULL;
-	tgt->disc_genctr++;
+	nvmf_tgt_disc_changed(tgt);
 	free(s);
 	return 0;
 }
@@ -189,7 +191,7 @@ int nvmf_subsys_add_host(struct nvmf_subsys *s, const char *hostnqn)
 		return -ENOMEM;
 	snprintf(h->nqn, sizeof(h->nqn), "%s", hostnqn);
 	TAILQ_INSERT_TAIL(&s->hosts, h, link);
-	s->tgt->disc_genctr++;
+	nvmf_tgt_disc_changed(s->tgt);
 	return 0;
 }
 
@@ -202,7 +204,7 @@ int nvmf_subsys_remove_host(struct nvmf_subsys *s, const char *hostnqn)
 	TAILQ_REMOVE(&s->hosts, h, link);
 	dhchap_wipe(h, sizeof(*h));
 	free(h);
-	s->tgt->disc_genctr++;
+	nvmf_tgt_disc_changed(s->tgt);
 	return 0;
 }
 
@@ -492,7 +494,7 @@ int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
 	p->discovery_only = discovery_only;
 	p->tgt = tgt;
 	TAILQ_INSERT_TAIL(&tgt->ports, p, link);
-	tgt->disc_genctr++;
+	nvmf_tgt_disc_changed(tgt);
 	*out = p;
 	return 0;
 }
@@ -500,6 +502,6 @@ int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
 void nvmf_port_remove(struct nvmf_port *p)
 {
 	TAILQ_REMOVE(&p->tgt->ports, p, link);
-	p->tgt->disc_genctr++;
+	nvmf_tgt_disc_changed(p->tgt);
 	free(p);
 }

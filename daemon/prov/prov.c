@@ -592,6 +592,8 @@ int blox_prov_listen(struct blox_prov *p, const struct blox_config *cfg, char *e
 
 	for (size_t i = 0; !rc && i < cfg->nr_listeners; i++)
 		rc = prov_listener_add(p, &cfg->listeners[i], NULL, err, errlen);
+	for (size_t i = 0; !rc && i < cfg->nr_referrals; i++)
+		rc = prov_referral_add(p, cfg->referrals[i].addr, cfg->referrals[i].port, err, errlen);
 	return rc;
 }
 

@@ -56,21 +56,31 @@ char *blox_state_json(const struct blox_prov *pv)
 	struct blox_config cfg = { 0 };
 	const struct prov_device *d;
 	const struct nvmf_port *p;
+	const struct nvmf_referral *r;
 	const struct nvmf_subsys *s;
-	size_t np = 0, nd = 0, ns = 0;
+	size_t np = 0, nd = 0, ns = 0, nr = 0;
 	char *text = NULL;
 
 	TAILQ_FOREACH(p, &tgt->ports, link)
 		np++;
 	TAILQ_FOREACH(d, &pv->devices, link)
 		nd++;
+	TAILQ_FOREACH(r, &tgt->referrals, link)
+		nr++;
 	TAILQ_FOREACH(s, &tgt->subsystems, link)
 		ns++;
 	cfg.listeners = calloc(np + 1, sizeof(*cfg.listeners));
 	cfg.devices = calloc(nd + 1, sizeof(*cfg.devices));
 	cfg.subsys = calloc(ns + 1, sizeof(*cfg.subsys));
-	if (!cfg.listeners || !cfg.devices || !cfg.subsys)
+	cfg.referrals = calloc(nr + 1, sizeof(*cfg.referrals));
+	if (!cfg.listeners || !cfg.devices || !cfg.subsys || !cfg.referrals)
 		goto out;
+	TAILQ_FOREACH(r, &tgt->referrals, link) {
+		struct blox_cfg_referral *c = &cfg.referrals[cfg.nr_referrals++];
+
+		snprintf(c->addr, sizeof(c->addr), "%s", r->addr);
+		snprintf(c->port, sizeof(c->port), "%.7s", r->svcid);
+	}
 	TAILQ_FOREACH(p, &tgt->ports, link) {
 		struct blox_cfg_listener *l = &cfg.listeners[cfg.nr_listeners++];
 

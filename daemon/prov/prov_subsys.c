@@ -50,7 +50,7 @@ void prov_subsys_allow_any_host(struct blox_prov *p, struct nvmf_subsys *s, bool
 {
 	s->allow_any_host = allow;
 	/* The discovery log of every host may change. */
-	p->tgt->disc_genctr++;
+	nvmf_tgt_disc_changed(p->tgt);
 }
 
 int prov_host_add(struct blox_prov *p, struct nvmf_subsys *s, const struct blox_cfg_host *ch,
@@ -112,6 +112,24 @@ int prov_listener_add(struct blox_prov *p, const struct blox_cfg_listener *l,
 	if (out)
 		*out = port;
 	return 0;
+}
+
+int prov_referral_add(struct blox_prov *p, const char *addr, const char *port, char *err,
+		      size_t errlen)
+{
+	int rc = nvmf_referral_add(p->tgt, addr, port, NULL);
+
+	if (rc)
+		blox_fail(err, errlen, "referral %s:%s: %s", addr, port,
+			  rc == -EINVAL	  ? "not an IPv4 or IPv6 address and a port 1..65535"
+			  : rc == -EEXIST ? "already there"
+					  : strerror(-rc));
+	return rc;
+}
+
+int prov_referral_remove(struct blox_prov *p, const char *addr, const char *port)
+{
+	return nvmf_referral_remove(p->tgt, addr, port);
 }
 
 void prov_listener_remove(struct blox_prov *p, struct nvmf_port *port)

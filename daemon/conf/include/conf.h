@@ -308,10 +308,18 @@ const char *blox_tls_mode_name(enum nvmf_tls_mode m);
 /* A TLS PSK in the interchange format, checked; a reason in @err. */
 int blox_tls_psk_check(const char *psk, char *err, size_t errlen);
 
+/* A referral to another discovery service (the discovery log lists it). */
+struct blox_cfg_referral {
+	char addr[NVMF_TRADDR_SIZE]; /* canonical IPv4 or IPv6 text */
+	char port[8];
+};
+
 struct blox_config {
 	char data_dir[4096]; /* where file-backed namespaces live */
 	struct blox_cfg_listener *listeners;
 	size_t nr_listeners;
+	struct blox_cfg_referral *referrals;
+	size_t nr_referrals;
 	struct blox_cfg_subsys *subsys;
 	size_t nr_subsys;
 	struct blox_cfg_device *devices;

@@ -127,6 +127,19 @@ struct nvmf_port {
 };
 
 /*
+ * A referral to another discovery service (discovery.c): the discovery
+ * log lists it as an entry of subtype 1 (a discovery subsystem) with the
+ * well-known discovery NQN, so that a host's connect-all follows it.
+ */
+struct nvmf_referral {
+	char addr[NVMF_TRADDR_SIZE]; /* canonical IPv4 or IPv6 text */
+	char svcid[NVMF_TRSVCID_SIZE];
+	int family;
+	uint16_t portid;
+	TAILQ_ENTRY(nvmf_referral) link;
+};
+
+/*
  * An allowed host. With a DH-HMAC-CHAP secret (@key), its queues must
  * authenticate (auth.c) before anything else; with a controller secret
  * too, the host may ask the controller to authenticate back. The DHHC-1
@@ -485,8 +498,9 @@ struct nvmf_tgt {
 	struct blox_io_cq io_cq;
 	TAILQ_HEAD(, nvmf_subsys) subsystems;
 	TAILQ_HEAD(, nvmf_port) ports;
+	TAILQ_HEAD(nvmf_referral_list, nvmf_referral) referrals;
 	struct nvmf_subsys *discovery;
-	uint64_t disc_genctr;
+	uint64_t disc_genctr; /* moved by nvmf_tgt_disc_changed() only */
 	uint64_t ana_chgcnt; /* the ANA log's change count (ana.c) */
 	uint16_t next_port_id;
 	uint64_t start_ns;
@@ -804,6 +818,19 @@ uint16_t nvmf_parse_admin_common(struct nvmf_req *req, bool discovery);
 uint16_t nvmf_parse_identify(struct nvmf_req *req, bool discovery);
 uint16_t nvmf_parse_get_log_page(struct nvmf_req *req, bool discovery);
 void nvmf_fill_id_ctrl(struct nvmf_ctrl *ctrl, struct nvme_id_ctrl *id);
+/*
+ * Discovery (discovery.c). nvmf_tgt_disc_changed: what the discovery log
+ * tells changed (a subsystem, listener, host or referral): its generation
+ * counter moves and the persistent discovery controllers (KATO set) that
+ * enabled it get the Discovery Log Page Change notice. Referrals: add
+ * (@addr an IPv4 or IPv6 literal, @svcid a port; -EINVAL, -EEXIST,
+ * -ENOMEM), remove (-ENOENT), all freed.
+ */
+void nvmf_tgt_disc_changed(struct nvmf_tgt *tgt);
+int nvmf_referral_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
+		      struct nvmf_referral **out);
+int nvmf_referral_remove(struct nvmf_tgt *tgt, const char *addr, const char *svcid);
+void nvmf_tgt_referrals_free(struct nvmf_tgt *tgt);
 /* Build the discovery log for the host of @req into @out; its length. */
 size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap);
 /* TREQ of @p's discovery log entries (nvmet's values). */
@@ -858,6 +885,7 @@ enum nvmf_aen {
 	 */
 	NVMF_AEN_SMART_SPARE,
 	NVMF_AEN_SMART_RO,
+	NVMF_AEN_DISC, /* Notice F0h, log 70h (discovery.c) */
 	NVMF_AEN_KINDS
 };
 

@@ -378,6 +378,15 @@ int prov_host_set_tls_psk(struct blox_prov *p, struct nvmf_subsys *s, const char
 int prov_listener_add(struct blox_prov *p, const struct blox_cfg_listener *l,
 		      struct nvmf_port **out, char *err, size_t errlen);
 void prov_listener_remove(struct blox_prov *p, struct nvmf_port *port);
+/*
+ * A referral to the discovery service at @addr:@port (the discovery log
+ * lists it; discovery controllers are told): 0, or -EINVAL (not an
+ * address and port), -EEXIST, -ENOMEM with the reason in @err. Removed:
+ * 0 or -ENOENT.
+ */
+int prov_referral_add(struct blox_prov *p, const char *addr, const char *port, char *err,
+		      size_t errlen);
+int prov_referral_remove(struct blox_prov *p, const char *addr, const char *port);
 
 /* Devices: registered under their names, sized and opened. */
 int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *d, char *err,

@@ -282,7 +282,8 @@ void test_plm_identify(void **state)
 				       NVME_CTRL_CTRATT_READ_RECV_LVLS),
 			 0);
 	assert_int_equal(id->rrls, 0);
-	assert_int_equal(id->oaes, 0);
+	/* Discovery log change notices only: no PLM events. */
+	assert_int_equal(id->oaes, 1u << 31);
 }
 
 /* 2. Feature 13h: set, read back (current and default), thresholds to the backend, disable. */

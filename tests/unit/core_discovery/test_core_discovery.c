@@ -92,7 +92,7 @@ static void test_identify(void **state)
 	assert_int_equal(id->cntlid, f->q->sq.ctrl->cntlid);
 	assert_int_equal(id->nn, 0);
 	assert_int_equal(id->oncs, 0);
-	assert_int_equal(id->oaes, 0);
+	assert_int_equal(id->oaes, 1u << 31); /* discovery log change notices */
 	assert_int_equal(id->kas, 1);
 	assert_int_equal(id->mdts, 5);
 	/* No Commands Supported and Effects log (Linux would ask for it). */
@@ -317,6 +317,120 @@ static void test_needs_enable(void **state)
 			 ST_CMD_SEQ);
 }
 
+/*
+ * 9. Referrals: an entry each after the NVM ones, subtype 1 with the
+ * discovery NQN; the generation counter moves with each change; a
+ * duplicate (in any spelling of the address) and bad input are refused.
+ */
+static void test_referrals(void **state)
+{
+	struct fixture *f = *state;
+	static uint8_t log[HDR_LEN + 16 * ENTRY_LEN];
+	const struct nvmf_discovery_log *h = (const void *)log;
+	const struct nvmf_disc_log_entry *e = &h->entries[6];
+	struct nvmf_tgt *t = &f->ft.tgt;
+	uint64_t g;
+
+	read_disc(f, f->q, HDR_LEN, 0, log);
+	g = h->genctr;
+	assert_int_equal(nvmf_referral_add(t, "10.0.0.2", "8009", NULL), 0);
+	assert_int_equal(nvmf_referral_add(t, "0::1", "8010", NULL), 0);
+	read_disc(f, f->q, sizeof(log), 0, log);
+	assert_int_equal(h->genctr, g + 2);
+	assert_int_equal(h->numrec, 8);
+	assert_int_equal(e[0].subtype, NVME_NQN_DISC);
+	assert_int_equal(e[0].trtype, NVMF_TRTYPE_TCP);
+	assert_int_equal(e[0].adrfam, NVMF_ADDR_FAMILY_IP4);
+	assert_int_equal(e[0].cntlid, 0xffff);
+	assert_string_equal(e[0].subnqn, NVME_DISC_SUBSYS_NAME);
+	assert_padded(e[0].traddr, sizeof(e[0].traddr), "10.0.0.2");
+	assert_padded(e[0].trsvcid, sizeof(e[0].trsvcid), "8009");
+	assert_int_equal(e[1].subtype, NVME_NQN_DISC);
+	assert_int_equal(e[1].adrfam, NVMF_ADDR_FAMILY_IP6);
+	assert_padded(e[1].traddr, sizeof(e[1].traddr), "::1");
+	assert_padded(e[1].trsvcid, sizeof(e[1].trsvcid), "8010");
+	/* Port ids of their own, none a listener's. */
+	assert_true(e[0].portid > 4 && e[1].portid > e[0].portid);
+	/* Refused, nothing changed. */
+	assert_int_equal(nvmf_referral_add(t, "::1", "8010", NULL), -EEXIST);
+	assert_int_equal(nvmf_referral_add(t, "10.0.0", "8009", NULL), -EINVAL);
+	assert_int_equal(nvmf_referral_add(t, "10.0.0.3", "0", NULL), -EINVAL);
+	assert_int_equal(nvmf_referral_add(t, "10.0.0.3", "65536", NULL), -EINVAL);
+	assert_int_equal(nvmf_referral_add(t, "10.0.0.3", "80x", NULL), -EINVAL);
+	assert_int_equal(nvmf_referral_remove(t, "10.0.0.9", "8009"), -ENOENT);
+	assert_int_equal(nvmf_referral_remove(t, "nonsense", "8009"), -ENOENT);
+	read_disc(f, f->q, HDR_LEN, 0, log);
+	assert_int_equal(h->genctr, g + 2);
+	assert_int_equal(h->numrec, 8);
+	/* Removed (the address as written another way): gone, the counter moves. */
+	assert_int_equal(nvmf_referral_remove(t, "::0001", "8010"), 0);
+	read_disc(f, f->q, sizeof(log), 0, log);
+	assert_int_equal(h->genctr, g + 3);
+	assert_int_equal(h->numrec, 7);
+	assert_padded(e[0].traddr, sizeof(e[0].traddr), "10.0.0.2");
+}
+
+/*
+ * 10. The Discovery Log Page Change notice: to a persistent discovery
+ * controller (KATO set) that enabled it (feature 0Bh bit 31), on every
+ * change (subsystem, listener, host, referral); masked until the log is
+ * read without RAE; never to one without KATO or without the bit.
+ */
+static void test_change_notice(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_q *qp = fake_q_new_on(&f->ft, f->pdisc), *q0 = f->q;
+	struct fake_cmd *a[5], *b;
+	struct nvmf_port *p;
+	const uint32_t aen = 0x70f002; /* Notice, F0h, log 70h */
+
+	fake_admin_up_as(&f->ft, qp, FAKE_DISCNQN, FAKE_HOSTNQN, 30000);
+	assert_int_equal(fake_set_feat(&f->ft, qp, f->c, NVME_FEAT_FID_ASYNC_EVENT, 1u << 31), 0);
+	assert_int_equal(fake_set_feat(&f->ft, q0, f->c, NVME_FEAT_FID_ASYNC_EVENT, 1u << 31), 0);
+	for (int i = 0; i < 4; i++) {
+		a[i] = fake_cmd_new(&f->ft);
+		fake_prep(&f->ft, a[i], nvme_admin_async_event, 0);
+		fake_submit(&f->ft, qp, a[i]);
+	}
+	b = fake_cmd_new(&f->ft);
+	fake_prep(&f->ft, b, nvme_admin_async_event, 0);
+	fake_submit(&f->ft, q0, b);
+
+	fake_subsys(&f->ft, "nqn.2026-12.io.blox:e", true);
+	assert_int_equal(a[0]->done, 1);
+	assert_int_equal(a[0]->cqe.result, aen);
+	/* Masked: a listener and a host change wait for the log to be read. */
+	assert_int_equal(nvmf_port_add(&f->ft.tgt, "127.0.0.1", "4430", false, &p), 0);
+	assert_int_equal(nvmf_subsys_add_host(nvmf_subsys_find(&f->ft.tgt, NQN_D), FAKE_HOSTNQN),
+			 0);
+	assert_int_equal(a[1]->done, 0);
+	assert_int_equal(fake_get_log(&f->ft, qp, f->c, NVME_LOG_LID_DISCOVER, HDR_LEN, 0, 0, true),
+			 0);
+	assert_int_equal(a[1]->done, 0); /* RAE: still masked */
+	assert_int_equal(fake_get_log(&f->ft, qp, f->c, NVME_LOG_LID_DISCOVER, HDR_LEN, 0, 0, false),
+			 0);
+	assert_int_equal(a[1]->done, 1);
+	assert_int_equal(a[1]->cqe.result, aen);
+	fake_get_log(&f->ft, qp, f->c, NVME_LOG_LID_DISCOVER, HDR_LEN, 0, 0, false);
+	assert_int_equal(a[2]->done, 0); /* told once for what came while masked */
+	assert_int_equal(nvmf_referral_add(&f->ft.tgt, "10.0.0.2", "8009", NULL), 0);
+	assert_int_equal(a[2]->done, 1);
+	fake_get_log(&f->ft, qp, f->c, NVME_LOG_LID_DISCOVER, HDR_LEN, 0, 0, false);
+	nvmf_port_remove(p);
+	assert_int_equal(a[3]->done, 1);
+	assert_int_equal(a[3]->cqe.result, aen);
+	/* The controller without KATO heard nothing. */
+	assert_int_equal(b->done, 0);
+	/* Without the enable bit, nothing either (the AER stays parked). */
+	fake_get_log(&f->ft, qp, f->c, NVME_LOG_LID_DISCOVER, HDR_LEN, 0, 0, false);
+	assert_int_equal(fake_set_feat(&f->ft, qp, f->c, NVME_FEAT_FID_ASYNC_EVENT, 0), 0);
+	a[4] = fake_cmd_new(&f->ft);
+	fake_prep(&f->ft, a[4], nvme_admin_async_event, 0);
+	fake_submit(&f->ft, qp, a[4]);
+	assert_int_equal(nvmf_referral_remove(&f->ft.tgt, "10.0.0.2", "8009"), 0);
+	assert_int_equal(a[4]->done, 0);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
@@ -329,6 +443,8 @@ int main(void)
 		T(test_log_genctr),
 		T(test_needs_enable),
 		T(test_log_treq_tls),
+		T(test_referrals),
+		T(test_change_notice),
 	};
 #undef T
 
