@@ -265,6 +265,9 @@ static int parse_listener(json_object *o, const char *where,
 				 where, tls_text);
 	if ((rc = parse_ana_states(o, where, ana, err, errlen)))
 		return rc;
+	if (disc && json_object_object_get_ex(o, "ana_state", NULL))
+		return blox_fail(err, errlen,
+				 "%s.ana_state: a discovery-only listener serves no namespace", where);
 	snprintf(port, sizeof(port), "%u", (unsigned)pnum);
 	rc = listener_add(cfg, addr, port, disc, tls, ana, err, errlen);
 	if (rc == -EINVAL) {

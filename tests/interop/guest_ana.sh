@@ -104,5 +104,26 @@ rounds=$(cat /tmp/fio.rounds)
 dmesg | grep -Ei "I/O error|critical .*error" && fail "I/O errors in the kernel log"
 ok "$rounds fio rounds written and verified across both changes, no I/O error"
 nvme disconnect -n "$NQN" || fail "disconnect"
+
+# Discovery: the referral to node B (10.0.2.2:$PB) in the log, followed by
+# hand (what connect-all does), and one the host adds with the counter moved.
+out=$(nvme discover -t tcp -a "$HOST_IP" -s "$P1" 2>&1)
+echo "$out"
+echo "$out" | grep -A8 "subtype: *discovery subsystem referral" | grep -q "trsvcid: *$PB" ||
+	fail "nvme discover on $P1: no referral to port $PB"
+gen1=$(echo "$out" | sed -n 's/.*Generation counter \([0-9]*\).*/\1/p')
+out=$(nvme discover -t tcp -a "$HOST_IP" -s "$PB" 2>&1)
+echo "$out" | grep -q "subnqn: *$NQN-b" || fail "nvme discover at the referral: no $NQN-b: $out"
+ok "nvme discover lists the referral to port $PB; its discovery service lists $NQN-b"
+ask "referral add $HOST_IP $((PB + 7))"
+for ((i = 0; i < 100; i++)); do
+	out=$(nvme discover -t tcp -a "$HOST_IP" -s "$P1" 2>&1)
+	echo "$out" | grep -q "trsvcid: *$((PB + 7))" && break
+	sleep 0.3
+done
+echo "$out" | grep -q "trsvcid: *$((PB + 7))" || fail "the referral the host added is not listed"
+gen2=$(echo "$out" | sed -n 's/.*Generation counter \([0-9]*\).*/\1/p')
+[[ -n $gen1 && -n $gen2 && $gen2 -gt $gen1 ]] || fail "generation counter $gen1 -> $gen2"
+ok "a referral added on the host is listed, generation counter $gen1 -> $gen2"
 ask "done"
 echo "GUEST-ANA PASS"

@@ -16,7 +16,13 @@
 # controllers took, from bloxctl ctrl list --json). Afterwards: between the
 # marks "down" and "down-end" (the first port inaccessible) the first port
 # took no I/O command and the second did; before and after, the first did.
-# bloxd is stopped with SIGTERM by its PID and must exit 0. Exit status: 0
+# Discovery referrals: a second bloxd (node B, its own subsystem, data
+# directory and discovery port) is what the first's config file refers
+# hosts to ("referrals": 10.0.2.2, B's port, as the guest reaches it); the
+# guest's nvme discover on the first lists the referral, a discover at the
+# referral's address lists node B's subsystem, and a referral the host
+# adds ("referral add") shows with the generation counter moved.
+# Both bloxd are stopped with SIGTERM by their PIDs and must exit 0. Exit status: 0
 # passed, 1 failed, 77 (ctest SKIP) when not root or the harness is missing.
 set -uo pipefail
 
@@ -39,15 +45,26 @@ free_port() {
 }
 p1=$(free_port 4423)
 p2=$(free_port $((p1 + 1)) "$p1")
+pb=$(free_port $((p2 + 1)) "$p2")
 work=$(mktemp -d /tmp/blox-interop-ana-XXXXXX)
 sock=$work/bloxd.sock
 cat >"$work/bloxd.json" <<JSON
 { "listeners": [ { "address": "127.0.0.1", "port": $p1 },
                  { "address": "127.0.0.1", "port": $p2, "ana_state": ["1=non-optimized"] } ],
+  "referrals": [ { "address": "10.0.2.2", "port": $pb } ],
   "subsystems": [ { "nqn": "$NQN", "allow_any_host": true,
     "namespaces": [ { "nsid": 1, "backend": "ram", "size": "64M" } ] } ] }
 JSON
-mkdir -p "$work/data"
+cat >"$work/node-b.json" <<JSON
+{ "listeners": [ { "address": "127.0.0.1", "port": $pb, "discovery_only": true },
+                 { "address": "127.0.0.1", "port": $((pb + 1)) } ],
+  "subsystems": [ { "nqn": "$NQN-b", "allow_any_host": true,
+    "namespaces": [ { "nsid": 1, "backend": "ram", "size": "16M" } ] } ] }
+JSON
+mkdir -p "$work/data" "$work/data-b"
+"$BLOXD" --config "$work/node-b.json" --data-dir "$work/data-b" --admin-socket "$work/b.sock" \
+	--log-level 2 >"$work/bloxd-b.log" 2>&1 &
+pidb=$!
 "$BLOXD" --config "$work/bloxd.json" --data-dir "$work/data" --admin-socket "$sock" \
 	--log-level 2 --reactors 2 >"$work/bloxd.log" 2>&1 &
 pid=$!
@@ -57,8 +74,8 @@ on_signal() {
 	touch "$work/stop"
 	[[ -z $vm ]] || kill -TERM "$vm" 2>/dev/null
 	[[ -z $watch ]] || wait "$watch" 2>/dev/null
-	kill -TERM "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	kill -TERM "$pid" "$pidb" 2>/dev/null
+	wait "$pid" "$pidb" 2>/dev/null
 	say "interrupted (kept $work)"
 	exit 130
 }
@@ -67,11 +84,11 @@ for _ in $(seq 50); do
 	ss -ltn "sport = :$p2" | grep -q LISTEN && break
 	sleep 0.2
 done
-if ! ss -ltn "sport = :$p2" | grep -q LISTEN; then
-	say "FAIL: bloxd is not listening on port $p2 (kept $work)"
-	kill -TERM "$pid" 2>/dev/null
-	wait "$pid"
-	tail -20 "$work/bloxd.log"
+if ! ss -ltn "sport = :$p2" | grep -q LISTEN || ! ss -ltn "sport = :$pb" | grep -q LISTEN; then
+	say "FAIL: bloxd is not listening on port $p2, or node B on $pb (kept $work)"
+	kill -TERM "$pid" "$pidb" 2>/dev/null
+	wait "$pid" "$pidb"
+	tail -20 "$work/bloxd.log" "$work/bloxd-b.log"
 	exit 1
 fi
 
@@ -101,6 +118,10 @@ log=$work/console.log
 					>>"$work/host.log" 2>&1 || echo "bloxctl failed: set $a $b $c" >>"$work/host.log"
 				;;
 			mark) echo "$a $(io_of "$p1") $(io_of "$p2")" >>"$work/marks" ;;
+			referral)
+				"$BLOXCTL" -s "$sock" referral add "$b:$c" >>"$work/host.log" 2>&1 ||
+					echo "bloxctl failed: referral $a $b $c" >>"$work/host.log"
+				;;
 			esac
 		done
 		seen=${#asks[@]}
@@ -110,7 +131,7 @@ log=$work/console.log
 watch=$!
 rc=0
 INITIATOR_VM_KERNEL=$SERIES INITIATOR_VM_LOG=$log \
-	INITIATOR_VM_ENV="P1=$p1 P2=$p2 NQN=$NQN" \
+	INITIATOR_VM_ENV="P1=$p1 P2=$p2 PB=$pb NQN=$NQN" \
 	INITIATOR_VM_LOGLEVEL=${INITIATOR_VM_LOGLEVEL:-4} INITIATOR_VM_TIMEOUT=${INITIATOR_VM_TIMEOUT:-400} \
 	"$VM" "$HERE/guest_ana.sh" >/dev/null &
 vm=$!
@@ -142,12 +163,14 @@ if [[ $rc == 0 ]]; then
 	fi
 fi
 grep -q "bloxctl failed" "$work/host.log" 2>/dev/null && { say "FAIL: a bloxctl request failed"; cat "$work/host.log"; rc=1; }
-kill -TERM "$pid"
+kill -TERM "$pid" "$pidb"
 wait "$pid"
 st=$?
-if [[ $st != 0 ]]; then
-	say "FAIL: bloxd exited $st"
-	tail -20 "$work/bloxd.log"
+wait "$pidb"
+stb=$?
+if [[ $st != 0 || $stb != 0 ]]; then
+	say "FAIL: bloxd exited $st, node B $stb"
+	tail -20 "$work/bloxd.log" "$work/bloxd-b.log"
 	rc=1
 fi
 [[ $rc == 0 ]] && rm -rf "$work" && say "PASS" || say "FAIL (kept $work)"

@@ -48,6 +48,9 @@ void test_parse_ana(void **state)
 		  "non-optimized, inaccessible, persistent-loss or change" },
 		{ LIS("{\"address\":\"::\",\"port\":1,\"ana_state\":[\"1=change\",\"1=optimized\"]}"),
 		  "listeners[0].ana_state[1]: group 1 given twice" },
+		{ LIS("{\"address\":\"::\",\"port\":1,\"discovery_only\":true,"
+		      "\"ana_state\":[\"1=change\"]}"),
+		  "listeners[0].ana_state: a discovery-only listener serves no namespace" },
 		{ NS("{\"nsid\":1,\"backend\":\"ram\",\"size\":\"1M\",\"ana_group\":0}"),
 		  "subsystems[0].namespaces[0].ana_group: must be 1..128" },
 		{ NS("{\"nsid\":1,\"backend\":\"ram\",\"size\":\"1M\",\"ana_group\":129}"),
