@@ -14,6 +14,7 @@ struct zns {
 	uint32_t max_open, max_active;
 	uint32_t open, active; /* resources held */
 	uint64_t seq; /* order of implicit opens */
+	uint64_t changes; /* zone changes the controller made by itself */
 	struct zns_zone *zones;
 };
 
@@ -391,6 +392,7 @@ bool zns_action_selects(const struct zns *z, enum zns_action act, uint32_t zone)
 void zns_zone_fail(struct zns *z, uint32_t zone, enum zns_state to)
 {
 	zone_set(z, zone, to == ZNS_OFFLINE ? ZNS_OFFLINE : ZNS_RONLY);
+	z->zones[zone].changed = ++z->changes;
 }
 
 void zns_zone_finish_by_ctrl(struct zns *z, uint32_t zone)
@@ -398,6 +400,26 @@ void zns_zone_finish_by_ctrl(struct zns *z, uint32_t zone)
 	z->zones[zone].wp = zone_end(z, zone);
 	z->zones[zone].attrs |= ZNS_ATTR_ZFC;
 	zone_set(z, zone, ZNS_FULL);
+	z->zones[zone].changed = ++z->changes;
+}
+
+uint64_t zns_changes(const struct zns *z)
+{
+	return z->changes;
+}
+
+uint32_t zns_changed_since(const struct zns *z, uint64_t since, uint64_t *out, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < z->l.nr_zones; i++) {
+		if (z->zones[i].changed <= since)
+			continue;
+		if (n < max)
+			out[n] = zns_zslba(z, i);
+		n++;
+	}
+	return n;
 }
 
 void zns_zone_restore(struct zns *z, uint32_t zone, uint64_t wp, bool full)

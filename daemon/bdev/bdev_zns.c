@@ -306,9 +306,19 @@ static uint32_t zb_report(struct blox_bdev *bdev, uint64_t slba, uint8_t filter,
 	return n;
 }
 
+static uint32_t zb_changed(struct blox_bdev *bdev, uint64_t since, uint64_t *now,
+			   uint64_t *out, uint32_t max)
+{
+	struct zns_bdev *zb = container_of(bdev, struct zns_bdev, base);
+
+	*now = zns_changes(zb->z);
+	return zns_changed_since(zb->z, since, out, max);
+}
+
 static const struct blox_bdev_zoned_ops zb_zoned_ops = {
 	.info = zb_info,
 	.report = zb_report,
+	.changed = zb_changed,
 };
 
 static const struct blox_bdev_ops zb_ops = {
@@ -453,7 +463,8 @@ struct zns_call {
 	struct blox_bdev *bdev;
 	struct blox_bdev_zone_info *info;
 	struct blox_bdev_zone *out;
-	uint64_t slba;
+	uint64_t *zslbas;
+	uint64_t slba, since, now;
 	uint32_t max, n;
 	uint8_t filter;
 	int rc;
@@ -517,5 +528,25 @@ uint32_t blox_bdev_zone_report(struct blox_bdev *bdev, uint64_t slba, uint8_t fi
 	if (!bdev->ops->zoned)
 		return 0;
 	blox_bdev_home_call(bdev->home, report_fn, &c);
+	return c.n;
+}
+
+static void changed_fn(void *arg)
+{
+	struct zns_call *c = arg;
+
+	c->n = c->bdev->ops->zoned->changed(c->bdev, c->since, &c->now, c->zslbas, c->max);
+}
+
+uint32_t blox_bdev_zone_changed(struct blox_bdev *bdev, uint64_t since, uint64_t *now,
+				uint64_t *out, uint32_t max)
+{
+	struct zns_call c = { .bdev = bdev, .since = since, .zslbas = out, .max = max };
+
+	*now = 0;
+	if (!bdev->ops->zoned)
+		return 0;
+	blox_bdev_home_call(bdev->home, changed_fn, &c);
+	*now = c.now;
 	return c.n;
 }

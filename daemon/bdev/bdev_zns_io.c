@@ -119,6 +119,7 @@ static void req_finish(struct zns_bdev *zb, struct zb_req *req)
 	if (req->durable && !req->status && zb->store->ops->sync(zb->store))
 		req->status = -EIO;
 	io->status = req->status;
+	io->zone_changes = zns_changes(zb->z);
 	free(req);
 	blox_io_cq_post(zb->base.cq, io);
 }
@@ -714,6 +715,7 @@ void zb_submit(struct blox_bdev *bdev, struct blox_io *io)
 	struct zb_req *req;
 
 	io->nvme_status = 0;
+	io->zone_changes = zns_changes(zb->z);
 	if (io->offset % ZNS_LBA_SIZE || io->len % ZNS_LBA_SIZE) {
 		io->status = -EINVAL;
 		blox_io_cq_post(bdev->cq, io);

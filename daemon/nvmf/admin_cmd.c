@@ -43,7 +43,8 @@ void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 	id->ver = 0x00010300;
 	/* Namespace attribute and predictable latency event aggregate notices. */
 	id->oaes = disc ? NVME_CTRL_OAES_DL
-			: NVME_CTRL_OAES_NA | NVME_CTRL_OAES_PLEA | NVME_CTRL_OAES_ANA;
+			: NVME_CTRL_OAES_NA | NVME_CTRL_OAES_PLEA | NVME_CTRL_OAES_ANA |
+				  NVME_CTRL_OAES_ZD;
 	id->ctratt = NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_TBKAS;
 	id->cntrltype = disc ? NVME_CTRL_CNTRLTYPE_DISCOVERY : NVME_CTRL_CNTRLTYPE_IO;
 	id->acl = NVMF_ACL;

@@ -106,6 +106,7 @@ static void ctrl_free(struct nvmf_ctrl *c)
 	if (c->kato_ev)
 		event_free(c->kato_ev);
 	nvmf_plm_ctrl_free(c);
+	free(c->zones_read);
 	free(c->sqs);
 	free(c);
 }
@@ -404,10 +405,17 @@ void nvmf_ctrl_log_error(struct nvmf_ctrl *c, const struct nvmf_req *req,
 		e->lba = (uint64_t)req->cmd.cdw10 | ((uint64_t)req->cmd.cdw11 << 32);
 }
 
-/* What each kind of event says in the completion, and the bits of feature 0Bh that enable it. */
+#define AEN_INFO_ZONE_CHANGED 0xef /* Zone Descriptor Changed */
+#define AE_ZONE_CHANGED (1u << 27) /* feature 0Bh: Zone Descriptor Changed Notices */
+
+/*
+ * What each kind of event says in the completion (DW0, and DW1 where the
+ * event names something), and the bits of feature 0Bh that enable it.
+ */
 static const struct {
 	uint8_t type, info, lid;
 	uint32_t enable; /* 0: always (reservations: Set Features 82h masks them per namespace) */
+	uint32_t (*dw1)(struct nvmf_ctrl *c);
 } aen_kinds[NVMF_AEN_KINDS] = {
 	[NVMF_AEN_NS_CHANGED] = { NVME_AER_NOTICE, NVME_AER_NOTICE_NS_CHANGED,
 				  NVME_LOG_LID_CHANGED_NS,
@@ -425,6 +433,9 @@ static const struct {
 				NVME_LOG_LID_SMART, NVME_SMART_CRIT_MEDIA },
 	[NVMF_AEN_DISC] = { NVME_AER_NOTICE, NVME_AER_NOTICE_DISC_CHANGED, NVME_LOG_LID_DISCOVER,
 			    NVME_FEATURE_AENCFG_NOTICE_DISCOVERY_CHANGE },
+	[NVMF_AEN_ZONE_CHANGED] = { NVME_AER_NOTICE, AEN_INFO_ZONE_CHANGED,
+				    NVME_LOG_LID_ZNS_CHANGED_ZONES, AE_ZONE_CHANGED,
+				    nvmf_zns_changed_nsid },
 };
 
 void nvmf_ctrl_aen_kick(struct nvmf_ctrl *c)
@@ -450,6 +461,8 @@ void nvmf_ctrl_aen_kick(struct nvmf_ctrl *c)
 				c->aen_masked |= 1u << j;
 		req->cqe.result = aen_kinds[k].type | (uint32_t)aen_kinds[k].info << 8 |
 				  (uint32_t)aen_kinds[k].lid << 16;
+		if (aen_kinds[k].dw1)
+			req->cqe.result |= (uint64_t)aen_kinds[k].dw1(c) << 32;
 		nvmf_req_complete(req, 0);
 	}
 }

@@ -148,6 +148,8 @@ struct nvmf_req *nvmf_io_done(struct blox_io *io)
 	req->ns->inflight--;
 	req->sq->ctrl->inflight--;
 	nvmf_resv_io_left(req);
+	if (io->zone_changes > req->ns->zone_changes)
+		nvmf_zns_changed(req->ns, io->zone_changes);
 	return req;
 }
 

@@ -203,6 +203,7 @@ static size_t log_supported(uint8_t *out, bool discovery)
 		NVME_LOG_LID_RESERVATION, NVME_LOG_LID_ANA,
 		NVME_LOG_LID_FDP_CONFIGS,	  NVME_LOG_LID_FDP_RUH_USAGE,
 		NVME_LOG_LID_FDP_STATS,		  NVME_LOG_LID_FDP_EVENTS,
+		NVME_LOG_LID_ZNS_CHANGED_ZONES,
 	};
 	struct nvme_supported_log_pages *l = (void *)out;
 
@@ -348,6 +349,9 @@ static uint16_t exec_get_log_page(struct nvmf_req *req)
 			break;
 		case NVME_LOG_LID_PREDICTABLE_LAT_AGG:
 			len = nvmf_log_plm_agg(req, tmp, a.rae);
+			break;
+		case NVME_LOG_LID_ZNS_CHANGED_ZONES:
+			st = nvmf_log_changed_zones(req, tmp, &len, a.rae);
 			break;
 		case NVME_LOG_LID_RESERVATION:
 			len = nvmf_log_resv(c, tmp, a.rae);

@@ -10,9 +10,11 @@
  * 1Ch, and the zoned commands in the Commands Supported and Effects log of
  * CSI 2. Reads and writes of a zoned namespace are the NVM command set's
  * (io_cmd.c); the backend keeps the zone rules and says which status a
- * command it refuses gets. Not done: Zone Descriptor Extensions, the
- * Extended Report, the Changed Zone List log and its event (this backend
- * finishes a zone by itself only when its reserve of pages is gone).
+ * command it refuses gets. The zones the backend changed by itself (a
+ * zone finished when its reserve of pages for flushes is gone, made read
+ * only by a failed program, offline by a failed erase): the Zone
+ * Descriptor Changed notice and the Changed Zone List log (BFh). Not
+ * done: Zone Descriptor Extensions, the Extended Report.
  */
 #include "nvmf.h"
 
@@ -177,6 +179,74 @@ static uint16_t exec_append(struct nvmf_req *req)
 		     req->buf, append_done);
 	nvmf_io_go(req);
 	return NVMF_REQ_ASYNC;
+}
+
+/* ---- zones the controller changed ---- */
+
+#define CHANGED_ZONES_MAX 511 /* a log of more says 0xFFFF */
+
+void nvmf_zns_changed(struct nvmf_ns *ns, uint64_t changes)
+{
+	struct nvmf_ctrl *c;
+
+	ns->zone_changes = changes;
+	if (ns->detached)
+		return;
+	TAILQ_FOREACH(c, &ns->subsys->ctrls, link)
+		nvmf_ctrl_aen_raise(c, NVMF_AEN_ZONE_CHANGED);
+}
+
+static uint64_t zones_read(const struct nvmf_ctrl *c, uint32_t nsid)
+{
+	return c->zones_read && nsid <= NVMF_MAX_NS ? c->zones_read[nsid] : 0;
+}
+
+/* The first zoned namespace with changes @c has not read; 0: none. */
+uint32_t nvmf_zns_changed_nsid(struct nvmf_ctrl *c)
+{
+	struct nvmf_ns *ns;
+
+	TAILQ_FOREACH(ns, &c->subsys->namespaces, link)
+		if (nvmf_ns_zoned(ns) && ns->zone_changes > zones_read(c, ns->nsid))
+			return ns->nsid;
+	return 0;
+}
+
+uint16_t nvmf_log_changed_zones(struct nvmf_req *req, uint8_t *out, size_t *len, bool rae)
+{
+	struct nvmf_ctrl *c = req->sq->ctrl;
+	struct nvmf_ns *ns = nvmf_ns_find(c->subsys, req->cmd.nsid);
+	struct nvme_zns_changed_zone_log *l = (void *)out;
+	uint64_t zslba[CHANGED_ZONES_MAX], now;
+	uint32_t n;
+
+	if (!ns || !nvmf_ns_zoned(ns)) {
+		req->error_loc = offsetof(struct nvme_sqe, nsid);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	n = blox_bdev_zone_changed(ns->bdev, zones_read(c, ns->nsid), &now, zslba,
+				   CHANGED_ZONES_MAX);
+	memset(l, 0, sizeof(*l));
+	le16_put(&l->nrzid, (uint16_t)(n > CHANGED_ZONES_MAX ? 0xffff : n));
+	for (uint32_t i = 0; i < n && i < CHANGED_ZONES_MAX; i++)
+		le64_put(&l->zid[i], zslba[i]);
+	*len = sizeof(*l);
+	if (now > ns->zone_changes) {
+		/* Read before a completion told it: the other controllers are told now. */
+		struct nvmf_ctrl *o;
+
+		ns->zone_changes = now;
+		TAILQ_FOREACH(o, &c->subsys->ctrls, link)
+			if (o != c)
+				nvmf_ctrl_aen_raise(o, NVMF_AEN_ZONE_CHANGED);
+	}
+	if (rae)
+		return 0;
+	if (!c->zones_read && !(c->zones_read = calloc(NVMF_MAX_NS + 1, sizeof(uint64_t))))
+		return NVME_SC_INTERNAL;
+	c->zones_read[ns->nsid] = now;
+	nvmf_ctrl_aen_log_read(c, NVMF_AEN_ZONE_CHANGED, nvmf_zns_changed_nsid(c) != 0);
+	return 0;
 }
 
 /* ---- parse ---- */

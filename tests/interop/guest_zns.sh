@@ -86,6 +86,9 @@ ok "write off the write pointer refused"
 nvme zns reset-zone "$dev" -a || fail "reset all"
 [[ $(blkzone report "$dev" | grep -vc 'em') == 0 ]] || fail "not all empty after reset all"
 ok "reset all"
+# The Changed Zone List (log BFh): zones the controller changed by itself; none here.
+nvme zns changed-zone-list "$dev" || fail "zns changed-zone-list"
+ok "changed-zone-list"
 
 # A zoned filesystem: btrfs finds the zones itself (its superblock log in
 # zones 0-1, block groups one zone each, written at the write pointer).

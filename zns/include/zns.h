@@ -117,6 +117,7 @@ struct zns_zone {
 	uint8_t attrs; /* ZNS_ATTR_* */
 	uint64_t wp; /* write pointer, an LBA; zslba + zone_cap when Full */
 	uint64_t open_seq; /* when it was implicitly opened (to pick one to close) */
+	uint64_t changed; /* zns_changes() when the controller last changed it by itself; 0: never */
 };
 
 struct zns_counts {
@@ -176,6 +177,13 @@ bool zns_action_selects(const struct zns *z, enum zns_action act, uint32_t zone)
  */
 void zns_zone_fail(struct zns *z, uint32_t zone, enum zns_state to);
 void zns_zone_finish_by_ctrl(struct zns *z, uint32_t zone);
+/*
+ * The changes the controller made to zones by itself (the two above) since
+ * the zones were made: the Changed Zone List's and its notice's source.
+ */
+uint64_t zns_changes(const struct zns *z);
+/* The zones last changed after change count @since: up to @max of their ZSLBAs into @out; returns how many in all. */
+uint32_t zns_changed_since(const struct zns *z, uint64_t since, uint64_t *out, uint32_t max);
 /*
  * After a restart: @zone's write pointer recovered as @wp (LBA): Empty at
  * its start, Full at its capacity (or if @full), else Closed.

@@ -62,6 +62,8 @@ struct blox_io {
 	 * blox_bdev_fdp.nr_ruh; 0 for a backend without handles.
 	 */
 	uint16_t ruh;
+	/* Zoned backends: their count of zone changes they made by themselves, at completion. */
+	uint64_t zone_changes;
 	blox_io_cb cb;
 	void *cb_arg;
 	TAILQ_ENTRY(blox_io) link; /* owned by the backend while in flight */
@@ -281,6 +283,13 @@ struct blox_bdev_zoned_ops {
 	 */
 	uint32_t (*report)(struct blox_bdev *bdev, uint64_t slba, uint8_t filter,
 			   struct blox_bdev_zone *out, uint32_t max);
+	/*
+	 * The zones it changed by itself (finished, made read only or
+	 * offline) after its change count @since: up to @max of their ZSLBAs
+	 * into @out, its change count now into *@now; returns how many in all.
+	 */
+	uint32_t (*changed)(struct blox_bdev *bdev, uint64_t since, uint64_t *now, uint64_t *out,
+			    uint32_t max);
 };
 
 struct blox_bdev_qos;
@@ -366,6 +375,9 @@ bool blox_bdev_zone_info(struct blox_bdev *bdev, struct blox_bdev_zone_info *inf
 /* Its report (blox_bdev_zoned_ops.report), wherever it lives; 0 without zones. */
 uint32_t blox_bdev_zone_report(struct blox_bdev *bdev, uint64_t slba, uint8_t filter,
 			       struct blox_bdev_zone *out, uint32_t max);
+/* Its zones it changed by itself (blox_bdev_zoned_ops.changed), wherever it lives; 0 without zones. */
+uint32_t blox_bdev_zone_changed(struct blox_bdev *bdev, uint64_t since, uint64_t *now,
+				uint64_t *out, uint32_t max);
 
 struct nand_config;
 struct ftl_config;

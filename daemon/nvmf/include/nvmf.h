@@ -230,6 +230,7 @@ struct nvmf_ns {
 	bool pool;
 	uint64_t pool_key;
 	uint64_t inflight; /* commands at the backend */
+	uint64_t zone_changes; /* a zoned backend's zone changes told so far (zns_cmd.c) */
 	/*
 	 * Its NVM Set's Predictable Latency Mode Config as the host set it
 	 * (plm.c; the windows are the backend's), and its Read Recovery Level
@@ -424,6 +425,8 @@ struct nvmf_ctrl {
 	uint32_t aen_enabled; /* Set Features Async Event Configuration */
 	uint32_t aen_pending; /* bits of enum nvmf_aen: an event to tell */
 	uint32_t aen_masked; /* told, and its log page not read yet */
+	/* Per NSID, the zone change count when the host last read log BFh (zns_cmd.c); NULL: never. */
+	uint64_t *zones_read;
 	uint32_t changed_ns[NVMF_MAX_CHANGED_NS];
 	uint32_t nr_changed_ns; /* > NVMF_MAX_CHANGED_NS means overflow */
 	/* Reservation notifications (resv_cmd.c): log 80h's entries, its AEN, the mask per nsid. */
@@ -865,7 +868,6 @@ uint64_t nvmf_ctrl_cap(const struct nvmf_ctrl *ctrl);
 /* Record an error completion in the controller's error log. */
 void nvmf_ctrl_log_error(struct nvmf_ctrl *ctrl, const struct nvmf_req *req,
 			 uint16_t status);
-/* Complete one outstanding AER if an enabled event is pending. */
 /*
  * Asynchronous events (ctrl.c): each kind is told on an outstanding
  * Asynchronous Event Request when the host enabled it (Set Features 0Bh;
@@ -886,6 +888,8 @@ enum nvmf_aen {
 	NVMF_AEN_SMART_SPARE,
 	NVMF_AEN_SMART_RO,
 	NVMF_AEN_DISC, /* Notice F0h, log 70h (discovery.c) */
+	/* Notice EFh, log BFh (zns_cmd.c): zones the controller changed; DW1 names the namespace. */
+	NVMF_AEN_ZONE_CHANGED,
 	NVMF_AEN_KINDS
 };
 
@@ -926,6 +930,16 @@ uint16_t nvmf_zns_id_ns(struct nvmf_req *req);
 uint16_t nvmf_zns_id_ctrl(struct nvmf_req *req);
 uint16_t nvmf_zns_id_iocs(struct nvmf_req *req);
 void nvmf_zns_effects(struct nvme_cmd_effects_log *l);
+/*
+ * The zones its backend changed by itself (finished, read only, offline):
+ * a completion from @ns whose backend counts @changes of them (more than
+ * seen) tells every controller (Zone Descriptor Changed notice); each
+ * controller's Changed Zone List (log BFh) lists those since it last read
+ * it; the NSID the notice names.
+ */
+void nvmf_zns_changed(struct nvmf_ns *ns, uint64_t changes);
+uint16_t nvmf_log_changed_zones(struct nvmf_req *req, uint8_t *out, size_t *len, bool rae);
+uint32_t nvmf_zns_changed_nsid(struct nvmf_ctrl *c);
 
 /*
  * Flexible Data Placement (fdp.c). nvmf_ns_fdp_init: @ns's handles from its

@@ -92,8 +92,8 @@ static void test_identify_ctrl(void **state)
 	assert_int_equal(id->aerl, 3);
 	assert_int_equal(id->acl, 3);
 	assert_int_equal(id->elpe, 63);
-	/* namespace, ANA change, PLM events */
-	assert_int_equal(id->oaes, (1u << 8) | (1u << 11) | (1u << 12));
+	/* namespace, ANA change, PLM events, zone descriptor changed */
+	assert_int_equal(id->oaes, (1u << 8) | (1u << 11) | (1u << 12) | (1u << 27));
 	assert_int_equal(id->oncs, 0x6d); /* compare, DSM, write zeroes, reservations, ts */
 	assert_int_equal(id->vwc & 1, 1);
 	assert_int_equal(id->ofcs, 1);
@@ -294,6 +294,7 @@ static void test_log_static_pages(void **state)
 						   lid == NVME_LOG_LID_ENDURANCE_GRP_EVT ||
 						   lid == NVME_LOG_LID_PREDICTABLE_LAT_NVMSET ||
 						   lid == NVME_LOG_LID_PREDICTABLE_LAT_AGG ||
+						   lid == NVME_LOG_LID_ZNS_CHANGED_ZONES ||
 						   lid == NVME_LOG_LID_RESERVATION || lid == NVME_LOG_LID_ANA ||
 						   (lid >= NVME_LOG_LID_FDP_CONFIGS &&
 						    lid <= NVME_LOG_LID_FDP_EVENTS)

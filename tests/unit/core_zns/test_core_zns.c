@@ -296,6 +296,76 @@ static void test_append_send(void **state)
 	assert_int_equal(zsend(f, 2, 0, NVME_ZNS_ZSA_OPEN, false), ST_INVALID_OPCODE);
 }
 
+/* The Changed Zone List (log BFh) of @nsid, RAE @rae: its count (NRZID) and first ZSLBA. */
+static uint16_t changed_zones(struct fixture *f, uint32_t nsid, bool rae, uint16_t *nrzid,
+			      uint64_t *first)
+{
+	struct nvme_sqe *cmd = fake_prep(&f->ft, f->c, nvme_admin_get_log_page, nsid);
+	uint16_t st;
+
+	cmd->cdw10 = NVME_LOG_LID_ZNS_CHANGED_ZONES | ((4096 / 4 - 1) << 16) |
+		     (rae ? 1u << 15 : 0);
+	cmd->cdw14 = (uint32_t)NVME_CSI_ZNS << 24;
+	fake_data(f->c, 4096, false);
+	st = fake_exec(&f->ft, f->aq, f->c);
+	memcpy(nrzid, f->c->buf, 2);
+	memcpy(first, f->c->buf + 8, 8);
+	return st;
+}
+
+/* 5. A zone the controller finished by itself: the notice, and the Changed Zone List. */
+static void test_changed_zones(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_cmd *a1 = fake_cmd_new(&f->ft), *a2 = fake_cmd_new(&f->ft);
+	uint16_t n;
+	uint64_t zslba;
+	uint32_t lba;
+
+	assert_int_equal(changed_zones(f, 1, false, &n, &zslba), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(changed_zones(f, 2, false, &n, &zslba), ST_INVALID_FIELD);
+	/* Zone Descriptor Changed Notices enabled (bit 27); two requests parked. */
+	assert_int_equal(fake_set_feat(&f->ft, f->aq, f->c, NVME_FEAT_FID_ASYNC_EVENT, 1u << 27), 0);
+	fake_prep(&f->ft, a1, nvme_admin_async_event, 0);
+	fake_submit(&f->ft, f->aq, a1);
+	fake_prep(&f->ft, a2, nvme_admin_async_event, 0);
+	fake_submit(&f->ft, f->aq, a2);
+	/*
+	 * One LBA of zone 3 and a Flush, again and again: each Flush programs
+	 * the page so far from the reserve kept for flushes, until the reserve
+	 * is gone and the controller finishes the zone.
+	 */
+	for (lba = 0; lba < ZSIZE && !a1->done; lba++) {
+		assert_int_equal(write_at(f, nvme_cmd_write, 3 * ZSIZE + lba, 1), 0);
+		fake_prep(&f->ft, f->c, nvme_cmd_flush, 1);
+		assert_int_equal(run(f, f->ioq), 0);
+	}
+	assert_int_equal(a1->done, 1);
+	assert_int_equal(fake_status(a1), 0);
+	assert_int_equal(a1->cqe.result & 0xffffffffu, 0x02 | 0xef << 8 | 0xbf << 16);
+	assert_int_equal(a1->cqe.result >> 32, 1); /* the namespace */
+	assert_int_equal(report(f, 3 * ZSIZE, NVME_ZNS_ZRAS_REPORT_ALL, 4096, false), 0);
+	assert_int_equal(rep(f)->entries[0].zs >> 4, NVME_ZNS_ZS_FULL);
+	assert_true(rep(f)->entries[0].za & NVME_ZNS_ZA_ZFC);
+	/* Masked until read without RAE; the list names zone 3 once. */
+	assert_int_equal(changed_zones(f, 1, true, &n, &zslba), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(zslba, 3 * ZSIZE);
+	assert_int_equal(changed_zones(f, 1, false, &n, &zslba), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(zslba, 3 * ZSIZE);
+	assert_int_equal(changed_zones(f, 1, false, &n, &zslba), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(a2->done, 0);
+	/* Host resets and writes do not count as the controller's changes. */
+	assert_int_equal(zsend(f, 1, 3 * ZSIZE, NVME_ZNS_ZSA_RESET, false), 0);
+	assert_int_equal(write_at(f, nvme_cmd_write, 3 * ZSIZE, 1), 0);
+	assert_int_equal(changed_zones(f, 1, false, &n, &zslba), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(a2->done, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +373,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_statuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_append_send, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_changed_zones, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

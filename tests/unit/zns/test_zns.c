@@ -196,6 +196,22 @@ static void test_write_errors(void **state)
 	assert_int_equal(zns_read_check(z, 380, 8), ZNS_ZONE_OFFLINE);
 	assert_int_equal(zns_read_check(z, 250, 10), ZNS_OK); /* across zones, read only */
 	assert_int_equal(zns_read_check(z, 1020, 8), ZNS_LBA_RANGE);
+	/* The controller's own changes, counted, and the zones each one touched last. */
+	{
+		uint64_t zslba[2];
+
+		assert_int_equal(zns_changes(z), 2);
+		assert_int_equal(zns_changed_since(z, 0, zslba, 2), 2);
+		assert_int_equal(zslba[0], 256);
+		assert_int_equal(zslba[1], 384);
+		assert_int_equal(zns_changed_since(z, 1, zslba, 2), 1);
+		assert_int_equal(zslba[0], 384);
+		zns_zone_finish_by_ctrl(z, 2);
+		assert_int_equal(zns_changes(z), 3);
+		assert_int_equal(zns_changed_since(z, 0, zslba, 1), 2); /* all counted, one listed */
+		assert_int_equal(zslba[0], 256);
+		assert_int_equal(zns_changed_since(z, 3, zslba, 2), 0);
+	}
 	zns_destroy(z);
 }
 
