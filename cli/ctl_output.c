@@ -634,6 +634,28 @@ static void ftl_block(const Blox__Admin__FtlStats *f)
 			 f->read_only ? "; READ-ONLY (writes refused)" : "");
 }
 
+/* Flexible Data Placement: the namespace's handles, what each wrote, its WAF. */
+static void fdp_block(const Blox__Admin__FdpStats *f)
+{
+	char line[1024];
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_handles && n < sizeof(line); i++) {
+		const Blox__Admin__FdpStats__Handle *h = f->handles[i];
+
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      "; handle %u: host %.1f MiB, media %.1f MiB, WAF %.2f, erased "
+				      "%.1f MiB", h->handle, h->host_bytes / 1048576.0,
+				      h->media_bytes / 1048576.0, h->waf, h->erased_bytes / 1048576.0);
+	}
+	cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  fdp",
+		 "%zu reclaim unit handles (%s isolated), reclaim unit %.1f MiB, endurance group "
+		 "%u; host %.1f MiB, media %.1f MiB (WAF %.2f), erased %.1f MiB%s",
+		 f->n_handles, f->persistent ? "persistently" : "initially", f->ru_bytes / 1048576.0,
+		 f->endgid, f->host_bytes / 1048576.0, f->media_bytes / 1048576.0, f->waf,
+		 f->erased_bytes / 1048576.0, n < sizeof(line) ? line : "");
+}
+
 /* @device: the shared device whose totals these are, or "" (the namespace's own). */
 static void nand_block(const Blox__Admin__NandStats *n, const char *device)
 {
@@ -692,6 +714,8 @@ void ctl_print_stats(const ProtobufCMessage *m)
 			io_block(n->io);
 		if (n->ftl)
 			ftl_block(n->ftl);
+		if (n->fdp)
+			fdp_block(n->fdp);
 		if (n->nand)
 			nand_block(n->nand, n->device);
 		if (n->model)

@@ -197,6 +197,46 @@ static Blox__Admin__NamespaceStats__Model *model_msg(const struct tm_model *t)
 	return m;
 }
 
+static double waf_of(uint64_t media, uint64_t host)
+{
+	return host ? (double)media / (double)host : 0;
+}
+
+/* Flexible Data Placement: each handle's bytes (freed with the reply, adm_stats_free()). */
+static Blox__Admin__FdpStats *fdp_msg(const struct tm_ns *n)
+{
+	const struct blox_bdev_fdp *f = &n->fdp;
+	Blox__Admin__FdpStats *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	blox__admin__fdp_stats__init(m);
+	m->endgid = n->ns->endgid;
+	m->persistent = f->persistent;
+	m->ru_bytes = f->ru_bytes;
+	m->host_bytes = f->host_bytes;
+	m->media_bytes = f->media_bytes;
+	m->erased_bytes = f->erased_bytes;
+	m->waf = waf_of(f->media_bytes, f->host_bytes);
+	m->handles = calloc(f->nr_ruh, sizeof(*m->handles));
+	for (uint32_t r = 0; m->handles && r < f->nr_ruh; r++) {
+		Blox__Admin__FdpStats__Handle *h = calloc(1, sizeof(*h));
+
+		if (!h)
+			break;
+		blox__admin__fdp_stats__handle__init(h);
+		h->handle = r;
+		h->host_bytes = f->ruh[r].host_bytes;
+		h->media_bytes = f->ruh[r].media_bytes;
+		h->erased_bytes = f->ruh[r].erased_bytes;
+		h->ru_left_bytes = f->ruh[r].ru_left_bytes;
+		h->updates = f->ruh[r].updates;
+		h->waf = waf_of(h->media_bytes, h->host_bytes);
+		m->handles[m->n_handles++] = h;
+	}
+	return m;
+}
+
 static Blox__Admin__NamespaceStats *ns_msg(const struct tm_ns *n)
 {
 	Blox__Admin__NamespaceStats *m = calloc(1, sizeof(*m));
@@ -215,6 +255,8 @@ static Blox__Admin__NamespaceStats *ns_msg(const struct tm_ns *n)
 		m->device = (char *)n->rec->params.device;
 	if (n->has_model && m->io)
 		m->model = model_msg(&n->model);
+	if (n->has_fdp)
+		m->fdp = fdp_msg(n);
 	return m;
 }
 
@@ -275,6 +317,12 @@ void adm_stats_free(Blox__Admin__StatsReply *out)
 		free_io(m->io);
 		free(m->ftl);
 		free(m->model);
+		if (m->fdp) {
+			for (size_t h = 0; h < m->fdp->n_handles; h++)
+				free(m->fdp->handles[h]);
+			free(m->fdp->handles);
+			free(m->fdp);
+		}
 		if (m->nand) {
 			free(m->nand->read_lat);
 			free(m->nand->program_lat);

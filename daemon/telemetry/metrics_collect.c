@@ -508,6 +508,36 @@ static void ftl_families_all(struct mx_scrape *s)
 			mx_u64(&s->w, &n->l, n->s->fs.read_only);
 }
 
+/* Flexible Data Placement: each reclaim unit handle's bytes, labelled by its handle. */
+static void fdp_families(struct mx_scrape *s)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} fams[] = {
+		{ "bloxd_fdp_host_written_bytes", "Bytes the host wrote with a reclaim unit handle",
+		  offsetof(struct blox_bdev_fdp_ruh, host_bytes) },
+		{ "bloxd_fdp_media_written_bytes",
+		  "Bytes programmed into a handle's superblocks: host data, GC moves, padding",
+		  offsetof(struct blox_bdev_fdp_ruh, media_bytes) },
+		{ "bloxd_fdp_erased_bytes", "Bytes of a handle's superblocks erased",
+		  offsetof(struct blox_bdev_fdp_ruh, erased_bytes) },
+	};
+	struct mx_labels l;
+	char h[12];
+
+	for (size_t i = 0; i < BLOX_ARRAY_SIZE(fams); i++) {
+		fam(s, fams[i].name, MX_COUNTER, "bytes", fams[i].help);
+		FOR_NS(s, n)
+			for (uint32_t r = 0; n->s->has_fdp && r < n->s->fdp.nr_ruh; r++) {
+				snprintf(h, sizeof(h), "%u", r);
+				mx_u64(&s->w, with(&l, &n->l, "handle", h),
+				       *(const uint64_t *)((const char *)&n->s->fdp.ruh[r] +
+							   fams[i].off));
+			}
+	}
+}
+
 static void nand_families(struct mx_scrape *s)
 {
 	struct mx_labels l, l2;
@@ -687,6 +717,7 @@ int mx_collect(struct blox_prov *p, const struct mx_self *self, struct evbuffer 
 		daemon_families(&s, self);
 		namespace_families(&s);
 		ftl_families_all(&s);
+		fdp_families(&s);
 		nand_families(&s);
 		device_families(&s);
 		controller_families(&s);

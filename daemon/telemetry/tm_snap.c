@@ -397,6 +397,8 @@ static void look_ns(struct blox_telemetry *tm, struct tm_ns *n, const struct nvm
 		n->has_qos = blox_bdev_qos_get(ns->bdev, NULL, &n->qos);
 	if (what & TM_ENDURANCE)
 		n->has_end = blox_bdev_endurance(ns->bdev, &n->end);
+	if (nvmf_ns_fdp(ns))
+		n->has_fdp = blox_bdev_fdp_info(ns->bdev, &n->fdp);
 	if (what & (TM_FLASH | TM_WINDOW))
 		n->has_flash = flash_read(tm ? tm_model_find(tm, ns) : NULL, n, &n->flash);
 }

@@ -25,6 +25,7 @@
  *   sim_suspend.c  experiment suspend (qos/: program/erase suspension policies, database-like load);
  *                with sim_suspend_out.c and sim_suspend.h
  *   sim_wear.c   experiment wear (read latency as the flash wears, refresh off and on)
+ *   sim_fdp.c    experiment fdp (a flash cache's two engines, WAF with and without FDP)
  *   blox_sim.c   command line and main
  *
  * Nothing here is global: the options are parsed into a struct sim_opts
@@ -488,6 +489,7 @@ void sim_exp2(const struct sim_opts *o); /* sim_reads.c */
 void sim_exp3(const struct sim_opts *o); /* sim_waf.c */
 void sim_exp_isolation(const struct sim_opts *o); /* sim_iso.c */
 /* "blox-sim lifetime [options]": its own options, argv[1] "lifetime"; exit status. */
+int sim_fdp_main(int argc, char **argv); /* sim_fdp.c */
 int sim_lifetime_main(int argc, char **argv); /* sim_lifetime.c */
 /* "blox-sim plm [options]": its own options, argv[1] "plm"; exit status. */
 int sim_plm_main(int argc, char **argv); /* sim_plm.c */

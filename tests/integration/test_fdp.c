@@ -114,6 +114,42 @@ static int get_feat(struct ini_queue *q, uint8_t fid, uint32_t nsid, uint32_t cd
 	return ini_status(&r.cqe);
 }
 
+/* Handle @h's host_bytes and media_bytes in bloxctl stats --json of nsid 1, and the text. */
+static void stats_handle(struct env *e, uint32_t h, uint64_t *host, uint64_t *media,
+			 uint64_t *total_host)
+{
+	json_object *o, *nss, *fdp, *hs, *v;
+	bool found = false;
+
+	assert_int_equal(run(e, "stats " SUBNQN " 1"), 0);
+	assert_non_null(strstr(e->out, "fdp"));
+	assert_non_null(strstr(e->out, "4 reclaim unit handles (persistently isolated)"));
+	assert_int_equal(run(e, "stats " SUBNQN " 1 --json"), 0);
+	o = json_tokener_parse(e->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "namespaces", &nss));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(nss, 0), "fdp", &fdp));
+	assert_true(json_object_object_get_ex(fdp, "host_bytes", &v));
+	*total_host = (uint64_t)json_object_get_int64(v);
+	assert_true(json_object_object_get_ex(fdp, "handles", &hs));
+	assert_int_equal(json_object_array_length(hs), NRUH);
+	for (size_t i = 0; i < json_object_array_length(hs); i++) {
+		json_object *x = json_object_array_get_idx(hs, i);
+		uint32_t id = json_object_object_get_ex(x, "handle", &v)
+				      ? (uint32_t)json_object_get_int(v) : 0;
+
+		if (id != h)
+			continue;
+		found = true;
+		*host = json_object_object_get_ex(x, "host_bytes", &v)
+				? (uint64_t)json_object_get_int64(v) : 0;
+		*media = json_object_object_get_ex(x, "media_bytes", &v)
+				 ? (uint64_t)json_object_get_int64(v) : 0;
+	}
+	assert_true(found);
+	json_object_put(o);
+}
+
 /* The FTL counters of nsid 1 (bloxctl stats --json), in bytes programmed. */
 static uint64_t ftl_media_bytes(struct env *e, uint64_t *host)
 {
@@ -324,6 +360,19 @@ static void test_writes_stats_events(void **state)
 	assert_int_equal(host, e->written);
 	assert_int_equal(get128(st->mbmw), media);
 	assert_true(get128(st->mbmw) >= e->written);
+	/* bloxctl stats: per handle, what was written with it. */
+	{
+		uint64_t h_host, h_media, total;
+
+		stats_handle(e, 0, &h_host, &h_media, &total);
+		assert_int_equal(h_host, (RUN + 16) * LBA); /* its own, no directive, invalid */
+		assert_true(h_media >= h_host);
+		assert_int_equal(total, e->written);
+		stats_handle(e, 1, &h_host, &h_media, &total);
+		assert_int_equal(h_host, (RUN + 8) * LBA);
+		stats_handle(e, 3, &h_host, &h_media, &total);
+		assert_int_equal(h_host, RUN * LBA);
+	}
 
 	/* Events, oldest first; none from the controller. */
 	assert_int_equal(ini_get_log_lsi(a, NVME_LOG_LID_FDP_EVENTS, 0, e->endgid, log,

@@ -120,6 +120,8 @@ struct tm_ns {
 	double reactor_cpu; /* that reactor's CPU over the window (0..1); 0: unknown */
 	bool has_model;
 	struct tm_model model;
+	bool has_fdp; /* placement handles: their counters */
+	struct blox_bdev_fdp fdp;
 };
 
 struct tm_ctrl {
