@@ -4,6 +4,7 @@
 # initiator.
 #
 # Usage: run_ana.sh BLOXD BLOXCTL [KERNEL_SERIES]
+# (BLOX_INTEROP_ANA_PORT: the first port to try, 4423 unless set)
 #
 # Starts bloxd on the host's 127.0.0.1 with one subsystem,
 # nqn.2026-12.io.blox:ana-interop (a 64 MiB ram namespace in ANA group 1), on
@@ -43,7 +44,7 @@ free_port() {
 	while ss -ltn "sport = :$p" | grep -q LISTEN || [[ $p == "${2:-}" ]]; do p=$((p + 1)); done
 	echo "$p"
 }
-p1=$(free_port 4423)
+p1=$(free_port "${BLOX_INTEROP_ANA_PORT:-4423}")
 p2=$(free_port $((p1 + 1)) "$p1")
 pb=$(free_port $((p2 + 1)) "$p2")
 work=$(mktemp -d /tmp/blox-interop-ana-XXXXXX)
