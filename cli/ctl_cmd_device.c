@@ -150,7 +150,7 @@ static const struct ctl_cmd device_cmds[] = {
 	  "      --null-timing on|off --multi-plane on|off\n"
 	  "      --suspend-policy default|never|always|smart\n"
 	  "      --reliability on|off --ecc-bits --read-retries --aging --erase-fail-ppb\n"
-	  "      --reliability-seed (flash that wears, docs/FAULTS.md)\n"
+	  "      --program-fail-ppb --reliability-seed (flash that wears, docs/FAULTS.md)\n"
 	  "wear: --bound-permille X (bound 1 + X/1000) --rated-pe N --swap-check-erases N\n"
 	  "      --pool-channels N --auto-swap on|off --swap-share PERMILLE\n"
 	  "      --spare-channel on|off (keep a whole channel free for swaps)",

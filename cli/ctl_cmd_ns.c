@@ -33,6 +33,7 @@ int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__
 		{ "--aging", &nand->aging },
 		{ "--erase-fail-ppb", &nand->erase_fail_ppb },
 		{ "--reliability-seed", &nand->reliability_seed },
+		{ "--program-fail-ppb", &nand->program_fail_ppb },
 	};
 	const struct {
 		const char *opt;
@@ -311,7 +312,7 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "      --null-timing on|off --multi-plane on|off\n"
 	  "      --suspend-policy default|never|always|smart\n"
 	  "      --reliability on|off --ecc-bits --read-retries --aging --erase-fail-ppb\n"
-	  "      --reliability-seed (flash that wears, docs/FAULTS.md)\n"
+	  "      --program-fail-ppb --reliability-seed (flash that wears, docs/FAULTS.md)\n"
 	  "FTL:  --store file|ram --cmt-kib --mdc on|off --mdc-bytes --mdc-min-run\n"
 	  "      --stream-separation on|off --op-percent --gc-policy greedy|cost-benefit\n"
 	  "      --write-buffer-pages --wl-threshold --gc-pipeline on|off\n"

@@ -107,7 +107,7 @@ void ftl_progress(struct ftl *f)
 	}
 	/* Durability waiters whose programs are all done. */
 	TAILQ_FOREACH_SAFE(io, &f->durable_wait, link, tmp) {
-		if (f->done_through < io->ticket)
+		if (f->done_through < io->ticket || ftl_pfail_pending(f))
 			continue;
 		if (!synced) {
 			rc = f->env.ops->sync ? f->env.ops->sync(f->env.ctx) : 0;
@@ -198,7 +198,8 @@ static void shutdown_step(struct ftl *f)
 {
 	int rc;
 
-	if (f->outstanding || ftl_gc_busy(f) || f->pf.busy || ftl_mig_busy(f))
+	if (f->outstanding || ftl_gc_busy(f) || f->pf.busy || ftl_mig_busy(f) ||
+	    ftl_pfail_pending(f))
 		return;
 	rc = ftl_cmt_writeback_all(f);
 	if (rc == -EAGAIN)

@@ -4,6 +4,7 @@
  *   layout.c    unit addresses, superblocks, allocation, validity
  *   map.c       GTD and CMT (DFTL), MDC and hot-region glue, lookups
  *   write.c     streams, write buffer, programs, flush and durability
+ *   pfail.c     program failures: the failed page kept, its superblock emptied and retired
  *   read.c      the read path
  *   gc.c        garbage collection: moving victims, erasing them
  *   gc_policy.c GC levels, victims (and wear leveling), host pacing
@@ -132,6 +133,11 @@ enum wbuf_state {
 	WB_FREE,
 	WB_FILLING,
 	WB_PROGRAMMING,
+	/*
+	 * Its program failed (a grown bad block, pfail.c): kept, as the one
+	 * copy of its data, until GC has moved that data out of its superblock.
+	 */
+	WB_FAILED,
 };
 
 /* A flash page being assembled in the write buffer, then programmed. */
@@ -408,6 +414,7 @@ struct ftl {
 	uint32_t free_sbs;
 	uint32_t refresh_pending; /* superblocks flagged for a refresh */
 	uint32_t bad_sbs; /* retired (SB_BAD) */
+	uint32_t pfail_wbufs; /* write buffer pages WB_FAILED (pfail.c) */
 
 	/* Mapping. */
 	uint32_t *gtd; /* translation page -> PPN */
@@ -525,6 +532,8 @@ void ftl_prefetch_reset(struct ftl *f);
 
 /* write.c */
 int ftl_write_init(struct ftl *f);
+/* @wb's page is programmed, failed for good, or its data moved: back to the free list. */
+void ftl_wb_free(struct ftl *f, struct ftl_wbuf *wb);
 void ftl_write_fini(struct ftl *f);
 /*
  * Put one unit into a stream's buffer page. Returns its PPN, or
@@ -625,6 +634,28 @@ bool ftl_gc_host_waits(const struct ftl *f);
 static inline void ftl_gc_spend(struct ftl *f, uint32_t units)
 {
 	f->gc.credit -= (int64_t)units * FTL_GC_CREDIT;
+}
+
+/* pfail.c */
+/*
+ * @wb's program failed with @status. A program failure of the flash (the
+ * block bad now): the page is kept in the buffer (WB_FAILED), the streams
+ * leave its superblock and GC moves the superblock's data out first, then
+ * its erase fails and retires it. true: taken so; false: not a failure
+ * the FTL survives (the caller stops writes, as before).
+ */
+bool ftl_pfail_take(struct ftl *f, struct ftl_wbuf *wb, int status);
+/* Superblock @sb is collected and its moves programmed: its failed pages go. */
+void ftl_pfail_release(struct ftl *f, uint32_t sb);
+/* A superblock with a bad block (never reopened for writing). */
+bool ftl_sb_has_bad_block(const struct ftl *f, uint32_t sb);
+/*
+ * Data acknowledged is only in failed pages until GC moves it: flushes
+ * and a clean stop wait for that (unless writes stopped for good).
+ */
+static inline bool ftl_pfail_pending(const struct ftl *f)
+{
+	return f->pfail_wbufs && !f->fatal;
 }
 
 /* recovery.c */

@@ -668,11 +668,16 @@ void ftl_gc_step(struct ftl *f)
 		gc_continue(f);
 	}
 	/* Collected and an erase slot free now: on to the next victim. */
-	if (g->active && g->tp_waiter.stage == GC_ERASING)
+	if (g->active && g->tp_waiter.stage == GC_ERASING) {
+		/* Its moves programmed, its failed pages go (erases held for them may run). */
+		if (f->done_through >= g->victim_ticket)
+			ftl_pfail_release(f, (uint32_t)g->victim);
 		ftl_gc_hand_over(f);
+	}
 	if (g->active)
 		return;
-	if (f->sync_io || f->shutting_down)
+	/* Stopping, GC takes no new victim but the data of a failed program. */
+	if (f->sync_io || (f->shutting_down && !ftl_pfail_pending(f)))
 		return;
 	/*
 	 * Is another victim needed once the collected ones are erased? Their
@@ -682,8 +687,14 @@ void ftl_gc_step(struct ftl *f)
 	lvl = ftl_gc_level_at(f, f->free_sbs + ftl_gc_erases_pending(f));
 	if (lvl == FTL_GC_NONE && ftl_gc_refresh_due(f))
 		lvl = FTL_GC_BG; /* a superblock reads with many retries: move its data now */
-	if (lvl == FTL_GC_NONE || (!f->cfg.gc_pipeline && ftl_gc_erases_pending(f)))
-		return; /* without the pipeline, the next victim after the erase */
+	/*
+	 * Without the pipeline, the next victim after the erase; but erases
+	 * wait for the data of a failed program, which only the next victim's
+	 * collection writes.
+	 */
+	if (lvl == FTL_GC_NONE ||
+	    (!f->cfg.gc_pipeline && ftl_gc_erases_pending(f) && !ftl_pfail_pending(f)))
+		return;
 	/* A superblock a die migration is copying is not GC's to take. */
 	hidden = ftl_mig_hide(f);
 	v = ftl_gc_pick_victim(f, lvl, &wl);

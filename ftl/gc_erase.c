@@ -40,8 +40,19 @@ void ftl_gc_erase_try(struct ftl *f, struct ftl_gc_erase *e)
 
 	if (e->sb < 0 || e->issued || f->done_through < e->ticket)
 		return;
+	ftl_pfail_release(f, (uint32_t)e->sb); /* its data is on flash elsewhere now */
 	if (ftl_plm_deferring(f))
 		return; /* after the deterministic window */
+	/*
+	 * A failed program's data (moved out of this victim, or newer than
+	 * what it holds) is only in the write buffer until GC moves it again:
+	 * not yet, unless GC itself waits for an erase before it can go on
+	 * (no free superblock left, a collected victim waiting for a slot,
+	 * pass 2 waiting for free space): holding it then would stop GC.
+	 */
+	if (ftl_pfail_pending(f) && f->free_sbs &&
+	    !(f->gc.active && (f->gc.tp_waiter.stage == GC_ERASING || f->gc.erase_held)))
+		return;
 	e->issued = true;
 	e->failed = false;
 	f->sbs[e->sb].state = SB_ERASING;

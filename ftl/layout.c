@@ -218,14 +218,8 @@ void ftl_sb_mark_bad(struct ftl *f)
 	if (!st)
 		return;
 	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++) {
-		bool bad = false;
+		bool bad = ftl_sb_has_bad_block(f, sb);
 
-		for (uint32_t s = 0; s < f->stripe && !bad; s++) {
-			struct nand_addr a;
-
-			ftl_fpid_addr(f, ftl_ppn(f, sb, s * f->slots) / f->slots, &a);
-			bad = st->blocks[nand_block_index(f->geo, &a)].flags & NAND_BLOCK_BAD;
-		}
 		if (!bad || f->sbs[sb].state == SB_BAD)
 			continue;
 		if (f->sbs[sb].state == SB_FREE) {

@@ -556,8 +556,9 @@ static uint32_t resume_page(struct ftl *f, enum ftl_stream s, uint32_t sb,
 	uint8_t *zero, *oob_raw;
 	int rc = 0;
 
+	/* A program failed in it (a bad block): GC empties and retires it instead. */
 	if (f->sbs[sb].state != SB_FULL || !sn->any || sn->bad || sn->mixed ||
-	    sn->stream != FTL_OOB_STREAM_TAG(s))
+	    sn->stream != FTL_OOB_STREAM_TAG(s) || ftl_sb_has_bad_block(f, sb))
 		return UINT32_MAX;
 	for (uint32_t p = 0; p < pages; p++) {
 		struct nand_addr a;

@@ -66,8 +66,7 @@ static void update_done_through(struct ftl *f)
 
 static void release_held(struct ftl *f);
 
-/* @wb's page is programmed (or failed): back to the free list. */
-static void wb_free(struct ftl *f, struct ftl_wbuf *wb)
+void ftl_wb_free(struct ftl *f, struct ftl_wbuf *wb)
 {
 	f->sbs[ftl_ppn_sb(f, wb->fpid * f->slots)].buffered--;
 	wb->state = WB_FREE;
@@ -81,6 +80,11 @@ static void program_done(struct nand_op *op)
 
 	TAILQ_REMOVE(&f->inflight, wb, link);
 	update_done_through(f);
+	if (op->status && ftl_pfail_take(f, wb, op->status)) {
+		release_held(f);
+		ftl_progress(f);
+		return;
+	}
 	if (op->status) {
 		/*
 		 * The data of this page is lost to the host: stop writing, and
@@ -89,7 +93,7 @@ static void program_done(struct nand_op *op)
 		 */
 		ftl_set_fatal(f, op->status);
 	}
-	wb_free(f, wb);
+	ftl_wb_free(f, wb);
 	release_held(f);
 	ftl_progress(f);
 }
@@ -133,8 +137,13 @@ static bool tp_page_ready(const struct ftl *f, const struct ftl_wbuf *wb)
 {
 	const struct ftl_wbuf *p;
 
+	/*
+	 * A data page whose program failed does not hold it: its data reaches
+	 * flash when GC moves it, under a newer write sequence (pfail.c).
+	 */
 	for (uint32_t i = 0; i < wb->ndeps; i++)
-		if (wb->dep[i].wb->gen == wb->dep[i].gen && wb->dep[i].wb->state != WB_FREE)
+		if (wb->dep[i].wb->gen == wb->dep[i].gen && wb->dep[i].wb->state != WB_FREE &&
+		    wb->dep[i].wb->state != WB_FAILED)
 			return false;
 	TAILQ_FOREACH(p, &f->inflight, link) {
 		if (p->ticket >= wb->ticket)
@@ -319,7 +328,7 @@ static void program(struct ftl *f, struct ftl_wbuf *wb, enum ftl_stream s)
 		uint64_t page = nand_page_index(f->geo, &op->addr);
 
 		rc = st->ops->program(st, page, op->data, op->oob);
-		wb_free(f, wb);
+		ftl_wb_free(f, wb);
 		update_done_through(f);
 		if (rc)
 			ftl_set_fatal(f, rc);
@@ -521,7 +530,7 @@ static void wait_durable(struct ftl *f, struct ftl_io *io)
 	ftl_close_pages(f);
 	io->ticket = ftl_issued_ticket(f);
 	io->stage = 2;
-	if (f->done_through >= io->ticket) {
+	if (f->done_through >= io->ticket && !ftl_pfail_pending(f)) {
 		int rc = f->env.ops->sync ? f->env.ops->sync(f->env.ctx) : 0;
 
 		ftl_io_complete(f, io, f->fatal ? f->fatal : rc);

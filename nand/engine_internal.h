@@ -92,11 +92,13 @@ struct nand_dev {
 	uint64_t *cost; /* ntenants: a scheduler's costs, all UINT64_MAX between picks */
 	uint8_t *best; /* ntenants: each one's best class in a group pick */
 	struct nand_rel_state *rel; /* cfg.rel enabled (and a store): wear state */
+	uint32_t *fail_programs; /* per die: programs still to fail (nand_fail_programs()) */
 };
 
 /* reliability.c */
 struct nand_rel_state {
 	uint64_t rng;
+	uint64_t prog_rng; /* program failures' draws */
 	uint32_t *reads; /* per block, since its erase */
 	/* Per block: when its first page was programmed (INT64_MIN: erased); ageing moves it back. */
 	int64_t *prog_ns;
@@ -109,6 +111,11 @@ void nand_rel_fini(struct nand_dev *dev);
 uint64_t nand_rel_read_start(struct nand_dev *dev, struct nand_op *op, uint64_t t);
 /* An erase completes: does it fail (the block then bad)? */
 bool nand_rel_erase_fails(struct nand_dev *dev, struct nand_op *op);
+/*
+ * A program completes: does it fail (forced by nand_fail_programs(), or
+ * drawn by the model when it is on)? The block is bad then.
+ */
+bool nand_program_fails(struct nand_dev *dev, struct nand_op *op);
 /* @op completed at @t: reads, program times, erases, uncorrectable pages. */
 void nand_rel_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t);
 

@@ -45,6 +45,18 @@ static int segs_check(const struct nand_geometry *g, const struct nand_op *op)
 	return 0;
 }
 
+/* A bad block fails programs and erases; what it holds stays readable. */
+static bool op_block_bad(const struct nand_dev *dev, const struct nand_op *op)
+{
+	for (uint32_t p = 0; op->kind != NAND_OP_READ && p < op->nplanes; p++) {
+		struct nand_addr pa = plane_addr(op, p);
+
+		if (dev->store->blocks[nand_block_index(&dev->cfg.geo, &pa)].flags & NAND_BLOCK_BAD)
+			return true;
+	}
+	return false;
+}
+
 int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now)
 {
 	const struct nand_geometry *g = &dev->cfg.geo;
@@ -72,13 +84,8 @@ int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now)
 	if (!op->timing_only) {
 		if (!dev->store)
 			return -EINVAL;
-		/* A bad block fails every op (only reliability marks one). */
-		for (uint32_t p = 0; p < op->nplanes; p++) {
-			struct nand_addr pa = plane_addr(op, p);
-
-			if (dev->store->blocks[nand_block_index(g, &pa)].flags & NAND_BLOCK_BAD)
-				return -EIO;
-		}
+		if (op_block_bad(dev, op))
+			return -EIO;
 		/* Programming a page already written breaks the rules now. */
 		for (uint32_t p = 0; op->kind == NAND_OP_PROGRAM && p < op->nplanes; p++) {
 			struct nand_addr pa = plane_addr(op, p);
@@ -123,6 +130,8 @@ int nand_op_start_check(struct nand_dev *dev, struct nand_op *op)
 {
 	if (op->timing_only || op->kind != NAND_OP_PROGRAM)
 		return 0;
+	if (op_block_bad(dev, op))
+		return -EIO; /* it went bad while this program was queued */
 	/* Pages of a block are programmed in order, each once. */
 	for (uint32_t p = 0; p < op->nplanes; p++) {
 		struct nand_addr a = plane_addr(op, p);
@@ -206,9 +215,14 @@ void nand_op_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
 	dev->dies[die].st.ops[op->kind]++;
 	if (op->uncorrectable && !op->status)
 		op->status = -EIO; /* nothing to hand over */
+	if (!op->status && !op->timing_only && dev->store && op_block_bad(dev, op))
+		op->status = -EIO; /* its block went bad while it was queued */
 	if (dev->rel && !op->status && !op->timing_only && op->kind == NAND_OP_ERASE &&
 	    nand_rel_erase_fails(dev, op))
 		op->status = -EIO; /* the block is bad now: its pages stay as they were */
+	if (!op->status && !op->timing_only && op->kind == NAND_OP_PROGRAM && dev->store &&
+	    nand_program_fails(dev, op))
+		op->status = -EIO; /* not programmed; the block is bad now */
 	if (!op->status && !op->timing_only)
 		op->status = store_access(dev, op);
 	if (dev->rel && !op->timing_only && (!op->status || op->uncorrectable))

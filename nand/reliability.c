@@ -67,6 +67,7 @@ void nand_reliability_default(struct nand_reliability *r, enum nand_cell cell)
 		.retry_floor = 0.4,
 		.aging = 1.0,
 		.erase_fail = 1e-6,
+		.program_fail = 1e-7,
 		.pe_scale = by_cell[c].rated / 3.0,
 		.e0 = by_cell[c].e0,
 		.pe_exp = 2.7,
@@ -84,6 +85,7 @@ int nand_reliability_check(const struct nand_reliability *r, const struct nand_g
 	if (r->codeword_bytes == 0 || r->codeword_bytes > g->page_size || r->ecc_bits == 0 ||
 	    r->retries > 64 || !(r->retry_keep > 0 && r->retry_keep <= 1) ||
 	    !(r->erase_fail >= 0 && r->erase_fail <= 1) ||
+	    !(r->program_fail >= 0 && r->program_fail <= 1) ||
 	    !(r->retry_floor >= 0 && r->retry_floor <= 1) || !(r->aging > 0) ||
 	    !(r->pe_scale > 0) || !(r->e0 >= 0) || !(r->pe_exp >= 0) || !(r->ret_coef >= 0) ||
 	    !(r->ret_exp >= 0) || !(r->rd_coef >= 0) || !(r->rd_exp >= 0))
@@ -126,6 +128,8 @@ int nand_rel_init(struct nand_dev *dev)
 	if (!s)
 		return -ENOMEM;
 	s->rng = dev->cfg.rel.seed ? dev->cfg.rel.seed : 1;
+	/* Program failures draw from a stream of their own: reads see the same errors. */
+	s->prog_rng = s->rng ^ 0x9e3779b97f4a7c15ull;
 	s->reads = calloc(n, sizeof(*s->reads));
 	s->prog_ns = malloc(n * sizeof(*s->prog_ns));
 	s->bad = calloc(n, sizeof(*s->bad));
@@ -155,14 +159,19 @@ void nand_rel_fini(struct nand_dev *dev)
 	dev->rel = NULL;
 }
 
-/* xorshift64*: a uniform double in (0, 1). */
+/* xorshift64* on @rng: a uniform double in (0, 1). */
+static double uniform_of(uint64_t *rng)
+{
+	*rng ^= *rng >> 12;
+	*rng ^= *rng << 25;
+	*rng ^= *rng >> 27;
+	return ((*rng * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0) +
+	       (0.5 / 9007199254740992.0);
+}
+
 static double uniform(struct nand_rel_state *s)
 {
-	s->rng ^= s->rng >> 12;
-	s->rng ^= s->rng << 25;
-	s->rng ^= s->rng >> 27;
-	return ((s->rng * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0) +
-	       (0.5 / 9007199254740992.0);
+	return uniform_of(&s->rng);
 }
 
 /* A Poisson sample of mean @mean: by products below 30, else the normal approximation. */
@@ -327,4 +336,54 @@ bool nand_rel_erase_fails(struct nand_dev *dev, struct nand_op *op)
 		}
 	}
 	return failed;
+}
+
+/* Mark @op's blocks bad (every plane of a multi-plane op). */
+static void mark_bad(struct nand_dev *dev, const struct nand_op *op)
+{
+	for (uint32_t p = 0; p < op->nplanes; p++) {
+		struct nand_addr a = op->addr;
+
+		if (op->nplanes > 1)
+			a.plane = p;
+		dev->store->blocks[nand_block_index(&dev->cfg.geo, &a)].flags |= NAND_BLOCK_BAD;
+	}
+}
+
+bool nand_program_fails(struct nand_dev *dev, struct nand_op *op)
+{
+	const struct nand_reliability *r = &dev->cfg.rel;
+	uint32_t die = nand_die_index(&dev->cfg.geo, &op->addr);
+	bool failed = false;
+
+	if (dev->fail_programs[die]) {
+		dev->fail_programs[die]--;
+		failed = true;
+	} else if (dev->rel && r->program_fail > 0) {
+		const struct nand_block_meta *m =
+			&dev->store->blocks[nand_block_index(&dev->cfg.geo, &op->addr)];
+		double w = m->erase_count / r->pe_scale;
+
+		failed = uniform_of(&dev->rel->prog_rng) < r->program_fail * (1.0 + pow(w, r->pe_exp));
+	}
+	if (failed) {
+		mark_bad(dev, op);
+		dev->stats.rel.program_failures++;
+	}
+	return failed;
+}
+
+int nand_fail_programs(struct nand_dev *dev, uint32_t die, uint32_t n)
+{
+	if (die >= dev->nr_dies)
+		return -ERANGE;
+	if (!dev->store)
+		return -EINVAL;
+	dev->fail_programs[die] = n;
+	return 0;
+}
+
+uint32_t nand_programs_to_fail(const struct nand_dev *dev, uint32_t die)
+{
+	return die < dev->nr_dies ? dev->fail_programs[die] : 0;
 }

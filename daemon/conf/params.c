@@ -65,6 +65,8 @@ static const struct blox_param_field nand_fields[BLOX_NP_COUNT] = {
 					 NULL),
 	[BLOX_NP_RELIABILITY_SEED] = F_U32("reliability_seed", NP, reliability_seed, UINT32_MAX,
 					   NULL),
+	[BLOX_NP_PROGRAM_FAIL_PPB] = F_U32("program_fail_ppb", NP, program_fail_ppb, 1000000000,
+					   NULL),
 };
 #undef NP
 
@@ -140,7 +142,7 @@ static const char *const nand_keys[BLOX_NP_COUNT + 1] = {
 	"pages_per_block", "page_size", "oob_size", "cell", "t_read_us",
 	"t_prog_us", "t_erase_us", "t_suspend_us", "t_resume_us", "null_timing",
 	"multi_plane", "suspend_policy", "bus_mbps", "reliability", "ecc_bits", "read_retries",
-	"aging", "erase_fail_ppb", "reliability_seed", NULL
+	"aging", "erase_fail_ppb", "reliability_seed", "program_fail_ppb", NULL
 };
 static const char *const ftl_keys[BLOX_FP_COUNT + 1] = {
 	"store", "cmt_kib", "mdc", "mdc_bytes", "mdc_min_run", "stream_separation",
@@ -295,6 +297,8 @@ static int nand_resolve(const struct blox_nand_params *p, const char *where,
 		nc->rel.erase_fail = p->erase_fail_ppb * 1e-9;
 	if (GIVEN(RELIABILITY_SEED))
 		nc->rel.seed = p->reliability_seed;
+	if (GIVEN(PROGRAM_FAIL_PPB))
+		nc->rel.program_fail = p->program_fail_ppb * 1e-9;
 	if (GIVEN(SUSPEND_POLICY) && !strcmp(p->suspend_policy, "never"))
 		nc->policy = nand_suspend_never;
 	else if (GIVEN(SUSPEND_POLICY) && !strcmp(p->suspend_policy, "always"))

@@ -285,7 +285,7 @@ struct ftl_stats {
 	 * host reads of lost units (errors), superblocks refreshed.
 	 */
 	uint64_t read_retries, uncorrectable_reads, units_lost, tp_lost, lost_reads, refreshes;
-	uint64_t superblocks_retired; /* retired now (SB_BAD): an erase of a block failed */
+	uint64_t superblocks_retired; /* retired now (SB_BAD): an erase or a program of a block failed */
 	bool read_only; /* writes are refused: a program failed, or too little spare is left */
 	/*
 	 * Superblocks that may be retired before the instance turns read-only
@@ -293,6 +293,12 @@ struct ftl_stats {
 	 * pages, an open one per stream and one to collect into.
 	 */
 	uint64_t spare_superblocks;
+	/*
+	 * Programs that failed on a grown bad block (the FTL survives them:
+	 * GC moves the data from the write buffer), and the valid units
+	 * those pages held then (GC writes them elsewhere).
+	 */
+	uint64_t program_failures, pfail_units;
 	uint64_t flash_data_reads, flash_tp_reads;
 	uint64_t flash_programs, flash_erases;
 	uint64_t units_written_host, units_written_gc, units_written_tp, units_padded;
@@ -476,7 +482,7 @@ enum ftl_sb_status {
 	FTL_SB_GC, /* the victim GC is collecting */
 	FTL_SB_ERASING,
 	FTL_SB_CKPT, /* reserved for checkpoints */
-	FTL_SB_BAD, /* retired: an erase of one of its blocks failed */
+	FTL_SB_BAD, /* retired: an erase or a program of one of its blocks failed */
 };
 
 struct ftl_sb_info {

@@ -96,7 +96,12 @@ struct nand_block_meta {
 	uint32_t flags; /* NAND_BLOCK_* */
 };
 
-/* A grown bad block: an erase of it failed (reliability on); every op on it fails. */
+/*
+ * A grown bad block: an erase or a program of it failed (reliability on, or
+ * a program failure forced by nand_fail_programs()). Programs and erases of
+ * it fail at submit; its pages programmed before stay readable, so that
+ * their data can be moved out.
+ */
 #define NAND_BLOCK_BAD 0x1u
 
 /* Counters that persist with the store, per die. */
@@ -355,6 +360,12 @@ struct nand_reliability {
 	 * (NAND_BLOCK_BAD, kept by the store).
 	 */
 	double erase_fail;
+	/*
+	 * Chance a program fails (1e-7 on a fresh block), growing with wear as
+	 * erase_fail does: the page is not programmed, the block is bad from
+	 * then on (NAND_BLOCK_BAD).
+	 */
+	double program_fail;
 	/* RBER = e0 (1 + (C/pe_scale)^pe_exp) + (1 + C/pe_scale)(ret_coef A^ret_exp + rd_coef R^rd_exp) */
 	double pe_scale, e0, pe_exp, ret_coef, ret_exp, rd_coef, rd_exp;
 };
@@ -417,6 +428,16 @@ uint64_t nand_next_event(const struct nand_dev *dev);
 uint32_t nand_advance(struct nand_dev *dev, uint64_t now_ns);
 /* Ops submitted and not yet completed. */
 uint64_t nand_inflight(const struct nand_dev *dev);
+/*
+ * A fault: the next @n programs that complete on die @die (its index,
+ * nand_die_index()) fail with -EIO, as a program failure drawn by the
+ * reliability model does: nothing is programmed and the block is bad from
+ * then on. Needs a store; the model need not be on. 0 clears the count.
+ * -ERANGE for a die out of range, -EINVAL without a store.
+ */
+int nand_fail_programs(struct nand_dev *dev, uint32_t die, uint32_t n);
+/* Programs still to fail on die @die (nand_fail_programs()). */
+uint32_t nand_programs_to_fail(const struct nand_dev *dev, uint32_t die);
 
 /* ---- telemetry ---- */
 
@@ -456,6 +477,7 @@ struct nand_stats {
 	/* Reliability on: reads decoded, those that took retries, retries, uncorrectable ones. */
 	struct {
 		uint64_t reads, reads_retried, retries, uncorrectable, erase_failures;
+		uint64_t program_failures; /* drawn by the model or forced (nand_fail_programs()) */
 		uint32_t max_errors; /* most bit errors seen in one codeword */
 	} rel;
 };

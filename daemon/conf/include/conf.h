@@ -63,6 +63,7 @@ enum blox_nand_param {
 	BLOX_NP_AGING,
 	BLOX_NP_ERASE_FAIL_PPB,
 	BLOX_NP_RELIABILITY_SEED,
+	BLOX_NP_PROGRAM_FAIL_PPB,
 	BLOX_NP_COUNT
 };
 
@@ -77,7 +78,7 @@ struct blox_nand_params {
 	uint32_t bus_mbps;
 	/* Flash that wears (nand_config.rel, docs/FAULTS.md). */
 	bool reliability;
-	uint32_t ecc_bits, read_retries, aging, erase_fail_ppb, reliability_seed;
+	uint32_t ecc_bits, read_retries, aging, erase_fail_ppb, reliability_seed, program_fail_ppb;
 };
 
 enum blox_ftl_param {

@@ -306,6 +306,11 @@ void fx_dump(const struct fx *x)
 	for (int s = 0; s < ST_COUNT; s++)
 		fprintf(stderr, "  stream %d: sb %d next %u wb %p\n", s, f->streams[s].sb,
 			f->streams[s].next, (void *)f->streams[s].wb);
+	for (uint32_t i = 0; i < f->nr_wbufs; i++)
+		if (f->wbufs[i].state == WB_FAILED)
+			fprintf(stderr, "  failed program: page %u of sb %u (refresh %d)\n",
+				f->wbufs[i].fpid, f->wbufs[i].fpid * f->slots / f->units_per_sb,
+				f->sbs[f->wbufs[i].fpid * f->slots / f->units_per_sb].refresh);
 }
 
 bool fx_step(struct fx *x)

@@ -333,7 +333,10 @@ static void test_off_never_fails(void **state)
 	fx_destroy(&f);
 }
 
-/* An erase that fails leaves the block bad: every later op on it fails at submit. */
+/*
+ * An erase that fails leaves the block bad: later programs and erases of
+ * it fail at submit; what it holds stays readable.
+ */
 static void test_erase_failure(void **state)
 {
 	struct nand_op op;
@@ -355,8 +358,13 @@ static void test_erase_failure(void **state)
 	assert_int_equal(f.store->blocks[fx_blk_idx(&f, 3)].write_ptr, 1); /* not erased */
 	assert_int_equal(nand_dev_stats(f.dev)->rel.erase_failures, 1);
 	fx_data_op(&f, &op, NAND_OP_READ, 3, 0, rd_buf, NULL);
-	assert_int_equal(fx_submit(&f, &op, t), -EIO);
+	assert_int_equal(fx_submit(&f, &op, t), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, 0);
+	assert_memory_equal(rd_buf, page_buf, f.cfg.geo.page_size);
 	fx_data_op(&f, &op, NAND_OP_ERASE, 3, 0, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &op, t), -EIO);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 3, 1, page_buf, oob_buf);
 	assert_int_equal(fx_submit(&f, &op, t), -EIO);
 	/* Other blocks are not touched by it. */
 	program0(&f, 1, t);
@@ -378,6 +386,92 @@ static void test_erase_failure(void **state)
 	fx_destroy(&f);
 }
 
+/*
+ * Program failures: forced on a die (nand_fail_programs(), the model off)
+ * and drawn by the model. The page is not programmed, the block is bad,
+ * the programs queued behind on it fail too, other dies and blocks are
+ * not touched, the pages before stay readable.
+ */
+static void test_program_failure(void **state)
+{
+	struct nand_op op, op2, other;
+	struct fx f;
+	uint64_t t = 1000000;
+	uint64_t blk;
+	uint32_t die;
+
+	(void)state;
+	fx_init(&f);
+	fx_small_geo(&f.cfg.geo);
+	fx_create(&f, true);
+	blk = fx_blk_idx(&f, 3);
+	program0(&f, 3, t);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 3, 1, page_buf, oob_buf);
+	die = nand_die_index(&f.cfg.geo, &op.addr);
+	assert_int_equal(nand_fail_programs(f.dev, nand_dies(&f.cfg.geo), 1), -ERANGE);
+	assert_int_equal(nand_fail_programs(f.dev, die, 1), 0);
+	assert_int_equal(nand_programs_to_fail(f.dev, die), 1);
+	fx_data_op(&f, &op2, NAND_OP_PROGRAM, 3, 2, page_buf, oob_buf);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	assert_int_equal(fx_submit(&f, &op2, t), 0); /* queued behind it */
+	fx_run_all(&f);
+	assert_int_equal(op.status, -EIO);
+	assert_int_equal(op2.status, -EIO);
+	assert_int_equal(nand_programs_to_fail(f.dev, die), 0);
+	assert_true(f.store->blocks[blk].flags & NAND_BLOCK_BAD);
+	assert_int_equal(f.store->blocks[blk].write_ptr, 1); /* nothing programmed */
+	assert_int_equal(nand_dev_stats(f.dev)->rel.program_failures, 1);
+	fx_data_op(&f, &op, NAND_OP_READ, 3, 0, rd_buf, NULL);
+	assert_int_equal(fx_submit(&f, &op, t), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, 0);
+	assert_memory_equal(rd_buf, page_buf, f.cfg.geo.page_size);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 3, 1, page_buf, oob_buf);
+	assert_int_equal(fx_submit(&f, &op, t), -EIO);
+	/* The count was used up: the next program on the die succeeds. */
+	fx_data_op(&f, &other, NAND_OP_PROGRAM, 1, 0, page_buf, oob_buf);
+	assert_int_equal(fx_submit(&f, &other, t), 0);
+	fx_run_all(&f);
+	assert_int_equal(other.status, 0);
+	fx_destroy(&f);
+
+	/* Drawn by the model, its chance 1: the first program fails; 0: none does. */
+	fx_init(&f);
+	fx_small_geo(&f.cfg.geo);
+	f.cfg.rel = rel_on();
+	f.cfg.rel.program_fail = 1.0;
+	fx_create(&f, true);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 3, 0, page_buf, oob_buf);
+	assert_int_equal(fx_submit(&f, &op, t), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, -EIO);
+	assert_true(f.store->blocks[fx_blk_idx(&f, 3)].flags & NAND_BLOCK_BAD);
+	assert_int_equal(nand_dev_stats(f.dev)->rel.program_failures, 1);
+	fx_destroy(&f);
+	fx_init(&f);
+	fx_small_geo(&f.cfg.geo);
+	f.cfg.rel = rel_on();
+	f.cfg.rel.program_fail = 0;
+	fx_create(&f, true);
+	f.store->blocks[fx_blk_idx(&f, 3)].erase_count = 9000;
+	for (uint32_t p = 0; p < 4; p++) {
+		fx_data_op(&f, &op, NAND_OP_PROGRAM, 3, p, page_buf, oob_buf);
+		assert_int_equal(fx_submit(&f, &op, t), 0);
+		fx_run_all(&f);
+		assert_int_equal(op.status, 0);
+	}
+	fx_destroy(&f);
+	/* Out of range: refused. */
+	{
+		struct nand_reliability r = rel_on();
+		struct nand_geometry g;
+
+		fx_small_geo(&g);
+		r.program_fail = 1.5;
+		assert_int_equal(nand_reliability_check(&r, &g), -EINVAL);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +485,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_seeded, fx_teardown),
 		cmocka_unit_test_teardown(test_off_never_fails, fx_teardown),
 		cmocka_unit_test_teardown(test_erase_failure, fx_teardown),
+		cmocka_unit_test_teardown(test_program_failure, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
