@@ -19,6 +19,7 @@ static const struct ctl_object *const objects[] = {
 	&ctl_obj_status, &ctl_obj_version, &ctl_obj_config, &ctl_obj_listener, &ctl_obj_referral,
 	&ctl_obj_subsys, &ctl_obj_host,	   &ctl_obj_ns,	    &ctl_obj_stats,
 	&ctl_obj_ctrl,	  &ctl_obj_device, &ctl_obj_migrate, &ctl_obj_qos,
+	&ctl_obj_fault,
 };
 
 #define HELP_COL 40 /* what a command does starts here */

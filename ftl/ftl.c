@@ -317,6 +317,11 @@ void ftl_get_stats(const struct ftl *f, struct ftl_stats *st)
 	st->gc_pipeline = f->cfg.gc_pipeline;
 }
 
+void ftl_get_config(const struct ftl *f, struct ftl_config *out)
+{
+	*out = f->cfg;
+}
+
 double ftl_waf(const struct ftl *f)
 {
 	uint64_t host = f->st.units_written_host;

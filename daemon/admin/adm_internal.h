@@ -192,6 +192,8 @@ void adm_m_device_init(ADM_SVC *svc);
 void adm_m_mig_init(ADM_SVC *svc);
 /* adm_m_qos.c */
 void adm_m_qos_init(ADM_SVC *svc);
+/* adm_m_fault.c: faults on demand (PowerCut) */
+void adm_m_fault_init(ADM_SVC *svc);
 /* The namespaces of @only (NULL: of every subsystem). 0 or -ENOMEM. */
 int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
 		      const struct nvmf_tgt *tgt);

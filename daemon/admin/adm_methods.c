@@ -87,4 +87,5 @@ void adm_methods_init(ADM_SVC *svc)
 	adm_m_device_init(svc);
 	adm_m_mig_init(svc);
 	adm_m_qos_init(svc);
+	adm_m_fault_init(svc);
 }

@@ -100,7 +100,7 @@ static void env_plm_event(void *ctx)
 /* A deterministic window ends or warns at a time: ftl_process() then. */
 void fb_plm_arm(struct ftl_bdev *fb)
 {
-	uint64_t at = ftl_plm_deadline(fb->ftl), now, us;
+	uint64_t at = fb->ftl ? ftl_plm_deadline(fb->ftl) : UINT64_MAX, now, us;
 	struct timeval tv;
 
 	if (!fb->plm_ev)
@@ -123,7 +123,7 @@ void fb_plm_arm(struct ftl_bdev *fb)
 	evtimer_add(fb->plm_ev, &tv);
 }
 
-static const struct ftl_env_ops env_ops = {
+const struct ftl_env_ops fb_env_ops = {
 	.submit = env_submit,
 	.now = env_now,
 	.kick = env_kick,
@@ -169,6 +169,8 @@ static void kick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	fb->kicked = false;
+	if (!fb->ftl)
+		return; /* a rebuild after a power cut failed */
 	ftl_process(fb->ftl);
 	if (fb->nd->smart)
 		susp_levels(fb);
@@ -198,6 +200,7 @@ static void io_done(struct ftl_io *fio)
 	struct blox_io *io = r->io;
 
 	io->status = fio->status;
+	r->busy = false;
 	TAILQ_INSERT_TAIL(&fb->free_ios, r, link);
 	if (fb->nd->smart) {
 		fb->nd->susp_in.host_inflight--;
@@ -246,7 +249,9 @@ static void fb_start(struct ftl_bdev *fb, struct blox_io *io)
 		fio->op = FTL_IO_READ; /* not zoned: refused below */
 		break;
 	}
-	rc = io->op >= BLOX_IO_ZONE_APPEND ? -EOPNOTSUPP : ftl_submit(fb->ftl, fio);
+	/* No FTL: a rebuild after a power cut failed (logged); the namespace fails commands. */
+	rc = io->op >= BLOX_IO_ZONE_APPEND ? -EOPNOTSUPP : fb->ftl ? ftl_submit(fb->ftl, fio) : -EIO;
+	r->busy = !rc;
 	if (rc) {
 		TAILQ_INSERT_TAIL(&fb->free_ios, r, link);
 		if (fb->nd->smart)
@@ -318,7 +323,8 @@ static void fb_set_cache(struct blox_bdev *bdev, bool on)
 {
 	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
 
-	ftl_set_volatile_cache(fb->ftl, on);
+	if (fb->ftl)
+		ftl_set_volatile_cache(fb->ftl, on);
 }
 
 static void shutdown_done(void *arg, int status)
@@ -403,6 +409,7 @@ const struct blox_bdev_ops ftl_bdev_ops = {
 	.mem_bytes = fb_mem_bytes,
 	.fdp_info = fb_fdp_info,
 	.fdp_update = fb_fdp_update,
+	.power_cut = fb_power_cut,
 };
 
 /* Dies in range and each once, blocks in range. */
@@ -500,7 +507,7 @@ static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 		goto fail;
 	fb->res = res;
 	fb->shared_pool = p->shared && p->shared_pool;
-	env = (struct ftl_env){ .ops = &env_ops, .ctx = fb, .dev = fb->dev,
+	env = (struct ftl_env){ .ops = &fb_env_ops, .ctx = fb, .dev = fb->dev,
 				.store = fb->store };
 	/* Synchronous store I/O (sync_io): no kick, no submit, no loop. */
 	{

@@ -83,6 +83,7 @@ struct fb_io {
 	struct ftl_io fio;
 	struct blox_io *io;
 	struct ftl_bdev *fb;
+	bool busy; /* at the FTL */
 	TAILQ_ENTRY(fb_io) link;
 };
 
@@ -92,6 +93,10 @@ extern const struct blox_bdev_ops ftl_bdev_ops;
 int nand_dev_open_unbound(const char *name, const struct nand_config *nand,
 			  const char *store_path, bool shared, struct blox_nand_dev **out);
 
+/* bdev_ftl.c: what the FTL asks of its device and loop (its env). */
+extern const struct ftl_env_ops fb_env_ops;
+/* bdev_ftl_power.c: power loss and the rebuild from flash. */
+int fb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out);
 /* bdev_ftl.c: the predictable-latency deadline's timer, after the FTL ran. */
 void fb_plm_arm(struct ftl_bdev *fb);
 

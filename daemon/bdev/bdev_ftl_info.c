@@ -17,11 +17,11 @@ void fb_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t)
 	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
 	const struct nand_geometry *g = &nand_dev_config(fb->dev)->geo;
 
-	if (t->ftl) {
+	if (t->ftl && fb->ftl) {
 		t->has_ftl = true;
 		ftl_get_stats(fb->ftl, t->ftl);
 	}
-	t->waf = ftl_waf(fb->ftl);
+	t->waf = fb->ftl ? ftl_waf(fb->ftl) : 0;
 	t->nand = nand_dev_stats(fb->dev);
 	t->nand_dev = fb->dev;
 	t->dies = nand_dies(g);
@@ -57,6 +57,8 @@ void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
 	struct ftl_layout lay;
 	struct ftl_stats st;
 
+	if (!fb->ftl)
+		return; /* a rebuild after a power cut failed */
 	if (fb->shared_pool) {
 		const char *name = fb->nd->name;
 		uint32_t low = fb->res.dies[0];
@@ -142,8 +144,11 @@ int fb_plm_config(struct blox_bdev *bdev, const struct blox_bdev_plm_config *cfg
 		.writes = sat_mul(cfg->writes_thresh, units_per_ows(fb)),
 		.time_ns = sat_mul(cfg->time_thresh_ms, 1000000),
 	};
-	int rc = ftl_plm_config(fb->ftl, cfg->enable, &w);
+	int rc;
 
+	if (!fb->ftl)
+		return -EIO;
+	rc = ftl_plm_config(fb->ftl, cfg->enable, &w);
 	if (!rc) {
 		fb->plm_cb = cfg->enable ? cfg->event : NULL;
 		fb->plm_cb_arg = cfg->enable ? cfg->event_arg : NULL;
@@ -157,6 +162,8 @@ int fb_plm_window(struct blox_bdev *bdev, enum blox_plm_window win, uint64_t *re
 	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
 	int rc;
 
+	if (!fb->ftl)
+		return -EIO;
 	if (win != BLOX_PLM_DTWIN && win != BLOX_PLM_NDWIN)
 		return -EINVAL;
 	rc = ftl_set_deterministic(fb->ftl, win == BLOX_PLM_DTWIN, NULL);
@@ -177,6 +184,8 @@ void fb_plm_query(struct blox_bdev *bdev, struct blox_bdev_plm_info *out, bool c
 	uint32_t ows = units_per_ows(fb);
 	struct ftl_plm_info i;
 
+	if (!fb->ftl)
+		return;
 	ftl_plm_info(fb->ftl, &i);
 	out->window = i.window == FTL_PLM_DTWIN	  ? BLOX_PLM_DTWIN
 		      : i.window == FTL_PLM_NDWIN ? BLOX_PLM_NDWIN

@@ -166,6 +166,18 @@ void nvmf_tgt_close_ctrls(struct nvmf_tgt *tgt)
 			nvmf_ctrl_fatal(c, "target shutting down");
 }
 
+uint32_t nvmf_subsys_drop_ctrls(struct nvmf_subsys *s, const char *why)
+{
+	struct nvmf_ctrl *c, *tmp;
+	uint32_t n = 0;
+
+	TAILQ_FOREACH_SAFE(c, &s->ctrls, link, tmp) {
+		n += !c->dying;
+		nvmf_ctrl_fatal(c, why);
+	}
+	return n;
+}
+
 struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn)
 {
 	struct nvmf_subsys *s;

@@ -317,6 +317,8 @@ struct ftl_stats {
 };
 
 void ftl_get_stats(const struct ftl *f, struct ftl_stats *st);
+/* The configuration it runs with now (the volatile cache as last set), to make it again. */
+void ftl_get_config(const struct ftl *f, struct ftl_config *out);
 /*
  * The instance's resources as they are now, to persist and give back to
  * ftl_create() after a stop: dies[] with each slot's die (during a

@@ -439,6 +439,21 @@ int nand_fail_programs(struct nand_dev *dev, uint32_t die, uint32_t n);
 /* Programs still to fail on die @die (nand_fail_programs()). */
 uint32_t nand_programs_to_fail(const struct nand_dev *dev, uint32_t die);
 
+/* What a power cut (nand_power_cut()) did. */
+struct nand_power_cut_stats {
+	uint64_t dropped; /* ops in flight, never completed */
+	uint32_t torn; /* programs in their array phase, left torn */
+};
+/*
+ * Power loss (power.c): every op in flight is dropped without a
+ * completion (their memory is the caller's again); the device is idle
+ * after, and takes new ops as before. @torn: a program in its array phase
+ * (running or suspended) leaves its page programmed and torn: half its
+ * data, the rest and the OOB erased. An erase cut short leaves its block
+ * as it was. 0, or the store's -errno writing a torn page.
+ */
+int nand_power_cut(struct nand_dev *dev, bool torn, struct nand_power_cut_stats *out);
+
 /* ---- telemetry ---- */
 
 struct nand_die_stats {

@@ -42,6 +42,11 @@ struct round {
 	uint32_t qd; /* per I/O queue */
 	int load_min_ms, load_max_ms; /* the kill comes in this window */
 	int budget_ms; /* no new cycle after this much time */
+	/*
+	 * The crash is a power cut of the namespace (bloxctl fault
+	 * power-cut) instead of kill -9: bloxd stays up, the host reconnects.
+	 */
+	bool power_cut;
 };
 
 /* A write that completed after the last durable point, or was in flight
@@ -150,11 +155,22 @@ void make_config(struct run *r);
 void log_mark(const struct run *r, const char *what);
 /* Start bloxd on the round's data dir and connect; returns ms taken. */
 int64_t start_daemon(struct run *r);
+/*
+ * cmocka set-up and teardown of a round (*state: its struct round): the
+ * run, its data dir in /tmp (kept, with bloxd.log, when the round failed)
+ * and its seeds ($BLOX_TEST_SEED repeats a run).
+ */
+int dur_setup(void **state);
+int dur_teardown(void **state);
+/* The round's cycles, or $BLOX_DURABILITY_CYCLES. */
+uint32_t dur_cycles(const struct round *rd);
+/* Connect again to the running bloxd (after a power cut); returns ms taken. */
+int64_t reconnect(struct run *r);
 /* bloxd failed us at @what (@rc): say so with its log, fail the test. */
 void daemon_gone(struct run *r, const char *what, int rc);
 /*
  * Random load for a random time in the round's window. @crash: kill -9
- * bloxd at the end, mostly with whatever is in flight, one time in five
+ * bloxd (or cut the namespace's power: round.power_cut) at the end, mostly with whatever is in flight, one time in five
  * after draining and a random idle pause (background GC may run then);
  * else stop submitting and drain.
  */

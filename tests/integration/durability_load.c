@@ -51,7 +51,6 @@ int64_t start_daemon(struct run *r)
 	static const char *const args[] = { "--reactors", "2", NULL };
 	struct fx_start_opts o = { .data_dir = r->dir, .log_path = r->log,
 				   .log_level = lvl && *lvl ? lvl : "3", .extra_args = args };
-	struct ini_opts qo;
 	int64_t t0 = fx_now_ms();
 
 	log_mark(r, "start");
@@ -60,6 +59,15 @@ int64_t start_daemon(struct run *r)
 		fail_msg("cycle %u: bloxd did not start on %s", r->cycle, r->dir);
 	}
 	r->started = true;
+	reconnect(r);
+	return fx_now_ms() - t0;
+}
+
+int64_t reconnect(struct run *r)
+{
+	struct ini_opts qo;
+	int64_t t0 = fx_now_ms();
+
 	ini_opts_init(&qo);
 	qo.timeout_ms = Q_TIMEOUT_MS;
 	if (fx_ctrl(&r->d, SUBNQN, NULL, NR_QUEUES, &qo, &r->c)) {
@@ -220,12 +228,31 @@ void load(struct run *r, bool crash, struct load_stats *ls)
 		return;
 	if (idle_kill)
 		fx_sleep_ms((int)(fx_rand(&r->seed) % 300));
-	/* kill -9 by PID, mostly with the load still running. */
-	log_mark(r, idle_kill ? "kill -9 (idle)" : "kill -9");
-	if (fx_kill(&r->d, SIGKILL) != 128 + SIGKILL)
-		fail_msg("cycle %u: bloxd was not killed by SIGKILL (exit %d)",
-			 r->cycle, r->d.exit_code);
-	r->started = false;
+	if (rd->power_cut) {
+		char out[2048];
+		int rc;
+
+		/* The namespace's power, cut from the admin API: bloxd stays up. */
+		log_mark(r, idle_kill ? "power cut (idle)" : "power cut");
+		rc = fx_ctl(&r->d, out, sizeof(out), "fault power-cut %s 1", SUBNQN);
+		if (rc) {
+			print_log_tail(r, 40);
+			fail_msg("cycle %u: bloxctl fault power-cut exited %d: %s", r->cycle, rc,
+				 out);
+		}
+		/* What the cut did, on one line. */
+		for (char *p = out; *p; p++)
+			if (*p == '\n')
+				*p = ';';
+		printf("  cycle %2u: %s\n", r->cycle, out);
+	} else {
+		/* kill -9 by PID, mostly with the load still running. */
+		log_mark(r, idle_kill ? "kill -9 (idle)" : "kill -9");
+		if (fx_kill(&r->d, SIGKILL) != 128 + SIGKILL)
+			fail_msg("cycle %u: bloxd was not killed by SIGKILL (exit %d)",
+				 r->cycle, r->d.exit_code);
+		r->started = false;
+	}
 	for (int qi = 0; qi < NR_QUEUES; qi++) {
 		for (uint32_t k = 0; k < rd->qd; k++) {
 			struct slot *s = &r->slots[qi][k];
@@ -247,4 +274,71 @@ void load(struct run *r, bool crash, struct load_stats *ls)
 	}
 	ini_ctrl_destroy(r->c);
 	r->c = NULL;
+}
+
+/* --- rounds' set-up ------------------------------------------------- */
+
+uint32_t dur_cycles(const struct round *rd)
+{
+	const char *e = getenv("BLOX_DURABILITY_CYCLES");
+
+	return e && *e ? (uint32_t)strtoul(e, NULL, 0) : rd->cycles;
+}
+
+int dur_setup(void **state)
+{
+	static uint64_t base_seed;
+	struct run *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -1;
+	if (!base_seed)
+		base_seed = fx_seed("test_durability");
+	r->rd = *state;
+	r->seed = base_seed;
+	for (const char *p = r->rd->name; *p; p++) /* FNV-1a: one per round */
+		r->seed = (r->seed ^ (uint8_t)*p) * 0x100000001b3ull;
+	r->pat_seed = fx_rand(&r->seed);
+	snprintf(r->dir, sizeof(r->dir), "/tmp/blox-durability-XXXXXX");
+	if (!mkdtemp(r->dir)) {
+		free(r);
+		return -1;
+	}
+	snprintf(r->log, sizeof(r->log), "%s/bloxd.log", r->dir);
+	for (int qi = 0; qi < NR_QUEUES; qi++)
+		for (int k = 0; k < MAX_QD; k++) {
+			r->slots[qi][k].buf = malloc(MAX_NLB * BLK);
+			if (!r->slots[qi][k].buf)
+				return -1;
+		}
+	make_config(r);
+	*state = r;
+	return 0;
+}
+
+int dur_teardown(void **state)
+{
+	struct run *r = *state;
+	char cmd[128];
+
+	if (r->c)
+		ini_ctrl_destroy(r->c);
+	if (r->started)
+		fx_stop(&r->d);
+	if (r->ok) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", r->dir);
+	} else {
+		fprintf(stderr, "%s: data dir and bloxd.log kept in %s\n",
+			r->rd->name, r->dir);
+	}
+	for (uint32_t l = 0; l < NLBA; l++)
+		free(r->hist[l].e);
+	for (int qi = 0; qi < NR_QUEUES; qi++)
+		for (int k = 0; k < MAX_QD; k++)
+			free(r->slots[qi][k].buf);
+	free(r->w);
+	free(r);
+	return 0;
 }

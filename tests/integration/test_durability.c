@@ -32,76 +32,11 @@
 
 /* --- rounds ---------------------------------------------------------- */
 
-static uint32_t cycles_of(const struct round *rd)
-{
-	const char *e = getenv("BLOX_DURABILITY_CYCLES");
-
-	return e && *e ? (uint32_t)strtoul(e, NULL, 0) : rd->cycles;
-}
-
-static int setup(void **state)
-{
-	static uint64_t base_seed;
-	struct run *r = calloc(1, sizeof(*r));
-
-	if (!r)
-		return -1;
-	if (!base_seed)
-		base_seed = fx_seed("test_durability");
-	r->rd = *state;
-	r->seed = base_seed;
-	for (const char *p = r->rd->name; *p; p++) /* FNV-1a: one per round */
-		r->seed = (r->seed ^ (uint8_t)*p) * 0x100000001b3ull;
-	r->pat_seed = fx_rand(&r->seed);
-	snprintf(r->dir, sizeof(r->dir), "/tmp/blox-durability-XXXXXX");
-	if (!mkdtemp(r->dir)) {
-		free(r);
-		return -1;
-	}
-	snprintf(r->log, sizeof(r->log), "%s/bloxd.log", r->dir);
-	for (int qi = 0; qi < NR_QUEUES; qi++)
-		for (int k = 0; k < MAX_QD; k++) {
-			r->slots[qi][k].buf = malloc(MAX_NLB * BLK);
-			if (!r->slots[qi][k].buf)
-				return -1;
-		}
-	make_config(r);
-	*state = r;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct run *r = *state;
-	char cmd[128];
-
-	if (r->c)
-		ini_ctrl_destroy(r->c);
-	if (r->started)
-		fx_stop(&r->d);
-	if (r->ok) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "could not remove %s\n", r->dir);
-	} else {
-		fprintf(stderr, "%s: data dir and bloxd.log kept in %s\n",
-			r->rd->name, r->dir);
-	}
-	for (uint32_t l = 0; l < NLBA; l++)
-		free(r->hist[l].e);
-	for (int qi = 0; qi < NR_QUEUES; qi++)
-		for (int k = 0; k < MAX_QD; k++)
-			free(r->slots[qi][k].buf);
-	free(r->w);
-	free(r);
-	return 0;
-}
-
 static void test_round(void **state)
 {
 	struct run *r = *state;
 	const struct round *rd = r->rd;
-	uint32_t cycles = cycles_of(rd);
+	uint32_t cycles = dur_cycles(rd);
 	struct verify_stats vs;
 	struct load_stats ls;
 	int64_t t0 = fx_now_ms(), ms;
@@ -203,7 +138,7 @@ static const struct round fua_real_timing = {
 	"fua_real_timing", false, true, 15, 8, 200, 2000, 35000,
 };
 
-#define ROUND(r) { #r, test_round, setup, teardown, (void *)&r }
+#define ROUND(r) { #r, test_round, dur_setup, dur_teardown, (void *)&r }
 
 int main(void)
 {

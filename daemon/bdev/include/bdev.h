@@ -209,6 +209,16 @@ struct blox_bdev_fdp {
 	uint64_t host_bytes, media_bytes, erased_bytes; /* the totals */
 };
 
+/* What a power cut did (blox_bdev_power_cut()). */
+struct blox_bdev_power_cut {
+	uint64_t ops_dropped; /* flash ops in flight, never completed */
+	uint32_t programs_torn; /* programs cut in their array phase */
+	uint32_t cmds_failed; /* commands at the backend, failed (their hosts are gone) */
+	uint64_t recovered_units; /* units the rebuild's OOB scan applied */
+	uint64_t rebuild_ns; /* the rebuild from flash, wall time */
+	uint32_t superblocks_retired; /* after the rebuild */
+};
+
 struct blox_bdev_ops {
 	const char *name;
 	/* Start @io. Returns nothing: errors come back through io->status. */
@@ -255,6 +265,11 @@ struct blox_bdev_ops {
 	int (*fdp_update)(struct blox_bdev *bdev, uint32_t ruh);
 	/* Optional: the backend is zoned (reads, writes and the zone I/O ops keep its zone rules). */
 	const struct blox_bdev_zoned_ops *zoned;
+	/*
+	 * Optional (flash backends): the device loses power and comes back
+	 * (blox_bdev_power_cut()). 0 or -errno; -EOPNOTSUPP when it cannot.
+	 */
+	int (*power_cut)(struct blox_bdev *bdev, struct blox_bdev_power_cut *out);
 };
 
 /* A zoned backend's zones (the NVMe Zoned Namespace Command Set), in LBAs. */
@@ -370,6 +385,14 @@ uint64_t blox_bdev_mem_bytes(struct blox_bdev *bdev);
 /* Flexible Data Placement: false (nothing filled) / -EOPNOTSUPP without handles. */
 bool blox_bdev_fdp_info(struct blox_bdev *bdev, struct blox_bdev_fdp *f);
 int blox_bdev_fdp_update(struct blox_bdev *bdev, uint32_t ruh);
+/*
+ * Power loss and power-up, at @bdev's home: whatever the backend was told
+ * is durable stays; its volatile write cache and the flash ops in flight
+ * are lost (programs cut in their array phase are torn); then it is built
+ * again from flash, as after a crash, and takes commands again. Commands
+ * it held fail. -EOPNOTSUPP for a backend without it.
+ */
+int blox_bdev_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out);
 /* Zoned backends: false (and nothing filled) for a backend without zones. */
 bool blox_bdev_zone_info(struct blox_bdev *bdev, struct blox_bdev_zone_info *info);
 /* Its report (blox_bdev_zoned_ops.report), wherever it lives; 0 without zones. */

@@ -590,6 +590,12 @@ int nvmf_subsys_create(struct nvmf_tgt *tgt, const char *nqn,
 int nvmf_subsys_destroy(struct nvmf_subsys *subsys);
 /* Start closing every controller of every subsystem (shutdown). */
 void nvmf_tgt_close_ctrls(struct nvmf_tgt *tgt);
+/*
+ * Start closing every controller of @subsys, saying @why (a power cut):
+ * their connections drop; the hosts may connect again. The controllers
+ * that were not closing already.
+ */
+uint32_t nvmf_subsys_drop_ctrls(struct nvmf_subsys *subsys, const char *why);
 struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn);
 int nvmf_subsys_add_host(struct nvmf_subsys *subsys, const char *hostnqn);
 /* -ENOENT if @hostnqn is not on the list. */

@@ -248,6 +248,22 @@ void prov_ns_discard(struct prov_ns_plan *pl);
 int prov_ns_create(struct blox_prov *p, struct nvmf_subsys *s, const struct blox_cfg_ns *cn,
 		   bool fresh, struct nvmf_ns **out, char *err, size_t errlen);
 
+/* What a power cut of a namespace did (prov_ns_power_cut()). */
+struct prov_power_cut {
+	struct blox_bdev_power_cut bdev;
+	uint32_t ctrls_dropped;
+	uint64_t unsafe_shutdowns; /* the namespace's count after it */
+};
+/*
+ * Power loss of @ns's drive and power-up (prov_power.c): its subsystem's
+ * controllers drop (hosts may connect again), the backend loses what it
+ * was not told to keep and is rebuilt from flash (blox_bdev_power_cut()),
+ * the namespace counts a power cycle and an unsafe shutdown. 0, or -errno
+ * with the reason in @err (-EOPNOTSUPP: a backend that cannot).
+ */
+int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power_cut *out,
+		      char *err, size_t errlen);
+
 /* The record of a namespace the service made (NULL for any other). */
 const struct prov_ns_rec *prov_ns_rec(const struct nvmf_ns *ns);
 /*

@@ -472,6 +472,71 @@ static void test_program_failure(void **state)
 	}
 }
 
+/*
+ * A power cut: the ops in flight are dropped without completing; the
+ * program in its array phase is torn (programmed, half its data, its OOB
+ * erased), the one queued behind it leaves nothing, and the device takes
+ * new ops after.
+ */
+static void test_power_cut(void **state)
+{
+	struct nand_op a, b, c, rd;
+	struct nand_power_cut_stats st;
+	static uint8_t oob_rd[64];
+	struct fx f;
+	uint64_t t = 1000000;
+	uint32_t die;
+
+	(void)state;
+	fx_init(&f);
+	fx_small_geo(&f.cfg.geo);
+	fx_create(&f, true);
+	for (size_t i = 0; i < sizeof(page_buf); i++)
+		page_buf[i] = (uint8_t)(i * 7 + 1);
+	memset(oob_buf, 0x5a, sizeof(oob_buf));
+	program0(&f, 3, t);
+	fx_data_op(&f, &a, NAND_OP_PROGRAM, 3, 1, page_buf, oob_buf);
+	fx_data_op(&f, &b, NAND_OP_PROGRAM, 1, 0, page_buf, oob_buf);
+	fx_data_op(&f, &c, NAND_OP_ERASE, 2, 0, NULL, NULL);
+	die = nand_die_index(&f.cfg.geo, &a.addr);
+	assert_int_equal(fx_submit(&f, &a, t += 10000000), 0);
+	assert_int_equal(fx_submit(&f, &b, t), 0);
+	assert_int_equal(fx_submit(&f, &c, t), 0);
+	while (!(f.dev->dies[die].cur == &a && f.dev->dies[die].phase == DIE_ARRAY))
+		nand_advance(f.dev, nand_next_event(f.dev));
+	assert_int_equal(nand_power_cut(f.dev, true, &st), 0);
+	assert_int_equal(st.dropped, 3);
+	assert_int_equal(st.torn, 1);
+	assert_int_equal(nand_inflight(f.dev), 0);
+	assert_int_equal(nand_next_event(f.dev), UINT64_MAX);
+	assert_int_equal(f.store->blocks[fx_blk_idx(&f, 3)].write_ptr, 2); /* torn: programmed */
+	assert_int_equal(f.store->blocks[fx_blk_idx(&f, 1)].write_ptr, 0); /* never started */
+	/* The torn page: half its data, the rest and the OOB erased. */
+	fx_data_op(&f, &rd, NAND_OP_READ, 3, 1, rd_buf, oob_rd);
+	assert_int_equal(fx_submit(&f, &rd, t), 0);
+	fx_run_all(&f);
+	assert_int_equal(rd.status, 0);
+	assert_memory_equal(rd_buf, page_buf, sizeof(rd_buf) / 2);
+	for (size_t i = sizeof(rd_buf) / 2; i < sizeof(rd_buf); i++)
+		assert_int_equal(rd_buf[i], 0xff);
+	for (size_t i = 0; i < sizeof(oob_rd); i++)
+		assert_int_equal(oob_rd[i], 0xff);
+	/* The device goes on: the program that never started, now. */
+	fx_data_op(&f, &b, NAND_OP_PROGRAM, 1, 0, page_buf, oob_buf);
+	assert_int_equal(fx_submit(&f, &b, t), 0);
+	fx_run_all(&f);
+	assert_int_equal(b.status, 0);
+	/* Untorn: nothing is written for a program cut. */
+	fx_data_op(&f, &a, NAND_OP_PROGRAM, 1, 1, page_buf, oob_buf);
+	assert_int_equal(fx_submit(&f, &a, t), 0);
+	while (!(f.dev->dies[die].cur == &a && f.dev->dies[die].phase == DIE_ARRAY))
+		nand_advance(f.dev, nand_next_event(f.dev));
+	assert_int_equal(nand_power_cut(f.dev, false, &st), 0);
+	assert_int_equal(st.torn, 0);
+	assert_int_equal(f.store->blocks[fx_blk_idx(&f, 1)].write_ptr, 1);
+	fx_destroy(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +551,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_off_never_fails, fx_teardown),
 		cmocka_unit_test_teardown(test_erase_failure, fx_teardown),
 		cmocka_unit_test_teardown(test_program_failure, fx_teardown),
+		cmocka_unit_test_teardown(test_power_cut, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A power cut of a "nand" namespace on a device of its own, in process: the
+ * device loses power and comes back, as a drive does.
+ *
+ * At the cut every flash op in flight is dropped (nand_power_cut()): a
+ * program cut in its array phase leaves its page torn, an erase cut short
+ * leaves its block as it was, ops not started leave nothing. The FTL
+ * instance goes with everything only it held: its write buffer (the
+ * volatile write cache: acknowledged writes not flushed), its dirty
+ * mappings, its queues. Then power comes back: a fresh instance is made
+ * over the same store with the same configuration and resources and
+ * rebuilds itself from flash exactly as after kill -9 (ftl_create(): the
+ * newest checkpoint and the OOB scan, torn pages read as no one's). The
+ * commands the namespace held fail (their hosts' connections are gone;
+ * the caller drops them first), and new ones go to the new instance.
+ *
+ * Not for a vSSD on a registered device (its dies are shared with other
+ * namespaces, which do not lose power with it) nor for 512-byte blocks
+ * (the sub-unit layer's requests in flight): -EOPNOTSUPP.
+ */
+#include "bdev_ftl.h"
+#include "blox_clock.h"
+#include "blox_log.h"
+#include "blox_util.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <string.h>
+
+int fb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	struct nand_power_cut_stats cut;
+	struct ftl_resources res;
+	struct ftl_config fc;
+	struct ftl_stats st;
+	struct ftl_env env;
+	uint64_t t0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (fb->nd->registered || fb->nd->refs > 1 || fb->sub)
+		return -EOPNOTSUPP;
+	if (!fb->ftl || !fb->rt)
+		return -ENODEV; /* not serving (unbound, or a rebuild failed) */
+	ftl_get_config(fb->ftl, &fc);
+	ftl_get_resources(fb->ftl, &res);
+
+	/* Power off: the flash stops where it is, the FTL's memory is gone. */
+	rc = nand_power_cut(fb->dev, true, &cut);
+	if (rc)
+		blox_log(fb->log, BLOX_LOG_ERR, "power cut: a torn page not written: %s",
+			 strerror(-rc));
+	ftl_destroy(fb->ftl);
+	fb->ftl = NULL;
+	fb->kicked = false;
+	if (fb->wake_ev)
+		evtimer_del(fb->wake_ev);
+	fb->wake_ns = 0;
+	if (fb->plm_ev)
+		evtimer_del(fb->plm_ev);
+	fb->plm_armed = 0;
+	out->ops_dropped = cut.dropped;
+	out->programs_torn = cut.torn;
+
+	/* Power on: the same store, rebuilt from flash as after a crash. */
+	t0 = blox_clock_now(fb->clock);
+	env = (struct ftl_env){ .ops = &fb_env_ops, .ctx = fb, .dev = fb->dev,
+				.store = fb->store };
+	rc = ftl_create(&fc, &env, &res, &fb->ftl);
+	out->rebuild_ns = blox_clock_now(fb->clock) - t0;
+	if (rc) {
+		fb->ftl = NULL;
+		blox_log(fb->log, BLOX_LOG_ERR,
+			 "power cut: the rebuild from flash failed: %s; the namespace fails "
+			 "every command",
+			 strerror(-rc));
+	} else {
+		ftl_get_stats(fb->ftl, &st);
+		out->recovered_units = st.recovered_units;
+		out->superblocks_retired = (uint32_t)st.superblocks_retired;
+	}
+
+	/* What the old instance held fails; io_done() starts waiting ones anew. */
+	for (uint32_t i = 0; i < FTL_BDEV_IOS; i++) {
+		struct fb_io *r = &fb->ios[i];
+
+		if (!r->busy)
+			continue;
+		r->fio.status = -EIO;
+		out->cmds_failed++;
+		r->fio.cb(&r->fio);
+	}
+	blox_log(fb->log, rc ? BLOX_LOG_ERR : BLOX_LOG_INFO,
+		 "power cut: %lu flash ops dropped, %u programs torn, %u commands failed; "
+		 "rebuilt from flash in %.1f ms (%lu units from the OOB scan)",
+		 (unsigned long)out->ops_dropped, out->programs_torn, out->cmds_failed,
+		 out->rebuild_ns / 1e6, (unsigned long)out->recovered_units);
+	return rc;
+}
+
+struct power_op {
+	struct blox_bdev *bdev;
+	struct blox_bdev_power_cut *out;
+	int rc;
+};
+
+static void power_fn(void *arg)
+{
+	struct power_op *o = arg;
+
+	o->rc = o->bdev->ops->power_cut(o->bdev, o->out);
+}
+
+int blox_bdev_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
+{
+	struct power_op o = { .bdev = bdev, .out = out };
+
+	memset(out, 0, sizeof(*out));
+	if (!bdev->ops->power_cut)
+		return -EOPNOTSUPP;
+	blox_bdev_home_call(bdev->home, power_fn, &o);
+	return o.rc;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Power loss of a device: every op in flight is dropped and never
+ * completes. What a program in its array phase (running, or suspended) had
+ * put in the cells is torn when asked: the page counts as programmed, half
+ * its data there and the rest erased, its OOB erased (it decodes as no
+ * one's). An erase cut short leaves its block as it was. Ops whose data
+ * had not reached the die leave nothing.
+ */
+#include "engine_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Program @op's page torn: half its data, the rest and its OOB erased. */
+static int tear(struct nand_dev *dev, const struct nand_op *op, uint8_t *page, uint8_t *oob)
+{
+	const struct nand_geometry *g = &dev->cfg.geo;
+
+	for (const struct nand_op *o = op; o; o = o->mp_next) {
+		for (uint32_t p = 0; p < o->nplanes; p++) {
+			struct nand_addr a = o->addr;
+			const uint8_t *src = o->data ? (const uint8_t *)o->data + (size_t)p * g->page_size
+						     : NULL;
+			int rc;
+
+			if (o->nplanes > 1)
+				a.plane = p;
+			if (o->timing_only || !src)
+				continue;
+			if (dev->store->blocks[nand_block_index(g, &a)].write_ptr != a.page)
+				continue; /* not the block's next page: it never started */
+			memset(page, 0xff, g->page_size);
+			memcpy(page, src, g->page_size / 2);
+			memset(oob, 0xff, g->oob_size);
+			rc = dev->store->ops->program(dev->store, nand_page_index(g, &a), page, oob);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static bool in_array(const struct nand_die *d, const struct nand_op *op)
+{
+	return op && op->kind == NAND_OP_PROGRAM &&
+	       (op == d->suspended || (op == d->cur && d->phase == DIE_ARRAY));
+}
+
+int nand_power_cut(struct nand_dev *dev, bool torn, struct nand_power_cut_stats *out)
+{
+	struct nand_power_cut_stats st = { .dropped = dev->inflight };
+	uint8_t *page = NULL, *oob = NULL;
+	int rc = 0;
+
+	if (torn && dev->store) {
+		page = malloc(dev->cfg.geo.page_size);
+		oob = malloc(dev->cfg.geo.oob_size);
+		if (!page || !oob) {
+			free(page);
+			free(oob);
+			return -ENOMEM;
+		}
+	}
+	for (uint32_t i = 0; i < dev->nr_dies; i++) {
+		struct nand_die *d = &dev->dies[i];
+		const struct nand_op *arr[2] = { d->cur, d->suspended };
+
+		for (int k = 0; k < 2 && page; k++) {
+			if (!in_array(d, arr[k]))
+				continue;
+			if (!rc)
+				rc = tear(dev, arr[k], page, oob);
+			st.torn++;
+		}
+		for (uint32_t p = 0; p < NAND_PRIOS; p++) {
+			TAILQ_INIT(&d->q[p]);
+			d->nq_prio[p] = 0;
+		}
+		d->nq = 0;
+		d->st.queued = 0;
+		d->cur = d->suspended = NULL;
+		d->phase = DIE_IDLE;
+		d->suspend_pending = false;
+		d->susp_reads = 0;
+		nand_heap_del(&dev->heap, nand_die_event_id(d));
+		if (dev->ntenants) {
+			struct nand_die_tenants *dt = nand_dten(dev, d);
+
+			for (uint32_t p = 0; p < NAND_PRIOS; p++) {
+				dt->mask[p] = 0;
+				for (uint32_t t = 0; t < dev->ntenants; t++)
+					TAILQ_INIT(nand_tq(dt, t, p));
+			}
+			for (uint32_t t = 0; t < dev->ntenants; t++)
+				dt->ts[t].queued = 0;
+		}
+	}
+	for (uint32_t c = 0; c < dev->cfg.geo.channels; c++) {
+		dev->chans[c].owner = NULL;
+		TAILQ_INIT(&dev->chans[c].waitq);
+		dev->chans[c].st.waiting = 0;
+		nand_heap_del(&dev->heap, nand_chan_event_id(dev, c));
+	}
+	TAILQ_INIT(&dev->null_done);
+	dev->inflight = 0;
+	free(page);
+	free(oob);
+	if (out)
+		*out = st;
+	return rc;
+}
