@@ -114,6 +114,7 @@ int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__
 extern const struct ctl_object ctl_obj_device, ctl_obj_migrate;
 /* ctl_cmd_qos.c */
 extern const struct ctl_object ctl_obj_qos;
+/* ctl_cmd_fault.c */
 extern const struct ctl_object ctl_obj_fault;
 /*
  * The value @v of QoS option @opt (--read-iops, ...) of @cmd into @out. 0,

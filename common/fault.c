@@ -8,14 +8,17 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct blox_fault_reg {
+	pthread_mutex_t lock; /* everything below */
 	struct blox_fault *f; /* by id, ascending */
 	size_t n, cap;
 	uint32_t next_id;
+	uint32_t armed; /* a bit per kind with a fault not spent; read without the lock */
 };
 
 static const char *const kind_names[BLOX_FAULT_KINDS] = {
@@ -95,6 +98,10 @@ int blox_fault_reg_create(struct blox_fault_reg **out)
 
 	if (!r)
 		return -ENOMEM;
+	if (pthread_mutex_init(&r->lock, NULL)) {
+		free(r);
+		return -ENOMEM;
+	}
 	r->next_id = 1;
 	*out = r;
 	return 0;
@@ -104,6 +111,7 @@ void blox_fault_reg_destroy(struct blox_fault_reg *r)
 {
 	if (!r)
 		return;
+	pthread_mutex_destroy(&r->lock);
 	free(r->f);
 	free(r);
 }
@@ -190,15 +198,28 @@ static size_t index_of(const struct blox_fault_reg *r, uint32_t id)
 	return lo;
 }
 
-int blox_fault_add(struct blox_fault_reg *r, const struct blox_fault_spec *s, uint32_t id,
-		   uint32_t *out_id, char *err, size_t errlen)
+static bool spent(const struct blox_fault *f)
+{
+	return f->spec.count && f->fired >= f->spec.count;
+}
+
+/* After a change: which kinds have a fault not spent. Under the lock. */
+static void rearm(struct blox_fault_reg *r)
+{
+	uint32_t m = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (!spent(&r->f[i]))
+			m |= 1u << r->f[i].spec.kind;
+	__atomic_store_n(&r->armed, m, __ATOMIC_RELAXED);
+}
+
+static int add_locked(struct blox_fault_reg *r, const struct blox_fault_spec *s, uint32_t id,
+		      uint32_t *out_id)
 {
 	struct blox_fault *f;
 	size_t at;
-	int rc = blox_fault_spec_check(s, err, errlen);
 
-	if (rc)
-		return rc;
 	if (r->n >= BLOX_FAULT_MAX)
 		return -ENOSPC;
 	if (!id)
@@ -226,56 +247,86 @@ int blox_fault_add(struct blox_fault_reg *r, const struct blox_fault_spec *s, ui
 		r->next_id = id + 1;
 	if (out_id)
 		*out_id = id;
+	rearm(r);
 	return 0;
+}
+
+int blox_fault_add(struct blox_fault_reg *r, const struct blox_fault_spec *s, uint32_t id,
+		   uint32_t *out_id, char *err, size_t errlen)
+{
+	int rc = blox_fault_spec_check(s, err, errlen);
+
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&r->lock);
+	rc = add_locked(r, s, id, out_id);
+	pthread_mutex_unlock(&r->lock);
+	return rc;
 }
 
 int blox_fault_remove(struct blox_fault_reg *r, uint32_t id)
 {
-	size_t at = index_of(r, id);
+	int rc = -ENOENT;
+	size_t at;
 
-	if (at >= r->n || r->f[at].id != id)
-		return -ENOENT;
-	memmove(&r->f[at], &r->f[at + 1], (r->n - at - 1) * sizeof(*r->f));
-	r->n--;
-	return 0;
+	pthread_mutex_lock(&r->lock);
+	at = index_of(r, id);
+	if (at < r->n && r->f[at].id == id) {
+		memmove(&r->f[at], &r->f[at + 1], (r->n - at - 1) * sizeof(*r->f));
+		r->n--;
+		rearm(r);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return rc;
 }
 
 size_t blox_fault_clear(struct blox_fault_reg *r)
 {
-	size_t n = r->n;
+	size_t n;
 
+	pthread_mutex_lock(&r->lock);
+	n = r->n;
 	r->n = 0;
+	rearm(r);
+	pthread_mutex_unlock(&r->lock);
 	return n;
 }
 
-size_t blox_fault_count(const struct blox_fault_reg *r)
+size_t blox_fault_count(struct blox_fault_reg *r)
 {
-	return r->n;
+	return blox_fault_list(r, NULL, 0);
 }
 
-const struct blox_fault *blox_fault_at(const struct blox_fault_reg *r, size_t i)
+size_t blox_fault_list(struct blox_fault_reg *r, struct blox_fault *out, size_t max)
 {
-	return i < r->n ? &r->f[i] : NULL;
+	size_t n;
+
+	pthread_mutex_lock(&r->lock);
+	n = r->n;
+	if (out && n && max)
+		memcpy(out, r->f, (n < max ? n : max) * sizeof(*out));
+	pthread_mutex_unlock(&r->lock);
+	return n;
 }
 
-const struct blox_fault *blox_fault_find(const struct blox_fault_reg *r, uint32_t id)
+bool blox_fault_get(struct blox_fault_reg *r, uint32_t id, struct blox_fault *out)
 {
-	size_t at = index_of(r, id);
+	bool found;
+	size_t at;
 
-	return at < r->n && r->f[at].id == id ? &r->f[at] : NULL;
-}
-
-static bool spent(const struct blox_fault *f)
-{
-	return f->spec.count && f->fired >= f->spec.count;
+	pthread_mutex_lock(&r->lock);
+	at = index_of(r, id);
+	found = at < r->n && r->f[at].id == id;
+	if (found && out)
+		*out = r->f[at];
+	pthread_mutex_unlock(&r->lock);
+	return found;
 }
 
 bool blox_fault_armed(const struct blox_fault_reg *r, enum blox_fault_kind k)
 {
-	for (size_t i = 0; r && i < r->n; i++)
-		if (r->f[i].spec.kind == k && !spent(&r->f[i]))
-			return true;
-	return false;
+	return r && (__atomic_load_n(&r->armed, __ATOMIC_RELAXED) >> k & 1);
 }
 
 /* A name the fault gives ("" is any) against the site's (NULL: not known, no match). */
@@ -307,13 +358,14 @@ static bool target_matches(const struct blox_fault_spec *s, const struct blox_fa
 	return true;
 }
 
-const struct blox_fault *blox_fault_match(struct blox_fault_reg *r,
-					  const struct blox_fault_site *site)
+bool blox_fault_match(struct blox_fault_reg *r, const struct blox_fault_site *site,
+		      struct blox_fault *out)
 {
 	struct blox_fault *hit = NULL;
 
 	if (!r)
-		return NULL;
+		return false;
+	pthread_mutex_lock(&r->lock);
 	for (size_t i = 0; i < r->n; i++) {
 		struct blox_fault *f = &r->f[i];
 		bool started;
@@ -335,31 +387,46 @@ const struct blox_fault *blox_fault_match(struct blox_fault_reg *r,
 		f->fired++;
 		hit = f;
 	}
-	return hit;
+	if (hit) {
+		if (out)
+			*out = *hit;
+		if (spent(hit))
+			rearm(r);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return hit != NULL;
 }
 
 uint64_t blox_fault_delay_ns(struct blox_fault_reg *r, uint32_t id)
 {
-	size_t at = index_of(r, id);
-	struct blox_fault *f;
 	const struct blox_fault_spec *s;
+	struct blox_fault *f;
+	uint64_t v = 0;
+	size_t at;
 	double d;
 
+	pthread_mutex_lock(&r->lock);
+	at = index_of(r, id);
 	if (at >= r->n || r->f[at].id != id)
-		return 0;
+		goto out;
 	f = &r->f[at];
 	s = &f->spec;
 	switch (s->dist) {
 	case BLOX_FAULT_DIST_UNIFORM:
-		return s->delay_ns +
-		       (uint64_t)(rng_unit(&f->rng) * (double)(s->delay_max_ns - s->delay_ns + 1));
+		v = s->delay_ns +
+		    (uint64_t)(rng_unit(&f->rng) * (double)(s->delay_max_ns - s->delay_ns + 1));
+		break;
 	case BLOX_FAULT_DIST_EXPONENTIAL:
 		d = -log1p(-rng_unit(&f->rng)) * (double)s->delay_ns;
 		if (s->delay_max_ns && d > (double)s->delay_max_ns)
 			d = (double)s->delay_max_ns;
-		return d > 1e18 ? (uint64_t)1e18 : (uint64_t)d;
+		v = d > 1e18 ? (uint64_t)1e18 : (uint64_t)d;
+		break;
 	case BLOX_FAULT_DIST_FIXED:
 	default:
-		return s->delay_ns;
+		v = s->delay_ns;
 	}
+out:
+	pthread_mutex_unlock(&r->lock);
+	return v;
 }

@@ -19,8 +19,10 @@
  *   - at most @count times (0: no limit); a fault that has fired @count
  *     times stays listed, spent, until cleared.
  *
- * Not thread-safe: one registry is used from one thread (the caller's
- * loop), or the caller locks it.
+ * Thread-safe: every call takes the registry's lock (sites are matched
+ * on whichever reactor serves a queue or a device), and what it answers
+ * is a copy. blox_fault_armed() takes no lock: the cheap test a site makes
+ * before it builds anything.
  *
  * New kinds are added at the end of enum blox_fault_kind with a name in
  * fault.c's table; a kind says which target fields it uses.
@@ -63,7 +65,7 @@ enum blox_fault_dist {
 	BLOX_FAULT_DIST_EXPONENTIAL, /* mean delay_ns, at most delay_max_ns (0: no cap) */
 };
 
-#define BLOX_FAULT_NAME_MAX 224 /* an NQN (223) or a listener's address, and its NUL */
+#define BLOX_FAULT_NAME_MAX 256 /* an NQN as the target holds it, or a listener's address */
 
 /* A fault as asked for. Fields a kind does not use stay 0. */
 struct blox_fault_spec {
@@ -144,10 +146,12 @@ int blox_fault_remove(struct blox_fault_reg *r, uint32_t id);
 /* Remove every fault; how many there were. */
 size_t blox_fault_clear(struct blox_fault_reg *r);
 
-/* The faults in id order: @i from 0 to blox_fault_count() - 1. */
-size_t blox_fault_count(const struct blox_fault_reg *r);
-const struct blox_fault *blox_fault_at(const struct blox_fault_reg *r, size_t i);
-const struct blox_fault *blox_fault_find(const struct blox_fault_reg *r, uint32_t id);
+/* How many faults are listed. */
+size_t blox_fault_count(struct blox_fault_reg *r);
+/* Up to @max faults, in id order, copied into @out; how many there are in all. */
+size_t blox_fault_list(struct blox_fault_reg *r, struct blox_fault *out, size_t max);
+/* Fault @id copied into @out: true, or false when there is none. */
+bool blox_fault_get(struct blox_fault_reg *r, uint32_t id, struct blox_fault *out);
 /* Whether any fault of @k is listed and not spent (a cheap test before building a site). */
 bool blox_fault_armed(const struct blox_fault_reg *r, enum blox_fault_kind k);
 
@@ -155,10 +159,11 @@ bool blox_fault_armed(const struct blox_fault_reg *r, enum blox_fault_kind k);
  * Whether a fault fires at @site: the first (in id order) of its kind
  * whose target matches, whose start condition holds and whose draw says
  * so. Every fault of the kind whose target matches counts the site as
- * seen. The fault that fired (its @fired counted), or NULL.
+ * seen. true with the fault that fired copied into @out (NULL: not
+ * wanted; its @fired counted), or false. @r NULL: false.
  */
-const struct blox_fault *blox_fault_match(struct blox_fault_reg *r,
-					  const struct blox_fault_site *site);
+bool blox_fault_match(struct blox_fault_reg *r, const struct blox_fault_site *site,
+		      struct blox_fault *out);
 
 /*
  * A delay drawn for fault @id (BLOX_FAULT_DELAY) from its distribution and

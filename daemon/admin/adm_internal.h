@@ -192,8 +192,14 @@ void adm_m_device_init(ADM_SVC *svc);
 void adm_m_mig_init(ADM_SVC *svc);
 /* adm_m_qos.c */
 void adm_m_qos_init(ADM_SVC *svc);
-/* adm_m_fault.c: faults on demand (PowerCut) */
+/* adm_m_fault.c: faults on demand (PowerCut, InjectFault, ListFaults, ClearFaults) */
 void adm_m_fault_init(ADM_SVC *svc);
+/*
+ * adm_fault_store.c: the faults injected with --persist, written to the
+ * data directory (0 or -errno with a reason), and put back at start.
+ */
+int adm_faults_save(struct blox_admin *a, char *err, size_t errlen);
+void adm_faults_load(struct blox_admin *a);
 /* The namespaces of @only (NULL: of every subsystem). 0 or -ENOMEM. */
 int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,
 		      const struct nvmf_tgt *tgt);

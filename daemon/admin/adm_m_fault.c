@@ -1,11 +1,205 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * BloxAdmin methods of faults on demand: PowerCut (bloxctl fault power-cut),
- * a namespace's drive losing power and coming back (prov_power.c).
+ * BloxAdmin handlers of faults on demand. PowerCut (bloxctl fault
+ * power-cut): a namespace's drive losing power and coming back
+ * (prov_power.c). InjectFault, ListFaults, ClearFaults (bloxctl fault
+ * inject, list, clear): a FaultSpec checked against what runs (the
+ * namespace, its LBA range) and put into the target's fault registry
+ * (blox_fault.h), where the layers that carry each kind out find it.
+ * Kinds the registry knows but nothing carries out yet are refused,
+ * saying so.
  */
 #include "adm_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A Fault message and what it points into. */
+struct fault_msg {
+	Blox__Admin__Fault m;
+	Blox__Admin__FaultSpec s;
+};
+
+static const char *const ops_names[] = { "both", "read", "write", "both" };
+
+static void fault_msg_fill(const struct blox_fault *f, struct fault_msg *x)
+{
+	const struct blox_fault_spec *s = &f->spec;
+
+	blox__admin__fault__init(&x->m);
+	blox__admin__fault_spec__init(&x->s);
+	x->s.kind = (char *)blox_fault_kind_name(s->kind);
+	x->s.nqn = (char *)s->subsys;
+	x->s.nsid = s->nsid;
+	x->s.lba = s->lba;
+	x->s.nlb = s->nlb;
+	if (s->kind == BLOX_FAULT_DELAY) {
+		x->s.ops = (char *)ops_names[s->ops & 3];
+		x->s.dist = (char *)blox_fault_dist_name(s->dist);
+		x->s.delay_us = s->delay_ns / 1000;
+		x->s.delay_max_us = s->delay_max_ns / 1000;
+	}
+	x->s.count = s->count;
+	x->s.probability = s->probability;
+	x->s.seed = s->seed;
+	x->s.after = s->after;
+	x->s.min_qd = s->min_qd;
+	x->s.persist = s->persist;
+	x->m.id = f->id;
+	x->m.spec = &x->s;
+	x->m.seen = f->seen;
+	x->m.fired = f->fired;
+	x->m.spent = s->count && f->fired >= s->count;
+}
+
+/* @in as a spec for the registry, checked against the target. 0, or an ADM_S_* with @err. */
+static int spec_from_request(struct blox_admin *a, const Blox__Admin__FaultSpec *in,
+			     struct blox_fault_spec *s, char *err, size_t errlen)
+{
+	int k = blox_fault_kind_parse(in->kind);
+	struct nvmf_subsys *sub;
+	struct nvmf_ns *ns;
+
+	memset(s, 0, sizeof(*s));
+	if (k < 0)
+		return snprintf(err, errlen, "unknown fault kind '%s' (read-unc, write-fail)",
+				in->kind),
+		       ADM_S_INVALID_ARGUMENT;
+	if (k != BLOX_FAULT_READ_UNC && k != BLOX_FAULT_WRITE_FAIL)
+		return snprintf(err, errlen, "fault kind %s: not built yet (read-unc, write-fail)",
+				in->kind),
+		       ADM_S_INVALID_ARGUMENT;
+	s->kind = (enum blox_fault_kind)k;
+	if (!(in->probability >= 0 && in->probability <= 1)) /* NaN too */
+		return snprintf(err, errlen, "probability %g: must be above 0 and at most 1",
+				in->probability),
+		       ADM_S_INVALID_ARGUMENT;
+	s->probability = in->probability > 0 ? in->probability : 1;
+	s->count = in->count;
+	s->seed = in->seed;
+	s->after = in->after;
+	s->min_qd = in->min_qd;
+	s->persist = in->persist;
+	if (!in->nqn[0])
+		return snprintf(err, errlen, "a subsystem NQN is required"), ADM_S_INVALID_ARGUMENT;
+	sub = nvmf_subsys_find(a->tgt, in->nqn);
+	if (!sub || sub->type != NVMF_SUBSYS_NVM)
+		return snprintf(err, errlen, "subsystem %s not found", in->nqn), ADM_S_NOT_FOUND;
+	ns = in->nsid ? nvmf_ns_find(sub, in->nsid) : NULL;
+	if (!ns)
+		return snprintf(err, errlen, "namespace %u not found in %s", in->nsid, in->nqn),
+		       ADM_S_NOT_FOUND;
+	snprintf(s->subsys, sizeof(s->subsys), "%s", sub->nqn);
+	s->nsid = ns->nsid;
+	s->lba = in->lba;
+	s->nlb = in->nlb ? in->nlb : 1;
+	if (s->lba >= ns->nblocks || s->nlb > ns->nblocks - s->lba)
+		return snprintf(err, errlen,
+				"range %llu+%llu: past the end of namespace %u (%llu blocks)",
+				(unsigned long long)s->lba, (unsigned long long)s->nlb, ns->nsid,
+				(unsigned long long)ns->nblocks),
+		       ADM_S_INVALID_ARGUMENT;
+	return blox_fault_spec_check(s, err, errlen) ? ADM_S_INVALID_ARGUMENT : 0;
+}
+
+static void m_fault_inject(ADM_SVC *svc, const Blox__Admin__FaultSpec *in,
+			   Blox__Admin__Fault_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	struct blox_fault_spec s;
+	struct fault_msg x;
+	struct blox_fault f;
+	char err[512];
+	uint32_t id;
+	int st, rc;
+
+	if ((st = spec_from_request(a, in, &s, err, sizeof(err))))
+		ADM_FAIL(closure, d, st, "%s", err);
+	rc = blox_fault_add(a->tgt->faults, &s, 0, &id, err, sizeof(err));
+	if (rc == -ENOSPC)
+		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "%d faults already: clear some",
+			 BLOX_FAULT_MAX);
+	if (rc)
+		ADM_FAIL(closure, d, rc == -EINVAL ? ADM_S_INVALID_ARGUMENT : ADM_S_INTERNAL, "%s",
+			 rc == -EINVAL ? err : "out of memory");
+	if (s.persist && adm_faults_save(a, err, sizeof(err))) {
+		blox_fault_remove(a->tgt->faults, id);
+		ADM_FAIL(closure, d, ADM_S_INTERNAL, "not injected: %s", err);
+	}
+	blox_log(a->log, BLOX_LOG_INFO,
+		 "admin: fault %u injected: %s on namespace %u of %s, LBAs %llu+%llu, count %llu, "
+		 "probability %g, seed %llu%s",
+		 id, in->kind, s.nsid, s.subsys, (unsigned long long)s.lba,
+		 (unsigned long long)s.nlb, (unsigned long long)s.count, s.probability,
+		 (unsigned long long)s.seed, s.persist ? ", kept" : "");
+	blox_fault_get(a->tgt->faults, id, &f);
+	fault_msg_fill(&f, &x);
+	closure(&x.m, d);
+}
+
+/* The list now. */
+static void answer_list(struct blox_admin *a, Blox__Admin__FaultList_Closure closure, void *d)
+{
+	Blox__Admin__FaultList out = BLOX__ADMIN__FAULT_LIST__INIT;
+	struct blox_fault *fs = calloc(BLOX_FAULT_MAX, sizeof(*fs));
+	struct fault_msg *xs = calloc(BLOX_FAULT_MAX, sizeof(*xs));
+	Blox__Admin__Fault **ms = calloc(BLOX_FAULT_MAX, sizeof(*ms));
+	size_t n;
+
+	if (!fs || !xs || !ms) {
+		free(fs);
+		free(xs);
+		free(ms);
+		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+	}
+	n = BLOX_MIN(blox_fault_list(a->tgt->faults, fs, BLOX_FAULT_MAX), (size_t)BLOX_FAULT_MAX);
+	for (size_t i = 0; i < n; i++) {
+		fault_msg_fill(&fs[i], &xs[i]);
+		ms[i] = &xs[i].m;
+	}
+	out.faults = ms;
+	out.n_faults = n;
+	closure(&out, d);
+	free(fs);
+	free(xs);
+	free(ms);
+}
+
+static void m_fault_list(ADM_SVC *svc, const Blox__Admin__Empty *in,
+			 Blox__Admin__FaultList_Closure closure, void *d)
+{
+	(void)in;
+	answer_list(ADM_OF(svc), closure, d);
+}
+
+static void m_fault_clear(ADM_SVC *svc, const Blox__Admin__FaultClearRequest *in,
+			  Blox__Admin__FaultList_Closure closure, void *d)
+{
+	struct blox_admin *a = ADM_OF(svc);
+	struct blox_fault f;
+	bool kept = false;
+	char err[512];
+
+	if (in->all == (in->id != 0))
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "give a fault id or all");
+	if (in->all) {
+		kept = true; /* the file is rewritten either way */
+		blox_log(a->log, BLOX_LOG_INFO, "admin: %zu faults cleared",
+			 blox_fault_clear(a->tgt->faults));
+	} else {
+		if (!blox_fault_get(a->tgt->faults, in->id, &f))
+			ADM_FAIL(closure, d, ADM_S_NOT_FOUND, "fault %u not found", in->id);
+		kept = f.spec.persist;
+		blox_fault_remove(a->tgt->faults, in->id);
+		blox_log(a->log, BLOX_LOG_INFO, "admin: fault %u cleared (fired %llu times)",
+			 in->id, (unsigned long long)f.fired);
+	}
+	if (kept && adm_faults_save(a, err, sizeof(err)))
+		ADM_FAIL(closure, d, ADM_S_INTERNAL, "cleared, but %s", err);
+	answer_list(a, closure, d);
+}
 
 static void m_power_cut(ADM_SVC *svc, const Blox__Admin__PowerCutRequest *in,
 			Blox__Admin__PowerCutReply_Closure closure, void *d)
@@ -44,4 +238,7 @@ static void m_power_cut(ADM_SVC *svc, const Blox__Admin__PowerCutRequest *in,
 void adm_m_fault_init(ADM_SVC *svc)
 {
 	svc->power_cut = m_power_cut;
+	svc->inject_fault = m_fault_inject;
+	svc->list_faults = m_fault_list;
+	svc->clear_faults = m_fault_clear;
 }

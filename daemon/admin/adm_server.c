@@ -408,6 +408,7 @@ int blox_admin_create(struct blox_prov *prov, struct blox_telemetry *tm,
 	TAILQ_INIT(&a->conns);
 	TAILQ_INIT(&a->claims);
 	adm_methods_init(&a->svc);
+	adm_faults_load(a);
 	rc = adm_listen_unix(a, o, err, errlen);
 	if (!rc && o->tls_listen)
 		rc = adm_listen_tls(a, o, err, errlen);

@@ -201,8 +201,43 @@ static void rw_done(struct blox_io *io)
 	nvmf_req_complete(req, errno_to_status(req, io->status));
 }
 
+/*
+ * A fault injected on the command's LBAs (bloxctl fault inject read-unc,
+ * write-fail): its media error, the first LBA of the fault's range the
+ * command touches named in the error log; 0 when none fires.
+ */
+static uint16_t rw_fault(struct nvmf_req *req, bool write)
+{
+	struct blox_fault_reg *reg = req->sq->tgt->faults;
+	enum blox_fault_kind k = write ? BLOX_FAULT_WRITE_FAIL : BLOX_FAULT_READ_UNC;
+	struct blox_fault_site site;
+	struct blox_fault f;
+
+	if (!blox_fault_armed(reg, k))
+		return 0;
+	site = (struct blox_fault_site){
+		.kind = k,
+		.subsys = req->ns->subsys->nqn,
+		.nsid = req->ns->nsid,
+		.lba = cmd_slba(req),
+		.nlb = cmd_nlb(req),
+		.op = write ? BLOX_FAULT_OP_WRITE : BLOX_FAULT_OP_READ,
+		.qd = (uint32_t)BLOX_MIN(req->ns->inflight + 1, (uint64_t)UINT32_MAX),
+	};
+	if (!blox_fault_match(reg, &site, &f))
+		return 0;
+	req->error_lba = BLOX_MAX(site.lba, f.spec.lba);
+	if (write)
+		return NVMF_SC_MEDIA(NVME_SC_WRITE_FAULT) | NVME_SC_DNR;
+	return NVMF_SC_MEDIA(NVME_SC_READ_ERROR);
+}
+
 static uint16_t exec_read(struct nvmf_req *req)
 {
+	uint16_t st = rw_fault(req, false);
+
+	if (st)
+		return st;
 	io_submit(req, BLOX_IO_READ, cmd_slba(req), cmd_nlb(req), req->buf,
 		  rw_done);
 	return NVMF_REQ_ASYNC;
@@ -210,6 +245,10 @@ static uint16_t exec_read(struct nvmf_req *req)
 
 static uint16_t exec_write(struct nvmf_req *req)
 {
+	uint16_t st = rw_fault(req, true);
+
+	if (st)
+		return st;
 	nvmf_io_prep(req, BLOX_IO_WRITE, cmd_slba(req), cmd_nlb(req), req->buf, rw_done);
 	req->io.ruh = nvmf_fdp_write_ruh(req); /* its placement handle (fdp.c) */
 	nvmf_io_go(req);

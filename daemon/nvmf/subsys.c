@@ -31,12 +31,18 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct event_base *base,
 	TAILQ_INIT(&tgt->subsystems);
 	TAILQ_INIT(&tgt->ports);
 	TAILQ_INIT(&tgt->referrals);
-	rc = blox_io_cq_init(&tgt->io_cq, base);
+	rc = blox_fault_reg_create(&tgt->faults);
 	if (rc)
 		return rc;
+	rc = blox_io_cq_init(&tgt->io_cq, base);
+	if (rc) {
+		blox_fault_reg_destroy(tgt->faults);
+		return rc;
+	}
 	rc = nvmf_subsys_create(tgt, NVME_DISC_SUBSYS_NAME, &tgt->discovery);
 	if (rc) {
 		blox_io_cq_fini(&tgt->io_cq);
+		blox_fault_reg_destroy(tgt->faults);
 		return rc;
 	}
 	tgt->discovery->type = NVMF_SUBSYS_DISCOVERY;
@@ -60,6 +66,8 @@ void nvmf_tgt_fini(struct nvmf_tgt *tgt)
 	/* Completions of the last I/O may still sit in the queue. */
 	blox_io_cq_drain(&tgt->io_cq);
 	blox_io_cq_fini(&tgt->io_cq);
+	blox_fault_reg_destroy(tgt->faults);
+	tgt->faults = NULL;
 	nvmf_tgt_set_resv_dir(tgt, NULL);
 }
 

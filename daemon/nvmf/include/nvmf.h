@@ -18,6 +18,7 @@
 
 #include "bdev.h"
 #include "blox_clock.h"
+#include "blox_fault.h"
 #include "blox_hist.h"
 #include "blox_log.h"
 #include "blox_queue.h"
@@ -505,6 +506,8 @@ struct nvmf_tgt {
 	struct nvmf_subsys *discovery;
 	uint64_t disc_genctr; /* moved by nvmf_tgt_disc_changed() only */
 	uint64_t ana_chgcnt; /* the ANA log's change count (ana.c) */
+	/* Faults injected on demand (bloxctl fault inject; blox_fault.h), matched on any reactor. */
+	struct blox_fault_reg *faults;
 	uint16_t next_port_id;
 	uint64_t start_ns;
 	struct nvmf_tgt_stats stats;

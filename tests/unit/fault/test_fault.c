@@ -98,6 +98,7 @@ static void refusals(void **state)
 
 static void ids(void **state)
 {
+	struct blox_fault all[4] = { 0 };
 	struct blox_fault_reg *r;
 	struct blox_fault_spec s = unc(0, 8);
 	uint32_t id;
@@ -113,14 +114,16 @@ static void ids(void **state)
 	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
 	assert_int_equal(id, 8); /* after the highest */
 	assert_int_equal(blox_fault_count(r), 4);
-	assert_int_equal(blox_fault_at(r, 0)->id, 1); /* in id order */
-	assert_int_equal(blox_fault_at(r, 1)->id, 3);
-	assert_int_equal(blox_fault_at(r, 2)->id, 7);
-	assert_null(blox_fault_at(r, 4));
+	assert_int_equal(blox_fault_list(r, all, 3), 4); /* 3 copied of 4 */
+	assert_int_equal(all[0].id, 1); /* in id order */
+	assert_int_equal(all[1].id, 3);
+	assert_int_equal(all[2].id, 7);
+	assert_int_equal(all[3].id, 0); /* untouched */
 	assert_int_equal(blox_fault_remove(r, 3), 0);
 	assert_int_equal(blox_fault_remove(r, 3), -ENOENT);
-	assert_null(blox_fault_find(r, 3));
-	assert_non_null(blox_fault_find(r, 7));
+	assert_false(blox_fault_get(r, 3, NULL));
+	assert_true(blox_fault_get(r, 7, &all[0]));
+	assert_int_equal(all[0].id, 7);
 	assert_int_equal(blox_fault_clear(r), 3);
 	assert_int_equal(blox_fault_count(r), 0);
 	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
@@ -137,7 +140,7 @@ static void matching(void **state)
 	struct blox_fault_reg *r;
 	struct blox_fault_spec s = unc(100, 10); /* LBAs 100..109 */
 	struct blox_fault_site x;
-	const struct blox_fault *f;
+	struct blox_fault f;
 
 	(void)state;
 	assert_int_equal(blox_fault_reg_create(&r), 0);
@@ -146,29 +149,29 @@ static void matching(void **state)
 	assert_true(blox_fault_armed(r, BLOX_FAULT_READ_UNC));
 	assert_false(blox_fault_armed(r, BLOX_FAULT_WRITE_FAIL));
 	x = read_at(90, 10); /* 90..99: just before */
-	assert_null(blox_fault_match(r, &x));
+	assert_false(blox_fault_match(r, &x, NULL));
 	x = read_at(110, 8); /* just after */
-	assert_null(blox_fault_match(r, &x));
+	assert_false(blox_fault_match(r, &x, NULL));
 	x = read_at(90, 11); /* its first LBA */
-	assert_non_null(blox_fault_match(r, &x));
+	assert_true(blox_fault_match(r, &x, NULL));
 	x = read_at(109, 1); /* its last */
-	assert_non_null(blox_fault_match(r, &x));
+	assert_true(blox_fault_match(r, &x, NULL));
 	x = read_at(0, 1000); /* around it */
-	assert_non_null(blox_fault_match(r, &x));
+	assert_true(blox_fault_match(r, &x, NULL));
 	x = read_at(100, 1);
 	x.nsid = 2;
-	assert_null(blox_fault_match(r, &x));
+	assert_false(blox_fault_match(r, &x, NULL));
 	x.nsid = 1;
 	x.subsys = "nqn.other";
-	assert_null(blox_fault_match(r, &x));
+	assert_false(blox_fault_match(r, &x, NULL));
 	x.subsys = NULL; /* not known: no match */
-	assert_null(blox_fault_match(r, &x));
+	assert_false(blox_fault_match(r, &x, NULL));
 	x = read_at(100, 1);
 	x.kind = BLOX_FAULT_WRITE_FAIL;
-	assert_null(blox_fault_match(r, &x));
-	f = blox_fault_find(r, 1);
-	assert_int_equal(f->fired, 3);
-	assert_int_equal(f->seen, 3);
+	assert_false(blox_fault_match(r, &x, NULL));
+	assert_true(blox_fault_get(r, 1, &f));
+	assert_int_equal(f.fired, 3);
+	assert_int_equal(f.seen, 3);
 
 	/* Dies: device and die. */
 	s = (struct blox_fault_spec){ .kind = BLOX_FAULT_ERASE_FAIL, .die = 2, .count = 2,
@@ -176,18 +179,19 @@ static void matching(void **state)
 	snprintf(s.device, sizeof(s.device), "d0");
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
 	x = (struct blox_fault_site){ .kind = BLOX_FAULT_ERASE_FAIL, .device = "d0", .die = 1 };
-	assert_null(blox_fault_match(r, &x));
+	assert_false(blox_fault_match(r, &x, NULL));
 	x.die = 2;
 	x.device = "d1";
-	assert_null(blox_fault_match(r, &x));
+	assert_false(blox_fault_match(r, &x, NULL));
 	x.device = "d0";
 	/* A count of 2: two erases fail, the third does not; spent, still listed. */
-	assert_non_null(blox_fault_match(r, &x));
-	assert_non_null(blox_fault_match(r, &x));
-	assert_null(blox_fault_match(r, &x));
+	assert_true(blox_fault_match(r, &x, NULL));
+	assert_true(blox_fault_match(r, &x, NULL));
+	assert_false(blox_fault_match(r, &x, NULL));
 	assert_false(blox_fault_armed(r, BLOX_FAULT_ERASE_FAIL));
-	assert_int_equal(blox_fault_find(r, 2)->fired, 2);
-	assert_int_equal(blox_fault_find(r, 2)->seen, 3);
+	assert_true(blox_fault_get(r, 2, &f));
+	assert_int_equal(f.fired, 2);
+	assert_int_equal(f.seen, 3);
 
 	/* A delay of writes only; any subsystem's queue 3 stalls. */
 	s = unc(0, 1);
@@ -197,9 +201,9 @@ static void matching(void **state)
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
 	x = read_at(5000, 1);
 	x.kind = BLOX_FAULT_DELAY;
-	assert_null(blox_fault_match(r, &x));
+	assert_false(blox_fault_match(r, &x, NULL));
 	x.op = BLOX_FAULT_OP_WRITE;
-	assert_non_null(blox_fault_match(r, &x)); /* a delay has no range */
+	assert_true(blox_fault_match(r, &x, NULL)); /* a delay has no range */
 	s = (struct blox_fault_spec){ .kind = BLOX_FAULT_QUEUE_STALL, .qid = 3,
 				      .duration_ns = 1, .probability = 1 };
 	snprintf(s.subsys, sizeof(s.subsys), SUBSYS);
@@ -207,11 +211,11 @@ static void matching(void **state)
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
 	x = (struct blox_fault_site){ .kind = BLOX_FAULT_QUEUE_STALL, .subsys = SUBSYS,
 				      .host = "nqn.h", .qid = 2 };
-	assert_null(blox_fault_match(r, &x));
+	assert_false(blox_fault_match(r, &x, NULL));
 	x.qid = 3;
-	assert_non_null(blox_fault_match(r, &x));
+	assert_true(blox_fault_match(r, &x, NULL));
 	x.host = "nqn.g";
-	assert_null(blox_fault_match(r, &x));
+	assert_false(blox_fault_match(r, &x, NULL));
 	blox_fault_reg_destroy(r);
 }
 
@@ -222,6 +226,7 @@ static void fired_at(double p, uint64_t seed, uint32_t n, uint8_t *bits, uint32_
 	struct blox_fault_spec s = unc(0, 1);
 	struct blox_fault_spec other = unc(0, 1);
 	struct blox_fault_site x = read_at(0, 1);
+	struct blox_fault f5;
 
 	s.probability = p;
 	s.seed = seed;
@@ -236,15 +241,16 @@ static void fired_at(double p, uint64_t seed, uint32_t n, uint8_t *bits, uint32_
 	for (uint32_t i = 0; i < n; i++) {
 		if (i == n / 2) /* half-way, another fault shows up */
 			assert_int_equal(blox_fault_add(r, &other, 9, NULL, NULL, 0), 0);
-		const struct blox_fault *f = blox_fault_match(r, &x);
+		struct blox_fault f;
 
-		if (f && f->id == 5) {
+		if (blox_fault_match(r, &x, &f) && f.id == 5) {
 			bits[i / 8] |= (uint8_t)(1u << (i % 8));
 			(*fired)++;
 		}
 	}
 	/* The fault given by id 5 counted only its own firings. */
-	assert_int_equal(blox_fault_find(r, 5)->seen, n);
+	assert_true(blox_fault_get(r, 5, &f5));
+	assert_int_equal(f5.seen, n);
 	blox_fault_reg_destroy(r);
 }
 
@@ -273,7 +279,7 @@ static void start_conditions(void **state)
 	struct blox_fault_reg *r;
 	struct blox_fault_spec s = unc(0, 10);
 	struct blox_fault_site x = read_at(0, 1);
-	const struct blox_fault *f;
+	struct blox_fault f;
 
 	(void)state;
 	assert_int_equal(blox_fault_reg_create(&r), 0);
@@ -283,12 +289,12 @@ static void start_conditions(void **state)
 	/* Sites outside its range do not count. */
 	x = read_at(500, 1);
 	for (int i = 0; i < 10; i++)
-		assert_null(blox_fault_match(r, &x));
+		assert_false(blox_fault_match(r, &x, NULL));
 	x = read_at(0, 1);
 	for (int i = 0; i < 3; i++)
-		assert_null(blox_fault_match(r, &x));
-	assert_non_null(blox_fault_match(r, &x)); /* the fourth */
-	assert_null(blox_fault_match(r, &x)); /* count 1: spent */
+		assert_false(blox_fault_match(r, &x, NULL));
+	assert_true(blox_fault_match(r, &x, NULL)); /* the fourth */
+	assert_false(blox_fault_match(r, &x, NULL)); /* count 1: spent */
 	blox_fault_clear(r);
 
 	s = unc(0, 10);
@@ -296,17 +302,17 @@ static void start_conditions(void **state)
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
 	for (uint32_t qd = 1; qd < 4; qd++) {
 		x.qd = qd;
-		assert_null(blox_fault_match(r, &x));
+		assert_false(blox_fault_match(r, &x, NULL));
 	}
 	x.qd = 4;
-	assert_non_null(blox_fault_match(r, &x));
+	assert_true(blox_fault_match(r, &x, NULL));
 	x.qd = 64;
-	assert_non_null(blox_fault_match(r, &x));
+	assert_true(blox_fault_match(r, &x, NULL));
 	x.qd = 1;
-	assert_null(blox_fault_match(r, &x));
-	f = blox_fault_at(r, 0);
-	assert_int_equal(f->fired, 2);
-	assert_int_equal(f->seen, 6);
+	assert_false(blox_fault_match(r, &x, NULL));
+	assert_int_equal(blox_fault_list(r, &f, 1), 1);
+	assert_int_equal(f.fired, 2);
+	assert_int_equal(f.seen, 6);
 	blox_fault_reg_destroy(r);
 }
 

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Faults on demand (docs/FAULTS.md) through bloxctl and a host over
+ * loopback:
+ * - read-unc: a read touching the range fails with Unrecovered Read Error
+ *   (02h/81h), the Error Information log names the first LBA of the range
+ *   it touched, the namespace, the queue and command, SMART counts a
+ *   media error; reads beside the range succeed; fault list counts it;
+ * - write-fail with a count: Write Fault (02h/80h, DNR) that many times,
+ *   then writes succeed and the fault is spent;
+ * - a probability with a seed: the same seed fails the same reads of the
+ *   same sequence, another seed others, about as often as asked;
+ * - start conditions: after N commands, at a queue depth;
+ * - bad input: each refused with its reason and exit code, nothing added;
+ * - --persist: a fault kept across a restart of bloxd; one without it gone.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "fixture.h"
+
+#define SUBNQN "nqn.2026-12.io.blox:faults"
+#define BLK 4096u
+
+static const char *const subsystems =
+	"[{\"nqn\": \"" SUBNQN "\", \"allow_any_host\": true, \"namespaces\": ["
+	"{\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\"},"
+	"{\"nsid\": 2, \"backend\": \"ram\", \"size\": \"16M\"},"
+	"{\"nsid\": 3, \"backend\": \"nand-timing\", \"size\": \"16M\"}]}]";
+
+struct fixture {
+	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
+	struct ini_ctrl *c;
+	uint8_t buf[64 * BLK];
+	char out[65536];
+};
+
+static int fixture_setup(void *arg)
+{
+	struct fixture *f = arg;
+
+	return fx_ctrl(&f->fx.d, SUBNQN, NULL, 1, NULL, &f->c) ? -1 : 0;
+}
+
+static void fixture_teardown(void *arg)
+{
+	struct fixture *f = arg;
+
+	if (f->c) {
+		ini_ctrl_shutdown(f->c);
+		ini_ctrl_destroy(f->c);
+		f->c = NULL;
+	}
+}
+
+static int ctl(struct fixture *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int ctl(struct fixture *f, const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return fx_ctl(&f->fx.d, f->out, sizeof(f->out), "%s", cmd);
+}
+
+/* The status of a read (or write) of @nlb blocks at @lba on @nsid. */
+static uint16_t rw(struct fixture *f, bool write, uint32_t nsid, uint64_t lba, uint32_t nlb,
+		   uint16_t *cid)
+{
+	struct ini_req r;
+
+	ini_req_rw(&r, write ? nvme_cmd_write : nvme_cmd_read, nsid, lba, nlb, f->buf, nlb * BLK);
+	assert_int_equal(ini_exec(f->c->io[0], &r), 0);
+	if (cid)
+		*cid = r.sqe.cid;
+	return ini_status(&r.cqe);
+}
+
+/* Fault @id's fired and seen counts from fault list --json. */
+static void counts(struct fixture *f, uint32_t id, uint64_t *fired, uint64_t *seen, bool *spent)
+{
+	json_object *o, *arr, *v;
+	bool found = false;
+
+	assert_int_equal(ctl(f, "--json fault list"), 0);
+	o = json_tokener_parse(f->out);
+	assert_non_null(o);
+	*fired = *seen = 0;
+	*spent = false;
+	if (json_object_object_get_ex(o, "faults", &arr))
+		for (size_t i = 0; i < json_object_array_length(arr); i++) {
+			json_object *e = json_object_array_get_idx(arr, i);
+
+			if (!json_object_object_get_ex(e, "id", &v) ||
+			    json_object_get_int64(v) != id)
+				continue;
+			found = true;
+			if (json_object_object_get_ex(e, "fired", &v))
+				*fired = (uint64_t)json_object_get_int64(v);
+			if (json_object_object_get_ex(e, "seen", &v))
+				*seen = (uint64_t)json_object_get_int64(v);
+			if (json_object_object_get_ex(e, "spent", &v))
+				*spent = json_object_get_boolean(v);
+		}
+	json_object_put(o);
+	assert_true(found);
+}
+
+/* The id in "fault N: ...". */
+static uint32_t injected(struct fixture *f)
+{
+	unsigned id = 0;
+
+	assert_int_equal(sscanf(f->out, "fault %u:", &id), 1);
+	return id;
+}
+
+static uint64_t u128(const uint8_t v[16])
+{
+	uint64_t x;
+
+	memcpy(&x, v, sizeof(x));
+	return x;
+}
+
+static void test_read_unc(void **state)
+{
+	struct fixture *f = *state;
+	static struct nvme_error_log_page e[64];
+	struct nvme_smart_log sl;
+	uint64_t media0, fired, seen;
+	uint16_t st, cid;
+	uint32_t id;
+	bool spent;
+
+	assert_int_equal(ini_get_log(f->c->admin, NVME_LOG_LID_SMART, 1, 0, &sl, sizeof(sl)), 0);
+	media0 = u128(sl.media_errors);
+	assert_int_equal(ctl(f, "fault inject read-unc " SUBNQN " 1 --lba 100 --nlb 8"), 0);
+	id = injected(f);
+	/* Around it, before it, after it: fine. Writes: fine. */
+	assert_int_equal(rw(f, false, 1, 90, 10, NULL), 0);
+	assert_int_equal(rw(f, false, 1, 108, 4, NULL), 0);
+	assert_int_equal(rw(f, false, 2, 100, 8, NULL), 0);
+	assert_int_equal(rw(f, true, 1, 100, 8, NULL), 0);
+	/* Reads touching it: Unrecovered Read Error, logged with the first LBA it touched. */
+	st = rw(f, false, 1, 96, 8, &cid);
+	assert_int_equal(INI_SC_CODE(st), INI_SC(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+	assert_int_equal(ini_get_log(f->c->admin, NVME_LOG_LID_ERROR, 0, 0, e, sizeof(e)), 0);
+	assert_int_equal(e[0].lba, 100);
+	assert_int_equal(e[0].nsid, 1);
+	assert_int_equal(e[0].sqid, 1);
+	assert_int_equal(e[0].cmdid, cid);
+	assert_int_equal((e[0].status_field >> 1) & 0x7ff, (NVME_SCT_MEDIA << 8) | NVME_SC_READ_ERROR);
+	st = rw(f, false, 1, 105, 1, NULL);
+	assert_int_equal(INI_SC_CODE(st), INI_SC(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+	assert_int_equal(ini_get_log(f->c->admin, NVME_LOG_LID_ERROR, 0, 0, e, sizeof(e)), 0);
+	assert_int_equal(e[0].lba, 105);
+	assert_int_equal(ini_get_log(f->c->admin, NVME_LOG_LID_SMART, 1, 0, &sl, sizeof(sl)), 0);
+	assert_int_equal(u128(sl.media_errors), media0 + 2);
+	counts(f, id, &fired, &seen, &spent);
+	assert_int_equal(fired, 2);
+	assert_int_equal(seen, 2); /* reads that touched it */
+	assert_false(spent);
+	/* Cleared: reads again. */
+	assert_int_equal(ctl(f, "fault clear %u", id), 0);
+	assert_non_null(strstr(f->out, "no faults"));
+	assert_int_equal(rw(f, false, 1, 96, 8, NULL), 0);
+}
+
+static void test_write_fail_count(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t fired, seen;
+	uint32_t id;
+	bool spent;
+	uint16_t st;
+
+	assert_int_equal(ctl(f, "fault inject write-fail " SUBNQN " 2 --lba 0 --nlb 16 --count 2"), 0);
+	id = injected(f);
+	for (int i = 0; i < 2; i++) {
+		st = rw(f, true, 2, 8, 1, NULL);
+		assert_int_equal(INI_SC_CODE(st), INI_SC(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT));
+		assert_true(st & NVME_SC_DNR);
+	}
+	assert_int_equal(rw(f, false, 2, 8, 1, NULL), 0); /* reads are not its */
+	assert_int_equal(rw(f, true, 2, 8, 1, NULL), 0); /* spent */
+	counts(f, id, &fired, &seen, &spent);
+	assert_int_equal(fired, 2);
+	assert_int_equal(seen, 2); /* spent, it looks no more */
+	assert_true(spent);
+	assert_int_equal(ctl(f, "fault list"), 0);
+	assert_non_null(strstr(f->out, "(spent)"));
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+}
+
+/* Which of 200 reads of LBA 0..199 fail under read-unc --probability 0.3 --seed @seed. */
+static int pattern(struct fixture *f, uint64_t seed, uint8_t bits[25])
+{
+	int n = 0;
+
+	assert_int_equal(ctl(f, "fault inject read-unc " SUBNQN " 1 --nlb 1000 --probability 0.3 "
+				"--seed %llu", (unsigned long long)seed), 0);
+	memset(bits, 0, 25);
+	for (int i = 0; i < 200; i++)
+		if (rw(f, false, 1, (uint64_t)i, 1, NULL)) {
+			bits[i / 8] |= (uint8_t)(1u << (i % 8));
+			n++;
+		}
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+	return n;
+}
+
+static void test_probability_seeded(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t a[25], b[25];
+	int na, nb;
+
+	na = pattern(f, 42, a);
+	nb = pattern(f, 42, b);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, sizeof(a)); /* the same reads fail */
+	assert_in_range(na, 30, 90); /* 60 expected */
+	nb = pattern(f, 7, b);
+	assert_memory_not_equal(a, b, sizeof(a));
+	assert_in_range(nb, 30, 90);
+}
+
+static void test_start_conditions(void **state)
+{
+	struct fixture *f = *state;
+	struct ini_req r[6];
+
+	/* After 5 matching reads, once. */
+	assert_int_equal(ctl(f, "fault inject read-unc " SUBNQN " 1 --lba 0 --nlb 4 --after 5 "
+				"--count 1"), 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(rw(f, false, 1, 0, 1, NULL), 0);
+	assert_int_equal(INI_SC_CODE(rw(f, false, 1, 0, 1, NULL)),
+			 INI_SC(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+	assert_int_equal(rw(f, false, 1, 0, 1, NULL), 0);
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+	/*
+	 * At a queue depth of 4 (commands of the namespace at its backend,
+	 * this one included). A read limit of 4 IOPS holds reads at the
+	 * backend 250 ms apart, so the depth each read finds is known: the
+	 * first passes and may still be at the backend, the k-th finds the
+	 * k-2 held before it. Alone, never; of six sent at once, the fifth and
+	 * sixth (and the fourth, if the first is still on its way).
+	 */
+	assert_int_equal(ctl(f, "fault inject read-unc " SUBNQN " 3 --lba 0 --nlb 64 --min-qd 4"), 0);
+	assert_int_equal(rw(f, false, 3, 0, 1, NULL), 0);
+	assert_int_equal(ctl(f, "qos set " SUBNQN " 3 --read-iops 4 --burst-ms 1"), 0);
+	for (int i = 0; i < 6; i++) {
+		ini_req_rw(&r[i], nvme_cmd_read, 3, (uint64_t)i * 8, 8, f->buf + (size_t)i * 8 * BLK,
+			   8 * BLK);
+		assert_int_equal(ini_submit(f->c->io[0], &r[i]), 0);
+	}
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(ini_wait(f->c->io[0], &r[i]), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(ini_status(&r[i].cqe), 0);
+	for (int i = 4; i < 6; i++)
+		assert_int_equal(INI_SC_CODE(ini_status(&r[i].cqe)),
+				 INI_SC(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+	assert_int_equal(ctl(f, "qos set " SUBNQN " 3 --read-iops off --burst-ms off"), 0);
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+}
+
+static void test_bad_input(void **state)
+{
+	struct fixture *f = *state;
+	static const struct {
+		const char *args;
+		int rc;
+		const char *says;
+	} bad[] = {
+		{ "fault inject read-unc " SUBNQN " 9", 2, "namespace 9 not found" },
+		{ "fault inject read-unc nqn.2026-12.io.blox:none 1", 2, "not found" },
+		{ "fault inject read-unc " SUBNQN " 1 --lba 4096", 1, "past the end" },
+		{ "fault inject read-unc " SUBNQN " 1 --lba 4000 --nlb 97", 1, "past the end" },
+		{ "fault inject read-unc " SUBNQN " 1 --nlb 0", 64, "at least one" },
+		{ "fault inject read-unc " SUBNQN " 1 --probability 1.5", 64, "at most 1" },
+		{ "fault inject read-unc " SUBNQN " 1 --probability -0.1", 64, "above 0" },
+		{ "fault inject read-unc " SUBNQN " 1 --probability x", 64, "not a number" },
+		{ "fault inject read-unc " SUBNQN " 1 --lba x", 64, "not a number" },
+		{ "fault inject bogus " SUBNQN " 1", 1, "unknown fault kind" },
+		{ "fault inject read-unc " SUBNQN, 64, "required" },
+		{ "fault inject read-unc " SUBNQN " 1 --frobnicate 3", 64, "unknown option" },
+		{ "fault clear 77", 2, "fault 77 not found" },
+		{ "fault clear", 64, "--all" },
+		{ "fault clear 3 --all", 64, "--all" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = ctl(f, "%s", bad[i].args);
+
+		if (rc != bad[i].rc || !strstr(f->out, bad[i].says))
+			fail_msg("bloxctl %s: exit %d (want %d), said: %s", bad[i].args, rc,
+				 bad[i].rc, f->out);
+	}
+	assert_int_equal(ctl(f, "fault list"), 0);
+	assert_non_null(strstr(f->out, "no faults"));
+}
+
+static void test_persist(void **state)
+{
+	struct fixture *f = *state;
+	struct fx_start_opts o = { .data_dir = f->fx.data_dir };
+
+	assert_int_equal(ctl(f, "fault inject read-unc " SUBNQN " 1 --lba 7 --persist"), 0);
+	assert_int_equal(ctl(f, "fault inject write-fail " SUBNQN " 1 --lba 7"), 0);
+	fixture_teardown(f);
+	assert_int_equal(fx_stop(&f->fx.d), 0);
+	assert_int_equal(fx_start_opts(&f->fx.d, subsystems, &o), 0);
+	assert_int_equal(fixture_setup(f), 0);
+	assert_int_equal(ctl(f, "fault list"), 0);
+	assert_non_null(strstr(f->out, "read-unc"));
+	assert_non_null(strstr(f->out, "kept"));
+	assert_null(strstr(f->out, "write-fail"));
+	assert_int_equal(INI_SC_CODE(rw(f, false, 1, 7, 1, NULL)),
+			 INI_SC(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+	assert_int_equal(rw(f, true, 1, 7, 1, NULL), 0);
+	/* Cleared: gone from the file too. */
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+	fixture_teardown(f);
+	assert_int_equal(fx_stop(&f->fx.d), 0);
+	assert_int_equal(fx_start_opts(&f->fx.d, subsystems, &o), 0);
+	assert_int_equal(fixture_setup(f), 0);
+	assert_int_equal(ctl(f, "fault list"), 0);
+	assert_non_null(strstr(f->out, "no faults"));
+}
+
+int main(void)
+{
+	static const struct fx_group g = { .subsystems = subsystems,
+					   .own_data_dir = true,
+					   .size = sizeof(struct fixture),
+					   .setup = fixture_setup,
+					   .teardown = fixture_teardown };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_unc),
+		cmocka_unit_test(test_write_fail_count),
+		cmocka_unit_test(test_probability_seeded),
+		cmocka_unit_test(test_bad_input),
+		/* Restarts on new ports: before anything writes the state file (qos set). */
+		cmocka_unit_test(test_persist),
+		cmocka_unit_test(test_start_conditions),
+	};
+
+	return FX_MAIN(&g, tests);
+}
