@@ -176,9 +176,9 @@ uint16_t nvmf_log_fdp(struct nvmf_req *req, uint8_t lid, uint8_t *out, size_t ca
 		*len = sizeof(*l);
 		return 0;
 	}
-	default: { /* NVME_LOG_LID_FDP_EVENTS: host events (LSP bit 0 clear) */
+	default: { /* NVME_LOG_LID_FDP_EVENTS: LSP bit 0 set: host events, else the controller's */
 		struct nvme_fdp_events_log *l = (void *)out;
-		bool ctrl_events = (req->cmd.cdw10 >> 8) & 1;
+		bool ctrl_events = !((req->cmd.cdw10 >> 8) & 1);
 		uint32_t n = 0;
 
 		*len = sizeof(*l);
@@ -186,7 +186,7 @@ uint16_t nvmf_log_fdp(struct nvmf_req *req, uint8_t lid, uint8_t *out, size_t ca
 			uint32_t have = BLOX_MIN(ns->fdp.ev_count, (uint32_t)NVMF_FDP_EVENTS);
 
 			if (ns->endgid != endgid || ctrl_events)
-				continue;
+				continue; /* it records host events only */
 			/* Oldest first, as they happened. */
 			for (uint32_t i = 0; i < have && n < NVMF_FDP_EVENTS; i++)
 				l->events[n++] = ns->fdp.ev[(ns->fdp.ev_count - have + i) %
@@ -302,8 +302,13 @@ uint16_t nvmf_feat_fdp_events(struct nvmf_req *req, bool set)
 uint32_t nvmf_feat_fdp_events_len(const struct nvmf_req *req, bool set)
 {
 	uint32_t noet = (req->cmd.cdw11 >> 16) & 0xff;
+	uint32_t need = set ? noet : noet * (uint32_t)sizeof(struct nvme_fdp_supported_event_desc);
 
-	return set ? noet : noet * (uint32_t)sizeof(struct nvme_fdp_supported_event_desc);
+	/*
+	 * The buffer the host described, when it holds what NOET says (nvme-cli
+	 * sends 255 bytes whatever the count): the rest is not read, or zeroes.
+	 */
+	return req->data_len >= need && req->data_len <= 4096 ? req->data_len : need;
 }
 
 /* ---- Directive Send and Receive: the Identify directive ---- */

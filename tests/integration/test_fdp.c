@@ -303,6 +303,13 @@ static void test_writes_stats_events(void **state)
 	assert_int_equal(rd[1] & 1, 0);
 	assert_int_equal(rd[2], 0x03); /* invalid placement identifier, on */
 	assert_int_equal(rd[3] & 1, 1);
+	/* nvme-cli sends 255 bytes whatever the count. */
+	{
+		uint8_t big[255] = { 0x03 };
+
+		assert_int_equal(set_feat(a, NVME_FEAT_FID_FDP_EVENTS, 1, 2 | 1u << 16, 1, big,
+					  sizeof(big)), 0);
+	}
 	assert_int_equal(set_feat(a, NVME_FEAT_FID_FDP_EVENTS, 1, 7 | 1u << 16, 1, types, 1),
 			 SC_GENERIC(NVME_SC_INVALID_FIELD));
 	types[0] = 0x80; /* not one it reports */
@@ -374,8 +381,8 @@ static void test_writes_stats_events(void **state)
 		assert_int_equal(h_host, RUN * LBA);
 	}
 
-	/* Events, oldest first; none from the controller. */
-	assert_int_equal(ini_get_log_lsi(a, NVME_LOG_LID_FDP_EVENTS, 0, e->endgid, log,
+	/* Host events (LSP bit 0), oldest first; none from the controller. */
+	assert_int_equal(ini_get_log_lsi(a, NVME_LOG_LID_FDP_EVENTS, 1, e->endgid, log,
 					 sizeof(log)), 0);
 	assert_int_equal(ev->n, 2);
 	assert_int_equal(ev->events[0].type, 0x03);
@@ -384,7 +391,7 @@ static void test_writes_stats_events(void **state)
 	assert_int_equal(ev->events[1].type, 0x00);
 	assert_int_equal(ev->events[1].pid, 1);
 	assert_int_equal(ev->events[1].ruhid, 1);
-	assert_int_equal(ini_get_log_lsi(a, NVME_LOG_LID_FDP_EVENTS, 1, e->endgid, log,
+	assert_int_equal(ini_get_log_lsi(a, NVME_LOG_LID_FDP_EVENTS, 0, e->endgid, log,
 					 sizeof(log)), 0);
 	assert_int_equal(ev->n, 0);
 
