@@ -163,6 +163,13 @@ static void print_power_cut(const ProtobufCMessage *m)
 	const Blox__Admin__PowerCutReply *r = (const void *)m;
 
 	printf("%s namespace %u: power cut\n", r->nqn, r->nsid);
+	if (r->holdup_ms)
+		printf("  power-loss protection  %u ms hold-up, %.2f ms used\n", r->holdup_ms,
+		       r->holdup_used_ms);
+	else
+		printf("  power-loss protection  off\n");
+	printf("  acknowledged, lost     %lu of %lu bytes in the write buffer\n",
+	       (unsigned long)r->bytes_lost, (unsigned long)r->bytes_buffered);
 	printf("  controllers dropped    %u\n", r->controllers_dropped);
 	printf("  flash ops dropped      %lu\n", (unsigned long)r->flash_ops_dropped);
 	printf("  programs torn          %u\n", r->programs_torn);

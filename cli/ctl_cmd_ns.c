@@ -102,6 +102,7 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		{ "--write-buffer-pages", &ftl.write_buffer_pages, true },
 		{ "--wl-threshold", &ftl.wl_threshold, true },
 		{ "--placement-handles", &ftl.placement_handles, true },
+		{ "--plp-ms", &ftl.plp_ms, true },
 		{ "--block-size", &r.block_size, false },
 	};
 	struct {
@@ -315,7 +316,7 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "      --program-fail-ppb --reliability-seed (flash that wears, docs/FAULTS.md)\n"
 	  "FTL:  --store file|ram --cmt-kib --mdc on|off --mdc-bytes --mdc-min-run\n"
 	  "      --stream-separation on|off --op-percent --gc-policy greedy|cost-benefit\n"
-	  "      --write-buffer-pages --wl-threshold --gc-pipeline on|off\n"
+	  "      --write-buffer-pages --wl-threshold --gc-pipeline on|off --plp-ms\n"
 	  "Zoned (backend zns: NAND without an FTL, NVMe Zoned Namespace):\n"
 	  "      --zoned [--zone-size SIZE (a power of two)] [--max-open N] [--max-active N]",
 	  "", ns_create },

@@ -676,8 +676,11 @@ void ftl_gc_step(struct ftl *f)
 	}
 	if (g->active)
 		return;
-	/* Stopping, GC takes no new victim but the data of a failed program. */
-	if (f->sync_io || (f->shutting_down && !ftl_pfail_pending(f)))
+	/*
+	 * Stopping, GC takes no new victim but the data of a failed program;
+	 * losing power (the hold-up), none.
+	 */
+	if (f->sync_io || f->power_failing || (f->shutting_down && !ftl_pfail_pending(f)))
 		return;
 	/*
 	 * Is another victim needed once the collected ones are erased? Their

@@ -232,6 +232,10 @@ static void m_power_cut(ADM_SVC *svc, const Blox__Admin__PowerCutRequest *in,
 	out.rebuild_ms = pc.bdev.rebuild_ns / 1e6;
 	out.unsafe_shutdowns = pc.unsafe_shutdowns;
 	out.superblocks_retired = pc.bdev.superblocks_retired;
+	out.bytes_lost = pc.bdev.bytes_lost;
+	out.bytes_buffered = pc.bdev.bytes_buffered;
+	out.holdup_ms = pc.bdev.holdup_ms;
+	out.holdup_used_ms = pc.bdev.holdup_used_ns / 1e6;
 	closure(&out, d);
 }
 

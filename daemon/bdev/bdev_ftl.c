@@ -536,6 +536,7 @@ static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 	fb->base.size = p->size;
 	fb->base.block_size = p->block_size;
 	fb->base.phys_block_size = FTL_UNIT;
+	fb->base.power_protected = p->ftl->plp_ms > 0;
 	*out = fb;
 	return 0;
 fail:

@@ -20,6 +20,17 @@ static uint16_t need_ready(struct nvmf_req *req)
 
 /* ---- Identify ---- */
 
+/* Every namespace of @s (one at least) keeps its write cache through a power loss. */
+static bool all_power_protected(const struct nvmf_subsys *s)
+{
+	const struct nvmf_ns *ns;
+
+	TAILQ_FOREACH(ns, &s->namespaces, link)
+		if (!ns->bdev->power_protected)
+			return false;
+	return !TAILQ_EMPTY(&s->namespaces);
+}
+
 void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 {
 	struct nvmf_subsys *s = c->subsys;
@@ -69,7 +80,11 @@ void nvmf_fill_id_ctrl(struct nvmf_ctrl *c, struct nvme_id_ctrl *id)
 		id->oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM |
 			   NVME_CTRL_ONCS_WRITE_ZEROES | NVME_CTRL_ONCS_TIMESTAMP |
 			   NVME_CTRL_ONCS_RESERVATIONS;
-		id->vwc = NVME_CTRL_VWC_PRESENT | NVME_CTRL_VWC_FLUSH;
+		/*
+		 * A volatile write cache, unless every namespace's is protected
+		 * against power loss (as PLP drives say: VWC 0).
+		 */
+		id->vwc = all_power_protected(s) ? 0 : NVME_CTRL_VWC_PRESENT | NVME_CTRL_VWC_FLUSH;
 		/* Each namespace an NVM Set, in an Endurance Group (endgrp.c). */
 		id->ctratt |= NVME_CTRL_CTRATT_NVM_SETS | NVME_CTRL_CTRATT_ENDURANCE_GROUPS;
 		/*

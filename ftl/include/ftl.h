@@ -72,6 +72,12 @@ struct ftl_config {
 	 * before more of it decays. 0: never.
 	 */
 	uint32_t refresh_retries;
+	/*
+	 * Power-loss protection's hold-up in ms (0: off): not the FTL's to
+	 * use; its backend programs the write buffer within it at a power cut
+	 * (ftl_power_fail()).
+	 */
+	uint32_t plp_ms;
 	bool volatile_cache; /* writes complete once buffered */
 	enum ftl_gc_policy gc_policy;
 	/*
@@ -317,6 +323,17 @@ struct ftl_stats {
 };
 
 void ftl_get_stats(const struct ftl *f, struct ftl_stats *st);
+/*
+ * Power loss (power.c): ftl_power_fail() submits every page the write
+ * buffer holds (padded), for the hold-up of power-loss protection, and
+ * GC takes no new victim from then on; the caller then drives the flash
+ * as long as it has power (and calls it again if writes that waited
+ * filled new pages meanwhile).
+ * ftl_volatile_units(): host data units whose only copy is the write
+ * buffer now (acknowledged, not on flash): what a power cut now loses.
+ */
+void ftl_power_fail(struct ftl *f);
+uint64_t ftl_volatile_units(const struct ftl *f);
 /* The configuration it runs with now (the volatile cache as last set), to make it again. */
 void ftl_get_config(const struct ftl *f, struct ftl_config *out);
 /*

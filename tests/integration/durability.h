@@ -47,6 +47,11 @@ struct round {
 	 * power-cut) instead of kill -9: bloxd stays up, the host reconnects.
 	 */
 	bool power_cut;
+	/*
+	 * The namespace's power-loss protection hold-up (ftl.plp_ms; 0: off):
+	 * with it every completed write is durable, as a FUA write is.
+	 */
+	uint32_t plp_ms;
 };
 
 /* A write that completed after the last durable point, or was in flight

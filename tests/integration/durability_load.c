@@ -29,8 +29,8 @@ void make_config(struct run *r)
 		 " \"size\": \"64M\", \"block_size\": 4096, \"nand\": {"
 		 "\"channels\": 2, \"dies_per_channel\": 2, \"planes_per_die\": 1,"
 		 " \"pages_per_block\": 96, \"null_timing\": %s},"
-		 " \"ftl\": {\"store\": \"file\"}}]}]",
-		 r->rd->null_timing ? "true" : "false");
+		 " \"ftl\": {\"store\": \"file\", \"plp_ms\": %u}}]}]",
+		 r->rd->null_timing ? "true" : "false", r->rd->plp_ms);
 }
 
 void log_mark(const struct run *r, const char *what)

@@ -89,8 +89,8 @@ void model_write_done(struct run *r, uint32_t id)
 	for (uint32_t l = w->slba; l < w->slba + w->nlb; l++) {
 		r->busy[l] = 0;
 		r->cur[l] = id;
-		if (w->fua) {
-			/* Durable now; nothing older can come back. */
+		if (w->fua || r->rd->plp_ms) {
+			/* Durable now (FUA, or a write cache protected against power loss). */
 			r->dur[l] = id;
 			r->hist[l].n = 0;
 		} else {

@@ -62,6 +62,12 @@ static void refusals(struct run *r)
 	assert_int_equal(unsafe_shutdowns(r), 0);
 }
 
+/* Identify's VWC: no volatile write cache with power-loss protection. */
+static void check_vwc(struct run *r)
+{
+	assert_int_equal(r->c->id.vwc, r->rd->plp_ms ? 0 : NVME_CTRL_VWC_PRESENT | NVME_CTRL_VWC_FLUSH);
+}
+
 static void test_power_cuts(void **state)
 {
 	struct run *r = *state;
@@ -75,6 +81,7 @@ static void test_power_cuts(void **state)
 	       r->rd->name, cycles, r->rd->budget_ms / 1000, r->rd->load_min_ms,
 	       r->rd->load_max_ms, r->dir);
 	start_daemon(r);
+	check_vwc(r);
 	refusals(r);
 	verify(r, false, &vs);
 	assert_int_equal(vs.zero, NLBA);
@@ -121,12 +128,19 @@ static const struct round power_cut_real_timing = {
 	.name = "power_cut_real_timing", .cycles = 8, .qd = 16, .load_min_ms = 150,
 	.load_max_ms = 1200, .budget_ms = 25000, .power_cut = true,
 };
+/* Power-loss protection with a hold-up of 100 ms: no completed write is lost. */
+static const struct round power_cut_plp = {
+	.name = "power_cut_plp", .cycles = 6, .qd = 16, .load_min_ms = 150,
+	.load_max_ms = 1200, .budget_ms = 20000, .power_cut = true, .plp_ms = 100,
+};
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		{ "power_cut_real_timing", test_power_cuts, dur_setup, dur_teardown,
 		  (void *)&power_cut_real_timing },
+		{ "power_cut_plp", test_power_cuts, dur_setup, dur_teardown,
+		  (void *)&power_cut_plp },
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -217,6 +217,15 @@ struct blox_bdev_power_cut {
 	uint64_t recovered_units; /* units the rebuild's OOB scan applied */
 	uint64_t rebuild_ns; /* the rebuild from flash, wall time */
 	uint32_t superblocks_retired; /* after the rebuild */
+	/*
+	 * Acknowledged host data (bytes) only in the volatile write buffer
+	 * when power was gone: lost. With power-loss protection, what its
+	 * hold-up could not program.
+	 */
+	uint64_t bytes_lost;
+	uint64_t bytes_buffered; /* such data at the cut, before any hold-up */
+	uint32_t holdup_ms; /* power-loss protection's budget; 0: none */
+	uint64_t holdup_used_ns; /* of it, used (the NAND timing model's time) */
 };
 
 struct blox_bdev_ops {
@@ -331,6 +340,12 @@ struct blox_bdev {
 	 */
 	struct blox_bdev_home *home;
 	struct bdev_hop *hop;
+	/*
+	 * Its write cache is protected against power loss (the nand backend
+	 * with plp_ms): Identify tells the host there is no volatile write
+	 * cache. Zeroed by every backend.
+	 */
+	bool power_protected;
 };
 
 /*
