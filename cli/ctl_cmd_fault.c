@@ -31,6 +31,12 @@ static void print_fault(const Blox__Admin__Fault *f)
 	if (s->probability < 1)
 		snprintf(rate, sizeof(rate), ", probability %g (seed %llu)", s->probability,
 			 (unsigned long long)s->seed);
+	if (!s->nsid) {
+		printf("fault %u: %s, host %s on %s: fired %llu%s\n", f->id, s->kind, s->host_nqn,
+		       s->nqn, (unsigned long long)f->fired,
+		       f->fired ? " (its controllers dropped)" : " (none connected)");
+		return;
+	}
 	printf("fault %u: %s, namespace %u of %s, LBAs %llu-%llu%s%s%s: seen %llu, fired %llu%s\n",
 	       f->id, s->kind, s->nsid, s->nqn, (unsigned long long)s->lba,
 	       (unsigned long long)(s->lba + s->nlb - 1), rate, when, s->persist ? ", kept" : "",
@@ -103,6 +109,10 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 		if (!v)
 			return ctl_usage_err("fault inject: %s needs a value", o);
 		i++;
+		if (!strcmp(o, "--host")) {
+			r.host_nqn = (char *)v;
+			continue;
+		}
 		if (!strcmp(o, "--probability")) {
 			if (parse_probability(v, &r.probability))
 				return CTL_EX_USAGE;
@@ -116,11 +126,15 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 		if (blox_parse_count(v, nums[k].max, nums[k].v))
 			return ctl_usage_err("fault inject: %s '%s' is not a number", o, v);
 	}
-	if (npos != 3)
+	if (npos >= 1 && !strcmp(pos[0], "host-drop")) {
+		if (npos != 2 || !r.host_nqn[0])
+			return ctl_usage_err("fault inject: host-drop NQN --host HOSTNQN");
+	} else if (npos != 3) {
 		return ctl_usage_err("fault inject: KIND NQN NSID are required");
+	}
 	r.kind = pos[0];
 	r.nqn = pos[1];
-	if (ctl_parse_nsid(pos[2], &r.nsid))
+	if (npos == 3 && ctl_parse_nsid(pos[2], &r.nsid))
 		return CTL_EX_USAGE;
 	if (ctl_has_flag(argc, argv, "--nlb") && !r.nlb)
 		return ctl_usage_err("fault inject: --nlb 0: at least one block");
@@ -201,8 +215,10 @@ static const struct ctl_cmd fault_cmds[] = {
 	  "the namespace's drive loses power and comes back: hosts reconnect", fault_power_cut },
 	{ "inject",
 	  "KIND NQN NSID [--lba N] [--nlb N] [--count N]\n"
-	  "[--probability P] [--seed N] [--after N] [--min-qd N] [--persist]",
-	  "KIND read-unc or write-fail: that range fails", fault_inject },
+	  "[--probability P] [--seed N] [--after N] [--min-qd N] [--persist]\n"
+	  "| host-drop NQN --host HOSTNQN",
+	  "read-unc, write-fail: that range fails; host-drop: its connections drop",
+	  fault_inject },
 	{ "list", "", "faults, with how often each fired", fault_list },
 	{ "clear", "ID | --all", "take a fault (or all) away", fault_clear },
 	{ NULL, NULL, NULL, NULL },

@@ -32,6 +32,7 @@ static void fault_msg_fill(const struct blox_fault *f, struct fault_msg *x)
 	blox__admin__fault_spec__init(&x->s);
 	x->s.kind = (char *)blox_fault_kind_name(s->kind);
 	x->s.nqn = (char *)s->subsys;
+	x->s.host_nqn = (char *)s->host;
 	x->s.nsid = s->nsid;
 	x->s.lba = s->lba;
 	x->s.nlb = s->nlb;
@@ -64,11 +65,12 @@ static int spec_from_request(struct blox_admin *a, const Blox__Admin__FaultSpec 
 
 	memset(s, 0, sizeof(*s));
 	if (k < 0)
-		return snprintf(err, errlen, "unknown fault kind '%s' (read-unc, write-fail)",
-				in->kind),
+		return snprintf(err, errlen,
+				"unknown fault kind '%s' (read-unc, write-fail, host-drop)", in->kind),
 		       ADM_S_INVALID_ARGUMENT;
-	if (k != BLOX_FAULT_READ_UNC && k != BLOX_FAULT_WRITE_FAIL)
-		return snprintf(err, errlen, "fault kind %s: not built yet (read-unc, write-fail)",
+	if (k != BLOX_FAULT_READ_UNC && k != BLOX_FAULT_WRITE_FAIL && k != BLOX_FAULT_HOST_DROP)
+		return snprintf(err, errlen,
+				"fault kind %s: not built yet (read-unc, write-fail, host-drop)",
 				in->kind),
 		       ADM_S_INVALID_ARGUMENT;
 	s->kind = (enum blox_fault_kind)k;
@@ -87,6 +89,21 @@ static int spec_from_request(struct blox_admin *a, const Blox__Admin__FaultSpec 
 	sub = nvmf_subsys_find(a->tgt, in->nqn);
 	if (!sub || sub->type != NVMF_SUBSYS_NVM)
 		return snprintf(err, errlen, "subsystem %s not found", in->nqn), ADM_S_NOT_FOUND;
+	if (k == BLOX_FAULT_HOST_DROP) {
+		/* Once, now: what the registry keeps is the record of it. */
+		if (!in->host_nqn[0])
+			return snprintf(err, errlen, "host-drop: a host NQN is needed (--host)"),
+			       ADM_S_INVALID_ARGUMENT;
+		if (s->persist || in->count > 1 || in->after || in->min_qd || in->probability)
+			return snprintf(err, errlen,
+					"host-drop happens once, now: no --count, --probability, "
+					"--after, --min-qd or --persist"),
+			       ADM_S_INVALID_ARGUMENT;
+		snprintf(s->subsys, sizeof(s->subsys), "%s", sub->nqn);
+		snprintf(s->host, sizeof(s->host), "%s", in->host_nqn);
+		s->count = 1;
+		return blox_fault_spec_check(s, err, errlen) ? ADM_S_INVALID_ARGUMENT : 0;
+	}
 	ns = in->nsid ? nvmf_ns_find(sub, in->nsid) : NULL;
 	if (!ns)
 		return snprintf(err, errlen, "namespace %u not found in %s", in->nsid, in->nqn),
@@ -127,6 +144,18 @@ static void m_fault_inject(ADM_SVC *svc, const Blox__Admin__FaultSpec *in,
 	if (s.persist && adm_faults_save(a, err, sizeof(err))) {
 		blox_fault_remove(a->tgt->faults, id);
 		ADM_FAIL(closure, d, ADM_S_INTERNAL, "not injected: %s", err);
+	}
+	if (s.kind == BLOX_FAULT_HOST_DROP) {
+		struct blox_fault_site site = { .kind = BLOX_FAULT_HOST_DROP,
+						.subsys = s.subsys,
+						.host = s.host };
+		struct nvmf_subsys *sub = nvmf_subsys_find(a->tgt, s.subsys);
+		uint32_t n = nvmf_subsys_drop_host(sub, s.host, "fault host-drop");
+
+		if (n)
+			blox_fault_match(a->tgt->faults, &site, NULL);
+		blox_log(a->log, BLOX_LOG_INFO, "admin: fault %u: %u controllers of %s on %s dropped",
+			 id, n, s.host, s.subsys);
 	}
 	blox_log(a->log, BLOX_LOG_INFO,
 		 "admin: fault %u injected: %s on namespace %u of %s, LBAs %llu+%llu, count %llu, "

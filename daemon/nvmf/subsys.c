@@ -174,16 +174,23 @@ void nvmf_tgt_close_ctrls(struct nvmf_tgt *tgt)
 			nvmf_ctrl_fatal(c, "target shutting down");
 }
 
-uint32_t nvmf_subsys_drop_ctrls(struct nvmf_subsys *s, const char *why)
+uint32_t nvmf_subsys_drop_host(struct nvmf_subsys *s, const char *hostnqn, const char *why)
 {
 	struct nvmf_ctrl *c, *tmp;
 	uint32_t n = 0;
 
 	TAILQ_FOREACH_SAFE(c, &s->ctrls, link, tmp) {
+		if (hostnqn && strcmp(c->hostnqn, hostnqn))
+			continue;
 		n += !c->dying;
 		nvmf_ctrl_fatal(c, why);
 	}
 	return n;
+}
+
+uint32_t nvmf_subsys_drop_ctrls(struct nvmf_subsys *s, const char *why)
+{
+	return nvmf_subsys_drop_host(s, NULL, why);
 }
 
 struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn)

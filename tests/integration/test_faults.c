@@ -12,6 +12,8 @@
  *   same sequence, another seed others, about as often as asked;
  * - start conditions: after N commands, at a queue depth;
  * - bad input: each refused with its reason and exit code, nothing added;
+ * - host-drop: a host's controllers drop at once, it connects again, the
+ *   other host's controller carries on;
  * - --persist: a fault kept across a restart of bloxd; one without it gone.
  */
 #include <setjmp.h>
@@ -277,6 +279,54 @@ static void test_start_conditions(void **state)
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
 }
 
+/* A host's connections drop, now; the host connects again; other hosts go on. */
+static void test_host_drop(void **state)
+{
+	struct fixture *f = *state;
+	struct ini_ctrl *c2;
+	uint64_t fired, seen;
+	uint32_t id;
+	bool spent;
+
+	assert_int_equal(fx_ctrl(&f->fx.d, SUBNQN, FX_HOST_A, 1, NULL, &c2), 0);
+	assert_int_equal(ini_read(c2->io[0], 1, 0, 1, f->buf, BLK), 0);
+	assert_int_equal(ctl(f, "fault inject host-drop " SUBNQN " --host " FX_HOST_A), 0);
+	assert_non_null(strstr(f->out, "its controllers dropped"));
+	id = injected(f);
+	/*
+	 * Its queues close (on their reactors, a moment later): a command
+	 * finds the connection gone (a few tries while the close is on its way).
+	 */
+	{
+		int rc = 0;
+
+		for (int i = 0; i < 100 && rc >= 0; i++) {
+			rc = ini_read(c2->io[0], 1, 0, 1, f->buf, BLK);
+			if (rc >= 0)
+				fx_sleep_ms(20);
+		}
+		assert_true(rc < 0);
+	}
+	ini_ctrl_destroy(c2);
+	/* The other host's controller carries on. */
+	assert_int_equal(rw(f, false, 1, 0, 1, NULL), 0);
+	/* It connects again. */
+	assert_int_equal(fx_ctrl(&f->fx.d, SUBNQN, FX_HOST_A, 1, NULL, &c2), 0);
+	assert_int_equal(ini_read(c2->io[0], 1, 0, 1, f->buf, BLK), 0);
+	ini_ctrl_shutdown(c2);
+	ini_ctrl_destroy(c2);
+	counts(f, id, &fired, &seen, &spent);
+	assert_int_equal(fired, 1);
+	assert_true(spent); /* once */
+	/* A host with nothing connected: recorded, nothing dropped. */
+	assert_int_equal(ctl(f, "fault inject host-drop " SUBNQN " --host " FX_HOST_B), 0);
+	assert_non_null(strstr(f->out, "none connected"));
+	assert_int_equal(ctl(f, "fault inject host-drop " SUBNQN " --host " FX_HOST_B " --count 3"), 1);
+	assert_non_null(strstr(f->out, "once, now"));
+	assert_int_equal(ctl(f, "fault inject host-drop " SUBNQN), 64);
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+}
+
 static void test_bad_input(void **state)
 {
 	struct fixture *f = *state;
@@ -353,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_write_fail_count),
 		cmocka_unit_test(test_probability_seeded),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_host_drop),
 		/* Restarts on new ports: before anything writes the state file (qos set). */
 		cmocka_unit_test(test_persist),
 		cmocka_unit_test(test_start_conditions),

@@ -599,6 +599,8 @@ void nvmf_tgt_close_ctrls(struct nvmf_tgt *tgt);
  * that were not closing already.
  */
 uint32_t nvmf_subsys_drop_ctrls(struct nvmf_subsys *subsys, const char *why);
+/* The same for the controllers of host @hostnqn only (NULL: every host's). */
+uint32_t nvmf_subsys_drop_host(struct nvmf_subsys *subsys, const char *hostnqn, const char *why);
 struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn);
 int nvmf_subsys_add_host(struct nvmf_subsys *subsys, const char *hostnqn);
 /* -ENOENT if @hostnqn is not on the list. */
