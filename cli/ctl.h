@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bloxctl's inside: the connection to bloxd and the request/answer
- * exchange (ctl_client.c), human and JSON output (ctl_output.c), and the
+ * exchange (ctl_client.c), human and JSON output (ctl_output.c, stats in
+ * ctl_out_stats.c), and the
  * commands, one table of {name, usage, help, exec} per object of the API
  * (ctl_cmd_*.c) that bloxctl.c dispatches through and builds its help
  * from. The pure helpers (parsing, tables, JSON) are in cli.h.

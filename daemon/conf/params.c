@@ -469,12 +469,17 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 		if (blox_param_given(&p->nand, BLOX_NP_BLOCKS_PER_PLANE))
 			ns->auto_blocks = false;
 	}
-	if (p->has_ftl && blox_param_given(&p->ftl, BLOX_FP_PLACEMENT_HANDLES) && !is_nand)
+	if (p->has_ftl && blox_param_given(&p->ftl, BLOX_FP_PLACEMENT_HANDLES) && !is_nand) {
+		if (is_zns)
+			return blox_fail(err, errlen,
+					 "%s.ftl.placement_handles: Flexible Data Placement is for "
+					 "backend \"nand\" only (a zoned namespace places data by zone)",
+					 where);
 		return blox_fail(err, errlen,
 				 "%s.ftl.placement_handles: Flexible Data Placement is for backend "
-				 "\"nand\" only (%s)", where,
-				 is_zns ? "a zoned namespace places data by zone"
-					: "its reclaim units are the FTL's superblocks");
+				 "\"nand\" only (backend %s has no FTL to place data with)",
+				 where, ns->backend);
+	}
 	if (p->has_ftl) {
 		if (!is_nand)
 			return blox_fail(err, errlen, "%s.ftl: only for backend \"nand\"",

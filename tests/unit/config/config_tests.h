@@ -38,6 +38,8 @@ void test_parse_nand_options(void **state);
 void test_parse_devices(void **state);
 /* config_zns.c */
 void test_parse_zns(void **state);
+/* config_fdp.c */
+void test_parse_fdp(void **state);
 /* config_ana.c */
 void test_parse_ana(void **state);
 

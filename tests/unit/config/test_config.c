@@ -580,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_overcommit_key),
 		cmocka_unit_test(test_parse_devices),
 		cmocka_unit_test(test_parse_zns),
+		cmocka_unit_test(test_parse_fdp),
 		cmocka_unit_test(test_parse_ana),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_apply),
