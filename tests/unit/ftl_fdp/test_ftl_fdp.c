@@ -276,6 +276,44 @@ static void test_fdp_no_free_ru(void **state)
 	fx_free(x);
 }
 
+/*
+ * 4b. The same at full utilization with initially isolated handles, and
+ * persistently isolated ones on two planes (a die's planes programmed
+ * together: the handles' streams wait for plane partners as the others do).
+ */
+static void test_fdp_initial_and_planes(void **state)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct fdp_track t = { 0 };
+		struct fx *x;
+
+		fx_cfg_default(&cfg);
+		fx_geo_small(&g);
+		cfg.nr_ruh = k ? 4 : FTL_MAX_RUH;
+		cfg.ruh_persistent = k == 1;
+		g.blocks = 40;
+		g.planes = k ? 2 : 1;
+		x = fx_new(&g, &cfg, false);
+		fdp_fill(x, &t);
+		fdp_overwrite(x, &t, 2ull * x->cap, NULL);
+		assert_false(fx_activity(x).fatal);
+		assert_true(fx_stats(x).gc_runs > 0);
+		if (k)
+			assert_true(fx_stats(x).pages_grouped > 0);
+		fx_flush(x);
+		fx_drain(x);
+		check_placement(x, k == 1);
+		check_counters(x, &t);
+		fx_verify_all(x);
+		fx_check_invariants(x, true);
+		fx_free(x);
+	}
+}
+
 /* 5. Reclaim Unit Handle Update, and handles out of range. */
 static void test_fdp_ruh_update(void **state)
 {
@@ -381,6 +419,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		FX_TEST(test_fdp_placement),   FX_TEST(test_fdp_gc_persistent),
 		FX_TEST(test_fdp_gc_initial),  FX_TEST(test_fdp_no_free_ru),
+		FX_TEST(test_fdp_initial_and_planes),
 		FX_TEST(test_fdp_ruh_update),  FX_TEST(test_fdp_recovery),
 	};
 
