@@ -370,11 +370,12 @@ bool blox_fault_match(struct blox_fault_reg *r, const struct blox_fault_site *si
 		struct blox_fault *f = &r->f[i];
 		bool started;
 
-		if (f->spec.kind != site->kind || !target_matches(&f->spec, site))
+		/* A spent fault looks no more: seen counts the sites it could fire at. */
+		if (f->spec.kind != site->kind || spent(f) || !target_matches(&f->spec, site))
 			continue;
 		started = f->seen >= f->spec.after && site->qd >= f->spec.min_qd;
 		f->seen++;
-		if (spent(f) || !started)
+		if (!started)
 			continue;
 		/*
 		 * A draw whenever it may fire, even after an earlier fault

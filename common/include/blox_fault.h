@@ -107,7 +107,7 @@ struct blox_fault_site {
 struct blox_fault {
 	uint32_t id;
 	struct blox_fault_spec spec;
-	uint64_t seen; /* sites that matched its target */
+	uint64_t seen; /* sites that matched its target while it was not spent */
 	uint64_t fired;
 	uint64_t rng; /* its generator's state */
 };
