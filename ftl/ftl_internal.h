@@ -470,7 +470,7 @@ struct ftl {
 	 * go straight to the store, no engine timing, nothing waits.
 	 */
 	bool sync_io;
-	bool power_failing; /* power is gone: the hold-up programs the buffer, GC takes no victim */
+	bool power_failing; /* power is gone: the hold-up programs the buffer, GC stops */
 	uint64_t ckpt_gen;
 	int fatal; /* a program failed: its -errno (-ENOSPC, -EIO...); writes are refused */
 

@@ -555,6 +555,9 @@ static void gc_run(struct ftl *f)
 {
 	struct ftl_gc *g = &f->gc;
 
+	/* Power is gone: the hold-up is for the write buffer, GC stops where it is. */
+	if (f->power_failing)
+		return;
 	for (;;) {
 		switch (g->tp_waiter.stage) {
 		case GC_SCAN:
@@ -654,6 +657,8 @@ void ftl_gc_step(struct ftl *f)
 	bool wl;
 	int32_t v, hidden;
 
+	if (f->power_failing)
+		return; /* the hold-up programs the write buffer only */
 	/* A deterministic window holds it (plm.c), unless space is short. */
 	if (ftl_plm_gc_hold(f))
 		return;
@@ -676,11 +681,8 @@ void ftl_gc_step(struct ftl *f)
 	}
 	if (g->active)
 		return;
-	/*
-	 * Stopping, GC takes no new victim but the data of a failed program;
-	 * losing power (the hold-up), none.
-	 */
-	if (f->sync_io || f->power_failing || (f->shutting_down && !ftl_pfail_pending(f)))
+	/* Stopping, GC takes no new victim but the data of a failed program. */
+	if (f->sync_io || (f->shutting_down && !ftl_pfail_pending(f)))
 		return;
 	/*
 	 * Is another victim needed once the collected ones are erased? Their

@@ -41,8 +41,8 @@ void ftl_gc_erase_try(struct ftl *f, struct ftl_gc_erase *e)
 	if (e->sb < 0 || e->issued || f->done_through < e->ticket)
 		return;
 	ftl_pfail_release(f, (uint32_t)e->sb); /* its data is on flash elsewhere now */
-	if (ftl_plm_deferring(f))
-		return; /* after the deterministic window */
+	if (ftl_plm_deferring(f) || f->power_failing)
+		return; /* after the deterministic window; none while power is gone */
 	/*
 	 * A failed program's data (moved out of this victim, or newer than
 	 * what it holds) is only in the write buffer until GC moves it again:

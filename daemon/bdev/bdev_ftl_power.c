@@ -16,10 +16,11 @@
  * the caller drops them first), and new ones go to the new instance.
  *
  * Power-loss protection (ftl_config.plp_ms): at the cut the FTL submits
- * every page its write buffer holds, and the flash runs on for the
- * hold-up time in the NAND timing model (the device driven in virtual
- * time, nothing else on this reactor runs meanwhile): what completes by
- * then is on flash, the rest is cut like the rest. Running erases and
+ * every page its write buffer holds and GC stops where it is, and the
+ * flash runs on, in the NAND timing model (the device driven in virtual
+ * time, nothing else on this reactor runs meanwhile), until the buffer is
+ * on flash or the hold-up is over: what completed is on flash, the rest is
+ * cut like the rest. Running erases and
  * programs are not suspended for it. Without it the buffer is lost at
  * once. Either way the acknowledged data lost is counted.
  *
@@ -61,6 +62,8 @@ static void hold_up(struct ftl_bdev *fb, uint32_t ms, struct blox_bdev_power_cut
 			break;
 		nand_advance(fb->dev, next);
 		out->holdup_used_ns = next > t0 ? next - t0 : 0;
+		if (!ftl_volatile_units(fb->ftl))
+			break; /* the buffer is on flash: power can go */
 	}
 }
 

@@ -326,7 +326,7 @@ void ftl_get_stats(const struct ftl *f, struct ftl_stats *st);
 /*
  * Power loss (power.c): ftl_power_fail() submits every page the write
  * buffer holds (padded), for the hold-up of power-loss protection, and
- * GC takes no new victim from then on; the caller then drives the flash
+ * GC stops where it is (no new read, move or erase); the caller then drives the flash
  * as long as it has power (and calls it again if writes that waited
  * filled new pages meanwhile).
  * ftl_volatile_units(): host data units whose only copy is the write

@@ -284,6 +284,8 @@ int main(int argc, char **argv)
 		return sim_wear_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "fdp"))
 		return sim_fdp_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "powercut"))
+		return sim_powercut_main(argc, argv);
 	if (!parse_args(&o, argc, argv))
 		return 0;
 	if (o.exp == 0 || o.exp == 1) {

@@ -26,6 +26,7 @@
  *                with sim_suspend_out.c and sim_suspend.h
  *   sim_wear.c   experiment wear (read latency as the flash wears, refresh off and on)
  *   sim_fdp.c    experiment fdp (a flash cache's two engines, WAF with and without FDP)
+ *   sim_powercut.c  experiment powercut (data lost at a power cut against PLP's hold-up)
  *   blox_sim.c   command line and main
  *
  * Nothing here is global: the options are parsed into a struct sim_opts
@@ -503,5 +504,6 @@ int sim_model_main(int argc, char **argv); /* sim_model.c */
 int sim_suspend_main(int argc, char **argv); /* sim_suspend.c */
 /* "blox-sim wear [options]": its own options, argv[1] "wear"; exit status. */
 int sim_wear_main(int argc, char **argv); /* sim_wear.c */
+int sim_powercut_main(int argc, char **argv); /* sim_powercut.c */
 
 #endif
