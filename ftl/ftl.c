@@ -168,6 +168,7 @@ int ftl_submit(struct ftl *f, struct ftl_io *io)
 	}
 	io->status = 0;
 	io->next = io->pending = io->stage = io->stream = 0;
+	io->err_unit = UINT32_MAX;
 	io->ticket = 0;
 	io->cmt_waited = false;
 	io->ordered = false;

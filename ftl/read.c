@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blox_util.h"
+
 #define FTL_READ_CTXS 1024
 
 int ftl_read_init(struct ftl *f)
@@ -49,6 +51,12 @@ static void rd_done(struct nand_op *op)
 	/* The data is in io->buf already (the op's segments). */
 	if (op->status && !io->status)
 		io->status = -EIO;
+	if (op->status && rd->nsegs) {
+		/* Its units are in ascending order: the first segment's is the lowest. */
+		uint32_t unit = (uint32_t)(((uint8_t *)rd->segs[0].dst - io->buf) / FTL_UNIT);
+
+		io->err_unit = BLOX_MIN(io->err_unit, unit);
+	}
 	ftl_note_read(f, op);
 	TAILQ_INSERT_TAIL(&f->free_rds, rd, link);
 	io->pending--;
@@ -120,6 +128,7 @@ void ftl_read_step(struct ftl *f, struct ftl_io *io)
 			f->st.lost_reads++;
 			if (!io->status)
 				io->status = -EIO;
+			io->err_unit = BLOX_MIN(io->err_unit, io->next);
 			io->next++;
 			continue;
 		}

@@ -200,6 +200,8 @@ static void io_done(struct ftl_io *fio)
 	struct blox_io *io = r->io;
 
 	io->status = fio->status;
+	if (fio->status && fio->err_unit != UINT32_MAX)
+		io->err_offset = BLOX_MAX(io->offset, ((uint64_t)fio->lba + fio->err_unit) * FTL_UNIT);
 	r->busy = false;
 	TAILQ_INSERT_TAIL(&fb->free_ios, r, link);
 	if (fb->nd->smart) {

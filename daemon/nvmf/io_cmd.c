@@ -109,6 +109,7 @@ void nvmf_io_prep(struct nvmf_req *req, enum blox_io_op op, uint64_t slba, uint6
 	struct blox_io *io = &req->io;
 
 	memset(io, 0, sizeof(*io));
+	io->err_offset = UINT64_MAX;
 	io->op = op;
 	io->offset = slba << ns->lba_shift;
 	io->len = nlb << ns->lba_shift;
@@ -183,6 +184,9 @@ static void rw_done(struct blox_io *io)
 	struct nvmf_req *req = io_done(io);
 	struct nvmf_ns_stats *st = &req->ns->stats;
 
+	/* The error log names the first LBA that failed, when the backend knows it. */
+	if (io->status && io->err_offset != UINT64_MAX)
+		req->error_lba = io->err_offset >> req->ns->lba_shift;
 	if (!io->status) {
 		bool rd = io->op == BLOX_IO_READ;
 		uint64_t now = blox_clock_now(req->sq->tgt->clock);

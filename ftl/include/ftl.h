@@ -228,6 +228,7 @@ struct ftl_io {
 	uint8_t *buf; /* nr * FTL_UNIT bytes for READ/WRITE */
 	bool fua;
 	int status;
+	uint32_t err_unit; /* out: a failed READ's first unit that failed (from lba); UINT32_MAX: none known */
 	ftl_io_cb cb;
 	void *cb_arg;
 	/* FTL private. */

@@ -49,6 +49,12 @@ struct blox_io {
 	bool fua;
 	int status; /* 0 or -errno, set by the backend before the callback */
 	/*
+	 * A failed READ's first byte that failed, when the backend knows it
+	 * (the nand backend: the first unit the flash could not read); else
+	 * UINT64_MAX (the submitter sets it so before submit).
+	 */
+	uint64_t err_offset;
+	/*
 	 * Zoned backends: the NVMe status ((SCT << 8) | SC) of a command the
 	 * zone rules refused (status is then -EINVAL), else 0; the LBA a Zone
 	 * Append wrote; the Zone Send Action and Select All of a ZONE_MGMT.
