@@ -31,6 +31,12 @@ static void print_fault(const Blox__Admin__Fault *f)
 	if (s->probability < 1)
 		snprintf(rate, sizeof(rate), ", probability %g (seed %llu)", s->probability,
 			 (unsigned long long)s->seed);
+	if (s->device[0]) {
+		printf("fault %u: %s, die %u of device %s%s%s: seen %llu, fired %llu%s\n", f->id,
+		       s->kind, s->die, s->device, rate, when, (unsigned long long)f->seen,
+		       (unsigned long long)f->fired, f->spent ? " (spent)" : "");
+		return;
+	}
 	if (!s->nsid) {
 		printf("fault %u: %s, host %s on %s: fired %llu%s\n", f->id, s->kind, s->host_nqn,
 		       s->nqn, (unsigned long long)f->fired,
@@ -79,7 +85,7 @@ static int parse_probability(const char *v, double *out)
 static int fault_inject(struct ctl *c, int argc, char **argv)
 {
 	Blox__Admin__FaultSpec r = BLOX__ADMIN__FAULT_SPEC__INIT;
-	uint64_t min_qd = 0;
+	uint64_t min_qd = 0, die = 0;
 	const struct {
 		const char *opt;
 		uint64_t *v;
@@ -88,6 +94,7 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 		{ "--lba", &r.lba, UINT64_MAX },     { "--nlb", &r.nlb, UINT64_MAX },
 		{ "--count", &r.count, UINT64_MAX }, { "--seed", &r.seed, UINT64_MAX },
 		{ "--after", &r.after, UINT64_MAX }, { "--min-qd", &min_qd, UINT32_MAX },
+		{ "--die", &die, UINT32_MAX },
 	};
 	char *pos[3];
 	int npos = 0;
@@ -113,6 +120,10 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 			r.host_nqn = (char *)v;
 			continue;
 		}
+		if (!strcmp(o, "--device")) {
+			r.device = (char *)v;
+			continue;
+		}
 		if (!strcmp(o, "--probability")) {
 			if (parse_probability(v, &r.probability))
 				return CTL_EX_USAGE;
@@ -125,6 +136,14 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 			return ctl_usage_err("fault inject: unknown option '%s'", o);
 		if (blox_parse_count(v, nums[k].max, nums[k].v))
 			return ctl_usage_err("fault inject: %s '%s' is not a number", o, v);
+	}
+	if (npos >= 1 && (!strcmp(pos[0], "erase-fail") || !strcmp(pos[0], "program-fail"))) {
+		if (npos != 1 || !r.device[0] || !ctl_has_flag(argc, argv, "--die"))
+			return ctl_usage_err("fault inject: %s --device NAME --die N", pos[0]);
+		r.kind = pos[0];
+		r.die = (uint32_t)die;
+		r.min_qd = (uint32_t)min_qd;
+		return ctl_call(c, "InjectFault", &r.base, print_one);
 	}
 	if (npos >= 1 && !strcmp(pos[0], "host-drop")) {
 		if (npos != 2 || !r.host_nqn[0])
@@ -216,8 +235,10 @@ static const struct ctl_cmd fault_cmds[] = {
 	{ "inject",
 	  "KIND NQN NSID [--lba N] [--nlb N] [--count N]\n"
 	  "[--probability P] [--seed N] [--after N] [--min-qd N] [--persist]\n"
-	  "| host-drop NQN --host HOSTNQN",
-	  "read-unc, write-fail: that range fails; host-drop: its connections drop",
+	  "| host-drop NQN --host HOSTNQN\n"
+	  "| erase-fail|program-fail --device NAME --die N [--count N] ...",
+	  "read-unc, write-fail: that range fails; host-drop: its connections drop; "
+	  "erase-fail, program-fail: that die's next erases or programs",
 	  fault_inject },
 	{ "list", "", "faults, with how often each fired", fault_list },
 	{ "clear", "ID | --all", "take a fault (or all) away", fault_clear },

@@ -14,6 +14,7 @@
 #define BLOX_NAND_ENGINE_INTERNAL_H
 
 #include "nand.h"
+#include "blox_fault.h"
 
 enum die_phase {
 	DIE_IDLE,
@@ -93,6 +94,9 @@ struct nand_dev {
 	uint8_t *best; /* ntenants: each one's best class in a group pick */
 	struct nand_rel_state *rel; /* cfg.rel enabled (and a store): wear state */
 	uint32_t *fail_programs; /* per die: programs still to fail (nand_fail_programs()) */
+	/* Faults on demand (nand_dev_set_faults()): erases and programs by die; NULL: none. */
+	struct blox_fault_reg *faults;
+	char fault_name[BLOX_FAULT_NAME_MAX];
 };
 
 /* reliability.c */
@@ -111,6 +115,8 @@ void nand_rel_fini(struct nand_dev *dev);
 uint64_t nand_rel_read_start(struct nand_dev *dev, struct nand_op *op, uint64_t t);
 /* An erase completes: does it fail (the block then bad)? */
 bool nand_rel_erase_fails(struct nand_dev *dev, struct nand_op *op);
+/* An erase completes: does an injected fault fail it (the block then bad)? */
+bool nand_fault_erase_fails(struct nand_dev *dev, struct nand_op *op);
 /*
  * A program completes: does it fail (forced by nand_fail_programs(), or
  * drawn by the model when it is on)? The block is bad then.

@@ -217,8 +217,8 @@ void nand_op_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
 		op->status = -EIO; /* nothing to hand over */
 	if (!op->status && !op->timing_only && dev->store && op_block_bad(dev, op))
 		op->status = -EIO; /* its block went bad while it was queued */
-	if (dev->rel && !op->status && !op->timing_only && op->kind == NAND_OP_ERASE &&
-	    nand_rel_erase_fails(dev, op))
+	if (!op->status && !op->timing_only && op->kind == NAND_OP_ERASE && dev->store &&
+	    ((dev->rel && nand_rel_erase_fails(dev, op)) || nand_fault_erase_fails(dev, op)))
 		op->status = -EIO; /* the block is bad now: its pages stay as they were */
 	if (!op->status && !op->timing_only && op->kind == NAND_OP_PROGRAM && dev->store &&
 	    nand_program_fails(dev, op))

@@ -39,6 +39,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -350,14 +351,43 @@ static void mark_bad(struct nand_dev *dev, const struct nand_op *op)
 	}
 }
 
+void nand_dev_set_faults(struct nand_dev *dev, struct blox_fault_reg *reg, const char *name)
+{
+	dev->faults = reg;
+	snprintf(dev->fault_name, sizeof(dev->fault_name), "%s", name ? name : "");
+}
+
+/* Whether an injected fault of kind @k fails @op (on a die of this device). */
+static bool fault_fires(struct nand_dev *dev, const struct nand_op *op, enum blox_fault_kind k)
+{
+	struct blox_fault_site site = {
+		.kind = k,
+		.device = dev->fault_name,
+		.die = nand_die_index(&dev->cfg.geo, &op->addr),
+		.qd = 1,
+	};
+
+	return blox_fault_armed(dev->faults, k) && blox_fault_match(dev->faults, &site, NULL);
+}
+
+bool nand_fault_erase_fails(struct nand_dev *dev, struct nand_op *op)
+{
+	if (!fault_fires(dev, op, BLOX_FAULT_ERASE_FAIL))
+		return false;
+	mark_bad(dev, op);
+	dev->stats.rel.erase_failures++;
+	return true;
+}
+
 bool nand_program_fails(struct nand_dev *dev, struct nand_op *op)
 {
 	const struct nand_reliability *r = &dev->cfg.rel;
 	uint32_t die = nand_die_index(&dev->cfg.geo, &op->addr);
 	bool failed = false;
 
-	if (dev->fail_programs[die]) {
-		dev->fail_programs[die]--;
+	if (dev->fail_programs[die] || fault_fires(dev, op, BLOX_FAULT_PROGRAM_FAIL)) {
+		if (dev->fail_programs[die])
+			dev->fail_programs[die]--;
 		failed = true;
 	} else if (dev->rel && r->program_fail > 0) {
 		const struct nand_block_meta *m =

@@ -5,8 +5,8 @@
  * registry, with their ids, when bloxd starts:
  *
  *   {"faults": [{"id": 3, "kind": "read-unc", "nqn": "...", "nsid": 1,
- *     "lba": 100, "nlb": 8, "count": 0, "probability": 1, "seed": 0,
- *     "after": 0, "min_qd": 0}]}
+ *     "device": "", "die": 0, "lba": 100, "nlb": 8, "count": 0,
+ *     "probability": 1, "seed": 0, "after": 0, "min_qd": 0}]}
  *
  * How often a fault was seen and fired starts again at zero. A file that
  * cannot be read, or an entry that is not a fault, is said in the log and
@@ -51,6 +51,8 @@ static json_object *fault_json(const struct blox_fault *f)
 	json_object_object_add(o, "kind", json_object_new_string(blox_fault_kind_name(s->kind)));
 	json_object_object_add(o, "nqn", json_object_new_string(s->subsys));
 	json_object_object_add(o, "nsid", json_object_new_int64(s->nsid));
+	json_object_object_add(o, "device", json_object_new_string(s->device));
+	json_object_object_add(o, "die", json_object_new_int64(s->die));
 	for (size_t i = 0; i < BLOX_ARRAY_SIZE(u64_fields); i++)
 		json_object_object_add(
 			o, u64_fields[i].key,
@@ -107,6 +109,10 @@ static int fault_from_json(json_object *o, struct blox_fault_spec *s, uint32_t *
 		snprintf(s->subsys, sizeof(s->subsys), "%s", json_object_get_string(v));
 	if (json_object_object_get_ex(o, "nsid", &v))
 		s->nsid = (uint32_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(o, "device", &v))
+		snprintf(s->device, sizeof(s->device), "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(o, "die", &v))
+		s->die = (uint32_t)json_object_get_int64(v);
 	for (size_t i = 0; i < BLOX_ARRAY_SIZE(u64_fields); i++)
 		if (json_object_object_get_ex(o, u64_fields[i].key, &v))
 			*(uint64_t *)((char *)s + u64_fields[i].off) = json_object_get_uint64(v);

@@ -33,6 +33,8 @@ static void fault_msg_fill(const struct blox_fault *f, struct fault_msg *x)
 	x->s.kind = (char *)blox_fault_kind_name(s->kind);
 	x->s.nqn = (char *)s->subsys;
 	x->s.host_nqn = (char *)s->host;
+	x->s.device = (char *)s->device;
+	x->s.die = s->die;
 	x->s.nsid = s->nsid;
 	x->s.lba = s->lba;
 	x->s.nlb = s->nlb;
@@ -68,9 +70,11 @@ static int spec_from_request(struct blox_admin *a, const Blox__Admin__FaultSpec 
 		return snprintf(err, errlen,
 				"unknown fault kind '%s' (read-unc, write-fail, host-drop)", in->kind),
 		       ADM_S_INVALID_ARGUMENT;
-	if (k != BLOX_FAULT_READ_UNC && k != BLOX_FAULT_WRITE_FAIL && k != BLOX_FAULT_HOST_DROP)
+	if (k != BLOX_FAULT_READ_UNC && k != BLOX_FAULT_WRITE_FAIL && k != BLOX_FAULT_HOST_DROP &&
+	    k != BLOX_FAULT_ERASE_FAIL && k != BLOX_FAULT_PROGRAM_FAIL)
 		return snprintf(err, errlen,
-				"fault kind %s: not built yet (read-unc, write-fail, host-drop)",
+				"fault kind %s: not built yet (read-unc, write-fail, host-drop, "
+				"erase-fail, program-fail)",
 				in->kind),
 		       ADM_S_INVALID_ARGUMENT;
 	s->kind = (enum blox_fault_kind)k;
@@ -84,6 +88,25 @@ static int spec_from_request(struct blox_admin *a, const Blox__Admin__FaultSpec 
 	s->after = in->after;
 	s->min_qd = in->min_qd;
 	s->persist = in->persist;
+	if (k == BLOX_FAULT_ERASE_FAIL || k == BLOX_FAULT_PROGRAM_FAIL) {
+		/* A die of a registered device: the next erases or programs on it. */
+		const struct prov_device *dev = prov_device_find(a->prov, in->device);
+		uint32_t dies;
+
+		if (!in->device[0])
+			return snprintf(err, errlen, "%s: a device is needed (--device)", in->kind),
+			       ADM_S_INVALID_ARGUMENT;
+		if (!dev)
+			return snprintf(err, errlen, "device %s not found", in->device), ADM_S_NOT_FOUND;
+		dies = nand_dies(&blox_nand_dev_nand_config(dev->dev)->geo);
+		if (in->die >= dies)
+			return snprintf(err, errlen, "die %u: device %s has dies 0 to %u", in->die,
+					in->device, dies - 1),
+			       ADM_S_INVALID_ARGUMENT;
+		snprintf(s->device, sizeof(s->device), "%s", in->device);
+		s->die = in->die;
+		return blox_fault_spec_check(s, err, errlen) ? ADM_S_INVALID_ARGUMENT : 0;
+	}
 	if (!in->nqn[0])
 		return snprintf(err, errlen, "a subsystem NQN is required"), ADM_S_INVALID_ARGUMENT;
 	sub = nvmf_subsys_find(a->tgt, in->nqn);

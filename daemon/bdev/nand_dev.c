@@ -328,6 +328,11 @@ const struct nand_config *blox_nand_dev_nand_config(const struct blox_nand_dev *
 	return nand_dev_config(d->dev);
 }
 
+void blox_nand_dev_set_faults(struct blox_nand_dev *d, struct blox_fault_reg *reg)
+{
+	nand_dev_set_faults(d->dev, reg, d->name);
+}
+
 static int erase_here(struct blox_nand_dev *d, const uint32_t *dies, uint32_t nr,
 		      uint32_t first_block, uint32_t nr_blocks)
 {

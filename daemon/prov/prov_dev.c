@@ -466,6 +466,9 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *cd, ch
 				     prov_home(p, d->reactor), p->tgt->base, p->tgt->clock,
 				     &d->dev);
 	if (!rc)
+		/* Before any namespace is on it: faults on demand by its name and die. */
+		blox_nand_dev_set_faults(d->dev, p->tgt->faults);
+	if (!rc)
 		blox_log(p->log, BLOX_LOG_INFO, "device %s: %s%s, on reactor %u", cd->name,
 			 cd->store_ram ? "flash in RAM" : fresh ? "store file created: "
 								 : "store file opened: ",

@@ -436,6 +436,14 @@ uint64_t nand_inflight(const struct nand_dev *dev);
  * -ERANGE for a die out of range, -EINVAL without a store.
  */
 int nand_fail_programs(struct nand_dev *dev, uint32_t die, uint32_t n);
+/*
+ * Faults on demand (blox_fault.h): erases and programs of a die fail when
+ * a fault of kind erase-fail or program-fail in @reg for device @name and
+ * that die fires (the block is bad then, as when the model fails it). Set
+ * before the device takes ops; @reg outlives it. NULL: none.
+ */
+struct blox_fault_reg;
+void nand_dev_set_faults(struct nand_dev *dev, struct blox_fault_reg *reg, const char *name);
 /* Programs still to fail on die @die (nand_fail_programs()). */
 uint32_t nand_programs_to_fail(const struct nand_dev *dev, uint32_t die);
 

@@ -14,7 +14,10 @@
  * - bad input: each refused with its reason and exit code, nothing added;
  * - host-drop: a host's controllers drop at once, it connects again, the
  *   other host's controller carries on;
- * - --persist: a fault kept across a restart of bloxd; one without it gone.
+ * - --persist: a fault kept across a restart of bloxd; one without it gone;
+ * - erase-fail: the next erase on a die of a registered device fails, GC
+ *   retires its superblock (a vSSD's spare is a couple of superblocks:
+ *   one), the namespace's data stays intact.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -241,7 +244,7 @@ static void test_probability_seeded(void **state)
 static void test_start_conditions(void **state)
 {
 	struct fixture *f = *state;
-	struct ini_req r[6];
+	struct ini_req r[8];
 
 	/* After 5 matching reads, once. */
 	assert_int_equal(ctl(f, "fault inject read-unc " SUBNQN " 1 --lba 0 --nlb 4 --after 5 "
@@ -255,24 +258,26 @@ static void test_start_conditions(void **state)
 	/*
 	 * At a queue depth of 4 (commands of the namespace at its backend,
 	 * this one included). A read limit of 4 IOPS holds reads at the
-	 * backend 250 ms apart, so the depth each read finds is known: the
-	 * first passes and may still be at the backend, the k-th finds the
-	 * k-2 held before it. Alone, never; of six sent at once, the fifth and
-	 * sixth (and the fourth, if the first is still on its way).
+	 * backend 250 ms apart, so the depth each read finds is bounded: the
+	 * first (and a second, if the bucket holds two tokens) passes and may
+	 * still be at the backend, each later one finds the ones held before
+	 * it. Alone, never; of eight sent at once, never the first three
+	 * (at most two others before them), always the last two (at least
+	 * four held before them).
 	 */
 	assert_int_equal(ctl(f, "fault inject read-unc " SUBNQN " 3 --lba 0 --nlb 64 --min-qd 4"), 0);
 	assert_int_equal(rw(f, false, 3, 0, 1, NULL), 0);
 	assert_int_equal(ctl(f, "qos set " SUBNQN " 3 --read-iops 4 --burst-ms 1"), 0);
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 8; i++) {
 		ini_req_rw(&r[i], nvme_cmd_read, 3, (uint64_t)i * 8, 8, f->buf + (size_t)i * 8 * BLK,
 			   8 * BLK);
 		assert_int_equal(ini_submit(f->c->io[0], &r[i]), 0);
 	}
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 8; i++)
 		assert_int_equal(ini_wait(f->c->io[0], &r[i]), 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(ini_status(&r[i].cqe), 0);
-	for (int i = 4; i < 6; i++)
+	for (int i = 6; i < 8; i++)
 		assert_int_equal(INI_SC_CODE(ini_status(&r[i].cqe)),
 				 INI_SC(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
 	assert_int_equal(ctl(f, "qos set " SUBNQN " 3 --read-iops off --burst-ms off"), 0);
@@ -391,6 +396,75 @@ static void test_persist(void **state)
 	assert_non_null(strstr(f->out, "no faults"));
 }
 
+/* The next erase on a die of a registered device fails: GC retires its superblock. */
+static void test_erase_fail(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t fired, seen, bad = 0, retired = 0;
+	json_object *o, *nss, *n, *sub, *v;
+	uint8_t *w = f->buf + 32 * BLK;
+	uint32_t id;
+	bool spent;
+
+	assert_int_equal(ctl(f, "device create flash --channels 1 --dies-per-channel 2 --planes 1 "
+				"--pages-per-block 48 --blocks-per-plane 32"), 0);
+	assert_int_equal(ctl(f, "ns create " SUBNQN " --nsid 4 --size 4M --device flash "
+				"--isolation chip:2"), 0);
+	assert_int_equal(ctl(f, "fault inject erase-fail --device flash --die 9"), 1);
+	assert_non_null(strstr(f->out, "dies 0 to 1"));
+	assert_int_equal(ctl(f, "fault inject erase-fail --device nosuch --die 0"), 2);
+	assert_int_equal(ctl(f, "fault inject erase-fail --device flash --die 1 --count 1"), 0);
+	id = injected(f);
+	/* Overwrite the namespace until GC has erased: 12 times its size. */
+	for (uint32_t i = 0; i < 12 * (4u << 20) / (32 * BLK); i++) {
+		memset(w, (int)(i & 0xff), 32 * BLK);
+		int st = ini_write(f->c->io[0], 4, (i * 32) % 1024, 32, w, 32 * BLK, false);
+
+		if (st) {
+			ctl(f, "stats " SUBNQN " 4");
+			fail_msg("write %u: status %#x\n%s", i, st, f->out);
+		}
+	}
+	assert_int_equal(ini_flush(f->c->io[0], 4), 0);
+	/* GC erases behind the writes: wait for the one that fails (its retirement with it). */
+	for (int i = 0; i < 300; i++) {
+		counts(f, id, &fired, &seen, &spent);
+		if (fired)
+			break;
+		fx_sleep_ms(50);
+	}
+	assert_int_equal(fired, 1);
+	assert_true(spent);
+	/* The block went bad, its superblock is retired (as the erase completes); the data is intact. */
+	for (int i = 0; i < 300 && !retired; i++) {
+		if (i)
+			fx_sleep_ms(50);
+		assert_int_equal(ctl(f, "--json stats " SUBNQN " 4"), 0);
+		o = json_tokener_parse(f->out);
+		assert_non_null(o);
+		assert_true(json_object_object_get_ex(o, "namespaces", &nss));
+		n = json_object_array_get_idx(nss, 0);
+		if (json_object_object_get_ex(n, "nand", &sub) &&
+		    json_object_object_get_ex(sub, "grown_bad_blocks", &v))
+			bad = (uint64_t)json_object_get_int64(v);
+		if (json_object_object_get_ex(n, "ftl", &sub) &&
+		    json_object_object_get_ex(sub, "superblocks_retired", &v))
+			retired = (uint64_t)json_object_get_int64(v);
+		json_object_put(o);
+	}
+	assert_int_equal(bad, 1);
+	assert_int_equal(retired, 1);
+	for (uint32_t lba = 0; lba < 1024; lba += 32) {
+		uint32_t last = 12 * (4u << 20) / (32 * BLK) - 32 + lba / 32; /* its last write */
+
+		assert_int_equal(ini_read(f->c->io[0], 4, lba, 32, f->buf, 32 * BLK), 0);
+		for (uint32_t k = 0; k < 32 * BLK; k++)
+			if (f->buf[k] != (uint8_t)(last & 0xff))
+				fail_msg("LBA %u: byte %u is %u, want %u", lba, k, f->buf[k], last & 0xff);
+	}
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+}
+
 int main(void)
 {
 	static const struct fx_group g = { .subsystems = subsystems,
@@ -407,6 +481,7 @@ int main(void)
 		/* Restarts on new ports: before anything writes the state file (qos set). */
 		cmocka_unit_test(test_persist),
 		cmocka_unit_test(test_start_conditions),
+		cmocka_unit_test(test_erase_fail),
 	};
 
 	return FX_MAIN(&g, tests);

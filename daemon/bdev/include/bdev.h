@@ -625,6 +625,9 @@ const char *blox_nand_dev_name(const struct blox_nand_dev *d);
 uint32_t blox_nand_dev_refs(const struct blox_nand_dev *d);
 /* Its NAND configuration. */
 const struct nand_config *blox_nand_dev_nand_config(const struct blox_nand_dev *d);
+/* Its erases and programs fail as faults in @reg for its name say (nand_dev_set_faults()). */
+struct blox_fault_reg;
+void blox_nand_dev_set_faults(struct blox_nand_dev *d, struct blox_fault_reg *reg);
 /* Bytes of host memory its pages take now: 0 for a store file. */
 uint64_t blox_nand_dev_mem_bytes(const struct blox_nand_dev *d);
 /*

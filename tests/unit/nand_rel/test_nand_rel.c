@@ -8,6 +8,9 @@
  * 1 KiB codewords) with a RAM store.
  */
 #include "nand_fixture.h"
+#include "blox_fault.h"
+
+#include <stdio.h>
 
 static struct nand_reliability rel_on(void)
 {
@@ -387,6 +390,65 @@ static void test_erase_failure(void **state)
 }
 
 /*
+ * Faults on demand (nand_dev_set_faults(), the model off): an erase-fail
+ * fault with a count of 1 on a die fails the next erase there (the block
+ * bad, counted as the model's are) and no other; a program-fail one the
+ * next program; a fault for another device's name touches nothing.
+ */
+static void test_fault_hook(void **state)
+{
+	struct blox_fault_spec s = { .kind = BLOX_FAULT_ERASE_FAIL, .count = 1, .probability = 1 };
+	struct blox_fault_reg *reg;
+	struct nand_op op;
+	struct fx f;
+	uint64_t t = 1000000;
+
+	(void)state;
+	fx_init(&f);
+	fx_small_geo(&f.cfg.geo);
+	fx_create(&f, true);
+	assert_int_equal(blox_fault_reg_create(&reg), 0);
+	nand_dev_set_faults(f.dev, reg, "d0");
+	fx_data_op(&f, &op, NAND_OP_ERASE, 1, 0, NULL, NULL);
+	s.die = nand_die_index(&f.cfg.geo, &op.addr);
+	snprintf(s.device, sizeof(s.device), "d1"); /* another device's */
+	assert_int_equal(blox_fault_add(reg, &s, 0, NULL, NULL, 0), 0);
+	program0(&f, 1, t += 10000000);
+	fx_data_op(&f, &op, NAND_OP_ERASE, 1, 0, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, 0);
+	snprintf(s.device, sizeof(s.device), "d0");
+	assert_int_equal(blox_fault_add(reg, &s, 0, NULL, NULL, 0), 0);
+	program0(&f, 2, t += 10000000);
+	fx_data_op(&f, &op, NAND_OP_ERASE, 2, 0, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, -EIO);
+	assert_true(f.store->blocks[fx_blk_idx(&f, 2)].flags & NAND_BLOCK_BAD);
+	assert_int_equal(f.store->blocks[fx_blk_idx(&f, 2)].write_ptr, 1); /* not erased */
+	assert_int_equal(nand_dev_stats(f.dev)->rel.erase_failures, 1);
+	/* Spent: the next erase on the die succeeds. */
+	program0(&f, 3, t += 10000000);
+	fx_data_op(&f, &op, NAND_OP_ERASE, 3, 0, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, 0);
+	/* The next program fails, then programs go on. */
+	s.kind = BLOX_FAULT_PROGRAM_FAIL;
+	assert_int_equal(blox_fault_add(reg, &s, 0, NULL, NULL, 0), 0);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 0, 0, page_buf, oob_buf);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, -EIO);
+	assert_true(f.store->blocks[fx_blk_idx(&f, 0)].flags & NAND_BLOCK_BAD);
+	assert_int_equal(nand_dev_stats(f.dev)->rel.program_failures, 1);
+	program0(&f, 1, t += 10000000);
+	fx_destroy(&f);
+	blox_fault_reg_destroy(reg);
+}
+
+/*
  * Program failures: forced on a die (nand_fail_programs(), the model off)
  * and drawn by the model. The page is not programmed, the block is bad,
  * the programs queued behind on it fail too, other dies and blocks are
@@ -550,6 +612,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_seeded, fx_teardown),
 		cmocka_unit_test_teardown(test_off_never_fails, fx_teardown),
 		cmocka_unit_test_teardown(test_erase_failure, fx_teardown),
+		cmocka_unit_test_teardown(test_fault_hook, fx_teardown),
 		cmocka_unit_test_teardown(test_program_failure, fx_teardown),
 		cmocka_unit_test_teardown(test_power_cut, fx_teardown),
 	};
