@@ -137,7 +137,8 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 		if (blox_parse_count(v, nums[k].max, nums[k].v))
 			return ctl_usage_err("fault inject: %s '%s' is not a number", o, v);
 	}
-	if (npos >= 1 && (!strcmp(pos[0], "erase-fail") || !strcmp(pos[0], "program-fail"))) {
+	if (npos >= 1 && (!strcmp(pos[0], "erase-fail") || !strcmp(pos[0], "program-fail") ||
+			  !strcmp(pos[0], "die-fail"))) {
 		if (npos != 1 || !r.device[0] || !ctl_has_flag(argc, argv, "--die"))
 			return ctl_usage_err("fault inject: %s --device NAME --die N", pos[0]);
 		r.kind = pos[0];
@@ -236,9 +237,9 @@ static const struct ctl_cmd fault_cmds[] = {
 	  "KIND NQN NSID [--lba N] [--nlb N] [--count N]\n"
 	  "[--probability P] [--seed N] [--after N] [--min-qd N] [--persist]\n"
 	  "| host-drop NQN --host HOSTNQN\n"
-	  "| erase-fail|program-fail --device NAME --die N [--count N] ...",
+	  "| erase-fail|program-fail|die-fail --device NAME --die N [--count N] ...",
 	  "read-unc, write-fail: that range fails; host-drop: its connections drop; "
-	  "erase-fail, program-fail: that die's next erases or programs",
+	  "erase-fail, program-fail, die-fail: that die's erases, programs or reads",
 	  fault_inject },
 	{ "list", "", "faults, with how often each fired", fault_list },
 	{ "clear", "ID | --all", "take a fault (or all) away", fault_clear },

@@ -117,6 +117,8 @@ uint64_t nand_rel_read_start(struct nand_dev *dev, struct nand_op *op, uint64_t 
 bool nand_rel_erase_fails(struct nand_dev *dev, struct nand_op *op);
 /* An erase completes: does an injected fault fail it (the block then bad)? */
 bool nand_fault_erase_fails(struct nand_dev *dev, struct nand_op *op);
+/* A read of data completes: does an injected die-fail fault fail it (nothing handed over)? */
+bool nand_fault_read_fails(struct nand_dev *dev, const struct nand_op *op);
 /*
  * A program completes: does it fail (forced by nand_fail_programs(), or
  * drawn by the model when it is on)? The block is bad then.

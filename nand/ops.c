@@ -215,6 +215,9 @@ void nand_op_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
 	dev->dies[die].st.ops[op->kind]++;
 	if (op->uncorrectable && !op->status)
 		op->status = -EIO; /* nothing to hand over */
+	if (!op->status && !op->timing_only && op->kind == NAND_OP_READ && dev->store &&
+	    nand_fault_read_fails(dev, op))
+		op->status = -EIO; /* a failed die: nothing to hand over, the page as it was */
 	if (!op->status && !op->timing_only && dev->store && op_block_bad(dev, op))
 		op->status = -EIO; /* its block went bad while it was queued */
 	if (!op->status && !op->timing_only && op->kind == NAND_OP_ERASE && dev->store &&

@@ -379,6 +379,17 @@ bool nand_fault_erase_fails(struct nand_dev *dev, struct nand_op *op)
 	return true;
 }
 
+bool nand_fault_read_fails(struct nand_dev *dev, const struct nand_op *op)
+{
+	/* The OOB alone is the FTL's metadata under a stronger code: as the model, not failed. */
+	if (!op->data && !op->nsegs)
+		return false;
+	if (!fault_fires(dev, op, BLOX_FAULT_DIE_FAIL))
+		return false;
+	dev->stats.rel.uncorrectable++;
+	return true;
+}
+
 bool nand_program_fails(struct nand_dev *dev, struct nand_op *op)
 {
 	const struct nand_reliability *r = &dev->cfg.rel;

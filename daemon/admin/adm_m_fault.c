@@ -71,10 +71,10 @@ static int spec_from_request(struct blox_admin *a, const Blox__Admin__FaultSpec 
 				"unknown fault kind '%s' (read-unc, write-fail, host-drop)", in->kind),
 		       ADM_S_INVALID_ARGUMENT;
 	if (k != BLOX_FAULT_READ_UNC && k != BLOX_FAULT_WRITE_FAIL && k != BLOX_FAULT_HOST_DROP &&
-	    k != BLOX_FAULT_ERASE_FAIL && k != BLOX_FAULT_PROGRAM_FAIL)
+	    k != BLOX_FAULT_ERASE_FAIL && k != BLOX_FAULT_PROGRAM_FAIL && k != BLOX_FAULT_DIE_FAIL)
 		return snprintf(err, errlen,
 				"fault kind %s: not built yet (read-unc, write-fail, host-drop, "
-				"erase-fail, program-fail)",
+				"erase-fail, program-fail, die-fail)",
 				in->kind),
 		       ADM_S_INVALID_ARGUMENT;
 	s->kind = (enum blox_fault_kind)k;
@@ -88,7 +88,7 @@ static int spec_from_request(struct blox_admin *a, const Blox__Admin__FaultSpec 
 	s->after = in->after;
 	s->min_qd = in->min_qd;
 	s->persist = in->persist;
-	if (k == BLOX_FAULT_ERASE_FAIL || k == BLOX_FAULT_PROGRAM_FAIL) {
+	if (k == BLOX_FAULT_ERASE_FAIL || k == BLOX_FAULT_PROGRAM_FAIL || k == BLOX_FAULT_DIE_FAIL) {
 		/* A die of a registered device: the next erases or programs on it. */
 		const struct prov_device *dev = prov_device_find(a->prov, in->device);
 		uint32_t dies;

@@ -439,8 +439,10 @@ int nand_fail_programs(struct nand_dev *dev, uint32_t die, uint32_t n);
 /*
  * Faults on demand (blox_fault.h): erases and programs of a die fail when
  * a fault of kind erase-fail or program-fail in @reg for device @name and
- * that die fires (the block is bad then, as when the model fails it). Set
- * before the device takes ops; @reg outlives it. NULL: none.
+ * that die fires (the block is bad then, as when the model fails it), and
+ * reads of data (not of the OOB alone) on a die with a die-fail fault
+ * that fires fail with -EIO (counted as uncorrectable; the page stays as
+ * it was). Set before the device takes ops; @reg outlives it. NULL: none.
  */
 struct blox_fault_reg;
 void nand_dev_set_faults(struct nand_dev *dev, struct blox_fault_reg *reg, const char *name);

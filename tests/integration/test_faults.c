@@ -17,7 +17,8 @@
  * - --persist: a fault kept across a restart of bloxd; one without it gone;
  * - erase-fail: the next erase on a die of a registered device fails, GC
  *   retires its superblock (a vSSD's spare is a couple of superblocks:
- *   one), the namespace's data stays intact.
+ *   one), the namespace's data stays intact; die-fail: a read touching
+ *   the failed die gets Unrecovered Read Error.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -462,6 +463,12 @@ static void test_erase_fail(void **state)
 			if (f->buf[k] != (uint8_t)(last & 0xff))
 				fail_msg("LBA %u: byte %u is %u, want %u", lba, k, f->buf[k], last & 0xff);
 	}
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+	/* A failed die: every read of data on it fails (a 128 KiB read spans both dies). */
+	assert_int_equal(ctl(f, "fault inject die-fail --device flash --die 5"), 1);
+	assert_int_equal(ctl(f, "fault inject die-fail --device flash --die 0"), 0);
+	assert_int_equal(INI_SC_CODE(rw(f, false, 4, 0, 32, NULL)),
+			 INI_SC(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
 }
 

@@ -393,7 +393,8 @@ static void test_erase_failure(void **state)
  * Faults on demand (nand_dev_set_faults(), the model off): an erase-fail
  * fault with a count of 1 on a die fails the next erase there (the block
  * bad, counted as the model's are) and no other; a program-fail one the
- * next program; a fault for another device's name touches nothing.
+ * next program; a die-fail one the next read of data (the page intact);
+ * a fault for another device's name touches nothing.
  */
 static void test_fault_hook(void **state)
 {
@@ -444,6 +445,21 @@ static void test_fault_hook(void **state)
 	assert_true(f.store->blocks[fx_blk_idx(&f, 0)].flags & NAND_BLOCK_BAD);
 	assert_int_equal(nand_dev_stats(f.dev)->rel.program_failures, 1);
 	program0(&f, 1, t += 10000000);
+	/* A failed die: the next read of data fails, nothing handed over; then it reads. */
+	s.kind = BLOX_FAULT_DIE_FAIL;
+	assert_int_equal(blox_fault_add(reg, &s, 0, NULL, NULL, 0), 0);
+	memset(rd_buf, 0xa5, f.cfg.geo.page_size);
+	fx_data_op(&f, &op, NAND_OP_READ, 1, 0, rd_buf, NULL);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, -EIO);
+	assert_int_equal(rd_buf[0], 0xa5);
+	assert_int_equal(nand_dev_stats(f.dev)->rel.uncorrectable, 1);
+	fx_data_op(&f, &op, NAND_OP_READ, 1, 0, rd_buf, NULL);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, 0);
+	assert_memory_equal(rd_buf, page_buf, f.cfg.geo.page_size);
 	fx_destroy(&f);
 	blox_fault_reg_destroy(reg);
 }
