@@ -53,6 +53,7 @@ for nqn in ${NQNS//,/ }; do
 	vwc=$(nvme id-ctrl "$dev" | awk '$1 == "vwc" {print $3}')
 	ok "$nqn: $dev, ext4 made, id-ctrl vwc $vwc"
 	: >"$W/synced"
+	rm -f "$W"/log* # each subsystem's writer logs start empty
 	for cycle in $(seq "$CYCLES"); do
 		mount -t ext4 "$dev" "$MNT" || fail "$nqn cycle $cycle: mount"
 		mkdir -p "$MNT/c$cycle"

@@ -3,8 +3,7 @@
 # run_powercut.sh - interop test of power cuts with a real Linux NVMe/TCP
 # initiator: ext4 on a vSSD written by a workload that fsyncs, power cut mid-
 # write from the host side (bloxctl fault power-cut), e2fsck clean and every
-# fsynced file intact after, with power-loss protection off (and on with
-# BLOX_POWERCUT_PLP=1, failing for now).
+# fsynced file intact after, with power-loss protection off and on.
 #
 # Usage: run_powercut.sh BLOXD BLOXCTL [KERNEL_SERIES]
 #
@@ -63,10 +62,7 @@ for _ in $(seq 50); do
 	ss -ltn "sport = :$port" | grep -q LISTEN && break
 	sleep 0.2
 done
-# pc-on (power-loss protection) only with BLOX_POWERCUT_PLP=1: a file fsynced
-# before a cut came back damaged there (docs/FAULTS.md, not solved yet).
-nqns=$NQN-off
-[[ ${BLOX_POWERCUT_PLP:-0} == 1 ]] && nqns=$NQN-off,$NQN-on
+nqns=$NQN-off,$NQN-on
 log=$work/console.log
 : >"$log"
 # The guest's requests, as they appear on its console: cut the power.
