@@ -122,14 +122,16 @@ static void ftl_block(const Blox__Admin__FtlStats *f)
 		 f->gc_pipeline ? ", GC pipelined" : "");
 	/* Flash that fails: shown once anything happened (the model is off by default). */
 	if (f->read_retries || f->uncorrectable_reads || f->refreshes || f->units_lost ||
-	    f->tp_lost || f->lost_reads || f->superblocks_retired || f->read_only)
+	    f->tp_lost || f->lost_reads || f->superblocks_retired || f->read_only ||
+	    f->program_failures)
 		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  media",
 			 "read retries %lu, uncorrectable reads %lu, refreshes %lu; lost: %lu "
-			 "units, %lu translation pages, %lu host reads; superblocks retired %lu%s",
+			 "units, %lu translation pages, %lu host reads; program failures %lu; "
+			 "superblocks retired %lu%s",
 			 (unsigned long)f->read_retries, (unsigned long)f->uncorrectable_reads,
 			 (unsigned long)f->refreshes, (unsigned long)f->units_lost,
 			 (unsigned long)f->tp_lost, (unsigned long)f->lost_reads,
-			 (unsigned long)f->superblocks_retired,
+			 (unsigned long)f->program_failures, (unsigned long)f->superblocks_retired,
 			 f->read_only ? "; READ-ONLY (writes refused)" : "");
 }
 

@@ -105,6 +105,7 @@ static Blox__Admin__FtlStats *ftl_msg(const struct tm_ns *n)
 	f->tp_lost = s->tp_lost;
 	f->lost_reads = s->lost_reads;
 	f->superblocks_retired = s->superblocks_retired;
+	f->program_failures = s->program_failures;
 	f->read_only = s->read_only;
 	/* A read is a hit when the CMT or the MDC had its mapping. */
 	f->cmt_hit_rate = lookups ? (double)s->cmt_hits / (double)lookups : 0;
@@ -145,7 +146,7 @@ static Blox__Admin__NandStats *nand_msg(const struct tm_ns *n)
 	m->rel_reads_retried = s->rel.reads_retried;
 	m->rel_retries = s->rel.retries;
 	m->rel_uncorrectable = s->rel.uncorrectable;
-	m->grown_bad_blocks = s->rel.erase_failures;
+	m->grown_bad_blocks = s->rel.erase_failures + s->rel.program_failures;
 	m->max_bit_errors = s->rel.max_errors;
 	if (d) {
 		m->susp_granted = d[QOS_SUSP_GRANTED];

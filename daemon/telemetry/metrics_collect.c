@@ -460,8 +460,12 @@ static const struct ftl_family {
 	  offsetof(struct ftl_stats, tp_lost) },
 	{ "bloxd_ftl_lost_reads", MX_COUNTER, "Host reads of lost LBAs (failed)",
 	  offsetof(struct ftl_stats, lost_reads) },
-	{ "bloxd_ftl_retired_superblocks", MX_GAUGE, "Superblocks retired because an erase failed",
+	{ "bloxd_ftl_retired_superblocks", MX_GAUGE,
+	  "Superblocks retired because an erase or a program failed",
 	  offsetof(struct ftl_stats, superblocks_retired) },
+	{ "bloxd_ftl_program_failures", MX_COUNTER,
+	  "Programs that failed on a grown bad block (the FTL wrote their data elsewhere)",
+	  offsetof(struct ftl_stats, program_failures) },
 };
 
 static void ftl_families_all(struct mx_scrape *s)
@@ -598,9 +602,11 @@ static void nand_families(struct mx_scrape *s)
 	FOR_NAND(s, d)
 		mx_u64(&s->w, &d->l, d->from->s->t.nand->rel.uncorrectable);
 	fam(s, "bloxd_nand_grown_bad_blocks", MX_COUNTER, NULL,
-	    "Blocks marked bad because an erase failed");
+	    "Blocks marked bad because an erase or a program failed");
 	FOR_NAND(s, d)
-		mx_u64(&s->w, &d->l, d->from->s->t.nand->rel.erase_failures);
+		mx_u64(&s->w, &d->l,
+		       d->from->s->t.nand->rel.erase_failures +
+			       d->from->s->t.nand->rel.program_failures);
 	fam(s, "bloxd_nand_max_bit_errors", MX_GAUGE, NULL,
 	    "Most raw bit errors seen in one ECC codeword");
 	FOR_NAND(s, d)
