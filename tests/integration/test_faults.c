@@ -472,6 +472,74 @@ static void test_erase_fail(void **state)
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
 }
 
+/* The ftl (@ftl) or nand counter @key of namespace @nsid in stats --json; 0 when left out. */
+static uint64_t ns_stat(struct fixture *f, uint32_t nsid, bool ftl, const char *key)
+{
+	json_object *o, *nss, *n, *sub, *v;
+	uint64_t r = 0;
+
+	assert_int_equal(ctl(f, "--json stats " SUBNQN " %u", nsid), 0);
+	o = json_tokener_parse(f->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "namespaces", &nss));
+	n = json_object_array_get_idx(nss, 0);
+	if (json_object_object_get_ex(n, ftl ? "ftl" : "nand", &sub) &&
+	    json_object_object_get_ex(sub, key, &v))
+		r = (uint64_t)json_object_get_int64(v);
+	json_object_put(o);
+	return r;
+}
+
+/*
+ * A program that fails (program-fail on a die): the host sees no error, the
+ * FTL writes the data elsewhere and retires the superblock once GC emptied
+ * it; stats count the failure, the grown bad block and the retirement, and
+ * every LBA reads what was last written.
+ */
+static void test_program_fail(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t *w = f->buf + 32 * BLK;
+	uint64_t fired, seen, retired = 0;
+	uint32_t id, writes = 2 * (4u << 20) / (32 * BLK);
+	bool spent;
+
+	assert_int_equal(ctl(f, "device create pflash --channels 1 --dies-per-channel 2 --planes 1 "
+				"--pages-per-block 48 --blocks-per-plane 32"), 0);
+	assert_int_equal(ctl(f, "ns create " SUBNQN " --nsid 6 --size 4M --device pflash "
+				"--isolation chip:2"), 0);
+	assert_int_equal(ctl(f, "fault inject program-fail --device pflash --die 0 --count 1"), 0);
+	id = injected(f);
+	for (uint32_t i = 0; i < writes; i++) {
+		int st;
+
+		memset(w, (int)(i & 0xff), 32 * BLK);
+		st = ini_write(f->c->io[0], 6, (i * 32) % 1024, 32, w, 32 * BLK, false);
+		if (st)
+			fail_msg("write %u: status %#x", i, st);
+	}
+	assert_int_equal(ini_flush(f->c->io[0], 6), 0); /* waits for the failed page's data to move */
+	counts(f, id, &fired, &seen, &spent);
+	assert_int_equal(fired, 1);
+	assert_true(ns_stat(f, 6, true, "program_failures") >= 1);
+	assert_int_equal(ns_stat(f, 6, false, "grown_bad_blocks"), 1);
+	for (int i = 0; i < 300 && !retired; i++) {
+		if (i)
+			fx_sleep_ms(50);
+		retired = ns_stat(f, 6, true, "superblocks_retired");
+	}
+	assert_int_equal(retired, 1);
+	for (uint32_t lba = 0; lba < 1024; lba += 32) {
+		uint32_t last = writes - 32 + lba / 32;
+
+		assert_int_equal(ini_read(f->c->io[0], 6, lba, 32, f->buf, 32 * BLK), 0);
+		for (uint32_t k = 0; k < 32 * BLK; k++)
+			if (f->buf[k] != (uint8_t)(last & 0xff))
+				fail_msg("LBA %u: byte %u is %u, want %u", lba, k, f->buf[k], last & 0xff);
+	}
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+}
+
 int main(void)
 {
 	static const struct fx_group g = { .subsystems = subsystems,
@@ -489,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_persist),
 		cmocka_unit_test(test_start_conditions),
 		cmocka_unit_test(test_erase_fail),
+		cmocka_unit_test(test_program_fail),
 	};
 
 	return FX_MAIN(&g, tests);
