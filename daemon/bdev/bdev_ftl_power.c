@@ -18,8 +18,8 @@
  * Power-loss protection (ftl_config.plp_ms): at the cut the FTL submits
  * every page its write buffer holds and GC stops where it is, and the
  * flash runs on, in the NAND timing model (the device driven in virtual
- * time, nothing else on this reactor runs meanwhile), until the buffer is
- * on flash or the hold-up is over: what completed is on flash, the rest is
+ * time, nothing else on this reactor runs meanwhile), until it is idle
+ * or the hold-up is over: what completed is on flash, the rest is
  * cut like the rest. Running erases and
  * programs are not suspended for it. Without it the buffer is lost at
  * once. Either way the acknowledged data lost is counted.
@@ -60,10 +60,14 @@ static void hold_up(struct ftl_bdev *fb, uint32_t ms, struct blox_bdev_power_cut
 		}
 		if (next == UINT64_MAX || next > end)
 			break;
+		/*
+		 * On until the flash is idle, not only until the buffer is on
+		 * it: a program of GC's or of a translation page cut now would
+		 * leave a torn page, and the rebuild would not reopen its
+		 * superblock (repeated cuts then used up the free ones).
+		 */
 		nand_advance(fb->dev, next);
 		out->holdup_used_ns = next > t0 ? next - t0 : 0;
-		if (!ftl_volatile_units(fb->ftl))
-			break; /* the buffer is on flash: power can go */
 	}
 }
 

@@ -12,7 +12,7 @@
  * write buffer and GC stops where it is (ftl_power_fail()), the device
  * runs for the hold-up, the host data still only in the buffer is counted
  * lost (ftl_volatile_units()) and the hold-up used is the time until the
- * buffer was on flash (in steps of 50 us), the flash ops in flight are cut (programs
+ * flash was idle (in steps of 50 us), the flash ops in flight are cut (programs
  * in their array phase torn, nand_power_cut()) and a fresh FTL instance is
  * rebuilt from the store as after a crash; then the writes go on. Running
  * erases are not suspended for the buffer's programs (the FTL has no such
@@ -56,7 +56,7 @@ static void run_point(const struct pc_opts *po, uint32_t holdup, struct pc_point
 		.raw_mib = po->raw_mib, .channels = 4, .dies = 1, .planes = 1, .ppb = 96,
 		.page_size = 16384,
 		.cmt_kib = 256, .mdc_bytes = 2048, .mdc_min_run = 32, .hot_regions = 128, .hot_top = 128,
-		.op_permille = 150, .qd = po->qd, .multiplane = true, .plane_groups = true,
+		.op_permille = 70, .qd = po->qd, .multiplane = true, .plane_groups = true,
 		.seed = po->seed, .gc_bg = -1, .gc_idle = -1,
 	};
 	uint64_t rng = po->seed * 0x9e3779b97f4a7c15ull + 1;
@@ -86,9 +86,9 @@ static void run_point(const struct pc_opts *po, uint32_t holdup, struct pc_point
 		if (holdup) {
 			uint64_t end = t0 + (uint64_t)holdup * 1000000ull, now = t0;
 
-			/* In steps of 50 us: the hold-up ends early once the buffer is on flash. */
+			/* In steps of 50 us: the hold-up ends early once the flash is idle. */
 			ftl_power_fail(s.f);
-			while (now < end && ftl_volatile_units(s.f)) {
+			while (now < end && nand_inflight(s.dev)) {
 				ftl_vdrive_run(&s.vd, s.f, now + 50000 < end ? now + 50000 : end);
 				now = blox_clock_now(&s.vd.clock) > now + 50000 ? blox_clock_now(&s.vd.clock)
 										: now + 50000;
@@ -148,7 +148,7 @@ int sim_powercut_main(int argc, char **argv)
 		     "# command: %s\n# machine: %s, %ld CPUs, %s %s (wall time only)\n",
 		cmd, m.model, m.cpus, m.os, m.release);
 	fprintf(out, "# device: %u MiB raw, 4 ch x 1 die x 1 plane, 96 pages of 16 KiB a block, TLC "
-		     "timing, 15%% over-provisioning; filled, then 4 KiB random writes at QD %u over "
+		     "timing, 7%% over-provisioning; filled, then 4 KiB random writes at QD %u over "
 		     "the capacity (volatile write cache on, GC working); %u cuts per hold-up, each "
 		     "after 64..4159 writes, then rebuilt from flash; running erases not suspended\n",
 		o.raw_mib, o.qd, o.cycles);
