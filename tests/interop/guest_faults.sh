@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# guest_faults.sh - runs inside the initiator VM against bloxd at
+# $HOST_IP:$PORT, subsystem $NQN (one nand namespace), as host $HOSTNQN:
+# faults injected from the host side on request ("GUEST-FL ask: WHAT", acted
+# on by run_faults.sh with bloxctl fault ...) and what a Linux host sees of
+# them: a read of an LBA range made uncorrectable fails with an I/O error,
+# `nvme error-log` names its first LBA, `nvme smart-log` counts the media
+# error, the blocks around it read back intact; once the fault is cleared
+# the range reads its data again; a dropped host (its connections closed by
+# the target) reconnects by itself within its reconnect delay and its I/O
+# goes on. Exit 0 when every check passed.
+set -u
+fail() { echo "GUEST-FL FAIL: $*"; exit 1; }
+ok() { echo "GUEST-FL ok: $*"; }
+ask() { echo "GUEST-FL ask: $*"; }
+BS=4096
+BAD=40 # the first LBA of the range made uncorrectable (8 blocks)
+modprobe nvme-tcp 2>/dev/null
+
+nvme connect -t tcp -a "$HOST_IP" -s "$PORT" -n "$NQN" --hostnqn="$HOSTNQN" \
+	--keep-alive-tmo=5 --reconnect-delay=1 --ctrl-loss-tmo=60 >/dev/null || fail "connect"
+dev= ctrl=
+for _ in $(seq 50); do
+	for c in /sys/class/nvme/nvme*; do
+		if [[ $(cat "$c/subsysnqn" 2>/dev/null) == "$NQN" && -b /dev/$(basename "$c")n1 ]]; then
+			ctrl=$c dev=/dev/$(basename "$c")n1
+		fi
+	done
+	[[ -n $dev ]] && break
+	sleep 0.2
+done
+[[ -b $dev ]] || fail "no block device for $NQN"
+ok "$dev"
+head -c $((64 * BS)) /dev/urandom > /tmp/data
+dd if=/tmp/data of="$dev" bs=$BS oflag=direct conv=fsync 2>/dev/null || fail "write 64 blocks"
+blk() { dd if="$dev" of="$2" bs=$BS skip="$1" count="${3:-1}" iflag=direct 2>/dev/null; }
+want() { dd if=/tmp/data of="$2" bs=$BS skip="$1" count="${3:-1}" 2>/dev/null; }
+
+# An uncorrectable range: LBAs 40-47.
+ask "read-unc $BAD 8"
+for i in $(seq 100); do
+	blk $BAD /tmp/b || break
+	sleep 0.1
+done
+[[ $i != 100 ]] || fail "a read of LBA $BAD still works 10 s after the fault was asked for"
+dmesg | grep -i "critical medium error\|Unrecovered Read\|I/O Error" | tail -2
+ok "a read of LBA $BAD fails with an I/O error"
+nvme error-log "$dev" -e 4 > /tmp/el 2>&1 || { cat /tmp/el; fail "nvme error-log"; }
+grep -Eq "^lba[[:space:]]*: (0x28|40)$" /tmp/el || { cat /tmp/el; fail "the error log does not name LBA $BAD"; }
+grep -E "^(error_count|status_field|lba|nsid)" /tmp/el | head -4
+ok "nvme error-log names LBA $BAD"
+nvme smart-log "$dev" > /tmp/sl 2>&1 || { cat /tmp/sl; fail "nvme smart-log"; }
+grep -E "^(critical_warning|available_spare|percentage_used|media_errors|num_err_log_entries)" /tmp/sl
+grep -Eq "^media_errors[[:space:]]*: [1-9]" /tmp/sl || fail "smart-log counts no media error"
+ok "nvme smart-log counts the media error"
+blk 0 /tmp/b 40 && want 0 /tmp/w 40 && cmp -s /tmp/b /tmp/w || fail "LBAs 0-39 do not read back"
+blk 48 /tmp/b 16 && want 48 /tmp/w 16 && cmp -s /tmp/b /tmp/w || fail "LBAs 48-63 do not read back"
+ok "the blocks around the range read back"
+ask "clear"
+for i in $(seq 100); do
+	blk $BAD /tmp/b 8 && break
+	sleep 0.1
+done
+want $BAD /tmp/w 8 && cmp -s /tmp/b /tmp/w || fail "LBAs $BAD-$((BAD + 7)) after the fault was cleared"
+ok "cleared: the range reads its data again"
+
+# The target drops this host's connections: the host reconnects by itself.
+id0=$(cat "$ctrl/cntlid")
+ask "host-drop"
+for i in $(seq 300); do
+	st=$(cat "$ctrl/state" 2>/dev/null)
+	[[ $st == live && $(cat "$ctrl/cntlid") != "$id0" ]] && break
+	sleep 0.1
+done
+[[ $i != 300 ]] || fail "no reconnect within 30 s (state $st, cntlid $(cat "$ctrl/cntlid"))"
+ok "dropped: reconnected as controller $(cat "$ctrl/cntlid") (was $id0)"
+dd if=/tmp/data of="$dev" bs=$BS seek=64 count=16 oflag=direct conv=fsync 2>/dev/null ||
+	fail "write after the reconnect"
+blk 64 /tmp/b 16 && want 0 /tmp/w 16 && cmp -s /tmp/b /tmp/w || fail "read after the reconnect"
+ok "I/O after the reconnect"
+nvme disconnect -n "$NQN" >/dev/null
+echo "GUEST-FL PASS"
