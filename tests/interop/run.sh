@@ -69,58 +69,30 @@ NAME="interop_linux_${SERIES//./_}"
 DEADLINE=${BLOX_INTEROP_DEADLINE:-1150}
 VM_TIMEOUT=${INITIATOR_VM_TIMEOUT:-500}
 
-say() { printf '[%s] %s\n' "$NAME" "$*"; }
-REQUIRE=${BLOX_INTEROP_REQUIRE:-}
-if [[ -z $REQUIRE ]]; then
-	case ${CI:-} in true | 1 | yes) REQUIRE=1 ;; *) REQUIRE=0 ;; esac
-fi
-skip() {
-	if [[ $REQUIRE == 1 ]]; then
-		say "FAIL: $* (and BLOX_INTEROP_REQUIRE=1 / CI: not skipping)"
-		exit 1
-	fi
-	say "SKIP: $*"
-	exit 77
-}
+. "$HERE/lib.sh"
 die() {
 	say "FAIL: $*"
 	exit 1
 }
-
+TEST=$NAME
 [[ $SERIES == 6.1 || $SERIES == 6.12 ]] || die "kernel series must be 6.1 or 6.12, not '$SERIES'"
-
-# --- the harness -------------------------------------------------------------
-VM=${BLOX_INITIATOR_VM:-}
-if [[ -z $VM ]]; then
-	top=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null) || top=$(cd "$HERE/../.." && pwd)
-	VM=$top/../shared/initiator-vm
-fi
-[[ -d $VM ]] && VM=$VM/run-in-vm.sh
-[[ -f $VM && -x $VM ]] || skip "initiator-vm harness not found at $VM (set BLOX_INITIATOR_VM)"
-[[ $EUID -eq 0 ]] || skip "needs root (the initiator-vm harness installs packages and builds its cache)"
+# The harness (or exit 77), the work folder.
+interop_init linux "$SERIES"
 [[ -n $BLOXD ]] || die "usage: run.sh BLOXD [6.1|6.12]"
 [[ -x $BLOXD ]] || die "bloxd binary '$BLOXD' is not an executable file"
 BLOXD=$(cd "$(dirname "$BLOXD")" && pwd)/$(basename "$BLOXD")
 
 # --- ports -------------------------------------------------------------------
-# port_busy PORT: something listens on TCP PORT (any address).
-port_busy() {
-	if command -v ss >/dev/null; then
-		[[ -n $(ss -Hltn "sport = :$1" 2>/dev/null) ]]
-	else
-		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-	fi
-}
 # pick_port PREFERRED OTHER: PREFERRED if free, else a free port not OTHER.
 pick_port() {
 	local p=$1 i
-	if ! port_busy "$p" && [[ $p != "$2" ]]; then
+	if ! listening "$p" && [[ $p != "$2" ]]; then
 		echo "$p"
 		return 0
 	fi
 	for i in $(seq 200); do
 		p=$((20000 + RANDOM % 30000))
-		[[ $p != "$2" ]] && ! port_busy "$p" && echo "$p" && return 0
+		[[ $p != "$2" ]] && ! listening "$p" && echo "$p" && return 0
 	done
 	return 1
 }
@@ -130,7 +102,7 @@ DISC_PORT=$(pick_port "${BLOX_INTEROP_DISC_PORT:-8009}" "$NVM_PORT") || die "no 
 [[ $DISC_PORT == "${BLOX_INTEROP_DISC_PORT:-8009}" ]] || say "port ${BLOX_INTEROP_DISC_PORT:-8009} is busy; discovery port $DISC_PORT"
 
 # --- work folder, config -------------------------------------------------------
-DIR=$(mktemp -d "${TMPDIR:-/tmp}/blox-$NAME.XXXXXX") || die "mktemp failed"
+DIR=$work
 CFG=$DIR/bloxd.json
 DATA=$DIR/data
 BLOG=$DIR/bloxd.log
@@ -223,7 +195,6 @@ fail_log() {
 
 # start_bloxd WHAT: start bloxd on $CFG and $DATA (log appended to $BLOG)
 # with a watchdog, and wait until both ports listen; exits 1 on failure.
-listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
 start_bloxd() {
 	local what=$1 t0=$SECONDS ready=0 i left
 	echo "==== run.sh: $what ====" >>"$BLOG"
@@ -254,12 +225,7 @@ start_bloxd() {
 			fail_log "$what: bloxd exited (status $BLOXD_RC) before listening"
 			exit 1
 		fi
-		if command -v ss >/dev/null; then
-			listening "$NVM_PORT" && listening "$DISC_PORT" && ready=1 && break
-		else
-			(exec 3<>"/dev/tcp/127.0.0.1/$NVM_PORT") 2>/dev/null &&
-				(exec 3<>"/dev/tcp/127.0.0.1/$DISC_PORT") 2>/dev/null && ready=1 && break
-		fi
+		listening "$NVM_PORT" && listening "$DISC_PORT" && ready=1 && break
 		sleep 0.1
 	done
 	if ((!ready)); then

@@ -25,30 +25,18 @@
 # adds ("referral add") shows with the generation counter moved.
 # Both bloxd are stopped with SIGTERM by their PIDs and must exit 0. Exit status: 0
 # passed, 1 failed, 77 (ctest SKIP) when not root or the harness is missing.
+# The harness: lib.sh.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/lib.sh"
 BLOXD=${1:?usage: run_ana.sh BLOXD BLOXCTL [6.1|6.12]}
 BLOXCTL=${2:?usage: run_ana.sh BLOXD BLOXCTL [6.1|6.12]}
-SERIES=${3:-6.1}
 NQN=nqn.2026-12.io.blox:ana-interop
-VM=${BLOX_INITIATOR_VM:-$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null)/../shared/initiator-vm}
-[[ -d $VM ]] && VM=$VM/run-in-vm.sh
-say() { printf '[interop_ana_%s] %s\n' "${SERIES//./_}" "$*"; }
-if [[ $(id -u) != 0 || ! -x $VM ]]; then
-	say "SKIP: needs root and $VM"
-	exit 77
-fi
-free_port() {
-	local p=$1
-	while ss -ltn "sport = :$p" | grep -q LISTEN || [[ $p == "${2:-}" ]]; do p=$((p + 1)); done
-	echo "$p"
-}
-p1=$(free_port "${BLOX_INTEROP_ANA_PORT:-4423}")
+interop_init ana "${3:-6.1}"
+p1=$(free_port "${BLOX_INTEROP_ANA_PORT:-$((PORT_BASE + 2))}")
 p2=$(free_port $((p1 + 1)) "$p1")
 pb=$(free_port $((p2 + 1)) "$p2")
-work=$(mktemp -d /tmp/blox-interop-ana-XXXXXX)
-sock=$work/bloxd.sock
 cat >"$work/bloxd.json" <<JSON
 { "listeners": [ { "address": "127.0.0.1", "port": $p1 },
                  { "address": "127.0.0.1", "port": $p2, "ana_state": ["1=non-optimized"] } ],
@@ -63,36 +51,15 @@ cat >"$work/node-b.json" <<JSON
     "namespaces": [ { "nsid": 1, "backend": "ram", "size": "16M" } ] } ] }
 JSON
 mkdir -p "$work/data" "$work/data-b"
-"$BLOXD" --config "$work/node-b.json" --data-dir "$work/data-b" --admin-socket "$work/b.sock" \
-	--log-level 2 >"$work/bloxd-b.log" 2>&1 &
-pidb=$!
-"$BLOXD" --config "$work/bloxd.json" --data-dir "$work/data" --admin-socket "$sock" \
-	--log-level 2 --reactors 2 >"$work/bloxd.log" 2>&1 &
-pid=$!
-vm= watch=
-# Interrupted (ctest's timeout, Ctrl-C): the VM, the watcher and bloxd go, by their PIDs.
-on_signal() {
-	touch "$work/stop"
-	[[ -z $vm ]] || kill -TERM "$vm" 2>/dev/null
-	[[ -z $watch ]] || wait "$watch" 2>/dev/null
-	kill -TERM "$pid" "$pidb" 2>/dev/null
-	wait "$pid" "$pidb" 2>/dev/null
-	say "interrupted (kept $work)"
-	exit 130
-}
-trap on_signal INT TERM
-for _ in $(seq 50); do
-	ss -ltn "sport = :$p2" | grep -q LISTEN && break
-	sleep 0.2
-done
-if ! ss -ltn "sport = :$p2" | grep -q LISTEN || ! ss -ltn "sport = :$pb" | grep -q LISTEN; then
-	say "FAIL: bloxd is not listening on port $p2, or node B on $pb (kept $work)"
-	kill -TERM "$pid" "$pidb" 2>/dev/null
-	wait "$pid" "$pidb"
-	tail -20 "$work/bloxd.log" "$work/bloxd-b.log"
-	exit 1
-fi
+bloxd_start "$work/bloxd-b.log" --config "$work/node-b.json" --data-dir "$work/data-b" \
+	--admin-socket "$work/b.sock" --log-level 2
+pidb=$BLOXD_PID
+bloxd_start "$work/bloxd.log" --config "$work/bloxd.json" --data-dir "$work/data" \
+	--admin-socket "$sock" --log-level 2 --reactors 2
+pid=$BLOXD_PID
+bloxd_wait "$p2" "$pb"
 
+# shellcheck disable=SC2317 # called by request
 # io_of PORT: the commands the I/O queues of PORT's controllers took.
 io_of() {
 	"$BLOXCTL" -s "$sock" ctrl list --json | python3 -c '
@@ -105,43 +72,19 @@ for c in json.load(sys.stdin).get("controllers", []):
 print(n)' "$1"
 }
 # The guest's requests, as they appear on the console.
-log=$work/console.log
-: >"$log"
-(
-	seen=0
-	while [[ ! -e $work/stop ]]; do
-		mapfile -t asks < <(tr -d '\r' <"$log" | grep -a -o 'GUEST-ANA ask: .*')
-		for ((i = seen; i < ${#asks[@]}; i++)); do
-			read -r _ _ what a b c <<<"${asks[i]}"
-			case $what in
-			set)
-				"$BLOXCTL" -s "$sock" listener ana-state "127.0.0.1:$a" --group "$b" --state "$c" \
-					>>"$work/host.log" 2>&1 || echo "bloxctl failed: set $a $b $c" >>"$work/host.log"
-				;;
-			mark) echo "$a $(io_of "$p1") $(io_of "$p2")" >>"$work/marks" ;;
-			referral)
-				"$BLOXCTL" -s "$sock" referral add "$b:$c" >>"$work/host.log" 2>&1 ||
-					echo "bloxctl failed: referral $a $b $c" >>"$work/host.log"
-				;;
-			esac
-		done
-		seen=${#asks[@]}
-		sleep 0.2
-	done
-) &
-watch=$!
+# shellcheck disable=SC2317 # called by ask_watch (io_of too)
+request() {
+	case $1 in
+	set) asked listener ana-state "127.0.0.1:$2" --group "$3" --state "$4" ;;
+	mark) echo "$2 $(io_of "$p1") $(io_of "$p2")" >>"$work/marks" ;;
+	referral) asked referral add "$3:$4" ;;
+	esac
+}
+ask_watch GUEST-ANA request
 rc=0
-INITIATOR_VM_KERNEL=$SERIES INITIATOR_VM_LOG=$log \
-	INITIATOR_VM_ENV="P1=$p1 P2=$p2 PB=$pb NQN=$NQN" \
-	INITIATOR_VM_LOGLEVEL=${INITIATOR_VM_LOGLEVEL:-4} INITIATOR_VM_TIMEOUT=${INITIATOR_VM_TIMEOUT:-400} \
-	"$VM" "$HERE/guest_ana.sh" >/dev/null &
-vm=$!
-wait "$vm" || rc=1
-vm=
-grep -a 'GUEST-ANA' "$log" | grep -av 'ask:' | sed "s/^/[interop_ana_${SERIES//./_}] guest: /"
-touch "$work/stop"
-wait "$watch"
-[[ -f $work/marks ]] && sed "s/^/[interop_ana_${SERIES//./_}] mark (name, port $p1, port $p2 I\/O commands): /" "$work/marks"
+vm_run 400 "P1=$p1 P2=$p2 PB=$pb NQN=$NQN" "$HERE/guest_ana.sh" >/dev/null || rc=1
+guest_lines GUEST-ANA
+[[ -f $work/marks ]] && sed "s/^/[$TEST] mark (name, port $p1, port $p2 I\/O commands): /" "$work/marks"
 # mark NAME COLUMN: the count noted at mark NAME for port 1 (2) or 2 (3).
 mark() { awk -v n="$1" -v c="$2" '$1 == n { print $c }' "$work/marks" 2>/dev/null; }
 if [[ $rc == 0 ]]; then
@@ -163,16 +106,7 @@ if [[ $rc == 0 ]]; then
 		say "I/O moved: port $p2 took $((e2 - d2)) commands while port $p1 was inaccessible (it took none), port $p1 $((a1 - e1)) once back"
 	fi
 fi
-grep -q "bloxctl failed" "$work/host.log" 2>/dev/null && { say "FAIL: a bloxctl request failed"; cat "$work/host.log"; rc=1; }
-kill -TERM "$pid" "$pidb"
-wait "$pid"
-st=$?
-wait "$pidb"
-stb=$?
-if [[ $st != 0 || $stb != 0 ]]; then
-	say "FAIL: bloxd exited $st, node B $stb"
-	tail -20 "$work/bloxd.log" "$work/bloxd-b.log"
-	rc=1
-fi
-[[ $rc == 0 ]] && rm -rf "$work" && say "PASS" || say "FAIL (kept $work)"
-exit $rc
+asks_check || rc=1
+bloxd_stop "$pid" "$work/bloxd.log" || rc=1
+bloxd_stop "$pidb" "$work/bloxd-b.log" || rc=1
+interop_end $rc
