@@ -17,13 +17,17 @@ top=$(pwd)
 
 BUILD_PKGS=(build-essential cmake pkg-config libevent-dev libssl-dev
 	libprotobuf-c-dev protobuf-c-compiler libcmocka-dev libisal-dev
-	libnvme-dev libjson-c-dev)
+	libnvme-dev libjson-c-dev libavahi-client-dev)
 # The interop test's harness installs QEMU and the guest tools itself.
 # systemd: systemd-analyze for the unit's test; podman, runc, debootstrap:
 # the container image test (tests/container). python3-prometheus-client: the
 # OpenMetrics parser integration_metrics_external checks the metrics with
-# (promtool, Debian package prometheus, is ~96 MB: not here).
-TEST_PKGS=(iproute2 procps openssl systemd podman runc debootstrap python3-prometheus-client btrfs-progs)
+# (promtool, Debian package prometheus, is ~96 MB: not here). dbus,
+# avahi-daemon, avahi-utils: integration_mdns runs its own bus and
+# avahi-daemon in a network namespace of its own (nothing is announced on
+# the machine's network).
+TEST_PKGS=(iproute2 procps openssl systemd podman runc debootstrap python3-prometheus-client btrfs-progs
+	dbus avahi-daemon avahi-utils)
 # The fuzz targets (tests/fuzz): clang with its libFuzzer, ASan and UBSan
 # runtimes (libclang-rt-14-dev is only a recommendation of clang-14).
 FUZZ_CC=clang-14

@@ -19,6 +19,7 @@
 #include <syslog.h>
 
 #include "admin.h"
+#include "mdns.h"
 #include "reactor.h"
 
 #include <unistd.h>
@@ -39,6 +40,7 @@ struct bloxd {
 	struct blox_health *health;
 	unsigned flush_waits; /* drain passes spent on admin answers not yet written */
 	struct blox_metrics *metrics;
+	struct blox_mdns *mdns; /* NULL: --no-mdns */
 	bool stopping;
 	int exit_code;
 	struct blox_reactors *reactors;
@@ -105,6 +107,9 @@ static void stop_cb(evutil_socket_t sig, short what, void *arg)
 	alarm(d->opt.shutdown_timeout);
 	blox_sd_notify("STOPPING=1\nSTATUS=shutting down");
 	blox_admin_stop(d->admin);
+	/* Hosts browsing for discovery controllers stop finding this one now. */
+	if (d->mdns)
+		blox_mdns_update(d->mdns, NULL, 0);
 	TAILQ_FOREACH(p, &d->tgt.ports, link)
 		nvmf_tcp_unlisten(d->tcp, p);
 	nvmf_tgt_close_ctrls(&d->tgt);
@@ -400,6 +405,44 @@ static void config_stop(struct bloxd *d)
 	blox_prov_clear(d->prov);
 }
 
+/* The listeners as the mDNS announcer is to show them (after each change). */
+static void mdns_listeners_cb(void *arg)
+{
+	struct bloxd *d = arg;
+	struct blox_mdns_svc svcs[64];
+	const struct nvmf_port *p;
+	size_t n = 0;
+
+	if (d->stopping)
+		return;
+	TAILQ_FOREACH(p, &d->tgt.ports, link)
+		if (n < BLOX_ARRAY_SIZE(svcs))
+			svcs[n++] = (struct blox_mdns_svc){ .addr = p->addr, .port = p->svcid };
+	if (blox_mdns_update(d->mdns, svcs, n))
+		blox_log(&d->log, BLOX_LOG_WARN, "mDNS: out of memory; announcements not updated");
+}
+
+/* Zero-touch discovery: the listeners announced while avahi-daemon runs. */
+static int mdns_start(struct bloxd *d)
+{
+	int rc;
+
+	if (d->opt.no_mdns)
+		return 0;
+	if ((rc = blox_mdns_create(d->base, &d->log, &d->mdns)))
+		return rc;
+	mdns_listeners_cb(d);
+	blox_prov_on_listeners(d->prov, mdns_listeners_cb, d);
+	return 0;
+}
+
+static void mdns_stop(struct bloxd *d)
+{
+	blox_prov_on_listeners(d->prov, NULL, NULL);
+	blox_mdns_destroy(d->mdns);
+	d->mdns = NULL;
+}
+
 /* The samples Stats takes its windows from. */
 static int telemetry_start(struct bloxd *d)
 {
@@ -467,6 +510,7 @@ static const struct step {
 	{ "data directory", lock_start, lock_stop },
 	{ "provisioning service", prov_start, prov_stop },
 	{ "listeners", listeners_start, listeners_stop },
+	{ "mDNS announcer", mdns_start, mdns_stop },
 	{ "telemetry", telemetry_start, telemetry_stop },
 	{ "admin API", admin_start, admin_stop },
 	{ "metrics endpoint", metrics_start, metrics_stop },

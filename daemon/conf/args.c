@@ -141,6 +141,9 @@ static void usage(FILE *f)
 		"      --admin-idle-ms N   close admin clients silent for N ms (60000)\n"
 		"      --metrics ADDR:PORT serve OpenMetrics/Prometheus text on\n"
 		"                          http://ADDR:PORT/metrics ([V6ADDR]:PORT); off by default\n"
+		"      --no-mdns           do not announce the discovery listeners over\n"
+		"                          mDNS (_nvme-disc._tcp through avahi-daemon, NVMe\n"
+		"                          TP8009); listeners bound to loopback never are\n"
 		"\n"
 		"Limits on NVMe/TCP clients (0: none; each trip is counted in bloxctl\n"
 		"status and the metrics, and logged at most a few lines a second):\n"
@@ -269,6 +272,7 @@ int bloxd_args_parse(int argc, char **argv, struct bloxd_args *a)
 		{ "print-config", no_argument, NULL, 'P' },
 		{ "shutdown-timeout", required_argument, NULL, 'W' },
 		{ "syslog", no_argument, NULL, 'Y' },
+		{ "no-mdns", no_argument, NULL, 'N' },
 		{ "metrics", required_argument, NULL, 'M' },
 		{ "max-connections", required_argument, NULL, OPT_LIMIT + 0 },
 		{ "max-connections-per-host", required_argument, NULL, OPT_LIMIT + 1 },
@@ -367,6 +371,9 @@ int bloxd_args_parse(int argc, char **argv, struct bloxd_args *a)
 			break;
 		case 'Y':
 			a->syslog = true;
+			break;
+		case 'N':
+			a->no_mdns = true;
 			break;
 		case 'M': {
 			if (blox_metrics_check_addr(optarg, err, sizeof(err))) {

@@ -111,7 +111,15 @@ int prov_listener_add(struct blox_prov *p, const struct blox_cfg_listener *l,
 	}
 	if (out)
 		*out = port;
+	if (p->listeners_changed)
+		p->listeners_changed(p->listeners_arg);
 	return 0;
+}
+
+void blox_prov_on_listeners(struct blox_prov *p, void (*fn)(void *arg), void *arg)
+{
+	p->listeners_changed = fn;
+	p->listeners_arg = arg;
 }
 
 int prov_referral_add(struct blox_prov *p, const char *addr, const char *port, char *err,
@@ -137,4 +145,6 @@ void prov_listener_remove(struct blox_prov *p, struct nvmf_port *port)
 	if (p->tcp)
 		nvmf_tcp_unlisten(p->tcp, port);
 	nvmf_port_remove(port);
+	if (p->listeners_changed)
+		p->listeners_changed(p->listeners_arg);
 }

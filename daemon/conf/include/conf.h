@@ -553,6 +553,7 @@ struct bloxd_args {
 	unsigned poll_us; /* --poll-us: busy-poll budget after work; 0: off */
 	unsigned nr_reactors; /* --reactors; 0: one per CPU (up to BLOXD_REACTORS_AUTO_MAX) */
 	const char *metrics_addr; /* --metrics; NULL: no endpoint */
+	bool no_mdns; /* --no-mdns: no zero-touch discovery announcements */
 };
 
 /* The defaults of every flag. */

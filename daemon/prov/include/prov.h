@@ -54,6 +54,11 @@ struct blox_reactors;
  * every device is gone before @rs stops. 0 or -errno.
  */
 int blox_prov_use_reactors(struct blox_prov *p, struct blox_reactors *rs);
+/*
+ * @fn(@arg) after every listener added or removed from now on (bloxd's
+ * mDNS announcer follows the listeners this way); NULL: nobody.
+ */
+void blox_prov_on_listeners(struct blox_prov *p, void (*fn)(void *arg), void *arg);
 /* The reactor NAND device @name lives on; -ENOENT when there is none. */
 int blox_prov_device_reactor(const struct blox_prov *p, const char *name);
 const char *blox_prov_data_dir(const struct blox_prov *p);
@@ -182,6 +187,9 @@ struct blox_prov {
 	struct blox_bdev_home *homes[PROV_REACTORS_MAX];
 	unsigned nr_reactors; /* 1: every device on the core's */
 	struct blox_reactors *rs; /* NULL: none given */
+	/* Told after each listener added or removed (blox_prov_on_listeners()). */
+	void (*listeners_changed)(void *arg);
+	void *listeners_arg;
 };
 
 /* CPU time reactor @k's thread has used (ns); 0 when unknown. */
