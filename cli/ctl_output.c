@@ -465,11 +465,16 @@ void ctl_print_referrals(const ProtobufCMessage *m)
 	const Blox__Admin__ReferralList *l = (const void *)m;
 	struct cli_table t;
 
-	cli_table_init(&t, "ADDRESS", "PORT", "PORTID", NULL);
+	cli_table_init(&t, "ADDRESS", "PORT", "PORTID", "NODE", "SINCE", "LAST ERROR", NULL);
 	for (size_t i = 0; i < l->n_referrals; i++) {
-		cli_table_cell(&t, "%s", l->referrals[i]->address);
-		cli_table_cell(&t, "%u", l->referrals[i]->port);
-		cli_table_cell(&t, "%u", l->referrals[i]->portid);
+		const Blox__Admin__Referral *r = l->referrals[i];
+
+		cli_table_cell(&t, "%s", r->address);
+		cli_table_cell(&t, "%u", r->port);
+		cli_table_cell(&t, "%u", r->portid);
+		cli_table_cell(&t, "%s", r->state);
+		cli_table_cell(&t, "%.1fs", (double)r->state_age_ms / 1000);
+		cli_table_cell(&t, "%s", r->last_error[0] ? r->last_error : "-");
 		cli_table_end_row(&t);
 	}
 	cli_table_print(&t, stdout);

@@ -316,6 +316,9 @@ static int prov_start(struct bloxd *d)
 	/* Devices spread over the reactors, each living on one. */
 	if (!rc && d->reactors && (rc = blox_prov_use_reactors(d->prov, d->reactors)))
 		blox_log(&d->log, BLOX_LOG_ERR, "reactors for the devices: %s", strerror(-rc));
+	/* The referrals' nodes watched (those of the configuration once it is made). */
+	if (!rc)
+		rc = blox_prov_probe_referrals(d->prov, d->opt.referral_probe_ms);
 	return rc;
 }
 

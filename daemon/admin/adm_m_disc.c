@@ -11,12 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void referral_msg(const struct nvmf_referral *r, Blox__Admin__Referral *m)
+static void referral_msg(const struct nvmf_tgt *tgt, const struct nvmf_referral *r,
+			 Blox__Admin__Referral *m)
 {
+	uint64_t now = blox_clock_now(tgt->clock);
+
 	blox__admin__referral__init(m);
 	m->address = (char *)r->addr;
 	m->port = (uint32_t)atoi(r->svcid);
 	m->portid = r->portid;
+	m->state = (char *)nvmf_ref_state_name(r->state);
+	m->state_age_ms = now > r->state_since_ns ? (now - r->state_since_ns) / 1000000 : 0;
+	m->last_error = (char *)r->probe_err;
 }
 
 static void m_add_referral(ADM_SVC *svc, const Blox__Admin__ReferralRequest *in,
@@ -40,7 +46,7 @@ static void m_add_referral(ADM_SVC *svc, const Blox__Admin__ReferralRequest *in,
 			 "%s", err);
 	blox_log(a->log, BLOX_LOG_INFO, "admin: referral %s:%u added", in->address, in->port);
 	/* The address in its canonical form: the last one added. */
-	referral_msg(TAILQ_LAST(&a->tgt->referrals, nvmf_referral_list), &out);
+	referral_msg(a->tgt, TAILQ_LAST(&a->tgt->referrals, nvmf_referral_list), &out);
 	if (!adm_persist(ADM_REQ(d)))
 		ADM_FAILED(closure, d);
 	closure(&out, d);
@@ -83,7 +89,7 @@ static void m_list_referrals(ADM_SVC *svc, const Blox__Admin__Empty *in,
 		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
 	}
 	TAILQ_FOREACH(r, &a->tgt->referrals, link) {
-		referral_msg(r, &rs[out.n_referrals]);
+		referral_msg(a->tgt, r, &rs[out.n_referrals]);
 		rp[out.n_referrals] = &rs[out.n_referrals];
 		out.n_referrals++;
 	}

@@ -50,7 +50,8 @@ void bloxd_args_init(struct bloxd_args *a)
 				  .tcp_limits = NVMF_TCP_LIMITS_DEFAULT,
 				  .tgt_limits = NVMF_TGT_LIMITS_DEFAULT,
 				  .admin_opts = { .max_inflight = 256 },
-				  .poll_us = BLOXD_POLL_US };
+				  .poll_us = BLOXD_POLL_US,
+				  .referral_probe_ms = BLOX_REFERRAL_PROBE_MS };
 }
 
 /* ---- --metrics ---- */
@@ -141,6 +142,10 @@ static void usage(FILE *f)
 		"      --admin-idle-ms N   close admin clients silent for N ms (60000)\n"
 		"      --metrics ADDR:PORT serve OpenMetrics/Prometheus text on\n"
 		"                          http://ADDR:PORT/metrics ([V6ADDR]:PORT); off by default\n"
+		"      --referral-probe-ms N  look at each referral's discovery service\n"
+		"                          every N ms; one that fails twice in a row is left\n"
+		"                          out of the discovery log until it answers\n"
+		"                          (default 5000; 0: never, always listed)\n"
 		"      --no-mdns           do not announce the discovery listeners over\n"
 		"                          mDNS (_nvme-disc._tcp through avahi-daemon, NVMe\n"
 		"                          TP8009); listeners bound to loopback never are\n"
@@ -273,6 +278,7 @@ int bloxd_args_parse(int argc, char **argv, struct bloxd_args *a)
 		{ "shutdown-timeout", required_argument, NULL, 'W' },
 		{ "syslog", no_argument, NULL, 'Y' },
 		{ "no-mdns", no_argument, NULL, 'N' },
+		{ "referral-probe-ms", required_argument, NULL, 'F' },
 		{ "metrics", required_argument, NULL, 'M' },
 		{ "max-connections", required_argument, NULL, OPT_LIMIT + 0 },
 		{ "max-connections-per-host", required_argument, NULL, OPT_LIMIT + 1 },
@@ -374,6 +380,16 @@ int bloxd_args_parse(int argc, char **argv, struct bloxd_args *a)
 			break;
 		case 'N':
 			a->no_mdns = true;
+			break;
+		case 'F':
+			if (count_arg("referral-probe-ms", optarg, 0, 3600000, &v))
+				return BLOXD_EX_USAGE;
+			if (v && v < 100) {
+				fprintf(stderr, "bloxd: --referral-probe-ms %s: 0 (off) or at least 100\n",
+					optarg);
+				return BLOXD_EX_USAGE;
+			}
+			a->referral_probe_ms = (unsigned)v;
 			break;
 		case 'M': {
 			if (blox_metrics_check_addr(optarg, err, sizeof(err))) {

@@ -79,6 +79,7 @@ int nvmf_referral_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
 	}
 	r->family = family;
 	r->portid = tgt->next_port_id++;
+	r->state_since_ns = blox_clock_now(tgt->clock);
 	TAILQ_INSERT_TAIL(&tgt->referrals, r, link);
 	nvmf_tgt_disc_changed(tgt);
 	if (out)
@@ -106,6 +107,46 @@ int nvmf_referral_remove(struct nvmf_tgt *tgt, const char *addr, const char *svc
 	free(r);
 	nvmf_tgt_disc_changed(tgt);
 	return 0;
+}
+
+struct nvmf_referral *nvmf_referral_find(struct nvmf_tgt *tgt, const char *addr,
+					 const char *svcid)
+{
+	unsigned char bin[sizeof(struct in6_addr)];
+	char canon[NVMF_TRADDR_SIZE];
+	int family = inet_pton(AF_INET, addr, bin) == 1 ? AF_INET : AF_INET6;
+
+	if (family == AF_INET6 && inet_pton(AF_INET6, addr, bin) != 1)
+		return NULL;
+	inet_ntop(family, bin, canon, sizeof(canon));
+	return referral_find(tgt, canon, svcid);
+}
+
+const char *nvmf_ref_state_name(enum nvmf_ref_state st)
+{
+	switch (st) {
+	case NVMF_REF_UNKNOWN:
+		return "unknown";
+	case NVMF_REF_UP:
+		return "up";
+	case NVMF_REF_DOWN:
+		return "down";
+	}
+	return "?";
+}
+
+void nvmf_referral_set_state(struct nvmf_tgt *tgt, struct nvmf_referral *r,
+			     enum nvmf_ref_state st, const char *why)
+{
+	bool was_listed = r->state != NVMF_REF_DOWN;
+
+	snprintf(r->probe_err, sizeof(r->probe_err), "%s", why ? why : "");
+	if (r->state == st)
+		return;
+	r->state = st;
+	r->state_since_ns = blox_clock_now(tgt->clock);
+	if (was_listed != (st != NVMF_REF_DOWN))
+		nvmf_tgt_disc_changed(tgt);
 }
 
 void nvmf_tgt_referrals_free(struct nvmf_tgt *tgt)

@@ -256,8 +256,8 @@ static void disc_entry(struct nvmf_disc_log_entry *e, int family, uint8_t subtyp
 
 /*
  * Discovery log: one entry per (NVM subsystem the host may use, NVM
- * listener), then one per referral (subtype 1: another discovery
- * service, the well-known discovery NQN). Wildcard listeners report the
+ * listener), then one per referral whose node is not down (subtype 1:
+ * another discovery service, the well-known discovery NQN). Wildcard listeners report the
  * address the host reached us by, never 0.0.0.0.
  */
 size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap)
@@ -295,6 +295,8 @@ size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap)
 		}
 	}
 	TAILQ_FOREACH(r, &tgt->referrals, link) {
+		if (r->state == NVMF_REF_DOWN)
+			continue; /* its node stopped answering: hosts would only fail there */
 		if (n == max)
 			goto done;
 		/* What another discovery controller asks of us: nothing secure, no SQ flow control. */

@@ -47,6 +47,7 @@ int blox_prov_create(struct nvmf_tgt *tgt, struct nvmf_tcp *tcp, const char *dat
 	blox_dev_registry_init(&p->registry);
 	TAILQ_INIT(&p->devices);
 	TAILQ_INIT(&p->migs);
+	TAILQ_INIT(&p->probes);
 	*out = p;
 	return 0;
 }
@@ -78,6 +79,7 @@ void blox_prov_destroy(struct blox_prov *p)
 			if (ns->owner_free == rec_free)
 				((struct prov_ns_rec *)ns->owner)->dev = NULL;
 	prov_migs_free(p);
+	prov_probes_free(p);
 	prov_devices_free(p);
 	blox_dev_registry_fini(&p->registry);
 	for (unsigned k = 1; k < p->nr_reactors; k++)

@@ -8,8 +8,9 @@
  * writing and reading back a block on each. A persistent discovery
  * controller on A (KATO set, Discovery Log Page Change notices enabled) is
  * told when a referral goes and comes back, and the log's generation
- * counter moves each time. Bad input is refused and changes nothing; the
- * referrals are in A's state file.
+ * counter moves each time, also when C's node stops and starts again (A
+ * watches the nodes it refers to). Bad input is refused and changes
+ * nothing; the referrals are in A's state file.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -271,7 +272,75 @@ static void test_change_notice(void **state)
 	ini_ctrl_destroy(pc);
 }
 
-/* 4. Bad input: refused with the reason and the exit code, nothing changed. */
+/* "state":"S" of the referral at @port in A's `referral list --json`. */
+static bool ref_state_is(struct env *v, uint16_t port, const char *st)
+{
+	char out[8192], want[64];
+	const char *at;
+
+	assert_int_equal(fx_ctl(&v->e.d, out, sizeof(out), "referral list --json"), 0);
+	snprintf(want, sizeof(want), "\"port\":%u", port);
+	at = strstr(out, want);
+	assert_non_null(at);
+	snprintf(want, sizeof(want), "\"state\":\"%s\"", st);
+	at = strstr(at, "\"state\":");
+	return at && !strncmp(at, want, strlen(want));
+}
+
+/*
+ * 4. A node going away and coming back shows in A's log by itself: A's
+ * probes (--referral-probe-ms 200) find C's discovery service gone, leave
+ * its referral out of the log and tell the persistent discovery controller;
+ * C started again on the same ports is listed again, told too. B stays.
+ */
+static void test_node_liveness(void **state)
+{
+	struct env *v = *state;
+	struct ini_ctrl *pc = disc_ctrl(v->e.d.disc_port, 30000);
+	struct nvmf_discovery_log *log;
+	struct ini_req aer;
+	char nvm[32], disc[32];
+	uint16_t c_nvm = v->c.nvm_port, c_disc = v->c.disc_port;
+	const char *argv[] = { "-l", nvm, "-D", disc, "--log-level", "1", NULL };
+	uint64_t n, g;
+
+	snprintf(nvm, sizeof(nvm), FX_ADDR ":%u", c_nvm);
+	snprintf(disc, sizeof(disc), FX_ADDR ":%u", c_disc);
+	assert_int_equal(ini_set_features(pc->admin, NVME_FEAT_FID_ASYNC_EVENT, 1u << 31, NULL), 0);
+	log = disc_log(pc->admin, &n);
+	g = log->genctr;
+	assert_int_equal(count(log, n, NVME_NQN_DISC, c_disc), 1);
+	free(log);
+	assert_true(ref_state_is(v, c_disc, "up"));
+
+	ini_req_init(&aer, nvme_admin_async_event, 0, NULL, 0, INI_DIR_NONE);
+	assert_int_equal(ini_submit(pc->admin, &aer), 0);
+	assert_int_equal(fx_stop(&v->c), 0);
+	assert_int_equal(ini_wait(pc->admin, &aer), 0);
+	assert_int_equal(aer.cqe.result, AEN_DISC);
+	log = disc_log(pc->admin, &n);
+	assert_int_equal(log->genctr, g + 1);
+	g = log->genctr;
+	assert_int_equal(count(log, n, NVME_NQN_DISC, c_disc), 0);
+	assert_int_equal(count(log, n, NVME_NQN_DISC, v->b.disc_port), 1);
+	free(log);
+	assert_true(ref_state_is(v, c_disc, "down"));
+	assert_true(ref_state_is(v, v->b.disc_port, "up"));
+
+	ini_req_init(&aer, nvme_admin_async_event, 0, NULL, 0, INI_DIR_NONE);
+	assert_int_equal(ini_submit(pc->admin, &aer), 0);
+	assert_int_equal(fx_start_argv(&v->c, argv, FX_ADDR, c_nvm, c_disc), 0);
+	assert_int_equal(ini_wait(pc->admin, &aer), 0);
+	assert_int_equal(aer.cqe.result, AEN_DISC);
+	log = disc_log(pc->admin, &n);
+	assert_int_equal(log->genctr, g + 1);
+	assert_int_equal(count(log, n, NVME_NQN_DISC, c_disc), 1);
+	free(log);
+	assert_true(ref_state_is(v, c_disc, "up"));
+	ini_ctrl_destroy(pc);
+}
+
+/* 5. Bad input: refused with the reason and the exit code, nothing changed. */
 static void test_bad_input(void **state)
 {
 	struct env *v = *state;
@@ -292,7 +361,7 @@ static void test_bad_input(void **state)
 	assert_null(strstr(out, "10.9.9.9"));
 }
 
-/* 5. The referrals are in A's state file. */
+/* 6. The referrals are in A's state file. */
 static void test_persisted(void **state)
 {
 	struct env *v = *state;
@@ -313,9 +382,12 @@ static void test_persisted(void **state)
 	assert_non_null(strstr(text, want));
 }
 
+static const char *const a_args[] = { "--referral-probe-ms", "200", NULL };
+
 static const struct fx_group group = {
 	.who = "test_referrals",
 	.subsystems = NODE(NQN_A),
+	.extra_args = a_args,
 	.size = sizeof(struct env),
 	.setup = env_setup,
 	.teardown = env_teardown,
@@ -327,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_referrals_listed),
 		cmocka_unit_test(test_connect_all),
 		cmocka_unit_test(test_change_notice),
+		cmocka_unit_test(test_node_liveness),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_persisted),
 		FX_TEST_DAEMON_STOPS_CLEANLY,

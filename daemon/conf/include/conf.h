@@ -532,6 +532,8 @@ struct blox_admin_opts {
  * there, within the noise of a shared machine).
  */
 #define BLOXD_POLL_US 50
+/* --referral-probe-ms default: each referral's node looked at every 5 s. */
+#define BLOX_REFERRAL_PROBE_MS 5000u
 /* --reactors default: one per CPU bloxd may run on, up to this many. */
 #define BLOXD_REACTORS_AUTO_MAX 8
 
@@ -554,6 +556,7 @@ struct bloxd_args {
 	unsigned nr_reactors; /* --reactors; 0: one per CPU (up to BLOXD_REACTORS_AUTO_MAX) */
 	const char *metrics_addr; /* --metrics; NULL: no endpoint */
 	bool no_mdns; /* --no-mdns: no zero-touch discovery announcements */
+	unsigned referral_probe_ms; /* --referral-probe-ms; 0: referrals not watched */
 };
 
 /* The defaults of every flag. */

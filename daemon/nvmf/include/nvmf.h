@@ -132,11 +132,22 @@ struct nvmf_port {
  * log lists it as an entry of subtype 1 (a discovery subsystem) with the
  * well-known discovery NQN, so that a host's connect-all follows it.
  */
+enum nvmf_ref_state {
+	NVMF_REF_UNKNOWN, /* not probed yet, or nobody probes: listed */
+	NVMF_REF_UP, /* its discovery service answered the last probe: listed */
+	NVMF_REF_DOWN, /* it stopped answering: left out of the log */
+};
+
 struct nvmf_referral {
 	char addr[NVMF_TRADDR_SIZE]; /* canonical IPv4 or IPv6 text */
 	char svcid[NVMF_TRSVCID_SIZE];
 	int family;
 	uint16_t portid;
+	/* Its node's liveness, as the provisioning service's probes find it. */
+	enum nvmf_ref_state state;
+	uint64_t state_since_ns; /* the target's clock at the last change of @state */
+	uint32_t probe_fails; /* failed probes in a row */
+	char probe_err[64]; /* why the last failed probe failed */
 	TAILQ_ENTRY(nvmf_referral) link;
 };
 
@@ -761,6 +772,17 @@ int nvmf_referral_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
 		      struct nvmf_referral **out);
 int nvmf_referral_remove(struct nvmf_tgt *tgt, const char *addr, const char *svcid);
 void nvmf_tgt_referrals_free(struct nvmf_tgt *tgt);
+/* The referral at @addr (any form of the literal) and @svcid, or NULL. */
+struct nvmf_referral *nvmf_referral_find(struct nvmf_tgt *tgt, const char *addr,
+					 const char *svcid);
+/*
+ * A referral's node found up or down: the log leaves a down one out, so a
+ * change between down and not down is a change of the log (the counter,
+ * the notice). @why: the failure, for the operator (may be NULL).
+ */
+void nvmf_referral_set_state(struct nvmf_tgt *tgt, struct nvmf_referral *r,
+			     enum nvmf_ref_state st, const char *why);
+const char *nvmf_ref_state_name(enum nvmf_ref_state st);
 /* Build the discovery log for the host of @req into @out; its length. */
 size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap);
 /* TREQ of @p's discovery log entries (nvmet's values). */

@@ -59,6 +59,13 @@ int blox_prov_use_reactors(struct blox_prov *p, struct blox_reactors *rs);
  * mDNS announcer follows the listeners this way); NULL: nobody.
  */
 void blox_prov_on_listeners(struct blox_prov *p, void (*fn)(void *arg), void *arg);
+/*
+ * Watch the referrals' nodes: every @interval_ms a TCP connection to each
+ * one's discovery service; two failures in a row mark it down (left out of
+ * the discovery log, a change hosts are told of), a success lists it again.
+ * 0: not watched (every referral listed). 0 or -ENOMEM.
+ */
+int blox_prov_probe_referrals(struct blox_prov *p, unsigned interval_ms);
 /* The reactor NAND device @name lives on; -ENOENT when there is none. */
 int blox_prov_device_reactor(const struct blox_prov *p, const char *name);
 const char *blox_prov_data_dir(const struct blox_prov *p);
@@ -187,6 +194,10 @@ struct blox_prov {
 	struct blox_bdev_home *homes[PROV_REACTORS_MAX];
 	unsigned nr_reactors; /* 1: every device on the core's */
 	struct blox_reactors *rs; /* NULL: none given */
+	/* The referrals' nodes watched (prov_ref.c); 0 ms: not watched. */
+	unsigned ref_probe_ms;
+	struct event *ref_ev;
+	TAILQ_HEAD(, prov_probe) probes;
 	/* Told after each listener added or removed (blox_prov_on_listeners()). */
 	void (*listeners_changed)(void *arg);
 	void *listeners_arg;
@@ -382,6 +393,8 @@ void prov_mig_resumed(struct blox_prov *p, struct prov_mig *m);
 /* Arm the poll timer (after a change). */
 void prov_mig_kick(struct blox_prov *p);
 void prov_migs_free(struct blox_prov *p);
+/* The referral probes under way and their timer (prov_ref.c). */
+void prov_probes_free(struct blox_prov *p);
 
 /* Subsystems (@cs without its namespaces), hosts, listeners. */
 int prov_subsys_create(struct blox_prov *p, const struct blox_cfg_subsys *cs,
