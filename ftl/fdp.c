@@ -6,8 +6,9 @@
  * ST_RUHGC0 + h), a reclaim unit is the superblock such a stream has
  * open, and every superblock knows its handle (ftl_sb.ruh, from the OOB
  * stream tag after a restart). Here: the handle's counters as the FDP
- * statistics and usage logs report them, and the Reclaim Unit Handle
- * Update.
+ * statistics and usage logs report them, the events the FTL causes by
+ * itself (a reclaim unit that filled), and the Reclaim Unit Handle
+ * Update (whose padding recovery.c reads as "closed by the host").
  */
 #include "ftl_internal.h"
 
@@ -35,12 +36,27 @@ int ftl_fdp_stats(const struct ftl *f, struct ftl_fdp_stats *out)
 		out->ruh[r] = f->fdp[r];
 		ctr_add(&out->total, &f->fdp[r]);
 		out->ru_updates[r] = f->ru_updates[r];
+		out->ru_implicit[r] = f->ru_implicit[r];
 		if (r < f->cfg.nr_ruh && st->sb >= 0 && st->next < f->units_per_sb)
 			out->ru_left[r] = (uint64_t)(f->units_per_sb - st->next) * FTL_UNIT;
 	}
 	out->other = f->fdp[FTL_MAX_RUH];
 	ctr_add(&out->total, &f->fdp[FTL_MAX_RUH]);
+	out->ev_seq = f->fdp_ev_seq;
+	memcpy(out->ev, f->fdp_ev, sizeof(out->ev));
 	return 0;
+}
+
+void ftl_fdp_event(struct ftl *f, uint32_t type, uint32_t ruh)
+{
+	struct ftl_fdp_event *e = &f->fdp_ev[f->fdp_ev_seq % FTL_FDP_EVENTS];
+
+	if (type == FTL_FDP_EV_RU_FILLED)
+		f->ru_implicit[ruh]++;
+	*e = (struct ftl_fdp_event){ .seq = ++f->fdp_ev_seq,
+				     .ns = f->env.ops->now(f->env.ctx),
+				     .type = type,
+				     .ruh = ruh };
 }
 
 int ftl_ruh_update(struct ftl *f, uint32_t ruh)
@@ -48,6 +64,7 @@ int ftl_ruh_update(struct ftl *f, uint32_t ruh)
 	enum ftl_stream s = (enum ftl_stream)(ST_RUH0 + ruh);
 	struct ftl_streamstate *st = &f->streams[s];
 	int32_t sb;
+	int rc;
 
 	if (ruh >= f->cfg.nr_ruh)
 		return -EINVAL;
@@ -55,8 +72,13 @@ int ftl_ruh_update(struct ftl *f, uint32_t ruh)
 		return -ESHUTDOWN;
 	if (st->sb < 0 || (st->next == 0 && !st->wb))
 		return 0; /* no reclaim unit, or a fresh one */
-	/* The page being filled is padded and programmed, as a flush does. */
-	ftl_close_stream(f, s);
+	/*
+	 * The page being filled is padded and programmed, as a flush does,
+	 * with the mark that keeps it closed after a crash.
+	 */
+	rc = ftl_close_stream_marked(f, s);
+	if (rc)
+		return rc;
 	sb = st->sb;
 	if (sb >= 0 && f->sbs[sb].state == SB_OPEN) {
 		f->sbs[sb].state = SB_FULL;

@@ -483,7 +483,17 @@ struct ftl {
 	/* Flexible Data Placement: per handle, then FTL_RUH_NONE's at [FTL_MAX_RUH]. */
 	struct ftl_fdp_ctr fdp[FTL_MAX_RUH + 1];
 	uint64_t ru_updates[FTL_MAX_RUH];
+	uint64_t ru_implicit[FTL_MAX_RUH];
+	uint64_t fdp_ev_seq;
+	struct ftl_fdp_event fdp_ev[FTL_FDP_EVENTS];
 };
+
+/*
+ * The lba field of the padding a Reclaim Unit Handle Update programs
+ * (UK_PAD's is otherwise 0): recovery keeps a superblock holding it
+ * closed.
+ */
+#define FTL_PAD_RU_CLOSED 0x52554344u /* "DCUR" */
 
 /* The counters of superblock @sb's handle (or of none). */
 static inline struct ftl_fdp_ctr *ftl_fdp_of(struct ftl *f, int32_t sb)
@@ -547,6 +557,14 @@ const uint8_t *ftl_buffered(const struct ftl *f, uint32_t ppn);
 /* Submit every partly filled page (padding the rest). */
 void ftl_close_pages(struct ftl *f);
 void ftl_close_stream(struct ftl *f, enum ftl_stream s);
+/*
+ * Close stream @s's superblock for good (fdp.c's Reclaim Unit Handle
+ * Update): its page being filled padded with FTL_PAD_RU_CLOSED, or a page
+ * of it when none is being filled. -EAGAIN: no write buffer free.
+ */
+int ftl_close_stream_marked(struct ftl *f, enum ftl_stream s);
+/* Record FDP event @type of handle @ruh (fdp.c). */
+void ftl_fdp_event(struct ftl *f, uint32_t type, uint32_t ruh);
 /* A NAND read of the instance completed: its retries (refresh) and errors. */
 void ftl_note_read(struct ftl *f, const struct nand_op *op);
 /*

@@ -28,7 +28,8 @@
  * first, in block order, so no page is ever programmed twice. In doubt (a
  * programmed page unreadable or not ours, pages of another stream, holes
  * spread wider than the write buffer could have left), the superblock
- * stays closed (full) as before.
+ * stays closed (full) as before. So does one a Reclaim Unit Handle Update
+ * closed: its padding carries FTL_PAD_RU_CLOSED (fdp.c).
  *
  * Dirty translation pages are then written back and a new checkpoint is
  * taken, so the next scan starts from here.
@@ -88,6 +89,7 @@ struct sb_seen {
 	bool mixed; /* pages of more than one tag */
 	bool bad; /* a programmed page unreadable or without our magic */
 	bool any; /* a page is programmed */
+	bool closed; /* a Reclaim Unit Handle Update closed it (FTL_PAD_RU_CLOSED) */
 };
 
 struct ckpt_sb {
@@ -404,6 +406,8 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n,
 			for (uint32_t s = 0; s < f->slots; s++) {
 				const struct ftl_oob_slot *os = &oob.slot[s];
 
+				if (os->kind == UK_PAD && os->lba == FTL_PAD_RU_CLOSED)
+					sn->closed = true;
 				if (os->wseq > sn->top_wseq)
 					sn->top_wseq = os->wseq;
 				if (os->wseq > f->wseq)
@@ -557,7 +561,8 @@ static uint32_t resume_page(struct ftl *f, enum ftl_stream s, uint32_t sb,
 	int rc = 0;
 
 	/* A program failed in it (a bad block): GC empties and retires it instead. */
-	if (f->sbs[sb].state != SB_FULL || !sn->any || sn->bad || sn->mixed ||
+	/* The host closed it (Reclaim Unit Handle Update): never reopened. */
+	if (f->sbs[sb].state != SB_FULL || !sn->any || sn->bad || sn->mixed || sn->closed ||
 	    sn->stream != FTL_OOB_STREAM_TAG(s) || ftl_sb_has_bad_block(f, sb))
 		return UINT32_MAX;
 	for (uint32_t p = 0; p < pages; p++) {

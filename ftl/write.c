@@ -395,6 +395,9 @@ static bool stream_page(struct ftl *f, enum ftl_stream s)
 		if (st->sb >= 0) {
 			f->sbs[st->sb].state = SB_FULL;
 			f->sbs[st->sb].closed_ns = f->env.ops->now(f->env.ctx);
+			/* A handle's reclaim unit filled: it moves on by itself. */
+			if (ftl_host_stream(s) && ftl_stream_ruh(s) != FTL_RUH_NONE)
+				ftl_fdp_event(f, FTL_FDP_EV_RU_FILLED, ftl_stream_ruh(s));
 		}
 		st->sb = sb;
 		st->next = 0;
@@ -488,7 +491,8 @@ bool ftl_gc_copy_buffered(const struct ftl *f, uint32_t fpid, uint8_t *page,
 	return false;
 }
 
-void ftl_close_stream(struct ftl *f, enum ftl_stream s)
+/* Pad stream @s's page being filled (the padding's lba field @mark) and program it. */
+static void close_page(struct ftl *f, enum ftl_stream s, uint32_t mark)
 {
 	struct ftl_streamstate *st = &f->streams[s];
 	struct ftl_wbuf *wb = st->wb;
@@ -501,7 +505,7 @@ void ftl_close_stream(struct ftl *f, enum ftl_stream s)
 		uint32_t slot = wb->used++;
 
 		memset(wb->data + (size_t)slot * FTL_UNIT, 0, FTL_UNIT);
-		wb->oob.slot[slot] = (struct ftl_oob_slot){ .kind = UK_PAD,
+		wb->oob.slot[slot] = (struct ftl_oob_slot){ .lba = mark, .kind = UK_PAD,
 							   .wseq = ++f->wseq };
 		st->next++;
 		f->st.units_padded++;
@@ -511,6 +515,26 @@ void ftl_close_stream(struct ftl *f, enum ftl_stream s)
 	st->wb = NULL;
 	program(f, wb, s);
 	ftl_program_waiting(f, s); /* nothing waits past a close */
+}
+
+void ftl_close_stream(struct ftl *f, enum ftl_stream s)
+{
+	close_page(f, s, 0);
+}
+
+int ftl_close_stream_marked(struct ftl *f, enum ftl_stream s)
+{
+	struct ftl_streamstate *st = &f->streams[s];
+
+	if (st->sb < 0 || st->next >= f->units_per_sb) {
+		ftl_program_waiting(f, s);
+		return 0; /* none open, or full: recovery never reopens it */
+	}
+	/* On a page boundary: a page of its own carries the mark. */
+	if (!st->wb && !stream_page(f, s))
+		return -EAGAIN;
+	close_page(f, s, FTL_PAD_RU_CLOSED);
+	return 0;
 }
 
 void ftl_close_pages(struct ftl *f)

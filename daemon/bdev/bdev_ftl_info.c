@@ -231,10 +231,18 @@ bool fb_fdp_info(struct blox_bdev *bdev, struct blox_bdev_fdp *f)
 			.erased_bytes = fs.ruh[r].erased_bytes,
 			.ru_left_bytes = fs.ru_left[r],
 			.updates = fs.ru_updates[r],
+			.implicit = fs.ru_implicit[r],
 		};
 	f->host_bytes = fs.total.host_bytes;
 	f->media_bytes = fs.total.media_bytes;
 	f->erased_bytes = fs.total.erased_bytes;
+	_Static_assert(BLOX_FDP_EVENTS == FTL_FDP_EVENTS, "one event ring size");
+	_Static_assert(BLOX_FDP_EV_RU_FILLED == FTL_FDP_EV_RU_FILLED, "one event type");
+	f->ev_seq = fs.ev_seq;
+	for (uint32_t i = 0; i < FTL_FDP_EVENTS; i++)
+		f->ev[i] = (struct blox_bdev_fdp_event){ .seq = fs.ev[i].seq, .ns = fs.ev[i].ns,
+							 .type = fs.ev[i].type,
+							 .ruh = fs.ev[i].ruh };
 	return true;
 }
 

@@ -16,22 +16,22 @@
  *     to handle 0 and records an Invalid Placement Identifier event, as
  *     the specification has it (and QEMU does);
  *   - logs 21h (usage), 22h (statistics: the backend's counters, summed
- *     over the group), 23h (events), features 1Dh (FDP, per group;
- *     changing it while the group has namespaces is a Command Sequence
- *     Error) and 1Eh (events per placement handle), Directive Receive and
+ *     over the group), 23h (events, fdp_ev.c), features 1Dh (FDP, per
+ *     group; changing it while the group has namespaces is a Command
+ *     Sequence Error) and 1Eh (events per placement handle, fdp_ev.c),
+ *     Directive Receive and
  *     Send (Identify: Data Placement supported, enabled on an FDP
  *     namespace), I/O Management Receive (Reclaim Unit Handle Status) and
  *     Send (Reclaim Unit Handle Update).
  */
-#include "nvmf.h"
+#include "fdp.h"
 
+#include <errno.h>
 #include <string.h>
 
 #define DTYPE_IDENTIFY 0
 #define DTYPE_DATA_PLACEMENT 2
 #define SC_FDP_DISABLED 0x29 /* generic: FDP Disabled */
-#define FDP_EV_RUNFW 0x00 /* Reclaim Unit Not Fully Written */
-#define FDP_EV_PID 0x03 /* Invalid Placement Identifier */
 
 void nvmf_ns_fdp_init(struct nvmf_ns *ns)
 {
@@ -44,6 +44,7 @@ void nvmf_ns_fdp_init(struct nvmf_ns *ns)
 	ns->fdp.nr_ruh = (uint16_t)BLOX_MIN(f.nr_ruh, (uint32_t)BLOX_FDP_MAX_RUH);
 	ns->fdp.persistent = f.persistent;
 	ns->fdp.ru_bytes = f.ru_bytes;
+	ns->fdp.bdev_ev_seen = f.ev_seq; /* events from before it was added are not its host's */
 }
 
 bool nvmf_ns_fdp(const struct nvmf_ns *ns)
@@ -67,8 +68,7 @@ static bool group(const struct nvmf_subsys *s, uint32_t endgid, bool *fdp)
 	return any;
 }
 
-/* The reclaim unit handle id of @ns's first placement handle in its group. */
-static uint16_t ruh_base(const struct nvmf_ns *ns)
+uint16_t nvmf_fdp_ruh_base(const struct nvmf_ns *ns)
 {
 	const struct nvmf_ns *o;
 	uint16_t base = 0;
@@ -176,51 +176,12 @@ uint16_t nvmf_log_fdp(struct nvmf_req *req, uint8_t lid, uint8_t *out, size_t ca
 		*len = sizeof(*l);
 		return 0;
 	}
-	default: { /* NVME_LOG_LID_FDP_EVENTS: LSP bit 0 set: host events, else the controller's */
-		struct nvme_fdp_events_log *l = (void *)out;
-		bool ctrl_events = !((req->cmd.cdw10 >> 8) & 1);
-		uint32_t n = 0;
-
-		*len = sizeof(*l);
-		TAILQ_FOREACH(ns, &req->sq->ctrl->subsys->namespaces, link) {
-			uint32_t have = BLOX_MIN(ns->fdp.ev_count, (uint32_t)NVMF_FDP_EVENTS);
-
-			if (ns->endgid != endgid || ctrl_events)
-				continue; /* it records host events only */
-			/* Oldest first, as they happened. */
-			for (uint32_t i = 0; i < have && n < NVMF_FDP_EVENTS; i++)
-				l->events[n++] = ns->fdp.ev[(ns->fdp.ev_count - have + i) %
-							    NVMF_FDP_EVENTS];
-		}
-		l->n = n;
-		return 0;
-	}
+	default: /* NVME_LOG_LID_FDP_EVENTS (fdp_ev.c) */
+		return nvmf_fdp_events_log(req, endgid, out, cap, len);
 	}
 }
 
-/* Record event @type of placement handle @ph if the host enabled it there. */
-static void fdp_event(struct nvmf_ns *ns, uint8_t type, uint16_t pid, uint16_t ph)
-{
-	struct nvme_fdp_event *e;
-	uint64_t ms;
-
-	if (ph >= ns->fdp.nr_ruh || !(ns->fdp.ev_enable[ph] & (1u << type)))
-		return;
-	e = &ns->fdp.ev[ns->fdp.ev_count++ % NVMF_FDP_EVENTS];
-	memset(e, 0, sizeof(*e));
-	e->type = type;
-	e->flags = NVME_FDP_EVENT_F_PIV | NVME_FDP_EVENT_F_NSIDV;
-	e->pid = pid;
-	ms = blox_clock_now(ns->subsys->tgt->clock) / 1000000ull;
-	memcpy(e->ts.timestamp, &ms, 6);
-	e->nsid = ns->nsid;
-	if (type == FDP_EV_RUNFW) {
-		e->flags |= NVME_FDP_EVENT_F_LV;
-		e->ruhid = (uint8_t)(ruh_base(ns) + ph);
-	}
-}
-
-/* ---- features 1Dh (per Endurance Group) and 1Eh (per namespace) ---- */
+/* ---- feature 1Dh (per Endurance Group); 1Eh is fdp_ev.c's ---- */
 
 uint16_t nvmf_feat_fdp(struct nvmf_req *req, bool set)
 {
@@ -243,72 +204,6 @@ uint16_t nvmf_feat_fdp(struct nvmf_req *req, bool set)
 	if ((bool)(req->cmd.cdw12 & 1) != fdp)
 		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
 	return 0;
-}
-
-static const uint8_t fdp_events[] = { FDP_EV_RUNFW, FDP_EV_PID };
-
-/* The namespace and placement handle of a feature 1Eh command, or NULL. */
-static struct nvmf_ns *events_target(struct nvmf_req *req, uint16_t *ph)
-{
-	struct nvmf_ns *ns = nvmf_ns_find(req->sq->ctrl->subsys, req->cmd.nsid);
-
-	*ph = req->cmd.cdw11 & 0xffff;
-	if (!ns || !nvmf_ns_fdp(ns) || *ph >= ns->fdp.nr_ruh) {
-		req->error_loc = offsetof(struct nvme_sqe, cdw11);
-		return NULL;
-	}
-	return ns;
-}
-
-uint16_t nvmf_feat_fdp_events(struct nvmf_req *req, bool set)
-{
-	uint32_t noet = (req->cmd.cdw11 >> 16) & 0xff;
-	struct nvmf_ns *ns;
-	uint16_t ph;
-
-	ns = events_target(req, &ph);
-	if (!ns)
-		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
-	if (!set) {
-		struct nvme_fdp_supported_event_desc d[sizeof(fdp_events)];
-		uint32_t n = BLOX_MIN(noet, (uint32_t)sizeof(fdp_events));
-
-		for (uint32_t i = 0; i < n; i++) {
-			d[i].evt = fdp_events[i];
-			d[i].evta = (ns->fdp.ev_enable[ph] >> fdp_events[i]) & 1;
-		}
-		req->cqe.result = n;
-		return nvmf_req_copy_out(req, d, n * sizeof(d[0]));
-	}
-	for (uint32_t i = 0; i < noet; i++) {
-		uint8_t t = req->buf[i];
-
-		if (!memchr(fdp_events, t, sizeof(fdp_events))) {
-			req->error_loc = offsetof(struct nvme_sqe, dptr);
-			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
-		}
-	}
-	for (uint32_t i = 0; i < noet; i++) {
-		uint8_t bit = (uint8_t)(1u << req->buf[i]);
-
-		if (req->cmd.cdw12 & 1)
-			ns->fdp.ev_enable[ph] |= bit;
-		else
-			ns->fdp.ev_enable[ph] &= (uint8_t)~bit;
-	}
-	return 0;
-}
-
-uint32_t nvmf_feat_fdp_events_len(const struct nvmf_req *req, bool set)
-{
-	uint32_t noet = (req->cmd.cdw11 >> 16) & 0xff;
-	uint32_t need = set ? noet : noet * (uint32_t)sizeof(struct nvme_fdp_supported_event_desc);
-
-	/*
-	 * The buffer the host described, when it holds what NOET says (nvme-cli
-	 * sends 255 bytes whatever the count): the rest is not read, or zeroes.
-	 */
-	return req->data_len >= need && req->data_len <= 4096 ? req->data_len : need;
 }
 
 /* ---- Directive Send and Receive: the Identify directive ---- */
@@ -391,7 +286,7 @@ uint16_t nvmf_fdp_write_ruh(struct nvmf_req *req)
 		return pid;
 	/* Invalid Placement Identifier: the default handle, and an event. */
 	ns->fdp.invalid_pids++;
-	fdp_event(ns, FDP_EV_PID, pid, 0);
+	nvmf_fdp_host_event(ns, FDP_EV_PID, pid, 0);
 	return 0;
 }
 
@@ -402,7 +297,7 @@ static uint16_t exec_mgmt_recv(struct nvmf_req *req)
 	uint64_t raw[(sizeof(struct nvme_fdp_ruh_status) +
 		      BLOX_FDP_MAX_RUH * sizeof(struct nvme_fdp_ruh_status_desc)) / 8];
 	struct nvme_fdp_ruh_status *s = (void *)raw;
-	uint16_t base = ruh_base(ns);
+	uint16_t base = nvmf_fdp_ruh_base(ns);
 	struct blox_bdev_fdp f;
 	size_t len;
 
@@ -420,12 +315,26 @@ static uint16_t exec_mgmt_recv(struct nvmf_req *req)
 	return nvmf_req_copy_out(req, s, len);
 }
 
+static void mgmt_flush_done(struct blox_io *io)
+{
+	struct nvmf_req *req = nvmf_io_done(io);
+
+	nvmf_req_complete(req, nvmf_io_status(req, io->status));
+}
+
+/*
+ * Reclaim Unit Handle Update of every placement identifier in the list. A
+ * reclaim unit that moved is closed for good once the command completes:
+ * a Flush of the namespace follows, so the padding that marks it closed
+ * is on flash and a restart after a crash does not reopen it.
+ */
 static uint16_t exec_mgmt_send(struct nvmf_req *req)
 {
 	struct nvmf_ns *ns = req->ns;
 	uint32_t npid = (req->cmd.cdw10 >> 16) + 1;
 	const uint16_t *pids = (const void *)req->buf;
 	struct blox_bdev_fdp f;
+	bool moved = false;
 
 	for (uint32_t i = 0; i < npid; i++)
 		if (pids[i] >= ns->fdp.nr_ruh) {
@@ -435,15 +344,25 @@ static uint16_t exec_mgmt_send(struct nvmf_req *req)
 	memset(&f, 0, sizeof(f));
 	blox_bdev_fdp_info(ns->bdev, &f);
 	for (uint32_t i = 0; i < npid; i++) {
-		int rc;
+		uint64_t left = f.ruh[pids[i]].ru_left_bytes;
+		int rc = blox_bdev_fdp_update(ns->bdev, pids[i]);
 
-		if (f.ruh[pids[i]].ru_left_bytes && f.ruh[pids[i]].ru_left_bytes < f.ru_bytes)
-			fdp_event(ns, FDP_EV_RUNFW, pids[i], pids[i]);
-		rc = blox_bdev_fdp_update(ns->bdev, pids[i]);
+		if (rc == -EAGAIN)
+			return NVME_SC_CMD_INTERRUPTED; /* no write buffer free: the host retries */
 		if (rc)
 			return nvmf_io_status(req, rc);
+		if (left && left < f.ru_bytes) {
+			nvmf_fdp_host_event(ns, FDP_EV_RUNFW, pids[i], pids[i]);
+			moved = true;
+		}
+		f.ruh[pids[i]].ru_left_bytes = 0; /* listed twice: moved once */
 	}
-	return 0;
+	if (!moved)
+		return 0;
+	nvmf_io_prep(req, BLOX_IO_FLUSH, 0, 0, NULL, mgmt_flush_done);
+	req->io.fua = false;
+	nvmf_io_go(req);
+	return NVMF_REQ_ASYNC;
 }
 
 uint16_t nvmf_parse_io_mgmt(struct nvmf_req *req, bool send)

@@ -362,6 +362,24 @@ struct ftl_fdp_ctr {
 	uint64_t host_bytes, media_bytes, erased_bytes;
 };
 
+/*
+ * An event of a reclaim unit handle the FTL caused by itself (NVMe's FDP
+ * controller events): FTL_FDP_EV_RU_FILLED, the handle's reclaim unit was
+ * fully written and its next host write opened another (Implicitly
+ * Modified Reclaim Unit Handle).
+ */
+#define FTL_FDP_EVENTS 64
+enum ftl_fdp_event_type {
+	FTL_FDP_EV_RU_FILLED = 1,
+};
+
+struct ftl_fdp_event {
+	uint64_t seq; /* 1, 2, ... */
+	uint64_t ns; /* when (the instance's clock) */
+	uint32_t type; /* enum ftl_fdp_event_type */
+	uint32_t ruh;
+};
+
 struct ftl_fdp_stats {
 	uint32_t nr_ruh;
 	bool persistent;
@@ -372,6 +390,14 @@ struct ftl_fdp_stats {
 	/* Per handle: bytes its reclaim unit can still take (0: none open). */
 	uint64_t ru_left[FTL_MAX_RUH];
 	uint64_t ru_updates[FTL_MAX_RUH]; /* ftl_ruh_update() calls that moved it */
+	uint64_t ru_implicit[FTL_MAX_RUH]; /* reclaim units it left because they filled */
+	/*
+	 * What the FTL did to the handles on its own, newest FTL_FDP_EVENTS
+	 * kept: event seq s is ev[(s - 1) % FTL_FDP_EVENTS], ev_seq the newest
+	 * (0: none yet). Not kept across restarts.
+	 */
+	uint64_t ev_seq;
+	struct ftl_fdp_event ev[FTL_FDP_EVENTS];
 };
 
 /* -EINVAL without placement handles. */
@@ -380,8 +406,14 @@ int ftl_fdp_stats(const struct ftl *f, struct ftl_fdp_stats *out);
  * Reclaim Unit Handle Update: handle @ruh's next write goes to a fresh
  * reclaim unit. The page being filled is padded and programmed, the
  * superblock closes (what is left of it is never written; GC reclaims it
- * as any other). 0; -EINVAL for a handle out of range; -ESHUTDOWN. A
- * handle with nothing written in its reclaim unit stays where it is.
+ * as any other). The padding carries a mark that recovery reads: after a
+ * crash the superblock stays closed, where a partly written one of a
+ * stream is otherwise reopened. When the reclaim unit ends on a page
+ * boundary, a page of marked padding is programmed. The mark is durable
+ * once a flush (FTL_IO_FLUSH) after it completed. 0; -EINVAL for a
+ * handle out of range; -ESHUTDOWN; -EAGAIN when no write buffer is free
+ * for the marked page (nothing changed: try again). A handle with
+ * nothing written in its reclaim unit stays where it is.
  */
 int ftl_ruh_update(struct ftl *f, uint32_t ruh);
 

@@ -205,6 +205,21 @@ struct blox_bdev_fdp_ruh {
 	uint64_t host_bytes, media_bytes, erased_bytes;
 	uint64_t ru_left_bytes; /* what its reclaim unit can still take; 0: none open */
 	uint64_t updates; /* Reclaim Unit Handle Updates that moved it */
+	uint64_t implicit; /* reclaim units it left because they filled */
+};
+
+/*
+ * What the backend did to a handle by itself (FDP controller events),
+ * the newest BLOX_FDP_EVENTS kept: BLOX_FDP_EV_RU_FILLED, the handle's
+ * reclaim unit filled and its next write opened another.
+ */
+#define BLOX_FDP_EVENTS 64
+#define BLOX_FDP_EV_RU_FILLED 1
+
+struct blox_bdev_fdp_event {
+	uint64_t seq; /* 1, 2, ...: event seq s is ev[(s - 1) % BLOX_FDP_EVENTS] */
+	uint64_t ns; /* when (blox_clock) */
+	uint32_t type, ruh;
 };
 
 struct blox_bdev_fdp {
@@ -213,6 +228,8 @@ struct blox_bdev_fdp {
 	uint64_t ru_bytes; /* a reclaim unit's size */
 	struct blox_bdev_fdp_ruh ruh[BLOX_FDP_MAX_RUH];
 	uint64_t host_bytes, media_bytes, erased_bytes; /* the totals */
+	uint64_t ev_seq; /* the newest event's seq, 0: none */
+	struct blox_bdev_fdp_event ev[BLOX_FDP_EVENTS];
 };
 
 /* What a power cut did (blox_bdev_power_cut()). */

@@ -209,18 +209,26 @@ struct nvmf_io_telemetry {
 /* FDP events a namespace keeps (the FDP Events log holds 63). */
 #define NVMF_FDP_EVENTS 63
 
+/* FDP events of one kind (host or controller) a namespace recorded. */
+struct nvmf_fdp_evlist {
+	struct nvme_fdp_event ev[NVMF_FDP_EVENTS];
+	uint32_t count; /* recorded so far; the newest NVMF_FDP_EVENTS are kept */
+};
+
 /*
- * Flexible Data Placement of a namespace (fdp.c): its backend's reclaim
- * unit handles (none: no FDP), the FDP events the host enabled per
- * placement handle (bit = event type) and the host events recorded.
+ * Flexible Data Placement of a namespace (fdp.c, fdp_ev.c): its backend's
+ * reclaim unit handles (none: no FDP), the FDP events the host enabled per
+ * placement handle (fdp_ev.c's bit per event type), the host events and
+ * the controller events recorded, and the newest of the backend's own
+ * events looked at (blox_bdev_fdp.ev_seq).
  */
 struct nvmf_fdp {
 	uint16_t nr_ruh;
 	bool persistent;
 	uint64_t ru_bytes;
-	uint8_t ev_enable[BLOX_FDP_MAX_RUH];
-	struct nvme_fdp_event ev[NVMF_FDP_EVENTS];
-	uint32_t ev_count; /* recorded so far; the newest NVMF_FDP_EVENTS are kept */
+	uint64_t ev_enable[BLOX_FDP_MAX_RUH];
+	struct nvmf_fdp_evlist host, ctrl;
+	uint64_t bdev_ev_seen;
 	uint64_t invalid_pids; /* writes with an invalid placement identifier */
 };
 

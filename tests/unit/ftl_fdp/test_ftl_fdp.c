@@ -7,7 +7,8 @@
  * initially isolated; the per-handle counters add up to the FTL's own
  * unit counts; all eight handles at high utilization never run out of
  * reclaim units; the Reclaim Unit Handle Update; handles out of range; a
- * superblock's handle after a crash and a clean restart.
+ * superblock's handle after a crash and a clean restart; an update that
+ * survives a crash; the event of a reclaim unit that filled.
  */
 #include "ftl_fixture.h"
 #include "ftl_internal.h"
@@ -414,6 +415,85 @@ static void test_fdp_recovery(void **state)
 	fx_free(x);
 }
 
+/*
+ * 7. A Reclaim Unit Handle Update survives a crash: the superblock it
+ * closed stays closed (its padding carries the mark), whether the update
+ * padded a page being filled or programmed a page of marked padding on a
+ * page boundary; a handle the host did not update gets its superblock
+ * back. And the FTL's own events: a handle's reclaim unit that filled.
+ */
+static void test_fdp_update_crash(void **state)
+{
+	struct fdp_track t = { 0 };
+	struct ftl_fdp_stats fs;
+	uint32_t slots, upsb;
+	int32_t sb0, sb1, sb2;
+	uint64_t padded;
+	struct fx *x;
+
+	(void)state;
+	x = fdp_new(3, true, 32, true);
+	slots = x->lay.slots;
+	upsb = x->f->units_per_sb;
+	fdp_write(x, &t, region_lo(x, 0, 3), 10); /* handle 0: not updated */
+	fdp_write(x, &t, region_lo(x, 1, 3), 10); /* handle 1: a page being filled */
+	fdp_write(x, &t, region_lo(x, 2, 3), 2 * slots); /* handle 2: on a page boundary */
+	sb0 = x->f->streams[ST_RUH0].sb;
+	sb1 = x->f->streams[ST_RUH0 + 1].sb;
+	sb2 = x->f->streams[ST_RUH0 + 2].sb;
+	assert_true(sb0 >= 0 && sb1 >= 0 && sb2 >= 0);
+	assert_null(x->f->streams[ST_RUH0 + 2].wb);
+	padded = fx_stats(x).units_padded;
+	assert_int_equal(ftl_ruh_update(x->f, 1), 0);
+	assert_int_equal(fx_stats(x).units_padded, padded + slots - 10 % slots);
+	assert_int_equal(ftl_ruh_update(x->f, 2), 0);
+	/* A page of marked padding: the whole page. */
+	assert_int_equal(fx_stats(x).units_padded, padded + slots - 10 % slots + slots);
+	fx_flush(x);
+	fx_crash(x);
+	fx_restart(x);
+	assert_int_equal(x->f->streams[ST_RUH0].sb, sb0); /* reopened where it was */
+	assert_int_equal(x->f->streams[ST_RUH0 + 1].sb, -1);
+	assert_int_equal(x->f->streams[ST_RUH0 + 2].sb, -1);
+	assert_int_equal(x->f->sbs[sb1].state, SB_FULL);
+	assert_int_equal(x->f->sbs[sb2].state, SB_FULL);
+	/* The next writes of handles 1 and 2 open fresh reclaim units. */
+	fdp_write(x, &t, region_lo(x, 1, 3) + 10, 4);
+	fdp_write(x, &t, region_lo(x, 2, 3) + 2 * slots, 4);
+	assert_int_not_equal(x->f->streams[ST_RUH0 + 1].sb, sb1);
+	assert_int_not_equal(x->f->streams[ST_RUH0 + 2].sb, sb2);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.ru_left[1], fs.ru_bytes - 4ull * FTL_UNIT);
+	assert_int_equal(fs.ev_seq, 0); /* nothing filled */
+
+	/* Handle 0's reclaim unit fills: its next write opens another, an event. */
+	/* (The flush before the crash padded its page: it resumed on the next.) */
+	assert_int_equal(fs.ru_left[0] % ((uint64_t)slots * FTL_UNIT), 0);
+	assert_true(fs.ru_left[0] < (uint64_t)upsb * FTL_UNIT);
+	upsb = (uint32_t)(fs.ru_left[0] / FTL_UNIT);
+	for (uint32_t done = 0, lo = region_lo(x, 0, 3), size = region_lo(x, 1, 3) - lo;
+	     done < upsb;) {
+		uint32_t off = done % size, n = upsb - done < FX_MAX_IO ? upsb - done : FX_MAX_IO;
+
+		n = n < size - off ? n : size - off;
+		fdp_write(x, &t, lo + off, n);
+		done += n;
+	}
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.ev_seq, 0);
+	fdp_write(x, &t, region_lo(x, 0, 3), 1);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.ev_seq, 1);
+	assert_int_equal(fs.ev[0].seq, 1);
+	assert_int_equal(fs.ev[0].type, FTL_FDP_EV_RU_FILLED);
+	assert_int_equal(fs.ev[0].ruh, 0);
+	assert_int_equal(fs.ru_implicit[0], 1);
+	assert_int_equal(fs.ru_implicit[1], 0);
+	fx_flush(x);
+	fx_verify_all(x); /* (counters after a crash are the checkpoint's: not checked) */
+	fx_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +501,7 @@ int main(void)
 		FX_TEST(test_fdp_gc_initial),  FX_TEST(test_fdp_no_free_ru),
 		FX_TEST(test_fdp_initial_and_planes),
 		FX_TEST(test_fdp_ruh_update),  FX_TEST(test_fdp_recovery),
+		FX_TEST(test_fdp_update_crash),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
