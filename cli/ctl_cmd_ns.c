@@ -123,6 +123,7 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		{ "--mdc", &ftl.mdc, true },
 		{ "--stream-separation", &ftl.stream_separation, true },
 		{ "--gc-pipeline", &ftl.gc_pipeline, true },
+		{ "--plp-suspend", &ftl.plp_suspend, true },
 	};
 
 	if (argc < 1)
@@ -317,6 +318,7 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "FTL:  --store file|ram --cmt-kib --mdc on|off --mdc-bytes --mdc-min-run\n"
 	  "      --stream-separation on|off --op-percent --gc-policy greedy|cost-benefit\n"
 	  "      --write-buffer-pages --wl-threshold --gc-pipeline on|off --plp-ms\n"
+	  "      --plp-suspend on|off\n"
 	  "Zoned (backend zns: NAND without an FTL, NVMe Zoned Namespace):\n"
 	  "      --zoned [--zone-size SIZE (a power of two)] [--max-open N] [--max-active N]",
 	  "", ns_create },

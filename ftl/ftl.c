@@ -25,6 +25,7 @@ void ftl_config_default(struct ftl_config *cfg)
 		.write_buffer_pages = 64,
 		.plane_groups = true,
 		.refresh_retries = 4,
+		.plp_suspend = true,
 		.volatile_cache = true,
 		.gc_policy = FTL_GC_GREEDY,
 		/* Of the spare superblocks (ftl.h), with floors. */

@@ -2,7 +2,8 @@
 /*
  * Power loss as the FTL sees it: at the cut a drive with power-loss
  * protection programs what its write buffer holds within its hold-up time
- * (ftl_power_fail(), then its backend drives the flash); whatever host data
+ * (ftl_power_fail(), then its backend drives the flash), suspending a
+ * running erase for the buffer's programs (plp_suspend); whatever host data
  * is still only in the buffer when power is gone is lost
  * (ftl_volatile_units()). Mappings need no programming of their own: the
  * rebuild finds every programmed unit from its OOB.
@@ -12,6 +13,9 @@
 void ftl_power_fail(struct ftl *f)
 {
 	f->power_failing = true;
+	/* Before the programs go: each one queued behind an erase suspends it. */
+	if (f->cfg.plp_suspend && f->env.dev)
+		nand_set_plp_flush(f->env.dev, true, f->env.ops->now(f->env.ctx));
 	ftl_close_pages(f);
 	for (int s = 0; s < ST_COUNT; s++)
 		ftl_program_waiting(f, (enum ftl_stream)s);

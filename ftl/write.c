@@ -593,6 +593,15 @@ static void seq_unblock(struct ftl *f)
 
 void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
 {
+	/*
+	 * Power is gone (ftl_power_fail()): the hold-up is for what was
+	 * acknowledged; a write not in the buffer yet waits, and goes with the
+	 * instance, never acknowledged.
+	 */
+	if (f->power_failing) {
+		TAILQ_INSERT_TAIL(&f->write_wait, io, link);
+		return;
+	}
 	if (io->stage == 0) {
 		bool seq = io->lba == f->last_write_end || io->nr >= f->cfg.seq_min_units;
 

@@ -165,6 +165,17 @@ void nand_die_kick(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 			op_start(dev, d, op, t);
 			return;
 		}
+		/* The power-loss flush: the die's programs, in an erase's suspension. */
+		while (dev->plp_flush && d->suspended && d->suspended->kind == NAND_OP_ERASE &&
+		       ((op = TAILQ_FIRST(&d->q[NAND_PRIO_HOST_WRITE])) ||
+			(op = TAILQ_FIRST(&d->q[NAND_PRIO_GC_WRITE])))) {
+			dev->stats.suspend.plp_programs++;
+			op_start(dev, d, op, t);
+			if (d->phase != DIE_IDLE)
+				return; /* else it failed at its start: the next one */
+		}
+		if (d->phase != DIE_IDLE || !d->suspended)
+			return;
 		d->phase = DIE_RESUMING;
 		d->phase_start = t;
 		d->st.suspend_overhead_ns += nand_dev_timing(dev)->t_resume_ns;

@@ -97,6 +97,7 @@ struct nand_dev {
 	/* Faults on demand (nand_dev_set_faults()): erases and programs by die; NULL: none. */
 	struct blox_fault_reg *faults;
 	char fault_name[BLOX_FAULT_NAME_MAX];
+	bool plp_flush; /* nand_set_plp_flush(): programs suspend running erases */
 };
 
 /* reliability.c */
@@ -152,6 +153,12 @@ void nand_mp_gather(struct nand_dev *dev, struct nand_die *d, struct nand_op *le
 /* engine_suspend.c */
 /* A host read waits behind the program/erase in @d's array phase: suspend it? */
 void nand_consider_suspend(struct nand_dev *dev, struct nand_die *d, uint64_t t);
+/* The power-loss flush: a program waits behind the erase in @d's array phase? */
+static inline bool nand_plp_wants_suspend(const struct nand_dev *dev, const struct nand_die *d)
+{
+	return dev->plp_flush && d->cur && d->cur->kind == NAND_OP_ERASE &&
+	       (d->nq_prio[NAND_PRIO_HOST_WRITE] || d->nq_prio[NAND_PRIO_GC_WRITE]);
+}
 /* Suspend the program/erase in @d's array phase at @t. */
 void nand_suspend_now(struct nand_dev *dev, struct nand_die *d, uint64_t t);
 

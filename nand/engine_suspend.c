@@ -2,7 +2,8 @@
 /*
  * The NAND engine's program/erase suspension: whether a host read waiting
  * behind an op in its array phase suspends it (the policy, the per-op cap, the
- * minimum progress), and the suspension itself.
+ * minimum progress), or a program waiting behind an erase during the
+ * power-loss flush (nand_set_plp_flush()), and the suspension itself.
  */
 #include "engine_internal.h"
 #include "blox_queue.h"
@@ -17,7 +18,17 @@ void nand_consider_suspend(struct nand_dev *dev, struct nand_die *d,
 	struct nand_suspend_query q;
 	uint64_t at, again = 0;
 
-	if (d->suspend_pending || d->suspended || TAILQ_EMPTY(&d->q[NAND_PRIO_HOST_READ]))
+	if (d->suspended)
+		return;
+	if (nand_plp_wants_suspend(dev, d)) {
+		/* The power-loss flush: now, whatever the policy or the caps say. */
+		if (t + nand_dev_timing(dev)->t_suspend_ns < d->array_end) {
+			d->suspend_pending = true;
+			nand_die_event_at(dev, d, t);
+		}
+		return;
+	}
+	if (d->suspend_pending || TAILQ_EMPTY(&d->q[NAND_PRIO_HOST_READ]))
 		return;
 	if (op->suspends >= cfg->max_suspends_per_op) {
 		ss->capped++;
@@ -66,6 +77,8 @@ void nand_suspend_now(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 	op->remaining_ns = d->array_end - t;
 	op->suspends++;
 	ss->suspends[op->kind]++;
+	if (nand_plp_wants_suspend(dev, d))
+		ss->plp_suspends++;
 	if (op->kind == NAND_OP_ERASE && !op->timing_only && dev->store) {
 		/* Erase suspension stresses the cells: count it on each block. */
 		for (const struct nand_op *o = op; o; o = o->mp_next) {
@@ -89,4 +102,15 @@ void nand_suspend_now(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 	d->phase_start = t;
 	d->st.suspend_overhead_ns += nand_dev_timing(dev)->t_suspend_ns;
 	nand_die_event_at(dev, d, t + nand_dev_timing(dev)->t_suspend_ns);
+}
+
+void nand_set_plp_flush(struct nand_dev *dev, bool on, uint64_t now)
+{
+	dev->plp_flush = on;
+	for (uint32_t i = 0; on && i < dev->nr_dies; i++) {
+		struct nand_die *d = &dev->dies[i];
+
+		if (d->phase == DIE_ARRAY && d->cur->kind == NAND_OP_ERASE)
+			nand_consider_suspend(dev, d, now);
+	}
 }

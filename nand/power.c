@@ -105,6 +105,7 @@ int nand_power_cut(struct nand_dev *dev, bool torn, struct nand_power_cut_stats 
 	}
 	TAILQ_INIT(&dev->null_done);
 	dev->inflight = 0;
+	dev->plp_flush = false; /* power comes back without the flush's urgency */
 	free(page);
 	free(oob);
 	if (out)

@@ -20,9 +20,10 @@
  * flash runs on, in the NAND timing model (the device driven in virtual
  * time, nothing else on this reactor runs meanwhile), until it is idle
  * or the hold-up is over: what completed is on flash, the rest is
- * cut like the rest. Running erases and
- * programs are not suspended for it. Without it the buffer is lost at
- * once. Either way the acknowledged data lost is counted.
+ * cut like the rest. With plp_suspend (the default) an erase running on a
+ * die where the buffer's programs wait is suspended for them
+ * (nand_set_plp_flush(); nand_power_cut() ends it); a running program is
+ * not. Without protection the buffer is lost at once. Either way the acknowledged data lost is counted.
  *
  * Not for a vSSD on a registered device (its dies are shared with other
  * namespaces, which do not lose power with it) nor for 512-byte blocks

@@ -90,6 +90,7 @@ static const struct blox_param_field ftl_fields[BLOX_FP_COUNT] = {
 	[BLOX_FP_RUH_TYPE] = F_STR("ruh_type", FP, ruh_type, ruh_types,
 				   "is not persistent or initial"),
 	[BLOX_FP_PLP_MS] = F_U32("plp_ms", FP, plp_ms, 10000, NULL),
+	[BLOX_FP_PLP_SUSPEND] = F_BOOL("plp_suspend", FP, plp_suspend),
 };
 #undef FP
 
@@ -148,7 +149,7 @@ static const char *const nand_keys[BLOX_NP_COUNT + 1] = {
 static const char *const ftl_keys[BLOX_FP_COUNT + 1] = {
 	"store", "cmt_kib", "mdc", "mdc_bytes", "mdc_min_run", "stream_separation",
 	"op_percent", "gc_policy", "write_buffer_pages", "wl_threshold", "gc_pipeline",
-	"placement_handles", "ruh_type", "plp_ms", NULL
+	"placement_handles", "ruh_type", "plp_ms", "plp_suspend", NULL
 };
 
 const struct blox_param_table blox_nand_table = { "nand", nand_fields, BLOX_NP_COUNT,
@@ -349,6 +350,8 @@ static int ftl_resolve(const struct blox_ftl_params *p, const char *where,
 		c->nr_ruh = p->placement_handles;
 	if (GIVEN(PLP_MS))
 		c->plp_ms = p->plp_ms;
+	if (GIVEN(PLP_SUSPEND))
+		c->plp_suspend = p->plp_suspend;
 	c->ruh_persistent = !GIVEN(RUH_TYPE) || !strcmp(p->ruh_type, "persistent");
 	if (GIVEN(RUH_TYPE) && !c->nr_ruh)
 		return blox_fail(err, errlen, "%s.ruh_type: only with placement_handles", where);

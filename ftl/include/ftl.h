@@ -78,6 +78,12 @@ struct ftl_config {
 	 * (ftl_power_fail()).
 	 */
 	uint32_t plp_ms;
+	/*
+	 * At a power cut (ftl_power_fail()), have the device suspend a running
+	 * erase on a die where the buffer's programs wait (nand_set_plp_flush()),
+	 * as enterprise drives do, rather than wait for its end (on by default).
+	 */
+	bool plp_suspend;
 	bool volatile_cache; /* writes complete once buffered */
 	enum ftl_gc_policy gc_policy;
 	/*
@@ -327,7 +333,10 @@ void ftl_get_stats(const struct ftl *f, struct ftl_stats *st);
 /*
  * Power loss (power.c): ftl_power_fail() submits every page the write
  * buffer holds (padded), for the hold-up of power-loss protection, and
- * GC stops where it is (no new read, move or erase); the caller then drives the flash
+ * GC stops where it is (no new read, move or erase) and host writes not
+ * yet in the buffer wait (they are never acknowledged); with plp_suspend a
+ * running erase on a die those programs need is suspended for them
+ * (nand_set_plp_flush(), which nand_power_cut() ends); the caller then drives the flash
  * as long as it has power (and calls it again if writes that waited
  * filled new pages meanwhile).
  * ftl_volatile_units(): host data units whose only copy is the write

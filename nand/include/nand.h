@@ -449,6 +449,21 @@ void nand_dev_set_faults(struct nand_dev *dev, struct blox_fault_reg *reg, const
 /* Programs still to fail on die @die (nand_fail_programs()). */
 uint32_t nand_programs_to_fail(const struct nand_dev *dev, uint32_t die);
 
+/*
+ * Power-loss protection's flush (the hold-up after a power cut): while
+ * on, a program queued on a die whose erase is in its array phase
+ * suspends that erase at once (tSUSPEND; neither the policy nor the caps
+ * are asked: this is the drive's last act), and the suspension serves
+ * every read and program queued on the die, in priority order, before
+ * the erase resumes (tRESUME). A die already suspended for host reads
+ * serves the programs too. A running program is not suspended for
+ * another program: a part's program suspension takes reads only (its
+ * page register holds the suspended program's data). Off by default;
+ * nand_power_cut() turns it off. Turning it on at @now_ns suspends
+ * running erases with programs already waiting behind them.
+ */
+void nand_set_plp_flush(struct nand_dev *dev, bool on, uint64_t now_ns);
+
 /* What a power cut (nand_power_cut()) did. */
 struct nand_power_cut_stats {
 	uint64_t dropped; /* ops in flight, never completed */
@@ -488,6 +503,8 @@ struct nand_suspend_stats {
 	uint64_t suspended_ns; /* time ops spent suspended */
 	uint64_t reads_overtaken; /* reads served during a suspension */
 	uint64_t erase_suspend_wear; /* extra wear recorded on blocks */
+	/* Power-loss flush (nand_set_plp_flush()): erases it suspended, programs served in them. */
+	uint64_t plp_suspends, plp_programs;
 };
 
 struct nand_stats {

@@ -135,6 +135,7 @@ struct sim {
 	enum sim_job kind;
 	uint64_t to_submit, submitted, completed, inflight;
 	bool done;
+	bool cut; /* power is gone (sim_run_for()): completions are no longer the host's */
 	uint32_t range; /* reads: [0, range) */
 	uint32_t fill_ptr; /* fill: next sequential LBA */
 	uint32_t since_rand; /* fill: units since the last random write */
@@ -173,6 +174,15 @@ void sim_close(struct sim *s);
  * match what was written.
  */
 void sim_run_job(struct sim *s, enum sim_job kind, uint64_t n);
+/*
+ * @kind in a closed loop for @ns of virtual time, stopped there with its
+ * I/O in flight: the moment of a power cut. sim_cut() then ends the job
+ * (no more submissions, completions are not counted); once the FTL is gone,
+ * sim_drop_inflight() forgets what it held.
+ */
+void sim_run_for(struct sim *s, enum sim_job kind, uint64_t ns);
+void sim_cut(struct sim *s);
+void sim_drop_inflight(struct sim *s);
 /* Let the FTL sit idle for @ns of virtual time, calling ftl_process. */
 void sim_run_idle(struct sim *s, uint64_t ns);
 /*

@@ -313,6 +313,8 @@ static void io_done(struct ftl_io *io)
 	struct sim_slot *sl = io->cb_arg;
 	struct sim *s = sl->s;
 
+	if (s->cut)
+		return; /* its host is gone: sim_drop_inflight() forgets it */
 	sl->busy = false;
 	s->inflight--;
 	s->completed++;
@@ -377,6 +379,48 @@ void sim_run_job(struct sim *s, enum sim_job kind, uint64_t n)
 	if (s->bad || s->io_errors)
 		sim_die("DATA ERROR: %llu bad reads, %llu I/O errors",
 		    (unsigned long long)s->bad, (unsigned long long)s->io_errors);
+}
+
+void sim_run_for(struct sim *s, enum sim_job kind, uint64_t ns)
+{
+	s->kind = kind;
+	s->to_submit = UINT64_MAX;
+	s->submitted = s->completed = s->inflight = 0;
+	s->done = false;
+	s->cut = false;
+	blox_hist_reset(&s->lat);
+	for (uint32_t i = 0; i < s->qd; i++)
+		s->slots[i].parked = false;
+	for (uint32_t i = 0; i < s->qd; i++)
+		submit_slot(s, &s->slots[i]);
+	ftl_vdrive_run(&s->vd, s->f, blox_clock_now(&s->vd.clock) + ns);
+	if (s->inflight && nand_next_event(s->dev) == UINT64_MAX && !s->vd.kicked) {
+		struct ftl_stats st;
+
+		ftl_get_stats(s->f, &st);
+		sim_die("FTL HANG: job %d: %llu in flight, nothing pending in the NAND engine "
+			"and no kick (free sb %llu)",
+			kind, (unsigned long long)s->inflight,
+			(unsigned long long)st.free_superblocks);
+	}
+	if (s->bad || s->io_errors)
+		sim_die("DATA ERROR: %llu bad reads, %llu I/O errors",
+		    (unsigned long long)s->bad, (unsigned long long)s->io_errors);
+}
+
+void sim_cut(struct sim *s)
+{
+	s->cut = true;
+	s->to_submit = s->submitted;
+}
+
+void sim_drop_inflight(struct sim *s)
+{
+	for (uint32_t i = 0; i < s->qd; i++)
+		s->slots[i].busy = s->slots[i].parked = false;
+	s->inflight = 0;
+	s->done = true;
+	s->cut = false;
 }
 
 /* Let the FTL sit idle for @ns of virtual time, calling ftl_process. */

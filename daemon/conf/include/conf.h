@@ -96,6 +96,7 @@ enum blox_ftl_param {
 	BLOX_FP_PLACEMENT_HANDLES,
 	BLOX_FP_RUH_TYPE,
 	BLOX_FP_PLP_MS,
+	BLOX_FP_PLP_SUSPEND,
 	BLOX_FP_COUNT
 };
 
@@ -110,6 +111,7 @@ struct blox_ftl_params {
 	char gc_policy[16]; /* greedy, cost-benefit */
 	uint32_t write_buffer_pages, wl_threshold;
 	uint32_t plp_ms; /* power-loss protection's hold-up; 0: off */
+	bool plp_suspend; /* its flush suspends running erases (default on) */
 	bool gc_pipeline; /* not given: on for software vSSDs, off otherwise */
 	/* Flexible Data Placement: reclaim unit handles (0: none) and their type. */
 	uint32_t placement_handles;

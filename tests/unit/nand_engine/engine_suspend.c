@@ -379,3 +379,108 @@ void test_suspend_wear(void **state)
 }
 
 /* 19. Queued host reads go first, then GC reads, host writes, GC writes, erases. */
+
+/*
+ * 30. The power-loss flush (nand_set_plp_flush()): a program waiting behind a
+ * running erase suspends it at once, whatever the policy and the caps say;
+ * every program queued there runs in that one suspension, then the erase
+ * resumes. Without it the program waits for the whole tBERS. A running
+ * program is not suspended for a program, and a power cut ends the flush.
+ */
+void test_suspend_plp_flush(void **state)
+{
+	struct fx f;
+	struct nand_op e, w, g, w2;
+	const struct nand_stats *st;
+	const uint64_t at = 1000000, prog = XFER + TPROG0;
+
+	(void)state;
+	/* Off: the program starts when the erase ends. */
+	fx_init(&f);
+	f.cfg.policy = nand_suspend_never;
+	fx_create(&f, false);
+	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 3, 0);
+	assert_int_equal(fx_submit(&f, &e, 0), 0);
+	fx_run_to(&f, at);
+	assert_int_equal(fx_submit(&f, &w, at), 0);
+	fx_run_all(&f);
+	fx_expect_done(&e, 0, TBERS);
+	fx_expect_done(&w, 0, TBERS + prog);
+	assert_int_equal(nand_dev_stats(f.dev)->suspend.plp_suspends, 0);
+	fx_destroy(&f);
+
+	/*
+	 * On, policy never and no suspension allowed per op: the host's and
+	 * GC's programs both run in the one suspension, host first.
+	 */
+	fx_init(&f);
+	f.cfg.policy = nand_suspend_never;
+	f.cfg.max_suspends_per_op = 0;
+	fx_create(&f, false);
+	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	fx_op_init(&f, &g, NAND_OP_PROGRAM, NAND_PRIO_GC_WRITE, 0, 0, 4, 0);
+	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 3, 0);
+	assert_int_equal(fx_submit(&f, &e, 0), 0);
+	fx_run_to(&f, at);
+	nand_set_plp_flush(f.dev, true, at);
+	assert_int_equal(fx_submit(&f, &g, at), 0);
+	assert_int_equal(fx_submit(&f, &w, at), 0);
+	fx_run_all(&f);
+	fx_expect_done(&w, 0, at + TSUS + prog);
+	fx_expect_done(&g, 0, at + TSUS + 2 * prog);
+	fx_expect_done(&e, 0, TBERS + TSUS + 2 * prog + 20000);
+	assert_ptr_equal(f.order[0], &w);
+	assert_ptr_equal(f.order[1], &g);
+	assert_int_equal(e.suspends, 1);
+	st = nand_dev_stats(f.dev);
+	assert_int_equal(st->suspend.plp_suspends, 1);
+	assert_int_equal(st->suspend.plp_programs, 2);
+	assert_int_equal(st->suspend.suspends[NAND_OP_ERASE], 1);
+	assert_int_equal(st->suspend.resumes[NAND_OP_ERASE], 1);
+	assert_int_equal(nand_die_stats(f.dev, 0)->busy_ns[NAND_OP_ERASE], TBERS);
+
+	/* A power cut ends it: the next erase makes a program wait again. */
+	assert_int_equal(nand_power_cut(f.dev, false, NULL), 0);
+	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 5, 0);
+	assert_int_equal(fx_submit(&f, &e, 20000000), 0);
+	fx_run_to(&f, 20000000 + at);
+	assert_int_equal(fx_submit(&f, &w, 20000000 + at), 0);
+	fx_run_all(&f);
+	fx_expect_done(&w, 0, 20000000 + TBERS + prog);
+	assert_int_equal(nand_dev_stats(f.dev)->suspend.plp_suspends, 1);
+	fx_destroy(&f);
+
+	/* Turned on with a program already waiting: the erase is suspended then. */
+	fx_init(&f);
+	fx_create(&f, false);
+	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 3, 0);
+	assert_int_equal(fx_submit(&f, &e, 0), 0);
+	fx_run_to(&f, at);
+	assert_int_equal(fx_submit(&f, &w, at), 0);
+	fx_run_to(&f, 2 * at);
+	assert_int_equal(f.n, 0);
+	nand_set_plp_flush(f.dev, true, 2 * at);
+	fx_run_all(&f);
+	fx_expect_done(&w, 0, 2 * at + TSUS + prog);
+	fx_expect_done(&e, 0, TBERS + TSUS + prog + 20000);
+	fx_destroy(&f);
+
+	/* A running program is not suspended for another (the page register is taken). */
+	fx_init(&f);
+	fx_create(&f, false);
+	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_GC_WRITE, 0, 0, 3, 0);
+	fx_op_init(&f, &w2, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 4, 0);
+	assert_int_equal(fx_submit(&f, &w, 0), 0);
+	fx_run_to(&f, 100000);
+	nand_set_plp_flush(f.dev, true, 100000);
+	assert_int_equal(fx_submit(&f, &w2, 100000), 0);
+	fx_run_all(&f);
+	fx_expect_done(&w, 0, prog);
+	fx_expect_done(&w2, 0, 2 * prog);
+	assert_int_equal(w.suspends, 0);
+	assert_int_equal(nand_dev_stats(f.dev)->suspend.plp_suspends, 0);
+	fx_destroy(&f);
+}

@@ -20,6 +20,7 @@ void test_suspend_default_90(void **state);
 void test_suspend_query(void **state);
 void test_suspend_batch(void **state);
 void test_suspend_wear(void **state);
+void test_suspend_plp_flush(void **state);
 
 /* engine_sched.c */
 void test_priorities(void **state);

@@ -279,6 +279,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_suspend_query, fx_teardown),
 		cmocka_unit_test_teardown(test_suspend_batch, fx_teardown),
 		cmocka_unit_test_teardown(test_suspend_wear, fx_teardown),
+		cmocka_unit_test_teardown(test_suspend_plp_flush, fx_teardown),
 		cmocka_unit_test_teardown(test_priorities, fx_teardown),
 		cmocka_unit_test_teardown(test_closed_loop, fx_teardown),
 		cmocka_unit_test_teardown(test_null_timing, fx_teardown),
