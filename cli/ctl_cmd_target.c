@@ -86,7 +86,8 @@ static int listener_word(char *w, char **pos)
 }
 
 /*
- * add: ADDR:PORT [--discovery] [--tls MODE] [--ana-state GROUP=STATE]...;
+ * add: ADDR:PORT [--discovery] [--tls MODE] [--ana-state GROUP=STATE]...
+ * [--advertise ADDR];
  * remove: ADDR:PORT. Options anywhere on the line.
  */
 static int listener_change(struct ctl *c, int argc, char **argv, bool add)
@@ -115,6 +116,11 @@ static int listener_change(struct ctl *c, int argc, char **argv, bool add)
 				return ctl_usage_err("listener add: at most %u --ana-state",
 						     CTL_ANAGRPMAX);
 			ana[r.n_ana_state++] = argv[++i];
+		} else if (add && !strcmp(o, "--advertise")) {
+			if (i + 1 >= argc || !argv[i + 1][0])
+				return ctl_usage_err("listener add: --advertise ADDR (the IPv4 or "
+						     "IPv6 address hosts reach the listener by)");
+			r.advertise = argv[++i];
 		} else if ((rc = listener_word(argv[i], &pos))) {
 			return rc;
 		}
@@ -178,12 +184,16 @@ static int listener_list(struct ctl *c, int argc, char **argv)
 }
 
 static const struct ctl_cmd listener_cmds[] = {
-	{ "add", "ADDR:PORT [--discovery] [--tls required|allowed] [--ana-state GROUP=STATE]...",
+	{ "add",
+	  "ADDR:PORT [--discovery] [--tls required|allowed] [--ana-state GROUP=STATE]... "
+	  "[--advertise ADDR]",
 	  "([V6ADDR]:PORT for IPv6) TLS 1.3 with a PSK: only, or beside plain; ANA states "
-	  "of groups from the start (others optimized)",
+	  "of groups from the start (others optimized); the address the discovery log gives "
+	  "hosts (behind NAT, in a container or VM) instead of ADDR",
 	  listener_add },
 	{ "remove", "ADDR:PORT", "", listener_remove },
-	{ "list", "", "with the ANA state of each group", listener_list },
+	{ "list", "", "with the ANA state of each group and the advertised address",
+	  listener_list },
 	{ "ana-state", "ADDR:PORT --group N --state STATE",
 	  "STATE: optimized, non-optimized, inaccessible, persistent-loss, change; hosts told",
 	  listener_ana_state },

@@ -422,7 +422,8 @@ void ctl_print_listeners(const ProtobufCMessage *m)
 	const Blox__Admin__ListenerList *l = (const void *)m;
 	struct cli_table t;
 
-	cli_table_init(&t, "ID", "ADDRESS", "PORT", "KIND", "TLS", "QUEUES", "ANA", NULL);
+	cli_table_init(&t, "ID", "ADDRESS", "PORT", "KIND", "TLS", "QUEUES", "ADVERTISED", "ANA",
+		       NULL);
 	for (size_t i = 0; i < l->n_listeners; i++) {
 		const Blox__Admin__Listener *x = l->listeners[i];
 		char ana[512];
@@ -433,6 +434,7 @@ void ctl_print_listeners(const ProtobufCMessage *m)
 		cli_table_cell(&t, "%s", x->discovery_only ? "discovery" : "nvm+discovery");
 		cli_table_cell(&t, "%s", x->tls[0] ? x->tls : "none");
 		cli_table_cell(&t, "%u", x->queues);
+		cli_table_cell(&t, "%s", x->advertise[0] ? x->advertise : "-");
 		cli_table_cell(&t, "%s", ana_text(x, ana, sizeof(ana)));
 		cli_table_end_row(&t);
 	}
@@ -449,6 +451,8 @@ void ctl_print_listener(const ProtobufCMessage *m)
 	       x->discovery_only ? " (discovery only)" : "",
 	       x->tls[0] && strcmp(x->tls, "none") ? ", TLS " : "",
 	       x->tls[0] && strcmp(x->tls, "none") ? x->tls : "");
+	if (x->advertise[0])
+		printf("  advertised as %s\n", x->advertise);
 	if (x->n_ana)
 		printf("  ANA groups: %s\n", ana_text(x, ana, sizeof(ana)));
 }

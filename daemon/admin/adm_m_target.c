@@ -181,6 +181,7 @@ static void listener_msg(struct blox_admin *a, const struct nvmf_port *p,
 	m->discovery_only = p->discovery_only;
 	m->queues = nvmf_tcp_port_queues(a->tcp, p);
 	m->tls = (char *)blox_tls_mode_name(p->tls);
+	m->advertise = (char *)p->advertise;
 }
 
 static struct nvmf_port *find_port(struct blox_admin *a, const char *addr,
@@ -233,6 +234,16 @@ static void m_add_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
 				 in->address, in->port);
 		l.ana_state[g] = st;
 	}
+	if (in->advertise && in->advertise[0]) {
+		if (l.discovery_only)
+			ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+				 "listener %s:%u: a discovery-only listener is not in the "
+				 "discovery log: nothing to advertise",
+				 in->address, in->port);
+		if (blox_advertise_check(in->address, in->advertise, l.advertise, err, sizeof(err)))
+			ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT, "listener %s:%u: %s",
+				 in->address, in->port, err);
+	}
 	ab = calloc(1, sizeof(*ab));
 	if (!ab)
 		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
@@ -251,8 +262,9 @@ static void m_add_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
 				 ? ADM_S_FAILED_PRECONDITION
 				 : ADM_S_INTERNAL,
 			 "listener %s:%u: %s", in->address, in->port, strerror(-rc));
-	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u added%s%s", in->address,
-		 in->port, l.tls ? ", TLS " : "", l.tls ? blox_tls_mode_name(l.tls) : "");
+	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u added%s%s%s%s", in->address,
+		 in->port, l.tls ? ", TLS " : "", l.tls ? blox_tls_mode_name(l.tls) : "",
+		 l.advertise[0] ? ", advertised as " : "", l.advertise);
 	listener_msg(a, p, &out, ab);
 	if (!adm_persist(ADM_REQ(d))) {
 		free(ab);

@@ -79,11 +79,38 @@ int blox_ana_spec_parse(const char *spec, uint32_t *grp, uint8_t *st, char *err,
 	return 0;
 }
 
-/* @ana: the listener's ANA states (NULL: none set); a listener already there keeps its own. */
-static int listener_add(struct blox_config *cfg, const char *addr, const char *port,
-			bool disc, enum nvmf_tls_mode tls, const uint8_t *ana, char *err,
-			size_t errlen)
+int blox_advertise_check(const char *addr, const char *adv, char canon[NVMF_TRADDR_SIZE],
+			 char *err, size_t errlen)
 {
+	char own[NVMF_TRADDR_SIZE];
+	int fam = nvmf_addr_canon(adv, canon), lfam = nvmf_addr_canon(addr, own);
+
+	if (fam < 0)
+		return blox_fail(err, errlen, "advertised address '%s': not an IPv4 or IPv6 address",
+				 adv);
+	if (!strcmp(canon, "0.0.0.0") || !strcmp(canon, "::"))
+		return blox_fail(err, errlen,
+				 "advertised address '%s': hosts cannot connect to it; give the "
+				 "address they reach the listener by",
+				 adv);
+	if (lfam >= 0 && fam != lfam)
+		return blox_fail(err, errlen,
+				 "advertised address '%s' is %s, the listener's address %s is %s",
+				 adv, fam == AF_INET ? "IPv4" : "IPv6", addr,
+				 lfam == AF_INET ? "IPv4" : "IPv6");
+	return 0;
+}
+
+/*
+ * A listener on @addr:@port with @o's kind, TLS mode, ANA states and
+ * advertised address (checked); one already there keeps its own ANA states.
+ */
+static int listener_add(struct blox_config *cfg, const char *addr, const char *port,
+			const struct blox_cfg_listener *o, char *err, size_t errlen)
+{
+	bool disc = o->discovery_only;
+	enum nvmf_tls_mode tls = o->tls;
+	char adv[NVMF_TRADDR_SIZE] = "", why[300];
 	unsigned char bin[sizeof(struct in6_addr)];
 	char canon[NVMF_TRADDR_SIZE];
 	struct blox_cfg_listener *l;
@@ -104,6 +131,8 @@ static int listener_add(struct blox_config *cfg, const char *addr, const char *p
 	if (!*port || *end || errno || pnum == 0 || pnum > 65535)
 		return blox_fail(err, errlen, "listener %s:%s: port must be 1..65535", addr,
 				 port);
+	if (o->advertise[0] && blox_advertise_check(canon, o->advertise, adv, why, sizeof(why)))
+		return blox_fail(err, errlen, "listener %s:%lu: %s", canon, pnum, why);
 	for (size_t i = 0; i < cfg->nr_listeners; i++) {
 		l = &cfg->listeners[i];
 		if (strcmp(l->addr, canon) || strtoul(l->port, NULL, 10) != pnum)
@@ -117,6 +146,11 @@ static int listener_add(struct blox_config *cfg, const char *addr, const char *p
 			return blox_fail(err, errlen,
 					 "listener %s:%lu: given with TLS %s and with TLS %s", canon,
 					 pnum, blox_tls_mode_name(l->tls), blox_tls_mode_name(tls));
+		if (strcmp(l->advertise, adv))
+			return blox_fail(err, errlen,
+					 "listener %s:%lu: given with two advertised addresses, "
+					 "'%s' and '%s'",
+					 canon, pnum, l->advertise, adv);
 		return 0; /* already there: one listener */
 	}
 	l = cfg_grow(cfg->listeners, cfg->nr_listeners, sizeof(*l));
@@ -128,9 +162,8 @@ static int listener_add(struct blox_config *cfg, const char *addr, const char *p
 	snprintf(l->port, sizeof(l->port), "%lu", pnum);
 	l->discovery_only = disc;
 	l->tls = tls;
-	memset(l->ana_state, 0, sizeof(l->ana_state));
-	if (ana)
-		memcpy(l->ana_state, ana, sizeof(l->ana_state));
+	memcpy(l->ana_state, o->ana_state, sizeof(l->ana_state));
+	memcpy(l->advertise, adv, sizeof(l->advertise));
 	return 0;
 }
 
@@ -197,13 +230,14 @@ int blox_addr_split(const char *spec, const char *what, char *addr, size_t addrl
 int blox_config_add_listener(struct blox_config *cfg, const char *spec,
 			     bool disc, char *err, size_t errlen)
 {
+	struct blox_cfg_listener o = { .discovery_only = disc };
 	char addr[NVMF_TRADDR_SIZE], port[6];
 	int rc = blox_addr_split(spec, "listener", addr, sizeof(addr), port, sizeof(port), err,
 				 errlen);
 
 	if (rc)
 		return rc;
-	return listener_add(cfg, addr, port, disc, NVMF_TLS_NONE, NULL, err, errlen);
+	return listener_add(cfg, addr, port, &o, err, errlen);
 }
 
 /* A listener's "ana_state": an array of "GROUP=STATE", a group once. */
@@ -240,11 +274,10 @@ static int parse_listener(json_object *o, const char *where,
 			  struct blox_config *cfg, char *err, size_t errlen)
 {
 	static const char *const keys[] = { "address", "port", "discovery_only", "tls",
-					    "ana_state", NULL };
-	uint8_t ana[NVMF_ANAGRPMAX + 1] = { 0 };
+					    "ana_state", "advertise", NULL };
+	struct blox_cfg_listener l = { 0 };
 	char addr[NVMF_TRADDR_SIZE], port[8], tls_text[16] = "";
-	enum nvmf_tls_mode tls;
-	bool disc = false, present;
+	bool present;
 	uint64_t pnum = 0;
 	int rc;
 
@@ -254,22 +287,29 @@ static int parse_listener(json_object *o, const char *where,
 	    (rc = cfg_get_string(o, "address", where, addr, sizeof(addr), true, err,
 				 errlen)) ||
 	    (rc = cfg_get_u64(o, "port", where, false, &pnum, &present, err, errlen)) ||
-	    (rc = cfg_get_bool(o, "discovery_only", where, &disc, err, errlen)) ||
+	    (rc = cfg_get_bool(o, "discovery_only", where, &l.discovery_only, err, errlen)) ||
 	    (rc = cfg_get_string(o, "tls", where, tls_text, sizeof(tls_text), false, err,
-				 errlen)))
+				 errlen)) ||
+	    (rc = cfg_get_string(o, "advertise", where, l.advertise, sizeof(l.advertise), false,
+				 err, errlen)))
 		return rc;
 	if (!present || pnum == 0 || pnum > 65535)
 		return blox_fail(err, errlen, "%s.port: must be 1..65535", where);
-	if (blox_tls_mode_parse(tls_text, &tls))
+	if (blox_tls_mode_parse(tls_text, &l.tls))
 		return blox_fail(err, errlen, "%s.tls: '%s': expected \"none\", \"required\" or \"allowed\"",
 				 where, tls_text);
-	if ((rc = parse_ana_states(o, where, ana, err, errlen)))
+	if ((rc = parse_ana_states(o, where, l.ana_state, err, errlen)))
 		return rc;
-	if (disc && json_object_object_get_ex(o, "ana_state", NULL))
+	if (l.discovery_only && json_object_object_get_ex(o, "ana_state", NULL))
 		return blox_fail(err, errlen,
 				 "%s.ana_state: a discovery-only listener serves no namespace", where);
+	if (l.discovery_only && l.advertise[0])
+		return blox_fail(err, errlen,
+				 "%s.advertise: a discovery-only listener is not in the discovery "
+				 "log: nothing to advertise",
+				 where);
 	snprintf(port, sizeof(port), "%u", (unsigned)pnum);
-	rc = listener_add(cfg, addr, port, disc, tls, ana, err, errlen);
+	rc = listener_add(cfg, addr, port, &l, err, errlen);
 	if (rc == -EINVAL) {
 		char why[300];
 

@@ -26,6 +26,8 @@ static json_object *listener_json(const struct blox_cfg_listener *l)
 		json_object_object_add(o, "discovery_only", json_object_new_boolean(1));
 	if (l->tls != NVMF_TLS_NONE)
 		json_object_object_add(o, "tls", json_object_new_string(blox_tls_mode_name(l->tls)));
+	if (l->advertise[0])
+		json_object_object_add(o, "advertise", json_object_new_string(l->advertise));
 	/* The groups set to anything but optimized. */
 	for (uint32_t g = 1; g <= NVMF_ANAGRPMAX; g++) {
 		char spec[40];

@@ -4,7 +4,7 @@
  * every listener. It answers Identify Controller, Get Log Page (supported
  * logs and the discovery log), features, Keep Alive and AER; the log
  * itself is built in logpage.c. Here too: the referrals to other discovery
- * services the log lists, and the change of the log (its generation
+ * services the log lists, the address a listener advertises in it, and the change of the log (its generation
  * counter, and the Discovery Log Page Change notice to the persistent
  * discovery controllers that asked for it).
  */
@@ -39,6 +39,48 @@ void nvmf_tgt_disc_changed(struct nvmf_tgt *tgt)
 			nvmf_ctrl_aen_raise(c, NVMF_AEN_DISC);
 }
 
+int nvmf_addr_canon(const char *addr, char canon[NVMF_TRADDR_SIZE])
+{
+	unsigned char bin[sizeof(struct in6_addr)];
+	int family = AF_INET;
+
+	if (!addr || inet_pton(AF_INET, addr, bin) != 1) {
+		family = AF_INET6;
+		if (!addr || inet_pton(AF_INET6, addr, bin) != 1)
+			return -EINVAL;
+	}
+	if (!inet_ntop(family, bin, canon, NVMF_TRADDR_SIZE))
+		return -EINVAL;
+	return family;
+}
+
+int nvmf_advertise_check(int family, const char *addr, char canon[NVMF_TRADDR_SIZE])
+{
+	int fam;
+
+	canon[0] = '\0';
+	if (!addr || !addr[0])
+		return 0;
+	fam = nvmf_addr_canon(addr, canon);
+	if (fam < 0 || !strcmp(canon, "0.0.0.0") || !strcmp(canon, "::"))
+		return -EINVAL;
+	return fam == family ? 0 : -EAFNOSUPPORT;
+}
+
+int nvmf_port_set_advertise(struct nvmf_port *p, const char *addr)
+{
+	char canon[NVMF_TRADDR_SIZE];
+	int rc = nvmf_advertise_check(p->family, addr, canon);
+
+	if (rc)
+		return rc;
+	if (!strcmp(p->advertise, canon))
+		return 0;
+	memcpy(p->advertise, canon, sizeof(p->advertise));
+	nvmf_tgt_disc_changed(p->tgt);
+	return 0;
+}
+
 static struct nvmf_referral *referral_find(const struct nvmf_tgt *tgt, const char *addr,
 					   const char *svcid)
 {
@@ -53,17 +95,14 @@ static struct nvmf_referral *referral_find(const struct nvmf_tgt *tgt, const cha
 int nvmf_referral_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
 		      struct nvmf_referral **out)
 {
-	unsigned char bin[sizeof(struct in6_addr)];
+	char canon[NVMF_TRADDR_SIZE];
 	struct nvmf_referral *r;
 	unsigned long port;
 	char *end;
-	int family = AF_INET;
+	int family = nvmf_addr_canon(addr, canon);
 
-	if (inet_pton(AF_INET, addr, bin) != 1) {
-		family = AF_INET6;
-		if (inet_pton(AF_INET6, addr, bin) != 1)
-			return -EINVAL;
-	}
+	if (family < 0)
+		return family;
 	errno = 0;
 	port = strtoul(svcid, &end, 10);
 	if (!*svcid || *end || errno || port == 0 || port > 65535)
@@ -71,7 +110,7 @@ int nvmf_referral_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	inet_ntop(family, bin, r->addr, sizeof(r->addr));
+	memcpy(r->addr, canon, sizeof(r->addr));
 	snprintf(r->svcid, sizeof(r->svcid), "%lu", port);
 	if (referral_find(tgt, r->addr, r->svcid)) {
 		free(r);
@@ -89,16 +128,13 @@ int nvmf_referral_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
 
 int nvmf_referral_remove(struct nvmf_tgt *tgt, const char *addr, const char *svcid)
 {
-	unsigned char bin[sizeof(struct in6_addr)];
 	char canon[NVMF_TRADDR_SIZE];
 	struct nvmf_referral *r;
 	unsigned long port = strtoul(svcid, NULL, 10);
 	char num[8];
-	int family = inet_pton(AF_INET, addr, bin) == 1 ? AF_INET : AF_INET6;
 
-	if (family == AF_INET6 && inet_pton(AF_INET6, addr, bin) != 1)
+	if (nvmf_addr_canon(addr, canon) < 0)
 		return -ENOENT;
-	inet_ntop(family, bin, canon, sizeof(canon));
 	snprintf(num, sizeof(num), "%lu", port);
 	r = referral_find(tgt, canon, num);
 	if (!r)

@@ -257,8 +257,10 @@ static void disc_entry(struct nvmf_disc_log_entry *e, int family, uint8_t subtyp
 /*
  * Discovery log: one entry per (NVM subsystem the host may use, NVM
  * listener), then one per referral whose node is not down (subtype 1:
- * another discovery service, the well-known discovery NQN). Wildcard listeners report the
- * address the host reached us by, never 0.0.0.0.
+ * another discovery service, the well-known discovery NQN). A listener's
+ * entries carry the address it advertises when it has one; else a wildcard
+ * listener reports the address the host reached us by (never 0.0.0.0),
+ * another its own.
  */
 size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap)
 {
@@ -288,7 +290,10 @@ size_t nvmf_discovery_log(struct nvmf_req *req, uint8_t *out, size_t cap)
 			if (n == max)
 				goto done;
 			disc_entry(e, p->family, NVME_NQN_NVME, nvmf_disc_treq(p), p->id, p->svcid,
-				   s->nqn, wild && local[0] ? local : p->addr);
+				   s->nqn,
+				   p->advertise[0]	? p->advertise
+				   : wild && local[0] ? local
+						      : p->addr);
 			e->tsas.tcp.sectype = p->tls == NVMF_TLS_NONE ? NVMF_TCP_SECTYPE_NONE
 								      : NVMF_TCP_SECTYPE_TLS13;
 			n++;

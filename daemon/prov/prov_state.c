@@ -90,6 +90,7 @@ char *blox_state_json(const struct blox_prov *pv)
 		l->discovery_only = p->discovery_only;
 		l->tls = p->tls;
 		memcpy(l->ana_state, p->ana_state, sizeof(l->ana_state));
+		memcpy(l->advertise, p->advertise, sizeof(l->advertise));
 	}
 	TAILQ_FOREACH(d, &pv->devices, link)
 		cfg.devices[cfg.nr_devices++].params = d->cfg.params;

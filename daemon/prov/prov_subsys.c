@@ -91,15 +91,26 @@ int prov_host_remove(struct blox_prov *p, struct nvmf_subsys *s, const char *hos
 int prov_listener_add(struct blox_prov *p, const struct blox_cfg_listener *l,
 		      struct nvmf_port **out, char *err, size_t errlen)
 {
+	char own[NVMF_TRADDR_SIZE], adv[NVMF_TRADDR_SIZE];
 	struct nvmf_port *port;
 	int rc;
 
+	/* Checked before the listener exists: refused, it costs nothing. */
+	rc = nvmf_advertise_check(nvmf_addr_canon(l->addr, own), l->advertise, adv);
+	if (rc)
+		return blox_fail(err, errlen, "listener %s:%s: advertised address '%s': %s",
+				 l->addr, l->port, l->advertise,
+				 rc == -EAFNOSUPPORT ? "not of the listener's address family"
+						     : "not an address hosts can connect to"),
+		       rc;
 	rc = nvmf_port_add(p->tgt, l->addr, l->port, l->discovery_only, &port);
 	if (rc)
 		return blox_fail(err, errlen, "listener %s:%s: %s", l->addr, l->port,
 				 rc == -EINVAL ? "bad address or port" : strerror(-rc)),
 		       rc;
 	port->tls = l->tls;
+	/* Told with the listener's coming (nvmf_port_add): one change. */
+	memcpy(port->advertise, adv, sizeof(port->advertise));
 	for (uint32_t g = 1; g <= NVMF_ANAGRPMAX; g++)
 		if (l->ana_state[g])
 			nvmf_port_set_ana_state(port, g, l->ana_state[g]);

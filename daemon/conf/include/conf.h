@@ -297,7 +297,17 @@ struct blox_cfg_listener {
 	enum nvmf_tls_mode tls;
 	/* Its ANA state per group (enum nvme_ana_state; 0: not set, optimized). */
 	uint8_t ana_state[NVMF_ANAGRPMAX + 1];
+	/* The address its discovery log entries carry ("": its own); canonical. */
+	char advertise[NVMF_TRADDR_SIZE];
 };
+
+/*
+ * @adv, the address a listener on @addr advertises, checked (an IPv4 or
+ * IPv6 literal of @addr's family, not 0.0.0.0 or ::) into @canon; -EINVAL
+ * with the reason in @err.
+ */
+int blox_advertise_check(const char *addr, const char *adv, char canon[NVMF_TRADDR_SIZE],
+			 char *err, size_t errlen);
 
 /*
  * "GROUP=STATE" (a group 1..NVMF_ANAGRPMAX, a state as nvme-cli names it:

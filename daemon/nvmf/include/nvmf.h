@@ -114,6 +114,12 @@ struct nvmf_port {
 	char addr[NVMF_TRADDR_SIZE]; /* as configured, e.g. 127.0.0.1 */
 	char svcid[NVMF_TRSVCID_SIZE]; /* port number as text */
 	int family; /* AF_INET or AF_INET6 */
+	/*
+	 * The address the discovery log gives hosts for it ("": its own, or
+	 * for a wildcard the one the host reached): what hosts behind NAT, in
+	 * a container's network or a VM reach it by. Canonical, of @family.
+	 */
+	char advertise[NVMF_TRADDR_SIZE];
 	bool discovery_only; /* only the discovery subsystem is reachable */
 	enum nvmf_tls_mode tls;
 	/*
@@ -716,6 +722,20 @@ void nvmf_subsys_ns_changed(struct nvmf_subsys *subsys, uint32_t nsid);
 int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
 		  bool discovery_only, struct nvmf_port **out);
 void nvmf_port_remove(struct nvmf_port *port);
+/*
+ * The address @port's discovery log entries carry (nvmf_port.advertise):
+ * an IPv4 or IPv6 literal of the port's family, not the unspecified one;
+ * "" or NULL: the port's own again. -EINVAL (not a literal, or 0.0.0.0 /
+ * ::), -EAFNOSUPPORT (the other family); the log's change is told.
+ */
+int nvmf_port_set_advertise(struct nvmf_port *port, const char *addr);
+/* The check of nvmf_port_set_advertise() for a port of @family: @canon ("" for none). */
+int nvmf_advertise_check(int family, const char *addr, char canon[NVMF_TRADDR_SIZE]);
+/*
+ * @addr as an IPv4 or IPv6 literal: its family (AF_INET, AF_INET6) and
+ * its canonical text in @canon (NVMF_TRADDR_SIZE); -EINVAL if it is none.
+ */
+int nvmf_addr_canon(const char *addr, char canon[NVMF_TRADDR_SIZE]);
 /* Valid NQN per NVMe base spec 4.5: non-empty, < 224 bytes, UTF-8 text. */
 bool nvmf_nqn_valid(const char *nqn);
 

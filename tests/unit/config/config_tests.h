@@ -42,5 +42,7 @@ void test_parse_zns(void **state);
 void test_parse_fdp(void **state);
 /* config_ana.c */
 void test_parse_ana(void **state);
+/* config_advertise.c */
+void test_parse_advertise(void **state);
 
 #endif

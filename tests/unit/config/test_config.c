@@ -582,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_parse_zns),
 		cmocka_unit_test(test_parse_fdp),
 		cmocka_unit_test(test_parse_ana),
+		cmocka_unit_test(test_parse_advertise),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_apply),
 		cmocka_unit_test(test_parse_ns_duplicate_uuid),

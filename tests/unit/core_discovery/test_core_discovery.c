@@ -431,6 +431,57 @@ static void test_change_notice(void **state)
 	assert_int_equal(a[4]->done, 0);
 }
 
+/*
+ * 11. An advertised address: a listener's entries carry it instead of its
+ * own (a wildcard's too, instead of the address the host reached), the
+ * counter moving; refused (another family, not a literal, unspecified)
+ * without a change; "" gives the listener its own address back.
+ */
+static void test_log_advertise(void **state)
+{
+	struct fixture *f = *state;
+	static uint8_t log[HDR_LEN + 8 * ENTRY_LEN];
+	const struct nvmf_discovery_log *h = (const void *)log;
+	const struct nvmf_disc_log_entry *e = h->entries;
+	uint64_t g;
+
+	read_disc(f, f->q, HDR_LEN, 0, log);
+	g = h->genctr;
+	assert_int_equal(nvmf_port_set_advertise(f->ft.port, "10.0.2.2"), 0);
+	assert_int_equal(nvmf_port_set_advertise(f->pwild, "192.0.2.7"), 0);
+	assert_int_equal(nvmf_port_set_advertise(f->p6, "fd00:0::2"), 0);
+	assert_string_equal(f->p6->advertise, "fd00::2");
+	read_disc(f, f->q, sizeof(log), 0, log);
+	assert_int_equal(h->genctr, g + 3);
+	assert_int_equal(h->numrec, 6);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(e[i].portid, i % 3 + 1);
+		assert_padded(e[i].traddr, sizeof(e[i].traddr),
+			      i % 3 == 0 ? "10.0.2.2" : i % 3 == 1 ? "fd00::2" : "192.0.2.7");
+		assert_int_equal(e[i].adrfam,
+				 i % 3 == 1 ? NVMF_ADDR_FAMILY_IP6 : NVMF_ADDR_FAMILY_IP4);
+	}
+	/* Refused, nothing changed; the same again is no change either. */
+	assert_int_equal(nvmf_port_set_advertise(f->ft.port, "fd00::2"), -EAFNOSUPPORT);
+	assert_int_equal(nvmf_port_set_advertise(f->p6, "10.0.2.2"), -EAFNOSUPPORT);
+	assert_int_equal(nvmf_port_set_advertise(f->ft.port, "10.0.2"), -EINVAL);
+	assert_int_equal(nvmf_port_set_advertise(f->ft.port, "localhost"), -EINVAL);
+	assert_int_equal(nvmf_port_set_advertise(f->pwild, "0.0.0.0"), -EINVAL);
+	assert_int_equal(nvmf_port_set_advertise(f->p6, "::"), -EINVAL);
+	assert_int_equal(nvmf_port_set_advertise(f->ft.port, "10.0.2.2"), 0);
+	read_disc(f, f->q, sizeof(log), 0, log);
+	assert_int_equal(h->genctr, g + 3);
+	assert_padded(e[0].traddr, sizeof(e[0].traddr), "10.0.2.2");
+	assert_string_equal(f->p6->advertise, "fd00::2");
+	/* Back to their own: the port's address, the wildcard's reached one. */
+	assert_int_equal(nvmf_port_set_advertise(f->ft.port, ""), 0);
+	assert_int_equal(nvmf_port_set_advertise(f->pwild, NULL), 0);
+	read_disc(f, f->q, sizeof(log), 0, log);
+	assert_int_equal(h->genctr, g + 5);
+	assert_padded(e[0].traddr, sizeof(e[0].traddr), "127.0.0.1");
+	assert_padded(e[2].traddr, sizeof(e[2].traddr), "127.0.0.1");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
@@ -445,6 +496,7 @@ int main(void)
 		T(test_log_treq_tls),
 		T(test_referrals),
 		T(test_change_notice),
+		T(test_log_advertise),
 	};
 #undef T
 
