@@ -46,8 +46,10 @@ cat >"$work/node-b.json" <<JSON
       "nand": { "channels": 2, "dies_per_channel": 2, "pages_per_block": 96 } } ] } ] }
 JSON
 mkdir -p "$work/data-a" "$work/data-b"
+# --referral-probe-ms 0: the referral's 10.0.2.2 is node B as the guest
+# reaches it, which node A on the host cannot reach.
 bloxd_start "$work/bloxd-a.log" --config "$work/node-a.json" --data-dir "$work/data-a" \
-	--admin-socket "$work/a.sock" --log-level 2 --reactors 2
+	--admin-socket "$work/a.sock" --log-level 2 --reactors 2 --referral-probe-ms 0
 pida=$BLOXD_PID
 bloxd_start "$work/bloxd-b.log" --config "$work/node-b.json" --data-dir "$work/data-b" \
 	--admin-socket "$work/b.sock" --log-level 2
