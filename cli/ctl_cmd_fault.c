@@ -3,7 +3,10 @@
  * bloxctl fault: faults on demand (docs/FAULTS.md says what each does).
  * power-cut: a namespace's drive loses power and comes back. inject: a
  * fault (an LBA range that reads as uncorrectable, writes to a range that
- * fail); list: the faults with how often each fired; clear: one or all.
+ * fail, a die's erases, programs or reads that fail, added latency, a GC
+ * storm, a listener that refuses connections, a host dropped, a host's
+ * queues stalled, keep-alives unanswered); list: the faults with how often
+ * each fired; clear: one or all.
  */
 #include "ctl.h"
 #include "blox_parse.h"
@@ -31,16 +34,71 @@ static void print_fault(const Blox__Admin__Fault *f)
 	if (s->probability < 1)
 		snprintf(rate, sizeof(rate), ", probability %g (seed %llu)", s->probability,
 			 (unsigned long long)s->seed);
+	if (!strcmp(s->kind, "latency")) {
+		char d[96];
+
+		if (!strcmp(s->dist, "uniform"))
+			snprintf(d, sizeof(d), "uniform %llu-%llu us", (unsigned long long)s->delay_us,
+				 (unsigned long long)s->delay_max_us);
+		else if (!strcmp(s->dist, "exponential"))
+			snprintf(d, sizeof(d), "exponential, mean %llu us%s", (unsigned long long)s->delay_us,
+				 s->delay_max_us ? " (capped)" : "");
+		else
+			snprintf(d, sizeof(d), "%llu us", (unsigned long long)s->delay_us);
+		printf("fault %u: latency, %s of namespace %u of %s: +%s%s%s%s: seen %llu, fired "
+		       "%llu, held now %llu%s\n",
+		       f->id, strcmp(s->ops, "both") ? s->ops : "reads and writes", s->nsid, s->nqn, d,
+		       rate, when, s->persist ? ", kept" : "", (unsigned long long)f->seen,
+		       (unsigned long long)f->fired, (unsigned long long)f->held,
+		       f->spent ? " (spent)" : "");
+		return;
+	}
+	if (!strcmp(s->kind, "gc-storm")) {
+		if (s->superblocks)
+			printf("fault %u: gc-storm, namespace %u of %s: %u victims asked\n", f->id,
+			       s->nsid, s->nqn, s->superblocks);
+		else
+			printf("fault %u: gc-storm, namespace %u of %s: %llu ms%s\n", f->id, s->nsid,
+			       s->nqn, (unsigned long long)s->duration_ms,
+			       f->spent && !f->remaining_ms ? " (over)" : "");
+		return;
+	}
+	if (!strcmp(s->kind, "listener-stop") || !strcmp(s->kind, "queue-stall") ||
+	    !strcmp(s->kind, "ka-ignore")) {
+		char what[600], left[64] = "";
+
+		if (s->listener[0])
+			snprintf(what, sizeof(what), "listener %s refuses connections", s->listener);
+		else
+			snprintf(what, sizeof(what), "%s of %s %s", s->kind[0] == 'q' ? "I/O queues" :
+				 "keep-alives", s->host_nqn[0] ? s->host_nqn : "every host", s->nqn);
+		if (s->duration_ms)
+			snprintf(left, sizeof(left), ", %llu ms (%llu left)",
+				 (unsigned long long)s->duration_ms, (unsigned long long)f->remaining_ms);
+		printf("fault %u: %s, %s%s%s%s%s: seen %llu, fired %llu, held now %llu%s\n", f->id,
+		       s->kind, what, left, rate, when, s->persist ? ", kept" : "",
+		       (unsigned long long)f->seen, (unsigned long long)f->fired,
+		       (unsigned long long)f->held,
+		       f->spent ? (s->duration_ms ? " (over)" : " (spent)") : "");
+		return;
+	}
 	if (s->device[0]) {
 		printf("fault %u: %s, die %u of device %s%s%s: seen %llu, fired %llu%s\n", f->id,
 		       s->kind, s->die, s->device, rate, when, (unsigned long long)f->seen,
 		       (unsigned long long)f->fired, f->spent ? " (spent)" : "");
 		return;
 	}
-	if (!s->nsid) {
+	if (!s->nsid && s->count <= 1 && !s->after && !s->min_qd && s->probability >= 1 && f->spent) {
 		printf("fault %u: %s, host %s on %s: fired %llu%s\n", f->id, s->kind, s->host_nqn,
 		       s->nqn, (unsigned long long)f->fired,
 		       f->fired ? " (its controllers dropped)" : " (none connected)");
+		return;
+	}
+	if (!s->nsid) {
+		printf("fault %u: %s, host %s on %s%s%s%s: seen %llu, fired %llu%s\n", f->id, s->kind,
+		       s->host_nqn, s->nqn, rate, when, s->persist ? ", kept" : "",
+		       (unsigned long long)f->seen, (unsigned long long)f->fired,
+		       f->spent ? " (spent)" : "");
 		return;
 	}
 	printf("fault %u: %s, namespace %u of %s, LBAs %llu-%llu%s%s%s: seen %llu, fired %llu%s\n",
@@ -85,17 +143,27 @@ static int parse_probability(const char *v, double *out)
 static int fault_inject(struct ctl *c, int argc, char **argv)
 {
 	Blox__Admin__FaultSpec r = BLOX__ADMIN__FAULT_SPEC__INIT;
-	uint64_t min_qd = 0, die = 0;
+	uint64_t min_qd = 0, die = 0, sbs = 0, delay = 0, min_us = 0, max_us = 0, mean = 0;
 	const struct {
 		const char *opt;
 		uint64_t *v;
 		uint64_t max;
 	} nums[] = {
-		{ "--lba", &r.lba, UINT64_MAX },     { "--nlb", &r.nlb, UINT64_MAX },
-		{ "--count", &r.count, UINT64_MAX }, { "--seed", &r.seed, UINT64_MAX },
-		{ "--after", &r.after, UINT64_MAX }, { "--min-qd", &min_qd, UINT32_MAX },
+		{ "--lba", &r.lba, UINT64_MAX },
+		{ "--nlb", &r.nlb, UINT64_MAX },
+		{ "--count", &r.count, UINT64_MAX },
+		{ "--seed", &r.seed, UINT64_MAX },
+		{ "--after", &r.after, UINT64_MAX },
+		{ "--min-qd", &min_qd, UINT32_MAX },
 		{ "--die", &die, UINT32_MAX },
+		{ "--ms", &r.duration_ms, UINT64_MAX },
+		{ "--superblocks", &sbs, UINT32_MAX },
+		{ "--delay-us", &delay, UINT64_MAX },
+		{ "--min-us", &min_us, UINT64_MAX },
+		{ "--max-us", &max_us, UINT64_MAX },
+		{ "--mean-us", &mean, UINT64_MAX },
 	};
+	const char *dist = NULL;
 	char *pos[3];
 	int npos = 0;
 
@@ -124,6 +192,14 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 			r.device = (char *)v;
 			continue;
 		}
+		if (!strcmp(o, "--op")) {
+			r.ops = (char *)v;
+			continue;
+		}
+		if (!strcmp(o, "--dist")) {
+			dist = v;
+			continue;
+		}
 		if (!strcmp(o, "--probability")) {
 			if (parse_probability(v, &r.probability))
 				return CTL_EX_USAGE;
@@ -146,9 +222,55 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 		r.min_qd = (uint32_t)min_qd;
 		return ctl_call(c, "InjectFault", &r.base, print_one);
 	}
-	if (npos >= 1 && !strcmp(pos[0], "host-drop")) {
-		if (npos != 2 || !r.host_nqn[0])
+	r.superblocks = (uint32_t)sbs;
+	if (npos >= 1 && !strcmp(pos[0], "listener-stop")) {
+		if (npos != 2)
+			return ctl_usage_err("fault inject: listener-stop ADDR:PORT [--ms N]");
+		r.kind = pos[0];
+		r.listener = pos[1];
+		r.min_qd = (uint32_t)min_qd;
+		return ctl_call(c, "InjectFault", &r.base, print_one);
+	}
+	if (npos >= 1 && !strcmp(pos[0], "latency")) {
+		const char *d = dist ? dist : "fixed";
+
+		if (!strcmp(d, "fixed")) {
+			if (!delay || min_us || mean || max_us)
+				return ctl_usage_err("fault inject: latency --delay-us N (fixed)");
+			r.delay_us = delay;
+		} else if (!strcmp(d, "uniform")) {
+			if (!ctl_has_flag(argc, argv, "--min-us") || !max_us || delay || mean)
+				return ctl_usage_err("fault inject: latency --dist uniform --min-us A "
+						     "--max-us B");
+			if (max_us < min_us)
+				return ctl_usage_err("fault inject: --max-us %llu below --min-us %llu",
+						     (unsigned long long)max_us,
+						     (unsigned long long)min_us);
+			r.delay_us = min_us ? min_us : 1;
+			r.delay_max_us = max_us;
+		} else if (!strcmp(d, "exp") || !strcmp(d, "exponential")) {
+			if (!mean || delay || min_us)
+				return ctl_usage_err("fault inject: latency --dist exp --mean-us M "
+						     "[--max-us CAP]");
+			d = "exponential";
+			r.delay_us = mean;
+			r.delay_max_us = max_us;
+		} else {
+			return ctl_usage_err("fault inject: --dist '%s': fixed, uniform or exp", d);
+		}
+		r.dist = (char *)d;
+	} else if (dist || delay || min_us || max_us || mean) {
+		return ctl_usage_err("fault inject: --dist and --*-us are latency's");
+	}
+	if (npos >= 1 && (!strcmp(pos[0], "host-drop") || !strcmp(pos[0], "queue-stall") ||
+			  !strcmp(pos[0], "ka-ignore"))) {
+		if (npos != 2)
+			return ctl_usage_err("fault inject: %s NQN %s", pos[0],
+					     pos[0][0] == 'h' ? "--host HOSTNQN" : "[--host HOSTNQN]");
+		if (!strcmp(pos[0], "host-drop") && !r.host_nqn[0])
 			return ctl_usage_err("fault inject: host-drop NQN --host HOSTNQN");
+		if (!strcmp(pos[0], "queue-stall") && !r.duration_ms)
+			return ctl_usage_err("fault inject: queue-stall NQN [--host HOSTNQN] --ms N");
 	} else if (npos != 3) {
 		return ctl_usage_err("fault inject: KIND NQN NSID are required");
 	}
@@ -234,12 +356,21 @@ static const struct ctl_cmd fault_cmds[] = {
 	{ "power-cut", "NQN NSID",
 	  "the namespace's drive loses power and comes back: hosts reconnect", fault_power_cut },
 	{ "inject",
-	  "KIND NQN NSID [--lba N] [--nlb N] [--count N]\n"
-	  "[--probability P] [--seed N] [--after N] [--min-qd N] [--persist]\n"
+	  "read-unc|write-fail NQN NSID [--lba N] [--nlb N]\n"
+	  "| latency NQN NSID [--op read|write|rw] --delay-us N\n"
+	  "  | --dist uniform --min-us A --max-us B | --dist exp --mean-us M [--max-us CAP]\n"
+	  "| gc-storm NQN NSID [--superblocks N | --ms N]\n"
 	  "| host-drop NQN --host HOSTNQN\n"
-	  "| erase-fail|program-fail|die-fail --device NAME --die N [--count N] ...",
-	  "read-unc, write-fail: that range fails; host-drop: its connections drop; "
-	  "erase-fail, program-fail, die-fail: that die's erases, programs or reads",
+	  "| queue-stall NQN [--host HOSTNQN] --ms N | ka-ignore NQN [--host HOSTNQN]\n"
+	  "| listener-stop ADDR:PORT [--ms N]\n"
+	  "| erase-fail|program-fail|die-fail --device NAME --die N\n"
+	  "each with [--count N] [--probability P] [--seed N] [--after N] [--min-qd N] "
+	  "[--persist]",
+	  "read-unc, write-fail: that range fails; latency: commands complete later; gc-storm: "
+	  "GC now; host-drop: its connections drop (now, or after N commands / with a "
+	  "probability); queue-stall: its I/O queues wait; ka-ignore: keep-alives unanswered; "
+	  "listener-stop: new connections refused; erase-fail, program-fail, die-fail: that "
+	  "die's erases, programs or reads",
 	  fault_inject },
 	{ "list", "", "faults, with how often each fired", fault_list },
 	{ "clear", "ID | --all", "take a fault (or all) away", fault_clear },

@@ -120,6 +120,10 @@ static void ftl_block(const Blox__Admin__FtlStats *f)
 		 (unsigned long)f->gc_paced, (unsigned long)f->flash_erases, f->min_erase,
 		 f->max_erase, (unsigned long)f->free_superblocks, (unsigned long)f->superblocks,
 		 f->gc_pipeline ? ", GC pipelined" : "");
+	if (f->gc_storms)
+		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  gc storms",
+			 "%lu asked, %lu victims taken%s", (unsigned long)f->gc_storms,
+			 (unsigned long)f->gc_storm_victims, f->gc_storm_active ? ", one running" : "");
 	/* Flash that fails: shown once anything happened (the model is off by default). */
 	if (f->read_retries || f->uncorrectable_reads || f->refreshes || f->units_lost ||
 	    f->tp_lost || f->lost_reads || f->superblocks_retired || f->read_only ||

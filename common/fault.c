@@ -27,12 +27,12 @@ static const char *const kind_names[BLOX_FAULT_KINDS] = {
 	[BLOX_FAULT_DIE_FAIL] = "die-fail",
 	[BLOX_FAULT_ERASE_FAIL] = "erase-fail",
 	[BLOX_FAULT_PROGRAM_FAIL] = "program-fail",
-	[BLOX_FAULT_DELAY] = "delay",
+	[BLOX_FAULT_DELAY] = "latency",
 	[BLOX_FAULT_GC_STORM] = "gc-storm",
 	[BLOX_FAULT_LISTENER_STOP] = "listener-stop",
 	[BLOX_FAULT_HOST_DROP] = "host-drop",
 	[BLOX_FAULT_QUEUE_STALL] = "queue-stall",
-	[BLOX_FAULT_KEEPALIVE_DROP] = "keepalive-drop",
+	[BLOX_FAULT_KEEPALIVE_DROP] = "ka-ignore",
 };
 
 static const char *const dist_names[] = {
@@ -48,8 +48,10 @@ enum {
 	T_DIE = 1u << 2, /* device + die */
 	T_LISTENER = 1u << 3,
 	T_HOST = 1u << 4, /* host, subsys optional */
-	T_QUEUE = 1u << 5, /* subsys + host + qid */
+	T_QUEUE = 1u << 5, /* subsys, host ("": any), qid (0: any) */
 	T_OPS = 1u << 6,
+	T_SUBSYS = 1u << 7, /* subsys, host ("": any) */
+	T_TIME = 1u << 8, /* a duration is needed */
 };
 
 static const unsigned kind_target[BLOX_FAULT_KINDS] = {
@@ -62,8 +64,8 @@ static const unsigned kind_target[BLOX_FAULT_KINDS] = {
 	[BLOX_FAULT_GC_STORM] = T_NS,
 	[BLOX_FAULT_LISTENER_STOP] = T_LISTENER,
 	[BLOX_FAULT_HOST_DROP] = T_HOST,
-	[BLOX_FAULT_QUEUE_STALL] = T_QUEUE,
-	[BLOX_FAULT_KEEPALIVE_DROP] = T_HOST,
+	[BLOX_FAULT_QUEUE_STALL] = T_QUEUE | T_TIME,
+	[BLOX_FAULT_KEEPALIVE_DROP] = T_SUBSYS,
 };
 
 const char *blox_fault_kind_name(enum blox_fault_kind k)
@@ -147,10 +149,12 @@ int blox_fault_spec_check(const struct blox_fault_spec *s, char *err, size_t err
 		return fail(err, errlen, "a listener (ADDR:PORT) is needed");
 	if ((t & T_HOST) && !named(s->host))
 		return fail(err, errlen, "a host NQN is needed");
-	if ((t & T_QUEUE) && (!named(s->subsys) || !named(s->host)))
-		return fail(err, errlen, "a subsystem and a host NQN are needed");
-	if ((t & T_QUEUE) && !s->duration_ns)
+	if ((t & (T_QUEUE | T_SUBSYS)) && !named(s->subsys))
+		return fail(err, errlen, "a subsystem NQN is needed");
+	if ((t & T_TIME) && !s->duration_ns)
 		return fail(err, errlen, "a stall needs a duration");
+	if (s->duration_ns > BLOX_FAULT_DURATION_MAX_NS)
+		return fail(err, errlen, "a duration of at most 24 hours");
 	if (s->ops & ~(unsigned)(BLOX_FAULT_OP_READ | BLOX_FAULT_OP_WRITE))
 		return fail(err, errlen, "ops: read, write or both");
 	if (s->kind == BLOX_FAULT_DELAY) {
@@ -158,6 +162,9 @@ int blox_fault_spec_check(const struct blox_fault_spec *s, char *err, size_t err
 			return fail(err, errlen, "unknown delay distribution");
 		if (!s->delay_ns)
 			return fail(err, errlen, "a delay is needed");
+		if (s->delay_ns > BLOX_FAULT_DELAY_MAX_NS ||
+		    s->delay_max_ns > BLOX_FAULT_DELAY_MAX_NS)
+			return fail(err, errlen, "a delay of at most 600 s");
 		if (s->dist == BLOX_FAULT_DIST_UNIFORM && s->delay_max_ns < s->delay_ns)
 			return fail(err, errlen, "a uniform delay needs a maximum at least its minimum");
 		if (s->dist == BLOX_FAULT_DIST_EXPONENTIAL && s->delay_max_ns &&
@@ -201,6 +208,11 @@ static size_t index_of(const struct blox_fault_reg *r, uint32_t id)
 static bool spent(const struct blox_fault *f)
 {
 	return f->spec.count && f->fired >= f->spec.count;
+}
+
+bool blox_fault_spent(const struct blox_fault *f, uint64_t now)
+{
+	return spent(f) || (now && f->spec.until_ns && now >= f->spec.until_ns);
 }
 
 /* After a change: which kinds have a fault not spent. Under the lock. */
@@ -339,7 +351,7 @@ static bool target_matches(const struct blox_fault_spec *s, const struct blox_fa
 {
 	unsigned t = kind_target[s->kind];
 
-	if ((t & (T_NS | T_QUEUE | T_HOST)) && !name_matches(s->subsys, x->subsys))
+	if ((t & (T_NS | T_QUEUE | T_HOST | T_SUBSYS)) && !name_matches(s->subsys, x->subsys))
 		return false;
 	if ((t & T_NS) && s->nsid != x->nsid)
 		return false;
@@ -349,9 +361,9 @@ static bool target_matches(const struct blox_fault_spec *s, const struct blox_fa
 		return false;
 	if ((t & T_LISTENER) && !name_matches(s->listener, x->listener))
 		return false;
-	if ((t & (T_HOST | T_QUEUE)) && !name_matches(s->host, x->host))
+	if ((t & (T_HOST | T_QUEUE | T_SUBSYS)) && !name_matches(s->host, x->host))
 		return false;
-	if ((t & T_QUEUE) && s->qid != x->qid)
+	if ((t & T_QUEUE) && s->qid && s->qid != x->qid)
 		return false;
 	if ((t & T_OPS) && s->ops && !(s->ops & x->op))
 		return false;
@@ -371,7 +383,8 @@ bool blox_fault_match(struct blox_fault_reg *r, const struct blox_fault_site *si
 		bool started;
 
 		/* A spent fault looks no more: seen counts the sites it could fire at. */
-		if (f->spec.kind != site->kind || spent(f) || !target_matches(&f->spec, site))
+		if (f->spec.kind != site->kind || blox_fault_spent(f, site->now) ||
+		    !target_matches(&f->spec, site))
 			continue;
 		started = f->seen >= f->spec.after && site->qd >= f->spec.min_qd;
 		f->seen++;
@@ -427,6 +440,8 @@ uint64_t blox_fault_delay_ns(struct blox_fault_reg *r, uint32_t id)
 	default:
 		v = s->delay_ns;
 	}
+	if (v > BLOX_FAULT_DELAY_MAX_NS)
+		v = BLOX_FAULT_DELAY_MAX_NS;
 out:
 	pthread_mutex_unlock(&r->lock);
 	return v;

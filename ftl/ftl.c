@@ -317,6 +317,7 @@ void ftl_get_stats(const struct ftl *f, struct ftl_stats *st)
 	st->max_erase = emax;
 	st->mdc_lookups = f->st.mdc_lookups;
 	st->gc_pipeline = f->cfg.gc_pipeline;
+	st->gc_storm_active = f->gc.storm;
 }
 
 void ftl_get_config(const struct ftl *f, struct ftl_config *out)

@@ -267,6 +267,10 @@ struct ftl_gc_erase {
 
 struct ftl_gc {
 	bool active;
+	/* A GC storm (ftl_gc_storm): victims left (0: no count), its end (0: no time). */
+	bool storm;
+	uint32_t storm_left;
+	uint64_t storm_until;
 	int32_t victim;
 	uint32_t cursor; /* pass 1: next flash page of the victim to look at */
 	uint32_t scan_reads; /* pass 1: OOB reads in flight */

@@ -650,11 +650,33 @@ void ftl_gc_resume(struct ftl *f)
 		gc_continue(f);
 }
 
+/* Whether a GC storm still runs (its time may be over). */
+static bool storm_on(struct ftl *f)
+{
+	struct ftl_gc *g = &f->gc;
+
+	if (g->storm && g->storm_until && f->env.ops->now(f->env.ctx) >= g->storm_until)
+		g->storm = false;
+	return g->storm;
+}
+
+void ftl_gc_storm(struct ftl *f, uint32_t superblocks, uint64_t duration_ns)
+{
+	struct ftl_gc *g = &f->gc;
+
+	g->storm = true;
+	g->storm_left = superblocks || duration_ns ? superblocks : 1;
+	g->storm_until = duration_ns ? f->env.ops->now(f->env.ctx) + duration_ns : 0;
+	g->futile = false;
+	f->st.gc_storms++;
+	ftl_gc_step(f);
+}
+
 void ftl_gc_step(struct ftl *f)
 {
 	struct ftl_gc *g = &f->gc;
 	enum ftl_gc_level lvl;
-	bool wl;
+	bool wl, storm;
 	int32_t v, hidden;
 
 	if (f->power_failing)
@@ -692,6 +714,9 @@ void ftl_gc_step(struct ftl *f)
 	lvl = ftl_gc_level_at(f, f->free_sbs + ftl_gc_erases_pending(f));
 	if (lvl == FTL_GC_NONE && ftl_gc_refresh_due(f))
 		lvl = FTL_GC_BG; /* a superblock reads with many retries: move its data now */
+	storm = storm_on(f);
+	if (storm)
+		lvl = FTL_GC_URGENT; /* any victim with something to gain, as GC would score it */
 	/*
 	 * Without the pipeline, the next victim after the erase; but erases
 	 * wait for the data of a failed program, which only the next victim's
@@ -704,8 +729,16 @@ void ftl_gc_step(struct ftl *f)
 	hidden = ftl_mig_hide(f);
 	v = ftl_gc_pick_victim(f, lvl, &wl);
 	ftl_mig_unhide(f, hidden);
-	if (v < 0)
+	if (v < 0) {
+		if (storm)
+			g->storm = false; /* nothing left to collect: the storm is over */
 		return;
+	}
+	if (storm) {
+		f->st.gc_storm_victims++;
+		if (g->storm_left && !--g->storm_left)
+			g->storm = false;
+	}
 	g->active = true;
 	g->static_wl = wl;
 	g->victim = v;

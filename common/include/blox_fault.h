@@ -42,13 +42,13 @@ enum blox_fault_kind {
 	BLOX_FAULT_ERASE_FAIL, /* erases on a die of a device fail (the block goes bad) */
 	BLOX_FAULT_PROGRAM_FAIL, /* programs on a die of a device fail */
 	/* latency */
-	BLOX_FAULT_DELAY, /* reads and/or writes of a namespace take longer */
+	BLOX_FAULT_DELAY, /* "latency": reads and/or writes of a namespace complete later */
 	BLOX_FAULT_GC_STORM, /* a namespace's GC runs now, as if space were short */
 	/* paths */
 	BLOX_FAULT_LISTENER_STOP, /* a listener accepts no connection */
 	BLOX_FAULT_HOST_DROP, /* a host's connections are dropped */
-	BLOX_FAULT_QUEUE_STALL, /* a queue answers nothing for @duration_ns */
-	BLOX_FAULT_KEEPALIVE_DROP, /* keep-alives go unanswered */
+	BLOX_FAULT_QUEUE_STALL, /* a host's I/O queues are not served until @until_ns */
+	BLOX_FAULT_KEEPALIVE_DROP, /* "ka-ignore": keep-alives go unanswered */
 	BLOX_FAULT_KINDS
 };
 
@@ -65,6 +65,10 @@ enum blox_fault_dist {
 	BLOX_FAULT_DIST_EXPONENTIAL, /* mean delay_ns, at most delay_max_ns (0: no cap) */
 };
 
+/* The longest delay drawn, and the longest stall, stop or storm asked for. */
+#define BLOX_FAULT_DELAY_MAX_NS (600ull * 1000000000ull)
+#define BLOX_FAULT_DURATION_MAX_NS (24ull * 3600 * 1000000000ull)
+
 #define BLOX_FAULT_NAME_MAX 256 /* an NQN as the target holds it, or a listener's address */
 
 /* A fault as asked for. Fields a kind does not use stay 0. */
@@ -78,11 +82,18 @@ struct blox_fault_spec {
 	uint32_t nsid;
 	uint64_t lba, nlb; /* the range: [lba, lba + nlb) */
 	uint32_t die;
-	uint32_t qid; /* QUEUE_STALL: the queue (0: the admin queue) */
+	uint32_t qid; /* QUEUE_STALL: the I/O queue (0: every one) */
 	unsigned ops; /* BLOX_FAULT_OP_* (DELAY): 0 means both */
 	enum blox_fault_dist dist;
 	uint64_t delay_ns, delay_max_ns;
-	uint64_t duration_ns; /* QUEUE_STALL, LISTENER_STOP (0: until cleared) */
+	uint64_t duration_ns; /* QUEUE_STALL, LISTENER_STOP, GC_STORM (0: until cleared) */
+	/*
+	 * The end of its time on the target's clock (set by whoever injects
+	 * it, from @duration_ns); 0: none. From then on it matches no site
+	 * that says what time it is, and is listed as ended.
+	 */
+	uint64_t until_ns;
+	uint32_t superblocks; /* GC_STORM: victims to collect (0: as long as @duration_ns) */
 	/* When and how often. */
 	uint64_t count; /* fires at most this often; 0: no limit */
 	double probability; /* each time its start condition holds; 0 < p <= 1 */
@@ -102,6 +113,7 @@ struct blox_fault_site {
 	uint32_t qid;
 	unsigned op; /* BLOX_FAULT_OP_* */
 	uint32_t qd; /* commands in flight on the queue, this one included */
+	uint64_t now; /* the target's clock, checked against a fault's until_ns; 0: not checked */
 };
 
 struct blox_fault {
@@ -152,6 +164,8 @@ size_t blox_fault_count(struct blox_fault_reg *r);
 size_t blox_fault_list(struct blox_fault_reg *r, struct blox_fault *out, size_t max);
 /* Fault @id copied into @out: true, or false when there is none. */
 bool blox_fault_get(struct blox_fault_reg *r, uint32_t id, struct blox_fault *out);
+/* Whether @f fired its count, or its time is over at @now (0: not checked). */
+bool blox_fault_spent(const struct blox_fault *f, uint64_t now);
 /* Whether any fault of @k is listed and not spent (a cheap test before building a site). */
 bool blox_fault_armed(const struct blox_fault_reg *r, enum blox_fault_kind k);
 
@@ -167,7 +181,8 @@ bool blox_fault_match(struct blox_fault_reg *r, const struct blox_fault_site *si
 
 /*
  * A delay drawn for fault @id (BLOX_FAULT_DELAY) from its distribution and
- * its generator; 0 when there is no such fault.
+ * its generator, at most BLOX_FAULT_DELAY_MAX_NS; 0 when there is no such
+ * fault.
  */
 uint64_t blox_fault_delay_ns(struct blox_fault_reg *r, uint32_t id);
 

@@ -8,7 +8,10 @@
  *     "device": "", "die": 0, "lba": 100, "nlb": 8, "count": 0,
  *     "probability": 1, "seed": 0, "after": 0, "min_qd": 0}]}
  *
- * How often a fault was seen and fired starts again at zero. A file that
+ * with "host", "listener", "ops", "dist", "delay_ns", "delay_max_ns" and
+ * "duration_ns" for the kinds that have them. How often a fault was seen
+ * and fired starts again at zero; one with a duration (a listener's stop,
+ * a stall) starts it again from the start. A file that
  * cannot be read, or an entry that is not a fault, is said in the log and
  * left out: faults are never a reason not to serve.
  */
@@ -33,6 +36,9 @@ static const struct {
 	{ "count", offsetof(struct blox_fault_spec, count) },
 	{ "seed", offsetof(struct blox_fault_spec, seed) },
 	{ "after", offsetof(struct blox_fault_spec, after) },
+	{ "delay_ns", offsetof(struct blox_fault_spec, delay_ns) },
+	{ "delay_max_ns", offsetof(struct blox_fault_spec, delay_max_ns) },
+	{ "duration_ns", offsetof(struct blox_fault_spec, duration_ns) },
 };
 
 static void faults_path(const struct blox_admin *a, char *out, size_t len)
@@ -59,6 +65,10 @@ static json_object *fault_json(const struct blox_fault *f)
 			json_object_new_uint64(*(const uint64_t *)((const char *)s + u64_fields[i].off)));
 	json_object_object_add(o, "probability", json_object_new_double(s->probability));
 	json_object_object_add(o, "min_qd", json_object_new_int64(s->min_qd));
+	json_object_object_add(o, "host", json_object_new_string(s->host));
+	json_object_object_add(o, "listener", json_object_new_string(s->listener));
+	json_object_object_add(o, "ops", json_object_new_int64(s->ops));
+	json_object_object_add(o, "dist", json_object_new_string(blox_fault_dist_name(s->dist)));
 	return o;
 }
 
@@ -120,6 +130,15 @@ static int fault_from_json(json_object *o, struct blox_fault_spec *s, uint32_t *
 									   : 1;
 	if (json_object_object_get_ex(o, "min_qd", &v))
 		s->min_qd = (uint32_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(o, "host", &v))
+		snprintf(s->host, sizeof(s->host), "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(o, "listener", &v))
+		snprintf(s->listener, sizeof(s->listener), "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(o, "ops", &v))
+		s->ops = (unsigned)json_object_get_int64(v);
+	if (json_object_object_get_ex(o, "dist", &v) &&
+	    (k = blox_fault_dist_parse(json_object_get_string(v))) >= 0)
+		s->dist = (enum blox_fault_dist)k;
 	s->persist = true;
 	return 0;
 }
@@ -144,8 +163,11 @@ void adm_faults_load(struct blox_admin *a)
 		struct blox_fault_spec s;
 		uint32_t id;
 
-		if (fault_from_json(json_object_array_get_idx(arr, i), &s, &id, err, sizeof(err)) ||
-		    blox_fault_add(a->tgt->faults, &s, id, NULL, err, sizeof(err))) {
+		int rc = fault_from_json(json_object_array_get_idx(arr, i), &s, &id, err, sizeof(err));
+
+		if (!rc && s.duration_ns)
+			s.until_ns = blox_clock_now(a->tgt->clock) + s.duration_ns;
+		if (rc || blox_fault_add(a->tgt->faults, &s, id, NULL, err, sizeof(err))) {
 			blox_log(a->log, BLOX_LOG_ERR, "%s: fault %zu left out: %s", path, i, err);
 			continue;
 		}

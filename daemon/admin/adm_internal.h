@@ -199,6 +199,9 @@ void adm_m_fault_init(ADM_SVC *svc);
  * data directory (0 or -errno with a reason), and put back at start.
  */
 int adm_faults_save(struct blox_admin *a, char *err, size_t errlen);
+/* InjectFault's request as a registry spec (adm_fault_kinds.c): 0, or an ADM_S_* with @err. */
+int adm_fault_spec(struct blox_admin *a, const Blox__Admin__FaultSpec *in,
+		   struct blox_fault_spec *s, char *err, size_t errlen);
 void adm_faults_load(struct blox_admin *a);
 /* The namespaces of @only (NULL: of every subsystem). 0 or -ENOMEM. */
 int adm_ns_array_fill(struct adm_ns_array *arr, const struct nvmf_subsys *only,

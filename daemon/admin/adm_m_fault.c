@@ -6,8 +6,10 @@
  * inject, list, clear): a FaultSpec checked against what runs (the
  * namespace, its LBA range) and put into the target's fault registry
  * (blox_fault.h), where the layers that carry each kind out find it.
- * Kinds the registry knows but nothing carries out yet are refused,
- * saying so.
+ * Latency, queue stalls, ignored keep-alives and host drops on a
+ * condition are carried out by the NVMe core (daemon/nvmf/fault_hold.c),
+ * listener stops by the transport as it accepts, a GC storm by the
+ * namespace's FTL at once (adm_fault_kinds.c checks each kind's request).
  */
 #include "adm_internal.h"
 
@@ -24,9 +26,10 @@ struct fault_msg {
 
 static const char *const ops_names[] = { "both", "read", "write", "both" };
 
-static void fault_msg_fill(const struct blox_fault *f, struct fault_msg *x)
+static void fault_msg_fill(struct blox_admin *a, const struct blox_fault *f, struct fault_msg *x)
 {
 	const struct blox_fault_spec *s = &f->spec;
+	uint64_t now = blox_clock_now(a->tgt->clock);
 
 	blox__admin__fault__init(&x->m);
 	blox__admin__fault_spec__init(&x->s);
@@ -44,6 +47,12 @@ static void fault_msg_fill(const struct blox_fault *f, struct fault_msg *x)
 		x->s.delay_us = s->delay_ns / 1000;
 		x->s.delay_max_us = s->delay_max_ns / 1000;
 	}
+	x->s.listener = (char *)s->listener;
+	x->s.duration_ms = s->duration_ns / 1000000;
+	x->s.superblocks = s->superblocks;
+	if (s->until_ns)
+		x->m.remaining_ms = s->until_ns > now ? (s->until_ns - now + 999999) / 1000000 : 0;
+	x->m.held = nvmf_holds_of(a->tgt, f->id);
 	x->s.count = s->count;
 	x->s.probability = s->probability;
 	x->s.seed = s->seed;
@@ -54,94 +63,7 @@ static void fault_msg_fill(const struct blox_fault *f, struct fault_msg *x)
 	x->m.spec = &x->s;
 	x->m.seen = f->seen;
 	x->m.fired = f->fired;
-	x->m.spent = s->count && f->fired >= s->count;
-}
-
-/* @in as a spec for the registry, checked against the target. 0, or an ADM_S_* with @err. */
-static int spec_from_request(struct blox_admin *a, const Blox__Admin__FaultSpec *in,
-			     struct blox_fault_spec *s, char *err, size_t errlen)
-{
-	int k = blox_fault_kind_parse(in->kind);
-	struct nvmf_subsys *sub;
-	struct nvmf_ns *ns;
-
-	memset(s, 0, sizeof(*s));
-	if (k < 0)
-		return snprintf(err, errlen,
-				"unknown fault kind '%s' (read-unc, write-fail, host-drop)", in->kind),
-		       ADM_S_INVALID_ARGUMENT;
-	if (k != BLOX_FAULT_READ_UNC && k != BLOX_FAULT_WRITE_FAIL && k != BLOX_FAULT_HOST_DROP &&
-	    k != BLOX_FAULT_ERASE_FAIL && k != BLOX_FAULT_PROGRAM_FAIL && k != BLOX_FAULT_DIE_FAIL)
-		return snprintf(err, errlen,
-				"fault kind %s: not built yet (read-unc, write-fail, host-drop, "
-				"erase-fail, program-fail, die-fail)",
-				in->kind),
-		       ADM_S_INVALID_ARGUMENT;
-	s->kind = (enum blox_fault_kind)k;
-	if (!(in->probability >= 0 && in->probability <= 1)) /* NaN too */
-		return snprintf(err, errlen, "probability %g: must be above 0 and at most 1",
-				in->probability),
-		       ADM_S_INVALID_ARGUMENT;
-	s->probability = in->probability > 0 ? in->probability : 1;
-	s->count = in->count;
-	s->seed = in->seed;
-	s->after = in->after;
-	s->min_qd = in->min_qd;
-	s->persist = in->persist;
-	if (k == BLOX_FAULT_ERASE_FAIL || k == BLOX_FAULT_PROGRAM_FAIL || k == BLOX_FAULT_DIE_FAIL) {
-		/* A die of a registered device: the next erases or programs on it. */
-		const struct prov_device *dev = prov_device_find(a->prov, in->device);
-		uint32_t dies;
-
-		if (!in->device[0])
-			return snprintf(err, errlen, "%s: a device is needed (--device)", in->kind),
-			       ADM_S_INVALID_ARGUMENT;
-		if (!dev)
-			return snprintf(err, errlen, "device %s not found", in->device), ADM_S_NOT_FOUND;
-		dies = nand_dies(&blox_nand_dev_nand_config(dev->dev)->geo);
-		if (in->die >= dies)
-			return snprintf(err, errlen, "die %u: device %s has dies 0 to %u", in->die,
-					in->device, dies - 1),
-			       ADM_S_INVALID_ARGUMENT;
-		snprintf(s->device, sizeof(s->device), "%s", in->device);
-		s->die = in->die;
-		return blox_fault_spec_check(s, err, errlen) ? ADM_S_INVALID_ARGUMENT : 0;
-	}
-	if (!in->nqn[0])
-		return snprintf(err, errlen, "a subsystem NQN is required"), ADM_S_INVALID_ARGUMENT;
-	sub = nvmf_subsys_find(a->tgt, in->nqn);
-	if (!sub || sub->type != NVMF_SUBSYS_NVM)
-		return snprintf(err, errlen, "subsystem %s not found", in->nqn), ADM_S_NOT_FOUND;
-	if (k == BLOX_FAULT_HOST_DROP) {
-		/* Once, now: what the registry keeps is the record of it. */
-		if (!in->host_nqn[0])
-			return snprintf(err, errlen, "host-drop: a host NQN is needed (--host)"),
-			       ADM_S_INVALID_ARGUMENT;
-		if (s->persist || in->count > 1 || in->after || in->min_qd || in->probability)
-			return snprintf(err, errlen,
-					"host-drop happens once, now: no --count, --probability, "
-					"--after, --min-qd or --persist"),
-			       ADM_S_INVALID_ARGUMENT;
-		snprintf(s->subsys, sizeof(s->subsys), "%s", sub->nqn);
-		snprintf(s->host, sizeof(s->host), "%s", in->host_nqn);
-		s->count = 1;
-		return blox_fault_spec_check(s, err, errlen) ? ADM_S_INVALID_ARGUMENT : 0;
-	}
-	ns = in->nsid ? nvmf_ns_find(sub, in->nsid) : NULL;
-	if (!ns)
-		return snprintf(err, errlen, "namespace %u not found in %s", in->nsid, in->nqn),
-		       ADM_S_NOT_FOUND;
-	snprintf(s->subsys, sizeof(s->subsys), "%s", sub->nqn);
-	s->nsid = ns->nsid;
-	s->lba = in->lba;
-	s->nlb = in->nlb ? in->nlb : 1;
-	if (s->lba >= ns->nblocks || s->nlb > ns->nblocks - s->lba)
-		return snprintf(err, errlen,
-				"range %llu+%llu: past the end of namespace %u (%llu blocks)",
-				(unsigned long long)s->lba, (unsigned long long)s->nlb, ns->nsid,
-				(unsigned long long)ns->nblocks),
-		       ADM_S_INVALID_ARGUMENT;
-	return blox_fault_spec_check(s, err, errlen) ? ADM_S_INVALID_ARGUMENT : 0;
+	x->m.spent = blox_fault_spent(f, now);
 }
 
 static void m_fault_inject(ADM_SVC *svc, const Blox__Admin__FaultSpec *in,
@@ -155,8 +77,21 @@ static void m_fault_inject(ADM_SVC *svc, const Blox__Admin__FaultSpec *in,
 	uint32_t id;
 	int st, rc;
 
-	if ((st = spec_from_request(a, in, &s, err, sizeof(err))))
+	if ((st = adm_fault_spec(a, in, &s, err, sizeof(err))))
 		ADM_FAIL(closure, d, st, "%s", err);
+	if (s.kind == BLOX_FAULT_GC_STORM) {
+		/* Now, on the namespace's FTL; the registry keeps the record of it. */
+		struct nvmf_ns *ns = nvmf_ns_find(nvmf_subsys_find(a->tgt, s.subsys), s.nsid);
+
+		rc = blox_bdev_ftl_gc_storm(ns->bdev, s.superblocks, s.duration_ns);
+		if (rc == -EOPNOTSUPP)
+			ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
+				 "gc-storm: namespace %u of %s has no FTL of its own here (backend "
+				 "%s): only nand namespaces with 4096-byte blocks",
+				 s.nsid, s.subsys, ns->bdev->ops->name);
+		if (rc)
+			ADM_FAIL(closure, d, ADM_S_INTERNAL, "gc-storm: %s", strerror(-rc));
+	}
 	rc = blox_fault_add(a->tgt->faults, &s, 0, &id, err, sizeof(err));
 	if (rc == -ENOSPC)
 		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "%d faults already: clear some",
@@ -168,7 +103,14 @@ static void m_fault_inject(ADM_SVC *svc, const Blox__Admin__FaultSpec *in,
 		blox_fault_remove(a->tgt->faults, id);
 		ADM_FAIL(closure, d, ADM_S_INTERNAL, "not injected: %s", err);
 	}
-	if (s.kind == BLOX_FAULT_HOST_DROP) {
+	if (s.kind == BLOX_FAULT_GC_STORM) {
+		struct blox_fault_site site = { .kind = BLOX_FAULT_GC_STORM,
+						.subsys = s.subsys,
+						.nsid = s.nsid };
+
+		blox_fault_match(a->tgt->faults, &site, NULL);
+	}
+	if (s.kind == BLOX_FAULT_HOST_DROP && s.until_ns) {
 		struct blox_fault_site site = { .kind = BLOX_FAULT_HOST_DROP,
 						.subsys = s.subsys,
 						.host = s.host };
@@ -181,13 +123,16 @@ static void m_fault_inject(ADM_SVC *svc, const Blox__Admin__FaultSpec *in,
 			 id, n, s.host, s.subsys);
 	}
 	blox_log(a->log, BLOX_LOG_INFO,
-		 "admin: fault %u injected: %s on namespace %u of %s, LBAs %llu+%llu, count %llu, "
-		 "probability %g, seed %llu%s",
-		 id, in->kind, s.nsid, s.subsys, (unsigned long long)s.lba,
-		 (unsigned long long)s.nlb, (unsigned long long)s.count, s.probability,
+		 "admin: fault %u injected: %s on %s%s%s%s namespace %u, LBAs %llu+%llu, delay %llu us, "
+		 "for %llu ms, count %llu, after %llu, probability %g, seed %llu%s",
+		 id, in->kind, s.listener[0] ? s.listener : s.device[0] ? s.device : s.subsys,
+		 s.host[0] ? " (host " : "", s.host, s.host[0] ? ")" : "", s.nsid,
+		 (unsigned long long)s.lba, (unsigned long long)s.nlb,
+		 (unsigned long long)s.delay_ns / 1000, (unsigned long long)s.duration_ns / 1000000,
+		 (unsigned long long)s.count, (unsigned long long)s.after, s.probability,
 		 (unsigned long long)s.seed, s.persist ? ", kept" : "");
 	blox_fault_get(a->tgt->faults, id, &f);
-	fault_msg_fill(&f, &x);
+	fault_msg_fill(a, &f, &x);
 	closure(&x.m, d);
 }
 
@@ -208,7 +153,7 @@ static void answer_list(struct blox_admin *a, Blox__Admin__FaultList_Closure clo
 	}
 	n = BLOX_MIN(blox_fault_list(a->tgt->faults, fs, BLOX_FAULT_MAX), (size_t)BLOX_FAULT_MAX);
 	for (size_t i = 0; i < n; i++) {
-		fault_msg_fill(&fs[i], &xs[i]);
+		fault_msg_fill(a, &fs[i], &xs[i]);
 		ms[i] = &xs[i].m;
 	}
 	out.faults = ms;
@@ -248,6 +193,8 @@ static void m_fault_clear(ADM_SVC *svc, const Blox__Admin__FaultClearRequest *in
 		blox_log(a->log, BLOX_LOG_INFO, "admin: fault %u cleared (fired %llu times)",
 			 in->id, (unsigned long long)f.fired);
 	}
+	/* What the faults cleared held goes on now (a stall's commands, a keep-alive). */
+	nvmf_faults_cleared(a->tgt);
 	if (kept && adm_faults_save(a, err, sizeof(err)))
 		ADM_FAIL(closure, d, ADM_S_INTERNAL, "cleared, but %s", err);
 	answer_list(a, closure, d);

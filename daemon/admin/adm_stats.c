@@ -98,6 +98,9 @@ static Blox__Admin__FtlStats *ftl_msg(const struct tm_ns *n)
 	f->tp_pages_held = s->tp_pages_held;
 	f->recovered_units = s->recovered_units;
 	f->gc_pipeline = s->gc_pipeline;
+	f->gc_storms = s->gc_storms;
+	f->gc_storm_victims = s->gc_storm_victims;
+	f->gc_storm_active = s->gc_storm_active;
 	f->read_retries = s->read_retries;
 	f->uncorrectable_reads = s->uncorrectable_reads;
 	f->refreshes = s->refreshes;

@@ -5,6 +5,7 @@
  * are in logpage.c.
  */
 #include "nvmf.h"
+#include "fault_hold.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -562,8 +563,8 @@ static uint16_t parse_features(struct nvmf_req *req, bool set)
 
 static uint16_t exec_keep_alive(struct nvmf_req *req)
 {
-	(void)req; /* nvmf_req_init() already touched the controller */
-	return 0;
+	/* nvmf_req_init() already touched the controller; a ka-ignore fault holds it. */
+	return nvmf_fault_keep_alive(req) ? NVMF_REQ_ASYNC : 0;
 }
 
 static uint16_t exec_aer(struct nvmf_req *req)

@@ -5,6 +5,7 @@
  * nvmf_req_complete(), which fills the CQE and hands it to the transport.
  */
 #include "nvmf.h"
+#include "fault_hold.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +29,7 @@ uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 	req->error_loc = 0xffff;
 	req->error_lba = UINT64_MAX;
 	req->resv_waiter = NULL;
+	req->fault_delay_ns = 0;
 	memset(&req->cqe, 0, sizeof(req->cqe));
 	sq->cmds++;
 	sq->tgt->cmds_received++;
@@ -69,7 +71,17 @@ uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 	return 0;
 }
 
+static void req_run(struct nvmf_req *req);
+
 void nvmf_req_execute(struct nvmf_req *req)
+{
+	/* A fault stalling the host's queues holds it; it runs when the stall ends. */
+	if (req->sq->qid && nvmf_fault_io_start(req, req_run))
+		return;
+	req_run(req);
+}
+
+static void req_run(struct nvmf_req *req)
 {
 	uint16_t st;
 

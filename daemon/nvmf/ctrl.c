@@ -146,6 +146,7 @@ void nvmf_sq_quiesce(struct nvmf_sq *sq)
 	struct nvmf_ctrl *c = sq->ctrl;
 	struct nvmf_req *req;
 
+	nvmf_holds_abort(sq->tgt, sq); /* a held Keep Alive, a stalled command */
 	if (!c || sq->qid != 0)
 		return;
 	while ((req = TAILQ_FIRST(&c->aer_reqs))) {

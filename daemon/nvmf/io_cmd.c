@@ -7,6 +7,7 @@
  * from the backend's completion callback.
  */
 #include "nvmf.h"
+#include "fault_hold.h"
 
 #include <errno.h>
 #include <string.h>
@@ -179,14 +180,12 @@ static void account(struct nvmf_io_telemetry *tm, bool rd, uint64_t len,
 	}
 }
 
-static void rw_done(struct blox_io *io)
+/* A read or write ends: counted with its latency, completed. */
+static void rw_finish(struct nvmf_req *req)
 {
-	struct nvmf_req *req = io_done(io);
+	struct blox_io *io = &req->io;
 	struct nvmf_ns_stats *st = &req->ns->stats;
 
-	/* The error log names the first LBA that failed, when the backend knows it. */
-	if (io->status && io->err_offset != UINT64_MAX)
-		req->error_lba = io->err_offset >> req->ns->lba_shift;
 	if (!io->status) {
 		bool rd = io->op == BLOX_IO_READ;
 		uint64_t now = blox_clock_now(req->sq->tgt->clock);
@@ -203,6 +202,22 @@ static void rw_done(struct blox_io *io)
 		account(&req->sq->ctrl->tm, rd, io->len, lat);
 	}
 	nvmf_req_complete(req, errno_to_status(req, io->status));
+}
+
+static void rw_done(struct blox_io *io)
+{
+	struct nvmf_req *req = io_done(io);
+
+	/* The error log names the first LBA that failed, when the backend knows it. */
+	if (io->status && io->err_offset != UINT64_MAX)
+		req->error_lba = io->err_offset >> req->ns->lba_shift;
+	/* A latency fault: the host gets it that much later, and the latency counts it. */
+	if (req->fault_delay_ns) {
+		nvmf_req_hold(req, blox_clock_now(req->sq->tgt->clock) + req->fault_delay_ns,
+			      req->hold_fault, rw_finish);
+		return;
+	}
+	rw_finish(req);
 }
 
 /*
@@ -242,6 +257,7 @@ static uint16_t exec_read(struct nvmf_req *req)
 
 	if (st)
 		return st;
+	nvmf_fault_latency(req, false);
 	io_submit(req, BLOX_IO_READ, cmd_slba(req), cmd_nlb(req), req->buf,
 		  rw_done);
 	return NVMF_REQ_ASYNC;
@@ -253,6 +269,7 @@ static uint16_t exec_write(struct nvmf_req *req)
 
 	if (st)
 		return st;
+	nvmf_fault_latency(req, true);
 	nvmf_io_prep(req, BLOX_IO_WRITE, cmd_slba(req), cmd_nlb(req), req->buf, rw_done);
 	req->io.ruh = nvmf_fdp_write_ruh(req); /* its placement handle (fdp.c) */
 	nvmf_io_go(req);

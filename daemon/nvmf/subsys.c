@@ -31,6 +31,7 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct event_base *base,
 	TAILQ_INIT(&tgt->subsystems);
 	TAILQ_INIT(&tgt->ports);
 	TAILQ_INIT(&tgt->referrals);
+	TAILQ_INIT(&tgt->held);
 	rc = blox_fault_reg_create(&tgt->faults);
 	if (rc)
 		return rc;
@@ -66,6 +67,10 @@ void nvmf_tgt_fini(struct nvmf_tgt *tgt)
 	/* Completions of the last I/O may still sit in the queue. */
 	blox_io_cq_drain(&tgt->io_cq);
 	blox_io_cq_fini(&tgt->io_cq);
+	nvmf_holds_abort(tgt, NULL);
+	if (tgt->hold_ev)
+		event_free(tgt->hold_ev);
+	tgt->hold_ev = NULL;
 	blox_fault_reg_destroy(tgt->faults);
 	tgt->faults = NULL;
 	nvmf_tgt_set_resv_dir(tgt, NULL);
@@ -166,6 +171,8 @@ void nvmf_tgt_close_ctrls(struct nvmf_tgt *tgt)
 	struct nvmf_subsys *s;
 	struct nvmf_ctrl *c, *tmp;
 
+	/* What faults hold ends now: nothing waits for a stall or a delay. */
+	nvmf_holds_abort(tgt, NULL);
 	TAILQ_FOREACH(s, &tgt->subsystems, link)
 		TAILQ_FOREACH_SAFE(c, &s->ctrls, link, tmp)
 			nvmf_ctrl_fatal(c, "target shutting down");

@@ -395,6 +395,29 @@ free_q:
 	return -ENOMEM;
 }
 
+/*
+ * A listener-stop fault on @port (bloxctl fault inject listener-stop): the
+ * connection just accepted is closed at once, as by a port that takes no
+ * one; those already made go on.
+ */
+static bool listener_stopped(struct nvmf_tcp *t, const struct nvmf_port *port)
+{
+	struct nvmf_tgt *tgt = t->tgt;
+	char name[NVMF_TRADDR_SIZE + NVMF_TRSVCID_SIZE + 2];
+	struct blox_fault_site site = { .kind = BLOX_FAULT_LISTENER_STOP };
+	struct blox_fault f;
+
+	if (!blox_fault_armed(tgt->faults, BLOX_FAULT_LISTENER_STOP))
+		return false;
+	snprintf(name, sizeof(name), "%s:%s", port->addr, port->svcid);
+	site.listener = name;
+	site.now = blox_clock_now(tgt->clock);
+	if (!blox_fault_match(tgt->faults, &site, &f))
+		return false;
+	tcp_limit_log(tcp_tr0(t), "%s: connection refused (fault %u: listener-stop)", name, f.id);
+	return true;
+}
+
 static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 		      struct sockaddr *sa, int salen, void *arg)
 {
@@ -403,6 +426,13 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 
 	(void)lev;
 	(void)salen;
+	if (listener_stopped(l->t, l->port)) {
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 }; /* a reset, not a goodbye */
+
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(fd);
+		return;
+	}
 	if (tcp_admit(l->t, sa, &host)) {
 		close(fd);
 		return;

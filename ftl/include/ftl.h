@@ -327,9 +327,23 @@ struct ftl_stats {
 	uint64_t recovered_units; /* applied from the OOB scan */
 	bool recovered_from_checkpoint;
 	bool gc_pipeline; /* its configuration's (ftl_config.gc_pipeline) */
+	/* GC storms (ftl_gc_storm): how many were asked, the victims they took, one running now. */
+	uint64_t gc_storms, gc_storm_victims;
+	bool gc_storm_active;
 };
 
 void ftl_get_stats(const struct ftl *f, struct ftl_stats *st);
+
+/*
+ * A GC storm (bloxctl fault inject gc-storm): GC takes victims now, one
+ * after the other, chosen as at its urgent level (the superblock GC's
+ * policy scores best among those with any invalid unit), whatever the
+ * free space: @superblocks of them (0: no count), for @duration_ns on the
+ * FTL's clock (0: no time), whichever ends first; both 0: one victim. A
+ * storm asked while one runs replaces it. It ends early when no full
+ * superblock has an invalid unit left.
+ */
+void ftl_gc_storm(struct ftl *f, uint32_t superblocks, uint64_t duration_ns);
 /*
  * Power loss (power.c): ftl_power_fail() submits every page the write
  * buffer holds (padded), for the hold-up of power-loss protection, and

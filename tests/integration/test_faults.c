@@ -327,7 +327,7 @@ static void test_host_drop(void **state)
 	/* A host with nothing connected: recorded, nothing dropped. */
 	assert_int_equal(ctl(f, "fault inject host-drop " SUBNQN " --host " FX_HOST_B), 0);
 	assert_non_null(strstr(f->out, "none connected"));
-	assert_int_equal(ctl(f, "fault inject host-drop " SUBNQN " --host " FX_HOST_B " --count 3"), 1);
+	assert_int_equal(ctl(f, "fault inject host-drop " SUBNQN " --host " FX_HOST_B " --persist"), 1);
 	assert_non_null(strstr(f->out, "once, now"));
 	assert_int_equal(ctl(f, "fault inject host-drop " SUBNQN), 64);
 	assert_int_equal(ctl(f, "fault clear --all"), 0);

@@ -612,6 +612,12 @@ enum blox_mig_ctl {
 	BLOX_MIG_SHARE, /* a new throttle, @share */
 };
 int blox_bdev_ftl_migrate_ctl(struct blox_bdev *bdev, enum blox_mig_ctl what, uint32_t share);
+/*
+ * A GC storm on a "nand" backend (ftl_gc_storm(), at its home): GC takes
+ * @superblocks victims now, or runs for @duration_ns. 0 or -EOPNOTSUPP
+ * (another backend, or 512-byte blocks over the FTL).
+ */
+int blox_bdev_ftl_gc_storm(struct blox_bdev *bdev, uint32_t superblocks, uint64_t duration_ns);
 /* Its migration's progress and its resources now (either may be NULL). */
 int blox_bdev_ftl_migrate_progress(struct blox_bdev *bdev, struct ftl_migrate_progress *out,
 				   struct ftl_resources *res);

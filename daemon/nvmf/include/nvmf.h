@@ -414,6 +414,13 @@ struct nvmf_req {
 	TAILQ_ENTRY(nvmf_req) ns_link; /* ns->at_backend while there */
 	/* A Preempt and Abort that waits for this command to leave the backend. */
 	struct nvmf_req *resv_waiter;
+	/* A latency fault's delay (fault_hold.c), added as the command completes; 0: none. */
+	uint64_t fault_delay_ns;
+	/* Held by a fault (fault_hold.c): until when (0: its fault cleared), what then. */
+	uint64_t hold_until;
+	uint32_t hold_fault;
+	void (*hold_fn)(struct nvmf_req *req);
+	TAILQ_ENTRY(nvmf_req) hold_link; /* tgt->held */
 };
 
 /* Result value meaning "completion will come later" from execute(). */
@@ -533,6 +540,10 @@ struct nvmf_tgt {
 	uint64_t ana_chgcnt; /* the ANA log's change count (ana.c) */
 	/* Faults injected on demand (bloxctl fault inject; blox_fault.h), matched on any reactor. */
 	struct blox_fault_reg *faults;
+	/* Commands faults hold (fault_hold.c), by the time they go on, those without one last. */
+	TAILQ_HEAD(nvmf_req_hold_list, nvmf_req) held;
+	struct event *hold_ev; /* made with the first */
+	uint64_t nr_held;
 	uint16_t next_port_id;
 	uint64_t start_ns;
 	struct nvmf_tgt_stats stats;
@@ -624,6 +635,19 @@ void nvmf_tgt_close_ctrls(struct nvmf_tgt *tgt);
  * that were not closing already.
  */
 uint32_t nvmf_subsys_drop_ctrls(struct nvmf_subsys *subsys, const char *why);
+
+/*
+ * Faults the core carries out (fault_hold.c): commands held by a queue
+ * stall or an ignored keep-alive, completions a latency fault delays, and
+ * host drops after N commands. After faults are cleared, what their faults
+ * held goes on now (nvmf_faults_cleared); at shut-down everything held ends
+ * (nvmf_holds_abort, NULL: every queue).
+ */
+void nvmf_faults_cleared(struct nvmf_tgt *tgt);
+void nvmf_holds_abort(struct nvmf_tgt *tgt, struct nvmf_sq *sq);
+/* Commands held now, in all and by fault @fault_id. */
+uint64_t nvmf_holds_count(const struct nvmf_tgt *tgt);
+uint64_t nvmf_holds_of(const struct nvmf_tgt *tgt, uint32_t fault_id);
 /* The same for the controllers of host @hostnqn only (NULL: every host's). */
 uint32_t nvmf_subsys_drop_host(struct nvmf_subsys *subsys, const char *hostnqn, const char *why);
 struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn);

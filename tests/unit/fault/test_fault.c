@@ -80,6 +80,10 @@ static void refusals(void **state)
 	s.ops = 4;
 	s.dist = BLOX_FAULT_DIST_FIXED;
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	s.ops = 0;
+	s.delay_ns = BLOX_FAULT_DELAY_MAX_NS + 1; /* absurd */
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "600 s"));
 	s = (struct blox_fault_spec){ .kind = BLOX_FAULT_QUEUE_STALL, .probability = 1 };
 	snprintf(s.subsys, sizeof(s.subsys), SUBSYS);
 	snprintf(s.host, sizeof(s.host), "nqn.h");
@@ -90,7 +94,8 @@ static void refusals(void **state)
 	assert_int_equal(blox_fault_count(r), 0);
 	assert_int_equal(blox_fault_kind_parse("bogus"), -1);
 	assert_int_equal(blox_fault_kind_parse("read-unc"), BLOX_FAULT_READ_UNC);
-	assert_string_equal(blox_fault_kind_name(BLOX_FAULT_KEEPALIVE_DROP), "keepalive-drop");
+	assert_string_equal(blox_fault_kind_name(BLOX_FAULT_KEEPALIVE_DROP), "ka-ignore");
+	assert_string_equal(blox_fault_kind_name(BLOX_FAULT_DELAY), "latency");
 	assert_null(blox_fault_kind_name(BLOX_FAULT_KINDS));
 	for (int k = 0; k < BLOX_FAULT_KINDS; k++) /* every kind is named */
 		assert_int_equal(blox_fault_kind_parse(blox_fault_kind_name(k)), k);
@@ -143,6 +148,7 @@ static void matching(void **state)
 	struct blox_fault_spec s = unc(100, 10); /* LBAs 100..109 */
 	struct blox_fault_site x;
 	struct blox_fault f;
+	uint32_t id;
 
 	(void)state;
 	assert_int_equal(blox_fault_reg_create(&r), 0);
@@ -217,6 +223,30 @@ static void matching(void **state)
 	x.qid = 3;
 	assert_true(blox_fault_match(r, &x, NULL));
 	x.host = "nqn.g";
+	assert_false(blox_fault_match(r, &x, NULL));
+	/* A stall of every host's every I/O queue, over at time 1000. */
+	s = (struct blox_fault_spec){ .kind = BLOX_FAULT_QUEUE_STALL, .duration_ns = 1000,
+				      .until_ns = 1000, .probability = 1 };
+	snprintf(s.subsys, sizeof(s.subsys), SUBSYS);
+	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
+	x = (struct blox_fault_site){ .kind = BLOX_FAULT_QUEUE_STALL, .subsys = SUBSYS,
+				      .host = "nqn.g", .qid = 7, .now = 999 };
+	assert_true(blox_fault_match(r, &x, &f));
+	assert_int_equal(f.id, id);
+	x.now = 1000;
+	assert_false(blox_fault_match(r, &x, NULL)); /* its time is over */
+	assert_true(blox_fault_get(r, id, &f));
+	assert_int_equal(f.seen, 1);
+	assert_true(blox_fault_spent(&f, 1000));
+	assert_false(blox_fault_spent(&f, 0)); /* no time: only its count */
+	/* Keep-alives of any host of a subsystem. */
+	s = (struct blox_fault_spec){ .kind = BLOX_FAULT_KEEPALIVE_DROP, .probability = 1 };
+	snprintf(s.subsys, sizeof(s.subsys), SUBSYS);
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
+	x = (struct blox_fault_site){ .kind = BLOX_FAULT_KEEPALIVE_DROP, .subsys = SUBSYS,
+				      .host = "nqn.any" };
+	assert_true(blox_fault_match(r, &x, NULL));
+	x.subsys = "nqn.other";
 	assert_false(blox_fault_match(r, &x, NULL));
 	blox_fault_reg_destroy(r);
 }

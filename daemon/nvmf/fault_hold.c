@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Faults on demand that the NVMe core carries out (docs/FAULTS.md):
+ *
+ * - latency: a read's or write's completion, once the backend gave it,
+ *   waits for the delay the fault draws, so the host sees the command
+ *   that much later and the namespace's latency counts it;
+ * - queue-stall: a host's I/O commands that arrive while the stall lasts
+ *   are held, not executed, and run in arrival order when it ends (or is
+ *   cleared);
+ * - ka-ignore: a Keep Alive is held and never answered while the fault is
+ *   there, so the host's keep-alive timeout fires; its queue ending, or the
+ *   fault cleared, ends it;
+ * - host-drop with a start condition or a probability: a host's I/O
+ *   commands are the sites; when it fires, the host's controllers drop.
+ *
+ * Held commands wait in one list on reactor 0, by the time they go on,
+ * behind one timer; nothing blocks the loop. The timer checks the clock
+ * when it fires (it may fire early: docs/ARCHITECTURE.md, Time).
+ */
+#include "fault_hold.h"
+
+#include <event2/event.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void hold_cb(evutil_socket_t fd, short what, void *arg);
+
+static void hold_arm(struct nvmf_tgt *tgt)
+{
+	struct nvmf_req *first = TAILQ_FIRST(&tgt->held);
+	uint64_t now, d;
+	struct timeval tv;
+
+	if (!tgt->hold_ev)
+		return;
+	if (!first || !first->hold_until) {
+		evtimer_del(tgt->hold_ev);
+		return;
+	}
+	now = blox_clock_now(tgt->clock);
+	d = first->hold_until > now ? first->hold_until - now : 0;
+	tv.tv_sec = (time_t)(d / 1000000000ull);
+	tv.tv_usec = (suseconds_t)(d % 1000000000ull / 1000);
+	evtimer_add(tgt->hold_ev, &tv);
+}
+
+void nvmf_req_hold(struct nvmf_req *req, uint64_t until_ns, uint32_t fault_id,
+		   void (*fn)(struct nvmf_req *req))
+{
+	struct nvmf_tgt *tgt = req->sq->tgt;
+	struct nvmf_req *at;
+
+	if (!tgt->hold_ev && tgt->base)
+		tgt->hold_ev = evtimer_new(tgt->base, hold_cb, tgt);
+	req->hold_until = until_ns;
+	req->hold_fault = fault_id;
+	req->hold_fn = fn;
+	tgt->nr_held++;
+	if (!until_ns || !tgt->hold_ev) {
+		TAILQ_INSERT_TAIL(&tgt->held, req, hold_link);
+	} else {
+		/* Mostly in order: look from the end for the last one due no later. */
+		at = TAILQ_LAST(&tgt->held, nvmf_req_hold_list);
+		while (at && (!at->hold_until || at->hold_until > until_ns))
+			at = TAILQ_PREV(at, nvmf_req_hold_list, hold_link);
+		if (at)
+			TAILQ_INSERT_AFTER(&tgt->held, at, req, hold_link);
+		else
+			TAILQ_INSERT_HEAD(&tgt->held, req, hold_link);
+	}
+	hold_arm(tgt);
+}
+
+static void unhold(struct nvmf_tgt *tgt, struct nvmf_req *req)
+{
+	TAILQ_REMOVE(&tgt->held, req, hold_link);
+	tgt->nr_held--;
+}
+
+static void hold_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct nvmf_tgt *tgt = arg;
+	uint64_t now = blox_clock_now(tgt->clock);
+	struct nvmf_req *req;
+
+	(void)fd;
+	(void)what;
+	while ((req = TAILQ_FIRST(&tgt->held)) && req->hold_until && req->hold_until <= now) {
+		unhold(tgt, req);
+		req->hold_fn(req);
+	}
+	hold_arm(tgt);
+}
+
+uint64_t nvmf_holds_count(const struct nvmf_tgt *tgt)
+{
+	return tgt->nr_held;
+}
+
+uint64_t nvmf_holds_of(const struct nvmf_tgt *tgt, uint32_t fault_id)
+{
+	const struct nvmf_req *req;
+	uint64_t n = 0;
+
+	if (!tgt->nr_held)
+		return 0;
+	TAILQ_FOREACH(req, &tgt->held, hold_link)
+		n += req->hold_fault == fault_id;
+	return n;
+}
+
+void nvmf_faults_cleared(struct nvmf_tgt *tgt)
+{
+	struct nvmf_req *req, *tmp;
+	TAILQ_HEAD(, nvmf_req) go = TAILQ_HEAD_INITIALIZER(go);
+
+	if (!tgt->nr_held)
+		return;
+	/* Those whose fault is gone go on now, in the order they were held. */
+	TAILQ_FOREACH_SAFE(req, &tgt->held, hold_link, tmp) {
+		if (blox_fault_get(tgt->faults, req->hold_fault, NULL))
+			continue;
+		unhold(tgt, req);
+		TAILQ_INSERT_TAIL(&go, req, hold_link);
+	}
+	while ((req = TAILQ_FIRST(&go))) {
+		TAILQ_REMOVE(&go, req, hold_link);
+		req->hold_fn(req);
+	}
+	hold_arm(tgt);
+}
+
+void nvmf_holds_abort(struct nvmf_tgt *tgt, struct nvmf_sq *sq)
+{
+	struct nvmf_req *req, *tmp;
+	TAILQ_HEAD(, nvmf_req) go = TAILQ_HEAD_INITIALIZER(go);
+
+	if (!tgt->nr_held)
+		return;
+	TAILQ_FOREACH_SAFE(req, &tgt->held, hold_link, tmp) {
+		if (sq && req->sq != sq)
+			continue;
+		unhold(tgt, req);
+		TAILQ_INSERT_TAIL(&go, req, hold_link);
+	}
+	while ((req = TAILQ_FIRST(&go))) {
+		TAILQ_REMOVE(&go, req, hold_link);
+		nvmf_req_complete(req, NVME_SC_ABORT_QUEUE);
+	}
+	hold_arm(tgt);
+}
+
+/* ---- the sites ---- */
+
+static uint32_t qd_of(uint64_t n)
+{
+	return (uint32_t)BLOX_MIN(n, (uint64_t)UINT32_MAX);
+}
+
+/* A host dropped by a fault, once the loop comes back to it. */
+struct drop_later {
+	struct nvmf_tgt *tgt;
+	uint32_t fault;
+	char subsys[NVME_NQN_LENGTH];
+	char host[NVME_NQN_LENGTH];
+};
+
+static void drop_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct drop_later *x = arg;
+	struct nvmf_subsys *s = nvmf_subsys_find(x->tgt, x->subsys);
+	uint32_t n = s ? nvmf_subsys_drop_host(s, x->host, "fault host-drop") : 0;
+
+	(void)fd;
+	(void)what;
+	blox_log(x->tgt->log, BLOX_LOG_INFO, "fault %u: %u controllers of %s on %s dropped",
+		 x->fault, n, x->host, x->subsys);
+	free(x);
+}
+
+bool nvmf_fault_io_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req))
+{
+	struct nvmf_tgt *tgt = req->sq->tgt;
+	struct nvmf_ctrl *c = req->sq->ctrl;
+	struct blox_fault_site site;
+	struct blox_fault f;
+
+	if (!c || !req->sq->qid)
+		return false;
+	site = (struct blox_fault_site){
+		.subsys = c->subsys->nqn,
+		.host = c->hostnqn,
+		.qid = req->sq->qid,
+		.qd = qd_of(c->inflight + 1),
+	};
+	if (blox_fault_armed(tgt->faults, BLOX_FAULT_HOST_DROP)) {
+		site.kind = BLOX_FAULT_HOST_DROP;
+		site.now = blox_clock_now(tgt->clock); /* one dropped at once has ended */
+		if (blox_fault_match(tgt->faults, &site, &f) && !c->dying) {
+			struct drop_later *x = calloc(1, sizeof(*x));
+			struct timeval tv = { 0, 0 };
+
+			if (x) {
+				x->tgt = tgt;
+				x->fault = f.id;
+				snprintf(x->subsys, sizeof(x->subsys), "%s", c->subsys->nqn);
+				snprintf(x->host, sizeof(x->host), "%s", c->hostnqn);
+				if (event_base_once(tgt->base, -1, EV_TIMEOUT, drop_cb, x, &tv))
+					free(x);
+			}
+		}
+	}
+	if (blox_fault_armed(tgt->faults, BLOX_FAULT_QUEUE_STALL)) {
+		site.kind = BLOX_FAULT_QUEUE_STALL;
+		site.now = blox_clock_now(tgt->clock);
+		if (blox_fault_match(tgt->faults, &site, &f)) {
+			nvmf_req_hold(req, f.spec.until_ns, f.id, run);
+			return true;
+		}
+	}
+	return false;
+}
+
+void nvmf_fault_latency(struct nvmf_req *req, bool write)
+{
+	struct nvmf_tgt *tgt = req->sq->tgt;
+	struct blox_fault_site site;
+	struct blox_fault f;
+
+	if (!blox_fault_armed(tgt->faults, BLOX_FAULT_DELAY))
+		return;
+	site = (struct blox_fault_site){
+		.kind = BLOX_FAULT_DELAY,
+		.subsys = req->ns->subsys->nqn,
+		.host = req->sq->ctrl ? req->sq->ctrl->hostnqn : NULL,
+		.nsid = req->ns->nsid,
+		.op = write ? BLOX_FAULT_OP_WRITE : BLOX_FAULT_OP_READ,
+		.qd = qd_of(req->ns->inflight + 1),
+		.now = blox_clock_now(tgt->clock),
+	};
+	if (blox_fault_match(tgt->faults, &site, &f)) {
+		req->fault_delay_ns = blox_fault_delay_ns(tgt->faults, f.id);
+		req->hold_fault = f.id;
+	}
+}
+
+static void ka_answer(struct nvmf_req *req)
+{
+	nvmf_req_complete(req, 0);
+}
+
+bool nvmf_fault_keep_alive(struct nvmf_req *req)
+{
+	struct nvmf_tgt *tgt = req->sq->tgt;
+	struct nvmf_ctrl *c = req->sq->ctrl;
+	struct blox_fault_site site;
+	struct blox_fault f;
+
+	if (!c || !blox_fault_armed(tgt->faults, BLOX_FAULT_KEEPALIVE_DROP))
+		return false;
+	site = (struct blox_fault_site){
+		.kind = BLOX_FAULT_KEEPALIVE_DROP,
+		.subsys = c->subsys->nqn,
+		.host = c->hostnqn,
+		.now = blox_clock_now(tgt->clock),
+	};
+	if (!blox_fault_match(tgt->faults, &site, &f))
+		return false;
+	nvmf_req_hold(req, 0, f.id, ka_answer);
+	return true;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Faults the core carries out (fault_hold.c), for core.c, io_cmd.c and
+ * admin_cmd.c.
+ */
+#ifndef NVMF_FAULT_HOLD_H
+#define NVMF_FAULT_HOLD_H
+
+#include "nvmf.h"
+
+/*
+ * Hold @req until @until_ns on the target's clock (0: until fault
+ * @fault_id is cleared, or its queue ends), then call @fn with it. A
+ * queue that ends completes what it held with Command Aborted due to SQ
+ * Deletion instead.
+ */
+void nvmf_req_hold(struct nvmf_req *req, uint64_t until_ns, uint32_t fault_id,
+		   void (*fn)(struct nvmf_req *req));
+
+/*
+ * An I/O command about to execute: a queue stall holds it (true: held,
+ * it runs through @run when the stall ends); a host-drop fault may fire
+ * on it (the host's controllers drop once the loop comes back).
+ */
+bool nvmf_fault_io_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req));
+
+/* A read or write on @req's namespace about to go to the backend: its latency fault's delay. */
+void nvmf_fault_latency(struct nvmf_req *req, bool write);
+
+/* A Keep Alive: true when a ka-ignore fault holds it (never answered while it lasts). */
+bool nvmf_fault_keep_alive(struct nvmf_req *req);
+
+#endif

@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Faults on demand of latency and of the paths (docs/FAULTS.md), through
+ * bloxctl and hosts over loopback:
+ * - latency: a read takes at least the delay (fixed, uniform), bloxctl
+ *   stats' read latency shows it, writes stay as they were (--op read);
+ *   fault clear lets a command held for a long delay complete at once;
+ * - gc-storm: GC takes the asked number of victims now, though space is
+ *   plentiful (stats count them), and every LBA reads back;
+ * - listener-stop: a new connection is refused while the host connected
+ *   before goes on; after fault clear, and after --ms, connections work;
+ * - host-drop --after N: the host's controllers drop at its N+1st I/O
+ *   command, once; it connects again and carries on;
+ * - queue-stall: a host's command waits until the stall ends and then
+ *   completes, another host's do not wait; a cleared stall lets go at once;
+ * - ka-ignore: a Keep Alive gets no answer while the fault is there,
+ *   another host's does; cleared, the held one is answered;
+ * - bad input for each: refused with a reason, nothing added.
+ * Timings are checked as lower bounds only.
+ */
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "fixture.h"
+
+#define SUBNQN "nqn.2026-12.io.blox:pathfaults"
+#define BLK 4096u
+
+static const char *const subsystems =
+	"[{\"nqn\": \"" SUBNQN "\", \"allow_any_host\": true, \"namespaces\": ["
+	"{\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\"}]}]";
+
+struct fixture {
+	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
+	struct ini_ctrl *c; /* the initiator's default host */
+	uint8_t buf[32 * BLK];
+	char out[65536];
+};
+
+static int fixture_setup(void *arg)
+{
+	struct fixture *f = arg;
+
+	return fx_ctrl(&f->fx.d, SUBNQN, NULL, 1, NULL, &f->c) ? -1 : 0;
+}
+
+static void fixture_teardown(void *arg)
+{
+	struct fixture *f = arg;
+
+	if (f->c) {
+		ini_ctrl_shutdown(f->c);
+		ini_ctrl_destroy(f->c);
+		f->c = NULL;
+	}
+}
+
+static int ctl(struct fixture *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int ctl(struct fixture *f, const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return fx_ctl(&f->fx.d, f->out, sizeof(f->out), "%s", cmd);
+}
+
+/* The id in "fault N: ...". */
+static uint32_t injected(struct fixture *f)
+{
+	unsigned id = 0;
+
+	assert_int_equal(sscanf(f->out, "fault %u:", &id), 1);
+	return id;
+}
+
+/* Member @key (a number) of fault @id in fault list --json; fails the test when it is not listed. */
+static uint64_t fault_num(struct fixture *f, uint32_t id, const char *key)
+{
+	json_object *o, *arr, *v;
+	uint64_t r = 0;
+	bool found = false;
+
+	assert_int_equal(ctl(f, "--json fault list"), 0);
+	o = json_tokener_parse(f->out);
+	assert_non_null(o);
+	if (json_object_object_get_ex(o, "faults", &arr))
+		for (size_t i = 0; i < json_object_array_length(arr); i++) {
+			json_object *e = json_object_array_get_idx(arr, i);
+
+			if (!json_object_object_get_ex(e, "id", &v) || json_object_get_int64(v) != id)
+				continue;
+			found = true;
+			if (json_object_object_get_ex(e, key, &v))
+				r = json_object_is_type(v, json_type_boolean)
+					    ? (uint64_t)json_object_get_boolean(v)
+					    : (uint64_t)json_object_get_int64(v);
+		}
+	json_object_put(o);
+	assert_true(found);
+	return r;
+}
+
+/* Wait (10 s at most) until fault @id holds @n commands. */
+static void wait_held(struct fixture *f, uint32_t id, uint64_t n)
+{
+	for (int i = 0; i < 200 && fault_num(f, id, "held") != n; i++)
+		fx_sleep_ms(50);
+	assert_int_equal(fault_num(f, id, "held"), n);
+}
+
+/* Namespace @nsid's member @part.@key (a number) in stats --json; 0 when left out. */
+static uint64_t ns_stat(struct fixture *f, uint32_t nsid, const char *part, const char *key)
+{
+	json_object *o, *nss, *n, *sub, *v;
+	uint64_t r = 0;
+
+	assert_int_equal(ctl(f, "--json stats " SUBNQN " %u", nsid), 0);
+	o = json_tokener_parse(f->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "namespaces", &nss));
+	n = json_object_array_get_idx(nss, 0);
+	if (json_object_object_get_ex(n, part, &sub) && json_object_object_get_ex(sub, key, &v))
+		r = (uint64_t)json_object_get_int64(v);
+	json_object_put(o);
+	return r;
+}
+
+/* The read latency's largest figure in bloxctl stats' window (0: no read in it). */
+static uint64_t read_lat_max(struct fixture *f)
+{
+	json_object *o, *nss, *n, *io, *lat, *v;
+	uint64_t r = 0;
+
+	assert_int_equal(ctl(f, "--json stats " SUBNQN " 1"), 0);
+	o = json_tokener_parse(f->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "namespaces", &nss));
+	n = json_object_array_get_idx(nss, 0);
+	if (json_object_object_get_ex(n, "io", &io) &&
+	    json_object_object_get_ex(io, "read_lat", &lat) &&
+	    json_object_object_get_ex(lat, "max_ns", &v))
+		r = (uint64_t)json_object_get_int64(v);
+	json_object_put(o);
+	return r;
+}
+
+/* Milliseconds one read of namespace 1 takes on @q (it must succeed). */
+static int64_t timed_read(struct fixture *f, struct ini_queue *q)
+{
+	int64_t t0 = fx_now_ms();
+
+	assert_int_equal(ini_read(q, 1, 0, 1, f->buf, BLK), 0);
+	return fx_now_ms() - t0;
+}
+
+/* Whether the target sent anything on @q within @ms. */
+static bool answers_within(struct ini_queue *q, int ms)
+{
+	struct pollfd p = { .fd = ini_queue_fd(q), .events = POLLIN };
+
+	return poll(&p, 1, ms) > 0;
+}
+
+static struct ini_ctrl *host_a(struct fixture *f)
+{
+	struct ini_ctrl *c;
+
+	assert_int_equal(fx_ctrl(&f->fx.d, SUBNQN, FX_HOST_A, 1, NULL, &c), 0);
+	return c;
+}
+
+static void bye(struct ini_ctrl *c)
+{
+	ini_ctrl_shutdown(c);
+	ini_ctrl_destroy(c);
+}
+
+static void test_latency(void **state)
+{
+	struct fixture *f = *state;
+	struct ini_req r;
+	uint64_t max = 0;
+	uint32_t id;
+
+	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " 1 --op read --delay-us 200000"), 0);
+	id = injected(f);
+	assert_non_null(strstr(f->out, "+200000 us"));
+	/* Each read at least 200 ms; stats' read latency says so (its window may miss one). */
+	for (int i = 0; i < 5 && max < 200000000ull; i++) {
+		assert_true(timed_read(f, f->c->io[0]) >= 200);
+		max = read_lat_max(f);
+	}
+	assert_true(max >= 200000000ull);
+	assert_true(fault_num(f, id, "fired") >= 1);
+	assert_int_equal(fault_num(f, id, "fired"), fault_num(f, id, "seen"));
+	/* Writes are not its op: not seen, not delayed (no upper bound asserted, only the count). */
+	{
+		uint64_t seen = fault_num(f, id, "seen");
+
+		assert_int_equal(ini_write(f->c->io[0], 1, 8, 1, f->buf, BLK, false), 0);
+		assert_int_equal(fault_num(f, id, "seen"), seen);
+	}
+	assert_int_equal(ctl(f, "fault clear %u", id), 0);
+	/* Uniform 50-60 ms, reads and writes. */
+	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " 1 --op rw --dist uniform "
+				"--min-us 50000 --max-us 60000 --seed 3"), 0);
+	id = injected(f);
+	assert_true(timed_read(f, f->c->io[0]) >= 50);
+	{
+		int64_t t0 = fx_now_ms();
+
+		assert_int_equal(ini_write(f->c->io[0], 1, 8, 1, f->buf, BLK, false), 0);
+		assert_true(fx_now_ms() - t0 >= 50);
+	}
+	assert_int_equal(fault_num(f, id, "fired"), 2);
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+	/* Exponential with a cap: listed as asked. */
+	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " 1 --dist exp --mean-us 1000 "
+				"--max-us 5000 --count 3"), 0);
+	id = injected(f);
+	assert_int_equal(ctl(f, "--json fault list"), 0);
+	assert_non_null(strstr(f->out, "exponential"));
+	for (int i = 0; i < 4; i++)
+		timed_read(f, f->c->io[0]);
+	assert_int_equal(fault_num(f, id, "fired"), 3);
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+	/* A read held for 60 s completes once the fault is cleared (the queue waits 5 s at most). */
+	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " 1 --delay-us 60000000"), 0);
+	id = injected(f);
+	ini_req_rw(&r, nvme_cmd_read, 1, 0, 1, f->buf, BLK);
+	assert_int_equal(ini_submit(f->c->io[0], &r), 0);
+	wait_held(f, id, 1);
+	assert_int_equal(ctl(f, "fault clear %u", id), 0);
+	assert_int_equal(ini_wait(f->c->io[0], &r), 0);
+	assert_int_equal(ini_status(&r.cqe), 0);
+}
+
+static void test_gc_storm(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t *w = f->buf;
+	uint64_t runs, victims = 0;
+	uint32_t id;
+
+	assert_int_equal(ctl(f, "device create gflash --channels 1 --dies-per-channel 2 --planes 1 "
+				"--pages-per-block 48 --blocks-per-plane 32"), 0);
+	assert_int_equal(ctl(f, "ns create " SUBNQN " --nsid 2 --size 4M --device gflash "
+				"--isolation chip:2"), 0);
+	/* Written once, then every other 128 KiB overwritten: superblocks half invalid. */
+	for (uint32_t pass = 0; pass < 2; pass++)
+		for (uint32_t lba = 0; lba < 1024; lba += 32) {
+			if (pass && (lba / 32) % 2)
+				continue;
+			memset(w, (int)(pass * 64 + lba / 32), 32 * BLK);
+			assert_int_equal(ini_write(f->c->io[0], 2, lba, 32, w, 32 * BLK, false), 0);
+		}
+	assert_int_equal(ini_flush(f->c->io[0], 2), 0);
+	runs = ns_stat(f, 2, "ftl", "gc_runs");
+	assert_int_equal(ns_stat(f, 2, "ftl", "gc_storm_victims"), 0);
+	assert_int_equal(ctl(f, "fault inject gc-storm " SUBNQN " 2 --superblocks 2"), 0);
+	id = injected(f);
+	assert_int_equal(fault_num(f, id, "fired"), 1);
+	for (int i = 0; i < 200 && victims < 2; i++) {
+		if (i)
+			fx_sleep_ms(50);
+		victims = ns_stat(f, 2, "ftl", "gc_storm_victims");
+	}
+	assert_int_equal(victims, 2);
+	assert_int_equal(ns_stat(f, 2, "ftl", "gc_storms"), 1);
+	/* Its victims erased: GC's runs grew by them. */
+	for (int i = 0; i < 200 && ns_stat(f, 2, "ftl", "gc_runs") < runs + 2; i++)
+		fx_sleep_ms(50);
+	assert_true(ns_stat(f, 2, "ftl", "gc_runs") >= runs + 2);
+	assert_int_equal(ctl(f, "stats " SUBNQN " 2"), 0);
+	assert_non_null(strstr(f->out, "gc storms"));
+	/* Every LBA as last written. */
+	for (uint32_t lba = 0; lba < 1024; lba += 32) {
+		uint8_t want = (uint8_t)(((lba / 32) % 2 ? 0 : 64) + lba / 32);
+
+		assert_int_equal(ini_read(f->c->io[0], 2, lba, 32, f->buf, 32 * BLK), 0);
+		for (uint32_t k = 0; k < 32 * BLK; k++)
+			if (f->buf[k] != want)
+				fail_msg("LBA %u: byte %u is %u, want %u", lba, k, f->buf[k], want);
+	}
+	/* For a time instead: accepted, listed. */
+	assert_int_equal(ctl(f, "fault inject gc-storm " SUBNQN " 2 --ms 100"), 0);
+	assert_non_null(strstr(f->out, "100 ms"));
+	/* Not on a backend without an FTL; one way of saying how much; nothing that repeats. */
+	assert_int_equal(ctl(f, "fault inject gc-storm " SUBNQN " 1"), 4);
+	assert_non_null(strstr(f->out, "backend ram"));
+	assert_int_equal(ctl(f, "fault inject gc-storm " SUBNQN " 2 --superblocks 2 --ms 5"), 1);
+	assert_int_equal(ctl(f, "fault inject gc-storm " SUBNQN " 2 --count 3"), 1);
+	assert_int_equal(ctl(f, "fault inject gc-storm " SUBNQN " 2 --persist"), 1);
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+	assert_int_equal(ctl(f, "ns delete " SUBNQN " 2 --force"), 0);
+	assert_int_equal(ctl(f, "device delete gflash"), 0);
+}
+
+static void test_listener_stop(void **state)
+{
+	struct fixture *f = *state;
+	struct ini_ctrl *c2 = NULL;
+	uint16_t port = f->fx.d.nvm_port;
+	uint32_t id;
+
+	assert_int_equal(ctl(f, "fault inject listener-stop " FX_ADDR ":%u", port), 0);
+	id = injected(f);
+	assert_non_null(strstr(f->out, "refuses connections"));
+	/* A new connection is refused; the host connected before goes on. */
+	assert_true(fx_ctrl(&f->fx.d, SUBNQN, FX_HOST_A, 1, NULL, &c2) != 0);
+	assert_null(c2);
+	assert_int_equal(ini_read(f->c->io[0], 1, 0, 1, f->buf, BLK), 0);
+	assert_true(fault_num(f, id, "fired") >= 1);
+	/* Cleared: it takes connections again. */
+	assert_int_equal(ctl(f, "fault clear %u", id), 0);
+	bye(host_a(f));
+	/* For 300 ms: once they are over, it takes connections again by itself. */
+	assert_int_equal(ctl(f, "fault inject listener-stop " FX_ADDR ":%u --ms 300", port), 0);
+	id = injected(f);
+	fx_sleep_ms(400);
+	bye(host_a(f));
+	assert_true(fault_num(f, id, "spent"));
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+	/* A listener that does not run; not an address. */
+	assert_int_equal(ctl(f, "fault inject listener-stop " FX_ADDR ":1"), 2);
+	assert_non_null(strstr(f->out, "not found"));
+	assert_int_equal(ctl(f, "fault inject listener-stop nowhere"), 1);
+	assert_int_equal(ctl(f, "fault inject listener-stop " FX_ADDR ":%u --ms 90000000", port), 1);
+	assert_non_null(strstr(f->out, "24 hours"));
+}
+
+static void test_host_drop_after(void **state)
+{
+	struct fixture *f = *state;
+	struct ini_ctrl *c2 = host_a(f);
+	uint32_t id;
+	int rc = 0;
+
+	assert_int_equal(ctl(f, "fault inject host-drop " SUBNQN " --host " FX_HOST_A " --after 3"),
+			 0);
+	id = injected(f);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(ini_read(c2->io[0], 1, 0, 1, f->buf, BLK), 0);
+	assert_int_equal(fault_num(f, id, "fired"), 0);
+	/* The fourth: the host's connections close (a moment later). */
+	for (int i = 0; i < 100 && rc >= 0; i++) {
+		rc = ini_read(c2->io[0], 1, 0, 1, f->buf, BLK);
+		if (rc >= 0)
+			fx_sleep_ms(20);
+	}
+	assert_true(rc < 0);
+	ini_ctrl_destroy(c2);
+	assert_int_equal(fault_num(f, id, "fired"), 1);
+	assert_true(fault_num(f, id, "spent"));
+	/* The other host went on; this one connects again and is not dropped again. */
+	assert_int_equal(ini_read(f->c->io[0], 1, 0, 1, f->buf, BLK), 0);
+	c2 = host_a(f);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(ini_read(c2->io[0], 1, 0, 1, f->buf, BLK), 0);
+	bye(c2);
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+	assert_int_equal(ctl(f, "fault inject host-drop " SUBNQN " --after 3"), 64);
+}
+
+static void test_queue_stall(void **state)
+{
+	struct fixture *f = *state;
+	struct ini_ctrl *c2 = host_a(f);
+	struct ini_req r;
+	int64_t t0;
+	uint32_t id;
+
+	/* 300 ms from the inject on: a read of the host sent in it completes after. */
+	t0 = fx_now_ms();
+	assert_int_equal(ctl(f, "fault inject queue-stall " SUBNQN " --host " FX_HOST_A " --ms 300"),
+			 0);
+	id = injected(f);
+	ini_req_rw(&r, nvme_cmd_read, 1, 0, 1, f->buf, BLK);
+	assert_int_equal(ini_submit(c2->io[0], &r), 0);
+	/* Another host's commands, and the host's admin queue, are served meanwhile. */
+	assert_int_equal(ini_read(f->c->io[0], 1, 0, 1, f->buf + BLK, BLK), 0);
+	assert_int_equal(ini_keep_alive(c2->admin), 0);
+	assert_int_equal(ini_wait(c2->io[0], &r), 0);
+	assert_int_equal(ini_status(&r.cqe), 0);
+	assert_true(fx_now_ms() - t0 >= 300);
+	assert_int_equal(fault_num(f, id, "fired"), 1);
+	assert_int_equal(ini_read(c2->io[0], 1, 0, 1, f->buf, BLK), 0); /* over */
+	/* One of 60 s (every host): a command held, answered at once when cleared. */
+	assert_int_equal(ctl(f, "fault inject queue-stall " SUBNQN " --ms 60000"), 0);
+	id = injected(f);
+	ini_req_rw(&r, nvme_cmd_write, 1, 4, 1, f->buf, BLK);
+	assert_int_equal(ini_submit(c2->io[0], &r), 0);
+	wait_held(f, id, 1);
+	assert_false(answers_within(c2->io[0], 200));
+	assert_int_equal(ctl(f, "fault clear %u", id), 0);
+	assert_int_equal(ini_wait(c2->io[0], &r), 0);
+	assert_int_equal(ini_status(&r.cqe), 0);
+	/* A stalled host that goes away: its held command ends with its queue. */
+	assert_int_equal(ctl(f, "fault inject queue-stall " SUBNQN " --ms 2000"), 0);
+	id = injected(f);
+	ini_req_rw(&r, nvme_cmd_read, 1, 0, 1, f->buf, BLK);
+	assert_int_equal(ini_submit(c2->io[0], &r), 0);
+	wait_held(f, id, 1);
+	ini_ctrl_destroy(c2);
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+	assert_int_equal(ini_read(f->c->io[0], 1, 0, 1, f->buf, BLK), 0);
+	/* Bad input: a stall needs its time; no such subsystem. */
+	assert_int_equal(ctl(f, "fault inject queue-stall " SUBNQN), 64);
+	assert_int_equal(ctl(f, "fault inject queue-stall nqn.2026-12.io.blox:none --ms 5"), 2);
+}
+
+static void test_ka_ignore(void **state)
+{
+	struct fixture *f = *state;
+	struct ini_ctrl *c2 = host_a(f);
+	struct ini_req r;
+	uint32_t id;
+
+	assert_int_equal(ctl(f, "fault inject ka-ignore " SUBNQN " --host " FX_HOST_A), 0);
+	id = injected(f);
+	ini_req_init(&r, nvme_admin_keep_alive, 0, NULL, 0, INI_DIR_NONE);
+	assert_int_equal(ini_submit(c2->admin, &r), 0);
+	/* Unanswered: nothing comes back; the fault holds it. */
+	assert_false(answers_within(c2->admin, 1000));
+	wait_held(f, id, 1);
+	assert_int_equal(fault_num(f, id, "fired"), 1);
+	/* Another host's keep-alive, and this host's I/O, are answered. */
+	assert_int_equal(ini_keep_alive(f->c->admin), 0);
+	assert_int_equal(ini_read(c2->io[0], 1, 0, 1, f->buf, BLK), 0);
+	/* Cleared: the held one is answered. */
+	assert_int_equal(ctl(f, "fault clear %u", id), 0);
+	assert_int_equal(ini_wait(c2->admin, &r), 0);
+	assert_int_equal(ini_status(&r.cqe), 0);
+	/* Every host's; one that goes away with its keep-alive held frees it. */
+	assert_int_equal(ctl(f, "fault inject ka-ignore " SUBNQN), 0);
+	id = injected(f);
+	ini_req_init(&r, nvme_admin_keep_alive, 0, NULL, 0, INI_DIR_NONE);
+	assert_int_equal(ini_submit(c2->admin, &r), 0);
+	wait_held(f, id, 1);
+	ini_ctrl_destroy(c2);
+	wait_held(f, id, 0);
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+	assert_int_equal(ini_keep_alive(f->c->admin), 0);
+}
+
+static void test_latency_bad_input(void **state)
+{
+	struct fixture *f = *state;
+	static const struct {
+		const char *args;
+		int rc;
+		const char *says;
+	} bad[] = {
+		{ "fault inject latency " SUBNQN " 9 --delay-us 5", 2, "namespace 9 not found" },
+		{ "fault inject latency " SUBNQN " 1", 64, "--delay-us" },
+		{ "fault inject latency " SUBNQN " 1 --delay-us 0", 64, "--delay-us" },
+		{ "fault inject latency " SUBNQN " 1 --delay-us -5", 64, "not a number" },
+		{ "fault inject latency " SUBNQN " 1 --delay-us 700000000", 1, "600 s" },
+		{ "fault inject latency " SUBNQN " 1 --delay-us 5 --op trim", 1, "read, write or rw" },
+		{ "fault inject latency " SUBNQN " 1 --dist uniform --min-us 9 --max-us 2", 64,
+		  "below" },
+		{ "fault inject latency " SUBNQN " 1 --dist normal --delay-us 5", 64, "fixed, uniform" },
+		{ "fault inject latency " SUBNQN " 1 --dist exp --mean-us 9 --max-us 2", 1, "cap" },
+		{ "fault inject read-unc " SUBNQN " 1 --delay-us 5", 64, "latency's" },
+		{ "fault inject read-unc " SUBNQN " 1 --ms 5", 1, "no --ms" },
+		{ "fault inject ka-ignore nqn.2026-12.io.blox:none", 2, "not found" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = ctl(f, "%s", bad[i].args);
+
+		if (rc != bad[i].rc || !strstr(f->out, bad[i].says))
+			fail_msg("bloxctl %s: exit %d (want %d), said: %s", bad[i].args, rc,
+				 bad[i].rc, f->out);
+	}
+	assert_int_equal(ctl(f, "fault list"), 0);
+	assert_non_null(strstr(f->out, "no faults"));
+}
+
+int main(void)
+{
+	static const struct fx_group g = { .subsystems = subsystems,
+					   .own_data_dir = true,
+					   .size = sizeof(struct fixture),
+					   .setup = fixture_setup,
+					   .teardown = fixture_teardown };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_latency_bad_input),
+		cmocka_unit_test(test_latency),
+		cmocka_unit_test(test_queue_stall),
+		cmocka_unit_test(test_ka_ignore),
+		cmocka_unit_test(test_host_drop_after),
+		cmocka_unit_test(test_listener_stop),
+		cmocka_unit_test(test_gc_storm),
+		FX_TEST_DAEMON_STOPS_CLEANLY,
+	};
+
+	return FX_MAIN(&g, tests);
+}
