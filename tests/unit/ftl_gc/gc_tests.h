@@ -27,5 +27,6 @@ void test_gc_crash_two_victims(void **state);
 void test_gc_fg_pacing(void **state);
 void test_gc_stops_when_full(void **state);
 void test_gc_levels_reachable(void **state);
+void test_gc_storm(void **state);
 
 #endif

@@ -15,7 +15,8 @@
  *   gc_pacing.c  levels and pacing (gc_policy.c): sustained random writes
  *                paced below the foreground level never reach urgent, GC
  *                stops on an idle full device with the default levels, the
- *                levels fit the spare on any OP
+ *                levels fit the spare on any OP, a GC storm takes its
+ *                victims with space plentiful
  */
 #include "gc_tests.h"
 
@@ -324,6 +325,7 @@ int main(void)
 		FX_TEST(test_gc_fg_pacing),
 		FX_TEST(test_gc_stops_when_full),
 		FX_TEST(test_gc_levels_reachable),
+		FX_TEST(test_gc_storm),
 		FX_TEST(test_gc_batch_crash),
 		FX_TEST(test_gc_two_victims),
 		FX_TEST(test_gc_crash_two_victims),
