@@ -47,6 +47,25 @@ void nvmf_ns_fdp_init(struct nvmf_ns *ns)
 	ns->fdp.bdev_ev_seen = f.ev_seq; /* events from before it was added are not its host's */
 }
 
+uint32_t nvmf_fdp_group_mix(const struct nvmf_subsys *s, struct blox_bdev *bdev)
+{
+	struct blox_bdev_endurance e;
+	struct blox_bdev_fdp f;
+	const struct nvmf_ns *o;
+	bool fdp;
+
+	memset(&e, 0, sizeof(e));
+	memset(&f, 0, sizeof(f));
+	blox_bdev_endurance(bdev, &e);
+	if (!e.shared_pool)
+		return 0; /* a group of its own (endgrp.c) */
+	fdp = blox_bdev_fdp_info(bdev, &f) && f.nr_ruh;
+	TAILQ_FOREACH(o, &s->namespaces, link)
+		if (o->pool && o->pool_key == e.pool_key && nvmf_ns_fdp(o) != fdp)
+			return o->nsid;
+	return 0;
+}
+
 bool nvmf_ns_fdp(const struct nvmf_ns *ns)
 {
 	return ns->fdp.nr_ruh != 0;

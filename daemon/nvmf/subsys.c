@@ -374,6 +374,8 @@ int nvmf_ns_add(struct nvmf_subsys *s, uint32_t nsid, struct blox_bdev *bdev,
 	derive_id(s->nqn, nsid, "nguid", id_nguid);
 	if (find_ids(s->tgt, id_uuid, id_nguid))
 		return -ENOTUNIQ;
+	if (nvmf_fdp_group_mix(s, bdev))
+		return -EMEDIUMTYPE;
 	ns = calloc(1, sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;

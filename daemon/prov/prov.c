@@ -503,6 +503,18 @@ int prov_ns_attach(struct blox_prov *p, struct nvmf_subsys *s, struct prov_ns_pl
 				       "namespace's", s->nqn, pl->cn.nsid);
 		goto fail;
 	}
+	if (rc == -EMEDIUMTYPE) {
+		/* A software vSSD joins the Endurance Group of the others on its device. */
+		blox_fail(err, errlen,
+			  "%s namespace %u: software vSSDs of device %s share one Endurance "
+			  "Group, and namespace %u there %s placement handles: with Flexible "
+			  "Data Placement every namespace of the group has them (NVMe 2.1), so "
+			  "give all of them placement_handles or none",
+			  s->nqn, pl->cn.nsid, pl->dev ? pl->dev->cfg.name : "?",
+			  nvmf_fdp_group_mix(s, pl->bdev),
+			  pl->cn.ftl.nr_ruh ? "has no" : "has");
+		goto fail;
+	}
 	if (rc) {
 		blox_fail(err, errlen, "%s namespace %u: %s", s->nqn, pl->cn.nsid,
 			  rc == -EEXIST ? "nsid in use" : strerror(-rc));

@@ -10,7 +10,9 @@
  * the host events. A Reclaim Unit Handle Update of a partly written
  * reclaim unit survives kill -9: after the restart the handle has no
  * reclaim unit (its next write opens a fresh one) where a handle not
- * updated goes on in its own, and the data reads back.
+ * updated goes on in its own, and the data reads back. Software vSSDs
+ * of one device (one Endurance Group) are all on placement handles or
+ * none: the mix is refused either way.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -292,6 +294,61 @@ static void test_update_survives_kill(void **state)
 	ctrl_down(c);
 }
 
+#define run(e, ...) fx_ctl(&(e)->fx.d, out, sizeof(out), __VA_ARGS__)
+
+/*
+ * Software vSSDs of one device share an Endurance Group: all of them with
+ * placement handles or none, whichever comes first; a vSSD of whole dies
+ * has a group of its own.
+ */
+static void test_group_mix_refused(void **state)
+{
+	struct env *e = *state;
+	static char out[8192];
+	struct ini_ctrl *c;
+	struct nvme_id_ns ns;
+	uint8_t log[4096];
+	const struct nvme_fdp_config_log *cl = (const void *)log;
+	uint16_t g5, g6;
+
+	assert_int_equal(run(e, "device create mix --channels 2 --dies-per-channel 2 --planes 1 "
+				"--pages-per-block 48 --blocks-per-plane 64"), 0);
+	assert_int_equal(run(e, "ns create " SUBNQN " --nsid 5 --size 8M --device mix "
+				"--isolation software --placement-handles 2"), 0);
+	assert_int_not_equal(run(e, "ns create " SUBNQN " --nsid 6 --size 8M --device mix "
+				    "--isolation software"), 0);
+	assert_non_null(strstr(out, "Endurance Group"));
+	assert_non_null(strstr(out, "namespace 5 there has placement handles"));
+	assert_int_equal(run(e, "ns create " SUBNQN " --nsid 6 --size 8M --device mix "
+				"--isolation software --placement-handles 3"), 0);
+	/* Whole dies: a group of its own, with or without handles. */
+	assert_int_equal(run(e, "ns create " SUBNQN " --nsid 7 --size 4M --device mix "
+				"--isolation chip:1"), 0);
+
+	c = ctrl_up(e);
+	assert_int_equal(ini_identify(c->admin, NVME_IDENTIFY_CNS_NS, 5, 0, &ns), 0);
+	g5 = ns.endgid;
+	assert_int_equal(ini_identify(c->admin, NVME_IDENTIFY_CNS_NS, 6, 0, &ns), 0);
+	g6 = ns.endgid;
+	assert_int_equal(g5, g6);
+	assert_int_equal(ini_get_log_lsi(c->admin, NVME_LOG_LID_FDP_CONFIGS, 0, g5, log, 256), 0);
+	assert_int_equal(cl->configs[0].nnss, 2);
+	assert_int_equal(cl->configs[0].nruh, 5);
+	ctrl_down(c);
+	assert_int_equal(run(e, "ns delete " SUBNQN " 5"), 0);
+	assert_int_equal(run(e, "ns delete " SUBNQN " 6"), 0);
+	assert_int_equal(run(e, "ns delete " SUBNQN " 7"), 0);
+
+	/* The other way round: a group without FDP refuses a vSSD with handles. */
+	assert_int_equal(run(e, "ns create " SUBNQN " --nsid 5 --size 8M --device mix "
+				"--isolation software"), 0);
+	assert_int_not_equal(run(e, "ns create " SUBNQN " --nsid 6 --size 8M --device mix "
+				    "--isolation software --placement-handles 2"), 0);
+	assert_non_null(strstr(out, "namespace 5 there has no placement handles"));
+	assert_int_equal(run(e, "ns delete " SUBNQN " 5"), 0);
+	assert_int_equal(run(e, "device delete mix"), 0);
+}
+
 int main(void)
 {
 	static const struct fx_group g = {
@@ -304,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_feature_lists),
 		cmocka_unit_test(test_implicit_modify),
 		cmocka_unit_test(test_update_survives_kill),
+		cmocka_unit_test(test_group_mix_refused),
 		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};
 

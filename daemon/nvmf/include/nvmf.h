@@ -677,7 +677,11 @@ int nvmf_subsys_host_set_tls_psk(struct nvmf_subsys *subsys, const char *hostnqn
  * Attach @bdev as namespace @nsid (0: the lowest free) with UUID @uuid
  * (NULL: nvmf_ns_default_uuid()); its NGUID is derived like the default
  * UUID. Takes @bdev. -EEXIST: the nsid is in use; -ENOTUNIQ: another
- * namespace of the target has that UUID or NGUID (hosts would drop one).
+ * namespace of the target has that UUID or NGUID (hosts would drop one);
+ * -EMEDIUMTYPE: it would join an Endurance Group (a pool of shared dies,
+ * endgrp.c) whose namespaces have placement handles while it has none, or
+ * the other way round (fdp.c: NVMe has every namespace of an Endurance
+ * Group with Flexible Data Placement on placement handles).
  */
 int nvmf_ns_add(struct nvmf_subsys *subsys, uint32_t nsid,
 		struct blox_bdev *bdev, const uint8_t *uuid,

@@ -130,6 +130,12 @@ uint32_t nvmf_zns_changed_nsid(struct nvmf_ctrl *c);
  * commands it adds to the Commands Supported and Effects log.
  */
 void nvmf_ns_fdp_init(struct nvmf_ns *ns);
+/*
+ * Would @bdev, added to @s, put namespaces with and without placement
+ * handles into one Endurance Group (a pool of shared dies)? Then the
+ * NSID of one in the group, else 0.
+ */
+uint32_t nvmf_fdp_group_mix(const struct nvmf_subsys *s, struct blox_bdev *bdev);
 bool nvmf_ns_fdp(const struct nvmf_ns *ns);
 uint16_t nvmf_log_fdp(struct nvmf_req *req, uint8_t lid, uint8_t *out, size_t cap,
 		      size_t *len);
