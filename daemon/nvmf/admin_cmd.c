@@ -180,6 +180,37 @@ static uint16_t id_ns(struct nvmf_req *req)
 	return nvmf_req_copy_out(req, &id, sizeof(id));
 }
 
+/*
+ * I/O Command Set Independent Identify Namespace (CNS 08h): what every
+ * command set shares (Identify Namespace's fields of the same names), its
+ * Endurance Group among them (which FDP's log pages and feature 1Dh name),
+ * and NSTAT: ready. Hosts use it when the controller has several command
+ * sets (CSI 0 and 2 here).
+ */
+static uint16_t id_cs_indep_ns(struct nvmf_req *req)
+{
+	uint32_t nsid = req->cmd.nsid;
+	struct nvme_id_independent_id_ns *id = (void *)req->buf;
+	struct nvmf_ns *ns;
+
+	_Static_assert(sizeof(*id) == IDENTIFY_LEN, "CNS 08h is an Identify page");
+	if (nsid == 0 || nsid > NVMF_MAX_NS)
+		return NVME_SC_INVALID_NS | NVME_SC_DNR;
+	memset(id, 0, sizeof(*id));
+	ns = nvmf_ns_find(req->sq->ctrl->subsys, nsid);
+	if (!ns)
+		return 0; /* inactive but valid NSID: all zeroes */
+	if (ns->bdev->phys_block_size > (1u << ns->lba_shift))
+		id->nsfeat = NVME_NS_FEAT_NATOMIC | NVME_NS_FEAT_IO_OPT;
+	id->nmic = NVME_NS_NMIC_SHARED;
+	id->rescap = nvmf_ns_rescap(ns);
+	id->anagrpid = ns->anagrpid;
+	id->nvmsetid = (uint16_t)ns->nsid;
+	id->endgid = ns->endgid;
+	id->nstat = 1; /* NRDY */
+	return 0;
+}
+
 static uint16_t id_active_ns(struct nvmf_req *req)
 {
 	struct nvmf_subsys *s = req->sq->ctrl->subsys;
@@ -344,6 +375,8 @@ static uint16_t exec_identify(struct nvmf_req *req)
 		return id_active_ns(req);
 	case NVME_IDENTIFY_CNS_NS_DESC_LIST:
 		return id_ns_descs(req);
+	case NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS:
+		return id_cs_indep_ns(req);
 	case NVME_IDENTIFY_CNS_NVMSET_LIST:
 		return id_nvmset_list(req);
 	case NVME_IDENTIFY_CNS_ENDURANCE_GROUP_ID:

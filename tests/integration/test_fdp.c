@@ -3,7 +3,8 @@
  * Flexible Data Placement (issue 27) over loopback through the project's
  * initiator: a nand namespace of its own device with four persistently
  * isolated reclaim unit handles from the config file, beside a RAM one.
- * Identify (CTRATT FDPS, OACS Directives), Directive Receive (Data
+ * Identify (CTRATT FDPS, OACS Directives, the I/O Command Set
+ * Independent Identify Namespace's group), Directive Receive (Data
  * Placement supported and enabled), the FDP configuration (log 20h),
  * writes with placement identifiers and without, Reclaim Unit Handle
  * Status before and after an Update, usage (21h), statistics (22h) equal
@@ -200,6 +201,28 @@ static void test_identify(void **state)
 	assert_int_equal(ini_identify(a, NVME_IDENTIFY_CNS_NS, 1, 0, &ns), 0);
 	e->endgid = ns.endgid;
 	assert_int_not_equal(e->endgid, 0);
+	/* I/O Command Set Independent Identify Namespace: the same group, ready. */
+	{
+		struct nvme_id_independent_id_ns ind;
+
+		memset(&ind, 0xee, sizeof(ind));
+		assert_int_equal(ini_identify(a, NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 1, 0,
+					      &ind), 0);
+		assert_int_equal(ind.endgid, e->endgid);
+		assert_int_equal(ind.nvmsetid, ns.nvmsetid);
+		assert_int_equal(ind.anagrpid, ns.anagrpid);
+		assert_int_equal(ind.nmic, ns.nmic);
+		assert_int_equal(ind.rescap, ns.rescap);
+		assert_int_equal(ind.nsfeat, ns.nsfeat);
+		assert_int_equal(ind.nstat & 1, 1);
+		assert_int_equal(ind.rsvd15[0], 0);
+		assert_int_equal(ini_identify(a, NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 9, 0,
+					      &ind), 0);
+		assert_int_equal(ind.endgid, 0); /* inactive: zeroes */
+		assert_int_equal(ind.nstat, 0);
+		assert_int_not_equal(ini_identify(a, NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, 0,
+						  0, &ind), 0);
+	}
 
 	/* Directive Receive, Identify, Return Parameters. */
 	for (uint32_t nsid = 1; nsid <= 2; nsid++) {
