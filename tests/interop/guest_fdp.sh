@@ -6,7 +6,10 @@
 # plugin (configs, usage, set-events, status, update, stats, events), writes
 # with a placement identifier (nvme write --dir-type 2 --dir-spec N) read
 # back, an invalid identifier (written to handle 0, an event), and the
-# statistics' host bytes equal to what was written. Exit 0 when every check
+# statistics' host bytes equal to what was written; the host events an
+# invalid identifier and an update of a partly written unit make, and the
+# controller event of a handle whose reclaim unit filled (fdp set-events
+# per handle, fdp events with and without -E). Exit 0 when every check
 # passed.
 set -u
 fail() { echo "GUEST-FDP FAIL: $*"; exit 1; }
@@ -51,6 +54,8 @@ ok "writes with placement identifiers 0-3 and 9 read back"
 
 nvme fdp status "$ns" || fail "fdp status"
 nvme fdp status "$ns" -o json | tr -d ' \n' | grep -q '"nruhsd":4' || fail "fdp status: not 4 descriptors"
+# Reclaim Unit Not Fully Written on handle 1 (its unit holds 32 KiB), a host event.
+nvme fdp set-events "$ns" -n 1 -p 1 -e -t 0 | grep -q Success || fail "fdp set-events -p 1 -t 0"
 nvme fdp update "$ns" -p 1 | grep -q Success || fail "fdp update"
 nvme fdp status "$ns" -o json | tr -d ' \n' | grep -Eq '"pid":1,"ruhid":1,"earutr":0,"ruamw":0' ||
 	fail "fdp status after update: handle 1's reclaim unit not fresh"
@@ -64,7 +69,37 @@ ok "fdp stats: hbmw $hbmw bytes"
 nvme fdp events "$ctrl" -e "$eg" -E || fail "fdp events"
 nvme fdp events "$ctrl" -e "$eg" -E -o json | tr -d ' \n' | grep -q '"type":3' ||
 	fail "fdp events: no Invalid Placement Identifier event"
-ok "fdp events: Invalid Placement Identifier"
+nvme fdp events "$ctrl" -e "$eg" -E -o json | tr -d ' \n' | grep -Eiq '"type":0,"fdpef":[0-9]+,"pid":1,' ||
+	fail "fdp events: no Reclaim Unit Not Fully Written event of placement identifier 1"
+ok "fdp events: Invalid Placement Identifier, Reclaim Unit Not Fully Written"
+
+# A controller event: handle 3's reclaim unit fills and its next write opens
+# another (Implicitly Modified Reclaim Unit Handle, 81h), enabled on handle 3 only.
+nvme fdp set-events "$ns" -n 1 -p 3 -e -t 129 | grep -q Success || fail "fdp set-events -p 3 -t 129"
+runs=$(nvme fdp configs "$ctrl" -e "$eg" -o json | tr -d ' \n"' | sed -n 's/.*runs:\([0-9]*\).*/\1/p')
+[[ -n $runs && $runs -gt 0 ]] || fail "fdp configs: no reclaim unit size"
+nvme fdp events "$ctrl" -e "$eg" -o json | tr -d ' \n' | grep -Eq '"n":0' ||
+	fail "fdp events: controller events before any reclaim unit filled"
+head -c 131072 /dev/urandom >big
+left=$(nvme fdp status "$ns" -o json | tr -d ' \n' | sed -n 's/.*"pid":3,"ruhid":3,"earutr":0,"ruamw":\([0-9]*\).*/\1/p')
+[[ -n $left ]] || fail "fdp status: handle 3"
+# Blocks of 4 KiB: what is left of handle 3's unit, then one write more.
+lba=8192
+for (( n = left; n > 0; n -= 32 )); do
+	c=$(( n < 32 ? n : 32 ))
+	nvme write "$ns" -s $lba -c $((c - 1)) -z $((c * 4096)) -d big --dir-type 2 --dir-spec 3 >/dev/null ||
+		fail "write to fill handle 3"
+	lba=$((lba + c))
+done
+nvme fdp events "$ctrl" -e "$eg" -o json | tr -d ' \n' | grep -Eq '"n":0' ||
+	fail "fdp events: an event before the next write"
+nvme write "$ns" -s $lba -c 7 -z 32768 -d w3 --dir-type 2 --dir-spec 3 || fail "write after the fill"
+nvme fdp events "$ctrl" -e "$eg" || fail "fdp events (controller)"
+nvme fdp events "$ctrl" -e "$eg" -o json | tr -d ' \n' | grep -Eiq '"type":129,"fdpef":7,"pid":3,' ||
+	fail "fdp events: no Implicitly Modified Reclaim Unit Handle event of handle 3"
+nvme read "$ns" -s $lba -c 7 -z 32768 -d r3b || fail "read after the fill"
+cmp w3 r3b || fail "data written after the fill differs"
+ok "fdp events: Implicitly Modified Reclaim Unit Handle ($runs-byte reclaim unit of handle 3 filled)"
 
 nvme disconnect -n "$NQN" || fail "disconnect"
 ok "all FDP checks passed"
