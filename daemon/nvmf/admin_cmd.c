@@ -405,7 +405,7 @@ uint16_t nvmf_parse_identify(struct nvmf_req *req, bool discovery)
 
 /* ---- Features ---- */
 
-static uint64_t timestamp_now_ms(struct nvmf_ctrl *c, bool *host_set)
+uint64_t nvmf_ctrl_timestamp_ms(struct nvmf_ctrl *c, bool *host_set)
 {
 	uint64_t now = blox_clock_now(c->tgt->clock);
 
@@ -534,7 +534,7 @@ static uint16_t exec_get_features(struct nvmf_req *req)
 		return 0;
 	case NVME_FEAT_FID_TIMESTAMP: {
 		bool host_set;
-		uint64_t ms = timestamp_now_ms(c, &host_set);
+		uint64_t ms = nvmf_ctrl_timestamp_ms(c, &host_set);
 		uint8_t ts[8] = { 0 };
 
 		memcpy(ts, &ms, 6);

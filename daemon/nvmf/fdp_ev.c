@@ -23,8 +23,9 @@
  * are), Media Reallocated (a failed program's data stays readable where
  * it is; GC moves it as any other).
  *
- * Each namespace keeps the newest NVMF_FDP_EVENTS of each kind; the log
- * merges those of the group's namespaces, oldest first.
+ * Each namespace keeps the newest NVMF_FDP_EVENTS of each kind (stamped
+ * with the target's monotonic clock); the log merges those of the group's
+ * namespaces, oldest first, in the asking controller's Timestamp.
  */
 #include "fdp.h"
 
@@ -156,10 +157,28 @@ uint16_t nvmf_fdp_events_log(struct nvmf_req *req, uint32_t endgid, uint8_t *out
 		}
 	}
 	qsort(refs, n, sizeof(*refs), ev_cmp);
-	/* The newest the log holds, oldest first. */
+	/*
+	 * The newest the log holds, oldest first, each stamped in the asking
+	 * controller's Timestamp (feature 0Eh: what its host set, Timestamp
+	 * Origin 1, else ms since the controller was made): recorded on the
+	 * target's monotonic clock, they are that long before its now.
+	 */
 	memset(l, 0, sizeof(*l));
-	for (size_t i = n > NVMF_FDP_EVENTS ? n - NVMF_FDP_EVENTS : 0; i < n; i++)
-		l->events[l->n++] = *refs[i].e;
+	{
+		bool host_set;
+		uint64_t ts_now = nvmf_ctrl_timestamp_ms(req->sq->ctrl, &host_set);
+		uint64_t now_ms = blox_clock_now(req->sq->tgt->clock) / 1000000ull;
+
+		for (size_t i = n > NVMF_FDP_EVENTS ? n - NVMF_FDP_EVENTS : 0; i < n; i++) {
+			struct nvme_fdp_event *e = &l->events[l->n++];
+			uint64_t ago = now_ms > refs[i].ms ? now_ms - refs[i].ms : 0;
+			uint64_t ts = ts_now > ago ? ts_now - ago : 0;
+
+			*e = *refs[i].e;
+			memcpy(e->ts.timestamp, &ts, 6);
+			e->ts.attr = host_set ? (1u << 1) : 0;
+		}
+	}
 	free(refs);
 	*len = sizeof(*l);
 	return 0;

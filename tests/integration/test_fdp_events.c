@@ -215,8 +215,26 @@ static void test_implicit_modify(void **state)
 	assert_int_equal(l->events[0].nsid, 1);
 	assert_int_equal(l->events[0].ruhid, 3);
 	assert_int_equal(l->events[0].rgid, 0);
+	/* In this controller's Timestamp, which its host set below (origin 1). */
 	memcpy(&ms, l->events[0].ts.timestamp, 6);
 	assert_true(ms > 0);
+	assert_int_equal(l->events[0].ts.attr, 0); /* not set: since the controller was made */
+	{
+		uint64_t host_ms = 1765000000000ull; /* December 2025 */
+		uint8_t ts[8] = { 0 };
+		struct ini_req r;
+
+		memcpy(ts, &host_ms, 6);
+		ini_req_init(&r, nvme_admin_set_features, 0, ts, sizeof(ts), INI_DIR_H2C);
+		r.sqe.cdw10 = NVME_FEAT_FID_TIMESTAMP;
+		assert_int_equal(ini_exec(a, &r), 0);
+		assert_int_equal(ini_status(&r.cqe), 0);
+		l = events(e, a, false, log);
+		memcpy(&ms, l->events[0].ts.timestamp, 6);
+		/* Before the set, by less than the test has run (no tighter bound: a busy machine). */
+		assert_true(ms <= host_ms && ms > host_ms - 600000);
+		assert_int_equal(l->events[0].ts.attr, 1u << 1);
+	}
 	/* A controller event only: the host events hold none. */
 	assert_int_equal(events(e, a, true, log)->n, 0);
 

@@ -131,6 +131,11 @@ uint32_t nvmf_zns_changed_nsid(struct nvmf_ctrl *c);
  */
 void nvmf_ns_fdp_init(struct nvmf_ns *ns);
 /*
+ * Controller @c's Timestamp (feature 0Eh) now, in ms: from what the host
+ * set (*@host_set) or from the controller's creation (admin_cmd.c).
+ */
+uint64_t nvmf_ctrl_timestamp_ms(struct nvmf_ctrl *c, bool *host_set);
+/*
  * Would @bdev, added to @s, put namespaces with and without placement
  * handles into one Endurance Group (a pool of shared dies)? Then the
  * NSID of one in the group, else 0.
