@@ -2,7 +2,7 @@
 /*
  * The core_admin tests kept apart from test_core_admin.c (whose main()
  * runs them all): NVM Sets and Endurance Groups (endgrp.c), predictable
- * latency (plm.c).
+ * latency (plm.c), FDP events (fdp.c).
  */
 #ifndef BLOX_TEST_CORE_ADMIN_H
 #define BLOX_TEST_CORE_ADMIN_H
@@ -44,5 +44,14 @@ void test_plm_rrl(void **state);
 void test_plm_ns_gone(void **state);
 void test_plm_ns_gone_disables(void **state);
 void test_plm_nand(void **state);
+
+/*
+ * FDP events and the Endurance Group rule (fdp.c): namespaces 1 and 2 on
+ * fake backends with 3 and 2 handles, one group.
+ */
+int fdp_setup(void **state);
+void test_fdp_events_enabled(void **state);
+void test_fdp_events_overflow(void **state);
+void test_fdp_group_mix(void **state);
 
 #endif

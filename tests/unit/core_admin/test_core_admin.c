@@ -703,6 +703,10 @@ int main(void)
 		T(test_abort_and_keep_alive),
 		T(test_log_numdu),
 		T(test_identify_cs),
+#define F(fn) cmocka_unit_test_setup_teardown(fn, fdp_setup, fake_fixture_teardown)
+		F(test_fdp_events_enabled),
+		F(test_fdp_events_overflow),
+		F(test_fdp_group_mix),
 #define E(fn) cmocka_unit_test_setup_teardown(fn, endgrp_setup, endgrp_teardown)
 		E(test_endgrp_identify_ctrl),
 		E(test_endgrp_identify_ns),
