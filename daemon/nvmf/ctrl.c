@@ -183,6 +183,7 @@ void nvmf_ctrl_fatal(struct nvmf_ctrl *c, const char *why)
 		 c->cntlid, c->subsys->nqn, why);
 	if (c->kato_ev)
 		evtimer_del(c->kato_ev);
+	nvmf_holds_abort_ctrl(c); /* nothing waits for a stall or a delay to end */
 	for (uint32_t q = 0; q <= NVMF_MAX_IO_QUEUES; q++) {
 		struct nvmf_sq *sq = c->sqs[q];
 

@@ -131,7 +131,8 @@ void nvmf_faults_cleared(struct nvmf_tgt *tgt)
 	hold_arm(tgt);
 }
 
-void nvmf_holds_abort(struct nvmf_tgt *tgt, struct nvmf_sq *sq)
+/* End what is held of queue @sq, or of controller @c, or everything (both NULL). */
+static void abort_held(struct nvmf_tgt *tgt, const struct nvmf_sq *sq, const struct nvmf_ctrl *c)
 {
 	struct nvmf_req *req, *tmp;
 	TAILQ_HEAD(, nvmf_req) go = TAILQ_HEAD_INITIALIZER(go);
@@ -139,7 +140,7 @@ void nvmf_holds_abort(struct nvmf_tgt *tgt, struct nvmf_sq *sq)
 	if (!tgt->nr_held)
 		return;
 	TAILQ_FOREACH_SAFE(req, &tgt->held, hold_link, tmp) {
-		if (sq && req->sq != sq)
+		if ((sq && req->sq != sq) || (c && req->sq->ctrl != c))
 			continue;
 		unhold(tgt, req);
 		TAILQ_INSERT_TAIL(&go, req, hold_link);
@@ -149,6 +150,16 @@ void nvmf_holds_abort(struct nvmf_tgt *tgt, struct nvmf_sq *sq)
 		nvmf_req_complete(req, NVME_SC_ABORT_QUEUE);
 	}
 	hold_arm(tgt);
+}
+
+void nvmf_holds_abort(struct nvmf_tgt *tgt, struct nvmf_sq *sq)
+{
+	abort_held(tgt, sq, NULL);
+}
+
+void nvmf_holds_abort_ctrl(struct nvmf_ctrl *c)
+{
+	abort_held(c->tgt, NULL, c);
 }
 
 /* ---- the sites ---- */

@@ -7,9 +7,13 @@
 # them: a read of an LBA range made uncorrectable fails with an I/O error,
 # `nvme error-log` names its first LBA, `nvme smart-log` counts the media
 # error, the blocks around it read back intact; once the fault is cleared
-# the range reads its data again; a dropped host (its connections closed by
-# the target) reconnects by itself within its reconnect delay and its I/O
-# goes on. Exit 0 when every check passed.
+# the range reads its data again; reads under a 20 ms latency fault take at
+# least 20 ms each (dd's ten direct reads at least 200 ms); a dropped host
+# (its connections closed by the target) reconnects by itself within its
+# reconnect delay and its I/O goes on; a host whose keep-alives go
+# unanswered (ka-ignore) resets its controller by itself when its keep-alive
+# timeout (5 s) fires and reconnects, and its I/O goes on once cleared.
+# Exit 0 when every check passed.
 set -u
 fail() { echo "GUEST-FL FAIL: $*"; exit 1; }
 ok() { echo "GUEST-FL ok: $*"; }
@@ -65,6 +69,20 @@ done
 want $BAD /tmp/w 8 && cmp -s /tmp/b /tmp/w || fail "LBAs $BAD-$((BAD + 7)) after the fault was cleared"
 ok "cleared: the range reads its data again"
 
+# Reads 20 ms slower: ten direct 4 KiB reads, one after the other, take 200 ms at least.
+ask "latency 20000"
+for i in $(seq 100); do
+	t0=${EPOCHREALTIME/./} # µs (busybox's date has no %N)
+	dd if="$dev" of=/dev/null bs=$BS count=10 iflag=direct 2>/dev/null || fail "reads under latency"
+	t1=${EPOCHREALTIME/./}
+	ms=$(((t1 - t0) / 1000))
+	((ms >= 200)) && break
+	sleep 0.1
+done
+[[ $i != 100 ]] || fail "ten reads took $ms ms under a 20 ms latency fault (10 s after it was asked for)"
+ok "ten reads under a 20 ms latency fault took $ms ms"
+ask "clear"
+
 # The target drops this host's connections: the host reconnects by itself.
 id0=$(cat "$ctrl/cntlid")
 ask "host-drop"
@@ -79,5 +97,27 @@ dd if=/tmp/data of="$dev" bs=$BS seek=64 count=16 oflag=direct conv=fsync 2>/dev
 	fail "write after the reconnect"
 blk 64 /tmp/b 16 && want 0 /tmp/w 16 && cmp -s /tmp/b /tmp/w || fail "read after the reconnect"
 ok "I/O after the reconnect"
+
+# Keep-alives unanswered: the host's keep-alive timeout fires, it resets and reconnects.
+id0=$(cat "$ctrl/cntlid")
+ask "ka-ignore"
+for i in $(seq 600); do
+	st=$(cat "$ctrl/state" 2>/dev/null)
+	[[ $st == live && $(cat "$ctrl/cntlid") != "$id0" ]] && break
+	sleep 0.1
+done
+[[ $i != 600 ]] || fail "no reconnect within 60 s of ka-ignore (state $st, cntlid $(cat "$ctrl/cntlid"))"
+dmesg | grep -i "keep.alive\|reconnect\|resetting" | tail -3
+ok "keep-alives unanswered: reset and reconnected as controller $(cat "$ctrl/cntlid") (was $id0)"
+ask "clear"
+sleep 1
+for i in $(seq 300); do
+	[[ $(cat "$ctrl/state" 2>/dev/null) == live ]] &&
+		dd if=/tmp/data of="$dev" bs=$BS seek=80 count=16 oflag=direct conv=fsync 2>/dev/null && break
+	sleep 0.1
+done
+[[ $i != 300 ]] || fail "write after ka-ignore was cleared"
+blk 80 /tmp/b 16 && want 0 /tmp/w 16 && cmp -s /tmp/b /tmp/w || fail "read after ka-ignore was cleared"
+ok "I/O after ka-ignore was cleared"
 nvme disconnect -n "$NQN" >/dev/null
 echo "GUEST-FL PASS"

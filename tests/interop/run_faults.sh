@@ -4,8 +4,8 @@
 # host: starts BLOXD with one subsystem (a 128 MiB nand namespace) on a free
 # port from 4421 in a temporary data directory, runs guest_faults.sh in the
 # initiator VM (kernel 6.1 or 6.12) and does what it asks on its console
-# ("GUEST-FL ask: read-unc LBA NLB", "clear", "host-drop") with BLOXCTL fault
-# inject / clear. Needs root and ../shared/initiator-vm (exit 77 without).
+# ("GUEST-FL ask: read-unc LBA NLB", "clear", "latency US", "host-drop",
+# "ka-ignore") with BLOXCTL fault inject / clear. Needs root and ../shared/initiator-vm (exit 77 without).
 # Exit 0 when the guest's checks passed, every bloxctl request succeeded and
 # bloxd stopped cleanly. The harness: lib.sh.
 set -uo pipefail
@@ -32,6 +32,8 @@ request() {
 	read-unc) asked fault inject read-unc "$NQN" 1 --lba "$2" --nlb "$3" ;;
 	clear) asked fault clear --all ;;
 	host-drop) asked fault inject host-drop "$NQN" --host "$HOSTNQN" ;;
+	latency) asked fault inject latency "$NQN" 1 --op read --delay-us "$2" ;;
+	ka-ignore) asked fault inject ka-ignore "$NQN" --host "$HOSTNQN" ;;
 	*) asked unknown-request "$1" ;;
 	esac
 }

@@ -645,6 +645,8 @@ uint32_t nvmf_subsys_drop_ctrls(struct nvmf_subsys *subsys, const char *why);
  */
 void nvmf_faults_cleared(struct nvmf_tgt *tgt);
 void nvmf_holds_abort(struct nvmf_tgt *tgt, struct nvmf_sq *sq);
+/* A controller torn down: what faults hold of its queues ends now (those on other reactors too). */
+void nvmf_holds_abort_ctrl(struct nvmf_ctrl *c);
 /* Commands held now, in all and by fault @fault_id. */
 uint64_t nvmf_holds_count(const struct nvmf_tgt *tgt);
 uint64_t nvmf_holds_of(const struct nvmf_tgt *tgt, uint32_t fault_id);
