@@ -108,7 +108,7 @@ for i in $(seq 600); do
 done
 [[ $i != 600 ]] || fail "no reconnect within 60 s of ka-ignore (state $st, cntlid $(cat "$ctrl/cntlid"))"
 dmesg | grep -i "keep.alive\|reconnect\|resetting" | tail -3
-ok "keep-alives unanswered: reset and reconnected as controller $(cat "$ctrl/cntlid") (was $id0)"
+ok "keep-alives unanswered: reset and reconnected as controller $(cat "$ctrl/cntlid") (was $id0), $((i / 10)).$((i % 10)) s after the ask"
 ask "clear"
 sleep 1
 for i in $(seq 300); do
