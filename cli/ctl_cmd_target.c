@@ -135,7 +135,7 @@ static int listener_change(struct ctl *c, int argc, char **argv, bool add)
 		   : ctl_call(c, "RemoveListener", &r.base, ctl_print_ok);
 }
 
-/* ana-state ADDR:PORT --group N --state STATE */
+/* ana-state ADDR:PORT --group N --state STATE [--transition-ms N] */
 static int listener_ana_state(struct ctl *c, int argc, char **argv)
 {
 	Blox__Admin__AnaStateRequest r = BLOX__ADMIN__ANA_STATE_REQUEST__INIT;
@@ -145,11 +145,16 @@ static int listener_ana_state(struct ctl *c, int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *o = argv[i];
 
-		if (!strcmp(o, "--group") || !strcmp(o, "--state")) {
+		if (!strcmp(o, "--group") || !strcmp(o, "--state") || !strcmp(o, "--transition-ms")) {
 			if (i + 1 >= argc)
 				return ctl_usage_err("listener ana-state: %s needs a value", o);
 			if (!strcmp(o, "--state")) {
 				r.state = argv[++i];
+			} else if (!strcmp(o, "--transition-ms")) {
+				if (cli_parse_u32(argv[++i], &r.transition_ms))
+					return ctl_usage_err("listener ana-state: --transition-ms '%s': "
+							     "milliseconds expected",
+							     argv[i]);
 			} else if (cli_parse_u32(argv[++i], &r.group) || r.group == 0 ||
 				   r.group > CTL_ANAGRPMAX) {
 				return ctl_usage_err("listener ana-state: --group '%s': must be 1..%u",
@@ -194,8 +199,9 @@ static const struct ctl_cmd listener_cmds[] = {
 	{ "remove", "ADDR:PORT", "", listener_remove },
 	{ "list", "", "with the ANA state of each group and the advertised address",
 	  listener_list },
-	{ "ana-state", "ADDR:PORT --group N --state STATE",
-	  "STATE: optimized, non-optimized, inaccessible, persistent-loss, change; hosts told",
+	{ "ana-state", "ADDR:PORT --group N --state STATE [--transition-ms N]",
+	  "STATE: optimized, non-optimized, inaccessible, persistent-loss, change; hosts told; "
+	  "--transition-ms: through change first for N ms (at most ANATT, 10 s)",
 	  listener_ana_state },
 	{ NULL, NULL, NULL, NULL },
 };

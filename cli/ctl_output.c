@@ -407,8 +407,9 @@ static const char *ana_text(const Blox__Admin__Listener *x, char *buf, size_t le
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < x->n_ana && off < len; i++) {
-		int n = snprintf(buf + off, len - off, "%s%u=%s", i ? " " : "", x->ana[i]->group,
-				 x->ana[i]->state);
+		int n = snprintf(buf + off, len - off, "%s%u=%s%s%s", i ? " " : "", x->ana[i]->group,
+				 x->ana[i]->state, x->ana[i]->target[0] ? "->" : "",
+				 x->ana[i]->target);
 
 		if (n < 0)
 			break;

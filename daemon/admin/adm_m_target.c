@@ -164,6 +164,8 @@ static void ana_msg(struct blox_admin *a, const struct nvmf_port *p, Blox__Admin
 		blox__admin__ana_group_state__init(x);
 		x->group = g;
 		x->state = (char *)nvmf_ana_state_name(nvmf_port_ana_state(p, g));
+		if (p->ana_trans[g])
+			x->target = (char *)nvmf_ana_state_name(nvmf_port_ana_target(p, g));
 		b->p[m->n_ana++] = x;
 	}
 	m->ana = b->p;
@@ -299,14 +301,28 @@ static void m_set_ana_state(ADM_SVC *svc, const Blox__Admin__AnaStateRequest *in
 			 "ANA state '%s': expected optimized, non-optimized, inaccessible, "
 			 "persistent-loss or change",
 			 in->state);
+	if (in->transition_ms && st == NVME_ANA_STATE_CHANGE)
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "ANA state change with a transition time: a transition goes through "
+			 "change to another state");
+	if (in->transition_ms > NVMF_ANATT_S * 1000u)
+		ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+			 "transition of %u ms: longer than ANATT (%u s), after which hosts give "
+			 "the path up",
+			 in->transition_ms, NVMF_ANATT_S);
 	ab = calloc(1, sizeof(*ab));
 	if (!ab)
 		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
 	was = nvmf_port_ana_state(p, in->group);
-	nvmf_port_set_ana_state(p, in->group, st);
-	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u ANA group %u: %s -> %s",
+	if (nvmf_port_ana_transition(p, in->group, st, in->transition_ms)) {
+		free(ab);
+		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+	}
+	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u ANA group %u: %s -> %s%s%s",
 		 in->address, in->port, in->group, nvmf_ana_state_name(was),
-		 nvmf_ana_state_name(st));
+		 nvmf_ana_state_name(nvmf_port_ana_state(p, in->group)),
+		 p->ana_trans[in->group] ? " -> " : "",
+		 p->ana_trans[in->group] ? nvmf_ana_state_name(st) : "");
 	listener_msg(a, p, &out, ab);
 	if (!adm_persist(ADM_REQ(d))) {
 		free(ab);

@@ -8,11 +8,16 @@
  * command gets when the state does not let it run (ANA Inaccessible,
  * Persistent Loss, Transition). Linux's native multipath sends its I/O
  * down the optimized paths and retries on another path on those statuses.
+ * A state may be reached through the change state, held for a time no
+ * longer than ANATT (a transition, told at each step).
  */
 #include "nvmf.h"
 
 #include <errno.h>
+#include <event2/event.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 /* The ANA log at its largest: header, every group, every namespace. */
 #define NVMF_ANA_LOG_MAX                                                                   \
@@ -79,13 +84,121 @@ static const struct nvmf_port *ctrl_port(const struct nvmf_ctrl *c)
 	return c->sqs && c->sqs[0] ? c->sqs[0]->port : NULL;
 }
 
+/*
+ * A transition under way: @port's group @grp is in the change state until
+ * @end_ns on the target's clock, then in @target.
+ */
+struct nvmf_ana_trans {
+	struct nvmf_port *port;
+	uint32_t grp;
+	uint8_t target;
+	uint64_t end_ns;
+	struct event *ev;
+};
+
+static void trans_drop(struct nvmf_port *p, uint32_t grp)
+{
+	struct nvmf_ana_trans *t = p->ana_trans[grp];
+
+	if (!t)
+		return;
+	event_free(t->ev);
+	free(t);
+	p->ana_trans[grp] = NULL;
+}
+
+static int set_state(struct nvmf_port *p, uint32_t grp, uint8_t st);
+
+static void trans_arm(struct nvmf_ana_trans *t, uint64_t delay_ns)
+{
+	struct timeval tv = {
+		.tv_sec = (time_t)(delay_ns / 1000000000ull),
+		.tv_usec = (suseconds_t)((delay_ns % 1000000000ull) / 1000),
+	};
+
+	evtimer_add(t->ev, &tv);
+}
+
+/* The change state's time is up (a timer may fire early: then the rest is waited for). */
+static void trans_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct nvmf_ana_trans *t = arg;
+	struct nvmf_port *p = t->port;
+	uint64_t now = blox_clock_now(p->tgt->clock);
+	uint32_t grp = t->grp;
+	uint8_t target = t->target;
+
+	(void)fd;
+	(void)what;
+	if (now < t->end_ns) {
+		trans_arm(t, t->end_ns - now);
+		return;
+	}
+	trans_drop(p, grp);
+	set_state(p, grp, target);
+	blox_log(p->tgt->log, BLOX_LOG_INFO, "listener %s:%s ANA group %u: change -> %s", p->addr,
+		 p->svcid, grp, nvmf_ana_state_name(target));
+}
+
+int nvmf_port_ana_transition(struct nvmf_port *p, uint32_t grp, uint8_t st, uint32_t ms)
+{
+	struct nvmf_ana_trans *t;
+
+	if (grp == 0 || grp > NVMF_ANAGRPMAX || !state_valid(st) ||
+	    (ms && st == NVME_ANA_STATE_CHANGE))
+		return -EINVAL;
+	if (ms > NVMF_ANATT_S * 1000u)
+		return -ERANGE;
+	if (!ms || (!p->ana_trans[grp] && nvmf_port_ana_state(p, grp) == st))
+		return nvmf_port_set_ana_state(p, grp, st);
+	if (!p->tgt->base)
+		return -ENOTSUP; /* no event loop to end it */
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->ev = evtimer_new(p->tgt->base, trans_cb, t);
+	if (!t->ev) {
+		free(t);
+		return -ENOMEM;
+	}
+	trans_drop(p, grp);
+	t->port = p;
+	t->grp = grp;
+	t->target = st;
+	t->end_ns = blox_clock_now(p->tgt->clock) + (uint64_t)ms * 1000000ull;
+	p->ana_trans[grp] = t;
+	set_state(p, grp, NVME_ANA_STATE_CHANGE);
+	trans_arm(t, (uint64_t)ms * 1000000ull);
+	return 0;
+}
+
+uint8_t nvmf_port_ana_target(const struct nvmf_port *p, uint32_t grp)
+{
+	if (p && grp >= 1 && grp <= NVMF_ANAGRPMAX && p->ana_trans[grp])
+		return p->ana_trans[grp]->target;
+	return nvmf_port_ana_state(p, grp);
+}
+
+void nvmf_port_ana_stop(struct nvmf_port *p)
+{
+	for (uint32_t g = 1; g <= NVMF_ANAGRPMAX; g++)
+		trans_drop(p, g);
+}
+
 int nvmf_port_set_ana_state(struct nvmf_port *p, uint32_t grp, uint8_t st)
+{
+	if (grp == 0 || grp > NVMF_ANAGRPMAX || !state_valid(st))
+		return -EINVAL;
+	trans_drop(p, grp);
+	return set_state(p, grp, st);
+}
+
+/* @grp through @p in @st: the change count moves, @p's controllers are told. */
+static int set_state(struct nvmf_port *p, uint32_t grp, uint8_t st)
 {
 	struct nvmf_subsys *s;
 	struct nvmf_ctrl *c;
 
-	if (grp == 0 || grp > NVMF_ANAGRPMAX || !state_valid(st))
-		return -EINVAL;
 	if (nvmf_port_ana_state(p, grp) == st)
 		return 0;
 	p->ana_state[grp] = st;

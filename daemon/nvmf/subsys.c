@@ -537,6 +537,7 @@ int nvmf_port_add(struct nvmf_tgt *tgt, const char *addr, const char *svcid,
 
 void nvmf_port_remove(struct nvmf_port *p)
 {
+	nvmf_port_ana_stop(p);
 	TAILQ_REMOVE(&p->tgt->ports, p, link);
 	nvmf_tgt_disc_changed(p->tgt);
 	free(p);

@@ -89,7 +89,10 @@ char *blox_state_json(const struct blox_prov *pv)
 		snprintf(l->port, sizeof(l->port), "%.7s", p->svcid);
 		l->discovery_only = p->discovery_only;
 		l->tls = p->tls;
-		memcpy(l->ana_state, p->ana_state, sizeof(l->ana_state));
+		/* A group in transition: the state it goes to. */
+		for (uint32_t g = 0; g <= NVMF_ANAGRPMAX; g++)
+			l->ana_state[g] = p->ana_trans[g] ? nvmf_port_ana_target(p, g)
+							  : p->ana_state[g];
 		memcpy(l->advertise, p->advertise, sizeof(l->advertise));
 	}
 	TAILQ_FOREACH(d, &pv->devices, link)

@@ -10,6 +10,8 @@
  * namespace the path status (Inaccessible, Persistent Loss, Transition)
  * while the other path and the other group go on; bad input is refused
  * with the reason and changes nothing; the states are in the state file.
+ * A transition (--transition-ms) holds the group in the change state for
+ * that long, then moves it to its target, the host told at each step.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,6 +139,50 @@ static void ctl_state(struct env *v, uint16_t port, uint32_t grp, char *st, size
 		}
 	}
 	json_object_put(root);
+}
+
+/* Post an AER on @c's admin queue. */
+static void aer_post(struct ini_ctrl *c, struct ini_req *aer)
+{
+	ini_req_init(aer, nvme_admin_async_event, 0, NULL, 0, INI_DIR_NONE);
+	assert_int_equal(ini_submit(c->admin, aer), 0);
+}
+
+/* Wait for the AER: the ANA change notice. */
+static void aer_ana(struct ini_ctrl *c, struct ini_req *aer)
+{
+	assert_int_equal(ini_wait(c->admin, aer), 0);
+	assert_int_equal(ini_status(&aer->cqe), 0);
+	assert_int_equal(aer->cqe.result, AEN_ANA);
+}
+
+/* bloxctl listener ana-state for group 2 through port2 with @opts: it must succeed. */
+static void set_group2(struct env *v, char *out, size_t len, const char *opts)
+{
+	int rc = fx_ctl(&v->e.d, out, len, "listener ana-state " FX_ADDR ":%u --group 2 %s",
+			v->port2, opts);
+
+	if (rc)
+		fail_msg("listener ana-state ... %s: exit %d:\n%s", opts, rc, out);
+}
+
+/* The state file's text (malloc'd). */
+static char *state_file(struct env *v)
+{
+	char path[256], *text;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/bloxd-state.json", v->e.d.own_data);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return text;
 }
 
 /* 1. Two paths: one subsystem (NQN, serial), two cntlids, ANA reported. */
@@ -289,10 +335,8 @@ static void test_bad_input(void **state)
 static void test_persisted(void **state)
 {
 	struct env *v = *state;
-	char out[4096], path[256], *text;
+	char out[4096], *text;
 	json_object *root;
-	FILE *f;
-	long n;
 
 	assert_int_equal(fx_ctl(&v->e.d, out, sizeof(out),
 				"ns create " SUBNQN " --size 1M --backend ram --nsid 3 --ana-group 7"),
@@ -307,20 +351,102 @@ static void test_persisted(void **state)
 				"listener ana-state " FX_ADDR ":%u --group 7 --state inaccessible",
 				v->port2),
 			 0);
-	snprintf(path, sizeof(path), "%s/bloxd-state.json", v->e.d.own_data);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	text = calloc(1, (size_t)n + 1);
-	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
+	text = state_file(v);
 	assert_non_null(strstr(text, "\"7=inaccessible\""));
 	assert_non_null(strstr(text, "\"ana_group\": 7"));
 	assert_non_null(strstr(text, "\"ana_group\": 2"));
 	free(text);
 	assert_int_equal(fx_ctl(&v->e.d, out, sizeof(out), "ns delete " SUBNQN " 3 --force"), 0);
+}
+
+/*
+ * 6. A transition (--transition-ms): group 2 through port2 in change at
+ * once (the notice, the log, I/O gets Transition), shown by bloxctl as
+ * change->TARGET and kept in the state file as its target; an explicit
+ * state ends it; a short one reaches its target by itself, no sooner than
+ * asked, told again; past ANATT (10 s, Identify) or to change is refused.
+ * The only timing checked is a lower bound; the checks that need the
+ * change state to last are made while it does (a 10 s transition).
+ */
+static void test_transition(void **state)
+{
+	static const struct {
+		const char *opts, *why;
+		int code;
+	} bad[] = {
+		{ "--state optimized --transition-ms 10001", "longer than ANATT (10 s)", 1 },
+		{ "--state change --transition-ms 100",
+		  "a transition goes through change to another state", 1 },
+		{ "--state optimized --transition-ms soon", "milliseconds expected", 64 },
+	};
+	struct env *v = *state;
+	struct ini_req aer;
+	char out[4096], st[32], *text;
+	int64_t t0, t1;
+	int status;
+
+	assert_int_equal(v->b->id.anatt, 10);
+	assert_int_equal(ini_set_features(v->b->admin, NVME_FEAT_FID_ASYNC_EVENT, 1u << 11, NULL),
+			 0);
+	assert_int_equal(log_state(v->b, 2, NULL), NVME_ANA_STATE_OPTIMIZED);
+	aer_post(v->b, &aer);
+	t0 = fx_now_ms();
+	set_group2(v, out, sizeof(out), "--state inaccessible --transition-ms 10000");
+	if (!strstr(out, "2=change->inaccessible"))
+		fail_msg("listener ana-state --transition-ms:\n%s", out);
+	aer_ana(v->b, &aer);
+	assert_int_equal(log_state(v->b, 2, NULL), NVME_ANA_STATE_CHANGE);
+	status = rd(v, v->b, 2);
+	if (fx_now_ms() - t0 < 9000) /* surely still in change */
+		assert_int_equal(status, 0x303);
+	assert_int_equal(rd(v, v->a, 2), 0);
+	ctl_state(v, v->port2, 2, st, sizeof(st));
+	assert_true(!strcmp(st, "change") || fx_now_ms() - t0 >= 9000);
+	assert_int_equal(fx_ctl(&v->e.d, out, sizeof(out), "listener list --json"), 0);
+	assert_true(strstr(out, "\"target\":\"inaccessible\"") || fx_now_ms() - t0 >= 9000);
+	text = state_file(v);
+	assert_non_null(strstr(text, "\"2=inaccessible\""));
+	assert_null(strstr(text, "2=change"));
+	free(text);
+
+	/* An explicit state ends it. */
+	aer_post(v->b, &aer);
+	set_group2(v, out, sizeof(out), "--state optimized");
+	aer_ana(v->b, &aer);
+	assert_int_equal(log_state(v->b, 2, NULL), NVME_ANA_STATE_OPTIMIZED);
+	assert_int_equal(rd(v, v->b, 2), 0);
+	assert_int_equal(fx_ctl(&v->e.d, out, sizeof(out), "listener list --json"), 0);
+	assert_null(strstr(out, "\"target\":\"inaccessible\""));
+
+	/* A short one: change, then non-optimized by itself, told each time. */
+	aer_post(v->b, &aer);
+	t1 = fx_now_ms();
+	set_group2(v, out, sizeof(out), "--state non-optimized --transition-ms 500");
+	aer_ana(v->b, &aer);
+	if (log_state(v->b, 2, NULL) == NVME_ANA_STATE_CHANGE) {
+		aer_post(v->b, &aer);
+		aer_ana(v->b, &aer);
+	}
+	assert_true(fx_now_ms() - t1 >= 500);
+	assert_int_equal(log_state(v->b, 2, NULL), NVME_ANA_STATE_NONOPTIMIZED);
+	assert_int_equal(rd(v, v->b, 2), 0);
+	ctl_state(v, v->port2, 2, st, sizeof(st));
+	assert_string_equal(st, "non-optimized");
+
+	/* Refused, nothing changed. */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = fx_ctl(&v->e.d, out, sizeof(out),
+				"listener ana-state " FX_ADDR ":%u --group 2 %s", v->port2,
+				bad[i].opts);
+
+		if (rc != bad[i].code || !strstr(out, bad[i].why))
+			fail_msg("%s: exit %d, want %d with '%s':\n%s", bad[i].opts, rc,
+				 bad[i].code, bad[i].why, out);
+	}
+	ctl_state(v, v->port2, 2, st, sizeof(st));
+	assert_string_equal(st, "non-optimized");
+	/* Back as the tests after it expect it. */
+	set_group2(v, out, sizeof(out), "--state optimized");
 }
 
 static const struct fx_group group = {
@@ -337,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_two_paths),
 		cmocka_unit_test(test_log_per_path),
 		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_transition),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_persisted),
 		FX_TEST_DAEMON_STOPS_CLEANLY,

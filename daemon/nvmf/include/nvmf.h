@@ -128,6 +128,8 @@ struct nvmf_port {
 	 */
 	uint8_t ana_state[NVMF_ANAGRPMAX + 1];
 	uint64_t ana_chgcnt[NVMF_ANAGRPMAX + 1];
+	/* A group's transition through the change state under way (ana.c), or NULL. */
+	struct nvmf_ana_trans *ana_trans[NVMF_ANAGRPMAX + 1];
 	struct nvmf_tgt *tgt;
 	void *transport_priv;
 	TAILQ_ENTRY(nvmf_port) link;

@@ -93,6 +93,22 @@ uint16_t nvmf_ana_check(const struct nvmf_req *req, const struct nvmf_ns *ns);
 size_t nvmf_log_ana(struct nvmf_req *req, uint8_t *out, bool rgo, bool rae);
 /* The ANA log's content changed (a namespace came or went): its change count moves. */
 void nvmf_tgt_ana_changed(struct nvmf_tgt *tgt);
+/*
+ * A transition of group @grp through @p to state @st that passes through
+ * the change state for @ms milliseconds (0: at once, as
+ * nvmf_port_set_ana_state()): the group is in change now and in @st once
+ * @ms have passed on the target's clock, the controllers that came in
+ * through @p told (AEN) at each step. A transition under way is replaced;
+ * nvmf_port_set_ana_state() of the group ends it. -EINVAL (group, state,
+ * or change as the target), -ERANGE (@ms past ANATT, NVMF_ANATT_S: hosts
+ * would give the path up), -ENOMEM, -ENOTSUP (a target without an event
+ * base). nvmf_port_ana_target(): the state
+ * @grp is going to through @p (its state when none is under way).
+ * nvmf_port_ana_stop(): every transition of @p dropped (the port goes).
+ */
+int nvmf_port_ana_transition(struct nvmf_port *p, uint32_t grp, uint8_t st, uint32_t ms);
+uint8_t nvmf_port_ana_target(const struct nvmf_port *p, uint32_t grp);
+void nvmf_port_ana_stop(struct nvmf_port *p);
 
 /*
  * The Zoned Namespace Command Set (zns_cmd.c), on a zoned backend

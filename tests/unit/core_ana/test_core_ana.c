@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include <event2/event.h>
+
 #include "fake_nvmf.h"
 
 /* Path Related Status (SCT 3h): no DNR, the host tries another path. */
@@ -343,6 +345,88 @@ static void test_chgcnt_ns(void **state)
 	assert_int_equal(f->ft.tgt.ana_chgcnt, 1);
 }
 
+/*
+ * 8. A transition through the change state: change at once (told), the
+ * target once the target's clock has passed its time (told again); a
+ * timer that fires before the clock got there waits for the rest; an
+ * explicit state ends a transition (its timer never lands), a new one
+ * replaces it; refusals: change as the target, past ANATT, a bad group.
+ * The clock is virtual: only the test moves it.
+ */
+static void test_transition(void **state)
+{
+	struct fixture *f = *state;
+	struct event_base *base = event_base_new();
+	uint64_t t0 = blox_clock_now(&f->ft.clock), ms = 1000000ull;
+	struct nvmf_port *p = f->p2;
+	struct fake_cmd *a;
+
+	assert_non_null(base);
+	assert_int_equal(nvmf_port_ana_transition(p, 2, NVME_ANA_STATE_INACCESSIBLE, 5), -ENOTSUP);
+	f->ft.tgt.base = base;
+	assert_int_equal(fake_set_feat(&f->ft, f->aq2, f->c, NVME_FEAT_FID_ASYNC_EVENT, AEC_ANA),
+			 0);
+	assert_int_equal(nvmf_port_ana_transition(p, 2, NVME_ANA_STATE_CHANGE, 5), -EINVAL);
+	assert_int_equal(nvmf_port_ana_transition(p, 2, NVME_ANA_STATE_OPTIMIZED,
+						  NVMF_ANATT_S * 1000 + 1),
+			 -ERANGE);
+	assert_int_equal(nvmf_port_ana_transition(p, 0, NVME_ANA_STATE_INACCESSIBLE, 5), -EINVAL);
+	assert_int_equal(nvmf_port_ana_transition(p, 2, 0x7, 5), -EINVAL);
+	assert_int_equal(nvmf_port_ana_state(p, 2), NVME_ANA_STATE_OPTIMIZED);
+	assert_null(p->ana_trans[2]);
+
+	a = aer(f, f->aq2);
+	assert_int_equal(nvmf_port_ana_transition(p, 2, NVME_ANA_STATE_INACCESSIBLE, 5), 0);
+	assert_int_equal(a->done, 1);
+	assert_int_equal(a->cqe.result, AEN_ANA);
+	assert_int_equal(nvmf_port_ana_state(p, 2), NVME_ANA_STATE_CHANGE);
+	assert_int_equal(nvmf_port_ana_target(p, 2), NVME_ANA_STATE_INACCESSIBLE);
+	assert_int_equal(nvmf_port_ana_target(p, 1), NVME_ANA_STATE_OPTIMIZED);
+	assert_int_equal(ana_log(f, f->aq2, 4096, 0, false, false), 0);
+	a = aer(f, f->aq2);
+	/* The timer fires, the clock has not moved: still in change. */
+	event_base_loop(base, EVLOOP_ONCE);
+	blox_clock_set(&f->ft.clock, t0 + 4 * ms);
+	event_base_loop(base, EVLOOP_ONCE);
+	assert_int_equal(nvmf_port_ana_state(p, 2), NVME_ANA_STATE_CHANGE);
+	assert_int_equal(a->done, 0);
+	blox_clock_set(&f->ft.clock, t0 + 5 * ms);
+	event_base_loop(base, EVLOOP_ONCE);
+	assert_int_equal(nvmf_port_ana_state(p, 2), NVME_ANA_STATE_INACCESSIBLE);
+	assert_null(p->ana_trans[2]);
+	assert_int_equal(a->done, 1);
+	assert_int_equal(a->cqe.result, AEN_ANA);
+	assert_int_equal(ana_log(f, f->aq2, 4096, 0, false, false), 0);
+
+	/* Ended by an explicit state: nothing is left to fire. */
+	assert_int_equal(nvmf_port_ana_transition(p, 2, NVME_ANA_STATE_OPTIMIZED, 5), 0);
+	assert_int_equal(nvmf_port_set_ana_state(p, 2, NVME_ANA_STATE_NONOPTIMIZED), 0);
+	assert_null(p->ana_trans[2]);
+	blox_clock_set(&f->ft.clock, t0 + 50 * ms);
+	assert_int_equal(event_base_loop(base, EVLOOP_NONBLOCK), 1); /* no event */
+	assert_int_equal(nvmf_port_ana_state(p, 2), NVME_ANA_STATE_NONOPTIMIZED);
+
+	/* Replaced: the second transition's target, at its time. */
+	assert_int_equal(nvmf_port_ana_transition(p, 2, NVME_ANA_STATE_OPTIMIZED, 5), 0);
+	assert_int_equal(nvmf_port_ana_transition(p, 2, NVME_ANA_STATE_PERSISTENT_LOSS, 5), 0);
+	assert_int_equal(nvmf_port_ana_target(p, 2), NVME_ANA_STATE_PERSISTENT_LOSS);
+	blox_clock_set(&f->ft.clock, t0 + 55 * ms);
+	event_base_loop(base, EVLOOP_ONCE);
+	assert_int_equal(nvmf_port_ana_state(p, 2), NVME_ANA_STATE_PERSISTENT_LOSS);
+	assert_int_equal(event_base_loop(base, EVLOOP_NONBLOCK), 1);
+
+	/* To the state it is in: nothing to go through. */
+	assert_int_equal(nvmf_port_ana_transition(p, 2, NVME_ANA_STATE_PERSISTENT_LOSS, 5), 0);
+	assert_null(p->ana_trans[2]);
+	/* A port's transitions go with it (or at stop). */
+	assert_int_equal(nvmf_port_ana_transition(p, 2, NVME_ANA_STATE_OPTIMIZED, 5), 0);
+	nvmf_port_ana_stop(p);
+	assert_null(p->ana_trans[2]);
+	assert_int_equal(event_base_loop(base, EVLOOP_NONBLOCK), 1);
+	f->ft.tgt.base = NULL;
+	event_base_free(base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +437,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_aen, setup, fake_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_path_status, setup, fake_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_chgcnt_ns, setup, fake_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_transition, setup, fake_fixture_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
