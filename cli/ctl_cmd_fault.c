@@ -70,8 +70,9 @@ static void print_fault(const Blox__Admin__Fault *f)
 		if (s->listener[0])
 			snprintf(what, sizeof(what), "listener %s refuses connections", s->listener);
 		else
-			snprintf(what, sizeof(what), "%s of %s %s", s->kind[0] == 'q' ? "I/O queues" :
-				 "keep-alives", s->host_nqn[0] ? s->host_nqn : "every host", s->nqn);
+			snprintf(what, sizeof(what), "%s of %s on %s",
+				 s->kind[0] == 'q' ? "I/O queues" : "keep-alives",
+				 s->host_nqn[0] ? s->host_nqn : "every host", s->nqn);
 		if (s->duration_ms)
 			snprintf(left, sizeof(left), ", %llu ms (%llu left)",
 				 (unsigned long long)s->duration_ms, (unsigned long long)f->remaining_ms);

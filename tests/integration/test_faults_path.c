@@ -15,6 +15,7 @@
  *   completes, another host's do not wait; a cleared stall lets go at once;
  * - ka-ignore: a Keep Alive gets no answer while the fault is there,
  *   another host's does; cleared, the held one is answered;
+ * - --persist: a latency and a ka-ignore fault come back after a restart;
  * - bad input for each: refused with a reason, nothing added.
  * Timings are checked as lower bounds only.
  */
@@ -455,6 +456,36 @@ static void test_ka_ignore(void **state)
 	assert_int_equal(ini_keep_alive(f->c->admin), 0);
 }
 
+/* Kept with --persist: back after a restart, with their targets and times; the rest gone. */
+static void test_persist(void **state)
+{
+	struct fixture *f = *state;
+	struct fx_start_opts o = { .data_dir = f->fx.data_dir };
+
+	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " 1 --op write --dist uniform "
+				"--min-us 100000 --max-us 120000 --persist"), 0);
+	assert_int_equal(ctl(f, "fault inject ka-ignore " SUBNQN " --host " FX_HOST_B " --persist"),
+			 0);
+	assert_int_equal(ctl(f, "fault inject queue-stall " SUBNQN " --ms 50"), 0);
+	fixture_teardown(f);
+	assert_int_equal(fx_stop(&f->fx.d), 0);
+	assert_int_equal(fx_start_opts(&f->fx.d, subsystems, &o), 0);
+	assert_int_equal(fixture_setup(f), 0);
+	assert_int_equal(ctl(f, "fault list"), 0);
+	assert_non_null(strstr(f->out, "latency, write of namespace 1"));
+	assert_non_null(strstr(f->out, "uniform 100000-120000 us"));
+	assert_non_null(strstr(f->out, "keep-alives of " FX_HOST_B));
+	assert_null(strstr(f->out, "queue-stall"));
+	/* The latency works again: a write takes 100 ms at least, a read does not wait for it. */
+	{
+		int64_t t0 = fx_now_ms();
+
+		assert_int_equal(ini_write(f->c->io[0], 1, 0, 1, f->buf, BLK, false), 0);
+		assert_true(fx_now_ms() - t0 >= 100);
+	}
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+}
+
 static void test_latency_bad_input(void **state)
 {
 	struct fixture *f = *state;
@@ -497,6 +528,8 @@ int main(void)
 					   .setup = fixture_setup,
 					   .teardown = fixture_teardown };
 	const struct CMUnitTest tests[] = {
+		/* Restarts on new ports: before anything writes the state file (device create). */
+		cmocka_unit_test(test_persist),
 		cmocka_unit_test(test_latency_bad_input),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_queue_stall),
