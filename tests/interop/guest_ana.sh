@@ -8,8 +8,10 @@
 # host turns P1 inaccessible and P2 optimized, and back, through bloxctl
 # (asked for on the console: "GUEST-ANA ask: set PORT GROUP STATE", which
 # run_ana.sh watches for; "mark NAME" has it note each listener's I/O
-# commands, so that it can check the I/O moved to the other path). Exit 0
-# when every check passed.
+# commands, so that it can check the I/O moved to the other path); then a
+# transition ("set PORT GROUP STATE MS": through change for MS ms) seen by
+# the host as change, then the state asked for. Exit 0 when every check
+# passed.
 set -u
 fail() { echo "GUEST-ANA FAIL: $*"; exit 1; }
 ok() { echo "GUEST-ANA ok: $*"; }
@@ -97,12 +99,25 @@ wait_states optimized non-optimized
 ok "back: port $P1 optimized, port $P2 non-optimized"
 sleep 3
 ask "mark after"
+# A transition: port P1 through the change state (8 s, under ANATT) to
+# inaccessible, the host told at each step, while P2 is optimized; the
+# I/O goes on.
+ask "set $P2 1 optimized"
+wait_states optimized optimized
+ask "set $P1 1 inaccessible 8000"
+wait_states change optimized
+ok "port $P1 in change (an 8 s transition), port $P2 optimized"
+wait_states inaccessible optimized
+ok "port $P1 inaccessible by itself once the transition ended"
+ask "set $P1 1 optimized"
+ask "set $P2 1 non-optimized"
+wait_states optimized non-optimized
 touch /tmp/stop
 wait "$loop"
 rounds=$(cat /tmp/fio.rounds)
 [[ -e /tmp/fio.fail ]] && { cat /tmp/fio.fail; fail "fio failed (of $rounds rounds)"; }
 dmesg | grep -Ei "I/O error|critical .*error" && fail "I/O errors in the kernel log"
-ok "$rounds fio rounds written and verified across both changes, no I/O error"
+ok "$rounds fio rounds written and verified across the changes and the transition, no I/O error"
 nvme disconnect -n "$NQN" || fail "disconnect"
 
 # Discovery: the referral to node B (10.0.2.2:$PB) in the log, followed by

@@ -13,7 +13,8 @@
 # in the initiator VM (kernel 6.1 or 6.12) and connects through both; while
 # it runs, this script watches the console for the guest's requests and
 # carries them out with bloxctl on the host ("set PORT GROUP STATE": bloxctl
-# listener ana-state; "mark NAME": note the I/O commands each listener's
+# listener ana-state, through the change state for MS ms with "set PORT
+# GROUP STATE MS"; "mark NAME": note the I/O commands each listener's
 # controllers took, from bloxctl ctrl list --json). Afterwards: between the
 # marks "down" and "down-end" (the first port inaccessible) the first port
 # took no I/O command and the second did; before and after, the first did.
@@ -78,7 +79,7 @@ print(n)' "$1"
 # shellcheck disable=SC2317 # called by ask_watch (io_of too)
 request() {
 	case $1 in
-	set) asked listener ana-state "127.0.0.1:$2" --group "$3" --state "$4" ;;
+	set) asked listener ana-state "127.0.0.1:$2" --group "$3" --state "$4" ${5:+--transition-ms "$5"} ;;
 	mark) echo "$2 $(io_of "$p1") $(io_of "$p2")" >>"$work/marks" ;;
 	referral) asked referral add "$3:$4" ;;
 	esac
