@@ -215,7 +215,7 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 			return ctl_usage_err("fault inject: %s '%s' is not a number", o, v);
 	}
 	if (npos >= 1 && (!strcmp(pos[0], "erase-fail") || !strcmp(pos[0], "program-fail") ||
-			  !strcmp(pos[0], "die-fail"))) {
+			  !strcmp(pos[0], "die-fail") || !strcmp(pos[0], "die-offline"))) {
 		if (npos != 1 || !r.device[0] || !ctl_has_flag(argc, argv, "--die"))
 			return ctl_usage_err("fault inject: %s --device NAME --die N", pos[0]);
 		r.kind = pos[0];
@@ -364,14 +364,15 @@ static const struct ctl_cmd fault_cmds[] = {
 	  "| host-drop NQN --host HOSTNQN\n"
 	  "| queue-stall NQN [--host HOSTNQN] --ms N | ka-ignore NQN [--host HOSTNQN]\n"
 	  "| listener-stop ADDR:PORT [--ms N]\n"
-	  "| erase-fail|program-fail|die-fail --device NAME --die N\n"
+	  "| erase-fail|program-fail|die-fail|die-offline --device NAME --die N\n"
 	  "each with [--count N] [--probability P] [--seed N] [--after N] [--min-qd N] "
 	  "[--persist]",
 	  "read-unc, write-fail: that range fails; latency: commands complete later; gc-storm: "
 	  "GC now; host-drop: its connections drop (now, or after N commands / with a "
 	  "probability); queue-stall: its I/O queues wait; ka-ignore: keep-alives unanswered; "
 	  "listener-stop: new connections refused; erase-fail, program-fail, die-fail: that "
-	  "die's erases, programs or reads",
+	  "die's erases, programs or reads; die-offline: every op on the die, which the FTL "
+	  "then does without",
 	  fault_inject },
 	{ "list", "", "faults, with how often each fired", fault_list },
 	{ "clear", "ID | --all", "take a fault (or all) away", fault_clear },

@@ -33,6 +33,7 @@ static const char *const kind_names[BLOX_FAULT_KINDS] = {
 	[BLOX_FAULT_HOST_DROP] = "host-drop",
 	[BLOX_FAULT_QUEUE_STALL] = "queue-stall",
 	[BLOX_FAULT_KEEPALIVE_DROP] = "ka-ignore",
+	[BLOX_FAULT_DIE_OFFLINE] = "die-offline",
 };
 
 static const char *const dist_names[] = {
@@ -66,6 +67,7 @@ static const unsigned kind_target[BLOX_FAULT_KINDS] = {
 	[BLOX_FAULT_HOST_DROP] = T_HOST,
 	[BLOX_FAULT_QUEUE_STALL] = T_QUEUE | T_TIME,
 	[BLOX_FAULT_KEEPALIVE_DROP] = T_SUBSYS,
+	[BLOX_FAULT_DIE_OFFLINE] = T_DIE,
 };
 
 const char *blox_fault_kind_name(enum blox_fault_kind k)

@@ -307,6 +307,8 @@ void ftl_get_stats(const struct ftl *f, struct ftl_stats *st)
 	st->superblocks_retired = f->bad_sbs;
 	st->read_only = f->fatal != 0;
 	st->spare_superblocks = ftl_sb_spare(f);
+	st->dies_offline = f->ndead;
+	st->offline_spare_sbs = ftl_sb_spare_offline(f);
 	for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
 		if (f->sbs[i].state == SB_BAD)
 			continue;

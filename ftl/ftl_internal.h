@@ -5,6 +5,7 @@
  *   map.c       GTD and CMT (DFTL), MDC and hot-region glue, lookups
  *   write.c     streams, write buffer, programs, flush and durability
  *   pfail.c     program failures: the failed page kept, its superblock emptied and retired
+ *   dieoff.c    a die gone offline: skipped, its units lost, its mappings marked lost
  *   read.c      the read path
  *   gc.c        garbage collection: moving victims, erasing them
  *   gc_policy.c GC levels, victims (and wear leveling), host pacing
@@ -418,6 +419,10 @@ struct ftl {
 	uint32_t free_sbs;
 	uint32_t refresh_pending; /* superblocks flagged for a refresh */
 	uint32_t bad_sbs; /* retired (SB_BAD) */
+	/* Die slots gone offline (dieoff.c): never written again, their units lost. */
+	bool slot_dead[BLOX_FTL_MAX_DIES];
+	uint32_t ndead;
+	uint32_t units_live; /* units a superblock holds without them (units_per_sb when none) */
 	uint32_t pfail_wbufs; /* write buffer pages WB_FAILED (pfail.c) */
 
 	/* Mapping. */
@@ -579,6 +584,10 @@ void ftl_note_read(struct ftl *f, const struct nand_op *op);
 void ftl_sb_retire(struct ftl *f, uint32_t sb);
 /* Superblocks that may be retired before writes stop (ftl_stats.spare_superblocks). */
 uint64_t ftl_sb_spare(const struct ftl *f);
+/* Of those, what dies gone offline took (ftl_stats.offline_spare_sbs). */
+uint64_t ftl_sb_spare_offline(const struct ftl *f);
+/* Too few superblocks left for the capacity (retired ones, dead dies): writes fail from now on. */
+void ftl_sb_check_spare(struct ftl *f);
 /* At creation: superblocks with a block the store says is bad are retired (free) or collected soon. */
 void ftl_sb_mark_bad(struct ftl *f);
 /* A superblock flagged for a refresh is full and waits for GC. */
@@ -668,6 +677,13 @@ static inline void ftl_gc_spend(struct ftl *f, uint32_t units)
  * the FTL survives (the caller stops writes, as before).
  */
 bool ftl_pfail_take(struct ftl *f, struct ftl_wbuf *wb, int status);
+/* dieoff.c */
+/* Flash page @fpid is on a die gone offline. */
+bool ftl_fpid_dead(const struct ftl *f, uint32_t fpid);
+/* @op failed with -ENODEV: its die is gone (ftl_die_offline()'s work); else nothing. */
+void ftl_die_op_failed(struct ftl *f, const struct nand_op *op);
+/* A translation page just in memory: its mappings to a dead die become FTL_LOST (dirty). */
+void ftl_dieoff_fix_map(struct ftl *f, struct ftl_cmt *e);
 /* Superblock @sb is collected and its moves programmed: its failed pages go. */
 void ftl_pfail_release(struct ftl *f, uint32_t sb);
 /* A superblock with a bad block (never reopened for writing). */

@@ -91,7 +91,7 @@ static int64_t gc_remainder(const struct ftl *f)
 {
 	const struct ftl_gc *g = &f->gc;
 
-	return ((int64_t)f->units_per_sb - g->victim_written) * FTL_GC_CREDIT - g->granted;
+	return ((int64_t)f->units_live - g->victim_written) * FTL_GC_CREDIT - g->granted;
 }
 
 /*
@@ -105,14 +105,14 @@ static int64_t gc_remainder(const struct ftl *f)
 static void gc_victim_done(struct ftl *f)
 {
 	struct ftl_gc *g = &f->gc;
-	int64_t gain = ((int64_t)f->units_per_sb - g->victim_written) * FTL_GC_CREDIT;
+	int64_t gain = ((int64_t)f->units_live - g->victim_written) * FTL_GC_CREDIT;
 	int64_t rest = gc_remainder(f);
 
 	g->credit += rest;
 	g->granted += rest;
 	g->last_tp_wb = g->victim_tp_wb;
 	if (!g->static_wl && ftl_gc_host_mark(f) == g->host_mark && !ftl_gc_host_waits(f) &&
-	    gain < (int64_t)(f->units_per_sb / 16) * FTL_GC_CREDIT) {
+	    gain < (int64_t)(f->units_live / 16) * FTL_GC_CREDIT) {
 		g->futile = true;
 		g->futile_mark = g->host_mark;
 	}
@@ -266,7 +266,7 @@ static void gc_sorted(struct ftl *f, bool rescan)
 		if (k && (i == 0 || ent_key(&g->ents[i - 1]) != k) && !f->cmt_index[k - 1])
 			tps++; /* to load and write back */
 	}
-	gain = (int64_t)f->units_per_sb - g->nent - tps;
+	gain = (int64_t)f->units_live - g->nent - tps;
 	g->grant_base = g->granted;
 	g->expect = rescan || gain <= 0 ? 0 : gain * FTL_GC_CREDIT;
 	g->round_start = g->round_end = 0;
@@ -757,7 +757,7 @@ void ftl_gc_step(struct ftl *f)
 	     p < f->pages_per_block * f->stripe; p++)
 		g->scan_pages += page_has_valid(f, base + p);
 	/* Until pass 1 knows better: invalid units less last run's write-backs. */
-	g->expect = ((int64_t)f->units_per_sb - f->sbs[v].valid - g->last_tp_wb) *
+	g->expect = ((int64_t)f->units_live - f->sbs[v].valid - g->last_tp_wb) *
 		    FTL_GC_CREDIT;
 	if (g->expect < 0 || wl)
 		g->expect = 0;

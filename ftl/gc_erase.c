@@ -16,7 +16,8 @@ static void erase_done(struct nand_op *op)
 	struct ftl_gc_erase *e = op->cb_arg;
 	struct ftl *f = e->f;
 
-	if (op->status)
+	ftl_die_op_failed(f, op); /* -ENODEV: the die went offline, the block with it */
+	if (op->status && op->status != -ENODEV)
 		e->failed = true;
 	if (--e->pending)
 		return;
@@ -56,10 +57,16 @@ void ftl_gc_erase_try(struct ftl *f, struct ftl_gc_erase *e)
 	e->issued = true;
 	e->failed = false;
 	f->sbs[e->sb].state = SB_ERASING;
-	e->pending = n;
+	/* Blocks on a die gone offline are not erased: they are never used again. */
+	e->pending = 0;
+	for (uint32_t s = 0; s < n; s++)
+		e->pending += !ftl_fpid_dead(f, ftl_ppn(f, (uint32_t)e->sb, s * f->slots) / f->slots);
 	ftl_fdp_of(f, e->sb)->erased_bytes += (uint64_t)f->units_per_sb * FTL_UNIT;
 	for (uint32_t s = 0; s < n; s++) {
 		struct nand_op *op = &e->ops[s];
+
+		if (ftl_fpid_dead(f, ftl_ppn(f, (uint32_t)e->sb, s * f->slots) / f->slots))
+			continue;
 
 		memset(op, 0, sizeof(*op));
 		op->kind = NAND_OP_ERASE;

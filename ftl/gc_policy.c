@@ -99,6 +99,7 @@ void ftl_note_read(struct ftl *f, const struct nand_op *op)
 {
 	uint32_t sb;
 
+	ftl_die_op_failed(f, op); /* -ENODEV: its die is gone */
 	if (!op->retries && !op->uncorrectable)
 		return;
 	f->st.read_retries += op->retries;
@@ -191,14 +192,16 @@ int32_t ftl_gc_pick_victim(struct ftl *f, enum ftl_gc_level lvl, bool *wl)
 	}
 	for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
 		const struct ftl_sb *sb = &f->sbs[i];
+		/* What erasing it gains: a die gone offline's share is never room again. */
+		uint32_t invalid = f->units_live > sb->valid ? f->units_live - sb->valid : 0;
 		double score;
 
-		if (sb->state != SB_FULL || f->units_per_sb - sb->valid < min_invalid)
+		if (sb->state != SB_FULL || invalid < min_invalid)
 			continue;
 		if (f->cfg.gc_policy == FTL_GC_GREEDY) {
-			score = (double)(f->units_per_sb - sb->valid);
+			score = (double)invalid;
 		} else {
-			double u = (double)sb->valid / f->units_per_sb;
+			double u = (double)sb->valid / f->units_live;
 			double age = (double)(now - sb->closed_ns) + 1.0;
 
 			score = u == 0 ? 1e300 : (1.0 - u) * age / (2.0 * u);

@@ -63,6 +63,7 @@ int ftl_layout_init(struct ftl *f)
 	if (units > UINT32_MAX / 2 || units * f->nr_sb >= UINT32_MAX)
 		return -E2BIG;
 	f->units_per_sb = (uint32_t)units;
+	f->units_live = f->units_per_sb;
 	if (f->cfg.nr_ruh > FTL_MAX_RUH)
 		return -EINVAL;
 	if (f->nr_sb < FTL_CKPT_SBS + ftl_streams_used(&f->cfg) + 4)
@@ -168,28 +169,37 @@ void ftl_sb_freed(struct ftl *f, uint32_t sb)
 	ftl_mig_sb_free(f, sb);
 }
 
-/* Superblocks the instance cannot do without: the data, one per stream, one to collect into. */
-static uint64_t sb_needed(const struct ftl *f)
+/*
+ * Superblocks the instance cannot do without, each holding @units: the
+ * data, one per stream, one to collect into.
+ */
+static uint64_t sb_needed(const struct ftl *f, uint32_t units)
 {
-	uint64_t need = ((uint64_t)f->capacity + f->nr_tp + f->units_per_sb - 1) / f->units_per_sb;
+	uint64_t need = ((uint64_t)f->capacity + f->nr_tp + units - 1) / units;
 
 	return need + ftl_streams_used(&f->cfg) + 1;
 }
 
 uint64_t ftl_sb_spare(const struct ftl *f)
 {
-	uint64_t usable = f->nr_sb - FTL_CKPT_SBS;
+	uint64_t usable = f->nr_sb - FTL_CKPT_SBS, need = sb_needed(f, f->units_per_sb);
 
-	return usable > sb_needed(f) ? usable - sb_needed(f) : 0;
+	return usable > need ? usable - need : 0;
+}
+
+uint64_t ftl_sb_spare_offline(const struct ftl *f)
+{
+	/* A superblock holds less once a die is gone: more of them hold the data. */
+	return sb_needed(f, f->units_live) - sb_needed(f, f->units_per_sb);
 }
 
 /*
  * The superblocks left can no longer hold the data, one per stream and
  * one to collect into: writes fail from now on.
  */
-static void check_spare(struct ftl *f)
+void ftl_sb_check_spare(struct ftl *f)
 {
-	if (f->nr_sb - FTL_CKPT_SBS - f->bad_sbs < sb_needed(f))
+	if (f->nr_sb - FTL_CKPT_SBS - f->bad_sbs < sb_needed(f, f->units_live))
 		ftl_set_fatal(f, -ENOSPC);
 }
 
@@ -204,7 +214,7 @@ void ftl_sb_retire(struct ftl *f, uint32_t sb)
 	f->sbs[sb].state = SB_BAD;
 	f->sbs[sb].valid = 0;
 	f->bad_sbs++;
-	check_spare(f);
+	ftl_sb_check_spare(f);
 }
 
 void ftl_sb_mark_bad(struct ftl *f)
@@ -214,7 +224,7 @@ void ftl_sb_mark_bad(struct ftl *f)
 	f->bad_sbs = 0;
 	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++)
 		f->bad_sbs += f->sbs[sb].state == SB_BAD; /* kept by the checkpoint */
-	check_spare(f);
+	ftl_sb_check_spare(f);
 	if (!st)
 		return;
 	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++) {

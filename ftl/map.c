@@ -135,6 +135,7 @@ static void cmt_loaded(struct ftl *f, struct ftl_cmt *e)
 	struct ftl_io *io;
 
 	e->state = CMT_READY;
+	ftl_dieoff_fix_map(f, e); /* mappings to a die gone offline are lost */
 	if (f->cfg.mdc_enabled)
 		ftl_mdc_scan(f->mdc, e->tp * FTL_TP_ENTRIES, e->map, FTL_TP_ENTRIES,
 			     hot_pred, f);
@@ -226,6 +227,7 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 				memset(e->map, 0xff, FTL_UNIT);
 		}
 		e->state = CMT_READY;
+		ftl_dieoff_fix_map(f, e);
 		return e;
 	}
 	e->state = CMT_LOADING;

@@ -58,10 +58,17 @@ bool ftl_pfail_take(struct ftl *f, struct ftl_wbuf *wb, int status)
 	uint32_t sb = ftl_ppn_sb(f, wb->fpid * f->slots);
 	struct ftl_sb *s = &f->sbs[sb];
 
-	/* A store that cannot write (-ENOSPC, an I/O error of its file) is not flash failing. */
-	if (status != -EIO || !f->env.store || !fpid_bad(f, wb->fpid))
+	/*
+	 * A store that cannot write (-ENOSPC, an I/O error of its file) is not
+	 * flash failing. A die gone offline is (dieoff.c): its page keeps its
+	 * data here as a failed one's does, until GC has moved it.
+	 */
+	if (status == -ENODEV && ftl_fpid_dead(f, wb->fpid))
+		f->st.offline_programs++;
+	else if (status != -EIO || !f->env.store || !fpid_bad(f, wb->fpid))
 		return false;
-	f->st.program_failures++;
+	else
+		f->st.program_failures++;
 	for (uint32_t k = 0; k < wb->used && k < f->slots; k++)
 		f->st.pfail_units += ftl_valid_get(f, wb->fpid * f->slots + k);
 	wb->state = WB_FAILED;

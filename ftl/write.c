@@ -80,6 +80,7 @@ static void program_done(struct nand_op *op)
 
 	TAILQ_REMOVE(&f->inflight, wb, link);
 	update_done_through(f);
+	ftl_die_op_failed(f, op); /* -ENODEV: its die is gone */
 	if (op->status && ftl_pfail_take(f, wb, op->status)) {
 		release_held(f);
 		ftl_progress(f);
@@ -379,6 +380,10 @@ static bool stream_page(struct ftl *f, enum ftl_stream s)
 		unstick_held(f);
 		return false;
 	}
+	/* Pages on a die gone offline are skipped (dieoff.c). */
+	while (st->sb >= 0 && st->next < f->units_per_sb &&
+	       ftl_fpid_dead(f, ftl_ppn(f, (uint32_t)st->sb, st->next) / f->slots))
+		st->next += f->slots;
 	if (st->sb < 0 || st->next >= f->units_per_sb) {
 		/*
 		 * Host streams leave the last two free superblocks to GC and to
@@ -402,6 +407,8 @@ static bool stream_page(struct ftl *f, enum ftl_stream s)
 		st->sb = sb;
 		st->next = 0;
 		f->sbs[sb].ruh = ftl_stream_ruh(s); /* its reclaim unit handle's */
+		while (ftl_fpid_dead(f, ftl_ppn(f, (uint32_t)sb, st->next) / f->slots))
+			st->next += f->slots; /* a live die has the first page */
 	}
 	TAILQ_REMOVE(&f->free_wbufs, wb, link);
 	wb->state = WB_FILLING;

@@ -178,6 +178,7 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 	dev->chans = calloc(g->channels, sizeof(*dev->chans));
 	dev->erased_page = blox_page_alloc(g->page_size);
 	dev->fail_programs = calloc(dev->nr_dies, sizeof(*dev->fail_programs));
+	dev->offline = calloc(dev->nr_dies, sizeof(*dev->offline));
 	dev->ntenants = (uint16_t)cfg->sched.ntenants;
 	dev->die_sched = cfg->sched.pick != NULL;
 	dev->bus_sched = cfg->sched.pick_bus != NULL;
@@ -190,7 +191,7 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 		dev->cost = malloc(dev->ntenants * sizeof(*dev->cost));
 		dev->best = calloc(dev->ntenants, sizeof(*dev->best));
 	}
-	if (!dev->dies || !dev->chans || !dev->erased_page || !dev->fail_programs ||
+	if (!dev->dies || !dev->chans || !dev->erased_page || !dev->fail_programs || !dev->offline ||
 	    heap_init(&dev->heap, dev->nr_dies + g->channels) ||
 	    (dev->ntenants && (!dev->ten_mem || !dev->tq_mem || !dev->ts_mem || !dev->cost ||
 				!dev->best)) ||
@@ -237,6 +238,7 @@ void nand_dev_destroy(struct nand_dev *dev)
 	free(dev->best);
 	free(dev->dies);
 	free(dev->fail_programs);
+	free(dev->offline);
 	free(dev->chans);
 	free(dev->erased_page);
 	free(dev);

@@ -7,6 +7,8 @@
 #include "engine_internal.h"
 #include "blox_queue.h"
 
+#include <errno.h>
+
 /* ---- channel ---- */
 
 /* Channel @ch (free) takes @d, waiting for it, at @t. */
@@ -96,7 +98,8 @@ static void group_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
 static void op_start(struct nand_dev *dev, struct nand_die *d,
 		     struct nand_op *op, uint64_t t)
 {
-	int rc = nand_op_start_check(dev, op);
+	/* A die that is gone does nothing: the op fails as it starts. */
+	int rc = nand_op_die_offline(dev, op) ? -ENODEV : nand_op_start_check(dev, op);
 
 	/*
 	 * Never before it was submitted: a driver that runs late hands the

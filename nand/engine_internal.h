@@ -94,6 +94,7 @@ struct nand_dev {
 	uint8_t *best; /* ntenants: each one's best class in a group pick */
 	struct nand_rel_state *rel; /* cfg.rel enabled (and a store): wear state */
 	uint32_t *fail_programs; /* per die: programs still to fail (nand_fail_programs()) */
+	bool *offline; /* per die: nand_die_set_offline() */
 	/* Faults on demand (nand_dev_set_faults()): erases and programs by die; NULL: none. */
 	struct blox_fault_reg *faults;
 	char fault_name[BLOX_FAULT_NAME_MAX];
@@ -118,6 +119,8 @@ uint64_t nand_rel_read_start(struct nand_dev *dev, struct nand_op *op, uint64_t 
 bool nand_rel_erase_fails(struct nand_dev *dev, struct nand_op *op);
 /* An erase completes: does an injected fault fail it (the block then bad)? */
 bool nand_fault_erase_fails(struct nand_dev *dev, struct nand_op *op);
+/* @op starts: is its die offline (nand_die_set_offline(), a die-offline fault)? */
+bool nand_op_die_offline(struct nand_dev *dev, const struct nand_op *op);
 /* A read of data completes: does an injected die-fail fault fail it (nothing handed over)? */
 bool nand_fault_read_fails(struct nand_dev *dev, const struct nand_op *op);
 /*

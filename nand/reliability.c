@@ -370,6 +370,25 @@ static bool fault_fires(struct nand_dev *dev, const struct nand_op *op, enum blo
 	return blox_fault_armed(dev->faults, k) && blox_fault_match(dev->faults, &site, NULL);
 }
 
+bool nand_op_die_offline(struct nand_dev *dev, const struct nand_op *op)
+{
+	uint32_t die = nand_die_index(&dev->cfg.geo, &op->addr);
+
+	if (dev->offline[die] || (dev->faults && fault_fires(dev, op, BLOX_FAULT_DIE_OFFLINE))) {
+		dev->stats.rel.offline_ops++;
+		return true;
+	}
+	return false;
+}
+
+int nand_die_set_offline(struct nand_dev *dev, uint32_t die, bool offline)
+{
+	if (die >= dev->nr_dies)
+		return -ERANGE;
+	dev->offline[die] = offline;
+	return 0;
+}
+
 bool nand_fault_erase_fails(struct nand_dev *dev, struct nand_op *op)
 {
 	if (!fault_fires(dev, op, BLOX_FAULT_ERASE_FAIL))

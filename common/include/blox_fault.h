@@ -49,6 +49,8 @@ enum blox_fault_kind {
 	BLOX_FAULT_HOST_DROP, /* a host's connections are dropped */
 	BLOX_FAULT_QUEUE_STALL, /* a host's I/O queues are not served until @until_ns */
 	BLOX_FAULT_KEEPALIVE_DROP, /* "ka-ignore": keep-alives go unanswered */
+	/* media, again (kinds are added at the end) */
+	BLOX_FAULT_DIE_OFFLINE, /* every op on a die of a device fails: the die is gone */
 	BLOX_FAULT_KINDS
 };
 

@@ -13,7 +13,7 @@
 
 #define KINDS                                                                                  \
 	"read-unc, write-fail, host-drop, erase-fail, program-fail, die-fail, latency, gc-storm, " \
-	"listener-stop, queue-stall, ka-ignore"
+	"listener-stop, queue-stall, ka-ignore, die-offline"
 
 #define BAD(...) return snprintf(err, errlen, __VA_ARGS__), ADM_S_INVALID_ARGUMENT
 
@@ -129,7 +129,8 @@ int adm_fault_spec(struct blox_admin *a, const Blox__Admin__FaultSpec *in,
 	if (in->superblocks && k != BLOX_FAULT_GC_STORM)
 		BAD("%s: no --superblocks (gc-storm)", in->kind);
 	s->until_ns = s->duration_ns ? now + s->duration_ns : 0;
-	if (k == BLOX_FAULT_ERASE_FAIL || k == BLOX_FAULT_PROGRAM_FAIL || k == BLOX_FAULT_DIE_FAIL) {
+	if (k == BLOX_FAULT_ERASE_FAIL || k == BLOX_FAULT_PROGRAM_FAIL || k == BLOX_FAULT_DIE_FAIL ||
+	    k == BLOX_FAULT_DIE_OFFLINE) {
 		/* A die of a registered device: the next erases or programs on it. */
 		const struct prov_device *dev = prov_device_find(a->prov, in->device);
 		uint32_t dies;

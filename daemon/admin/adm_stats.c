@@ -109,6 +109,9 @@ static Blox__Admin__FtlStats *ftl_msg(const struct tm_ns *n)
 	f->lost_reads = s->lost_reads;
 	f->superblocks_retired = s->superblocks_retired;
 	f->program_failures = s->program_failures;
+	f->dies_offline = s->dies_offline;
+	f->offline_units = s->offline_units;
+	f->offline_spare_superblocks = s->offline_spare_sbs;
 	f->read_only = s->read_only;
 	/* A read is a hit when the CMT or the MDC had its mapping. */
 	f->cmt_hit_rate = lookups ? (double)s->cmt_hits / (double)lookups : 0;

@@ -91,7 +91,9 @@ void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
 	 */
 	if (st.spare_superblocks) {
 		uint64_t n = st.spare_superblocks;
-		uint64_t left = n > st.superblocks_retired ? n - st.superblocks_retired : 0;
+		/* A die gone offline takes spare too: more superblocks hold the capacity. */
+		uint64_t used = st.superblocks_retired + st.offline_spare_sbs;
+		uint64_t left = n > used ? n - used : 0;
 
 		e->avail_spare = (uint8_t)(left * 100 / n);
 		e->spare_threshold = (uint8_t)BLOX_MIN(BLOX_MAX((100 + n - 1) / n + 1, 10u), 99u);

@@ -469,6 +469,9 @@ static const struct ftl_family {
 	{ "bloxd_ftl_program_failures", MX_COUNTER,
 	  "Programs that failed on a grown bad block (the FTL wrote their data elsewhere)",
 	  offsetof(struct ftl_stats, program_failures) },
+	{ "bloxd_ftl_offline_units_lost", MX_COUNTER,
+	  "Units that were on dies gone offline (lost)",
+	  offsetof(struct ftl_stats, offline_units) },
 };
 
 static void ftl_families_all(struct mx_scrape *s)

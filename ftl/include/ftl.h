@@ -312,6 +312,16 @@ struct ftl_stats {
 	 * those pages held then (GC writes them elsewhere).
 	 */
 	uint64_t program_failures, pfail_units;
+	/*
+	 * Dies gone offline (ftl_die_offline()): how many, the valid units
+	 * that were on them (lost, but for those the buffer still held), the
+	 * translation pages rewritten from memory because their flash copy
+	 * was there, and the spare superblocks they took (a superblock holds
+	 * less without them: more are needed for the capacity).
+	 */
+	uint32_t dies_offline;
+	uint64_t offline_units, offline_tps_moved, offline_spare_sbs;
+	uint64_t offline_programs; /* programs that failed there (their pages kept, GC moves them) */
 	uint64_t flash_data_reads, flash_tp_reads;
 	uint64_t flash_programs, flash_erases;
 	uint64_t units_written_host, units_written_gc, units_written_tp, units_padded;
@@ -367,6 +377,16 @@ void ftl_get_config(const struct ftl *f, struct ftl_config *out);
  * migration's mig_* fields (mig_active false once it has ended).
  */
 void ftl_get_resources(const struct ftl *f, struct ftl_resources *out);
+/*
+ * Die @die (global index) is gone: every op on it fails (-ENODEV). The FTL
+ * finds that out itself from the first op that fails so; this tells it at
+ * once. It stops allocating there, drops the units the die held (their
+ * LBAs read as errors, FTL_LOST, until written or deallocated), rewrites
+ * resident translation pages whose flash copy was there, and reckons its
+ * spare without the die (dieoff.c). 0, or -ENOENT: not a die of the
+ * instance. Not undone: a restart finds the die as the store has it.
+ */
+int ftl_die_offline(struct ftl *f, uint32_t die);
 /* Write amplification: flash units programmed / host units written. */
 double ftl_waf(const struct ftl *f);
 

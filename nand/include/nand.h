@@ -442,10 +442,20 @@ int nand_fail_programs(struct nand_dev *dev, uint32_t die, uint32_t n);
  * that die fires (the block is bad then, as when the model fails it), and
  * reads of data (not of the OOB alone) on a die with a die-fail fault
  * that fires fail with -EIO (counted as uncorrectable; the page stays as
- * it was). Set before the device takes ops; @reg outlives it. NULL: none.
+ * it was). A die with a die-offline fault is gone: every op that starts
+ * on it (a read, the OOB alone too, a program, an erase) fails with
+ * -ENODEV at once, touching nothing, as does every op on a die set offline
+ * by nand_die_set_offline(). Set before the device takes ops; @reg
+ * outlives it. NULL: none.
  */
 struct blox_fault_reg;
 void nand_dev_set_faults(struct nand_dev *dev, struct blox_fault_reg *reg, const char *name);
+/*
+ * Die @die (its index) offline, or back: while offline every op that starts
+ * on it fails with -ENODEV (nothing read, programmed or erased). -ERANGE
+ * for a die out of range.
+ */
+int nand_die_set_offline(struct nand_dev *dev, uint32_t die, bool offline);
 /* Programs still to fail on die @die (nand_fail_programs()). */
 uint32_t nand_programs_to_fail(const struct nand_dev *dev, uint32_t die);
 
@@ -520,6 +530,7 @@ struct nand_stats {
 	struct {
 		uint64_t reads, reads_retried, retries, uncorrectable, erase_failures;
 		uint64_t program_failures; /* drawn by the model or forced (nand_fail_programs()) */
+		uint64_t offline_ops; /* ops failed because their die was offline (-ENODEV) */
 		uint32_t max_errors; /* most bit errors seen in one codeword */
 	} rel;
 };

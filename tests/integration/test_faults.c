@@ -18,7 +18,9 @@
  * - erase-fail: the next erase on a die of a registered device fails, GC
  *   retires its superblock (a vSSD's spare is a couple of superblocks:
  *   one), the namespace's data stays intact; die-fail: a read touching
- *   the failed die gets Unrecovered Read Error.
+ *   the failed die gets Unrecovered Read Error;
+ * - die-offline: the LBAs whose data was on the die read as errors, the
+ *   others as written; written again, all read back; SMART and stats.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -540,6 +542,104 @@ static void test_program_fail(void **state)
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
 }
 
+/* Block @lba as written in round @r: its LBA and round in every word. */
+static void lba_fill(uint8_t *b, uint32_t lba, uint32_t r)
+{
+	for (uint32_t k = 0; k < BLK / 4; k++) {
+		uint32_t v = k & 1 ? r : lba;
+
+		memcpy(b + 4 * k, &v, 4);
+	}
+}
+
+/*
+ * A die taken offline (die-offline on a die of a registered device): every
+ * op on it fails. The LBAs whose data was there read as Unrecovered Read
+ * Error (logged with their LBA, counted as media errors), every other one
+ * reads its data; the FTL stops writing there, so every LBA written again
+ * reads back; SMART's spare drops; stats count the die and what it held.
+ */
+static void test_die_offline(void **state)
+{
+	struct fixture *f = *state;
+	static struct nvme_error_log_page e[64];
+	struct nvme_smart_log sl;
+	uint8_t *w = f->buf + 32 * BLK, want[BLK];
+	uint64_t media0, fired, seen;
+	uint32_t id, failed = 0, last_failed = UINT32_MAX;
+	bool spent;
+
+	assert_int_equal(ctl(f, "device create oflash --channels 2 --dies-per-channel 2 --planes 1 "
+				"--pages-per-block 48 --blocks-per-plane 32"), 0);
+	/* 40% over-provisioning: the capacity still fits on three dies of four. */
+	assert_int_equal(ctl(f, "ns create " SUBNQN " --nsid 7 --size 4M --device oflash "
+				"--isolation chip:4 --op-percent 40"), 0);
+	assert_int_equal(ctl(f, "fault inject die-offline --device oflash --die 4"), 1);
+	assert_non_null(strstr(f->out, "dies 0 to 3"));
+	assert_int_equal(ctl(f, "fault inject die-offline --device nosuch --die 0"), 2);
+	for (uint32_t lba = 0; lba < 1024; lba += 32) {
+		for (uint32_t k = 0; k < 32; k++)
+			lba_fill(w + k * BLK, lba + k, 1);
+		assert_int_equal(ini_write(f->c->io[0], 7, lba, 32, w, 32 * BLK, false), 0);
+	}
+	assert_int_equal(ini_flush(f->c->io[0], 7), 0);
+	assert_int_equal(ini_get_log(f->c->admin, NVME_LOG_LID_SMART, 7, 0, &sl, sizeof(sl)), 0);
+	media0 = u128(sl.media_errors);
+	assert_int_equal(sl.avail_spare, 100);
+	assert_int_equal(ns_stat(f, 7, true, "dies_offline"), 0);
+
+	assert_int_equal(ctl(f, "fault inject die-offline --device oflash --die 1"), 0);
+	id = injected(f);
+	/* Each LBA alone: its data, or Unrecovered Read Error when its only copy was on die 1. */
+	for (uint32_t lba = 0; lba < 1024; lba++) {
+		uint16_t st = rw(f, false, 7, lba, 1, NULL);
+
+		if (st) {
+			assert_int_equal(INI_SC_CODE(st), INI_SC(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+			failed++;
+			last_failed = lba;
+			continue;
+		}
+		lba_fill(want, lba, 1);
+		assert_memory_equal(f->buf, want, BLK);
+	}
+	/* A quarter of the data was on the die (striped over four), not all of it. */
+	assert_true(failed > 1024 / 8 && failed < 1024 / 2);
+	assert_int_equal(ini_get_log(f->c->admin, NVME_LOG_LID_ERROR, 0, 0, e, sizeof(e)), 0);
+	assert_int_equal(e[0].lba, last_failed);
+	assert_int_equal(e[0].nsid, 7);
+	assert_int_equal((e[0].status_field >> 1) & 0x7ff, (NVME_SCT_MEDIA << 8) | NVME_SC_READ_ERROR);
+	assert_int_equal(ini_get_log(f->c->admin, NVME_LOG_LID_SMART, 7, 0, &sl, sizeof(sl)), 0);
+	assert_int_equal(u128(sl.media_errors), media0 + failed);
+	assert_true(sl.avail_spare < 100); /* the die took spare: more superblocks hold the data */
+	assert_int_equal(ns_stat(f, 7, true, "dies_offline"), 1);
+	assert_true(ns_stat(f, 7, true, "offline_units") >= failed);
+	assert_true(ns_stat(f, 7, true, "offline_spare_superblocks") > 0);
+	assert_false(ns_stat(f, 7, true, "read_only"));
+	counts(f, id, &fired, &seen, &spent);
+	assert_true(fired > 0);
+	assert_false(spent);
+
+	/* Writes go on on the other dies: all of it written again reads back. */
+	for (uint32_t lba = 0; lba < 1024; lba += 32) {
+		for (uint32_t k = 0; k < 32; k++)
+			lba_fill(w + k * BLK, lba + k, 2);
+		assert_int_equal(ini_write(f->c->io[0], 7, lba, 32, w, 32 * BLK, false), 0);
+	}
+	assert_int_equal(ini_flush(f->c->io[0], 7), 0);
+	for (uint32_t lba = 0; lba < 1024; lba += 32) {
+		assert_int_equal(ini_read(f->c->io[0], 7, lba, 32, f->buf, 32 * BLK), 0);
+		for (uint32_t k = 0; k < 32; k++) {
+			lba_fill(want, lba + k, 2);
+			if (memcmp(f->buf + k * BLK, want, BLK))
+				fail_msg("LBA %u: not what was written again", lba + k);
+		}
+	}
+	assert_int_equal(ctl(f, "stats " SUBNQN " 7"), 0);
+	assert_non_null(strstr(f->out, "dies offline 1"));
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+}
+
 int main(void)
 {
 	static const struct fx_group g = { .subsystems = subsystems,
@@ -558,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_start_conditions),
 		cmocka_unit_test(test_erase_fail),
 		cmocka_unit_test(test_program_fail),
+		cmocka_unit_test(test_die_offline),
 	};
 
 	return FX_MAIN(&g, tests);

@@ -102,7 +102,7 @@ static void test_bad_settings(void **state)
 
 /* ---- through the engine ---- */
 
-static uint8_t page_buf[4096], oob_buf[64], rd_buf[4096];
+static uint8_t page_buf[4096], oob_buf[64], rd_buf[4096], oob_rd[64];
 
 static void rel_dev(struct fx *f, uint64_t seed)
 {
@@ -465,6 +465,96 @@ static void test_fault_hook(void **state)
 }
 
 /*
+ * A die taken offline (a die-offline fault, or nand_die_set_offline()):
+ * every op that starts on it fails with -ENODEV and touches nothing (a read
+ * hands nothing over, its OOB neither; a program leaves the page erased; an
+ * erase leaves the block as it was, not bad); another device's fault and
+ * the device's other dies are not touched; cleared, the die works again.
+ */
+static void test_die_offline(void **state)
+{
+	struct blox_fault_spec s = { .kind = BLOX_FAULT_DIE_OFFLINE, .probability = 1 };
+	struct blox_fault_reg *reg;
+	struct nand_op op;
+	struct fx f;
+	uint64_t t = 1000000;
+	struct blox_fault fl;
+	uint32_t id;
+
+	(void)state;
+	fx_init(&f);
+	fx_small_geo(&f.cfg.geo);
+	fx_create(&f, true);
+	assert_int_equal(blox_fault_reg_create(&reg), 0);
+	nand_dev_set_faults(f.dev, reg, "d0");
+	program0(&f, 1, t);
+	fx_data_op(&f, &op, NAND_OP_READ, 1, 0, rd_buf, NULL);
+	s.die = nand_die_index(&f.cfg.geo, &op.addr);
+	snprintf(s.device, sizeof(s.device), "d1"); /* another device's */
+	assert_int_equal(blox_fault_add(reg, &s, 0, NULL, NULL, 0), 0);
+	program0(&f, 2, t += 10000000);
+	snprintf(s.device, sizeof(s.device), "d0");
+	assert_int_equal(blox_fault_add(reg, &s, 0, &id, NULL, 0), 0);
+
+	memset(rd_buf, 0xa5, f.cfg.geo.page_size);
+	memset(oob_rd, 0xa5, f.cfg.geo.oob_size);
+	fx_data_op(&f, &op, NAND_OP_READ, 1, 0, rd_buf, oob_rd);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, -ENODEV);
+	assert_int_equal(rd_buf[0], 0xa5);
+	assert_int_equal(oob_rd[0], 0xa5);
+	fx_data_op(&f, &op, NAND_OP_READ, 1, 0, NULL, oob_rd); /* the OOB alone */
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, -ENODEV);
+	assert_int_equal(oob_rd[0], 0xa5);
+	fx_data_op(&f, &op, NAND_OP_PROGRAM, 1, 1, page_buf, oob_buf);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, -ENODEV);
+	assert_int_equal(f.store->blocks[fx_blk_idx(&f, 1)].write_ptr, 1);
+	fx_data_op(&f, &op, NAND_OP_ERASE, 1, 0, NULL, NULL);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, -ENODEV);
+	assert_int_equal(f.store->blocks[fx_blk_idx(&f, 1)].write_ptr, 1);
+	assert_int_equal(f.store->blocks[fx_blk_idx(&f, 1)].erase_count, 0);
+	assert_false(f.store->blocks[fx_blk_idx(&f, 1)].flags & NAND_BLOCK_BAD);
+	assert_int_equal(nand_dev_stats(f.dev)->rel.offline_ops, 4);
+	assert_true(blox_fault_get(reg, id, &fl));
+	assert_int_equal(fl.fired, 4);
+
+	/* Another die of the device reads, programs and erases. */
+	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 1, 1, 0);
+	op.timing_only = false;
+	op.data = rd_buf;
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, 0);
+	assert_true(op.erased);
+
+	/* Cleared, the die is back with what it held. */
+	assert_int_equal(blox_fault_remove(reg, id), 0);
+	fx_data_op(&f, &op, NAND_OP_READ, 1, 0, rd_buf, NULL);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, 0);
+	assert_memory_equal(rd_buf, page_buf, f.cfg.geo.page_size);
+
+	/* nand_die_set_offline() does the same without a registry. */
+	assert_int_equal(nand_die_set_offline(f.dev, s.die, true), 0);
+	assert_int_equal(nand_die_set_offline(f.dev, 99, true), -ERANGE);
+	fx_data_op(&f, &op, NAND_OP_READ, 1, 0, rd_buf, NULL);
+	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
+	fx_run_all(&f);
+	assert_int_equal(op.status, -ENODEV);
+	assert_int_equal(nand_die_set_offline(f.dev, s.die, false), 0);
+	fx_destroy(&f);
+	blox_fault_reg_destroy(reg);
+}
+
+/*
  * Program failures: forced on a die (nand_fail_programs(), the model off)
  * and drawn by the model. The page is not programmed, the block is bad,
  * the programs queued behind on it fail too, other dies and blocks are
@@ -560,7 +650,6 @@ static void test_power_cut(void **state)
 {
 	struct nand_op a, b, c, rd;
 	struct nand_power_cut_stats st;
-	static uint8_t oob_rd[64];
 	struct fx f;
 	uint64_t t = 1000000;
 	uint32_t die;
@@ -629,6 +718,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_off_never_fails, fx_teardown),
 		cmocka_unit_test_teardown(test_erase_failure, fx_teardown),
 		cmocka_unit_test_teardown(test_fault_hook, fx_teardown),
+		cmocka_unit_test_teardown(test_die_offline, fx_teardown),
 		cmocka_unit_test_teardown(test_program_failure, fx_teardown),
 		cmocka_unit_test_teardown(test_power_cut, fx_teardown),
 	};
