@@ -603,6 +603,7 @@ static void test_die_offline(void **state)
 		lba_fill(want, lba, 1);
 		assert_memory_equal(f->buf, want, BLK);
 	}
+	print_message("die-offline: %u of 1024 LBAs read as errors\n", failed);
 	/* A quarter of the data was on the die (striped over four), not all of it. */
 	assert_true(failed > 1024 / 8 && failed < 1024 / 2);
 	assert_int_equal(ini_get_log(f->c->admin, NVME_LOG_LID_ERROR, 0, 0, e, sizeof(e)), 0);
