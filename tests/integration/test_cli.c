@@ -313,14 +313,20 @@ static void test_stats_qd(void **state)
 	keep_reads(c->io[0], 8, 2500);
 	qd = mean_qd(e, 3, &cqd);
 	fprintf(stderr, "QD 8 kept: namespace 3 shows %.2f, its controller %.2f\n", qd, cqd);
-	assert_true(qd > 8 * 0.7 && qd < 8.2);
-	assert_true(cqd > 8 * 0.7 && cqd < 8.2);
+	/*
+	 * Never above what the client kept (the old fault was QDs of
+	 * thousands); below it by the time the client takes to send the next
+	 * read, which a busy machine stretches (once 0.7 x 8 was missed at
+	 * load 6): a lower bound that only says the reads were seen.
+	 */
+	assert_true(qd > 8 * 0.3 && qd < 8.2);
+	assert_true(cqd > 8 * 0.3 && cqd < 8.2);
 	assert_true(mean_qd(e, 1, NULL) == 0.0); /* no I/O there */
 
 	keep_reads(c->io[0], 1, 2500);
 	qd = mean_qd(e, 3, NULL);
 	fprintf(stderr, "QD 1 kept: namespace 3 shows %.2f\n", qd);
-	assert_true(qd > 0.7 && qd < 1.05);
+	assert_true(qd > 0.3 && qd < 1.05);
 
 	/* The human form: the controller on its own, apart from the namespaces. */
 	assert_int_equal(run(e, "stats"), 0);
