@@ -4,7 +4,9 @@
  * and the RAM backend: Read/Write/Compare/Write Zeroes/DSM/Flush with the
  * data checked, LBA range, MDTS and SGL length errors, the error log, the
  * status a backend's error becomes by opcode and cause, and completion only
- * after the backend's completion queue is drained.
+ * after the backend's completion queue is drained; faults the core carries
+ * out (fault_hold.c) on a virtual clock: a latency fault's completion, a
+ * queue stall's command, an ignored Keep Alive.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,6 +16,8 @@
 #include <stdlib.h>
 
 #include <cmocka.h>
+
+#include <event2/event.h>
 
 #include "fake_nvmf.h"
 
@@ -559,6 +563,111 @@ static void test_io_after_reset(void **state)
 	assert_int_equal(do_read(f, 1, 0, 1, buf), ST_CMD_SEQ);
 }
 
+/* A fault of kind @k on the fixture's subsystem (namespace 1 for latency); its id. */
+static uint32_t add_fault(struct fixture *f, enum blox_fault_kind k, uint64_t delay_ns,
+			  uint64_t until_ns)
+{
+	struct blox_fault_spec s = { .kind = k, .probability = 1, .nsid = 1,
+				     .delay_ns = delay_ns, .until_ns = until_ns,
+				     .duration_ns = until_ns ? 1 : 0 };
+	uint32_t id;
+
+	snprintf(s.subsys, sizeof(s.subsys), "%s", FAKE_SUBNQN);
+	assert_int_equal(blox_fault_add(f->ft.tgt.faults, &s, 0, &id, NULL, 0), 0);
+	return id;
+}
+
+/* Submit @f->c as the transport does, on @q, the backend's completions drained. */
+static void start(struct fixture *f, struct fake_q *q)
+{
+	assert_int_equal(nvmf_req_init(&f->c->req, &q->sq), 0);
+	nvmf_req_execute(&f->c->req);
+	blox_io_cq_drain(&f->ft.tgt.io_cq);
+}
+
+/*
+ * 15. Faults the core carries out, on the virtual clock (only the test
+ * moves it; a timer that fires before it got there waits for the rest):
+ * a read 5 ms late, counted in the latency; a write held by a queue stall
+ * until it ends, another until the stall is cleared; a Keep Alive held by
+ * ka-ignore until its queue goes.
+ */
+static void test_fault_holds(void **state)
+{
+	struct fixture *f = *state;
+	struct event_base *base = event_base_new();
+	uint64_t t0 = blox_clock_now(&f->ft.clock), ms = 1000000ull;
+	struct nvmf_tgt *tgt = &f->ft.tgt;
+	uint32_t id;
+
+	assert_non_null(base);
+	tgt->base = base;
+	/* Latency: the backend is done, the host is not told before 5 ms. */
+	id = add_fault(f, BLOX_FAULT_DELAY, 5 * ms, 0);
+	prep_lba(f, nvme_cmd_read, 1, 0, 1);
+	fake_data(f->c, 512, false);
+	start(f, f->ioq);
+	assert_int_equal(f->c->done, 0);
+	assert_int_equal(f->ns1->inflight, 0); /* not at the backend any more */
+	assert_int_equal(nvmf_holds_of(tgt, id), 1);
+	event_base_loop(base, EVLOOP_ONCE); /* the timer, the clock not moved */
+	assert_int_equal(f->c->done, 0);
+	blox_clock_set(&f->ft.clock, t0 + 5 * ms);
+	event_base_loop(base, EVLOOP_ONCE);
+	assert_int_equal(f->c->done, 1);
+	assert_int_equal(fake_status(f->c), 0);
+	assert_true(f->ns1->tm.win.read_ns >= 5 * ms);
+	assert_int_equal(nvmf_holds_count(tgt), 0);
+	blox_fault_clear(tgt->faults);
+
+	/* A stall until t0 + 10 ms: the write is not executed before. */
+	add_fault(f, BLOX_FAULT_QUEUE_STALL, 0, t0 + 10 * ms);
+	prep_lba(f, nvme_cmd_write, 1, 0, 1);
+	fake_data(f->c, 512, true);
+	start(f, f->ioq);
+	assert_int_equal(f->c->done, 0);
+	assert_int_equal(f->ns1->inflight, 0);
+	assert_int_equal(f->ns1->stats.write_cmds, 0);
+	blox_clock_set(&f->ft.clock, t0 + 10 * ms);
+	event_base_loop(base, EVLOOP_ONCE);
+	blox_io_cq_drain(&tgt->io_cq);
+	assert_int_equal(f->c->done, 1);
+	assert_int_equal(fake_status(f->c), 0);
+	assert_int_equal(f->ns1->stats.write_cmds, 1);
+	/* Its time over, it holds nothing more. */
+	prep_lba(f, nvme_cmd_write, 1, 0, 1);
+	fake_data(f->c, 512, true);
+	start(f, f->ioq);
+	assert_int_equal(f->c->done, 1);
+	/* One of a second, cleared: the command runs now. */
+	add_fault(f, BLOX_FAULT_QUEUE_STALL, 0, t0 + 1000 * ms);
+	prep_lba(f, nvme_cmd_write, 1, 0, 1);
+	fake_data(f->c, 512, true);
+	start(f, f->ioq);
+	assert_int_equal(f->c->done, 0);
+	blox_fault_clear(tgt->faults);
+	nvmf_faults_cleared(tgt);
+	blox_io_cq_drain(&tgt->io_cq);
+	assert_int_equal(f->c->done, 1);
+	assert_int_equal(f->ns1->stats.write_cmds, 3);
+
+	/* Keep Alive: held; its admin queue going ends it. */
+	id = add_fault(f, BLOX_FAULT_KEEPALIVE_DROP, 0, 0);
+	fake_prep(&f->ft, f->c, nvme_admin_keep_alive, 0);
+	start(f, f->aq);
+	assert_int_equal(f->c->done, 0);
+	assert_int_equal(nvmf_holds_of(tgt, id), 1);
+	nvmf_holds_abort(tgt, &f->aq->sq);
+	assert_int_equal(f->c->done, 1);
+	assert_int_equal(fake_status(f->c), ST_ABORT_SQ_DELETION);
+	assert_int_equal(event_base_loop(base, EVLOOP_NONBLOCK), 1); /* no timer left */
+	tgt->base = NULL;
+	if (tgt->hold_ev)
+		event_free(tgt->hold_ev);
+	tgt->hold_ev = NULL;
+	event_base_free(base);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
@@ -577,6 +686,7 @@ int main(void)
 		T(test_error_log_entry),
 		T(test_backend_error_status),
 		T(test_io_after_reset),
+		T(test_fault_holds),
 	};
 #undef T
 
