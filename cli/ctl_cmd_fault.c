@@ -216,8 +216,18 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 	}
 	if (npos >= 1 && (!strcmp(pos[0], "erase-fail") || !strcmp(pos[0], "program-fail") ||
 			  !strcmp(pos[0], "die-fail") || !strcmp(pos[0], "die-offline"))) {
-		if (npos != 1 || !r.device[0] || !ctl_has_flag(argc, argv, "--die"))
-			return ctl_usage_err("fault inject: %s --device NAME --die N", pos[0]);
+		/* A registered device's die, or one of a namespace's own device. */
+		bool own = npos == 3 && !r.device[0];
+
+		if ((npos != 1 && !own) || (npos == 1 && !r.device[0]) ||
+		    !ctl_has_flag(argc, argv, "--die"))
+			return ctl_usage_err("fault inject: %s --device NAME --die N, or %s NQN NSID --die N",
+					     pos[0], pos[0]);
+		if (own) {
+			r.nqn = pos[1];
+			if (ctl_parse_nsid(pos[2], &r.nsid))
+				return CTL_EX_USAGE;
+		}
 		r.kind = pos[0];
 		r.die = (uint32_t)die;
 		r.min_qd = (uint32_t)min_qd;
@@ -365,6 +375,7 @@ static const struct ctl_cmd fault_cmds[] = {
 	  "| queue-stall NQN [--host HOSTNQN] --ms N | ka-ignore NQN [--host HOSTNQN]\n"
 	  "| listener-stop ADDR:PORT [--ms N]\n"
 	  "| erase-fail|program-fail|die-fail|die-offline --device NAME --die N\n"
+	  "  (or NQN NSID --die N: a namespace's own device)\n"
 	  "each with [--count N] [--probability P] [--seed N] [--after N] [--min-qd N] "
 	  "[--persist]",
 	  "read-unc, write-fail: that range fails; latency: commands complete later; gc-storm: "

@@ -99,6 +99,50 @@ static int latency(const Blox__Admin__FaultSpec *in, struct blox_fault_spec *s, 
 	return 0;
 }
 
+/*
+ * A die of a namespace's own device (a nand namespace not on a registered
+ * device): the device's name for faults is "NQN/NSID" (prov_ns_plan()).
+ */
+static int own_device(struct blox_admin *a, const Blox__Admin__FaultSpec *in,
+		      struct blox_fault_spec *s, char *err, size_t errlen)
+{
+	struct nvmf_subsys *sub = nvmf_subsys_find(a->tgt, in->nqn);
+	struct nvmf_ns *ns = sub && sub->type == NVMF_SUBSYS_NVM && in->nsid ?
+				     nvmf_ns_find(sub, in->nsid) : NULL;
+	const struct prov_ns_rec *rec = ns ? prov_ns_rec(ns) : NULL;
+	struct blox_cfg_ns *cn;
+	uint32_t dies;
+
+	if (!sub || sub->type != NVMF_SUBSYS_NVM)
+		return snprintf(err, errlen, "subsystem %s not found", in->nqn), ADM_S_NOT_FOUND;
+	if (!ns)
+		return snprintf(err, errlen, "namespace %u not found in %s", in->nsid, in->nqn),
+		       ADM_S_NOT_FOUND;
+	if (!rec || rec->dev || strcmp(rec->params.backend, "nand"))
+		return snprintf(err, errlen,
+				"%s: namespace %u of %s has no NAND device of its own (a vSSD: "
+				"--device NAME; other backends have no dies)",
+				in->kind, ns->nsid, sub->nqn),
+		       ADM_S_FAILED_PRECONDITION;
+	cn = calloc(1, sizeof(*cn));
+	if (!cn)
+		return snprintf(err, errlen, "out of memory"), ADM_S_INTERNAL;
+	if (blox_ns_resolve(&rec->params, "namespace", cn, err, errlen)) {
+		free(cn);
+		return ADM_S_INTERNAL;
+	}
+	dies = nand_dies(&cn->nand.geo);
+	free(cn);
+	if (in->die >= dies)
+		BAD("die %u: namespace %u of %s has dies 0 to %u", in->die, ns->nsid, sub->nqn,
+		    dies - 1);
+	snprintf(s->device, sizeof(s->device), "%.223s/%u", sub->nqn, ns->nsid);
+	snprintf(s->subsys, sizeof(s->subsys), "%s", sub->nqn);
+	s->nsid = ns->nsid;
+	s->die = in->die;
+	return checked(s, err, errlen);
+}
+
 int adm_fault_spec(struct blox_admin *a, const Blox__Admin__FaultSpec *in,
 		   struct blox_fault_spec *s, char *err, size_t errlen)
 {
@@ -135,8 +179,10 @@ int adm_fault_spec(struct blox_admin *a, const Blox__Admin__FaultSpec *in,
 		const struct prov_device *dev = prov_device_find(a->prov, in->device);
 		uint32_t dies;
 
+		if (!in->device[0] && in->nqn[0])
+			return own_device(a, in, s, err, errlen);
 		if (!in->device[0])
-			BAD("%s: a device is needed (--device)", in->kind);
+			BAD("%s: a device is needed (--device, or a namespace's NQN NSID)", in->kind);
 		if (!dev)
 			return snprintf(err, errlen, "device %s not found", in->device), ADM_S_NOT_FOUND;
 		dies = nand_dies(&blox_nand_dev_nand_config(dev->dev)->geo);

@@ -479,6 +479,8 @@ static int fb_prepare(const struct blox_bdev_params *p, struct ftl_bdev **out)
 		rc = nand_dev_open_unbound(NULL, p->nand, p->store_path, false, &fb->nd);
 		if (rc)
 			goto fail;
+		if (p->faults) /* before it takes any op */
+			nand_dev_set_faults(fb->nd->dev, p->faults, p->fault_name);
 	}
 	fb->store = fb->nd->store;
 	fb->dev = fb->nd->dev;

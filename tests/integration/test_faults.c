@@ -20,7 +20,8 @@
  *   one), the namespace's data stays intact; die-fail: a read touching
  *   the failed die gets Unrecovered Read Error;
  * - die-offline: the LBAs whose data was on the die read as errors, the
- *   others as written; written again, all read back; SMART and stats.
+ *   others as written; written again, all read back; SMART and stats; the
+ *   same on a namespace's own device named by NQN NSID.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -641,6 +642,51 @@ static void test_die_offline(void **state)
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
 }
 
+/*
+ * Die faults on a namespace's own device, named by NQN NSID: die-offline on
+ * die 1 of a nand namespace with 4 dies, as on a registered device's; a
+ * namespace without a NAND device of its own, a die past its dies, one
+ * that is not there: refused.
+ */
+static void test_die_offline_own(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t *w = f->buf + 32 * BLK, want[BLK];
+	uint32_t failed = 0;
+
+	assert_int_equal(ctl(f, "ns create " SUBNQN " --nsid 8 --size 4M --channels 2 "
+				"--dies-per-channel 2 --planes 1 --pages-per-block 48 "
+				"--blocks-per-plane 32 --op-percent 40 --store ram"), 0);
+	assert_int_equal(ctl(f, "fault inject die-offline " SUBNQN " 1 --die 0"), 4);
+	assert_non_null(strstr(f->out, "no NAND device of its own"));
+	assert_int_equal(ctl(f, "fault inject die-offline " SUBNQN " 8 --die 4"), 1);
+	assert_non_null(strstr(f->out, "dies 0 to 3"));
+	assert_int_equal(ctl(f, "fault inject die-offline " SUBNQN " 9 --die 0"), 2);
+	assert_int_equal(ctl(f, "fault inject die-offline " SUBNQN " 8"), 64); /* no --die */
+	for (uint32_t lba = 0; lba < 1024; lba += 32) {
+		for (uint32_t k = 0; k < 32; k++)
+			lba_fill(w + k * BLK, lba + k, 3);
+		assert_int_equal(ini_write(f->c->io[0], 8, lba, 32, w, 32 * BLK, false), 0);
+	}
+	assert_int_equal(ini_flush(f->c->io[0], 8), 0);
+	assert_int_equal(ctl(f, "fault inject die-offline " SUBNQN " 8 --die 1"), 0);
+	assert_non_null(strstr(f->out, SUBNQN "/8"));
+	for (uint32_t lba = 0; lba < 1024; lba++) {
+		uint16_t st = rw(f, false, 8, lba, 1, NULL);
+
+		if (st) {
+			assert_int_equal(INI_SC_CODE(st), INI_SC(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+			failed++;
+			continue;
+		}
+		lba_fill(want, lba, 3);
+		assert_memory_equal(f->buf, want, BLK);
+	}
+	assert_true(failed > 1024 / 8 && failed < 1024 / 2);
+	assert_int_equal(ns_stat(f, 8, true, "dies_offline"), 1);
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+}
+
 int main(void)
 {
 	static const struct fx_group g = { .subsystems = subsystems,
@@ -660,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_erase_fail),
 		cmocka_unit_test(test_program_fail),
 		cmocka_unit_test(test_die_offline),
+		cmocka_unit_test(test_die_offline_own),
 	};
 
 	return FX_MAIN(&g, tests);

@@ -457,6 +457,13 @@ struct blox_bdev_params {
 	const struct ftl_config *ftl;
 	const char *store_path;
 	/*
+	 * nand on a device of its own: faults on demand for its dies (erase,
+	 * program, die fail, die offline: nand_dev_set_faults()) are those of
+	 * @faults for device name @fault_name; NULL: none.
+	 */
+	struct blox_fault_reg *faults;
+	const char *fault_name;
+	/*
 	 * nand on a registered device: exactly the dies @dies[0..@nr_dies)
 	 * of it (global die indexes, at most the FTL's BLOX_FTL_MAX_DIES), blocks [@first_block, @first_block + @nr_blocks) of each
 	 * plane (@nr_blocks 0: every block). @nand and @store_path are then

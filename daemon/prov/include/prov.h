@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "bdev.h"
+#include "blox_fault.h"
 #include "conf.h"
 
 /* ---- The provisioning service ---- */
@@ -229,6 +230,7 @@ struct prov_ns_plan {
 	struct blox_cfg_ns cn;
 	struct blox_bdev_params bp; /* points into cn and store */
 	char store[4200]; /* its own store file, "" if none */
+	char fault_name[BLOX_FAULT_NAME_MAX]; /* a device of its own: "NQN/NSID", its name for faults */
 	bool fresh_store; /* the store file is new: removed if the create fails */
 	struct prov_device *dev;
 	struct fbx_alloc alloc; /* on @dev: what it gets */
