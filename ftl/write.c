@@ -558,7 +558,18 @@ uint64_t ftl_issued_ticket(const struct ftl *f)
 /* Wait until every page submitted so far is programmed, then sync. */
 static void wait_durable(struct ftl *f, struct ftl_io *io)
 {
-	ftl_close_pages(f);
+	const struct ftl_wbuf *wb;
+	bool waiting = false;
+
+	/*
+	 * Only what is handed to the flash (ftl_io.issued_only): unless a page
+	 * ticketed already waits for one being filled (a translation page
+	 * held for its data, a plane partner), which only a close moves on.
+	 */
+	TAILQ_FOREACH(wb, &f->inflight, link)
+		waiting |= wb->held || wb->grouping;
+	if (!io->issued_only || waiting)
+		ftl_close_pages(f);
 	io->ticket = ftl_issued_ticket(f);
 	io->stage = 2;
 	if (f->done_through >= io->ticket && !ftl_pfail_pending(f)) {

@@ -245,6 +245,7 @@ static void fb_start(struct ftl_bdev *fb, struct blox_io *io)
 		break;
 	case BLOX_IO_FLUSH:
 		fio->op = FTL_IO_FLUSH;
+		fio->issued_only = io->flush_issued;
 		break;
 	case BLOX_IO_ZONE_APPEND:
 	case BLOX_IO_ZONE_MGMT:

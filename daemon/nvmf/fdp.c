@@ -344,8 +344,10 @@ static void mgmt_flush_done(struct blox_io *io)
 /*
  * Reclaim Unit Handle Update of every placement identifier in the list. A
  * reclaim unit that moved is closed for good once the command completes:
- * a Flush of the namespace follows, so the padding that marks it closed
- * is on flash and a restart after a crash does not reopen it.
+ * a flush of what the backend has handed to its flash follows (not a
+ * Flush: other handles' pages being filled are not padded), so the
+ * padding that marks it closed is on flash and a restart after a crash
+ * does not reopen it.
  */
 static uint16_t exec_mgmt_send(struct nvmf_req *req)
 {
@@ -380,6 +382,7 @@ static uint16_t exec_mgmt_send(struct nvmf_req *req)
 		return 0;
 	nvmf_io_prep(req, BLOX_IO_FLUSH, 0, 0, NULL, mgmt_flush_done);
 	req->io.fua = false;
+	req->io.flush_issued = true; /* the mark; other handles' pages stay as they are */
 	nvmf_io_go(req);
 	return NVMF_REQ_ASYNC;
 }

@@ -249,6 +249,13 @@ struct ftl_io {
 	 * (0 when it has none); ftl_submit() refuses another (-EINVAL).
 	 */
 	uint16_t ruh;
+	/*
+	 * Caller's: a FLUSH that makes durable only the pages handed to the
+	 * flash so far, leaving pages being filled in the buffer (nothing
+	 * padded): after ftl_ruh_update(), its mark without the other
+	 * handles' pages.
+	 */
+	bool issued_only;
 };
 
 struct ftl;
@@ -453,7 +460,7 @@ int ftl_fdp_stats(const struct ftl *f, struct ftl_fdp_stats *out);
  * crash the superblock stays closed, where a partly written one of a
  * stream is otherwise reopened. When the reclaim unit ends on a page
  * boundary, a page of marked padding is programmed. The mark is durable
- * once a flush (FTL_IO_FLUSH) after it completed. 0; -EINVAL for a
+ * once a flush (FTL_IO_FLUSH, issued_only is enough) after it completed. 0; -EINVAL for a
  * handle out of range; -ESHUTDOWN; -EAGAIN when no write buffer is free
  * for the marked page (nothing changed: try again). A handle with
  * nothing written in its reclaim unit stays where it is.

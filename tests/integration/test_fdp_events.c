@@ -286,10 +286,17 @@ static void test_update_survives_kill(void **state)
 	ruh_status(q, ruamw);
 	assert_int_equal(ruamw[0], runs - 16);
 	assert_int_equal(ruamw[1], runs - 12); /* the flush padded its page */
+	/* Handle 2 mid-page: the update makes handle 1's mark durable, not this page. */
+	write_pid(q, 7168, 4, 2);
+	pid = 2;
+	assert_int_equal(ini_io_mgmt_send(q, 1, NVME_IO_MGMT_SEND_RUH_UPDATE, &pid, 1), 0);
+	pid = 1;
+	write_pid(q, 7168, 10, 2);
 	/* The update, and at once the crash: no flush from the host. */
 	assert_int_equal(ini_io_mgmt_send(q, 1, NVME_IO_MGMT_SEND_RUH_UPDATE, &pid, 1), 0);
 	ruh_status(q, ruamw);
 	assert_int_equal(ruamw[1], 0);
+	assert_int_equal(ruamw[2], runs - 10); /* not padded */
 	l = events(e, a, true, log);
 	assert_int_equal(l->events[l->n - 1].type, EV_RUNFW);
 	assert_int_equal(l->events[l->n - 1].pid, 1);

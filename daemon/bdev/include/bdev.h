@@ -68,6 +68,12 @@ struct blox_io {
 	 * blox_bdev_fdp.nr_ruh; 0 for a backend without handles.
 	 */
 	uint16_t ruh;
+	/*
+	 * A FLUSH of only what the backend has handed to its media so far
+	 * (the nand backend: pages being filled stay in its buffer, nothing
+	 * padded); a backend without such a buffer flushes as ever.
+	 */
+	bool flush_issued;
 	/* Zoned backends: their count of zone changes they made by themselves, at completion. */
 	uint64_t zone_changes;
 	blox_io_cb cb;
