@@ -23,21 +23,9 @@
  *   others as written; written again, all read back; SMART and stats; the
  *   same on a namespace's own device named by NQN NSID.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-#include <json-c/json.h>
-
-#include "fixture.h"
+#include "faults_common.h"
 
 #define SUBNQN "nqn.2026-12.io.blox:faults"
-#define BLK 4096u
 
 static const char *const subsystems =
 	"[{\"nqn\": \"" SUBNQN "\", \"allow_any_host\": true, \"namespaces\": ["
@@ -45,45 +33,13 @@ static const char *const subsystems =
 	"{\"nsid\": 2, \"backend\": \"ram\", \"size\": \"16M\"},"
 	"{\"nsid\": 3, \"backend\": \"nand-timing\", \"size\": \"16M\"}]}]";
 
-struct fixture {
-	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
-	struct ini_ctrl *c;
-	uint8_t buf[64 * BLK];
-	char out[65536];
-};
-
 static int fixture_setup(void *arg)
 {
-	struct fixture *f = arg;
-
-	return fx_ctrl(&f->fx.d, SUBNQN, NULL, 1, NULL, &f->c) ? -1 : 0;
-}
-
-static void fixture_teardown(void *arg)
-{
-	struct fixture *f = arg;
-
-	if (f->c) {
-		ini_ctrl_shutdown(f->c);
-		ini_ctrl_destroy(f->c);
-		f->c = NULL;
-	}
-}
-
-static int ctl(struct fixture *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int ctl(struct fixture *f, const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return fx_ctl(&f->fx.d, f->out, sizeof(f->out), "%s", cmd);
+	return faults_fx_setup(arg, SUBNQN);
 }
 
 /* The status of a read (or write) of @nlb blocks at @lba on @nsid. */
-static uint16_t rw(struct fixture *f, bool write, uint32_t nsid, uint64_t lba, uint32_t nlb,
+static uint16_t rw(struct faults_fx *f, bool write, uint32_t nsid, uint64_t lba, uint32_t nlb,
 		   uint16_t *cid)
 {
 	struct ini_req r;
@@ -95,43 +51,12 @@ static uint16_t rw(struct fixture *f, bool write, uint32_t nsid, uint64_t lba, u
 	return ini_status(&r.cqe);
 }
 
-/* Fault @id's fired and seen counts from fault list --json. */
-static void counts(struct fixture *f, uint32_t id, uint64_t *fired, uint64_t *seen, bool *spent)
+/* Fault @id's fired and seen counts, and whether it is spent, from fault list --json. */
+static void counts(struct faults_fx *f, uint32_t id, uint64_t *fired, uint64_t *seen, bool *spent)
 {
-	json_object *o, *arr, *v;
-	bool found = false;
-
-	assert_int_equal(ctl(f, "--json fault list"), 0);
-	o = json_tokener_parse(f->out);
-	assert_non_null(o);
-	*fired = *seen = 0;
-	*spent = false;
-	if (json_object_object_get_ex(o, "faults", &arr))
-		for (size_t i = 0; i < json_object_array_length(arr); i++) {
-			json_object *e = json_object_array_get_idx(arr, i);
-
-			if (!json_object_object_get_ex(e, "id", &v) ||
-			    json_object_get_int64(v) != id)
-				continue;
-			found = true;
-			if (json_object_object_get_ex(e, "fired", &v))
-				*fired = (uint64_t)json_object_get_int64(v);
-			if (json_object_object_get_ex(e, "seen", &v))
-				*seen = (uint64_t)json_object_get_int64(v);
-			if (json_object_object_get_ex(e, "spent", &v))
-				*spent = json_object_get_boolean(v);
-		}
-	json_object_put(o);
-	assert_true(found);
-}
-
-/* The id in "fault N: ...". */
-static uint32_t injected(struct fixture *f)
-{
-	unsigned id = 0;
-
-	assert_int_equal(sscanf(f->out, "fault %u:", &id), 1);
-	return id;
+	*fired = fault_num(f, id, "fired");
+	*seen = fault_num(f, id, "seen");
+	*spent = fault_num(f, id, "spent");
 }
 
 static uint64_t u128(const uint8_t v[16])
@@ -144,7 +69,7 @@ static uint64_t u128(const uint8_t v[16])
 
 static void test_read_unc(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	static struct nvme_error_log_page e[64];
 	struct nvme_smart_log sl;
 	uint64_t media0, fired, seen;
@@ -188,7 +113,7 @@ static void test_read_unc(void **state)
 
 static void test_write_fail_count(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	uint64_t fired, seen;
 	uint32_t id;
 	bool spent;
@@ -213,7 +138,7 @@ static void test_write_fail_count(void **state)
 }
 
 /* Which of 200 reads of LBA 0..199 fail under read-unc --probability 0.3 --seed @seed. */
-static int pattern(struct fixture *f, uint64_t seed, uint8_t bits[25])
+static int pattern(struct faults_fx *f, uint64_t seed, uint8_t bits[25])
 {
 	int n = 0;
 
@@ -231,7 +156,7 @@ static int pattern(struct fixture *f, uint64_t seed, uint8_t bits[25])
 
 static void test_probability_seeded(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	uint8_t a[25], b[25];
 	int na, nb;
 
@@ -247,7 +172,7 @@ static void test_probability_seeded(void **state)
 
 static void test_start_conditions(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	struct ini_req r[8];
 
 	/* After 5 matching reads, once. */
@@ -291,7 +216,7 @@ static void test_start_conditions(void **state)
 /* A host's connections drop, now; the host connects again; other hosts go on. */
 static void test_host_drop(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	struct ini_ctrl *c2;
 	uint64_t fired, seen;
 	uint32_t id;
@@ -302,20 +227,8 @@ static void test_host_drop(void **state)
 	assert_int_equal(ctl(f, "fault inject host-drop " SUBNQN " --host " FX_HOST_A), 0);
 	assert_non_null(strstr(f->out, "its controllers dropped"));
 	id = injected(f);
-	/*
-	 * Its queues close (on their reactors, a moment later): a command
-	 * finds the connection gone (a few tries while the close is on its way).
-	 */
-	{
-		int rc = 0;
-
-		for (int i = 0; i < 100 && rc >= 0; i++) {
-			rc = ini_read(c2->io[0], 1, 0, 1, f->buf, BLK);
-			if (rc >= 0)
-				fx_sleep_ms(20);
-		}
-		assert_true(rc < 0);
-	}
+	/* Its queues close: a command finds the connection gone. */
+	faults_wait_dropped(f, c2);
 	ini_ctrl_destroy(c2);
 	/* The other host's controller carries on. */
 	assert_int_equal(rw(f, false, 1, 0, 1, NULL), 0);
@@ -338,12 +251,8 @@ static void test_host_drop(void **state)
 
 static void test_bad_input(void **state)
 {
-	struct fixture *f = *state;
-	static const struct {
-		const char *args;
-		int rc;
-		const char *says;
-	} bad[] = {
+	struct faults_fx *f = *state;
+	static const struct faults_bad bad[] = {
 		{ "fault inject read-unc " SUBNQN " 9", 2, "namespace 9 not found" },
 		{ "fault inject read-unc nqn.2026-12.io.blox:none 1", 2, "not found" },
 		{ "fault inject read-unc " SUBNQN " 1 --lba 4096", 1, "past the end" },
@@ -361,25 +270,17 @@ static void test_bad_input(void **state)
 		{ "fault clear 3 --all", 64, "--all" },
 	};
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int rc = ctl(f, "%s", bad[i].args);
-
-		if (rc != bad[i].rc || !strstr(f->out, bad[i].says))
-			fail_msg("bloxctl %s: exit %d (want %d), said: %s", bad[i].args, rc,
-				 bad[i].rc, f->out);
-	}
-	assert_int_equal(ctl(f, "fault list"), 0);
-	assert_non_null(strstr(f->out, "no faults"));
+	faults_expect_refused(f, bad, sizeof(bad) / sizeof(bad[0]));
 }
 
 static void test_persist(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	struct fx_start_opts o = { .data_dir = f->fx.data_dir };
 
 	assert_int_equal(ctl(f, "fault inject read-unc " SUBNQN " 1 --lba 7 --persist"), 0);
 	assert_int_equal(ctl(f, "fault inject write-fail " SUBNQN " 1 --lba 7"), 0);
-	fixture_teardown(f);
+	faults_fx_teardown(f);
 	assert_int_equal(fx_stop(&f->fx.d), 0);
 	assert_int_equal(fx_start_opts(&f->fx.d, subsystems, &o), 0);
 	assert_int_equal(fixture_setup(f), 0);
@@ -392,7 +293,7 @@ static void test_persist(void **state)
 	assert_int_equal(rw(f, true, 1, 7, 1, NULL), 0);
 	/* Cleared: gone from the file too. */
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
-	fixture_teardown(f);
+	faults_fx_teardown(f);
 	assert_int_equal(fx_stop(&f->fx.d), 0);
 	assert_int_equal(fx_start_opts(&f->fx.d, subsystems, &o), 0);
 	assert_int_equal(fixture_setup(f), 0);
@@ -403,7 +304,7 @@ static void test_persist(void **state)
 /* The next erase on a die of a registered device fails: GC retires its superblock. */
 static void test_erase_fail(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	uint64_t fired, seen, bad = 0, retired = 0;
 	json_object *o, *nss, *n, *sub, *v;
 	uint8_t *w = f->buf + 32 * BLK;
@@ -476,7 +377,7 @@ static void test_erase_fail(void **state)
 }
 
 /* The ftl (@ftl) or nand counter @key of namespace @nsid in stats --json; 0 when left out. */
-static uint64_t ns_stat(struct fixture *f, uint32_t nsid, bool ftl, const char *key)
+static uint64_t ns_stat(struct faults_fx *f, uint32_t nsid, bool ftl, const char *key)
 {
 	json_object *o, *nss, *n, *sub, *v;
 	uint64_t r = 0;
@@ -501,7 +402,7 @@ static uint64_t ns_stat(struct fixture *f, uint32_t nsid, bool ftl, const char *
  */
 static void test_program_fail(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	uint8_t *w = f->buf + 32 * BLK;
 	uint64_t fired, seen, retired = 0;
 	uint32_t id, writes = 2 * (4u << 20) / (32 * BLK);
@@ -562,7 +463,7 @@ static void lba_fill(uint8_t *b, uint32_t lba, uint32_t r)
  */
 static void test_die_offline(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	static struct nvme_error_log_page e[64];
 	struct nvme_smart_log sl;
 	uint8_t *w = f->buf + 32 * BLK, want[BLK];
@@ -650,7 +551,7 @@ static void test_die_offline(void **state)
  */
 static void test_die_offline_own(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	uint8_t *w = f->buf + 32 * BLK, want[BLK];
 	uint32_t failed = 0;
 
@@ -689,11 +590,7 @@ static void test_die_offline_own(void **state)
 
 int main(void)
 {
-	static const struct fx_group g = { .subsystems = subsystems,
-					   .own_data_dir = true,
-					   .size = sizeof(struct fixture),
-					   .setup = fixture_setup,
-					   .teardown = fixture_teardown };
+	static const struct fx_group g = FAULTS_GROUP(subsystems, fixture_setup);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_unc),
 		cmocka_unit_test(test_write_fail_count),

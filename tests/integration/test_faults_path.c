@@ -20,101 +20,22 @@
  * Timings are checked as lower bounds only.
  */
 #include <poll.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include <cmocka.h>
-#include <json-c/json.h>
-
-#include "fixture.h"
+#include "faults_common.h"
 
 #define SUBNQN "nqn.2026-12.io.blox:pathfaults"
-#define BLK 4096u
 
 static const char *const subsystems =
 	"[{\"nqn\": \"" SUBNQN "\", \"allow_any_host\": true, \"namespaces\": ["
 	"{\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\"}]}]";
 
-struct fixture {
-	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
-	struct ini_ctrl *c; /* the initiator's default host */
-	uint8_t buf[32 * BLK];
-	char out[65536];
-};
-
 static int fixture_setup(void *arg)
 {
-	struct fixture *f = arg;
-
-	return fx_ctrl(&f->fx.d, SUBNQN, NULL, 1, NULL, &f->c) ? -1 : 0;
-}
-
-static void fixture_teardown(void *arg)
-{
-	struct fixture *f = arg;
-
-	if (f->c) {
-		ini_ctrl_shutdown(f->c);
-		ini_ctrl_destroy(f->c);
-		f->c = NULL;
-	}
-}
-
-static int ctl(struct fixture *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int ctl(struct fixture *f, const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return fx_ctl(&f->fx.d, f->out, sizeof(f->out), "%s", cmd);
-}
-
-/* The id in "fault N: ...". */
-static uint32_t injected(struct fixture *f)
-{
-	unsigned id = 0;
-
-	assert_int_equal(sscanf(f->out, "fault %u:", &id), 1);
-	return id;
-}
-
-/* Member @key (a number) of fault @id in fault list --json; fails the test when it is not listed. */
-static uint64_t fault_num(struct fixture *f, uint32_t id, const char *key)
-{
-	json_object *o, *arr, *v;
-	uint64_t r = 0;
-	bool found = false;
-
-	assert_int_equal(ctl(f, "--json fault list"), 0);
-	o = json_tokener_parse(f->out);
-	assert_non_null(o);
-	if (json_object_object_get_ex(o, "faults", &arr))
-		for (size_t i = 0; i < json_object_array_length(arr); i++) {
-			json_object *e = json_object_array_get_idx(arr, i);
-
-			if (!json_object_object_get_ex(e, "id", &v) || json_object_get_int64(v) != id)
-				continue;
-			found = true;
-			if (json_object_object_get_ex(e, key, &v))
-				r = json_object_is_type(v, json_type_boolean)
-					    ? (uint64_t)json_object_get_boolean(v)
-					    : (uint64_t)json_object_get_int64(v);
-		}
-	json_object_put(o);
-	assert_true(found);
-	return r;
+	return faults_fx_setup(arg, SUBNQN);
 }
 
 /* Wait (10 s at most) until fault @id holds @n commands. */
-static void wait_held(struct fixture *f, uint32_t id, uint64_t n)
+static void wait_held(struct faults_fx *f, uint32_t id, uint64_t n)
 {
 	for (int i = 0; i < 200 && fault_num(f, id, "held") != n; i++)
 		fx_sleep_ms(50);
@@ -122,7 +43,7 @@ static void wait_held(struct fixture *f, uint32_t id, uint64_t n)
 }
 
 /* Namespace @nsid's member @part.@key (a number) in stats --json; 0 when left out. */
-static uint64_t ns_stat(struct fixture *f, uint32_t nsid, const char *part, const char *key)
+static uint64_t ns_stat(struct faults_fx *f, uint32_t nsid, const char *part, const char *key)
 {
 	json_object *o, *nss, *n, *sub, *v;
 	uint64_t r = 0;
@@ -139,7 +60,7 @@ static uint64_t ns_stat(struct fixture *f, uint32_t nsid, const char *part, cons
 }
 
 /* The read latency's largest figure in bloxctl stats' window (0: no read in it). */
-static uint64_t read_lat_max(struct fixture *f)
+static uint64_t read_lat_max(struct faults_fx *f)
 {
 	json_object *o, *nss, *n, *io, *lat, *v;
 	uint64_t r = 0;
@@ -158,7 +79,7 @@ static uint64_t read_lat_max(struct fixture *f)
 }
 
 /* Milliseconds one read of namespace 1 takes on @q (it must succeed). */
-static int64_t timed_read(struct fixture *f, struct ini_queue *q)
+static int64_t timed_read(struct faults_fx *f, struct ini_queue *q)
 {
 	int64_t t0 = fx_now_ms();
 
@@ -174,7 +95,7 @@ static bool answers_within(struct ini_queue *q, int ms)
 	return poll(&p, 1, ms) > 0;
 }
 
-static struct ini_ctrl *host_a(struct fixture *f)
+static struct ini_ctrl *host_a(struct faults_fx *f)
 {
 	struct ini_ctrl *c;
 
@@ -190,7 +111,7 @@ static void bye(struct ini_ctrl *c)
 
 static void test_latency(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	struct ini_req r;
 	uint64_t max = 0;
 	uint32_t id;
@@ -250,7 +171,7 @@ static void test_latency(void **state)
 
 static void test_gc_storm(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	uint8_t *w = f->buf;
 	uint64_t runs, victims = 0;
 	uint32_t id;
@@ -311,7 +232,7 @@ static void test_gc_storm(void **state)
 
 static void test_listener_stop(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	struct ini_ctrl *c2 = NULL;
 	uint16_t port = f->fx.d.nvm_port;
 	uint32_t id;
@@ -344,10 +265,9 @@ static void test_listener_stop(void **state)
 
 static void test_host_drop_after(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	struct ini_ctrl *c2 = host_a(f);
 	uint32_t id;
-	int rc = 0;
 
 	assert_int_equal(ctl(f, "fault inject host-drop " SUBNQN " --host " FX_HOST_A " --after 3"),
 			 0);
@@ -356,12 +276,7 @@ static void test_host_drop_after(void **state)
 		assert_int_equal(ini_read(c2->io[0], 1, 0, 1, f->buf, BLK), 0);
 	assert_int_equal(fault_num(f, id, "fired"), 0);
 	/* The fourth: the host's connections close (a moment later). */
-	for (int i = 0; i < 100 && rc >= 0; i++) {
-		rc = ini_read(c2->io[0], 1, 0, 1, f->buf, BLK);
-		if (rc >= 0)
-			fx_sleep_ms(20);
-	}
-	assert_true(rc < 0);
+	faults_wait_dropped(f, c2);
 	ini_ctrl_destroy(c2);
 	assert_int_equal(fault_num(f, id, "fired"), 1);
 	assert_true(fault_num(f, id, "spent"));
@@ -377,7 +292,7 @@ static void test_host_drop_after(void **state)
 
 static void test_queue_stall(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	struct ini_ctrl *c2 = host_a(f);
 	struct ini_req r;
 	int64_t t0;
@@ -424,7 +339,7 @@ static void test_queue_stall(void **state)
 
 static void test_ka_ignore(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	struct ini_ctrl *c2 = host_a(f);
 	struct ini_req r;
 	uint32_t id;
@@ -459,7 +374,7 @@ static void test_ka_ignore(void **state)
 /* Kept with --persist: back after a restart, with their targets and times; the rest gone. */
 static void test_persist(void **state)
 {
-	struct fixture *f = *state;
+	struct faults_fx *f = *state;
 	struct fx_start_opts o = { .data_dir = f->fx.data_dir };
 
 	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " 1 --op write --dist uniform "
@@ -467,7 +382,7 @@ static void test_persist(void **state)
 	assert_int_equal(ctl(f, "fault inject ka-ignore " SUBNQN " --host " FX_HOST_B " --persist"),
 			 0);
 	assert_int_equal(ctl(f, "fault inject queue-stall " SUBNQN " --ms 50"), 0);
-	fixture_teardown(f);
+	faults_fx_teardown(f);
 	assert_int_equal(fx_stop(&f->fx.d), 0);
 	assert_int_equal(fx_start_opts(&f->fx.d, subsystems, &o), 0);
 	assert_int_equal(fixture_setup(f), 0);
@@ -488,12 +403,8 @@ static void test_persist(void **state)
 
 static void test_latency_bad_input(void **state)
 {
-	struct fixture *f = *state;
-	static const struct {
-		const char *args;
-		int rc;
-		const char *says;
-	} bad[] = {
+	struct faults_fx *f = *state;
+	static const struct faults_bad bad[] = {
 		{ "fault inject latency " SUBNQN " 9 --delay-us 5", 2, "namespace 9 not found" },
 		{ "fault inject latency " SUBNQN " 1", 64, "--delay-us" },
 		{ "fault inject latency " SUBNQN " 1 --delay-us 0", 64, "--delay-us" },
@@ -509,24 +420,12 @@ static void test_latency_bad_input(void **state)
 		{ "fault inject ka-ignore nqn.2026-12.io.blox:none", 2, "not found" },
 	};
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int rc = ctl(f, "%s", bad[i].args);
-
-		if (rc != bad[i].rc || !strstr(f->out, bad[i].says))
-			fail_msg("bloxctl %s: exit %d (want %d), said: %s", bad[i].args, rc,
-				 bad[i].rc, f->out);
-	}
-	assert_int_equal(ctl(f, "fault list"), 0);
-	assert_non_null(strstr(f->out, "no faults"));
+	faults_expect_refused(f, bad, sizeof(bad) / sizeof(bad[0]));
 }
 
 int main(void)
 {
-	static const struct fx_group g = { .subsystems = subsystems,
-					   .own_data_dir = true,
-					   .size = sizeof(struct fixture),
-					   .setup = fixture_setup,
-					   .teardown = fixture_teardown };
+	static const struct fx_group g = FAULTS_GROUP(subsystems, fixture_setup);
 	const struct CMUnitTest tests[] = {
 		/* Restarts on new ports: before anything writes the state file (device create). */
 		cmocka_unit_test(test_persist),

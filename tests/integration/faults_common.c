@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What integration_faults and integration_faults_path share; see faults_common.h. */
+#include "faults_common.h"
+
+int faults_fx_setup(struct faults_fx *f, const char *subnqn)
+{
+	return fx_ctrl(&f->fx.d, subnqn, NULL, 1, NULL, &f->c) ? -1 : 0;
+}
+
+void faults_fx_teardown(void *arg)
+{
+	struct faults_fx *f = arg;
+
+	if (f->c) {
+		ini_ctrl_shutdown(f->c);
+		ini_ctrl_destroy(f->c);
+		f->c = NULL;
+	}
+}
+
+int ctl(struct faults_fx *f, const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return fx_ctl(&f->fx.d, f->out, sizeof(f->out), "%s", cmd);
+}
+
+uint32_t injected(struct faults_fx *f)
+{
+	unsigned id = 0;
+
+	assert_int_equal(sscanf(f->out, "fault %u:", &id), 1);
+	return id;
+}
+
+uint64_t fault_num(struct faults_fx *f, uint32_t id, const char *key)
+{
+	json_object *o, *arr, *v;
+	uint64_t r = 0;
+	bool found = false;
+
+	assert_int_equal(ctl(f, "--json fault list"), 0);
+	o = json_tokener_parse(f->out);
+	assert_non_null(o);
+	if (json_object_object_get_ex(o, "faults", &arr))
+		for (size_t i = 0; i < json_object_array_length(arr); i++) {
+			json_object *e = json_object_array_get_idx(arr, i);
+
+			if (!json_object_object_get_ex(e, "id", &v) || json_object_get_int64(v) != id)
+				continue;
+			found = true;
+			if (json_object_object_get_ex(e, key, &v))
+				r = json_object_is_type(v, json_type_boolean)
+					    ? (uint64_t)json_object_get_boolean(v)
+					    : (uint64_t)json_object_get_int64(v);
+		}
+	json_object_put(o);
+	assert_true(found);
+	return r;
+}
+
+void faults_wait_dropped(struct faults_fx *f, struct ini_ctrl *c)
+{
+	int rc = 0;
+
+	/* Its queues close on their reactors a moment later: a few tries while that is on its way. */
+	for (int i = 0; i < 100 && rc >= 0; i++) {
+		rc = ini_read(c->io[0], 1, 0, 1, f->buf, BLK);
+		if (rc >= 0)
+			fx_sleep_ms(20);
+	}
+	assert_true(rc < 0);
+}
+
+void faults_expect_refused(struct faults_fx *f, const struct faults_bad *bad, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = ctl(f, "%s", bad[i].args);
+
+		if (rc != bad[i].rc || !strstr(f->out, bad[i].says))
+			fail_msg("bloxctl %s: exit %d (want %d), said: %s", bad[i].args, rc,
+				 bad[i].rc, f->out);
+	}
+	assert_int_equal(ctl(f, "fault list"), 0);
+	assert_non_null(strstr(f->out, "no faults"));
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What integration_faults and integration_faults_path share: their
+ * fixture (bloxd with one host connected, bloxctl's output), bloxctl
+ * run through it, the faults it lists, a host's drop, the bad-input table.
+ */
+#ifndef FAULTS_COMMON_H
+#define FAULTS_COMMON_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "fixture.h"
+
+#define BLK 4096u
+
+struct faults_fx {
+	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
+	struct ini_ctrl *c; /* the initiator's default host */
+	uint8_t buf[64 * BLK];
+	char out[65536];
+};
+
+/* The group's set-up: the default host connected to @subnqn with one I/O queue. */
+int faults_fx_setup(struct faults_fx *f, const char *subnqn);
+void faults_fx_teardown(void *arg);
+
+/* The cmocka group of a program whose set-up is @setup (it calls faults_fx_setup()). */
+#define FAULTS_GROUP(subs, setup_fn)                                                        \
+	{ .subsystems = (subs), .own_data_dir = true, .size = sizeof(struct faults_fx),   \
+	  .setup = (setup_fn), .teardown = faults_fx_teardown }
+
+/* bloxctl with these arguments; its output in f->out, its exit code returned. */
+int ctl(struct faults_fx *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The id in "fault N: ..." (f->out). */
+uint32_t injected(struct faults_fx *f);
+
+/* Member @key (a number or a boolean) of fault @id in fault list --json; fails when not listed. */
+uint64_t fault_num(struct faults_fx *f, uint32_t id, const char *key);
+
+/* Read on @c's first I/O queue until its connection is gone (2 s at most); fails if it stays. */
+void faults_wait_dropped(struct faults_fx *f, struct ini_ctrl *c);
+
+/* bloxctl arguments that must be refused: the exit code and what it says. */
+struct faults_bad {
+	const char *args;
+	int rc;
+	const char *says;
+};
+
+/* Each of @bad refused as it says, and no fault added. */
+void faults_expect_refused(struct faults_fx *f, const struct faults_bad *bad, size_t n);
+
+#endif
