@@ -169,17 +169,29 @@ static uint32_t qd_of(uint64_t n)
 	return (uint32_t)BLOX_MIN(n, (uint64_t)UINT32_MAX);
 }
 
-/* A host dropped by a fault, once the loop comes back to it. */
-struct drop_later {
+/*
+ * A host dropped by a fault, once the loop comes back to it: on its own
+ * timer, in tgt->drops until it fires, so that a stop before that frees it.
+ */
+struct nvmf_fault_drop {
 	struct nvmf_tgt *tgt;
+	struct event *ev;
+	TAILQ_ENTRY(nvmf_fault_drop) link;
 	uint32_t fault;
 	char subsys[NVME_NQN_LENGTH];
 	char host[NVME_NQN_LENGTH];
 };
 
+static void drop_free(struct nvmf_fault_drop *x)
+{
+	TAILQ_REMOVE(&x->tgt->drops, x, link);
+	event_free(x->ev);
+	free(x);
+}
+
 static void drop_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct drop_later *x = arg;
+	struct nvmf_fault_drop *x = arg;
 	struct nvmf_subsys *s = nvmf_subsys_find(x->tgt, x->subsys);
 	uint32_t n = s ? nvmf_subsys_drop_host(s, x->host, "fault host-drop") : 0;
 
@@ -187,7 +199,36 @@ static void drop_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	blox_log(x->tgt->log, BLOX_LOG_INFO, "fault %u: %u controllers of %s on %s dropped",
 		 x->fault, n, x->host, x->subsys);
-	free(x);
+	drop_free(x);
+}
+
+static void drop_later(struct nvmf_tgt *tgt, uint32_t fault, const struct nvmf_ctrl *c)
+{
+	struct nvmf_fault_drop *x = calloc(1, sizeof(*x));
+	struct timeval tv = { 0, 0 };
+
+	if (!x)
+		return;
+	x->tgt = tgt;
+	x->fault = fault;
+	snprintf(x->subsys, sizeof(x->subsys), "%s", c->subsys->nqn);
+	snprintf(x->host, sizeof(x->host), "%s", c->hostnqn);
+	x->ev = tgt->base ? evtimer_new(tgt->base, drop_cb, x) : NULL;
+	if (!x->ev) {
+		free(x);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&tgt->drops, x, link);
+	if (evtimer_add(x->ev, &tv))
+		drop_free(x);
+}
+
+void nvmf_fault_drops_free(struct nvmf_tgt *tgt)
+{
+	struct nvmf_fault_drop *x;
+
+	while ((x = TAILQ_FIRST(&tgt->drops)))
+		drop_free(x);
 }
 
 bool nvmf_fault_io_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req))
@@ -208,19 +249,8 @@ bool nvmf_fault_io_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req)
 	if (blox_fault_armed(tgt->faults, BLOX_FAULT_HOST_DROP)) {
 		site.kind = BLOX_FAULT_HOST_DROP;
 		site.now = blox_clock_now(tgt->clock); /* one dropped at once has ended */
-		if (blox_fault_match(tgt->faults, &site, &f) && !c->dying) {
-			struct drop_later *x = calloc(1, sizeof(*x));
-			struct timeval tv = { 0, 0 };
-
-			if (x) {
-				x->tgt = tgt;
-				x->fault = f.id;
-				snprintf(x->subsys, sizeof(x->subsys), "%s", c->subsys->nqn);
-				snprintf(x->host, sizeof(x->host), "%s", c->hostnqn);
-				if (event_base_once(tgt->base, -1, EV_TIMEOUT, drop_cb, x, &tv))
-					free(x);
-			}
-		}
+		if (blox_fault_match(tgt->faults, &site, &f) && !c->dying)
+			drop_later(tgt, f.id, c);
 	}
 	if (blox_fault_armed(tgt->faults, BLOX_FAULT_QUEUE_STALL)) {
 		site.kind = BLOX_FAULT_QUEUE_STALL;

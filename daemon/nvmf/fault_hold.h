@@ -24,6 +24,12 @@ void nvmf_req_hold(struct nvmf_req *req, uint64_t until_ns, uint32_t fault_id,
  */
 bool nvmf_fault_io_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req));
 
+/*
+ * bloxd stops: the host drops a fault fired for that the loop did not
+ * come back to carry out are forgotten (their timers and memory freed).
+ */
+void nvmf_fault_drops_free(struct nvmf_tgt *tgt);
+
 /* A read or write on @req's namespace about to go to the backend: its latency fault's delay. */
 void nvmf_fault_latency(struct nvmf_req *req, bool write);
 

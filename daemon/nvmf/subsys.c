@@ -5,6 +5,7 @@
  * through discovery bump the discovery generation counter.
  */
 #include "nvmf.h"
+#include "fault_hold.h"
 
 #include <event2/event.h>
 
@@ -32,6 +33,7 @@ int nvmf_tgt_init(struct nvmf_tgt *tgt, struct event_base *base,
 	TAILQ_INIT(&tgt->ports);
 	TAILQ_INIT(&tgt->referrals);
 	TAILQ_INIT(&tgt->held);
+	TAILQ_INIT(&tgt->drops);
 	rc = blox_fault_reg_create(&tgt->faults);
 	if (rc)
 		return rc;
@@ -68,6 +70,7 @@ void nvmf_tgt_fini(struct nvmf_tgt *tgt)
 	blox_io_cq_drain(&tgt->io_cq);
 	blox_io_cq_fini(&tgt->io_cq);
 	nvmf_holds_abort(tgt, NULL);
+	nvmf_fault_drops_free(tgt);
 	if (tgt->hold_ev)
 		event_free(tgt->hold_ev);
 	tgt->hold_ev = NULL;

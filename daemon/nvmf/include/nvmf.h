@@ -546,6 +546,8 @@ struct nvmf_tgt {
 	TAILQ_HEAD(nvmf_req_hold_list, nvmf_req) held;
 	struct event *hold_ev; /* made with the first */
 	uint64_t nr_held;
+	/* Host drops a fault fired for, each on its timer until the loop comes back (fault_hold.c). */
+	TAILQ_HEAD(, nvmf_fault_drop) drops;
 	uint16_t next_port_id;
 	uint64_t start_ns;
 	struct nvmf_tgt_stats stats;

@@ -30,6 +30,7 @@ struct fixture {
 	struct nvmf_ns *ns1, *ns2;
 	struct fake_q *aq, *ioq;
 	struct fake_cmd *c;
+	struct event_base *base; /* a test's own loop, freed after the target */
 };
 
 static int setup(void **state)
@@ -668,6 +669,45 @@ static void test_fault_holds(void **state)
 	event_base_free(base);
 }
 
+/*
+ * 16. A host-drop fault fires on a read; bloxd stops before its loop comes
+ * back to drop the host: the drop waiting on its timer is freed with the
+ * target (teardown_base: the target's end, then the loop's; ASan's leak
+ * check fails the program if it is not).
+ */
+static void test_fault_drop_at_stop(void **state)
+{
+	struct fixture *f = *state;
+	struct nvmf_tgt *tgt = &f->ft.tgt;
+	struct blox_fault_spec s = { .kind = BLOX_FAULT_HOST_DROP, .probability = 1, .count = 1 };
+	uint32_t id;
+
+	f->base = event_base_new();
+	assert_non_null(f->base);
+	tgt->base = f->base;
+	snprintf(s.subsys, sizeof(s.subsys), "%s", FAKE_SUBNQN);
+	snprintf(s.host, sizeof(s.host), "%s", FAKE_HOSTNQN);
+	assert_int_equal(blox_fault_add(tgt->faults, &s, 0, &id, NULL, 0), 0);
+	prep_lba(f, nvme_cmd_read, 1, 0, 1);
+	fake_data(f->c, 512, false);
+	start(f, f->ioq);
+	assert_int_equal(f->c->done, 1);
+	assert_int_equal(fake_status(f->c), 0);
+	assert_false(TAILQ_EMPTY(&tgt->drops)); /* decided, not carried out yet */
+	assert_false(f->ioq->sq.ctrl->dying);
+}
+
+static int teardown_base(void **state)
+{
+	struct fixture *f = *state;
+	struct event_base *base = f->base;
+
+	fake_fixture_teardown(state);
+	if (base)
+		event_base_free(base);
+	return 0;
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fake_fixture_teardown)
@@ -687,6 +727,7 @@ int main(void)
 		T(test_backend_error_status),
 		T(test_io_after_reset),
 		T(test_fault_holds),
+		cmocka_unit_test_setup_teardown(test_fault_drop_at_stop, setup, teardown_base),
 	};
 #undef T
 
