@@ -171,6 +171,7 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
+	TAILQ_INIT(&dev->ghosts);
 	dev->cfg = *cfg;
 	dev->store = store;
 	dev->nr_dies = nand_dies(g);
@@ -229,6 +230,7 @@ void nand_dev_destroy(struct nand_dev *dev)
 {
 	if (!dev)
 		return;
+	nand_ghosts_free(dev);
 	heap_fini(&dev->heap);
 	nand_rel_fini(dev);
 	free(dev->ten_mem);

@@ -99,7 +99,17 @@ struct nand_dev {
 	struct blox_fault_reg *faults;
 	char fault_name[BLOX_FAULT_NAME_MAX];
 	bool plp_flush; /* nand_set_plp_flush(): programs suspend running erases */
+	/*
+	 * Ops of a tenant whose power was cut (nand_power_cut_tenant()) that
+	 * were running on a die: timing-only copies the engine owns, which
+	 * keep the die (and channel) as busy as the op did and complete into
+	 * nothing; linked through tlink, freed at completion or destroy.
+	 */
+	TAILQ_HEAD(, nand_op) ghosts;
 };
+
+/* power.c: free the ghosts still in flight (a device's power cut, its destroy). */
+void nand_ghosts_free(struct nand_dev *dev);
 
 /* reliability.c */
 struct nand_rel_state {

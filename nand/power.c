@@ -104,8 +104,151 @@ int nand_power_cut(struct nand_dev *dev, bool torn, struct nand_power_cut_stats 
 		nand_heap_del(&dev->heap, nand_chan_event_id(dev, c));
 	}
 	TAILQ_INIT(&dev->null_done);
+	nand_ghosts_free(dev);
 	dev->inflight = 0;
 	dev->plp_flush = false; /* power comes back without the flush's urgency */
+	free(page);
+	free(oob);
+	if (out)
+		*out = st;
+	return rc;
+}
+
+void nand_ghosts_free(struct nand_dev *dev)
+{
+	struct nand_op *g;
+
+	while ((g = TAILQ_FIRST(&dev->ghosts))) {
+		TAILQ_REMOVE(&dev->ghosts, g, tlink);
+		free(g);
+	}
+}
+
+static void ghost_done(struct nand_op *op)
+{
+	struct nand_dev *dev = op->cb_arg;
+
+	TAILQ_REMOVE(&dev->ghosts, op, tlink);
+	free(op);
+}
+
+static bool cut_running(const struct nand_op *op, uint32_t tenant)
+{
+	return op && op->tenant == tenant && !(op->timing_only && op->cb == ghost_done);
+}
+
+/*
+ * @op (and its multi-plane partners) ran on a die for a tenant whose
+ * power is gone: a timing-only copy of each, taken from @pool, takes its
+ * place, owned by the engine, so the die and its channel stay busy for as
+ * long as they would have been and nothing of it reaches the store or the
+ * tenant's memory.
+ */
+static struct nand_op *ghost_of(struct nand_dev *dev, const struct nand_op *op,
+				struct nand_op **pool, uint64_t *used)
+{
+	struct nand_op *head = NULL, **tail = &head;
+
+	for (const struct nand_op *o = op; o; o = o->mp_next) {
+		struct nand_op *g = pool[(*used)++];
+
+		*g = *o;
+		g->data = g->oob = NULL;
+		g->segs = NULL;
+		g->nsegs = 0;
+		g->timing_only = true;
+		g->cb = ghost_done;
+		g->cb_arg = dev;
+		g->mp_next = NULL;
+		TAILQ_INSERT_TAIL(&dev->ghosts, g, tlink);
+		*tail = g;
+		tail = &g->mp_next;
+	}
+	return head;
+}
+
+static uint64_t group_len(const struct nand_op *op)
+{
+	uint64_t n = 0;
+
+	for (; op; op = op->mp_next)
+		n++;
+	return n;
+}
+
+int nand_power_cut_tenant(struct nand_dev *dev, uint32_t tenant, bool torn,
+			  struct nand_power_cut_stats *out)
+{
+	struct nand_power_cut_stats st = { 0 };
+	uint8_t *page = NULL, *oob = NULL;
+	struct nand_op *op, *next, **pool = NULL;
+	uint64_t need = 0, used = 0;
+	bool nomem;
+	int rc = 0;
+
+	if (!dev->ntenants || tenant >= dev->ntenants)
+		return -EINVAL;
+	/* Everything the cut needs first: it either happens whole or not at all. */
+	for (uint32_t i = 0; i < dev->nr_dies; i++) {
+		if (cut_running(dev->dies[i].cur, tenant))
+			need += group_len(dev->dies[i].cur);
+		if (cut_running(dev->dies[i].suspended, tenant))
+			need += group_len(dev->dies[i].suspended);
+	}
+	pool = calloc(need ? need : 1, sizeof(*pool));
+	nomem = !pool;
+	for (uint64_t i = 0; i < need && !nomem; i++)
+		nomem = !(pool[i] = malloc(sizeof(**pool)));
+	if (torn && dev->store && !nomem) {
+		page = malloc(dev->cfg.geo.page_size);
+		oob = malloc(dev->cfg.geo.oob_size);
+		nomem = !page || !oob;
+	}
+	if (nomem) {
+		for (uint64_t i = 0; pool && i < need; i++)
+			free(pool[i]);
+		free(pool);
+		free(page);
+		free(oob);
+		return -ENOMEM;
+	}
+	for (op = TAILQ_FIRST(&dev->null_done); op; op = next) {
+		next = TAILQ_NEXT(op, link);
+		if (op->tenant != tenant)
+			continue;
+		TAILQ_REMOVE(&dev->null_done, op, link);
+		dev->inflight--;
+		st.dropped++;
+	}
+	for (uint32_t i = 0; i < dev->nr_dies; i++) {
+		struct nand_die *d = &dev->dies[i];
+		struct nand_op **arr[2] = { &d->cur, &d->suspended };
+
+		/* Queued ops: gone, as if never submitted. */
+		for (uint32_t p = 0; p < NAND_PRIOS; p++) {
+			for (op = TAILQ_FIRST(&d->q[p]); op; op = next) {
+				next = TAILQ_NEXT(op, link);
+				if (op->tenant != tenant)
+					continue;
+				nand_dequeue(dev, d, op);
+				dev->inflight--;
+				st.dropped++;
+			}
+		}
+		/* Running (or suspended) ones: torn if in the array, then ghosts. */
+		for (int k = 0; k < 2; k++) {
+			if (!cut_running(*arr[k], tenant))
+				continue;
+			if (page && in_array(d, *arr[k])) {
+				if (!rc)
+					rc = tear(dev, *arr[k], page, oob);
+				st.torn++;
+			}
+			st.dropped += group_len(*arr[k]);
+			*arr[k] = ghost_of(dev, *arr[k], pool, &used);
+		}
+	}
+	free(pool);
 	free(page);
 	free(oob);
 	if (out)

@@ -219,7 +219,8 @@ static void m_power_cut(ADM_SVC *svc, const Blox__Admin__PowerCutRequest *in,
 			 in->nqn);
 	rc = prov_ns_power_cut(a->prov, ns, &pc, err, sizeof(err));
 	if (rc)
-		ADM_FAIL(closure, d, rc == -EOPNOTSUPP ? ADM_S_FAILED_PRECONDITION : ADM_S_INTERNAL,
+		ADM_FAIL(closure, d,
+			 rc == -EOPNOTSUPP || rc == -EBUSY ? ADM_S_FAILED_PRECONDITION : ADM_S_INTERNAL,
 			 "%s", err);
 	out.nqn = (char *)in->nqn;
 	out.nsid = in->nsid;

@@ -25,9 +25,19 @@
  * (nand_set_plp_flush(); nand_power_cut() ends it); a running program is
  * not. Without protection the buffer is lost at once. Either way the acknowledged data lost is counted.
  *
- * Not for a vSSD on a registered device (its dies are shared with other
- * namespaces, which do not lose power with it) nor for 512-byte blocks
- * (the sub-unit layer's requests in flight): -EOPNOTSUPP.
+ * A vSSD on a registered device loses power alone: its dies (or its share
+ * of dies a software pool shares) keep serving the device's other vSSDs.
+ * Only its tenant's ops are cut (nand_power_cut_tenant()): those queued
+ * dropped, those running torn as above, the die staying busy for the rest
+ * of their time so that the neighbours' ops run as they would have. Its
+ * rebuild runs on this reactor straight on the store, as a vSSD made on
+ * a running device does. Refused (-EBUSY) while one of its dies migrates
+ * (the FTL's copy is half done), and with power-loss protection
+ * (-EOPNOTSUPP): the hold-up drives the device in virtual time, which on
+ * a shared device would run the neighbours' ops ahead of their clock.
+ *
+ * Not for 512-byte blocks (the sub-unit layer's requests in flight):
+ * -EOPNOTSUPP.
  */
 #include "bdev_ftl.h"
 #include "blox_clock.h"
@@ -83,21 +93,51 @@ int fb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
 	uint64_t t0;
 	int rc;
 
+	bool check_only = out->check_only;
+
 	memset(out, 0, sizeof(*out));
-	if (fb->nd->registered || fb->nd->refs > 1 || fb->sub)
+	out->check_only = check_only;
+	out->shared = fb->nd->registered || fb->nd->refs > 1;
+	if (fb->sub) {
+		out->refused = "a power cut of a namespace with 512-byte blocks is not built yet "
+			       "(4096-byte blocks only)";
 		return -EOPNOTSUPP;
+	}
 	if (!fb->ftl || !fb->rt)
 		return -ENODEV; /* not serving (unbound, or a rebuild failed) */
 	ftl_get_config(fb->ftl, &fc);
 	ftl_get_resources(fb->ftl, &res);
+	if (out->shared && !nand_dev_config(fb->dev)->sched.ntenants) {
+		out->refused = "its device is shared without tenants";
+		return -EOPNOTSUPP;
+	}
+	if (out->shared && fc.plp_ms) {
+		out->refused = "a vSSD with power-loss protection (plp_ms) on a registered device "
+			       "cannot be cut yet: its hold-up would drive the shared device ahead "
+			       "of the other vSSDs' time";
+		return -EOPNOTSUPP;
+	}
+	if (res.mig_active) {
+		out->refused = "one of its dies is migrating: cancel the migration or wait for it "
+			       "to end (bloxctl migrate list)";
+		return -EBUSY;
+	}
+	if (check_only)
+		return 0;
 
 	out->bytes_buffered = ftl_volatile_units(fb->ftl) * FTL_UNIT;
 	if (fc.plp_ms)
 		hold_up(fb, fc.plp_ms, out);
 	out->bytes_lost = ftl_volatile_units(fb->ftl) * FTL_UNIT;
 
-	/* Power off: the flash stops where it is, the FTL's memory is gone. */
-	rc = nand_power_cut(fb->dev, true, &cut);
+	/*
+	 * Power off: the flash stops where it is, the FTL's memory is gone;
+	 * on a shared device only this vSSD's flash ops.
+	 */
+	rc = out->shared ? nand_power_cut_tenant(fb->dev, fc.tenant, true, &cut)
+			 : nand_power_cut(fb->dev, true, &cut);
+	if (rc == -ENOMEM) /* nothing was cut: it serves on */
+		return rc;
 	if (rc)
 		blox_log(fb->log, BLOX_LOG_ERR, "power cut: a torn page not written: %s",
 			 strerror(-rc));
@@ -142,10 +182,11 @@ int fb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
 		r->fio.cb(&r->fio);
 	}
 	blox_log(fb->log, rc ? BLOX_LOG_ERR : BLOX_LOG_INFO,
-		 "power cut: %lu of %lu bytes acknowledged and buffered lost (hold-up %u ms, "
+		 "power cut%s: %lu of %lu bytes acknowledged and buffered lost (hold-up %u ms, "
 		 "%.2f ms used); %lu flash ops dropped, %u programs torn, %u commands failed; "
 		 "rebuilt from flash in %.1f ms (%lu units from the OOB scan)",
-		 (unsigned long)out->bytes_lost, (unsigned long)out->bytes_buffered, out->holdup_ms,
+		 out->shared ? " of a vSSD (tenant only)" : "", (unsigned long)out->bytes_lost,
+		 (unsigned long)out->bytes_buffered, out->holdup_ms,
 		 out->holdup_used_ns / 1e6, (unsigned long)out->ops_dropped, out->programs_torn,
 		 out->cmds_failed,
 		 out->rebuild_ns / 1e6, (unsigned long)out->recovered_units);
@@ -165,11 +206,12 @@ static void power_fn(void *arg)
 	o->rc = o->bdev->ops->power_cut(o->bdev, o->out);
 }
 
-int blox_bdev_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
+int blox_bdev_power_cut(struct blox_bdev *bdev, bool check_only, struct blox_bdev_power_cut *out)
 {
 	struct power_op o = { .bdev = bdev, .out = out };
 
 	memset(out, 0, sizeof(*out));
+	out->check_only = check_only;
 	if (!bdev->ops->power_cut)
 		return -EOPNOTSUPP;
 	blox_bdev_home_call(bdev->home, power_fn, &o);

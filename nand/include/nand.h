@@ -488,6 +488,19 @@ struct nand_power_cut_stats {
  * as it was. 0, or the store's -errno writing a torn page.
  */
 int nand_power_cut(struct nand_dev *dev, bool torn, struct nand_power_cut_stats *out);
+/*
+ * Power loss of one tenant of a shared device (sched.ntenants > 0), the
+ * others keeping theirs: its queued ops are dropped without a completion;
+ * its ops running on a die (or suspended there) are dropped too, @torn
+ * tearing a program in its array phase as nand_power_cut() does, but the
+ * die and channel stay busy for the time they had left (a timing-only
+ * copy the engine owns runs on and completes into nothing), so the other
+ * tenants' ops see the device as before. The tenant's memory is its
+ * submitter's again at return. -EINVAL without tenants or for a tenant out
+ * of range, -ENOMEM, or the store's -errno writing a torn page.
+ */
+int nand_power_cut_tenant(struct nand_dev *dev, uint32_t tenant, bool torn,
+			  struct nand_power_cut_stats *out);
 
 /* ---- telemetry ---- */
 

@@ -255,6 +255,11 @@ struct blox_bdev_power_cut {
 	uint64_t bytes_buffered; /* such data at the cut, before any hold-up */
 	uint32_t holdup_ms; /* power-loss protection's budget; 0: none */
 	uint64_t holdup_used_ns; /* of it, used (the NAND timing model's time) */
+	/* In: only say whether it could be cut (refused and its reason), cut nothing. */
+	bool check_only;
+	bool shared; /* a vSSD of a registered device: only its own ops were cut */
+	/* -EOPNOTSUPP or -EBUSY: why not, for the operator (a static string). */
+	const char *refused;
 };
 
 struct blox_bdev_ops {
@@ -436,7 +441,7 @@ int blox_bdev_fdp_update(struct blox_bdev *bdev, uint32_t ruh);
  * again from flash, as after a crash, and takes commands again. Commands
  * it held fail. -EOPNOTSUPP for a backend without it.
  */
-int blox_bdev_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out);
+int blox_bdev_power_cut(struct blox_bdev *bdev, bool check_only, struct blox_bdev_power_cut *out);
 /* Zoned backends: false (and nothing filled) for a backend without zones. */
 bool blox_bdev_zone_info(struct blox_bdev *bdev, struct blox_bdev_zone_info *info);
 /* Its report (blox_bdev_zoned_ops.report), wherever it lives; 0 without zones. */

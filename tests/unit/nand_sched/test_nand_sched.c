@@ -505,6 +505,65 @@ static void test_fifo_per_tenant(void **state)
 	tx_destroy(&x);
 }
 
+/* ---- one tenant's power cut ---- */
+
+static void test_power_cut_tenant(void **state)
+{
+	struct tx x;
+	struct nand_op p1, p1b, r0, w0, other;
+	struct nand_power_cut_stats st;
+	uint64_t tprog;
+
+	(void)state;
+	tx_init(&x, 2, true, false);
+	x.cfg.policy = nand_suspend_never; /* else the read suspends the program's rest */
+	tx_create(&x);
+	tprog = nand_dev_config(x.dev)->timing.t_prog_ns[nand_page_type(&x.cfg.geo, 0)];
+	/* Tenant 1's program runs on die 0; both tenants' ops wait behind it. */
+	tx_op(&x, &p1, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 1, 0, 0, 1, 0);
+	assert_int_equal(nand_submit(x.dev, &p1, 0), 0);
+	tx_run_to(&x, 1000);
+	tx_op(&x, &r0, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 0, 2, 0);
+	tx_op(&x, &p1b, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 1, 0, 0, 1, 1);
+	tx_op(&x, &w0, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 0, 2, 1);
+	tx_op(&x, &other, NAND_OP_READ, NAND_PRIO_HOST_READ, 1, 1, 0, 3, 0); /* another die */
+	assert_int_equal(nand_submit(x.dev, &r0, 1000), 0);
+	assert_int_equal(nand_submit(x.dev, &p1b, 1000), 0);
+	assert_int_equal(nand_submit(x.dev, &w0, 1000), 0);
+	assert_int_equal(nand_submit(x.dev, &other, 1000), 0);
+	assert_int_equal(nand_power_cut_tenant(x.dev, 2, false, &st), -EINVAL);
+	assert_int_equal(nand_power_cut_tenant(x.dev, 1, false, &st), 0);
+	assert_int_equal(st.dropped, 3);
+	assert_int_equal(nand_inflight(x.dev), 3); /* 0's two, and the running program's rest */
+	tx_run_all(&x);
+	/* Only tenant 0's ops complete, after the cut program's time on the die. */
+	assert_int_equal(x.n, 2);
+	assert_ptr_equal(x.order[0], &r0);
+	assert_ptr_equal(x.order[1], &w0);
+	assert_int_equal(r0.status, 0);
+	assert_int_equal(w0.status, 0);
+	assert_true(r0.start_ns >= tprog);
+	/* The device takes the cut tenant's ops again. */
+	tx_op(&x, &p1, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 1, 0, 0, 1, 0);
+	assert_int_equal(nand_submit(x.dev, &p1, r0.done_ns + tprog * 4), 0);
+	tx_run_all(&x);
+	assert_int_equal(x.n, 3);
+	/* A device destroyed with a cut op still running frees it. */
+	tx_op(&x, &p1b, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 1, 0, 0, 1, 1);
+	assert_int_equal(nand_submit(x.dev, &p1b, p1.done_ns), 0);
+	tx_run_to(&x, p1.done_ns + 1000);
+	assert_int_equal(nand_power_cut_tenant(x.dev, 1, false, &st), 0);
+	assert_int_equal(st.dropped, 1);
+	tx_destroy(&x);
+	assert_int_equal(x.n, 3);
+
+	/* Without tenants there is no tenant to cut. */
+	tx_init(&x, 0, false, false);
+	tx_create(&x);
+	assert_int_equal(nand_power_cut_tenant(x.dev, 0, false, &st), -EINVAL);
+	tx_destroy(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_group_bus),
 		cmocka_unit_test(test_qos_drr),
 		cmocka_unit_test(test_fifo_per_tenant),
+		cmocka_unit_test(test_power_cut_tenant),
 		cmocka_unit_test(test_no_sched_same_order),
 		cmocka_unit_test(test_fallback),
 		cmocka_unit_test(test_multiplane),
