@@ -119,7 +119,7 @@ int fb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
 	}
 	if (res.mig_active) {
 		out->refused = "one of its dies is migrating: cancel the migration or wait for it "
-			       "to end (bloxctl migrate list)";
+			       "to end (bloxctl migrate status)";
 		return -EBUSY;
 	}
 	if (check_only)

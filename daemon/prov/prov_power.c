@@ -32,7 +32,7 @@ int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power
 		if (m && m->state != PM_QUEUED) {
 			snprintf(err, errlen,
 				 "namespace %u of %s: its vSSD on %s has migration job %u %s: "
-				 "cancel it or wait for it to end (bloxctl migrate list)",
+				 "cancel it or wait for it to end (bloxctl migrate status)",
 				 ns->nsid, ns->subsys->nqn, rec->dev->cfg.name, m->id,
 				 prov_mig_state_name(m->state));
 			return -EBUSY;
