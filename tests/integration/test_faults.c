@@ -545,19 +545,21 @@ static void test_die_offline(void **state)
 
 /*
  * Die faults on a namespace's own device, named by NQN NSID: die-offline on
- * die 1 of a nand namespace with 4 dies, as on a registered device's; a
- * namespace without a NAND device of its own, a die past its dies, one
+ * die 1 of a nand namespace with 4 dies, as on a registered device's, its
+ * spare now below the threshold (SMART's critical warning), writes going
+ * on; a namespace without a NAND device of its own, a die past its dies, one
  * that is not there: refused.
  */
 static void test_die_offline_own(void **state)
 {
 	struct faults_fx *f = *state;
+	struct nvme_smart_log sl;
 	uint8_t *w = f->buf + 32 * BLK, want[BLK];
 	uint32_t failed = 0;
 
 	assert_int_equal(ctl(f, "ns create " SUBNQN " --nsid 8 --size 4M --channels 2 "
 				"--dies-per-channel 2 --planes 1 --pages-per-block 48 "
-				"--blocks-per-plane 32 --op-percent 40 --store ram"), 0);
+				"--blocks-per-plane 32 --op-percent 30 --store ram"), 0);
 	assert_int_equal(ctl(f, "fault inject die-offline " SUBNQN " 1 --die 0"), 4);
 	assert_non_null(strstr(f->out, "no NAND device of its own"));
 	assert_int_equal(ctl(f, "fault inject die-offline " SUBNQN " 8 --die 4"), 1);
@@ -585,6 +587,28 @@ static void test_die_offline_own(void **state)
 	}
 	assert_true(failed > 1024 / 8 && failed < 1024 / 2);
 	assert_int_equal(ns_stat(f, 8, true, "dies_offline"), 1);
+	/*
+	 * At 30% over-provisioning the die takes 6 of its 7 spare superblocks:
+	 * Available Spare 14%, below its threshold (16%): the critical warning's
+	 * spare bit is on (the event follows from it as for retirements); writes
+	 * still fit on the three dies left.
+	 */
+	assert_int_equal(ini_get_log(f->c->admin, NVME_LOG_LID_SMART, 8, 0, &sl, sizeof(sl)), 0);
+	assert_int_equal(sl.avail_spare, 14);
+	assert_int_equal(sl.spare_thresh, 16);
+	assert_true(sl.critical_warning & NVME_SMART_CRIT_SPARE);
+	assert_false(ns_stat(f, 8, true, "read_only"));
+	for (uint32_t lba = 0; lba < 1024; lba += 32) {
+		for (uint32_t k = 0; k < 32; k++)
+			lba_fill(w + k * BLK, lba + k, 4);
+		assert_int_equal(ini_write(f->c->io[0], 8, lba, 32, w, 32 * BLK, false), 0);
+	}
+	assert_int_equal(ini_flush(f->c->io[0], 8), 0);
+	for (uint32_t lba = 0; lba < 1024; lba++) {
+		assert_int_equal(rw(f, false, 8, lba, 1, NULL), 0);
+		lba_fill(want, lba, 4);
+		assert_memory_equal(f->buf, want, BLK);
+	}
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
 }
 
