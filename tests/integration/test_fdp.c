@@ -16,21 +16,14 @@
  * restart. bloxctl refuses handles on a RAM or zoned namespace and more
  * than eight.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixture.h"
+#include "fdp_common.h"
 
 #define SUBNQN "nqn.2026-12.io.blox:fdp"
-#define LBA 4096u
 #define NRUH 4u
 #define RUN 64u /* blocks written per handle */
 #define FTL_UNIT_BYTES 4096u /* the nand backend's unit */
@@ -53,28 +46,7 @@ struct env {
 
 #define run(e, ...) fx_ctl(&(e)->fx.d, (e)->out, sizeof((e)->out), __VA_ARGS__)
 
-static struct ini_ctrl *ctrl_up(struct env *e)
-{
-	struct ini_ctrl *c = NULL;
-
-	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
-	return c;
-}
-
-static void ctrl_down(struct ini_ctrl *c)
-{
-	assert_int_equal(ini_ctrl_shutdown(c), 0);
-	ini_ctrl_destroy(c);
-}
-
-static void fill(uint8_t *buf, uint64_t lba, uint32_t n)
-{
-	for (uint64_t i = 0; i < (uint64_t)n * LBA; i += 8) {
-		uint64_t v = (lba * LBA + i) * 0x9e3779b97f4a7c15ull ^ 0xfdf;
-
-		memcpy(buf + i, &v, 8);
-	}
-}
+#define FILL_SALT 0xfdf /* this program's data pattern */
 
 static uint64_t get128(const uint8_t *p)
 {
@@ -187,7 +159,7 @@ static uint64_t ftl_media_bytes(struct env *e, uint64_t *host)
 static void test_identify(void **state)
 {
 	struct env *e = *state;
-	struct ini_ctrl *c = ctrl_up(e);
+	struct ini_ctrl *c = fdp_ctrl_up(&e->fx, SUBNQN);
 	struct ini_queue *a = c->admin;
 	struct nvme_id_ctrl id;
 	struct nvme_id_ns ns;
@@ -240,13 +212,13 @@ static void test_identify(void **state)
 	r.sqe.cdw11 = 1 | 1u << 8;
 	assert_int_equal(ini_exec(a, &r), 0);
 	assert_int_equal(ini_status(&r.cqe), SC_GENERIC(NVME_SC_INVALID_FIELD));
-	ctrl_down(c);
+	fdp_ctrl_down(c);
 }
 
 static void test_config_log(void **state)
 {
 	struct env *e = *state;
-	struct ini_ctrl *c = ctrl_up(e);
+	struct ini_ctrl *c = fdp_ctrl_up(&e->fx, SUBNQN);
 	struct ini_queue *a = c->admin;
 	uint8_t buf[4096];
 	const struct nvme_fdp_config_log *l = (const void *)buf;
@@ -280,28 +252,13 @@ static void test_config_log(void **state)
 			 SC_GENERIC(NVME_SC_INVALID_FIELD));
 	assert_int_equal(ini_get_log_lsi(a, NVME_LOG_LID_FDP_STATS, 0, 999, buf, 64),
 			 SC_GENERIC(NVME_SC_INVALID_FIELD));
-	ctrl_down(c);
-}
-
-/* The Reclaim Unit Available Media Writes of each handle, in blocks. */
-static void ruh_status(struct ini_queue *q, uint64_t ruamw[NRUH])
-{
-	uint8_t buf[16 + NRUH * 32];
-	const struct nvme_fdp_ruh_status *s = (const void *)buf;
-
-	assert_int_equal(ini_io_mgmt_recv(q, 1, NVME_IO_MGMT_RECV_RUH_STATUS, buf, sizeof(buf)),
-			 0);
-	assert_int_equal(s->nruhsd, NRUH);
-	for (uint32_t i = 0; i < NRUH; i++) {
-		assert_int_equal(s->ruhss[i].pid, i);
-		ruamw[i] = s->ruhss[i].ruamw;
-	}
+	fdp_ctrl_down(c);
 }
 
 static void test_writes_stats_events(void **state)
 {
 	struct env *e = *state;
-	struct ini_ctrl *c = ctrl_up(e);
+	struct ini_ctrl *c = fdp_ctrl_up(&e->fx, SUBNQN);
 	struct ini_queue *a = c->admin, *q = c->io[0];
 	uint8_t *buf = malloc(RUN * LBA), log[4096];
 	const struct nvme_fdp_stats_log *st = (const void *)log;
@@ -341,21 +298,21 @@ static void test_writes_stats_events(void **state)
 
 	/* RUN blocks with each placement identifier, each in its own region. */
 	for (uint32_t h = 0; h < NRUH; h++) {
-		fill(buf, h * 1024u, RUN);
+		fdp_fill(buf, h * 1024u, RUN, FILL_SALT);
 		assert_int_equal(ini_write_dir(q, 1, h * 1024u, RUN, buf, RUN * LBA, 2,
 					       (uint16_t)h), 0);
 		e->written += RUN * LBA;
 	}
-	ruh_status(q, ruamw);
+	fdp_ruh_status(q, NRUH, ruamw);
 	for (uint32_t h = 0; h < NRUH; h++)
 		assert_int_equal(ruamw[h], runs_blocks - RUN);
 	/* No directive, and an invalid identifier: both to handle 0. */
-	fill(buf, 5000, 8);
+	fdp_fill(buf, 5000, 8, FILL_SALT);
 	assert_int_equal(ini_write(q, 1, 5000, 8, buf, 8 * LBA, false), 0);
-	fill(buf, 5100, 8);
+	fdp_fill(buf, 5100, 8, FILL_SALT);
 	assert_int_equal(ini_write_dir(q, 1, 5100, 8, buf, 8 * LBA, 2, 9), 0);
 	e->written += 16 * LBA;
-	ruh_status(q, ruamw);
+	fdp_ruh_status(q, NRUH, ruamw);
 	assert_int_equal(ruamw[0], runs_blocks - RUN - 16);
 	/* Streams directive: not enabled. */
 	assert_int_equal(ini_write_dir(q, 1, 5200, 8, buf, 8 * LBA, 1, 0),
@@ -363,16 +320,16 @@ static void test_writes_stats_events(void **state)
 
 	/* Update handle 1: a fresh reclaim unit; an identifier out of range is refused. */
 	assert_int_equal(ini_io_mgmt_send(q, 1, NVME_IO_MGMT_SEND_RUH_UPDATE, &pid, 1), 0);
-	ruh_status(q, ruamw);
+	fdp_ruh_status(q, NRUH, ruamw);
 	assert_int_equal(ruamw[1], 0);
 	assert_int_equal(ruamw[2], runs_blocks - RUN);
 	pid = NRUH;
 	assert_int_equal(ini_io_mgmt_send(q, 1, NVME_IO_MGMT_SEND_RUH_UPDATE, &pid, 1),
 			 SC_GENERIC(NVME_SC_INVALID_FIELD));
-	fill(buf, 1024u + RUN, 8);
+	fdp_fill(buf, 1024u + RUN, 8, FILL_SALT);
 	assert_int_equal(ini_write_dir(q, 1, 1024u + RUN, 8, buf, 8 * LBA, 2, 1), 0);
 	e->written += 8 * LBA;
-	ruh_status(q, ruamw);
+	fdp_ruh_status(q, NRUH, ruamw);
 	assert_int_equal(ruamw[1], runs_blocks - 8);
 	assert_int_equal(ini_flush(q, 1), 0);
 
@@ -423,19 +380,19 @@ static void test_writes_stats_events(void **state)
 		uint8_t *want = malloc(RUN * LBA);
 
 		assert_non_null(want);
-		fill(want, h * 1024u, RUN);
+		fdp_fill(want, h * 1024u, RUN, FILL_SALT);
 		assert_int_equal(ini_read(q, 1, h * 1024u, RUN, buf, RUN * LBA), 0);
 		assert_memory_equal(buf, want, RUN * LBA);
 		free(want);
 	}
 	free(buf);
-	ctrl_down(c);
+	fdp_ctrl_down(c);
 }
 
 static void test_features_and_no_fdp(void **state)
 {
 	struct env *e = *state;
-	struct ini_ctrl *c = ctrl_up(e);
+	struct ini_ctrl *c = fdp_ctrl_up(&e->fx, SUBNQN);
 	struct ini_queue *a = c->admin, *q = c->io[0];
 	uint8_t buf[LBA];
 	uint32_t res = 0;
@@ -463,31 +420,31 @@ static void test_features_and_no_fdp(void **state)
 	memset(buf, 0, sizeof(buf));
 	assert_int_equal(ini_write_dir(q, 2, 0, 1, buf, LBA, 2, 0),
 			 SC_GENERIC(NVME_SC_INVALID_FIELD));
-	ctrl_down(c);
+	fdp_ctrl_down(c);
 }
 
 /* The statistics are the FTL's, kept by its checkpoint: the same after a clean restart. */
 static void test_stats_after_restart(void **state)
 {
 	struct env *e = *state;
-	struct ini_ctrl *c = ctrl_up(e);
+	struct ini_ctrl *c = fdp_ctrl_up(&e->fx, SUBNQN);
 	uint8_t before[64], after[64];
 
 	assert_int_equal(ini_get_log_lsi(c->admin, NVME_LOG_LID_FDP_STATS, 0, e->endgid,
 					 before, 64), 0);
-	ctrl_down(c);
+	fdp_ctrl_down(c);
 	assert_int_equal(fx_stop(&e->fx.d), 0);
 	assert_int_equal(fx_start_opts(&e->fx.d, subsystems,
 				       &(struct fx_start_opts){ .data_dir = e->fx.data_dir }),
 			 0);
-	c = ctrl_up(e);
+	c = fdp_ctrl_up(&e->fx, SUBNQN);
 	assert_int_equal(ini_get_log_lsi(c->admin, NVME_LOG_LID_FDP_STATS, 0, e->endgid,
 					 after, 64), 0);
 	/* The shutdown may pad and write back translation pages: media only grows. */
 	assert_int_equal(get128(after), get128(before));
 	assert_true(get128(after + 16) >= get128(before + 16));
 	assert_true(get128(after + 16) > 0);
-	ctrl_down(c);
+	fdp_ctrl_down(c);
 }
 
 /* bloxctl: handles where there is no FTL, and too many. */
@@ -512,12 +469,7 @@ static void test_cli_refusals(void **state)
 
 int main(void)
 {
-	static const struct fx_group g = {
-		.who = "integration_fdp",
-		.subsystems = subsystems,
-		.own_data_dir = true,
-		.size = sizeof(struct env),
-	};
+	static const struct fx_group g = FDP_GROUP("integration_fdp", subsystems, struct env);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identify),
 		cmocka_unit_test(test_config_log),

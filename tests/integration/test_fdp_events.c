@@ -14,20 +14,13 @@
  * of one device (one Endurance Group) are all on placement handles or
  * none: the mix is refused either way.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixture.h"
+#include "fdp_common.h"
 
 #define SUBNQN "nqn.2026-12.io.blox:fdp-events"
-#define LBA 4096u
 #define NRUH 4u
 #define CHUNK 64u /* blocks per write */
 #define SC_GENERIC(x) (0x4000 | (x)) /* DNR, generic */
@@ -48,28 +41,7 @@ struct env {
 	uint64_t runs_blocks; /* a reclaim unit, in blocks */
 };
 
-static struct ini_ctrl *ctrl_up(struct env *e)
-{
-	struct ini_ctrl *c = NULL;
-
-	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
-	return c;
-}
-
-static void ctrl_down(struct ini_ctrl *c)
-{
-	assert_int_equal(ini_ctrl_shutdown(c), 0);
-	ini_ctrl_destroy(c);
-}
-
-static void fill(uint8_t *buf, uint64_t lba, uint32_t n)
-{
-	for (uint64_t i = 0; i < (uint64_t)n * LBA; i += 8) {
-		uint64_t v = (lba * LBA + i) * 0x9e3779b97f4a7c15ull ^ 0xe7e;
-
-		memcpy(buf + i, &v, 8);
-	}
-}
+#define FILL_SALT 0xe7e /* this program's data pattern */
 
 static int set_events(struct ini_queue *q, uint16_t ph, bool enable, const uint8_t *types,
 		      uint32_t n)
@@ -108,18 +80,6 @@ static const struct nvme_fdp_events_log *events(struct env *e, struct ini_queue 
 	return (const void *)log;
 }
 
-static void ruh_status(struct ini_queue *q, uint64_t ruamw[NRUH])
-{
-	uint8_t buf[16 + NRUH * 32];
-	const struct nvme_fdp_ruh_status *s = (const void *)buf;
-
-	assert_int_equal(ini_io_mgmt_recv(q, 1, NVME_IO_MGMT_RECV_RUH_STATUS, buf, sizeof(buf)),
-			 0);
-	assert_int_equal(s->nruhsd, NRUH);
-	for (uint32_t i = 0; i < NRUH; i++)
-		ruamw[i] = s->ruhss[i].ruamw;
-}
-
 /* @n blocks from @lba with placement identifier @pid, in CHUNK-block writes. */
 static void write_pid(struct ini_queue *q, uint64_t lba, uint64_t n, uint16_t pid)
 {
@@ -129,7 +89,7 @@ static void write_pid(struct ini_queue *q, uint64_t lba, uint64_t n, uint16_t pi
 	for (uint64_t done = 0; done < n;) {
 		uint32_t k = (uint32_t)(n - done < CHUNK ? n - done : CHUNK);
 
-		fill(buf, lba + done, k);
+		fdp_fill(buf, lba + done, k, FILL_SALT);
 		assert_int_equal(ini_write_dir(q, 1, lba + done, k, buf, k * LBA, 2, pid), 0);
 		done += k;
 	}
@@ -142,7 +102,7 @@ static void check(struct ini_queue *q, uint64_t lba, uint32_t n)
 
 	assert_non_null(buf);
 	assert_non_null(want);
-	fill(want, lba, n);
+	fdp_fill(want, lba, n, FILL_SALT);
 	assert_int_equal(ini_read(q, 1, lba, n, buf, n * LBA), 0);
 	assert_memory_equal(buf, want, (size_t)n * LBA);
 	free(buf);
@@ -152,7 +112,7 @@ static void check(struct ini_queue *q, uint64_t lba, uint32_t n)
 static void test_feature_lists(void **state)
 {
 	struct env *e = *state;
-	struct ini_ctrl *c = ctrl_up(e);
+	struct ini_ctrl *c = fdp_ctrl_up(&e->fx, SUBNQN);
 	struct ini_queue *a = c->admin;
 	struct nvme_id_ns ns;
 	uint8_t d[16][2], log[4096], t[2] = { EV_MODIFY, EV_RUNFW }, bad = 0x80;
@@ -182,14 +142,14 @@ static void test_feature_lists(void **state)
 	assert_int_equal(d[2][1], 0);
 	assert_int_equal(set_events(a, 3, true, &bad, 1), SC_GENERIC(NVME_SC_INVALID_FIELD));
 	assert_int_equal(set_events(a, NRUH, true, t, 1), SC_GENERIC(NVME_SC_INVALID_FIELD));
-	ctrl_down(c);
+	fdp_ctrl_down(c);
 }
 
 /* A reclaim unit that fills: an event where enabled, none elsewhere or once disabled. */
 static void test_implicit_modify(void **state)
 {
 	struct env *e = *state;
-	struct ini_ctrl *c = ctrl_up(e);
+	struct ini_ctrl *c = fdp_ctrl_up(&e->fx, SUBNQN);
 	struct ini_queue *a = c->admin, *q = c->io[0];
 	const struct nvme_fdp_events_log *l;
 	uint8_t log[4096], t = EV_MODIFY;
@@ -203,7 +163,7 @@ static void test_implicit_modify(void **state)
 	l = events(e, a, false, log);
 	assert_int_equal(l->n, 0); /* full, but nothing written after it yet */
 	write_pid(q, runs, 8, 3);
-	ruh_status(q, ruamw);
+	fdp_ruh_status(q, NRUH, ruamw);
 	assert_int_equal(ruamw[2], runs - 8);
 	assert_int_equal(ruamw[3], runs - 8);
 	l = events(e, a, false, log);
@@ -242,7 +202,7 @@ static void test_implicit_modify(void **state)
 	assert_int_equal(set_events(a, 3, false, &t, 1), 0);
 	write_pid(q, 0, runs - 8, 3);
 	write_pid(q, runs + 8, 8, 3);
-	ruh_status(q, ruamw);
+	fdp_ruh_status(q, NRUH, ruamw);
 	assert_int_equal(ruamw[3], runs - 8);
 	assert_int_equal(events(e, a, false, log)->n, 1);
 	/* Enabled again; only what happens from now on counts. */
@@ -250,7 +210,7 @@ static void test_implicit_modify(void **state)
 	assert_int_equal(events(e, a, false, log)->n, 1);
 	check(q, 0, CHUNK);
 	check(q, 2048 + runs, 8);
-	ctrl_down(c);
+	fdp_ctrl_down(c);
 }
 
 static void restart_after_kill(struct env *e)
@@ -265,7 +225,7 @@ static void restart_after_kill(struct env *e)
 static void test_update_survives_kill(void **state)
 {
 	struct env *e = *state;
-	struct ini_ctrl *c = ctrl_up(e);
+	struct ini_ctrl *c = fdp_ctrl_up(&e->fx, SUBNQN);
 	struct ini_queue *a = c->admin, *q = c->io[0];
 	uint64_t ruamw[NRUH], runs = e->runs_blocks;
 	uint8_t log[4096], t = EV_RUNFW;
@@ -283,7 +243,7 @@ static void test_update_survives_kill(void **state)
 	write_pid(q, 4096, 16, 0); /* four pages */
 	write_pid(q, 6144, 10, 1); /* two pages and a half */
 	assert_int_equal(ini_flush(q, 1), 0);
-	ruh_status(q, ruamw);
+	fdp_ruh_status(q, NRUH, ruamw);
 	assert_int_equal(ruamw[0], runs - 16);
 	assert_int_equal(ruamw[1], runs - 12); /* the flush padded its page */
 	/* Handle 2 mid-page: the update makes handle 1's mark durable, not this page. */
@@ -294,7 +254,7 @@ static void test_update_survives_kill(void **state)
 	write_pid(q, 7168, 10, 2);
 	/* The update, and at once the crash: no flush from the host. */
 	assert_int_equal(ini_io_mgmt_send(q, 1, NVME_IO_MGMT_SEND_RUH_UPDATE, &pid, 1), 0);
-	ruh_status(q, ruamw);
+	fdp_ruh_status(q, NRUH, ruamw);
 	assert_int_equal(ruamw[1], 0);
 	assert_int_equal(ruamw[2], runs - 10); /* not padded */
 	l = events(e, a, true, log);
@@ -303,20 +263,20 @@ static void test_update_survives_kill(void **state)
 	ini_ctrl_destroy(c); /* the host goes with it */
 	restart_after_kill(e);
 
-	c = ctrl_up(e);
+	c = fdp_ctrl_up(&e->fx, SUBNQN);
 	q = c->io[0];
-	ruh_status(q, ruamw);
+	fdp_ruh_status(q, NRUH, ruamw);
 	assert_int_equal(ruamw[0], runs - 16); /* goes on where it was */
 	assert_int_equal(ruamw[1], 0); /* still closed: no unit until it writes */
 	check(q, 4096, 16);
 	check(q, 6144, 10);
 	write_pid(q, 6144 + 10, 8, 1);
-	ruh_status(q, ruamw);
+	fdp_ruh_status(q, NRUH, ruamw);
 	assert_int_equal(ruamw[1], runs - 8); /* a fresh reclaim unit */
 	check(q, 6144, 18);
 	/* Events are not kept across a restart. */
 	assert_int_equal(events(e, c->admin, true, log)->n, 0);
-	ctrl_down(c);
+	fdp_ctrl_down(c);
 }
 
 #define run(e, ...) fx_ctl(&(e)->fx.d, out, sizeof(out), __VA_ARGS__)
@@ -350,7 +310,7 @@ static void test_group_mix_refused(void **state)
 	assert_int_equal(run(e, "ns create " SUBNQN " --nsid 7 --size 4M --device mix "
 				"--isolation chip:1"), 0);
 
-	c = ctrl_up(e);
+	c = fdp_ctrl_up(&e->fx, SUBNQN);
 	assert_int_equal(ini_identify(c->admin, NVME_IDENTIFY_CNS_NS, 5, 0, &ns), 0);
 	g5 = ns.endgid;
 	assert_int_equal(ini_identify(c->admin, NVME_IDENTIFY_CNS_NS, 6, 0, &ns), 0);
@@ -359,7 +319,7 @@ static void test_group_mix_refused(void **state)
 	assert_int_equal(ini_get_log_lsi(c->admin, NVME_LOG_LID_FDP_CONFIGS, 0, g5, log, 256), 0);
 	assert_int_equal(cl->configs[0].nnss, 2);
 	assert_int_equal(cl->configs[0].nruh, 5);
-	ctrl_down(c);
+	fdp_ctrl_down(c);
 	assert_int_equal(run(e, "ns delete " SUBNQN " 5"), 0);
 	assert_int_equal(run(e, "ns delete " SUBNQN " 6"), 0);
 	assert_int_equal(run(e, "ns delete " SUBNQN " 7"), 0);
@@ -376,12 +336,7 @@ static void test_group_mix_refused(void **state)
 
 int main(void)
 {
-	static const struct fx_group g = {
-		.who = "integration_fdp_events",
-		.subsystems = subsystems,
-		.own_data_dir = true,
-		.size = sizeof(struct env),
-	};
+	static const struct fx_group g = FDP_GROUP("integration_fdp_events", subsystems, struct env);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_feature_lists),
 		cmocka_unit_test(test_implicit_modify),
