@@ -4,6 +4,7 @@
 
 int faults_fx_setup(struct faults_fx *f, const char *subnqn)
 {
+	f->nqn = subnqn;
 	return fx_ctrl(&f->fx.d, subnqn, NULL, 1, NULL, &f->c) ? -1 : 0;
 }
 
@@ -61,6 +62,33 @@ uint64_t fault_num(struct faults_fx *f, uint32_t id, const char *key)
 	json_object_put(o);
 	assert_true(found);
 	return r;
+}
+
+uint64_t ns_stat(struct faults_fx *f, uint32_t nsid, const char *part, const char *key)
+{
+	json_object *o, *nss, *n, *sub, *v;
+	uint64_t r = 0;
+
+	assert_int_equal(ctl(f, "--json stats %s %u", f->nqn, nsid), 0);
+	o = json_tokener_parse(f->out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "namespaces", &nss));
+	n = json_object_array_get_idx(nss, 0);
+	if (json_object_object_get_ex(n, part, &sub) && json_object_object_get_ex(sub, key, &v))
+		r = (uint64_t)json_object_get_int64(v);
+	json_object_put(o);
+	return r;
+}
+
+void faults_restart(struct faults_fx *f, const char *subs, int (*setup)(void *arg))
+{
+	struct fx_start_opts o = { .data_dir = f->fx.data_dir };
+
+	faults_fx_teardown(f);
+	assert_int_equal(fx_stop(&f->fx.d), 0);
+	assert_int_equal(fx_start_opts(&f->fx.d, subs, &o), 0);
+	assert_int_equal(setup(f), 0);
+	assert_int_equal(ctl(f, "fault list"), 0);
 }
 
 void faults_wait_dropped(struct faults_fx *f, struct ini_ctrl *c)

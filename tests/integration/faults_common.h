@@ -25,6 +25,7 @@
 
 struct faults_fx {
 	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
+	const char *nqn; /* the subsystem the default host is connected to */
 	struct ini_ctrl *c; /* the initiator's default host */
 	uint8_t buf[64 * BLK];
 	char out[65536];
@@ -47,6 +48,15 @@ uint32_t injected(struct faults_fx *f);
 
 /* Member @key (a number or a boolean) of fault @id in fault list --json; fails when not listed. */
 uint64_t fault_num(struct faults_fx *f, uint32_t id, const char *key);
+
+/* Namespace @nsid's (of f->nqn) member @part.@key (a number) in stats --json; 0 when left out. */
+uint64_t ns_stat(struct faults_fx *f, uint32_t nsid, const char *part, const char *key);
+
+/*
+ * bloxd stopped and started again on its data directory with @subs, the
+ * default host connected again (@setup); then f->out is bloxctl fault list.
+ */
+void faults_restart(struct faults_fx *f, const char *subs, int (*setup)(void *arg));
 
 /* Read on @c's first I/O queue until its connection is gone (2 s at most); fails if it stays. */
 void faults_wait_dropped(struct faults_fx *f, struct ini_ctrl *c);

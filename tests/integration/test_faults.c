@@ -276,15 +276,10 @@ static void test_bad_input(void **state)
 static void test_persist(void **state)
 {
 	struct faults_fx *f = *state;
-	struct fx_start_opts o = { .data_dir = f->fx.data_dir };
 
 	assert_int_equal(ctl(f, "fault inject read-unc " SUBNQN " 1 --lba 7 --persist"), 0);
 	assert_int_equal(ctl(f, "fault inject write-fail " SUBNQN " 1 --lba 7"), 0);
-	faults_fx_teardown(f);
-	assert_int_equal(fx_stop(&f->fx.d), 0);
-	assert_int_equal(fx_start_opts(&f->fx.d, subsystems, &o), 0);
-	assert_int_equal(fixture_setup(f), 0);
-	assert_int_equal(ctl(f, "fault list"), 0);
+	faults_restart(f, subsystems, fixture_setup);
 	assert_non_null(strstr(f->out, "read-unc"));
 	assert_non_null(strstr(f->out, "kept"));
 	assert_null(strstr(f->out, "write-fail"));
@@ -293,11 +288,7 @@ static void test_persist(void **state)
 	assert_int_equal(rw(f, true, 1, 7, 1, NULL), 0);
 	/* Cleared: gone from the file too. */
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
-	faults_fx_teardown(f);
-	assert_int_equal(fx_stop(&f->fx.d), 0);
-	assert_int_equal(fx_start_opts(&f->fx.d, subsystems, &o), 0);
-	assert_int_equal(fixture_setup(f), 0);
-	assert_int_equal(ctl(f, "fault list"), 0);
+	faults_restart(f, subsystems, fixture_setup);
 	assert_non_null(strstr(f->out, "no faults"));
 }
 
@@ -376,24 +367,6 @@ static void test_erase_fail(void **state)
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
 }
 
-/* The ftl (@ftl) or nand counter @key of namespace @nsid in stats --json; 0 when left out. */
-static uint64_t ns_stat(struct faults_fx *f, uint32_t nsid, bool ftl, const char *key)
-{
-	json_object *o, *nss, *n, *sub, *v;
-	uint64_t r = 0;
-
-	assert_int_equal(ctl(f, "--json stats " SUBNQN " %u", nsid), 0);
-	o = json_tokener_parse(f->out);
-	assert_non_null(o);
-	assert_true(json_object_object_get_ex(o, "namespaces", &nss));
-	n = json_object_array_get_idx(nss, 0);
-	if (json_object_object_get_ex(n, ftl ? "ftl" : "nand", &sub) &&
-	    json_object_object_get_ex(sub, key, &v))
-		r = (uint64_t)json_object_get_int64(v);
-	json_object_put(o);
-	return r;
-}
-
 /*
  * A program that fails (program-fail on a die): the host sees no error, the
  * FTL writes the data elsewhere and retires the superblock once GC emptied
@@ -425,12 +398,12 @@ static void test_program_fail(void **state)
 	assert_int_equal(ini_flush(f->c->io[0], 6), 0); /* waits for the failed page's data to move */
 	counts(f, id, &fired, &seen, &spent);
 	assert_int_equal(fired, 1);
-	assert_true(ns_stat(f, 6, true, "program_failures") >= 1);
-	assert_int_equal(ns_stat(f, 6, false, "grown_bad_blocks"), 1);
+	assert_true(ns_stat(f, 6, "ftl", "program_failures") >= 1);
+	assert_int_equal(ns_stat(f, 6, "nand", "grown_bad_blocks"), 1);
 	for (int i = 0; i < 300 && !retired; i++) {
 		if (i)
 			fx_sleep_ms(50);
-		retired = ns_stat(f, 6, true, "superblocks_retired");
+		retired = ns_stat(f, 6, "ftl", "superblocks_retired");
 	}
 	assert_int_equal(retired, 1);
 	for (uint32_t lba = 0; lba < 1024; lba += 32) {
@@ -488,7 +461,7 @@ static void test_die_offline(void **state)
 	assert_int_equal(ini_get_log(f->c->admin, NVME_LOG_LID_SMART, 7, 0, &sl, sizeof(sl)), 0);
 	media0 = u128(sl.media_errors);
 	assert_int_equal(sl.avail_spare, 100);
-	assert_int_equal(ns_stat(f, 7, true, "dies_offline"), 0);
+	assert_int_equal(ns_stat(f, 7, "ftl", "dies_offline"), 0);
 
 	assert_int_equal(ctl(f, "fault inject die-offline --device oflash --die 1"), 0);
 	id = injected(f);
@@ -515,10 +488,10 @@ static void test_die_offline(void **state)
 	assert_int_equal(ini_get_log(f->c->admin, NVME_LOG_LID_SMART, 7, 0, &sl, sizeof(sl)), 0);
 	assert_int_equal(u128(sl.media_errors), media0 + failed);
 	assert_true(sl.avail_spare < 100); /* the die took spare: more superblocks hold the data */
-	assert_int_equal(ns_stat(f, 7, true, "dies_offline"), 1);
-	assert_true(ns_stat(f, 7, true, "offline_units") >= failed);
-	assert_true(ns_stat(f, 7, true, "offline_spare_superblocks") > 0);
-	assert_false(ns_stat(f, 7, true, "read_only"));
+	assert_int_equal(ns_stat(f, 7, "ftl", "dies_offline"), 1);
+	assert_true(ns_stat(f, 7, "ftl", "offline_units") >= failed);
+	assert_true(ns_stat(f, 7, "ftl", "offline_spare_superblocks") > 0);
+	assert_false(ns_stat(f, 7, "ftl", "read_only"));
 	counts(f, id, &fired, &seen, &spent);
 	assert_true(fired > 0);
 	assert_false(spent);
@@ -586,7 +559,7 @@ static void test_die_offline_own(void **state)
 		assert_memory_equal(f->buf, want, BLK);
 	}
 	assert_true(failed > 1024 / 8 && failed < 1024 / 2);
-	assert_int_equal(ns_stat(f, 8, true, "dies_offline"), 1);
+	assert_int_equal(ns_stat(f, 8, "ftl", "dies_offline"), 1);
 	/*
 	 * At 30% over-provisioning the die takes 6 of its 7 spare superblocks:
 	 * Available Spare 14%, below its threshold (16%): the critical warning's
@@ -597,7 +570,7 @@ static void test_die_offline_own(void **state)
 	assert_int_equal(sl.avail_spare, 14);
 	assert_int_equal(sl.spare_thresh, 16);
 	assert_true(sl.critical_warning & NVME_SMART_CRIT_SPARE);
-	assert_false(ns_stat(f, 8, true, "read_only"));
+	assert_false(ns_stat(f, 8, "ftl", "read_only"));
 	for (uint32_t lba = 0; lba < 1024; lba += 32) {
 		for (uint32_t k = 0; k < 32; k++)
 			lba_fill(w + k * BLK, lba + k, 4);

@@ -42,23 +42,6 @@ static void wait_held(struct faults_fx *f, uint32_t id, uint64_t n)
 	assert_int_equal(fault_num(f, id, "held"), n);
 }
 
-/* Namespace @nsid's member @part.@key (a number) in stats --json; 0 when left out. */
-static uint64_t ns_stat(struct faults_fx *f, uint32_t nsid, const char *part, const char *key)
-{
-	json_object *o, *nss, *n, *sub, *v;
-	uint64_t r = 0;
-
-	assert_int_equal(ctl(f, "--json stats " SUBNQN " %u", nsid), 0);
-	o = json_tokener_parse(f->out);
-	assert_non_null(o);
-	assert_true(json_object_object_get_ex(o, "namespaces", &nss));
-	n = json_object_array_get_idx(nss, 0);
-	if (json_object_object_get_ex(n, part, &sub) && json_object_object_get_ex(sub, key, &v))
-		r = (uint64_t)json_object_get_int64(v);
-	json_object_put(o);
-	return r;
-}
-
 /* The read latency's largest figure in bloxctl stats' window (0: no read in it). */
 static uint64_t read_lat_max(struct faults_fx *f)
 {
@@ -375,18 +358,13 @@ static void test_ka_ignore(void **state)
 static void test_persist(void **state)
 {
 	struct faults_fx *f = *state;
-	struct fx_start_opts o = { .data_dir = f->fx.data_dir };
 
 	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " 1 --op write --dist uniform "
 				"--min-us 100000 --max-us 120000 --persist"), 0);
 	assert_int_equal(ctl(f, "fault inject ka-ignore " SUBNQN " --host " FX_HOST_B " --persist"),
 			 0);
 	assert_int_equal(ctl(f, "fault inject queue-stall " SUBNQN " --ms 50"), 0);
-	faults_fx_teardown(f);
-	assert_int_equal(fx_stop(&f->fx.d), 0);
-	assert_int_equal(fx_start_opts(&f->fx.d, subsystems, &o), 0);
-	assert_int_equal(fixture_setup(f), 0);
-	assert_int_equal(ctl(f, "fault list"), 0);
+	faults_restart(f, subsystems, fixture_setup);
 	assert_non_null(strstr(f->out, "latency, write of namespace 1"));
 	assert_non_null(strstr(f->out, "uniform 100000-120000 us"));
 	assert_non_null(strstr(f->out, "keep-alives of " FX_HOST_B));
