@@ -2,15 +2,45 @@
 /* Suspension of erases and programs by reads: when, how often, at what cost. */
 #include "engine_tests.h"
 
+/* What an op of these tests is: all on die 0 of channel 0, page 0 of @block. */
+struct opdesc {
+	enum nand_op_kind kind;
+	enum nand_prio prio;
+	uint32_t block;
+};
+
+#define ERASE9 ((struct opdesc){ NAND_OP_ERASE, NAND_PRIO_ERASE, 9 })
+#define HREAD(b) ((struct opdesc){ NAND_OP_READ, NAND_PRIO_HOST_READ, (b) })
+#define HPROG(b) ((struct opdesc){ NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, (b) })
+#define GCPROG(b) ((struct opdesc){ NAND_OP_PROGRAM, NAND_PRIO_GC_WRITE, (b) })
+
+static void op_init(struct fx *f, struct nand_op *op, struct opdesc d)
+{
+	fx_op_init(f, op, d.kind, d.prio, 0, 0, d.block, 0);
+}
+
+/* The clock run to @at, then @op submitted. */
+static void submit_at(struct fx *f, struct nand_op *op, uint64_t at)
+{
+	fx_run_to(f, at);
+	assert_int_equal(fx_submit(f, op, at), 0);
+}
+
+/* The device made (f->cfg), @a submitted at 0 and @b at @t_b; nothing run after. */
+static void start_two(struct fx *f, struct nand_op *a, struct opdesc da, struct nand_op *b,
+		      struct opdesc db, uint64_t t_b)
+{
+	fx_create(f, false);
+	op_init(f, a, da);
+	op_init(f, b, db);
+	assert_int_equal(fx_submit(f, a, 0), 0);
+	submit_at(f, b, t_b);
+}
+
 static void erase_then_read(struct fx *f, struct nand_op *e, struct nand_op *r,
 			    uint64_t t_read)
 {
-	fx_create(f, false);
-	fx_op_init(f, e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	fx_op_init(f, r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0);
-	assert_int_equal(fx_submit(f, e, 0), 0);
-	fx_run_to(f, t_read);
-	assert_int_equal(fx_submit(f, r, t_read), 0);
+	start_two(f, e, ERASE9, r, HREAD(3), t_read);
 	fx_run_all(f);
 }
 
@@ -67,101 +97,88 @@ void test_suspend_erase(void **state)
 	struct fx f;
 	struct nand_op e, r;
 
-	(void)state;
-	fx_init(&f);
-	f.cfg.policy = nand_suspend_always;
-	erase_then_read(&f, &e, &r, 1000000);
-	check_one_erase_suspend(&f, &e, &r, 1000000);
-	fx_destroy(&f);
+	static const struct {
+		bool always; /* else the default policy */
+		uint64_t at;
+	} c[] = { { true, 1000000 }, { false, 4321000 } };
 
-	fx_init(&f); /* default policy */
-	erase_then_read(&f, &e, &r, 4321000);
-	check_one_erase_suspend(&f, &e, &r, 4321000);
-	fx_destroy(&f);
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		fx_init(&f);
+		if (c[i].always)
+			f.cfg.policy = nand_suspend_always;
+		erase_then_read(&f, &e, &r, c[i].at);
+		check_one_erase_suspend(&f, &e, &r, c[i].at);
+		fx_destroy(&f);
+	}
 }
 
 /* 10. A program is suspended in its array phase only. */
 void test_suspend_program(void **state)
 {
+	static const struct {
+		uint64_t at, read_done;
+	} c[] = {
+		/* Read at 500 us: tPROG runs 8692..1208692. */
+		{ 500000, 500000 + TSUS + RD0 },
+		/*
+		 * Read queued during the data transfer: the array phase starts at
+		 * 8692 and must run min_progress (100 us) before it can be suspended.
+		 */
+		{ 1000, XFER + 100000 + TSUS + RD0 },
+	};
 	struct fx f;
 	struct nand_op w, r;
 
 	(void)state;
-	/* Read at 500 us: tPROG runs 8692..1208692. */
-	fx_init(&f);
-	fx_create(&f, false);
-	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 0, 0);
-	fx_op_init(&f, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
-	assert_int_equal(fx_submit(&f, &w, 0), 0);
-	fx_run_to(&f, 500000);
-	assert_int_equal(fx_submit(&f, &r, 500000), 0);
-	fx_run_all(&f);
-	fx_expect_done(&r, 0, 500000 + TSUS + RD0);
-	fx_expect_done(&w, 0, XFER + TPROG0 + TSUS + RD0 + 20000);
-	assert_int_equal(w.suspends, 1);
-	assert_int_equal(nand_dev_stats(f.dev)->suspend.suspends[NAND_OP_PROGRAM], 1);
-	assert_int_equal(nand_die_stats(f.dev, 0)->busy_ns[NAND_OP_PROGRAM], TPROG0);
-	fx_destroy(&f);
-
-	/*
-	 * Read queued during the data transfer: the array phase starts at
-	 * 8692 and must run min_progress (100 us) before it can be suspended.
-	 */
-	fx_init(&f);
-	fx_create(&f, false);
-	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 0, 0);
-	fx_op_init(&f, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
-	assert_int_equal(fx_submit(&f, &w, 0), 0);
-	fx_run_to(&f, 1000);
-	assert_int_equal(fx_submit(&f, &r, 1000), 0);
-	fx_run_all(&f);
-	fx_expect_done(&r, 0, XFER + 100000 + TSUS + RD0);
-	fx_expect_done(&w, 0, XFER + TPROG0 + TSUS + RD0 + 20000);
-	fx_destroy(&f);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		fx_init(&f);
+		start_two(&f, &w, HPROG(0), &r, HREAD(1), c[i].at);
+		fx_run_all(&f);
+		fx_expect_done(&r, 0, c[i].read_done);
+		fx_expect_done(&w, 0, XFER + TPROG0 + TSUS + RD0 + 20000);
+		assert_int_equal(w.suspends, 1);
+		assert_int_equal(nand_dev_stats(f.dev)->suspend.suspends[NAND_OP_PROGRAM], 1);
+		assert_int_equal(nand_die_stats(f.dev, 0)->busy_ns[NAND_OP_PROGRAM], TPROG0);
+		fx_destroy(&f);
+	}
 }
 
 /* 11. min_progress_ns: no suspension before the op has run that long. */
 void test_suspend_min_progress(void **state)
 {
+	/* The default (100 us), then none: a read at 10 us suspends when it may. */
+	static const struct {
+		uint64_t min_progress, t_sus;
+	} c[] = { { 100000, 100000 }, { 0, 10000 } };
+	const uint64_t resumed = 500000 + TSUS + RD0 + 20000;
 	struct fx f;
-	struct nand_op e, r;
+	struct nand_op e, r, r2;
 
 	(void)state;
-	fx_init(&f);
-	assert_int_equal(f.cfg.min_progress_ns, 100000);
-	erase_then_read(&f, &e, &r, 10000);
-	check_one_erase_suspend(&f, &e, &r, 100000);
-	fx_destroy(&f);
-
-	fx_init(&f);
-	f.cfg.min_progress_ns = 0;
-	erase_then_read(&f, &e, &r, 10000);
-	check_one_erase_suspend(&f, &e, &r, 10000);
-	fx_destroy(&f);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		fx_init(&f);
+		if (c[i].min_progress == 100000)
+			assert_int_equal(f.cfg.min_progress_ns, 100000);
+		f.cfg.min_progress_ns = c[i].min_progress;
+		erase_then_read(&f, &e, &r, 10000);
+		check_one_erase_suspend(&f, &e, &r, c[i].t_sus);
+		fx_destroy(&f);
+	}
 
 	/* Counted again from the resume: a 2nd read 30 us after it waits. */
 	fx_init(&f);
 	f.cfg.min_progress_ns = 500000;
-	fx_create(&f, false);
-	{
-		struct nand_op r2;
-		const uint64_t resumed = 500000 + TSUS + RD0 + 20000;
-
-		fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-		fx_op_init(&f, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0);
-		fx_op_init(&f, &r2, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 4, 0);
-		assert_int_equal(fx_submit(&f, &e, 0), 0);
-		fx_run_to(&f, 10000);
-		assert_int_equal(fx_submit(&f, &r, 10000), 0);
-		fx_run_to(&f, resumed + 30000);
-		assert_int_equal(f.n, 1);
-		assert_int_equal(fx_submit(&f, &r2, resumed + 30000), 0);
-		fx_run_all(&f);
-		fx_expect_done(&r, 0, 500000 + TSUS + RD0);
-		fx_expect_done(&r2, 0, resumed + 500000 + TSUS + RD0);
-		fx_expect_done(&e, 0, TBERS + 2 * (TSUS + RD0 + 20000));
-		assert_int_equal(e.suspends, 2);
-	}
+	start_two(&f, &e, ERASE9, &r, HREAD(3), 10000);
+	op_init(&f, &r2, HREAD(4));
+	fx_run_to(&f, resumed + 30000);
+	assert_int_equal(f.n, 1);
+	submit_at(&f, &r2, resumed + 30000);
+	fx_run_all(&f);
+	fx_expect_done(&r, 0, 500000 + TSUS + RD0);
+	fx_expect_done(&r2, 0, resumed + 500000 + TSUS + RD0);
+	fx_expect_done(&e, 0, TBERS + 2 * (TSUS + RD0 + 20000));
+	assert_int_equal(e.suspends, 2);
 	fx_destroy(&f);
 }
 
@@ -174,16 +191,11 @@ void test_suspend_during_resume(void **state)
 
 	(void)state;
 	fx_init(&f);
-	fx_create(&f, false);
-	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	fx_op_init(&f, &r1, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0);
-	fx_op_init(&f, &r2, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 4, 0);
-	assert_int_equal(fx_submit(&f, &e, 0), 0);
-	fx_run_to(&f, 1000000);
-	assert_int_equal(fx_submit(&f, &r1, 1000000), 0);
+	start_two(&f, &e, ERASE9, &r1, HREAD(3), 1000000);
+	op_init(&f, &r2, HREAD(4));
 	fx_run_to(&f, resumed - 10000);
 	assert_int_equal(f.dev->dies[0].phase, DIE_RESUMING);
-	assert_int_equal(fx_submit(&f, &r2, resumed - 10000), 0);
+	submit_at(&f, &r2, resumed - 10000);
 	fx_run_all(&f);
 	fx_expect_done(&r1, 0, 1000000 + TSUS + RD0);
 	fx_expect_done(&r2, 0, resumed + 100000 + TSUS + RD0);
@@ -205,12 +217,11 @@ void test_suspend_cap(void **state)
 	f.cfg.policy = nand_suspend_always;
 	f.cfg.max_suspends_per_op = 2;
 	fx_create(&f, false);
-	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	op_init(&f, &e, ERASE9);
 	assert_int_equal(fx_submit(&f, &e, 0), 0);
 	for (int i = 0; i < 3; i++) {
-		fx_op_init(&f, &r[i], NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
-		fx_run_to(&f, at[i]);
-		assert_int_equal(fx_submit(&f, &r[i], at[i]), 0);
+		op_init(&f, &r[i], HREAD(1));
+		submit_at(&f, &r[i], at[i]);
 	}
 	fx_run_all(&f);
 	fx_expect_done(&r[0], 0, at[0] + TSUS + RD0);
@@ -284,15 +295,13 @@ void test_suspend_query(void **state)
 	fx_init(&f);
 	f.cfg.policy = (struct nand_suspend_policy){ "cap", qcap_cb, &cap };
 	fx_create(&f, false);
-	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 1, 0);
-	fx_op_init(&f, &r, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 3, 0);
+	op_init(&f, &e, ERASE9);
+	op_init(&f, &w, HPROG(1));
+	op_init(&f, &r, HREAD(3));
 	assert_int_equal(fx_submit(&f, &e, 0), 0);
-	fx_run_to(&f, 1000000);
-	assert_int_equal(fx_submit(&f, &w, 1000000), 0);
+	submit_at(&f, &w, 1000000);
 	assert_int_equal(cap.calls, 0); /* a write does not ask */
-	fx_run_to(&f, 2000000);
-	assert_int_equal(fx_submit(&f, &r, 2000000), 0);
+	submit_at(&f, &r, 2000000);
 	assert_int_equal(cap.calls, 1);
 	assert_int_equal(cap.q.running, NAND_OP_ERASE);
 	assert_int_equal(cap.q.elapsed_ns, 2000000);
@@ -316,17 +325,16 @@ void test_suspend_batch(void **state)
 	(void)state;
 	fx_init(&f);
 	fx_create(&f, false);
-	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	op_init(&f, &e, ERASE9);
 	assert_int_equal(fx_submit(&f, &e, 0), 0);
 	fx_run_to(&f, 1000000);
 	for (int i = 0; i < 3; i++) {
-		fx_op_init(&f, &r[i], NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 1, 0);
+		op_init(&f, &r[i], HREAD(1));
 		assert_int_equal(fx_submit(&f, &r[i], 1000000), 0);
 	}
 	/* Arrives while the suspended die serves the first read. */
-	fx_op_init(&f, &late, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 0, 2, 0);
-	fx_run_to(&f, s + 1000);
-	assert_int_equal(fx_submit(&f, &late, s + 1000), 0);
+	op_init(&f, &late, HREAD(2));
+	submit_at(&f, &late, s + 1000);
 	fx_run_all(&f);
 	for (int i = 0; i < 3; i++)
 		fx_expect_done(&r[i], 0, s + (uint64_t)(i + 1) * RD0);
@@ -339,11 +347,10 @@ void test_suspend_batch(void **state)
 	fx_init(&f);
 	f.cfg.policy = nand_suspend_always;
 	fx_create(&f, false);
-	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
+	op_init(&f, &e, ERASE9);
 	fx_op_init(&f, &gc, NAND_OP_READ, NAND_PRIO_GC_READ, 0, 0, 1, 0);
 	assert_int_equal(fx_submit(&f, &e, 0), 0);
-	fx_run_to(&f, 1000000);
-	assert_int_equal(fx_submit(&f, &gc, 1000000), 0);
+	submit_at(&f, &gc, 1000000);
 	fx_run_all(&f);
 	fx_expect_done(&e, 0, TBERS);
 	fx_expect_done(&gc, 0, TBERS + RD0);
@@ -364,8 +371,7 @@ void test_suspend_wear(void **state)
 	fx_data_op(&f, &e, NAND_OP_ERASE, 3, 0, NULL, NULL);
 	fx_data_op(&f, &r, NAND_OP_READ, 0, 0, NULL, NULL);
 	assert_int_equal(fx_submit(&f, &e, 0), 0);
-	fx_run_to(&f, 2000000);
-	assert_int_equal(fx_submit(&f, &r, 2000000), 0);
+	submit_at(&f, &r, 2000000);
 	fx_run_all(&f);
 	assert_int_equal(e.status, 0);
 	assert_true(r.erased);
@@ -398,12 +404,7 @@ void test_suspend_plp_flush(void **state)
 	/* Off: the program starts when the erase ends. */
 	fx_init(&f);
 	f.cfg.policy = nand_suspend_never;
-	fx_create(&f, false);
-	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 3, 0);
-	assert_int_equal(fx_submit(&f, &e, 0), 0);
-	fx_run_to(&f, at);
-	assert_int_equal(fx_submit(&f, &w, at), 0);
+	start_two(&f, &e, ERASE9, &w, HPROG(3), at);
 	fx_run_all(&f);
 	fx_expect_done(&e, 0, TBERS);
 	fx_expect_done(&w, 0, TBERS + prog);
@@ -418,9 +419,9 @@ void test_suspend_plp_flush(void **state)
 	f.cfg.policy = nand_suspend_never;
 	f.cfg.max_suspends_per_op = 0;
 	fx_create(&f, false);
-	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	fx_op_init(&f, &g, NAND_OP_PROGRAM, NAND_PRIO_GC_WRITE, 0, 0, 4, 0);
-	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 3, 0);
+	op_init(&f, &e, ERASE9);
+	op_init(&f, &g, GCPROG(4));
+	op_init(&f, &w, HPROG(3));
 	assert_int_equal(fx_submit(&f, &e, 0), 0);
 	fx_run_to(&f, at);
 	nand_set_plp_flush(f.dev, true, at);
@@ -442,11 +443,10 @@ void test_suspend_plp_flush(void **state)
 
 	/* A power cut ends it: the next erase makes a program wait again. */
 	assert_int_equal(nand_power_cut(f.dev, false, NULL), 0);
-	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 5, 0);
+	op_init(&f, &e, ERASE9);
+	op_init(&f, &w, HPROG(5));
 	assert_int_equal(fx_submit(&f, &e, 20000000), 0);
-	fx_run_to(&f, 20000000 + at);
-	assert_int_equal(fx_submit(&f, &w, 20000000 + at), 0);
+	submit_at(&f, &w, 20000000 + at);
 	fx_run_all(&f);
 	fx_expect_done(&w, 0, 20000000 + TBERS + prog);
 	assert_int_equal(nand_dev_stats(f.dev)->suspend.plp_suspends, 1);
@@ -454,12 +454,7 @@ void test_suspend_plp_flush(void **state)
 
 	/* Turned on with a program already waiting: the erase is suspended then. */
 	fx_init(&f);
-	fx_create(&f, false);
-	fx_op_init(&f, &e, NAND_OP_ERASE, NAND_PRIO_ERASE, 0, 0, 9, 0);
-	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 3, 0);
-	assert_int_equal(fx_submit(&f, &e, 0), 0);
-	fx_run_to(&f, at);
-	assert_int_equal(fx_submit(&f, &w, at), 0);
+	start_two(&f, &e, ERASE9, &w, HPROG(3), at);
 	fx_run_to(&f, 2 * at);
 	assert_int_equal(f.n, 0);
 	nand_set_plp_flush(f.dev, true, 2 * at);
@@ -471,8 +466,8 @@ void test_suspend_plp_flush(void **state)
 	/* A running program is not suspended for another (the page register is taken). */
 	fx_init(&f);
 	fx_create(&f, false);
-	fx_op_init(&f, &w, NAND_OP_PROGRAM, NAND_PRIO_GC_WRITE, 0, 0, 3, 0);
-	fx_op_init(&f, &w2, NAND_OP_PROGRAM, NAND_PRIO_HOST_WRITE, 0, 0, 4, 0);
+	op_init(&f, &w, GCPROG(3));
+	op_init(&f, &w2, HPROG(4));
 	assert_int_equal(fx_submit(&f, &w, 0), 0);
 	fx_run_to(&f, 100000);
 	nand_set_plp_flush(f.dev, true, 100000);
