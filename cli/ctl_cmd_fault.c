@@ -325,10 +325,8 @@ static int fault_clear(struct ctl *c, int argc, char **argv)
 	return ctl_call(c, "ClearFaults", &r.base, print_list);
 }
 
-static void print_power_cut(const ProtobufCMessage *m)
+static void print_ns_power_cut(const Blox__Admin__PowerCutReply *r)
 {
-	const Blox__Admin__PowerCutReply *r = (const void *)m;
-
 	printf("%s namespace %u: power cut\n", r->nqn, r->nsid);
 	if (r->holdup_ms)
 		printf("  power-loss protection  %u ms hold-up, %.2f ms used\n", r->holdup_ms,
@@ -347,16 +345,45 @@ static void print_power_cut(const ProtobufCMessage *m)
 	printf("  unsafe shutdowns       %lu\n", (unsigned long)r->unsafe_shutdowns);
 }
 
+static void print_power_cut(const ProtobufCMessage *m)
+{
+	const Blox__Admin__PowerCutReply *r = (const void *)m;
+
+	if (!r->device || !r->device[0]) {
+		print_ns_power_cut(r);
+		return;
+	}
+	printf("device %s: power cut, %zu vSSDs\n", r->device, r->n_namespaces);
+	for (size_t i = 0; i < r->n_namespaces; i++)
+		print_ns_power_cut(r->namespaces[i]);
+}
+
 static int fault_power_cut(struct ctl *c, int argc, char **argv)
 {
 	Blox__Admin__PowerCutRequest r = BLOX__ADMIN__POWER_CUT_REQUEST__INIT;
 	char *pos[2];
-	int n = ctl_positional(argc, argv, NULL, pos, 2);
+	int n = 0;
 
-	if (n < 0)
-		return CTL_EX_USAGE;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--device")) {
+			if (i + 1 == argc || !argv[i + 1][0])
+				return ctl_usage_err("fault power-cut: --device needs a name");
+			r.device = argv[++i];
+			continue;
+		}
+		if (argv[i][0] == '-')
+			return ctl_usage_err("fault power-cut: unknown option '%s'", argv[i]);
+		if (n == 2)
+			return ctl_usage_err("fault power-cut: unexpected '%s'", argv[i]);
+		pos[n++] = argv[i];
+	}
+	if (r.device[0]) {
+		if (n)
+			return ctl_usage_err("fault power-cut: --device NAME, or NQN NSID, not both");
+		return ctl_call(c, "PowerCut", &r.base, print_power_cut);
+	}
 	if (n != 2)
-		return ctl_usage_err("fault power-cut: NQN and NSID are required");
+		return ctl_usage_err("fault power-cut: NQN and NSID (or --device NAME) are required");
 	r.nqn = pos[0];
 	if (ctl_parse_nsid(pos[1], &r.nsid))
 		return CTL_EX_USAGE;
@@ -364,8 +391,10 @@ static int fault_power_cut(struct ctl *c, int argc, char **argv)
 }
 
 static const struct ctl_cmd fault_cmds[] = {
-	{ "power-cut", "NQN NSID",
-	  "the namespace's drive loses power and comes back: hosts reconnect", fault_power_cut },
+	{ "power-cut", "NQN NSID | --device NAME",
+	  "the namespace's drive (or every vSSD of a registered device) loses power and comes "
+	  "back: hosts reconnect",
+	  fault_power_cut },
 	{ "inject",
 	  "read-unc|write-fail NQN NSID [--lba N] [--nlb N]\n"
 	  "| latency NQN NSID [--op read|write|rw] --delay-us N\n"

@@ -200,17 +200,98 @@ static void m_fault_clear(ADM_SVC *svc, const Blox__Admin__FaultClearRequest *in
 	answer_list(a, closure, d);
 }
 
+static void power_cut_fill(Blox__Admin__PowerCutReply *out, const struct prov_power_cut *pc)
+{
+	out->controllers_dropped = pc->ctrls_dropped;
+	out->flash_ops_dropped = pc->bdev.ops_dropped;
+	out->programs_torn = pc->bdev.programs_torn;
+	out->commands_failed = pc->bdev.cmds_failed;
+	out->recovered_units = pc->bdev.recovered_units;
+	out->rebuild_ms = pc->bdev.rebuild_ns / 1e6;
+	out->unsafe_shutdowns = pc->unsafe_shutdowns;
+	out->superblocks_retired = pc->bdev.superblocks_retired;
+	out->bytes_lost = pc->bdev.bytes_lost;
+	out->bytes_buffered = pc->bdev.bytes_buffered;
+	out->holdup_ms = pc->bdev.holdup_ms;
+	out->holdup_used_ms = pc->bdev.holdup_used_ns / 1e6;
+}
+
+#define DEV_CUT_MAX 64 /* vSSDs of one device: tenants 1..63 */
+
+/* bloxctl fault power-cut --device NAME: every vSSD on it at once. */
+static void power_cut_device(struct blox_admin *a, const Blox__Admin__PowerCutRequest *in,
+			     Blox__Admin__PowerCutReply_Closure closure, void *d)
+{
+	Blox__Admin__PowerCutReply out = BLOX__ADMIN__POWER_CUT_REPLY__INIT;
+	struct prov_dev_power_cut *cuts = calloc(DEV_CUT_MAX, sizeof(*cuts));
+	Blox__Admin__PowerCutReply *rs = calloc(DEV_CUT_MAX, sizeof(*rs));
+	Blox__Admin__PowerCutReply **rp = calloc(DEV_CUT_MAX, sizeof(*rp));
+	char err[512];
+	uint32_t n = 0;
+	int rc;
+
+	if (!cuts || !rs || !rp) {
+		free(cuts);
+		free(rs);
+		free(rp);
+		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+	}
+	rc = prov_device_power_cut(a->prov, in->device, cuts, DEV_CUT_MAX, &n, err, sizeof(err));
+	if (rc) {
+		free(cuts);
+		free(rs);
+		free(rp);
+		ADM_FAIL(closure, d,
+			 rc == -ENOENT			       ? ADM_S_NOT_FOUND
+			 : rc == -EOPNOTSUPP || rc == -EBUSY ? ADM_S_FAILED_PRECONDITION
+							     : ADM_S_INTERNAL,
+			 "%s", err);
+	}
+	out.device = (char *)in->device;
+	for (uint32_t i = 0; i < n; i++) {
+		blox__admin__power_cut_reply__init(&rs[i]);
+		rs[i].nqn = (char *)cuts[i].ns->subsys->nqn;
+		rs[i].nsid = cuts[i].ns->nsid;
+		power_cut_fill(&rs[i], &cuts[i].cut);
+		rp[i] = &rs[i];
+		out.controllers_dropped += rs[i].controllers_dropped;
+		out.flash_ops_dropped += rs[i].flash_ops_dropped;
+		out.programs_torn += rs[i].programs_torn;
+		out.commands_failed += rs[i].commands_failed;
+		out.recovered_units += rs[i].recovered_units;
+		out.rebuild_ms += rs[i].rebuild_ms;
+		out.superblocks_retired += rs[i].superblocks_retired;
+		out.bytes_lost += rs[i].bytes_lost;
+		out.bytes_buffered += rs[i].bytes_buffered;
+		out.unsafe_shutdowns += rs[i].unsafe_shutdowns;
+	}
+	out.namespaces = rp;
+	out.n_namespaces = n;
+	closure(&out, d);
+	free(cuts);
+	free(rs);
+	free(rp);
+}
+
 static void m_power_cut(ADM_SVC *svc, const Blox__Admin__PowerCutRequest *in,
 			Blox__Admin__PowerCutReply_Closure closure, void *d)
 {
 	struct blox_admin *a = ADM_OF(svc);
-	struct nvmf_subsys *s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
 	Blox__Admin__PowerCutReply out = BLOX__ADMIN__POWER_CUT_REPLY__INIT;
 	struct prov_power_cut pc;
+	struct nvmf_subsys *s;
 	struct nvmf_ns *ns;
-	char err[256];
+	char err[512];
 	int rc;
 
+	if (in->device && in->device[0]) {
+		if ((in->nqn && in->nqn[0]) || in->nsid)
+			ADM_FAIL(closure, d, ADM_S_INVALID_ARGUMENT,
+				 "power cut: a device or a namespace (NQN NSID), not both");
+		power_cut_device(a, in, closure, d);
+		return;
+	}
+	s = adm_find_subsys(a, ADM_REQ(d), in->nqn);
 	if (!s)
 		ADM_FAILED(closure, d);
 	ns = nvmf_ns_find(s, in->nsid);
@@ -224,18 +305,7 @@ static void m_power_cut(ADM_SVC *svc, const Blox__Admin__PowerCutRequest *in,
 			 "%s", err);
 	out.nqn = (char *)in->nqn;
 	out.nsid = in->nsid;
-	out.controllers_dropped = pc.ctrls_dropped;
-	out.flash_ops_dropped = pc.bdev.ops_dropped;
-	out.programs_torn = pc.bdev.programs_torn;
-	out.commands_failed = pc.bdev.cmds_failed;
-	out.recovered_units = pc.bdev.recovered_units;
-	out.rebuild_ms = pc.bdev.rebuild_ns / 1e6;
-	out.unsafe_shutdowns = pc.unsafe_shutdowns;
-	out.superblocks_retired = pc.bdev.superblocks_retired;
-	out.bytes_lost = pc.bdev.bytes_lost;
-	out.bytes_buffered = pc.bdev.bytes_buffered;
-	out.holdup_ms = pc.bdev.holdup_ms;
-	out.holdup_used_ms = pc.bdev.holdup_used_ns / 1e6;
+	power_cut_fill(&out, &pc);
 	closure(&out, d);
 }
 

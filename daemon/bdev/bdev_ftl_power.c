@@ -46,6 +46,7 @@
 
 #include <errno.h>
 #include <event2/event.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The hold-up: the buffer to flash, the device run for @ms of its time. */
@@ -82,21 +83,15 @@ static void hold_up(struct ftl_bdev *fb, uint32_t ms, struct blox_bdev_power_cut
 	}
 }
 
-int fb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
-{
-	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
-	struct nand_power_cut_stats cut;
-	struct ftl_resources res;
+/* What a cut keeps of an instance for its rebuild. */
+struct fb_cut {
 	struct ftl_config fc;
-	struct ftl_stats st;
-	struct ftl_env env;
-	uint64_t t0;
-	int rc;
+	struct ftl_resources res;
+};
 
-	bool check_only = out->check_only;
-
-	memset(out, 0, sizeof(*out));
-	out->check_only = check_only;
+/* May @fb lose power now? 0, or -errno with out->refused; fills @k. */
+static int cut_check(struct ftl_bdev *fb, struct fb_cut *k, struct blox_bdev_power_cut *out)
+{
 	out->shared = fb->nd->registered || fb->nd->refs > 1;
 	if (fb->sub) {
 		out->refused = "a power cut of a namespace with 512-byte blocks is not built yet "
@@ -105,39 +100,44 @@ int fb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
 	}
 	if (!fb->ftl || !fb->rt)
 		return -ENODEV; /* not serving (unbound, or a rebuild failed) */
-	ftl_get_config(fb->ftl, &fc);
-	ftl_get_resources(fb->ftl, &res);
+	ftl_get_config(fb->ftl, &k->fc);
+	ftl_get_resources(fb->ftl, &k->res);
 	if (out->shared && !nand_dev_config(fb->dev)->sched.ntenants) {
 		out->refused = "its device is shared without tenants";
 		return -EOPNOTSUPP;
 	}
-	if (out->shared && fc.plp_ms) {
+	if (out->shared && k->fc.plp_ms) {
 		out->refused = "a vSSD with power-loss protection (plp_ms) on a registered device "
 			       "cannot be cut yet: its hold-up would drive the shared device ahead "
 			       "of the other vSSDs' time";
 		return -EOPNOTSUPP;
 	}
-	if (res.mig_active) {
+	if (k->res.mig_active) {
 		out->refused = "one of its dies is migrating: cancel the migration or wait for it "
 			       "to end (bloxctl migrate status)";
 		return -EBUSY;
 	}
-	if (check_only)
-		return 0;
+	return 0;
+}
+
+/*
+ * Power off: the flash stops where it is (on a shared device only this
+ * vSSD's ops), the FTL's memory is gone. 0, a torn page's store error
+ * (logged, the cut goes on), or -ENOMEM with nothing cut.
+ */
+static int cut_off(struct ftl_bdev *fb, struct fb_cut *k, struct blox_bdev_power_cut *out)
+{
+	struct nand_power_cut_stats cut;
+	int rc;
 
 	out->bytes_buffered = ftl_volatile_units(fb->ftl) * FTL_UNIT;
-	if (fc.plp_ms)
-		hold_up(fb, fc.plp_ms, out);
+	if (k->fc.plp_ms)
+		hold_up(fb, k->fc.plp_ms, out);
 	out->bytes_lost = ftl_volatile_units(fb->ftl) * FTL_UNIT;
-
-	/*
-	 * Power off: the flash stops where it is, the FTL's memory is gone;
-	 * on a shared device only this vSSD's flash ops.
-	 */
-	rc = out->shared ? nand_power_cut_tenant(fb->dev, fc.tenant, true, &cut)
+	rc = out->shared ? nand_power_cut_tenant(fb->dev, k->fc.tenant, true, &cut)
 			 : nand_power_cut(fb->dev, true, &cut);
-	if (rc == -ENOMEM) /* nothing was cut: it serves on */
-		return rc;
+	if (rc == -ENOMEM)
+		return rc; /* nothing was cut: it serves on */
 	if (rc)
 		blox_log(fb->log, BLOX_LOG_ERR, "power cut: a torn page not written: %s",
 			 strerror(-rc));
@@ -152,12 +152,20 @@ int fb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
 	fb->plm_armed = 0;
 	out->ops_dropped = cut.dropped;
 	out->programs_torn = cut.torn;
+	return 0;
+}
 
-	/* Power on: the same store, rebuilt from flash as after a crash. */
-	t0 = blox_clock_now(fb->clock);
+/* Power on: the same store, rebuilt from flash as after a crash; what the old instance held fails. */
+static int cut_on(struct ftl_bdev *fb, struct fb_cut *k, struct blox_bdev_power_cut *out)
+{
+	struct ftl_stats st;
+	struct ftl_env env;
+	uint64_t t0 = blox_clock_now(fb->clock);
+	int rc;
+
 	env = (struct ftl_env){ .ops = &fb_env_ops, .ctx = fb, .dev = fb->dev,
 				.store = fb->store };
-	rc = ftl_create(&fc, &env, &res, &fb->ftl);
+	rc = ftl_create(&k->fc, &env, &k->res, &fb->ftl);
 	out->rebuild_ns = blox_clock_now(fb->clock) - t0;
 	if (rc) {
 		fb->ftl = NULL;
@@ -185,12 +193,91 @@ int fb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
 		 "power cut%s: %lu of %lu bytes acknowledged and buffered lost (hold-up %u ms, "
 		 "%.2f ms used); %lu flash ops dropped, %u programs torn, %u commands failed; "
 		 "rebuilt from flash in %.1f ms (%lu units from the OOB scan)",
-		 out->shared ? " of a vSSD (tenant only)" : "", (unsigned long)out->bytes_lost,
-		 (unsigned long)out->bytes_buffered, out->holdup_ms,
-		 out->holdup_used_ns / 1e6, (unsigned long)out->ops_dropped, out->programs_torn,
-		 out->cmds_failed,
+		 out->shared ? " of a vSSD" : "", (unsigned long)out->bytes_lost,
+		 (unsigned long)out->bytes_buffered, out->holdup_ms, out->holdup_used_ns / 1e6,
+		 (unsigned long)out->ops_dropped, out->programs_torn, out->cmds_failed,
 		 out->rebuild_ns / 1e6, (unsigned long)out->recovered_units);
 	return rc;
+}
+
+int fb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+	bool check_only = out->check_only;
+	struct fb_cut k;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->check_only = check_only;
+	rc = cut_check(fb, &k, out);
+	if (rc || check_only)
+		return rc;
+	rc = cut_off(fb, &k, out);
+	if (rc == -ENOMEM)
+		return rc;
+	return cut_on(fb, &k, out);
+}
+
+/* The whole device: every vSSD's power off first, then each rebuilt. At the device's home. */
+static int dev_power_cut(struct blox_nand_dev *nd, struct blox_bdev *const *bdevs, uint32_t n,
+			 struct blox_bdev_power_cut *outs)
+{
+	struct fb_cut *ks = calloc(n ? n : 1, sizeof(*ks));
+	int rc = 0;
+
+	if (!ks)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		struct ftl_bdev *fb = container_of(bdevs[i], struct ftl_bdev, base);
+
+		memset(&outs[i], 0, sizeof(outs[i]));
+		if (bdevs[i]->ops != &ftl_bdev_ops || fb->nd != nd)
+			rc = -EINVAL;
+		else
+			rc = cut_check(fb, &ks[i], &outs[i]);
+	}
+	/* Off, all of them before any comes back: nothing runs in between. */
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		rc = cut_off(container_of(bdevs[i], struct ftl_bdev, base), &ks[i], &outs[i]);
+		/* -ENOMEM after some were cut: power those on; the rest serve on. */
+		if (rc == -ENOMEM)
+			n = i;
+	}
+	/* The device idle: what the cut ops had left of their time is gone with the power. */
+	if (n)
+		nand_power_cut(nd->dev, false, NULL);
+	for (uint32_t i = 0; i < n; i++) {
+		int r = cut_on(container_of(bdevs[i], struct ftl_bdev, base), &ks[i], &outs[i]);
+
+		if (!rc)
+			rc = r;
+	}
+	free(ks);
+	return rc;
+}
+
+struct dev_power_op {
+	struct blox_nand_dev *nd;
+	struct blox_bdev *const *bdevs;
+	uint32_t n;
+	struct blox_bdev_power_cut *outs;
+	int rc;
+};
+
+static void dev_power_fn(void *arg)
+{
+	struct dev_power_op *o = arg;
+
+	o->rc = dev_power_cut(o->nd, o->bdevs, o->n, o->outs);
+}
+
+int blox_nand_dev_power_cut(struct blox_nand_dev *nd, struct blox_bdev *const *bdevs, uint32_t n,
+			    struct blox_bdev_power_cut *outs)
+{
+	struct dev_power_op o = { .nd = nd, .bdevs = bdevs, .n = n, .outs = outs };
+
+	blox_bdev_home_call(nd->home, dev_power_fn, &o);
+	return o.rc;
 }
 
 struct power_op {

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power_cut *out,
@@ -62,5 +63,108 @@ int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power
 	if (rc)
 		snprintf(err, errlen, "namespace %u of %s: the rebuild from flash failed: %s",
 			 ns->nsid, ns->subsys->nqn, strerror(-rc));
+	return rc;
+}
+
+/* May @ns of device @d lose power? 0, or -errno with the reason in @err. */
+static int vssd_check(struct blox_prov *p, const struct prov_device *d, const struct prov_vssd *v,
+		      struct nvmf_ns *ns, char *err, size_t errlen)
+{
+	const struct prov_mig *m = prov_mig_of(p, d->cfg.name, v->id);
+	struct blox_bdev_power_cut chk;
+	int rc;
+
+	if (!ns->bdev->ops->power_cut) {
+		snprintf(err, errlen, "namespace %u of %s on %s: its backend (%s) has no power to cut",
+			 ns->nsid, ns->subsys->nqn, d->cfg.name, ns->bdev->ops->name);
+		return -EOPNOTSUPP;
+	}
+	if (m && m->state != PM_QUEUED) {
+		snprintf(err, errlen,
+			 "namespace %u of %s: its vSSD on %s has migration job %u %s: cancel it or "
+			 "wait for it to end (bloxctl migrate status)",
+			 ns->nsid, ns->subsys->nqn, d->cfg.name, m->id, prov_mig_state_name(m->state));
+		return -EBUSY;
+	}
+	rc = blox_bdev_power_cut(ns->bdev, true, &chk);
+	if (rc)
+		snprintf(err, errlen, "namespace %u of %s on %s: %s", ns->nsid, ns->subsys->nqn,
+			 d->cfg.name,
+			 chk.refused ? chk.refused : rc == -ENODEV ? "not serving" : strerror(-rc));
+	return rc == -ENODEV ? -EOPNOTSUPP : rc;
+}
+
+int prov_device_power_cut(struct blox_prov *p, const char *name, struct prov_dev_power_cut *outs,
+			  uint32_t max, uint32_t *n, char *err, size_t errlen)
+{
+	struct prov_device *d = prov_device_find(p, name);
+	struct blox_bdev_power_cut *cuts;
+	struct blox_bdev **bdevs;
+	struct prov_vssd *v;
+	uint32_t k = 0;
+	int rc = 0;
+
+	*n = 0;
+	if (!d) {
+		snprintf(err, errlen, "device %s not found", name);
+		return -ENOENT;
+	}
+	TAILQ_FOREACH(v, &d->vssds, link) {
+		struct nvmf_subsys *s = v->claimed ? nvmf_subsys_find(p->tgt, v->nqn) : NULL;
+		struct nvmf_ns *ns = s ? nvmf_ns_find(s, v->nsid) : NULL;
+
+		if (!ns)
+			continue;
+		if (k == max) {
+			snprintf(err, errlen, "device %s: more than %u vSSDs", name, max);
+			return -E2BIG;
+		}
+		rc = vssd_check(p, d, v, ns, err, errlen);
+		if (rc)
+			return rc;
+		memset(&outs[k], 0, sizeof(outs[k]));
+		outs[k++].ns = ns;
+	}
+	bdevs = calloc(k ? k : 1, sizeof(*bdevs));
+	cuts = calloc(k ? k : 1, sizeof(*cuts));
+	if (!bdevs || !cuts) {
+		free(bdevs);
+		free(cuts);
+		snprintf(err, errlen, "out of memory, nothing was cut");
+		return -ENOMEM;
+	}
+	/* The hosts' connections first: no completion from a device without power. */
+	for (uint32_t i = 0; i < k; i++) {
+		bool seen = false;
+
+		for (uint32_t j = 0; j < i && !seen; j++)
+			seen = outs[j].ns->subsys == outs[i].ns->subsys;
+		if (!seen)
+			outs[i].cut.ctrls_dropped =
+				nvmf_subsys_drop_ctrls(outs[i].ns->subsys, "power cut of its device");
+		bdevs[i] = outs[i].ns->bdev;
+	}
+	if (k)
+		rc = blox_nand_dev_power_cut(d->dev, bdevs, k, cuts);
+	for (uint32_t i = 0; i < k; i++) {
+		struct nvmf_ns *ns = outs[i].ns;
+
+		outs[i].cut.bdev = cuts[i];
+		if (rc == -ENOMEM && !cuts[i].rebuild_ns && !cuts[i].recovered_units)
+			continue; /* not cut */
+		ns->health.power_cycles++;
+		ns->health.unsafe_shutdowns++;
+		outs[i].cut.unsafe_shutdowns = ns->health.unsafe_shutdowns;
+	}
+	free(bdevs);
+	free(cuts);
+	*n = k;
+	blox_log(p->log, rc ? BLOX_LOG_ERR : BLOX_LOG_INFO,
+		 "device %s: power cut, %u vSSDs %s", name, k,
+		 rc ? "not all rebuilt" : "rebuilt from flash");
+	if (rc)
+		snprintf(err, errlen, "device %s: %s", name,
+			 rc == -ENOMEM ? "out of memory, some vSSDs not cut"
+				       : "a rebuild from flash failed (see the log)");
 	return rc;
 }

@@ -447,9 +447,83 @@ static void test_refusals(void **state)
 			 1);
 	assert_int_equal(ctl(f, "migrate pause %u", id), 0);
 	refused(f, c, 1, "migration job");
-	assert_int_equal(unsafe_shutdowns(c), us);
+	/* The whole device: refused as one of its vSSDs is. */
+	assert_int_equal(ctl(f, "fault power-cut --device flash"), 4);
+	assert_non_null(strstr(f->out, "migration job"));
 	assert_int_equal(ctl(f, "migrate cancel %u", id), 0);
+	for (int i = 0; i < 600; i++) { /* moved back: the cut meets the next refusal */
+		assert_int_equal(ctl(f, "fault power-cut --device flash"), 4);
+		if (!strstr(f->out, "migration"))
+			break;
+		fx_sleep_ms(100);
+	}
+	printf("  device refused: %s", f->out);
+	assert_non_null(strstr(f->out, "namespace 2 of " NQN_A));
+	assert_non_null(strstr(f->out, "power-loss protection"));
+	assert_int_equal(ctl(f, "fault power-cut --device nosuch"), 2);
+	assert_non_null(strstr(f->out, "device nosuch not found"));
+	assert_int_equal(ctl(f, "fault power-cut --device flash " NQN_A " 1"), 64);
+	assert_int_equal(ctl(f, "fault power-cut --device"), 64);
+	assert_int_equal(ini_keep_alive(c->admin), 0);
+	assert_int_equal(unsafe_shutdowns(c), us);
 	ini_ctrl_destroy(c);
+}
+
+/* The whole device loses power: every vSSD on it at once. */
+static void test_device_cut(void **state)
+{
+	struct fx *f = *state;
+	struct ini_ctrl *a, *b;
+	uint64_t us_a, us_b;
+	char path[128];
+	pid_t load, cut;
+	int st;
+
+	assert_int_equal(ctl(f, "device create flash --store ram --channels 2 --dies-per-channel 2 "
+				"--planes 1 --pages-per-block 96 --blocks-per-plane 64"), 0);
+	assert_int_equal(ctl(f, "ns create " NQN_A " --nsid 1 --size %uM --device flash "
+				"--isolation software", NS_MIB), 0);
+	assert_int_equal(ctl(f, "ns create " NQN_B " --nsid 1 --size %uM --device flash "
+				"--isolation chip:1", NS_MIB), 0);
+	a = connect_to(f, NQN_A);
+	b = connect_to(f, NQN_B);
+	us_a = unsafe_shutdowns(a);
+	us_b = unsafe_shutdowns(b);
+	write_range(f, a, 'A', 0, FLUSHED, 1);
+	write_range(f, b, 'B', 0, FLUSHED, 1);
+	assert_int_equal(ini_flush(a->io[0], 1), 0);
+	assert_int_equal(ini_flush(b->io[0], 1), 0);
+	write_range(f, a, 'A', 0, OVER, 2);
+	write_range(f, b, 'B', 0, OVER, 2);
+	/* A host writing to A when the power goes. */
+	load = fork();
+	assert_true(load >= 0);
+	if (load == 0)
+		load_until_drop(a);
+	snprintf(path, sizeof(path), "%s/cut.json", f->d.dir);
+	cut = cut_later(f, 300, path, "--device flash");
+	assert_int_equal(fx_wait_child(cut, 60000), 0);
+	print_cut("bloxctl fault power-cut --device flash --json", path);
+	assert_int_equal(fx_wait_child(load, 30000), 0);
+	/* B's host lost its connection too. */
+	st = ini_keep_alive(b->admin);
+	assert_int_not_equal(st, 0);
+	ini_ctrl_destroy(a);
+	ini_ctrl_destroy(b);
+	a = connect_to(f, NQN_A);
+	b = connect_to(f, NQN_B);
+	assert_int_equal(check_range(f, a, 'A', OVER, FLUSHED - OVER, 1, -1), FLUSHED - OVER);
+	assert_int_equal(check_range(f, b, 'B', OVER, FLUSHED - OVER, 1, -1), FLUSHED - OVER);
+	printf("  after the device's cut: of %u rewritten without a Flush, %u new on A, %u on B\n",
+	       OVER, check_range(f, a, 'A', 0, OVER, 2, 1), check_range(f, b, 'B', 0, OVER, 2, 1));
+	assert_int_equal(unsafe_shutdowns(a), us_a + 1);
+	assert_int_equal(unsafe_shutdowns(b), us_b + 1);
+	write_range(f, b, 'B', 0, 64, 3);
+	assert_int_equal(check_range(f, b, 'B', 0, 64, 3, -1), 64);
+	assert_int_equal(ini_ctrl_shutdown(a), 0);
+	assert_int_equal(ini_ctrl_shutdown(b), 0);
+	ini_ctrl_destroy(a);
+	ini_ctrl_destroy(b);
 }
 
 int main(void)
@@ -457,6 +531,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_vssd_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device_cut, setup, teardown),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -661,6 +661,15 @@ int blox_nand_dev_open_home(const char *name, const struct nand_config *nand,
 struct blox_bdev_home *blox_nand_dev_home(const struct blox_nand_dev *d);
 void blox_nand_dev_get(struct blox_nand_dev *d);
 void blox_nand_dev_put(struct blox_nand_dev *d);
+/*
+ * Power loss of a whole registered device @nd and power-up, at its home:
+ * @bdevs (@n "nand" vSSDs on it, each checked first as by
+ * blox_bdev_power_cut(): nothing is cut if one is refused, -EOPNOTSUPP or
+ * -EBUSY with that one's outs[i].refused) all lose power before any is
+ * rebuilt; outs[i] says what each lost. -EINVAL for a backend not on @nd.
+ */
+int blox_nand_dev_power_cut(struct blox_nand_dev *nd, struct blox_bdev *const *bdevs, uint32_t n,
+			    struct blox_bdev_power_cut *outs);
 const char *blox_nand_dev_name(const struct blox_nand_dev *d);
 /* References held: 1 + the namespaces on it, when registered. */
 uint32_t blox_nand_dev_refs(const struct blox_nand_dev *d);

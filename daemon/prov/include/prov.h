@@ -284,6 +284,21 @@ struct prov_power_cut {
  */
 int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power_cut *out,
 		      char *err, size_t errlen);
+/* One vSSD of a device's power cut: which, and what it lost. */
+struct prov_dev_power_cut {
+	struct nvmf_ns *ns;
+	struct prov_power_cut cut;
+};
+/*
+ * Power loss of registered device @name and power-up (prov_power.c):
+ * every vSSD on it at once, each as prov_ns_power_cut() (their
+ * subsystems' controllers dropped first). Refused with nothing done
+ * (-EOPNOTSUPP, -EBUSY) when any of them would be alone; -ENOENT for no
+ * such device. @outs has room for @max, *@n filled (sorted as the
+ * device's vSSDs), the caller frees nothing.
+ */
+int prov_device_power_cut(struct blox_prov *p, const char *name, struct prov_dev_power_cut *outs,
+			  uint32_t max, uint32_t *n, char *err, size_t errlen);
 
 /* The record of a namespace the service made (NULL for any other). */
 const struct prov_ns_rec *prov_ns_rec(const struct nvmf_ns *ns);
