@@ -269,6 +269,8 @@ static int sub_submit(void *ctx, struct ftl_io *fio)
 {
 	struct ftl_bdev *fb = ctx;
 
+	if (!fb->ftl)
+		return -ENODEV; /* a power cut's rebuild failed */
 	return ftl_submit(fb->ftl, fio);
 }
 

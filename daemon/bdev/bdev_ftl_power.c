@@ -36,10 +36,12 @@
  * (-EOPNOTSUPP): the hold-up drives the device in virtual time, which on
  * a shared device would run the neighbours' ops ahead of their clock.
  *
- * Not for 512-byte blocks (the sub-unit layer's requests in flight):
- * -EOPNOTSUPP.
+ * 512-byte blocks: the sub-unit layer's commands whose FTL requests were
+ * lost with the instance end with -EIO after the rebuild (a read-modify-
+ * write cut between its read and its write writes nothing).
  */
 #include "bdev_ftl.h"
+#include "bdev_ftl_sub.h"
 #include "blox_clock.h"
 #include "blox_log.h"
 #include "blox_util.h"
@@ -93,11 +95,6 @@ struct fb_cut {
 static int cut_check(struct ftl_bdev *fb, struct fb_cut *k, struct blox_bdev_power_cut *out)
 {
 	out->shared = fb->nd->registered || fb->nd->refs > 1;
-	if (fb->sub) {
-		out->refused = "a power cut of a namespace with 512-byte blocks is not built yet "
-			       "(4096-byte blocks only)";
-		return -EOPNOTSUPP;
-	}
 	if (!fb->ftl || !fb->rt)
 		return -ENODEV; /* not serving (unbound, or a rebuild failed) */
 	ftl_get_config(fb->ftl, &k->fc);
@@ -189,6 +186,9 @@ static int cut_on(struct ftl_bdev *fb, struct fb_cut *k, struct blox_bdev_power_
 		out->cmds_failed++;
 		r->fio.cb(&r->fio);
 	}
+	/* 512-byte blocks: the sub-unit layer's commands whose FTL requests were lost. */
+	if (fb->sub)
+		out->cmds_failed += fb_sub_power_cut(fb->sub);
 	blox_log(fb->log, rc ? BLOX_LOG_ERR : BLOX_LOG_INFO,
 		 "power cut%s: %lu of %lu bytes acknowledged and buffered lost (hold-up %u ms, "
 		 "%.2f ms used); %lu flash ops dropped, %u programs torn, %u commands failed; "

@@ -34,6 +34,7 @@ struct sub_op {
 	uint32_t m0, m1; /* of them, the ones covered whole: [m0, m1) */
 	bool head, tail; /* u0 (head) and u1 - 1 (tail) covered in part */
 	bool mutates; /* stores data: holds its units */
+	bool cut; /* its FTL requests were lost to a power cut (fb_sub_power_cut()) */
 	enum sub_stage stage;
 	uint32_t pending; /* FTL requests in flight */
 	int status;
@@ -369,4 +370,26 @@ void fb_sub_submit(struct fb_sub *s, struct blox_io *io)
 		start(s, io);
 	}
 	s->in_submit--;
+}
+
+uint32_t fb_sub_power_cut(struct fb_sub *s)
+{
+	uint32_t n = 0;
+
+	/* First mark them: ending one starts waiting ones, whose requests are new. */
+	for (uint32_t i = 0; i < SUB_CTXS; i++)
+		s->ctxs[i].cut = s->ctxs[i].io && s->ctxs[i].pending;
+	for (uint32_t i = 0; i < SUB_CTXS; i++) {
+		struct sub_op *op = &s->ctxs[i];
+
+		if (!op->cut)
+			continue;
+		op->cut = false;
+		op->pending = 0;
+		op->status = -EIO;
+		op->stage = SUB_END;
+		n++;
+		finish(op);
+	}
+	return n;
 }

@@ -55,6 +55,14 @@ void fb_sub_destroy(struct fb_sub *s);
  */
 void fb_sub_submit(struct fb_sub *s, struct blox_io *io);
 
+/*
+ * Power was cut: every command with FTL requests in flight (gone with the
+ * FTL instance, never to complete) ends now with -EIO, its units let go;
+ * commands waiting for units go on, on the FTL the backend has now.
+ * Returns how many ended.
+ */
+uint32_t fb_sub_power_cut(struct fb_sub *s);
+
 /* What the layer did, for tests and statistics. */
 struct fb_sub_stats {
 	uint64_t rmw_reads; /* partial units read to merge a write or zeroing */

@@ -432,14 +432,11 @@ static void test_refusals(void **state)
 				"--isolation chip:1"), 0);
 	assert_int_equal(ctl(f, "ns create " NQN_A " --nsid 2 --size 4M --device flash "
 				"--isolation software --plp-ms 50"), 0);
-	assert_int_equal(ctl(f, "ns create " NQN_A " --nsid 3 --size 4M --device flash "
-				"--isolation software --block-size 512"), 0);
 	c = connect_to(f, NQN_A);
 	us = unsafe_shutdowns(c);
 	write_range(f, c, 'A', 0, 1024, 1);
 	assert_int_equal(ini_flush(c->io[0], 1), 0);
 	refused(f, c, 2, "power-loss protection");
-	refused(f, c, 3, "512-byte blocks");
 	/* A migration paused half way: refused until it is cancelled. */
 	assert_int_equal(ctl(f, "--json migrate start " NQN_A " 1 --to-chips 1 --share 50"), 0);
 	assert_int_equal(sscanf(strstr(f->out, "\"id\"") ? strstr(f->out, "\"id\"") : "", "\"id\":%u",
@@ -467,6 +464,118 @@ static void test_refusals(void **state)
 	assert_int_equal(ini_keep_alive(c->admin), 0);
 	assert_int_equal(unsafe_shutdowns(c), us);
 	ini_ctrl_destroy(c);
+}
+
+/* 512-byte sector @lba as written the @gen'th time. */
+static void sector(uint8_t *p, uint32_t lba, uint32_t gen)
+{
+	memset(p, (int)((lba * 31u + gen) & 0xff) | 1, 512);
+	memcpy(p, &lba, 4);
+	memcpy(p + 4, &gen, 4);
+}
+
+/* A host writing 3-sector runs at odd sectors (read-modify-writes) until its connection drops. */
+static void load512_until_drop(struct ini_ctrl *c)
+{
+	static struct ini_req rq[QD];
+	static uint8_t bufs[QD][3 * 512];
+	uint64_t s = (uint64_t)getpid();
+	struct ini_req *done[QD];
+	int64_t t0 = fx_now_ms();
+
+	for (uint32_t i = 0; i < QD; i++) {
+		uint32_t lba = 8 * LOAD_LBA + 2 * (uint32_t)(ini_xorshift(&s) % (3 * LOAD_LBA)) + 1;
+
+		for (uint32_t k = 0; k < 3; k++)
+			sector(bufs[i] + k * 512, lba + k, 9);
+		ini_req_rw(&rq[i], nvme_cmd_write, 1, lba, 3, bufs[i], 3 * 512);
+		if (ini_submit(c->io[0], &rq[i]))
+			_exit(0);
+	}
+	while (fx_now_ms() - t0 < 60000) {
+		int n = ini_poll(c->io[0], done, QD);
+
+		if (n <= 0)
+			_exit(0);
+		for (int i = 0; i < n; i++) {
+			uint32_t lba = 8 * LOAD_LBA + 2 * (uint32_t)(ini_xorshift(&s) % (3 * LOAD_LBA)) + 1;
+
+			for (uint32_t k = 0; k < 3; k++)
+				sector((uint8_t *)done[i]->buf + k * 512, lba + k, 9);
+			ini_req_rw(done[i], nvme_cmd_write, 1, lba, 3, done[i]->buf, 3 * 512);
+			if (ini_submit(c->io[0], done[i]))
+				_exit(0);
+		}
+	}
+	_exit(3);
+}
+
+/* A vSSD with 512-byte blocks: its read-modify-writes in flight cut, the flushed sectors intact. */
+static void test_512_cut(void **state)
+{
+	struct fx *f = *state;
+	static uint32_t gens[NLBA];
+	struct ini_ctrl *a, *b;
+	struct nb_stats nb = { 0 };
+	const uint32_t n512 = 8 * FLUSHED; /* sectors written and flushed */
+	uint8_t want[512];
+	char path[128];
+	uint64_t us_a;
+	pid_t load, cut;
+	int st;
+
+	assert_int_equal(ctl(f, "device create flash --store ram --channels 2 --dies-per-channel 2 "
+				"--planes 1 --pages-per-block 96 --blocks-per-plane 64"), 0);
+	assert_int_equal(ctl(f, "ns create " NQN_A " --nsid 1 --size %uM --device flash "
+				"--isolation software --block-size 512", NS_MIB), 0);
+	assert_int_equal(ctl(f, "ns create " NQN_B " --nsid 1 --size %uM --device flash "
+				"--isolation software", NS_MIB), 0);
+	a = connect_to(f, NQN_A);
+	b = connect_to(f, NQN_B);
+	us_a = unsafe_shutdowns(a);
+	/* Runs of 13 sectors: most start and end inside a 4 KiB unit. */
+	for (uint32_t lba = 0; lba < n512; lba += 13) {
+		uint32_t nlb = n512 - lba < 13 ? n512 - lba : 13;
+
+		for (uint32_t k = 0; k < nlb; k++)
+			sector(f->buf + k * 512, lba + k, 1);
+		assert_int_equal(ini_write(a->io[0], 1, lba, nlb, f->buf, nlb * 512, false), 0);
+	}
+	assert_int_equal(ini_flush(a->io[0], 1), 0);
+	load = fork();
+	assert_true(load >= 0);
+	if (load == 0)
+		load512_until_drop(a);
+	snprintf(path, sizeof(path), "%s/cut.json", f->d.dir);
+	cut = cut_later(f, 300, path, NQN_A " 1");
+	st = neighbour_load(f, b, cut, 300, gens, &nb);
+	if (st)
+		fail_msg("bloxctl fault power-cut exited %d", st);
+	print_cut("bloxctl fault power-cut " NQN_A " 1 --json (512-byte blocks)", path);
+	assert_int_equal(fx_wait_child(load, 30000), 0);
+	printf("  the neighbour during the cut: %llu writes, %llu reads, none failed\n",
+	       (unsigned long long)nb.writes, (unsigned long long)nb.reads);
+	ini_ctrl_destroy(a);
+	a = connect_to(f, NQN_A);
+	for (uint32_t lba = 0; lba < n512; lba += 16) {
+		assert_int_equal(ini_read(a->io[0], 1, lba, 16, f->buf, 16 * 512), 0);
+		for (uint32_t k = 0; k < 16; k++) {
+			sector(want, lba + k, 1);
+			if (memcmp(want, f->buf + k * 512, 512))
+				fail_msg("sector %u of the cut vSSD is not as flushed", lba + k);
+		}
+	}
+	assert_int_equal(unsafe_shutdowns(a), us_a + 1);
+	/* Writes again, unaligned, and reads them back. */
+	for (uint32_t k = 0; k < 5; k++)
+		sector(f->buf + k * 512, 3 + k, 4);
+	assert_int_equal(ini_write(a->io[0], 1, 3, 5, f->buf, 5 * 512, false), 0);
+	assert_int_equal(ini_read(a->io[0], 1, 0, 16, f->buf + 8192, 16 * 512), 0);
+	assert_memory_equal(f->buf, f->buf + 8192 + 3 * 512, 5 * 512);
+	assert_int_equal(ini_ctrl_shutdown(a), 0);
+	assert_int_equal(ini_ctrl_shutdown(b), 0);
+	ini_ctrl_destroy(a);
+	ini_ctrl_destroy(b);
 }
 
 /* The whole device loses power: every vSSD on it at once. */
@@ -532,6 +641,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vssd_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_512_cut, setup, teardown),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
