@@ -78,6 +78,17 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+void nvmf_ns_resv_power_lost(struct nvmf_ns *ns)
+{
+	bool capable = ns->resv->ptpl_capable;
+
+	if (ns->resv->ptpl)
+		return; /* the file holds what memory holds: both stay */
+	nvmf_resv_fini(ns->resv);
+	nvmf_resv_init(ns->resv);
+	ns->resv->ptpl_capable = capable;
+}
+
 int nvmf_ns_resv_save(struct nvmf_ns *ns)
 {
 	const char *dir = ns->subsys->tgt->resv_dir;

@@ -52,6 +52,8 @@ int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power
 					     : "its backend cannot lose power");
 		return rc;
 	}
+	/* What a drive keeps of its reservations through a power loss: PTPL's. */
+	nvmf_ns_resv_power_lost(ns);
 	ns->health.power_cycles++;
 	ns->health.unsafe_shutdowns++;
 	out->unsafe_shutdowns = ns->health.unsafe_shutdowns;

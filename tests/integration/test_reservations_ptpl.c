@@ -4,8 +4,9 @@
  * 11b in a Reservation Register, or Set Features 83h), the registrations
  * and the reservation of a namespace survive a stop of bloxd and a kill
  * -9, read back from its data directory; with PTPL cleared they are gone
- * after a restart, and so is the state file. Two hosts, as in
- * test_reservations.c.
+ * after a restart, and so is the state file; a power cut of a namespace's
+ * drive (bloxctl fault power-cut) keeps them with PTPL and clears them
+ * without. Two hosts, as in test_reservations.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,7 +34,10 @@
 
 static const char subsystems[] =
 	"[ { \"nqn\": \"" SUBNQN "\", \"allow_any_host\": true, \"namespaces\": ["
-	"  {\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\", \"block_size\": 4096}"
+	"  {\"nsid\": 1, \"backend\": \"ram\", \"size\": \"16M\", \"block_size\": 4096},"
+	"  {\"nsid\": 2, \"backend\": \"nand\", \"size\": \"32M\", \"block_size\": 4096,"
+	"   \"nand\": {\"channels\": 1, \"dies_per_channel\": 2, \"planes_per_die\": 1,"
+	"   \"pages_per_block\": 96, \"null_timing\": true}, \"ftl\": {\"store\": \"file\"}}"
 	"  ] } ]";
 
 static const uint8_t hostid_a[16] = { 0xaa, 1, 2, 3, 4, 5, 0x40, 7, 0x80, 9, 10, 11, 12, 13, 14, 15 };
@@ -185,7 +189,63 @@ static void test_cleared(void **state)
 	assert_int_equal(wr(v, v->a), 0);
 }
 
-/* 5. Set Features 83h sets PTPL of the namespace, and clears it. */
+/* Namespace 2's drive loses power (bloxctl fault power-cut); the hosts connect again. */
+static void power_cut(struct env *v)
+{
+	char out[4096];
+	int rc = fx_ctl(&v->e.d, out, sizeof(out), "fault power-cut " SUBNQN " 2");
+
+	if (rc)
+		fail_msg("fault power-cut exited %d: %s", rc, out);
+	hosts_down(v);
+	assert_int_equal(env_setup(v), 0);
+}
+
+static void report2(struct env *v, struct ini_ctrl *c)
+{
+	memset(v->r, 0xee, sizeof(v->r));
+	assert_int_equal(ini_resv_report(c->io[0], 2, true, v->r, sizeof(v->r)), 0);
+}
+
+/*
+ * 5. A power cut of a namespace's drive: with PTPL its registrations and
+ * reservation come back with it (and the generation); without, they are
+ * gone as after a restart, and the other namespace's are untouched.
+ */
+static void test_power_cut(void **state)
+{
+	struct env *v = *state;
+	uint32_t gen;
+
+	assert_int_equal(ini_resv_register(v->a->io[0], 2, CPTPL_SET, 0, KEY_A), 0);
+	assert_int_equal(ini_resv_register(v->b->io[0], 2, 0, 0, KEY_B), 0);
+	assert_int_equal(ini_resv_acquire(v->a->io[0], 2, CDW(0, 1), KEY_A, 0), 0);
+	report2(v, v->b);
+	gen = (uint32_t)v->r[0] | (uint32_t)v->r[1] << 8;
+	power_cut(v);
+	report2(v, v->b);
+	assert_int_equal((uint32_t)v->r[0] | (uint32_t)v->r[1] << 8, gen);
+	assert_int_equal(v->r[4], 1); /* Write Exclusive, still A's */
+	assert_int_equal(v->r[5], 2);
+	assert_int_equal(v->r[9], 1);
+	assert_int_equal(ini_write(v->b->io[0], 2, 0, 1, v->buf, BS, false), ST_CONFLICT);
+	assert_int_equal(ini_write(v->a->io[0], 2, 0, 1, v->buf, BS, false), 0);
+
+	/* PTPL cleared: the next power cut forgets it all. */
+	assert_int_equal(ini_resv_register(v->a->io[0], 2, CPTPL_CLEAR | 2, KEY_A, KEY_A), 0);
+	report(v, v->a);
+	gen = (uint32_t)v->r[4]; /* namespace 1: whatever it holds stays */
+	power_cut(v);
+	report2(v, v->b);
+	assert_int_equal(v->r[4], 0);
+	assert_int_equal(v->r[5], 0);
+	assert_int_equal(v->r[9], 0);
+	assert_int_equal(ini_write(v->b->io[0], 2, 0, 1, v->buf, BS, false), 0);
+	report(v, v->a);
+	assert_int_equal((uint32_t)v->r[4], gen);
+}
+
+/* 6. Set Features 83h sets PTPL of the namespace, and clears it. */
 static void test_feature(void **state)
 {
 	struct env *v = *state;
@@ -219,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_survives_stop),
 		cmocka_unit_test(test_survives_kill9),
 		cmocka_unit_test(test_cleared),
+		cmocka_unit_test(test_power_cut),
 		cmocka_unit_test(test_feature),
 		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};

@@ -44,6 +44,12 @@ uint16_t nvmf_feat_resv_persist(struct nvmf_req *req, bool set);
 size_t nvmf_log_resv(struct nvmf_ctrl *c, uint8_t *out, bool rae);
 uint8_t nvmf_ns_rescap(const struct nvmf_ns *ns);
 /*
+ * @ns's drive lost power (a power cut): without Persist Through Power Loss
+ * its registrations and reservation are gone, as after a restart (the
+ * generation starts again at 0); with PTPL they stay as its file has them.
+ */
+void nvmf_ns_resv_power_lost(struct nvmf_ns *ns);
+/*
  * Persist Through Power Loss (resv_store.c). nvmf_tgt_set_resv_dir: where
  * namespaces added from now on keep their state (bloxd's data directory;
  * NULL: nowhere, PTPL not offered); 0 or -ENOMEM. nvmf_ns_resv_load: @ns
