@@ -47,7 +47,12 @@ static void print_fault(const Blox__Admin__Fault *f)
 			snprintf(d, sizeof(d), "%llu us", (unsigned long long)s->delay_us);
 		printf("fault %u: latency, %s of namespace %u of %s: +%s%s%s%s: seen %llu, fired "
 		       "%llu, held now %llu%s\n",
-		       f->id, strcmp(s->ops, "both") ? s->ops : "reads and writes", s->nsid, s->nqn, d,
+		       f->id,
+		       !strcmp(s->ops, "both")	? "reads and writes"
+		       : !strcmp(s->ops, "flush") ? "flushes"
+		       : !strcmp(s->ops, "all")	? "every I/O command"
+						: s->ops,
+		       s->nsid, s->nqn, d,
 		       rate, when, s->persist ? ", kept" : "", (unsigned long long)f->seen,
 		       (unsigned long long)f->fired, (unsigned long long)f->held,
 		       f->spent ? " (spent)" : "");
@@ -397,7 +402,7 @@ static const struct ctl_cmd fault_cmds[] = {
 	  fault_power_cut },
 	{ "inject",
 	  "read-unc|write-fail NQN NSID [--lba N] [--nlb N]\n"
-	  "| latency NQN NSID [--op read|write|rw] --delay-us N\n"
+	  "| latency NQN NSID [--op read|write|rw|flush|all] --delay-us N\n"
 	  "  | --dist uniform --min-us A --max-us B | --dist exp --mean-us M [--max-us CAP]\n"
 	  "| gc-storm NQN NSID [--superblocks N | --ms N]\n"
 	  "| host-drop NQN --host HOSTNQN\n"

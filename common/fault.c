@@ -157,8 +157,8 @@ int blox_fault_spec_check(const struct blox_fault_spec *s, char *err, size_t err
 		return fail(err, errlen, "a stall needs a duration");
 	if (s->duration_ns > BLOX_FAULT_DURATION_MAX_NS)
 		return fail(err, errlen, "a duration of at most 24 hours");
-	if (s->ops & ~(unsigned)(BLOX_FAULT_OP_READ | BLOX_FAULT_OP_WRITE))
-		return fail(err, errlen, "ops: read, write or both");
+	if (s->ops & ~(unsigned)BLOX_FAULT_OP_ALL)
+		return fail(err, errlen, "ops: read, write, flush, the others or all");
 	if (s->kind == BLOX_FAULT_DELAY) {
 		if ((unsigned)s->dist > BLOX_FAULT_DIST_EXPONENTIAL)
 			return fail(err, errlen, "unknown delay distribution");
@@ -367,7 +367,8 @@ static bool target_matches(const struct blox_fault_spec *s, const struct blox_fa
 		return false;
 	if ((t & T_QUEUE) && s->qid && s->qid != x->qid)
 		return false;
-	if ((t & T_OPS) && s->ops && !(s->ops & x->op))
+	if ((t & T_OPS) &&
+	    !((s->ops ? s->ops : (unsigned)(BLOX_FAULT_OP_READ | BLOX_FAULT_OP_WRITE)) & x->op))
 		return false;
 	return true;
 }

@@ -58,6 +58,9 @@ enum blox_fault_kind {
 enum {
 	BLOX_FAULT_OP_READ = 1u << 0,
 	BLOX_FAULT_OP_WRITE = 1u << 1,
+	BLOX_FAULT_OP_FLUSH = 1u << 2,
+	BLOX_FAULT_OP_OTHER = 1u << 3, /* Write Zeroes, Dataset Management, Compare */
+	BLOX_FAULT_OP_ALL = (1u << 4) - 1, /* every I/O command */
 };
 
 /* How a delay is drawn. */
@@ -85,7 +88,7 @@ struct blox_fault_spec {
 	uint64_t lba, nlb; /* the range: [lba, lba + nlb) */
 	uint32_t die;
 	uint32_t qid; /* QUEUE_STALL: the I/O queue (0: every one) */
-	unsigned ops; /* BLOX_FAULT_OP_* (DELAY): 0 means both */
+	unsigned ops; /* BLOX_FAULT_OP_* (DELAY): 0 means reads and writes */
 	enum blox_fault_dist dist;
 	uint64_t delay_ns, delay_max_ns;
 	uint64_t duration_ns; /* QUEUE_STALL, LISTENER_STOP, GC_STORM (0: until cleared) */

@@ -77,8 +77,12 @@ static int latency(const Blox__Admin__FaultSpec *in, struct blox_fault_spec *s, 
 		s->ops = BLOX_FAULT_OP_READ;
 	else if (!strcmp(in->ops, "write"))
 		s->ops = BLOX_FAULT_OP_WRITE;
+	else if (!strcmp(in->ops, "flush"))
+		s->ops = BLOX_FAULT_OP_FLUSH;
+	else if (!strcmp(in->ops, "all"))
+		s->ops = BLOX_FAULT_OP_ALL;
 	else
-		BAD("latency: op '%s': read, write or rw", in->ops);
+		BAD("latency: op '%s': read, write, rw, flush or all", in->ops);
 	if (d < 0)
 		BAD("latency: distribution '%s': fixed, uniform or exponential", in->dist);
 	s->dist = (enum blox_fault_dist)d;

@@ -24,7 +24,22 @@ struct fault_msg {
 	Blox__Admin__FaultSpec s;
 };
 
-static const char *const ops_names[] = { "both", "read", "write", "both" };
+/* A latency fault's commands as bloxctl names them (--op). */
+static const char *ops_name(unsigned ops)
+{
+	switch (ops) {
+	case BLOX_FAULT_OP_READ:
+		return "read";
+	case BLOX_FAULT_OP_WRITE:
+		return "write";
+	case BLOX_FAULT_OP_FLUSH:
+		return "flush";
+	case BLOX_FAULT_OP_ALL:
+		return "all";
+	default: /* 0 or both */
+		return "both";
+	}
+}
 
 static void fault_msg_fill(struct blox_admin *a, const struct blox_fault *f, struct fault_msg *x)
 {
@@ -42,7 +57,7 @@ static void fault_msg_fill(struct blox_admin *a, const struct blox_fault *f, str
 	x->s.lba = s->lba;
 	x->s.nlb = s->nlb;
 	if (s->kind == BLOX_FAULT_DELAY) {
-		x->s.ops = (char *)ops_names[s->ops & 3];
+		x->s.ops = (char *)ops_name(s->ops);
 		x->s.dist = (char *)blox_fault_dist_name(s->dist);
 		x->s.delay_us = s->delay_ns / 1000;
 		x->s.delay_max_us = s->delay_max_ns / 1000;

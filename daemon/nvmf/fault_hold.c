@@ -2,9 +2,11 @@
 /*
  * Faults on demand that the NVMe core carries out (docs/FAULTS.md):
  *
- * - latency: a read's or write's completion, once the backend gave it,
- *   waits for the delay the fault draws, so the host sees the command
- *   that much later and the namespace's latency counts it;
+ * - latency: an I/O command's completion (a read's or write's, or with
+ *   --op flush or all a Flush's, Write Zeroes', Dataset Management's,
+ *   Compare's), once the backend gave it, waits for the delay the fault
+ *   draws, so the host sees the command that much later and the
+ *   namespace's read and write latency counts it;
  * - queue-stall: a host's I/O commands that arrive while the stall lasts
  *   are held, not executed, and run in arrival order when it ends (or is
  *   cleared);
@@ -263,7 +265,7 @@ bool nvmf_fault_io_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req)
 	return false;
 }
 
-void nvmf_fault_latency(struct nvmf_req *req, bool write)
+void nvmf_fault_latency(struct nvmf_req *req, unsigned op)
 {
 	struct nvmf_tgt *tgt = req->sq->tgt;
 	struct blox_fault_site site;
@@ -276,7 +278,7 @@ void nvmf_fault_latency(struct nvmf_req *req, bool write)
 		.subsys = req->ns->subsys->nqn,
 		.host = req->sq->ctrl ? req->sq->ctrl->hostnqn : NULL,
 		.nsid = req->ns->nsid,
-		.op = write ? BLOX_FAULT_OP_WRITE : BLOX_FAULT_OP_READ,
+		.op = op,
 		.qd = qd_of(req->ns->inflight + 1),
 		.now = blox_clock_now(tgt->clock),
 	};

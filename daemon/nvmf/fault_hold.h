@@ -30,8 +30,11 @@ bool nvmf_fault_io_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req)
  */
 void nvmf_fault_drops_free(struct nvmf_tgt *tgt);
 
-/* A read or write on @req's namespace about to go to the backend: its latency fault's delay. */
-void nvmf_fault_latency(struct nvmf_req *req, bool write);
+/*
+ * An I/O command on @req's namespace about to go to the backend, @op one
+ * of BLOX_FAULT_OP_*: its latency fault's delay (req->fault_delay_ns).
+ */
+void nvmf_fault_latency(struct nvmf_req *req, unsigned op);
 
 /* A Keep Alive: true when a ka-ignore fault holds it (never answered while it lasts). */
 bool nvmf_fault_keep_alive(struct nvmf_req *req);

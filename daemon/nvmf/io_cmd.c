@@ -257,7 +257,7 @@ static uint16_t exec_read(struct nvmf_req *req)
 
 	if (st)
 		return st;
-	nvmf_fault_latency(req, false);
+	nvmf_fault_latency(req, BLOX_FAULT_OP_READ);
 	io_submit(req, BLOX_IO_READ, cmd_slba(req), cmd_nlb(req), req->buf,
 		  rw_done);
 	return NVMF_REQ_ASYNC;
@@ -269,11 +269,30 @@ static uint16_t exec_write(struct nvmf_req *req)
 
 	if (st)
 		return st;
-	nvmf_fault_latency(req, true);
+	nvmf_fault_latency(req, BLOX_FAULT_OP_WRITE);
 	nvmf_io_prep(req, BLOX_IO_WRITE, cmd_slba(req), cmd_nlb(req), req->buf, rw_done);
 	req->io.ruh = nvmf_fdp_write_ruh(req); /* its placement handle (fdp.c) */
 	nvmf_io_go(req);
 	return NVMF_REQ_ASYNC;
+}
+
+/* ---- the other commands: a latency fault holds their completion too ---- */
+
+static void held_complete(struct nvmf_req *req)
+{
+	nvmf_req_complete(req, req->held_status);
+}
+
+/* A command other than Read and Write ends with @st: after its latency fault's delay. */
+static void other_complete(struct nvmf_req *req, uint16_t st)
+{
+	if (req->fault_delay_ns) {
+		req->held_status = st;
+		nvmf_req_hold(req, blox_clock_now(req->sq->tgt->clock) + req->fault_delay_ns,
+			      req->hold_fault, held_complete);
+		return;
+	}
+	nvmf_req_complete(req, st);
 }
 
 /* ---- Compare ---- */
@@ -285,11 +304,12 @@ static void compare_done(struct blox_io *io)
 
 	if (!st && memcmp(req->buf, req->scratch, req->transfer_len))
 		st = NVMF_SC_MEDIA(NVME_SC_COMPARE_FAILED) | NVME_SC_DNR;
-	nvmf_req_complete(req, st);
+	other_complete(req, st);
 }
 
 static uint16_t exec_compare(struct nvmf_req *req)
 {
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
 	io_submit(req, BLOX_IO_READ, cmd_slba(req), cmd_nlb(req), req->scratch,
 		  compare_done);
 	return NVMF_REQ_ASYNC;
@@ -301,11 +321,12 @@ static void simple_done(struct blox_io *io)
 {
 	struct nvmf_req *req = io_done(io);
 
-	nvmf_req_complete(req, errno_to_status(req, io->status));
+	other_complete(req, errno_to_status(req, io->status));
 }
 
 static uint16_t exec_write_zeroes(struct nvmf_req *req)
 {
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
 	io_submit(req, BLOX_IO_WRITE_ZEROES, cmd_slba(req), cmd_nlb(req), NULL,
 		  simple_done);
 	return NVMF_REQ_ASYNC;
@@ -320,7 +341,7 @@ static void flush_done(struct blox_io *io)
 	struct nvmf_req *req = io_done(io);
 
 	if (io->status || req->cmd.nsid != 0xffffffff) {
-		nvmf_req_complete(req, errno_to_status(req, io->status));
+		other_complete(req, errno_to_status(req, io->status));
 		return;
 	}
 	req->next = req->ns->nsid + 1;
@@ -336,7 +357,7 @@ static void flush_next(struct nvmf_req *req)
 		if (ns->nsid >= req->next)
 			break;
 	if (!ns) {
-		nvmf_req_complete(req, 0);
+		other_complete(req, 0);
 		return;
 	}
 	/* A namespace this path or a reservation keeps from the host fails the whole flush. */
@@ -344,19 +365,23 @@ static void flush_next(struct nvmf_req *req)
 	if (!st)
 		st = nvmf_resv_io_check(req, ns);
 	if (st) {
-		nvmf_req_complete(req, st);
+		other_complete(req, st);
 		return;
 	}
 	if (req->ns)
 		nvmf_ns_put(req->ns);
 	nvmf_ns_get(ns);
 	req->ns = ns;
+	/* Every namespace's: the first latency fault that fires delays the whole flush. */
+	if (!req->fault_delay_ns)
+		nvmf_fault_latency(req, BLOX_FAULT_OP_FLUSH);
 	io_submit(req, BLOX_IO_FLUSH, 0, 0, NULL, flush_done);
 }
 
 static uint16_t exec_flush(struct nvmf_req *req)
 {
 	if (req->cmd.nsid != 0xffffffff) {
+		nvmf_fault_latency(req, BLOX_FAULT_OP_FLUSH);
 		io_submit(req, BLOX_IO_FLUSH, 0, 0, NULL, flush_done);
 		return NVMF_REQ_ASYNC;
 	}
@@ -376,7 +401,7 @@ static void dsm_done(struct blox_io *io)
 	if (io->status) {
 		/* The range that failed, for the error log. */
 		req->error_lba = io->offset >> req->ns->lba_shift;
-		nvmf_req_complete(req, errno_to_status(req, io->status));
+		other_complete(req, errno_to_status(req, io->status));
 		return;
 	}
 	dsm_next(req);
@@ -390,7 +415,7 @@ static void dsm_next(struct nvmf_req *req)
 	while (req->next < nr && r[req->next].nlb == 0)
 		req->next++;
 	if (req->next == nr) {
-		nvmf_req_complete(req, 0);
+		other_complete(req, 0);
 		return;
 	}
 	r += req->next++;
@@ -407,6 +432,7 @@ static uint16_t exec_dsm(struct nvmf_req *req)
 	for (uint32_t i = 0; i < nr; i++)
 		if (!range_ok(req->ns, r[i].slba, r[i].nlb))
 			return NVME_SC_LBA_RANGE | NVME_SC_DNR;
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
 	req->next = 0;
 	dsm_next(req);
 	return NVMF_REQ_ASYNC;

@@ -152,6 +152,64 @@ static void test_latency(void **state)
 	assert_int_equal(ini_status(&r.cqe), 0);
 }
 
+/* Milliseconds since @t0, the command's return code having been 0. */
+static int64_t took_ms(int rc, int64_t t0)
+{
+	assert_int_equal(rc, 0);
+	return fx_now_ms() - t0;
+}
+
+/*
+ * --op flush delays a Flush (of the namespace, and of every namespace),
+ * not reads, writes or Write Zeroes; --op all every I/O command.
+ */
+static void test_latency_ops(void **state)
+{
+	struct faults_fx *f = *state;
+	struct ini_queue *q = f->c->io[0];
+	uint64_t seen;
+	uint32_t id;
+	int64_t t0;
+
+	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " 1 --op flush --delay-us 100000"),
+			 0);
+	id = injected(f);
+	assert_int_equal(ctl(f, "fault list"), 0);
+	assert_non_null(strstr(f->out, "latency, flushes of namespace 1"));
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_flush(q, 1), t0) >= 100);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_flush(q, 0xffffffff), t0) >= 100);
+	assert_int_equal(fault_num(f, id, "fired"), 2);
+	seen = fault_num(f, id, "seen");
+	assert_int_equal(ini_read(q, 1, 0, 1, f->buf, BLK), 0);
+	assert_int_equal(ini_write(q, 1, 16, 1, f->buf, BLK, false), 0);
+	assert_int_equal(ini_write_zeroes(q, 1, 32, 8), 0);
+	assert_int_equal(fault_num(f, id, "seen"), seen); /* not its ops */
+	assert_int_equal(ctl(f, "fault clear %u", id), 0);
+
+	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " 1 --op all --delay-us 100000"), 0);
+	id = injected(f);
+	assert_int_equal(ctl(f, "fault list"), 0);
+	assert_non_null(strstr(f->out, "latency, every I/O command of namespace 1"));
+	memset(f->buf, 0x5a, BLK);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_write(q, 1, 16, 1, f->buf, BLK, false), t0) >= 100);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_read(q, 1, 16, 1, f->buf + BLK, BLK), t0) >= 100);
+	assert_memory_equal(f->buf, f->buf + BLK, BLK);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_compare(q, 1, 16, 1, f->buf, BLK), t0) >= 100);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_flush(q, 1), t0) >= 100);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_write_zeroes(q, 1, 32, 8), t0) >= 100);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_dsm_deallocate(q, 1, 32, 8), t0) >= 100);
+	assert_int_equal(fault_num(f, id, "fired"), 6);
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+}
+
 static void test_gc_storm(void **state)
 {
 	struct faults_fx *f = *state;
@@ -388,7 +446,8 @@ static void test_latency_bad_input(void **state)
 		{ "fault inject latency " SUBNQN " 1 --delay-us 0", 64, "--delay-us" },
 		{ "fault inject latency " SUBNQN " 1 --delay-us -5", 64, "not a number" },
 		{ "fault inject latency " SUBNQN " 1 --delay-us 700000000", 1, "600 s" },
-		{ "fault inject latency " SUBNQN " 1 --delay-us 5 --op trim", 1, "read, write or rw" },
+		{ "fault inject latency " SUBNQN " 1 --delay-us 5 --op trim", 1,
+		  "read, write, rw, flush or all" },
 		{ "fault inject latency " SUBNQN " 1 --dist uniform --min-us 9 --max-us 2", 64,
 		  "below" },
 		{ "fault inject latency " SUBNQN " 1 --dist normal --delay-us 5", 64, "fixed, uniform" },
@@ -409,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_persist),
 		cmocka_unit_test(test_latency_bad_input),
 		cmocka_unit_test(test_latency),
+		cmocka_unit_test(test_latency_ops),
 		cmocka_unit_test(test_queue_stall),
 		cmocka_unit_test(test_ka_ignore),
 		cmocka_unit_test(test_host_drop_after),

@@ -421,6 +421,7 @@ struct nvmf_req {
 	/* Held by a fault (fault_hold.c): until when (0: its fault cleared), what then. */
 	uint64_t hold_until;
 	uint32_t hold_fault;
+	uint16_t held_status; /* a command other than Read and Write: its status, while delayed */
 	void (*hold_fn)(struct nvmf_req *req);
 	TAILQ_ENTRY(nvmf_req) hold_link; /* tgt->held */
 };

@@ -77,7 +77,7 @@ static void refusals(void **state)
 	s.dist = BLOX_FAULT_DIST_UNIFORM;
 	s.delay_max_ns = 10;
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
-	s.ops = 4;
+	s.ops = BLOX_FAULT_OP_ALL + 1; /* no such op */
 	s.dist = BLOX_FAULT_DIST_FIXED;
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
 	s.ops = 0;
@@ -212,6 +212,8 @@ static void matching(void **state)
 	assert_false(blox_fault_match(r, &x, NULL));
 	x.op = BLOX_FAULT_OP_WRITE;
 	assert_true(blox_fault_match(r, &x, NULL)); /* a delay has no range */
+	x.op = BLOX_FAULT_OP_FLUSH;
+	assert_false(blox_fault_match(r, &x, NULL)); /* writes only */
 	s = (struct blox_fault_spec){ .kind = BLOX_FAULT_QUEUE_STALL, .qid = 3,
 				      .duration_ns = 1, .probability = 1 };
 	snprintf(s.subsys, sizeof(s.subsys), SUBSYS);
