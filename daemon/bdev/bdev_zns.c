@@ -321,6 +321,87 @@ static const struct blox_bdev_zoned_ops zb_zoned_ops = {
 	.changed = zb_changed,
 };
 
+/*
+ * Power loss and power-up of a zoned namespace, as after kill -9: its NAND
+ * ops cut (on a shared device only its tenant's; programs in their array
+ * phase torn), the partial pages at the write pointers (volatile) lost,
+ * then its zones, rows and write pointers rebuilt from the pages' OOB by
+ * the start-up's recovery; the commands it held fail.
+ */
+static int zb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
+{
+	struct zns_bdev *zb = container_of(bdev, struct zns_bdev, base);
+	bool check_only = out->check_only;
+	struct nand_power_cut_stats cut;
+	uint32_t max_open, max_active;
+	uint64_t t0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->check_only = check_only;
+	out->shared = zb->nd->registered || zb->nd->refs > 1;
+	if (!zb->z)
+		return -ENODEV;
+	if (out->shared && !nand_dev_config(zb->dev)->sched.ntenants) {
+		out->refused = "its device is shared without tenants";
+		return -EOPNOTSUPP;
+	}
+	if (check_only)
+		return 0;
+	for (uint32_t i = 0; i < zb->l.nr_zones; i++)
+		if (zb->zones[i].buf)
+			out->bytes_buffered += (uint64_t)(zb->zones[i].buf_fill -
+							  zb->zones[i].buf_durable) * ZNS_LBA_SIZE;
+	out->bytes_lost = out->bytes_buffered;
+	rc = out->shared ? nand_power_cut_tenant(zb->dev, zb->tenant, true, &cut)
+			 : nand_power_cut(zb->dev, true, &cut);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		blox_log(zb->log, BLOX_LOG_ERR, "zns: power cut: a torn page not written: %s",
+			 strerror(-rc));
+	out->ops_dropped = cut.dropped;
+	out->programs_torn = cut.torn;
+	zb_power_off(zb);
+
+	/* Power on: everything in memory anew, rebuilt from flash. */
+	t0 = blox_clock_now(zb->clock);
+	max_open = zns_max_open(zb->z);
+	max_active = zns_max_active(zb->z);
+	for (uint32_t i = 0; i < zb->l.nr_zones; i++)
+		free(zb->zones[i].buf);
+	memset(zb->zones, 0, zb->l.nr_zones * sizeof(*zb->zones));
+	for (uint32_t i = 0; i < zb->l.nr_zones; i++) {
+		zb->zones[i].row = ZB_NONE;
+		TAILQ_INIT(&zb->zones[i].progs);
+	}
+	memset(zb->l2p, 0xff, (uint64_t)zb->l.nr_zones * zb->lpages * sizeof(*zb->l2p));
+	memset(zb->row_zone, 0xff, zb->nr_rows * sizeof(*zb->row_zone));
+	TAILQ_INIT(&zb->progs);
+	zns_destroy(zb->z);
+	zb->z = NULL;
+	rc = zns_create(&zb->l, max_open, max_active, &zb->z);
+	if (!rc)
+		rc = recover(zb);
+	if (rc) {
+		zns_destroy(zb->z);
+		zb->z = NULL;
+		blox_log(zb->log, BLOX_LOG_ERR,
+			 "zns: power cut: the rebuild from flash failed: %s; the namespace fails "
+			 "every command",
+			 strerror(-rc));
+	}
+	out->rebuild_ns = blox_clock_now(zb->clock) - t0;
+	out->cmds_failed = zb_power_on(zb);
+	blox_log(zb->log, rc ? BLOX_LOG_ERR : BLOX_LOG_INFO,
+		 "zns: power cut%s: %lu bytes of partial pages lost; %lu flash ops dropped, %u "
+		 "programs torn, %u commands failed; rebuilt from flash in %.1f ms",
+		 out->shared ? " of a vSSD" : "", (unsigned long)out->bytes_lost,
+		 (unsigned long)out->ops_dropped, out->programs_torn, out->cmds_failed,
+		 out->rebuild_ns / 1e6);
+	return rc;
+}
+
 static const struct blox_bdev_ops zb_ops = {
 	.name = "zns",
 	.submit = zb_submit,
@@ -328,6 +409,7 @@ static const struct blox_bdev_ops zb_ops = {
 	.set_write_cache = zb_set_cache,
 	.telemetry = zb_telemetry,
 	.zoned = &zb_zoned_ops,
+	.power_cut = zb_power_cut,
 };
 
 /* The dies and blocks it has: a device of its own (all), or dies of @p->shared. */
@@ -427,6 +509,9 @@ int blox_bdev_zns_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 	TAILQ_INIT(&zb->progs);
 	TAILQ_INIT(&zb->durable);
 	TAILQ_INIT(&zb->waiting);
+	TAILQ_INIT(&zb->ops);
+	TAILQ_INIT(&zb->cut_reqs);
+	zb->clock = p->clock;
 	if (p->shared) {
 		zb->nd = p->shared;
 		blox_nand_dev_get(zb->nd);

@@ -78,6 +78,8 @@ struct zb_op {
 	struct zb_oob oob;
 	TAILQ_ENTRY(zb_op) zlink; /* programs: in its zone's list */
 	TAILQ_ENTRY(zb_op) glink; /* programs: in the backend's list, oldest first */
+	TAILQ_ENTRY(zb_op) alink; /* submitted: in the backend's list of every op in flight */
+	bool listed; /* in it */
 	uint8_t *data; /* page_size bytes, or NULL (erase) */
 };
 
@@ -88,7 +90,8 @@ struct zb_req {
 	int status;
 	bool durable; /* Flush or FUA: done when every program up to @seq is done */
 	uint64_t seq;
-	TAILQ_ENTRY(zb_req) link; /* waiting for durability */
+	TAILQ_ENTRY(zb_req) link; /* waiting for durability; or lost to a power cut */
+	bool cut; /* lost to a power cut, to fail once the backend is rebuilt */
 };
 
 struct zb_zone {
@@ -123,8 +126,11 @@ struct zns_bdev {
 	TAILQ_HEAD(, zb_op) progs; /* programs in flight, oldest first (glink) */
 	TAILQ_HEAD(, zb_req) durable; /* Flushes and FUA writes waiting */
 	TAILQ_HEAD(, blox_io) waiting; /* I/O to a zone being reset */
+	TAILQ_HEAD(, zb_op) ops; /* every op submitted, not yet completed (alink) */
+	TAILQ_HEAD(, zb_req) cut_reqs; /* commands a power cut lost (zb_power_off()) */
 	uint64_t programs, pads, erases, reads; /* NAND ops by kind (pads: padded pages) */
 	const struct blox_log *log;
+	const struct blox_clock *clock;
 };
 
 /* bdev_zns_io.c */
@@ -135,5 +141,13 @@ void zb_addr(const struct zns_bdev *zb, uint32_t row, uint32_t pidx, struct nand
 int zb_row_take(struct zns_bdev *zb, uint32_t zone);
 /* Erases of row @row's blocks, summed: its wear. */
 uint64_t zb_row_wear(const struct zns_bdev *zb, uint32_t row);
+/*
+ * Power was cut (its NAND ops dropped, never to complete): free every op
+ * in flight and keep the commands they, a reset or a durable wait held
+ * (zb->cut_reqs) to fail once the backend is rebuilt (zb_power_on()).
+ */
+void zb_power_off(struct zns_bdev *zb);
+/* The rebuild is done: fail what zb_power_off() kept and the I/O that waited for a reset; how many. */
+uint32_t zb_power_on(struct zns_bdev *zb);
 
 #endif

@@ -186,6 +186,8 @@ static struct zb_op *op_new(struct zns_bdev *zb, struct zb_req *req, uint32_t zo
 
 static void op_free(struct zb_op *o)
 {
+	if (o->listed)
+		TAILQ_REMOVE(&o->zb->ops, o, alink);
 	free(o->data);
 	free(o);
 }
@@ -200,6 +202,10 @@ static int op_go(struct zns_bdev *zb, struct zb_op *o)
 	rc = nand_rt_submit(zb->nd->rt, &o->op);
 	if (rc && o->req)
 		o->req->pending--;
+	if (!rc) {
+		TAILQ_INSERT_TAIL(&zb->ops, o, alink);
+		o->listed = true;
+	}
 	return rc;
 }
 
@@ -709,11 +715,62 @@ static bool must_wait(const struct zns_bdev *zb, const struct blox_io *io)
 	return lba < zns_nlbas(zb->z) && zb->zones[zns_zone_of(zb->z, lba)].resetting;
 }
 
+static void req_lost(struct zns_bdev *zb, struct zb_req *req)
+{
+	if (!req || req->cut)
+		return;
+	req->cut = true;
+	TAILQ_INSERT_TAIL(&zb->cut_reqs, req, link);
+}
+
+void zb_power_off(struct zns_bdev *zb)
+{
+	struct zb_req *req;
+	struct zb_op *o;
+
+	while ((req = TAILQ_FIRST(&zb->durable))) {
+		TAILQ_REMOVE(&zb->durable, req, link);
+		req_lost(zb, req);
+	}
+	while ((o = TAILQ_FIRST(&zb->ops))) {
+		req_lost(zb, o->req);
+		op_free(o);
+	}
+	for (uint32_t i = 0; i < zb->l.nr_zones; i++)
+		req_lost(zb, zb->zones[i].reset_req);
+}
+
+uint32_t zb_power_on(struct zns_bdev *zb)
+{
+	struct blox_io *io;
+	struct zb_req *req;
+	uint32_t n = 0;
+
+	while ((req = TAILQ_FIRST(&zb->cut_reqs))) {
+		TAILQ_REMOVE(&zb->cut_reqs, req, link);
+		req->status = -EIO;
+		req_finish(zb, req);
+		n++;
+	}
+	while ((io = TAILQ_FIRST(&zb->waiting))) {
+		TAILQ_REMOVE(&zb->waiting, io, link);
+		io->status = -EIO;
+		blox_io_cq_post(zb->base.cq, io);
+		n++;
+	}
+	return n;
+}
+
 void zb_submit(struct blox_bdev *bdev, struct blox_io *io)
 {
 	struct zns_bdev *zb = container_of(bdev, struct zns_bdev, base);
 	struct zb_req *req;
 
+	if (!zb->z) { /* a power cut's rebuild failed */
+		io->status = -EIO;
+		blox_io_cq_post(bdev->cq, io);
+		return;
+	}
 	io->nvme_status = 0;
 	io->zone_changes = zns_changes(zb->z);
 	if (io->offset % ZNS_LBA_SIZE || io->len % ZNS_LBA_SIZE) {

@@ -88,6 +88,14 @@ static int vssd_check(struct blox_prov *p, const struct prov_device *d, const st
 			 ns->nsid, ns->subsys->nqn, d->cfg.name, m->id, prov_mig_state_name(m->state));
 		return -EBUSY;
 	}
+	if (strcmp(ns->bdev->ops->name, "nand")) {
+		snprintf(err, errlen,
+			 "namespace %u of %s on %s: a %s vSSD is not cut with its device yet (cut it "
+			 "alone: bloxctl fault power-cut %s %u)",
+			 ns->nsid, ns->subsys->nqn, d->cfg.name, ns->bdev->ops->name, ns->subsys->nqn,
+			 ns->nsid);
+		return -EOPNOTSUPP;
+	}
 	rc = blox_bdev_power_cut(ns->bdev, true, &chk);
 	if (rc)
 		snprintf(err, errlen, "namespace %u of %s on %s: %s", ns->nsid, ns->subsys->nqn,

@@ -578,6 +578,115 @@ static void test_512_cut(void **state)
 	ini_ctrl_destroy(b);
 }
 
+static uint64_t zone_wp_cap(struct ini_ctrl *c, uint64_t zslba, uint64_t *cap)
+{
+	uint8_t buf[128];
+	const struct nvme_zone_report *r = (const void *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(ini_zone_report(c->io[0], 1, zslba, NVME_ZNS_ZRAS_REPORT_ALL, false, buf,
+					 sizeof(buf)),
+			 0);
+	assert_true(r->nr_zones >= 1);
+	if (cap)
+		*cap = r->entries[0].zcap;
+	return (uint64_t)r->entries[0].wp; /* little-endian host, as test_zoned reads it */
+}
+
+static uint64_t zone_wp(struct ini_ctrl *c, uint64_t zslba)
+{
+	return zone_wp_cap(c, zslba, NULL);
+}
+
+/* A host appending to zone 2 of the zoned vSSD until its connection drops (a child process). */
+static void append_until_drop(struct ini_ctrl *c)
+{
+	static uint8_t buf[4 * BLK];
+	int64_t t0 = fx_now_ms();
+	uint64_t lba;
+
+	memset(buf, 0x5a, sizeof(buf));
+	while (fx_now_ms() - t0 < 60000) {
+		int st = ini_zone_append(c->io[0], 1, 2048, 4, buf, sizeof(buf), false, &lba);
+
+		if (st < 0)
+			_exit(0); /* the drop */
+		if (st > 0 && ini_zone_send(c->io[0], 1, 2048, NVME_ZNS_ZSA_RESET, false) < 0)
+			_exit(0); /* full: reset it and go on */
+	}
+	_exit(3);
+}
+
+/* A zoned vSSD: its write pointers recovered from flash as after kill -9. */
+static void test_zns_cut(void **state)
+{
+	struct fx *f = *state;
+	static uint32_t gens[NLBA];
+	const uint64_t z1 = 1024; /* zone 1's first LBA (4 MiB zones) */
+	struct ini_ctrl *a, *b;
+	struct nb_stats nb = { 0 };
+	uint64_t us_a, wp0, wp1, cap;
+	uint32_t n0;
+	char path[128];
+	pid_t cut, load;
+	int st;
+
+	assert_int_equal(ctl(f, "device create flash --store ram --channels 2 --dies-per-channel 2 "
+				"--planes 1 --pages-per-block 96 --blocks-per-plane 64"), 0);
+	assert_int_equal(ctl(f, "ns create " NQN_A " --nsid 1 --device flash --zoned --size 16M "
+				"--zone-size 4M --max-open 2"), 0);
+	assert_int_equal(ctl(f, "ns create " NQN_B " --nsid 1 --size %uM --device flash "
+				"--isolation software", NS_MIB), 0);
+	a = connect_to(f, NQN_A);
+	b = connect_to(f, NQN_B);
+	us_a = unsafe_shutdowns(a);
+	assert_int_equal(zone_wp_cap(a, 0, &cap), 0);
+	n0 = (uint32_t)(cap / 2 / 16 * 16) + 5; /* ends inside a page */
+	assert_true(n0 + 37 < cap);
+	/* Zone 0: n0 LBAs flushed, 37 more not; zone 1: 100 flushed. */
+	write_range(f, a, 'A', 0, n0, 1);
+	write_range(f, a, 'A', z1, 100, 1);
+	assert_int_equal(ini_flush(a->io[0], 1), 0);
+	write_range(f, a, 'A', n0, 37, 1);
+	load = fork();
+	assert_true(load >= 0);
+	if (load == 0)
+		append_until_drop(a);
+	snprintf(path, sizeof(path), "%s/cut.json", f->d.dir);
+	cut = cut_later(f, 300, path, NQN_A " 1");
+	st = neighbour_load(f, b, cut, 300, gens, &nb);
+	if (st)
+		fail_msg("bloxctl fault power-cut exited %d", st);
+	print_cut("bloxctl fault power-cut " NQN_A " 1 --json (zoned)", path);
+	assert_int_equal(fx_wait_child(load, 30000), 0);
+	printf("  the neighbour during the cut: %llu writes, %llu reads, none failed\n",
+	       (unsigned long long)nb.writes, (unsigned long long)nb.reads);
+	ini_ctrl_destroy(a);
+	a = connect_to(f, NQN_A);
+	wp0 = zone_wp(a, 0);
+	wp1 = zone_wp(a, z1);
+	printf("  write pointers after the cut (capacity %llu): zone 0 at %llu (%u flushed, %u "
+	       "written), zone 1 at %llu (100 flushed)\n",
+	       (unsigned long long)cap, (unsigned long long)wp0, n0, n0 + 37,
+	       (unsigned long long)(wp1 - z1));
+	assert_true(wp0 >= n0 && wp0 <= n0 + 37);
+	assert_true(wp1 >= z1 + 100 && wp1 <= z1 + 100 + 16);
+	assert_int_equal(check_range(f, a, 'A', 0, n0, 1, -1), n0);
+	assert_int_equal(check_range(f, a, 'A', z1, 100, 1, -1), 100);
+	assert_int_equal(unsafe_shutdowns(a), us_a + 1);
+	printf("  zone 2, appended to at the cut: write pointer %llu\n",
+	       (unsigned long long)(zone_wp(a, 2048) - 2048));
+	assert_true(zone_wp(a, 2048) <= 2048 + cap);
+	/* Writes go on at the recovered write pointer. */
+	write_range(f, a, 'A', wp0, 16, 2);
+	assert_int_equal(check_range(f, a, 'A', wp0, 16, 2, -1), 16);
+	assert_int_equal(zone_wp(a, 0), wp0 + 16);
+	assert_int_equal(ini_ctrl_shutdown(a), 0);
+	assert_int_equal(ini_ctrl_shutdown(b), 0);
+	ini_ctrl_destroy(a);
+	ini_ctrl_destroy(b);
+}
+
 /* The whole device loses power: every vSSD on it at once. */
 static void test_device_cut(void **state)
 {
@@ -642,6 +751,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_512_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zns_cut, setup, teardown),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
