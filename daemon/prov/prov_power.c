@@ -162,6 +162,7 @@ int prov_device_power_cut(struct blox_prov *p, const char *name, struct prov_dev
 		outs[i].cut.bdev = cuts[i];
 		if (rc == -ENOMEM && !cuts[i].rebuild_ns && !cuts[i].recovered_units)
 			continue; /* not cut */
+		nvmf_ns_resv_power_lost(ns);
 		ns->health.power_cycles++;
 		ns->health.unsafe_shutdowns++;
 		outs[i].cut.unsafe_shutdowns = ns->health.unsafe_shutdowns;

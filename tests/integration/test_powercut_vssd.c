@@ -687,6 +687,16 @@ static void test_zns_cut(void **state)
 	ini_ctrl_destroy(b);
 }
 
+/* Registrants of namespace 1 (Reservation Report's REGCTL). */
+static unsigned registrants(struct ini_ctrl *c)
+{
+	uint8_t buf[4096];
+
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(ini_resv_report(c->io[0], 1, true, buf, sizeof(buf)), 0);
+	return (unsigned)buf[5] | (unsigned)buf[6] << 8;
+}
+
 /* The whole device loses power: every vSSD on it at once. */
 static void test_device_cut(void **state)
 {
@@ -713,6 +723,9 @@ static void test_device_cut(void **state)
 	assert_int_equal(ini_flush(b->io[0], 1), 0);
 	write_range(f, a, 'A', 0, OVER, 2);
 	write_range(f, b, 'B', 0, OVER, 2);
+	/* A reservation key without Persist Through Power Loss: gone with the power. */
+	assert_int_equal(ini_resv_register(b->io[0], 1, 0, 0, 0x1234), 0);
+	assert_int_equal(registrants(b), 1);
 	/* A host writing to A when the power goes. */
 	load = fork();
 	assert_true(load >= 0);
@@ -736,6 +749,7 @@ static void test_device_cut(void **state)
 	       OVER, check_range(f, a, 'A', 0, OVER, 2, 1), check_range(f, b, 'B', 0, OVER, 2, 1));
 	assert_int_equal(unsafe_shutdowns(a), us_a + 1);
 	assert_int_equal(unsafe_shutdowns(b), us_b + 1);
+	assert_int_equal(registrants(b), 0);
 	write_range(f, b, 'B', 0, 64, 3);
 	assert_int_equal(check_range(f, b, 'B', 0, 64, 3, -1), 64);
 	assert_int_equal(ini_ctrl_shutdown(a), 0);
