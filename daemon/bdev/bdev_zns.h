@@ -141,6 +141,10 @@ void zb_addr(const struct zns_bdev *zb, uint32_t row, uint32_t pidx, struct nand
 int zb_row_take(struct zns_bdev *zb, uint32_t zone);
 /* Erases of row @row's blocks, summed: its wear. */
 uint64_t zb_row_wear(const struct zns_bdev *zb, uint32_t row);
+/* req_finish() and op_free() of bdev_zns_io.c, for bdev_zns_power.c. */
+void zb_req_finish(struct zns_bdev *zb, struct zb_req *req);
+void zb_op_free(struct zb_op *o);
+/* bdev_zns_power.c */
 /*
  * Power was cut (its NAND ops dropped, never to complete): free every op
  * in flight and keep the commands they, a reset or a durable wait held

@@ -715,50 +715,14 @@ static bool must_wait(const struct zns_bdev *zb, const struct blox_io *io)
 	return lba < zns_nlbas(zb->z) && zb->zones[zns_zone_of(zb->z, lba)].resetting;
 }
 
-static void req_lost(struct zns_bdev *zb, struct zb_req *req)
+void zb_req_finish(struct zns_bdev *zb, struct zb_req *req)
 {
-	if (!req || req->cut)
-		return;
-	req->cut = true;
-	TAILQ_INSERT_TAIL(&zb->cut_reqs, req, link);
+	req_finish(zb, req);
 }
 
-void zb_power_off(struct zns_bdev *zb)
+void zb_op_free(struct zb_op *o)
 {
-	struct zb_req *req;
-	struct zb_op *o;
-
-	while ((req = TAILQ_FIRST(&zb->durable))) {
-		TAILQ_REMOVE(&zb->durable, req, link);
-		req_lost(zb, req);
-	}
-	while ((o = TAILQ_FIRST(&zb->ops))) {
-		req_lost(zb, o->req);
-		op_free(o);
-	}
-	for (uint32_t i = 0; i < zb->l.nr_zones; i++)
-		req_lost(zb, zb->zones[i].reset_req);
-}
-
-uint32_t zb_power_on(struct zns_bdev *zb)
-{
-	struct blox_io *io;
-	struct zb_req *req;
-	uint32_t n = 0;
-
-	while ((req = TAILQ_FIRST(&zb->cut_reqs))) {
-		TAILQ_REMOVE(&zb->cut_reqs, req, link);
-		req->status = -EIO;
-		req_finish(zb, req);
-		n++;
-	}
-	while ((io = TAILQ_FIRST(&zb->waiting))) {
-		TAILQ_REMOVE(&zb->waiting, io, link);
-		io->status = -EIO;
-		blox_io_cq_post(zb->base.cq, io);
-		n++;
-	}
-	return n;
+	op_free(o);
 }
 
 void zb_submit(struct blox_bdev *bdev, struct blox_io *io)
