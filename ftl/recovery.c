@@ -25,7 +25,12 @@
  * superblock the scan found with its pages. A stream resumes only after
  * the last programmed page of that superblock; holes behind it (programs
  * in flight at the crash that never finished) are programmed with padding
- * first, in block order, so no page is ever programmed twice. In doubt (a
+ * first, in block order, so no page is ever programmed twice. A page torn
+ * by a power cut (programmed, its OOB erased: nand_power_cut()) maps
+ * nothing and counts as programmed: the stream goes on after it. Closing
+ * the superblock instead cost every stream whose program was torn a
+ * superblock per cut, GC's and the translation pages' included, until a
+ * rebuild found none free and GC none to write into. In doubt (a
  * programmed page unreadable or not ours, pages of another stream, holes
  * spread wider than the write buffer could have left), the superblock
  * stays closed (full) as before. So does one a Reclaim Unit Handle Update
@@ -90,7 +95,16 @@ struct sb_seen {
 	bool bad; /* a programmed page unreadable or without our magic */
 	bool any; /* a page is programmed */
 	bool closed; /* a Reclaim Unit Handle Update closed it (FTL_PAD_RU_CLOSED) */
+	bool tagged; /* a page of ours is programmed (stream is its tag) */
+	/*
+	 * Pages programmed with their OOB erased: torn by a power cut in their
+	 * array phase (nand_power_cut()). Their units are never mapped, and
+	 * the stream goes on after them as after any programmed page.
+	 */
+	uint32_t torn;
 };
+
+#define FTL_OOB_ERASED 0xffffffffu /* the magic of an erased (torn) OOB */
 
 struct ckpt_sb {
 	uint32_t state, valid, erase_count, pad;
@@ -395,14 +409,19 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n,
 				continue;
 			}
 			memcpy(&oob, oob_raw, sizeof(oob));
+			if (oob.magic == FTL_OOB_ERASED) {
+				sn->torn++; /* torn by a power cut: programmed, no one's */
+				sn->any = true;
+				continue;
+			}
 			if (oob.magic != FTL_OOB_MAGIC) {
 				sn->any = sn->bad = true;
 				continue;
 			}
-			if (sn->any && oob.stream != sn->stream)
+			if (sn->tagged && oob.stream != sn->stream)
 				sn->mixed = true;
 			sn->stream = oob.stream;
-			sn->any = true;
+			sn->any = sn->tagged = true;
 			for (uint32_t s = 0; s < f->slots; s++) {
 				const struct ftl_oob_slot *os = &oob.slot[s];
 
