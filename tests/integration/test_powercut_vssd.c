@@ -316,6 +316,22 @@ static int teardown(void **state)
 	return rc;
 }
 
+/* The device the tests' vSSDs live on: 2 channels x 2 dies of RAM-backed flash. */
+static void make_device(struct fx *f)
+{
+	assert_int_equal(ctl(f, "device create flash --store ram --channels 2 --dies-per-channel 2 "
+				"--planes 1 --pages-per-block 96 --blocks-per-plane 64"), 0);
+}
+
+/* The first FLUSHED LBAs of both vSSDs written (generation 1) and flushed. */
+static void write_flushed(struct fx *f, struct ini_ctrl *a, struct ini_ctrl *b)
+{
+	write_range(f, a, 'A', 0, FLUSHED, 1);
+	write_range(f, b, 'B', 0, FLUSHED, 1);
+	assert_int_equal(ini_flush(a->io[0], 1), 0);
+	assert_int_equal(ini_flush(b->io[0], 1), 0);
+}
+
 static void print_cut(const char *what, const char *path)
 {
 	char buf[4096] = "";
@@ -344,8 +360,7 @@ static void test_vssd_cut(void **state)
 	pid_t load, cut;
 	int st;
 
-	assert_int_equal(ctl(f, "device create flash --store ram --channels 2 --dies-per-channel 2 "
-				"--planes 1 --pages-per-block 96 --blocks-per-plane 64"), 0);
+	make_device(f);
 	assert_int_equal(ctl(f, "ns create " NQN_A " --nsid 1 --size %uM --device flash "
 				"--isolation software", NS_MIB), 0);
 	assert_int_equal(ctl(f, "ns create " NQN_B " --nsid 1 --size %uM --device flash "
@@ -355,10 +370,7 @@ static void test_vssd_cut(void **state)
 	us_a = unsafe_shutdowns(a);
 	us_b = unsafe_shutdowns(b);
 	/* Flushed, then more without a Flush, on both. */
-	write_range(f, a, 'A', 0, FLUSHED, 1);
-	write_range(f, b, 'B', 0, FLUSHED, 1);
-	assert_int_equal(ini_flush(a->io[0], 1), 0);
-	assert_int_equal(ini_flush(b->io[0], 1), 0);
+	write_flushed(f, a, b);
 	write_range(f, a, 'A', FLUSHED, LOOSE, 1);
 	write_range(f, a, 'A', 0, OVER, 2);
 	write_range(f, b, 'B', FLUSHED, LOOSE, 1);
@@ -426,8 +438,7 @@ static void test_refusals(void **state)
 	uint64_t us;
 	unsigned id;
 
-	assert_int_equal(ctl(f, "device create flash --store ram --channels 2 --dies-per-channel 2 "
-				"--planes 1 --pages-per-block 96 --blocks-per-plane 64"), 0);
+	make_device(f);
 	assert_int_equal(ctl(f, "ns create " NQN_A " --nsid 1 --size 4M --device flash "
 				"--isolation chip:1"), 0);
 	assert_int_equal(ctl(f, "ns create " NQN_A " --nsid 2 --size 4M --device flash "
@@ -524,8 +535,7 @@ static void test_512_cut(void **state)
 	pid_t load, cut;
 	int st;
 
-	assert_int_equal(ctl(f, "device create flash --store ram --channels 2 --dies-per-channel 2 "
-				"--planes 1 --pages-per-block 96 --blocks-per-plane 64"), 0);
+	make_device(f);
 	assert_int_equal(ctl(f, "ns create " NQN_A " --nsid 1 --size %uM --device flash "
 				"--isolation software --block-size 512", NS_MIB), 0);
 	assert_int_equal(ctl(f, "ns create " NQN_B " --nsid 1 --size %uM --device flash "
@@ -631,8 +641,7 @@ static void test_zns_cut(void **state)
 	pid_t cut, load;
 	int st;
 
-	assert_int_equal(ctl(f, "device create flash --store ram --channels 2 --dies-per-channel 2 "
-				"--planes 1 --pages-per-block 96 --blocks-per-plane 64"), 0);
+	make_device(f);
 	assert_int_equal(ctl(f, "ns create " NQN_A " --nsid 1 --device flash --zoned --size 16M "
 				"--zone-size 4M --max-open 2"), 0);
 	assert_int_equal(ctl(f, "ns create " NQN_B " --nsid 1 --size %uM --device flash "
@@ -707,8 +716,7 @@ static void test_device_cut(void **state)
 	pid_t load, cut;
 	int st;
 
-	assert_int_equal(ctl(f, "device create flash --store ram --channels 2 --dies-per-channel 2 "
-				"--planes 1 --pages-per-block 96 --blocks-per-plane 64"), 0);
+	make_device(f);
 	assert_int_equal(ctl(f, "ns create " NQN_A " --nsid 1 --size %uM --device flash "
 				"--isolation software", NS_MIB), 0);
 	assert_int_equal(ctl(f, "ns create " NQN_B " --nsid 1 --size %uM --device flash "
@@ -717,10 +725,7 @@ static void test_device_cut(void **state)
 	b = connect_to(f, NQN_B);
 	us_a = unsafe_shutdowns(a);
 	us_b = unsafe_shutdowns(b);
-	write_range(f, a, 'A', 0, FLUSHED, 1);
-	write_range(f, b, 'B', 0, FLUSHED, 1);
-	assert_int_equal(ini_flush(a->io[0], 1), 0);
-	assert_int_equal(ini_flush(b->io[0], 1), 0);
+	write_flushed(f, a, b);
 	write_range(f, a, 'A', 0, OVER, 2);
 	write_range(f, b, 'B', 0, OVER, 2);
 	/* A reservation key without Persist Through Power Loss: gone with the power. */
