@@ -66,6 +66,8 @@ void ctl_print_status(const ProtobufCMessage *m)
 		printf("\n");
 	}
 	printf("admin connections  %u\n", s->admin_connections);
+	if (s->mdns_state[0])
+		printf("mDNS               %s, %u services\n", s->mdns_state, s->mdns_services);
 	if (s->limits) {
 		const Blox__Admin__TransportLimitStats *l = s->limits;
 

@@ -465,6 +465,8 @@ static int admin_start(struct bloxd *d)
 
 	if (rc)
 		blox_log(&d->log, BLOX_LOG_ERR, "%s", err);
+	else
+		blox_admin_set_mdns(d->admin, d->mdns);
 	return rc;
 }
 

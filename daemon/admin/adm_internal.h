@@ -48,6 +48,7 @@ struct adm_req {
 struct blox_admin {
 	Blox__Admin__BloxAdmin_Service svc;
 	struct blox_prov *prov; /* every change goes through it */
+	const struct blox_mdns *mdns; /* NULL: --no-mdns */
 	struct nvmf_tgt *tgt;
 	struct nvmf_tcp *tcp;
 	struct event_base *base;

@@ -4,6 +4,7 @@
  * and the NVMe/TCP listeners with their ANA states.
  */
 #include "adm_internal.h"
+#include "mdns.h"
 #include "reactor.h"
 
 #include <errno.h>
@@ -101,6 +102,9 @@ static void m_get_status(ADM_SVC *svc, const Blox__Admin__Empty *in,
 			rq[out.n_reactor_queues++] = nvmf_tcp_reactor_queues(a->tcp, i);
 		out.reactor_queues = rq;
 	}
+	out.mdns_state = a->mdns ? (char *)blox_mdns_state_name(blox_mdns_state(a->mdns))
+				 : (char *)"off";
+	out.mdns_services = a->mdns ? (uint32_t)blox_mdns_count(a->mdns) : 0;
 	closure(&out, d);
 }
 

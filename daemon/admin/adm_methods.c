@@ -29,6 +29,11 @@ int adm_save_state(struct blox_admin *a, char *err, size_t errlen)
 	return rc;
 }
 
+void blox_admin_set_mdns(struct blox_admin *a, const struct blox_mdns *m)
+{
+	a->mdns = m;
+}
+
 void blox_admin_save_state(struct blox_admin *a)
 {
 	char err[512];

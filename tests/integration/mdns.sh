@@ -181,6 +181,9 @@ if expect_ports $P_DISC $P_DATA; then
 fi
 grep -q "mDNS: 2 discovery services announced" "$WORK/bloxd.log" ||
 	fail "bloxd did not log the announcement: $(grep mDNS "$WORK/bloxd.log")"
+st=$(ctl status --json | tr -d ' \n')
+[[ $st == *'"mdns_state":"announced","mdns_services":2'* ]] ||
+	fail "bloxctl status does not show 2 services announced: $st"
 
 echo "== bloxctl listener add / remove"
 ctl listener add $ADDR:$P_NEW --discovery >/dev/null || fail "listener add"
@@ -202,6 +205,8 @@ avahi_stop
 bloxd_start -D $ADDR:$P_DISC
 grep -q "avahi-daemon not running" "$WORK/bloxd.log" ||
 	fail "bloxd did not say it waits for avahi-daemon: $(grep mDNS "$WORK/bloxd.log")"
+ctl status | grep -q "^mDNS *waiting for avahi-daemon, 1 services" ||
+	fail "bloxctl status does not show the wait: $(ctl status | grep mDNS)"
 avahi_start
 expect_ports $P_DISC
 bloxd_stop
@@ -223,6 +228,7 @@ bloxd_start -D $ADDR:$P_DISC --no-mdns
 sleep 2
 [[ -z $(browse) ]] || fail "announced with --no-mdns: $(browse)"
 ! grep -q "mDNS" "$WORK/bloxd.log" || fail "--no-mdns still talks of mDNS: $(grep mDNS "$WORK/bloxd.log")"
+ctl status | grep -q "^mDNS *off, 0 services" || fail "bloxctl status with --no-mdns: $(ctl status | grep mDNS)"
 bloxd_stop
 
 if [[ $fails -gt 0 ]]; then

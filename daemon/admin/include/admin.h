@@ -14,6 +14,8 @@
 
 #include "telemetry.h"
 
+struct blox_mdns;
+
 struct blox_admin;
 
 /*
@@ -53,5 +55,7 @@ bool blox_admin_flushing(const struct blox_admin *a);
  * last write failed (each change wrote it already).
  */
 void blox_admin_save_state(struct blox_admin *a);
+/* The mDNS announcer GetStatus reports on; NULL (--no-mdns): "off". */
+void blox_admin_set_mdns(struct blox_admin *a, const struct blox_mdns *m);
 
 #endif
