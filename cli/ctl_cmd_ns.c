@@ -103,6 +103,7 @@ static int ns_create(struct ctl *c, int argc, char **argv)
 		{ "--wl-threshold", &ftl.wl_threshold, true },
 		{ "--placement-handles", &ftl.placement_handles, true },
 		{ "--plp-ms", &ftl.plp_ms, true },
+		{ "--ru-time-limit-s", &ftl.ru_time_limit_s, true },
 		{ "--block-size", &r.block_size, false },
 	};
 	struct {
@@ -319,6 +320,7 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "      --stream-separation on|off --op-percent --gc-policy greedy|cost-benefit\n"
 	  "      --write-buffer-pages --wl-threshold --gc-pipeline on|off --plp-ms\n"
 	  "      --plp-suspend on|off\n"
+	  "FDP:  --placement-handles N --ruh-type persistent|initial --ru-time-limit-s S\n"
 	  "Zoned (backend zns: NAND without an FTL, NVMe Zoned Namespace):\n"
 	  "      --zoned [--zone-size SIZE (a power of two)] [--max-open N] [--max-active N]",
 	  "", ns_create },

@@ -7,13 +7,17 @@
  * open, and every superblock knows its handle (ftl_sb.ruh, from the OOB
  * stream tag after a restart). Here: the handle's counters as the FDP
  * statistics and usage logs report them, the events the FTL causes by
- * itself (a reclaim unit that filled), and the Reclaim Unit Handle
- * Update (whose padding recovery.c reads as "closed by the host").
+ * itself (a reclaim unit that filled, one open past the time limit and
+ * closed, a superblock's data that GC moved), and the Reclaim Unit Handle
+ * Update (whose padding recovery.c reads as "closed by the host"; the
+ * time limit's close leaves the same mark).
  */
 #include "ftl_internal.h"
 
 #include <errno.h>
 #include <string.h>
+
+#include "blox_util.h"
 
 static void ctr_add(struct ftl_fdp_ctr *to, const struct ftl_fdp_ctr *c)
 {
@@ -30,6 +34,7 @@ int ftl_fdp_stats(const struct ftl *f, struct ftl_fdp_stats *out)
 	out->nr_ruh = f->cfg.nr_ruh;
 	out->persistent = f->cfg.ruh_persistent;
 	out->ru_bytes = (uint64_t)f->units_per_sb * FTL_UNIT;
+	out->ru_time_limit_ns = f->cfg.ru_time_limit_ns;
 	for (uint32_t r = 0; r < FTL_MAX_RUH; r++) {
 		const struct ftl_streamstate *st = &f->streams[ST_RUH0 + r];
 
@@ -37,6 +42,7 @@ int ftl_fdp_stats(const struct ftl *f, struct ftl_fdp_stats *out)
 		ctr_add(&out->total, &f->fdp[r]);
 		out->ru_updates[r] = f->ru_updates[r];
 		out->ru_implicit[r] = f->ru_implicit[r];
+		out->ru_expired[r] = f->ru_expired[r];
 		if (r < f->cfg.nr_ruh && st->sb >= 0 && st->next < f->units_per_sb)
 			out->ru_left[r] = (uint64_t)(f->units_per_sb - st->next) * FTL_UNIT;
 	}
@@ -47,31 +53,44 @@ int ftl_fdp_stats(const struct ftl *f, struct ftl_fdp_stats *out)
 	return 0;
 }
 
-void ftl_fdp_event(struct ftl *f, uint32_t type, uint32_t ruh)
+void ftl_fdp_event(struct ftl *f, uint32_t type, uint32_t ruh, uint32_t moved, uint32_t lba)
 {
 	struct ftl_fdp_event *e = &f->fdp_ev[f->fdp_ev_seq % FTL_FDP_EVENTS];
 
 	if (type == FTL_FDP_EV_RU_FILLED)
 		f->ru_implicit[ruh]++;
+	else if (type == FTL_FDP_EV_RU_TIMEOUT)
+		f->ru_expired[ruh]++;
 	*e = (struct ftl_fdp_event){ .seq = ++f->fdp_ev_seq,
 				     .ns = f->env.ops->now(f->env.ctx),
 				     .type = type,
-				     .ruh = ruh };
+				     .ruh = ruh,
+				     .moved = moved,
+				     .lba = lba };
 }
 
-int ftl_ruh_update(struct ftl *f, uint32_t ruh)
+/* Handle @ruh has a reclaim unit written to (not a fresh one). */
+static bool ru_written(const struct ftl *f, uint32_t ruh)
+{
+	const struct ftl_streamstate *st = &f->streams[ST_RUH0 + ruh];
+
+	return st->sb >= 0 && (st->next > 0 || st->wb);
+}
+
+/* ... and not fully written: what the time limit applies to. */
+static bool ru_partly_written(const struct ftl *f, uint32_t ruh)
+{
+	return ru_written(f, ruh) && f->streams[ST_RUH0 + ruh].next < f->units_per_sb;
+}
+
+/* Close handle @ruh's reclaim unit for good (an update or its time limit). */
+static int ru_close(struct ftl *f, uint32_t ruh)
 {
 	enum ftl_stream s = (enum ftl_stream)(ST_RUH0 + ruh);
 	struct ftl_streamstate *st = &f->streams[s];
 	int32_t sb;
 	int rc;
 
-	if (ruh >= f->cfg.nr_ruh)
-		return -EINVAL;
-	if (f->shutting_down)
-		return -ESHUTDOWN;
-	if (st->sb < 0 || (st->next == 0 && !st->wb))
-		return 0; /* no reclaim unit, or a fresh one */
 	/*
 	 * The page being filled is padded and programmed, as a flush does,
 	 * with the mark that keeps it closed after a crash.
@@ -86,7 +105,52 @@ int ftl_ruh_update(struct ftl *f, uint32_t ruh)
 	}
 	st->sb = -1;
 	st->next = 0;
-	f->ru_updates[ruh]++;
 	ftl_kick(f); /* writes waiting on it go on in the next reclaim unit */
 	return 0;
+}
+
+int ftl_ruh_update(struct ftl *f, uint32_t ruh)
+{
+	int rc;
+
+	if (ruh >= f->cfg.nr_ruh)
+		return -EINVAL;
+	if (f->shutting_down)
+		return -ESHUTDOWN;
+	if (!ru_written(f, ruh))
+		return 0; /* no reclaim unit, or a fresh one */
+	rc = ru_close(f, ruh);
+	if (!rc)
+		f->ru_updates[ruh]++;
+	return rc;
+}
+
+uint64_t ftl_fdp_deadline(const struct ftl *f)
+{
+	uint64_t at = UINT64_MAX;
+
+	if (!f->cfg.ru_time_limit_ns || f->shutting_down || f->fatal)
+		return UINT64_MAX;
+	for (uint32_t r = 0; r < f->cfg.nr_ruh; r++)
+		if (ru_partly_written(f, r))
+			at = BLOX_MIN(at, f->streams[ST_RUH0 + r].opened_ns + f->cfg.ru_time_limit_ns);
+	return at;
+}
+
+void ftl_fdp_tick(struct ftl *f)
+{
+	uint64_t now;
+
+	if (!f->cfg.ru_time_limit_ns || f->shutting_down || f->fatal || f->sync_io)
+		return;
+	now = f->env.ops->now(f->env.ctx);
+	for (uint32_t r = 0; r < f->cfg.nr_ruh; r++) {
+		const struct ftl_streamstate *st = &f->streams[ST_RUH0 + r];
+
+		if (!ru_partly_written(f, r) || now - st->opened_ns < f->cfg.ru_time_limit_ns)
+			continue;
+		/* No write buffer free for the marked page: the next call tries again. */
+		if (ru_close(f, r) == 0)
+			ftl_fdp_event(f, FTL_FDP_EV_RU_TIMEOUT, r, 0, 0);
+	}
 }

@@ -138,6 +138,7 @@ void ftl_process(struct ftl *f)
 	ftl_mig_notify(f);
 	ftl_plm_tick(f);
 	ftl_plm_notify(f);
+	ftl_fdp_tick(f);
 	ftl_gc_step(f);
 	ftl_mig_step(f);
 	if (!f->outstanding && !f->shutting_down && !ftl_plm_deferring(f) &&

@@ -175,6 +175,7 @@ struct ftl_streamstate {
 	int32_t sb; /* open superblock, -1: none */
 	uint32_t next; /* next unit offset inside it */
 	struct ftl_wbuf *wb; /* page being filled */
+	uint64_t opened_ns; /* now() when it took its superblock (the reclaim unit's time limit) */
 };
 
 enum cmt_state {
@@ -315,6 +316,7 @@ struct ftl_gc {
 	uint32_t scan_pages, scanned; /* pass 1: pages to read, read */
 	uint32_t last_tp_wb; /* translation pages the last victim wrote back */
 	uint32_t victim_written; /* units GC wrote for this victim */
+	uint32_t victim_moved, victim_lba0; /* its data units moved, the first one's LBA (FDP) */
 	uint32_t victim_tp_wb; /* of which translation-page write-backs */
 	/* A deterministic window stopped it between two rounds (plm.c). */
 	bool plm_paused;
@@ -493,6 +495,7 @@ struct ftl {
 	struct ftl_fdp_ctr fdp[FTL_MAX_RUH + 1];
 	uint64_t ru_updates[FTL_MAX_RUH];
 	uint64_t ru_implicit[FTL_MAX_RUH];
+	uint64_t ru_expired[FTL_MAX_RUH]; /* reclaim units closed by the time limit */
 	uint64_t fdp_ev_seq;
 	struct ftl_fdp_event fdp_ev[FTL_FDP_EVENTS];
 };
@@ -572,8 +575,10 @@ void ftl_close_stream(struct ftl *f, enum ftl_stream s);
  * of it when none is being filled. -EAGAIN: no write buffer free.
  */
 int ftl_close_stream_marked(struct ftl *f, enum ftl_stream s);
-/* Record FDP event @type of handle @ruh (fdp.c). */
-void ftl_fdp_event(struct ftl *f, uint32_t type, uint32_t ruh);
+/* Record FDP event @type of handle @ruh (fdp.c); @moved and @lba: FTL_FDP_EV_REALLOC's. */
+void ftl_fdp_event(struct ftl *f, uint32_t type, uint32_t ruh, uint32_t moved, uint32_t lba);
+/* Close the handles' reclaim units open past the time limit (fdp.c, from ftl_process()). */
+void ftl_fdp_tick(struct ftl *f);
 /* A NAND read of the instance completed: its retries (refresh) and errors. */
 void ftl_note_read(struct ftl *f, const struct nand_op *op);
 /*

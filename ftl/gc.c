@@ -111,6 +111,10 @@ static void gc_victim_done(struct ftl *f)
 	g->credit += rest;
 	g->granted += rest;
 	g->last_tp_wb = g->victim_tp_wb;
+	/* A handle's superblock whose data moved: Media Reallocated. */
+	if (g->victim_moved && f->sbs[g->victim].ruh < f->cfg.nr_ruh)
+		ftl_fdp_event(f, FTL_FDP_EV_REALLOC, f->sbs[g->victim].ruh, g->victim_moved,
+			      g->victim_lba0);
 	if (!g->static_wl && ftl_gc_host_mark(f) == g->host_mark && !ftl_gc_host_waits(f) &&
 	    gain < (int64_t)(f->units_live / 16) * FTL_GC_CREDIT) {
 		g->futile = true;
@@ -491,6 +495,8 @@ static bool gc_move_one(struct ftl *f, const struct ftl_gc_ent *e)
 		if (ppn == FTL_UNMAPPED)
 			return gc_wait_space(f);
 		ftl_map_set(f, c, e->lba, ppn);
+		if (!f->gc.victim_moved++)
+			f->gc.victim_lba0 = e->lba;
 	}
 	f->gc.victim_written++;
 	f->st.gc_units_moved++;
@@ -749,6 +755,7 @@ void ftl_gc_step(struct ftl *f)
 	g->nent = 0;
 	g->scan_reads = g->round_reads = 0;
 	g->victim_written = g->victim_tp_wb = 0;
+	g->victim_moved = g->victim_lba0 = 0;
 	g->rescan = false;
 	g->erase_held = false;
 	g->granted = 0;

@@ -667,6 +667,8 @@ static void reopen_streams(struct ftl *f, const struct sb_seen *seen,
 		f->sbs[sb].state = SB_OPEN;
 		f->streams[s].sb = sb;
 		f->streams[s].next = page * f->slots;
+		/* Its time limit counts from the restart: when it was opened is not on flash. */
+		f->streams[s].opened_ns = f->env.ops->now(f->env.ctx);
 	}
 }
 

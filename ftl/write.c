@@ -402,10 +402,11 @@ static bool stream_page(struct ftl *f, enum ftl_stream s)
 			f->sbs[st->sb].closed_ns = f->env.ops->now(f->env.ctx);
 			/* A handle's reclaim unit filled: it moves on by itself. */
 			if (ftl_host_stream(s) && ftl_stream_ruh(s) != FTL_RUH_NONE)
-				ftl_fdp_event(f, FTL_FDP_EV_RU_FILLED, ftl_stream_ruh(s));
+				ftl_fdp_event(f, FTL_FDP_EV_RU_FILLED, ftl_stream_ruh(s), 0, 0);
 		}
 		st->sb = sb;
 		st->next = 0;
+		st->opened_ns = f->env.ops->now(f->env.ctx);
 		f->sbs[sb].ruh = ftl_stream_ruh(s); /* its reclaim unit handle's */
 		while (ftl_fpid_dead(f, ftl_ppn(f, (uint32_t)sb, st->next) / f->slots))
 			st->next += f->slots; /* a live die has the first page */

@@ -97,10 +97,16 @@ static void env_plm_event(void *ctx)
 		fb->plm_cb(fb->plm_cb_arg);
 }
 
-/* A deterministic window ends or warns at a time: ftl_process() then. */
+/*
+ * A deterministic window ends or warns at a time, or a reclaim unit reaches
+ * its time limit: ftl_process() then.
+ */
 void fb_plm_arm(struct ftl_bdev *fb)
 {
-	uint64_t at = fb->ftl ? ftl_plm_deadline(fb->ftl) : UINT64_MAX, now, us;
+	/* Also a reclaim unit's time limit (FDP). */
+	uint64_t at = fb->ftl ? BLOX_MIN(ftl_plm_deadline(fb->ftl), ftl_fdp_deadline(fb->ftl))
+			      : UINT64_MAX,
+		 now, us;
 	struct timeval tv;
 
 	if (!fb->plm_ev)

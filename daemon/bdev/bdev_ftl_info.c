@@ -226,6 +226,7 @@ bool fb_fdp_info(struct blox_bdev *bdev, struct blox_bdev_fdp *f)
 	f->nr_ruh = fs.nr_ruh;
 	f->persistent = fs.persistent;
 	f->ru_bytes = fs.ru_bytes;
+	f->ru_time_limit_s = (uint32_t)(fs.ru_time_limit_ns / 1000000000ull);
 	for (uint32_t r = 0; r < fs.nr_ruh; r++)
 		f->ruh[r] = (struct blox_bdev_fdp_ruh){
 			.host_bytes = fs.ruh[r].host_bytes,
@@ -234,17 +235,26 @@ bool fb_fdp_info(struct blox_bdev *bdev, struct blox_bdev_fdp *f)
 			.ru_left_bytes = fs.ru_left[r],
 			.updates = fs.ru_updates[r],
 			.implicit = fs.ru_implicit[r],
+			.expired = fs.ru_expired[r],
 		};
 	f->host_bytes = fs.total.host_bytes;
 	f->media_bytes = fs.total.media_bytes;
 	f->erased_bytes = fs.total.erased_bytes;
 	_Static_assert(BLOX_FDP_EVENTS == FTL_FDP_EVENTS, "one event ring size");
-	_Static_assert(BLOX_FDP_EV_RU_FILLED == FTL_FDP_EV_RU_FILLED, "one event type");
+	_Static_assert(BLOX_FDP_EV_RU_FILLED == FTL_FDP_EV_RU_FILLED &&
+			       BLOX_FDP_EV_RU_TIMEOUT == FTL_FDP_EV_RU_TIMEOUT &&
+			       BLOX_FDP_EV_REALLOC == FTL_FDP_EV_REALLOC,
+		       "one set of event types");
 	f->ev_seq = fs.ev_seq;
 	for (uint32_t i = 0; i < FTL_FDP_EVENTS; i++)
-		f->ev[i] = (struct blox_bdev_fdp_event){ .seq = fs.ev[i].seq, .ns = fs.ev[i].ns,
-							 .type = fs.ev[i].type,
-							 .ruh = fs.ev[i].ruh };
+		f->ev[i] = (struct blox_bdev_fdp_event){
+			.seq = fs.ev[i].seq,
+			.ns = fs.ev[i].ns,
+			.type = fs.ev[i].type,
+			.ruh = fs.ev[i].ruh,
+			.moved_bytes = (uint64_t)fs.ev[i].moved * FTL_UNIT,
+			.offset = (uint64_t)fs.ev[i].lba * FTL_UNIT,
+		};
 	return true;
 }
 

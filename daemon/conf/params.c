@@ -91,6 +91,7 @@ static const struct blox_param_field ftl_fields[BLOX_FP_COUNT] = {
 				   "is not persistent or initial"),
 	[BLOX_FP_PLP_MS] = F_U32("plp_ms", FP, plp_ms, 10000, NULL),
 	[BLOX_FP_PLP_SUSPEND] = F_BOOL("plp_suspend", FP, plp_suspend),
+	[BLOX_FP_RU_TIME_LIMIT_S] = F_U32("ru_time_limit_s", FP, ru_time_limit_s, 31536000, NULL),
 };
 #undef FP
 
@@ -149,7 +150,7 @@ static const char *const nand_keys[BLOX_NP_COUNT + 1] = {
 static const char *const ftl_keys[BLOX_FP_COUNT + 1] = {
 	"store", "cmt_kib", "mdc", "mdc_bytes", "mdc_min_run", "stream_separation",
 	"op_percent", "gc_policy", "write_buffer_pages", "wl_threshold", "gc_pipeline",
-	"placement_handles", "ruh_type", "plp_ms", "plp_suspend", NULL
+	"placement_handles", "ruh_type", "plp_ms", "plp_suspend", "ru_time_limit_s", NULL
 };
 
 const struct blox_param_table blox_nand_table = { "nand", nand_fields, BLOX_NP_COUNT,
@@ -355,6 +356,10 @@ static int ftl_resolve(const struct blox_ftl_params *p, const char *where,
 	c->ruh_persistent = !GIVEN(RUH_TYPE) || !strcmp(p->ruh_type, "persistent");
 	if (GIVEN(RUH_TYPE) && !c->nr_ruh)
 		return blox_fail(err, errlen, "%s.ruh_type: only with placement_handles", where);
+	if (GIVEN(RU_TIME_LIMIT_S) && p->ru_time_limit_s && !c->nr_ruh)
+		return blox_fail(err, errlen, "%s.ru_time_limit_s: only with placement_handles",
+				 where);
+	c->ru_time_limit_ns = GIVEN(RU_TIME_LIMIT_S) ? p->ru_time_limit_s * 1000000000ull : 0;
 	if (GIVEN(GC_POLICY))
 		c->gc_policy = strcmp(p->gc_policy, "greedy") ? FTL_GC_COST_BENEFIT
 							       : FTL_GC_GREEDY;

@@ -44,6 +44,7 @@ void nvmf_ns_fdp_init(struct nvmf_ns *ns)
 	ns->fdp.nr_ruh = (uint16_t)BLOX_MIN(f.nr_ruh, (uint32_t)BLOX_FDP_MAX_RUH);
 	ns->fdp.persistent = f.persistent;
 	ns->fdp.ru_bytes = f.ru_bytes;
+	ns->fdp.ru_time_limit_s = f.ru_time_limit_s;
 	ns->fdp.bdev_ev_seen = f.ev_seq; /* events from before it was added are not its host's */
 }
 
@@ -156,6 +157,10 @@ uint16_t nvmf_log_fdp(struct nvmf_req *req, uint8_t lid, uint8_t *out, size_t ca
 			if (ns->endgid != endgid || !nvmf_ns_fdp(ns))
 				continue;
 			d->runs = BLOX_MAX(d->runs, ns->fdp.ru_bytes);
+			/* The soonest any namespace's reclaim units may be closed. */
+			if (ns->fdp.ru_time_limit_s &&
+			    (!d->erutl || ns->fdp.ru_time_limit_s < d->erutl))
+				d->erutl = ns->fdp.ru_time_limit_s;
 			for (uint32_t r = 0; r < ns->fdp.nr_ruh; r++)
 				d->ruhs[i++].ruht = ns->fdp.persistent
 							    ? NVME_FDP_RUHT_PERSISTENTLY_ISOLATED

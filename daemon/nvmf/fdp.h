@@ -11,8 +11,10 @@
 
 /* FDP event types (NVMe 2.1, FDP Events log page). Host events: */
 #define FDP_EV_RUNFW 0x00 /* Reclaim Unit Not Fully Written */
+#define FDP_EV_RUTLE 0x01 /* Reclaim Unit Time Limit Exceeded */
 #define FDP_EV_PID 0x03 /* Invalid Placement Identifier */
 /* Controller events: */
+#define FDP_EV_REALLOC 0x80 /* Media Reallocated */
 #define FDP_EV_MODIFY 0x81 /* Implicitly Modified Reclaim Unit Handle */
 
 /* The reclaim unit handle id of @ns's first placement handle in its group. */
@@ -24,7 +26,8 @@ uint16_t nvmf_fdp_ruh_base(const struct nvmf_ns *ns);
 void nvmf_fdp_host_event(struct nvmf_ns *ns, uint8_t type, uint16_t pid, uint16_t ph);
 /*
  * The backend's own events since the last look (blox_bdev_fdp.ev), as
- * controller events of the handles that have them enabled now.
+ * events of the handles that have them enabled now: a reclaim unit closed
+ * by its time limit a host event, the others controller events.
  */
 void nvmf_fdp_sync(struct nvmf_ns *ns);
 /* Log 23h of Endurance Group @endgid: host events when LSP bit 0 is set, else the controller's. */

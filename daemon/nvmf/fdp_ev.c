@@ -6,22 +6,28 @@
  * while its type is enabled there. Two kinds, two lists, as the log's
  * LSP bit 0 asks for them:
  *
- *   - host events, caused by what a host did: Invalid Placement Identifier
- *     (a write whose DSPEC names no handle of the namespace: written to
- *     handle 0, io_cmd.c/fdp.c) and Reclaim Unit Not Fully Written (a
- *     Reclaim Unit Handle Update of a partly written reclaim unit, fdp.c);
+ *   - host events, caused by what a host did (or did not do): Invalid
+ *     Placement Identifier (a write whose DSPEC names no handle of the
+ *     namespace: written to handle 0, io_cmd.c/fdp.c), Reclaim Unit Not
+ *     Fully Written (a Reclaim Unit Handle Update of a partly written
+ *     reclaim unit, fdp.c) and Reclaim Unit Time Limit Exceeded (the
+ *     backend closed a reclaim unit the host left open longer than the
+ *     time limit, ERUTL in log 20h: ftl.h ru_time_limit_ns);
  *   - controller events, caused by the device itself: Implicitly Modified
  *     Reclaim Unit Handle (the handle's reclaim unit filled and the FTL
- *     opened another for its next write). The backend keeps a ring of
- *     them with their times (blox_bdev_fdp.ev); they are taken from it
- *     when the host reads the log or changes what is enabled, so each is
- *     judged against the mask in force when it happened.
+ *     opened another for its next write) and Media Reallocated (GC, a
+ *     refresh or a failed program's superblock moved valid data of a
+ *     reclaim unit of the handle: the number of LBAs moved and the first).
  *
- * Not reported, because nothing in blox causes them: Reclaim Unit Time
- * Limit Exceeded (no time limit: ERUTL 0), Controller Level Reset Modified
- * Reclaim Unit Handles (a controller reset leaves the handles as they
- * are), Media Reallocated (a failed program's data stays readable where
- * it is; GC moves it as any other).
+ * The backend's events (time limit, filled, reallocated) sit in a ring
+ * with their times (blox_bdev_fdp.ev); they are taken from it when the
+ * host reads the log or changes what is enabled, so each is judged
+ * against the mask in force when it happened.
+ *
+ * Not reported, because nothing in blox causes it: Controller Level Reset
+ * Modified Reclaim Unit Handles (a controller reset, CC.EN to 0 or a
+ * subsystem reset, touches no backend: every handle keeps its reclaim
+ * unit and what is written in it).
  *
  * Each namespace keeps the newest NVMF_FDP_EVENTS of each kind (stamped
  * with the target's monotonic clock); the log merges those of the group's
@@ -32,7 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const uint8_t fdp_events[] = { FDP_EV_RUNFW, FDP_EV_PID, FDP_EV_MODIFY };
+static const uint8_t fdp_events[] = { FDP_EV_RUNFW, FDP_EV_RUTLE, FDP_EV_PID, FDP_EV_REALLOC,
+				      FDP_EV_MODIFY };
 
 /* The enable bit of event @type (host events 0-31, controller events 80h up at 32-63). */
 static uint64_t ev_bit(uint8_t type)
@@ -89,17 +96,40 @@ void nvmf_fdp_sync(struct nvmf_ns *ns)
 	for (uint64_t seq = from; seq <= f.ev_seq; seq++) {
 		const struct blox_bdev_fdp_event *b = &f.ev[(seq - 1) % BLOX_FDP_EVENTS];
 		struct nvme_fdp_event *e;
+		uint8_t type;
 
-		if (b->seq != seq || b->type != BLOX_FDP_EV_RU_FILLED || b->ruh >= ns->fdp.nr_ruh ||
-		    !(ns->fdp.ev_enable[b->ruh] & ev_bit(FDP_EV_MODIFY)))
+		if (b->seq != seq || b->ruh >= ns->fdp.nr_ruh)
 			continue;
-		e = ev_add(&ns->fdp.ctrl);
-		e->type = FDP_EV_MODIFY;
+		switch (b->type) {
+		case BLOX_FDP_EV_RU_FILLED:
+			type = FDP_EV_MODIFY;
+			break;
+		case BLOX_FDP_EV_RU_TIMEOUT:
+			type = FDP_EV_RUTLE;
+			break;
+		case BLOX_FDP_EV_REALLOC:
+			type = FDP_EV_REALLOC;
+			break;
+		default:
+			continue;
+		}
+		if (!(ns->fdp.ev_enable[b->ruh] & ev_bit(type)))
+			continue;
+		e = ev_add(type < 0x80 ? &ns->fdp.host : &ns->fdp.ctrl);
+		e->type = type;
 		e->flags = NVME_FDP_EVENT_F_PIV | NVME_FDP_EVENT_F_NSIDV | NVME_FDP_EVENT_F_LV;
 		e->pid = (uint16_t)b->ruh; /* placement handle i is the backend's handle i */
 		put_ms(e, b->ns);
 		e->nsid = ns->nsid;
 		e->ruhid = (uint8_t)(nvmf_fdp_ruh_base(ns) + b->ruh);
+		if (type == FDP_EV_REALLOC) {
+			struct nvme_fdp_event_realloc r = { .flags = NVME_FDP_EVENT_REALLOC_F_LBAV };
+			uint64_t nlb = b->moved_bytes >> ns->lba_shift;
+
+			r.nlbam = (uint16_t)BLOX_MIN(nlb, (uint64_t)UINT16_MAX);
+			r.lba = b->offset >> ns->lba_shift;
+			memcpy(e->type_specific, &r, sizeof(r));
+		}
 	}
 	ns->fdp.bdev_ev_seen = f.ev_seq;
 }

@@ -154,6 +154,15 @@ struct ftl_config {
 	 */
 	uint32_t nr_ruh;
 	bool ruh_persistent;
+	/*
+	 * Reclaim unit time limit (FDP's ERUTL), in ns of now(); 0: none. A
+	 * handle's reclaim unit written to and still open this long after its
+	 * first write is closed by the FTL, as a Reclaim Unit Handle Update
+	 * closes it (its page padded with the mark recovery reads), and
+	 * FTL_FDP_EV_RU_TIMEOUT is recorded. ftl_fdp_deadline() says when the
+	 * next one is due; ftl_process() closes the ones whose time came.
+	 */
+	uint64_t ru_time_limit_ns;
 };
 
 #define FTL_MAX_RUH 8
@@ -414,13 +423,24 @@ struct ftl_fdp_ctr {
 
 /*
  * An event of a reclaim unit handle the FTL caused by itself (NVMe's FDP
- * controller events): FTL_FDP_EV_RU_FILLED, the handle's reclaim unit was
- * fully written and its next host write opened another (Implicitly
- * Modified Reclaim Unit Handle).
+ * events not caused by a host command):
+ *   FTL_FDP_EV_RU_FILLED    the handle's reclaim unit was fully written
+ *                           and its next host write opened another
+ *                           (Implicitly Modified Reclaim Unit Handle);
+ *   FTL_FDP_EV_RU_TIMEOUT   its reclaim unit stayed open past
+ *                           ftl_config.ru_time_limit_ns and the FTL closed
+ *                           it (Reclaim Unit Time Limit Exceeded);
+ *   FTL_FDP_EV_REALLOC      GC (collection, refresh of a failing block, a
+ *                           failed program's superblock) moved @moved
+ *                           valid units of a superblock of the handle
+ *                           elsewhere, the first of them LBA unit @lba
+ *                           (Media Reallocated).
  */
 #define FTL_FDP_EVENTS 64
 enum ftl_fdp_event_type {
 	FTL_FDP_EV_RU_FILLED = 1,
+	FTL_FDP_EV_RU_TIMEOUT = 2,
+	FTL_FDP_EV_REALLOC = 3,
 };
 
 struct ftl_fdp_event {
@@ -428,12 +448,15 @@ struct ftl_fdp_event {
 	uint64_t ns; /* when (the instance's clock) */
 	uint32_t type; /* enum ftl_fdp_event_type */
 	uint32_t ruh;
+	uint32_t moved; /* FTL_FDP_EV_REALLOC: units moved */
+	uint32_t lba; /* FTL_FDP_EV_REALLOC: the first unit moved (an FTL LBA, in units) */
 };
 
 struct ftl_fdp_stats {
 	uint32_t nr_ruh;
 	bool persistent;
 	uint64_t ru_bytes; /* a reclaim unit's size: a superblock's data */
+	uint64_t ru_time_limit_ns; /* ftl_config.ru_time_limit_ns */
 	struct ftl_fdp_ctr ruh[FTL_MAX_RUH];
 	struct ftl_fdp_ctr other; /* superblocks of no handle */
 	struct ftl_fdp_ctr total; /* the sums: the endurance group's figures */
@@ -441,6 +464,7 @@ struct ftl_fdp_stats {
 	uint64_t ru_left[FTL_MAX_RUH];
 	uint64_t ru_updates[FTL_MAX_RUH]; /* ftl_ruh_update() calls that moved it */
 	uint64_t ru_implicit[FTL_MAX_RUH]; /* reclaim units it left because they filled */
+	uint64_t ru_expired[FTL_MAX_RUH]; /* reclaim units closed by the time limit */
 	/*
 	 * What the FTL did to the handles on its own, newest FTL_FDP_EVENTS
 	 * kept: event seq s is ev[(s - 1) % FTL_FDP_EVENTS], ev_seq the newest
@@ -466,6 +490,11 @@ int ftl_fdp_stats(const struct ftl *f, struct ftl_fdp_stats *out);
  * nothing written in its reclaim unit stays where it is.
  */
 int ftl_ruh_update(struct ftl *f, uint32_t ruh);
+/*
+ * When the next reclaim unit reaches ftl_config.ru_time_limit_ns (now()'s
+ * time): call ftl_process() then. UINT64_MAX: none open, or no limit.
+ */
+uint64_t ftl_fdp_deadline(const struct ftl *f);
 
 /*
  * Online migration of one die of an instance to another die (FlashBlox,

@@ -277,12 +277,14 @@ static void test_writes_stats_events(void **state)
 	assert_int_equal(set_feat(a, NVME_FEAT_FID_FDP_EVENTS, 1, 0 | 1u << 16, 1, types, 1), 0);
 	assert_int_equal(set_feat(a, NVME_FEAT_FID_FDP_EVENTS, 1, 1 | 1u << 16, 1, types + 1, 1),
 			 0);
-	assert_int_equal(get_feat(a, NVME_FEAT_FID_FDP_EVENTS, 1, 0 | 2u << 16, rd, 4, &res), 0);
-	assert_int_equal(res, 2);
+	assert_int_equal(get_feat(a, NVME_FEAT_FID_FDP_EVENTS, 1, 0 | 3u << 16, rd, 6, &res), 0);
+	assert_int_equal(res, 3);
 	assert_int_equal(rd[0], 0x00); /* supported: not fully written, off on handle 0 */
 	assert_int_equal(rd[1] & 1, 0);
-	assert_int_equal(rd[2], 0x03); /* invalid placement identifier, on */
-	assert_int_equal(rd[3] & 1, 1);
+	assert_int_equal(rd[2], 0x01); /* time limit exceeded, off */
+	assert_int_equal(rd[3] & 1, 0);
+	assert_int_equal(rd[4], 0x03); /* invalid placement identifier, on */
+	assert_int_equal(rd[5] & 1, 1);
 	/* nvme-cli sends 255 bytes whatever the count. */
 	{
 		uint8_t big[255] = { 0x03 };
@@ -292,7 +294,7 @@ static void test_writes_stats_events(void **state)
 	}
 	assert_int_equal(set_feat(a, NVME_FEAT_FID_FDP_EVENTS, 1, 7 | 1u << 16, 1, types, 1),
 			 SC_GENERIC(NVME_SC_INVALID_FIELD));
-	types[0] = 0x80; /* not one it reports */
+	types[0] = 0x02; /* not one it reports: a controller reset changes no handle */
 	assert_int_equal(set_feat(a, NVME_FEAT_FID_FDP_EVENTS, 1, 0 | 1u << 16, 1, types, 1),
 			 SC_GENERIC(NVME_SC_INVALID_FIELD));
 

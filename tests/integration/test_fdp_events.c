@@ -3,7 +3,8 @@
  * Flexible Data Placement (issue 27) over loopback, the events and a
  * crash: a nand namespace of its own device with four reclaim unit
  * handles. Feature 1Eh lists the event types bloxd reports per placement
- * handle and enables them one handle at a time; a handle's reclaim unit
+ * handle (Controller Level Reset Modified RUHs, 02h, is not one: refused)
+ * and enables them one handle at a time; a handle's reclaim unit
  * that fills makes the FTL open another for its next write, an
  * Implicitly Modified Reclaim Unit Handle controller event (log 23h, LSP
  * 0) where it is enabled and nowhere else, none once disabled, none among
@@ -27,6 +28,8 @@
 #define EV_MODIFY 0x81
 #define EV_RUNFW 0x00
 #define EV_PID 0x03
+#define EV_RUTLE 0x01
+#define EV_REALLOC 0x80
 
 static const char subsystems[] =
 	"[ { \"nqn\": \"" SUBNQN "\", \"allow_any_host\": true, \"namespaces\": ["
@@ -115,7 +118,7 @@ static void test_feature_lists(void **state)
 	struct ini_ctrl *c = fdp_ctrl_up(&e->fx, SUBNQN);
 	struct ini_queue *a = c->admin;
 	struct nvme_id_ns ns;
-	uint8_t d[16][2], log[4096], t[2] = { EV_MODIFY, EV_RUNFW }, bad = 0x80;
+	uint8_t d[16][2], log[4096], t[2] = { EV_MODIFY, EV_RUNFW }, bad = 0x02;
 	const struct nvme_fdp_config_log *cl = (const void *)log;
 
 	assert_int_equal(ini_identify(a, NVME_IDENTIFY_CNS_NS, 1, 0, &ns), 0);
@@ -124,22 +127,26 @@ static void test_feature_lists(void **state)
 	e->runs_blocks = cl->configs[0].runs / LBA;
 	assert_true(e->runs_blocks > 0 && e->runs_blocks % CHUNK == 0);
 
-	/* Three types supported, none enabled at first. */
-	assert_int_equal(get_events(a, 3, d), 3);
+	/* Five types supported, none enabled at first. */
+	assert_int_equal(get_events(a, 3, d), 5);
 	assert_int_equal(d[0][0], EV_RUNFW);
-	assert_int_equal(d[1][0], EV_PID);
-	assert_int_equal(d[2][0], EV_MODIFY);
-	for (int i = 0; i < 3; i++)
+	assert_int_equal(d[1][0], EV_RUTLE);
+	assert_int_equal(d[2][0], EV_PID);
+	assert_int_equal(d[3][0], EV_REALLOC);
+	assert_int_equal(d[4][0], EV_MODIFY);
+	for (int i = 0; i < 5; i++)
 		assert_int_equal(d[i][1], 0);
-	assert_int_equal(d[3][0], 0); /* zeroes past the count */
+	assert_int_equal(d[5][0], 0); /* zeroes past the count */
 	/* Enabled on handle 3 only; a type it does not report is refused. */
 	assert_int_equal(set_events(a, 3, true, t, 2), 0);
-	assert_int_equal(get_events(a, 3, d), 3);
+	assert_int_equal(get_events(a, 3, d), 5);
 	assert_int_equal(d[0][1], 1);
 	assert_int_equal(d[1][1], 0);
-	assert_int_equal(d[2][1], 1);
-	assert_int_equal(get_events(a, 2, d), 3);
 	assert_int_equal(d[2][1], 0);
+	assert_int_equal(d[3][1], 0);
+	assert_int_equal(d[4][1], 1);
+	assert_int_equal(get_events(a, 2, d), 5);
+	assert_int_equal(d[4][1], 0);
 	assert_int_equal(set_events(a, 3, true, &bad, 1), SC_GENERIC(NVME_SC_INVALID_FIELD));
 	assert_int_equal(set_events(a, NRUH, true, t, 1), SC_GENERIC(NVME_SC_INVALID_FIELD));
 	fdp_ctrl_down(c);

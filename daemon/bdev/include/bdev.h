@@ -212,26 +212,34 @@ struct blox_bdev_fdp_ruh {
 	uint64_t ru_left_bytes; /* what its reclaim unit can still take; 0: none open */
 	uint64_t updates; /* Reclaim Unit Handle Updates that moved it */
 	uint64_t implicit; /* reclaim units it left because they filled */
+	uint64_t expired; /* reclaim units closed by the time limit */
 };
 
 /*
- * What the backend did to a handle by itself (FDP controller events),
- * the newest BLOX_FDP_EVENTS kept: BLOX_FDP_EV_RU_FILLED, the handle's
- * reclaim unit filled and its next write opened another.
+ * What the backend did to a handle by itself, the newest BLOX_FDP_EVENTS
+ * kept: BLOX_FDP_EV_RU_FILLED, the handle's reclaim unit filled and its
+ * next write opened another; BLOX_FDP_EV_RU_TIMEOUT, its reclaim unit was
+ * open longer than the time limit (blox_bdev_fdp.ru_time_limit_s) and the
+ * backend closed it; BLOX_FDP_EV_REALLOC, GC moved @moved_bytes of valid
+ * data of a reclaim unit of the handle, the first at byte @offset.
  */
 #define BLOX_FDP_EVENTS 64
 #define BLOX_FDP_EV_RU_FILLED 1
+#define BLOX_FDP_EV_RU_TIMEOUT 2
+#define BLOX_FDP_EV_REALLOC 3
 
 struct blox_bdev_fdp_event {
 	uint64_t seq; /* 1, 2, ...: event seq s is ev[(s - 1) % BLOX_FDP_EVENTS] */
 	uint64_t ns; /* when (blox_clock) */
 	uint32_t type, ruh;
+	uint64_t moved_bytes, offset; /* BLOX_FDP_EV_REALLOC */
 };
 
 struct blox_bdev_fdp {
 	uint32_t nr_ruh;
 	bool persistent; /* persistently isolated, else initially isolated */
 	uint64_t ru_bytes; /* a reclaim unit's size */
+	uint32_t ru_time_limit_s; /* a reclaim unit's time limit (ERUTL); 0: none */
 	struct blox_bdev_fdp_ruh ruh[BLOX_FDP_MAX_RUH];
 	uint64_t host_bytes, media_bytes, erased_bytes; /* the totals */
 	uint64_t ev_seq; /* the newest event's seq, 0: none */

@@ -97,6 +97,7 @@ enum blox_ftl_param {
 	BLOX_FP_RUH_TYPE,
 	BLOX_FP_PLP_MS,
 	BLOX_FP_PLP_SUSPEND,
+	BLOX_FP_RU_TIME_LIMIT_S,
 	BLOX_FP_COUNT
 };
 
@@ -116,6 +117,7 @@ struct blox_ftl_params {
 	/* Flexible Data Placement: reclaim unit handles (0: none) and their type. */
 	uint32_t placement_handles;
 	char ruh_type[16]; /* persistent (default), initial */
+	uint32_t ru_time_limit_s; /* a reclaim unit's time limit (ERUTL); 0: none */
 };
 
 /* A namespace's QoS (its "qos" object); 0 or absent: no limit. */

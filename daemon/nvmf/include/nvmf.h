@@ -234,6 +234,7 @@ struct nvmf_fdp {
 	uint16_t nr_ruh;
 	bool persistent;
 	uint64_t ru_bytes;
+	uint32_t ru_time_limit_s; /* ERUTL; 0: none */
 	uint64_t ev_enable[BLOX_FDP_MAX_RUH];
 	struct nvmf_fdp_evlist host, ctrl;
 	uint64_t bdev_ev_seen;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Flexible Data Placement in the configuration (ftl.placement_handles,
- * ftl.ruh_type): resolved into the FTL's reclaim unit handles, a device of
+ * ftl.ruh_type, ftl.ru_time_limit_s): resolved into the FTL's reclaim unit handles, a device of
  * its own sized with a superblock per extra stream, written back as given;
  * and each refusal naming its field (more than 8, a type unknown or
  * without handles, a ram or zoned namespace).
@@ -54,6 +54,12 @@ void test_parse_fdp(void **state)
 		{ NS("{\"nsid\":1,\"backend\":\"nand\",\"size\":\"32M\",\"ftl\":"
 		     "{\"ruh_type\":\"initial\"}}"),
 		  "subsystems[0].namespaces[0].ftl.ruh_type: only with placement_handles" },
+		{ NS("{\"nsid\":1,\"backend\":\"nand\",\"size\":\"32M\",\"ftl\":"
+		     "{\"ru_time_limit_s\":5}}"),
+		  "subsystems[0].namespaces[0].ftl.ru_time_limit_s: only with placement_handles" },
+		{ NS("{\"nsid\":1,\"backend\":\"nand\",\"size\":\"32M\",\"ftl\":"
+		     "{\"placement_handles\":2,\"ru_time_limit_s\":31536001}}"),
+		  "subsystems[0].namespaces[0].ftl.ru_time_limit_s: at most 31536000" },
 		{ NS("{\"nsid\":1,\"backend\":\"ram\",\"size\":\"32M\",\"ftl\":"
 		     "{\"placement_handles\":2}}"),
 		  "subsystems[0].namespaces[0].ftl.placement_handles: Flexible Data Placement is "
@@ -72,6 +78,9 @@ void test_parse_fdp(void **state)
 	fdp4 = blocks_with("\"ftl\":{\"placement_handles\":4}", &n);
 	assert_int_equal(n.ftl.nr_ruh, 4);
 	assert_true(n.ftl.ruh_persistent);
+	assert_int_equal(n.ftl.ru_time_limit_ns, 0);
+	blocks_with("\"ftl\":{\"placement_handles\":2,\"ru_time_limit_s\":3}", &n);
+	assert_int_equal(n.ftl.ru_time_limit_ns, 3000000000ull);
 	fdp4i = blocks_with("\"ftl\":{\"placement_handles\":4,\"ruh_type\":\"initial\"}", &n);
 	assert_int_equal(n.ftl.nr_ruh, 4);
 	assert_false(n.ftl.ruh_persistent);

@@ -52,6 +52,7 @@ void test_plm_nand(void **state);
 int fdp_setup(void **state);
 void test_fdp_events_enabled(void **state);
 void test_fdp_events_overflow(void **state);
+void test_fdp_events_kinds(void **state);
 void test_fdp_group_mix(void **state);
 
 #endif

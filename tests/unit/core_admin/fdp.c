@@ -120,6 +120,7 @@ int fdp_setup(void **state)
 	f->s = fake_subsys(&f->ft, FAKE_SUBNQN, true);
 	for (uint32_t nsid = 1; nsid <= 2; nsid++) {
 		f->d[nsid] = ffd_new(f, nsid == 1 ? 3 : 2, POOL);
+		f->d[nsid]->f.ru_time_limit_s = nsid == 1 ? 5 : 3;
 		assert_int_equal(nvmf_ns_add(f->s, nsid, &f->d[nsid]->base, NULL, NULL), 0);
 	}
 	f->q = fake_admin_q(&f->ft, NULL, FAKE_SUBNQN, NULL);
@@ -221,8 +222,62 @@ void test_fdp_events_overflow(void **state)
 	/* Nothing new: the same. */
 	assert_int_equal(events(f, false)->n, 63);
 	/* An unsupported type refused, nothing changed. */
-	assert_int_equal(set_events(f, 1, 2, true, 0x80), ST_INVALID_FIELD);
+	assert_int_equal(set_events(f, 1, 2, true, 0x02), ST_INVALID_FIELD); /* never happens */
 	assert_int_equal(set_events(f, 1, 3, true, EV_MODIFY), ST_INVALID_FIELD);
+}
+
+/* The backend's other events: time limit (a host event), media reallocated. */
+void test_fdp_events_kinds(void **state)
+{
+	struct fdx *f = *state;
+	const struct nvme_fdp_events_log *l;
+	struct nvme_fdp_event_realloc r;
+	const struct nvme_fdp_config_desc *d;
+	struct nvme_sqe *s;
+	uint64_t t0 = FAKE_START_NS / 1000000ull, seq;
+
+	blox_clock_set(&f->ft.clock, FAKE_START_NS + 100 * 1000000ull);
+	assert_int_equal(set_events(f, 1, 1, true, 0x01), 0);
+	assert_int_equal(set_events(f, 1, 1, true, 0x80), 0);
+	seq = ++f->d[1]->f.ev_seq;
+	f->d[1]->f.ev[seq - 1] = (struct blox_bdev_fdp_event){
+		.seq = seq, .ns = (t0 + 1) * 1000000ull, .type = BLOX_FDP_EV_RU_TIMEOUT, .ruh = 1
+	};
+	seq = ++f->d[1]->f.ev_seq;
+	f->d[1]->f.ev[seq - 1] = (struct blox_bdev_fdp_event){
+		.seq = seq, .ns = (t0 + 2) * 1000000ull, .type = BLOX_FDP_EV_REALLOC, .ruh = 1,
+		.moved_bytes = 3 * 4096, .offset = 7 * 4096
+	};
+	seq = ++f->d[1]->f.ev_seq; /* handle 0: not enabled */
+	f->d[1]->f.ev[seq - 1] = (struct blox_bdev_fdp_event){
+		.seq = seq, .ns = (t0 + 3) * 1000000ull, .type = BLOX_FDP_EV_REALLOC, .ruh = 0,
+		.moved_bytes = 4096
+	};
+	l = events(f, true);
+	assert_int_equal(l->n, 1);
+	assert_int_equal(l->events[0].type, 0x01);
+	assert_int_equal(l->events[0].pid, 1);
+	assert_int_equal(l->events[0].ruhid, 1);
+	assert_int_equal(l->events[0].nsid, 1);
+	assert_int_equal(l->events[0].flags,
+			 NVME_FDP_EVENT_F_PIV | NVME_FDP_EVENT_F_NSIDV | NVME_FDP_EVENT_F_LV);
+	l = events(f, false);
+	assert_int_equal(l->n, 1);
+	assert_int_equal(l->events[0].type, 0x80);
+	assert_int_equal(l->events[0].pid, 1);
+	memcpy(&r, l->events[0].type_specific, sizeof(r));
+	assert_int_equal(r.flags, NVME_FDP_EVENT_REALLOC_F_LBAV);
+	assert_int_equal(r.nlbam, 3);
+	assert_int_equal(r.lba, 7);
+
+	/* Log 20h: ERUTL, the group's soonest time limit in seconds. */
+	s = fake_prep(&f->ft, f->c, nvme_admin_get_log_page, 0);
+	s->cdw10 = NVME_LOG_LID_FDP_CONFIGS | (4096u / 4 - 1) << 16;
+	s->cdw11 = (uint32_t)f->s->namespaces.tqh_first->endgid << 16;
+	fake_data(f->c, 4096, false);
+	assert_int_equal(fake_exec(&f->ft, f->q, f->c), 0);
+	d = ((const struct nvme_fdp_config_log *)(const void *)f->c->buf)->configs;
+	assert_int_equal(d->erutl, 3);
 }
 
 /* One group, all with placement handles or none. */

@@ -706,6 +706,7 @@ int main(void)
 #define F(fn) cmocka_unit_test_setup_teardown(fn, fdp_setup, fake_fixture_teardown)
 		F(test_fdp_events_enabled),
 		F(test_fdp_events_overflow),
+		F(test_fdp_events_kinds),
 		F(test_fdp_group_mix),
 #define E(fn) cmocka_unit_test_setup_teardown(fn, endgrp_setup, endgrp_teardown)
 		E(test_endgrp_identify_ctrl),

@@ -8,7 +8,9 @@
  * unit counts; all eight handles at high utilization never run out of
  * reclaim units; the Reclaim Unit Handle Update; handles out of range; a
  * superblock's handle after a crash and a clean restart; an update that
- * survives a crash; the event of a reclaim unit that filled.
+ * survives a crash; the event of a reclaim unit that filled; a reclaim
+ * unit closed by its time limit (and only then), and GC's moves of a
+ * handle's data as Media Reallocated events.
  */
 #include "ftl_fixture.h"
 #include "ftl_internal.h"
@@ -494,6 +496,151 @@ static void test_fdp_update_crash(void **state)
 	fx_free(x);
 }
 
+/*
+ * 9. The reclaim unit time limit: a handle's reclaim unit written to and
+ * left open is closed at the limit (not a nanosecond before), its page
+ * padded with the mark that keeps it closed after a crash, and the event
+ * recorded; a fresh or full one is not; no limit, no deadline.
+ */
+static void test_fdp_time_limit(void **state)
+{
+	const uint64_t limit = 2000000000ull; /* 2 s of the virtual clock */
+	struct fdp_track t = { 0 };
+	struct ftl_fdp_stats fs;
+	struct ftl_config cfg;
+	struct fx_geo g;
+	uint64_t opened, padded;
+	struct fx *x;
+	int32_t sb;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.nr_ruh = 2;
+	cfg.ruh_persistent = true;
+	cfg.ru_time_limit_ns = limit;
+	fx_geo_small(&g);
+	g.blocks = 32;
+	x = fx_new(&g, &cfg, true);
+	assert_int_equal(ftl_fdp_deadline(x->f), UINT64_MAX); /* nothing written */
+	fdp_write(x, &t, x->cap - 40, 10); /* handle 1 */
+	sb = x->f->streams[ST_RUH0 + 1].sb;
+	assert_true(sb >= 0);
+	opened = x->f->streams[ST_RUH0 + 1].opened_ns;
+	assert_int_equal(ftl_fdp_deadline(x->f), opened + limit);
+	/* Handle 0 written later: the deadline is still handle 1's. */
+	blox_clock_set(&x->vd.clock, opened + limit / 2);
+	fdp_write(x, &t, 0, 3);
+	assert_int_equal(ftl_fdp_deadline(x->f), opened + limit);
+	/* Just before: nothing happens. */
+	blox_clock_set(&x->vd.clock, opened + limit - 1);
+	ftl_process(x->f);
+	fx_drain(x);
+	assert_int_equal(x->f->streams[ST_RUH0 + 1].sb, sb);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.ev_seq, 0);
+	/* At the limit: closed, its page padded, the event. */
+	padded = fx_stats(x).units_padded;
+	blox_clock_set(&x->vd.clock, opened + limit);
+	ftl_process(x->f);
+	fx_drain(x);
+	assert_int_equal(x->f->streams[ST_RUH0 + 1].sb, -1);
+	assert_int_equal(x->f->sbs[sb].state, SB_FULL);
+	assert_int_equal(fx_stats(x).units_padded, padded + x->lay.slots - 10 % x->lay.slots);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.ev_seq, 1);
+	assert_int_equal(fs.ev[0].type, FTL_FDP_EV_RU_TIMEOUT);
+	assert_int_equal(fs.ev[0].ruh, 1);
+	assert_int_equal(fs.ev[0].ns, opened + limit);
+	assert_int_equal(fs.ru_expired[1], 1);
+	assert_int_equal(fs.ru_expired[0], 0);
+	assert_int_equal(fs.ru_updates[1], 0); /* not a host's update */
+	assert_int_equal(fs.ru_left[1], 0);
+	/* Handle 0's is due next, then nothing once it closed too. */
+	assert_int_equal(ftl_fdp_deadline(x->f), opened + limit / 2 + limit);
+	blox_clock_set(&x->vd.clock, opened + 2 * limit);
+	ftl_process(x->f);
+	fx_drain(x);
+	assert_int_equal(ftl_fdp_deadline(x->f), UINT64_MAX);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.ev_seq, 2);
+	assert_int_equal(fs.ev[1].type, FTL_FDP_EV_RU_TIMEOUT);
+	assert_int_equal(fs.ev[1].ruh, 0);
+	/* The next write of handle 1 opens a fresh reclaim unit; the data is there. */
+	fdp_write(x, &t, x->cap - 30, 5);
+	assert_true(x->f->streams[ST_RUH0 + 1].sb >= 0);
+	assert_int_not_equal(x->f->streams[ST_RUH0 + 1].sb, sb);
+	fx_flush(x);
+	fx_verify_all(x);
+	check_counters(x, &t);
+	/* After a crash the closed reclaim unit stays closed. */
+	fx_crash(x);
+	fx_restart(x);
+	assert_int_equal(x->f->sbs[sb].state, SB_FULL);
+	fx_verify_all(x);
+	fx_free(x);
+
+	/* Without a limit: no deadline, no close, however long it waits. */
+	x = fdp_new(2, true, 32, false);
+	fdp_write(x, &t, 0, 3);
+	sb = x->f->streams[ST_RUH0].sb;
+	assert_int_equal(ftl_fdp_deadline(x->f), UINT64_MAX);
+	blox_clock_set(&x->vd.clock, x->vd.clock.virt_ns + 1000 * limit);
+	ftl_process(x->f);
+	fx_drain(x);
+	assert_int_equal(x->f->streams[ST_RUH0].sb, sb);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.ev_seq, 0);
+	fx_free(x);
+}
+
+/*
+ * 10. Media Reallocated: each superblock of a handle that GC collects with
+ * valid data in it is an event of that handle, with the units moved (the
+ * victim's valid units when it was taken) and the first one's LBA, which
+ * is the handle's (persistently isolated: its superblocks hold its LBAs
+ * only); their sum is what GC moved of data.
+ */
+static void test_fdp_realloc(void **state)
+{
+	struct fdp_track t = { 0 };
+	struct ftl_fdp_stats fs;
+	uint64_t seq0, moved0, moved = 0, n = 0;
+	struct fx *x;
+
+	(void)state;
+	x = fdp_new(4, true, 32, false);
+	fdp_fill(x, &t);
+	fdp_overwrite(x, &t, x->cap / 2, NULL);
+	fx_flush(x);
+	fx_drain(x);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	seq0 = fs.ev_seq;
+	moved0 = fx_stats(x).gc_units_moved;
+	/* A storm of 8 victims, each a full superblock of a handle. */
+	ftl_gc_storm(x->f, 8, 0);
+	ftl_kick(x->f);
+	fx_drain(x);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_true(fs.ev_seq - seq0 < FTL_FDP_EVENTS); /* none lost to the ring */
+	for (uint64_t q = seq0 + 1; q <= fs.ev_seq; q++) {
+		const struct ftl_fdp_event *e = &fs.ev[(q - 1) % FTL_FDP_EVENTS];
+
+		assert_int_equal(e->seq, q);
+		if (e->type != FTL_FDP_EV_REALLOC)
+			continue;
+		assert_true(e->ruh < 4);
+		assert_true(e->moved > 0);
+		assert_int_equal(lba_ruh(x, e->lba, 4), e->ruh);
+		moved += e->moved;
+		n++;
+	}
+	assert_true(n > 0);
+	/* Every data unit GC moved was a handle's (translation pages move without one). */
+	assert_true(moved > 0 && moved <= fx_stats(x).gc_units_moved - moved0);
+	fx_verify_all(x);
+	fx_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,7 +648,8 @@ int main(void)
 		FX_TEST(test_fdp_gc_initial),  FX_TEST(test_fdp_no_free_ru),
 		FX_TEST(test_fdp_initial_and_planes),
 		FX_TEST(test_fdp_ruh_update),  FX_TEST(test_fdp_recovery),
-		FX_TEST(test_fdp_update_crash),
+		FX_TEST(test_fdp_update_crash), FX_TEST(test_fdp_time_limit),
+		FX_TEST(test_fdp_realloc),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
