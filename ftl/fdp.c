@@ -69,6 +69,25 @@ void ftl_fdp_event(struct ftl *f, uint32_t type, uint32_t ruh, uint32_t moved, u
 				     .lba = lba };
 }
 
+int ftl_fdp_log_set(struct ftl *f, const void *buf, uint32_t len)
+{
+	if (!f->cfg.nr_ruh)
+		return -EINVAL;
+	if (len > FTL_FDP_LOG_BYTES)
+		return -E2BIG;
+	memcpy(f->fdp_log, buf, len);
+	f->fdp_log_len = len;
+	return 0;
+}
+
+uint32_t ftl_fdp_log_get(const struct ftl *f, void *buf, uint32_t cap)
+{
+	if (f->fdp_log_len > cap)
+		return 0;
+	memcpy(buf, f->fdp_log, f->fdp_log_len);
+	return f->fdp_log_len;
+}
+
 /* Handle @ruh has a reclaim unit written to (not a fresh one). */
 static bool ru_written(const struct ftl *f, uint32_t ruh)
 {

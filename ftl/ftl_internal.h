@@ -496,6 +496,8 @@ struct ftl {
 	uint64_t ru_updates[FTL_MAX_RUH];
 	uint64_t ru_implicit[FTL_MAX_RUH];
 	uint64_t ru_expired[FTL_MAX_RUH]; /* reclaim units closed by the time limit */
+	uint32_t fdp_log_len; /* ftl_fdp_log_set()'s block, kept by the checkpoint */
+	uint8_t fdp_log[FTL_FDP_LOG_BYTES];
 	uint64_t fdp_ev_seq;
 	struct ftl_fdp_event fdp_ev[FTL_FDP_EVENTS];
 };

@@ -420,6 +420,7 @@ const struct blox_bdev_ops ftl_bdev_ops = {
 	.mem_bytes = fb_mem_bytes,
 	.fdp_info = fb_fdp_info,
 	.fdp_update = fb_fdp_update,
+	.fdp_log = fb_fdp_log,
 	.power_cut = fb_power_cut,
 };
 

@@ -105,6 +105,7 @@ void fb_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t);
 void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e);
 bool fb_fdp_info(struct blox_bdev *bdev, struct blox_bdev_fdp *f);
 int fb_fdp_update(struct blox_bdev *bdev, uint32_t ruh);
+int fb_fdp_log(struct blox_bdev *bdev, void *buf, uint32_t len, bool save);
 int fb_plm_config(struct blox_bdev *bdev, const struct blox_bdev_plm_config *cfg);
 int fb_plm_window(struct blox_bdev *bdev, enum blox_plm_window win, uint64_t *retry_in_ns);
 void fb_plm_query(struct blox_bdev *bdev, struct blox_bdev_plm_info *out, bool clear);

@@ -258,6 +258,18 @@ bool fb_fdp_info(struct blox_bdev *bdev, struct blox_bdev_fdp *f)
 	return true;
 }
 
+int fb_fdp_log(struct blox_bdev *bdev, void *buf, uint32_t len, bool save)
+{
+	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
+
+	_Static_assert(BLOX_FDP_LOG_BYTES == FTL_FDP_LOG_BYTES, "one saved log size");
+	if (!fb->ftl)
+		return -ESHUTDOWN; /* a rebuild after a power cut failed */
+	if (save)
+		return ftl_fdp_log_set(fb->ftl, buf, len);
+	return (int)ftl_fdp_log_get(fb->ftl, buf, len);
+}
+
 int fb_fdp_update(struct blox_bdev *bdev, uint32_t ruh)
 {
 	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);

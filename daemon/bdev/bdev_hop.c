@@ -260,6 +260,9 @@ struct hop_op {
 	struct blox_bdev_plm_info *info;
 	struct blox_bdev_fdp *fdp;
 	uint32_t ruh;
+	void *buf;
+	uint32_t len;
+	bool save;
 };
 
 static void call_op(struct blox_bdev *bdev, void (*fn)(void *arg), struct hop_op *o)
@@ -371,6 +374,23 @@ int blox_bdev_fdp_update(struct blox_bdev *bdev, uint32_t ruh)
 	if (!bdev->ops->fdp_update)
 		return -EOPNOTSUPP;
 	call_op(bdev, fdp_update_fn, &o);
+	return o.rc;
+}
+
+static void fdp_log_fn(void *arg)
+{
+	struct hop_op *o = arg;
+
+	o->rc = o->bdev->ops->fdp_log(o->bdev, o->buf, o->len, o->save);
+}
+
+int blox_bdev_fdp_log(struct blox_bdev *bdev, void *buf, uint32_t len, bool save)
+{
+	struct hop_op o = { .buf = buf, .len = len, .save = save };
+
+	if (!bdev->ops->fdp_log)
+		return -EOPNOTSUPP;
+	call_op(bdev, fdp_log_fn, &o);
 	return o.rc;
 }
 

@@ -45,7 +45,9 @@ void nvmf_ns_fdp_init(struct nvmf_ns *ns)
 	ns->fdp.persistent = f.persistent;
 	ns->fdp.ru_bytes = f.ru_bytes;
 	ns->fdp.ru_time_limit_s = f.ru_time_limit_s;
-	ns->fdp.bdev_ev_seen = f.ev_seq; /* events from before it was added are not its host's */
+	/* Its log as it was saved at the last stop; else events from before it was added are not its host's. */
+	if (!nvmf_fdp_load(ns))
+		ns->fdp.bdev_ev_seen = f.ev_seq;
 }
 
 uint32_t nvmf_fdp_group_mix(const struct nvmf_subsys *s, struct blox_bdev *bdev)

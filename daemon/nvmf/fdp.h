@@ -30,6 +30,12 @@ void nvmf_fdp_host_event(struct nvmf_ns *ns, uint8_t type, uint16_t pid, uint16_
  * by its time limit a host event, the others controller events.
  */
 void nvmf_fdp_sync(struct nvmf_ns *ns);
+/*
+ * The saved lists, masks and backend events looked at, from the backend
+ * (nvmf_ns_fdp_save() put them there before a stop): false when it has
+ * none of this namespace's.
+ */
+bool nvmf_fdp_load(struct nvmf_ns *ns);
 /* Log 23h of Endurance Group @endgid: host events when LSP bit 0 is set, else the controller's. */
 uint16_t nvmf_fdp_events_log(struct nvmf_req *req, uint32_t endgid, uint8_t *out, size_t cap,
 			     size_t *len);

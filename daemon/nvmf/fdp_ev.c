@@ -32,6 +32,15 @@
  * Each namespace keeps the newest NVMF_FDP_EVENTS of each kind (stamped
  * with the target's monotonic clock); the log merges those of the group's
  * namespaces, oldest first, in the asking controller's Timestamp.
+ *
+ * Kept across restarts with the backend's metadata (blox_bdev_fdp_log():
+ * the FTL's checkpoint, which a clean stop takes): when the namespace
+ * goes, both lists, the enable masks and the backend events looked at are
+ * saved; when it comes back they are loaded, each event as long before
+ * the start as it was before the stop (the time the target was down is
+ * not counted). A power cut of the namespace rebuilds its backend, not
+ * this layer: the backend's events are taken before the cut, and the
+ * rebuilt backend's ring (the checkpoint's) is looked at from where it is.
  */
 #include "fdp.h"
 
@@ -278,4 +287,96 @@ uint32_t nvmf_feat_fdp_events_len(const struct nvmf_req *req, bool set)
 	 * sends 255 bytes whatever the count): the rest is not read, or zeroes.
 	 */
 	return req->data_len >= need && req->data_len <= 4096 ? req->data_len : need;
+}
+
+/* ---- kept across restarts ---- */
+
+#define FDP_SAVED_MAGIC 0x31564546504446ull /* "FDPFEV1" */
+
+/* What a namespace saves with its backend's metadata. */
+struct fdp_saved {
+	uint64_t magic;
+	uint64_t saved_ms; /* the target's clock when saved */
+	uint64_t bdev_ev_seen;
+	uint64_t ev_enable[BLOX_FDP_MAX_RUH];
+	uint32_t nr_ruh, pad;
+	struct nvmf_fdp_evlist host, ctrl;
+};
+
+_Static_assert(sizeof(struct fdp_saved) <= BLOX_FDP_LOG_BYTES, "saved FDP log too large");
+
+void nvmf_ns_fdp_save(struct nvmf_ns *ns)
+{
+	struct fdp_saved *sv;
+
+	if (!nvmf_ns_fdp(ns) || !ns->bdev)
+		return;
+	sv = calloc(1, sizeof(*sv));
+	if (!sv)
+		return;
+	nvmf_fdp_sync(ns);
+	sv->magic = FDP_SAVED_MAGIC;
+	sv->saved_ms = blox_clock_now(ns->subsys->tgt->clock) / 1000000ull;
+	sv->bdev_ev_seen = ns->fdp.bdev_ev_seen;
+	memcpy(sv->ev_enable, ns->fdp.ev_enable, sizeof(sv->ev_enable));
+	sv->nr_ruh = ns->fdp.nr_ruh;
+	sv->host = ns->fdp.host;
+	sv->ctrl = ns->fdp.ctrl;
+	blox_bdev_fdp_log(ns->bdev, sv, sizeof(*sv), true);
+	free(sv);
+}
+
+/* Event times of @l moved by the time between the save and now. */
+static void shift_times(struct nvmf_fdp_evlist *l, uint64_t saved_ms, uint64_t now_ms)
+{
+	uint32_t have = BLOX_MIN(l->count, (uint32_t)NVMF_FDP_EVENTS);
+
+	for (uint32_t i = 0; i < have; i++) {
+		struct nvme_fdp_event *e = &l->ev[(l->count - have + i) % NVMF_FDP_EVENTS];
+		uint64_t ms = 0, ago;
+
+		memcpy(&ms, e->ts.timestamp, 6);
+		ago = saved_ms > ms ? saved_ms - ms : 0;
+		ms = now_ms > ago ? now_ms - ago : 0;
+		memcpy(e->ts.timestamp, &ms, 6);
+	}
+}
+
+bool nvmf_fdp_load(struct nvmf_ns *ns)
+{
+	struct fdp_saved *sv = calloc(1, sizeof(*sv));
+	bool ok;
+
+	if (!sv)
+		return false;
+	ok = blox_bdev_fdp_log(ns->bdev, sv, sizeof(*sv), false) == (int)sizeof(*sv) &&
+	     sv->magic == FDP_SAVED_MAGIC && sv->nr_ruh == ns->fdp.nr_ruh;
+	if (ok) {
+		uint64_t now_ms = blox_clock_now(ns->subsys->tgt->clock) / 1000000ull;
+
+		ns->fdp.bdev_ev_seen = sv->bdev_ev_seen;
+		memcpy(ns->fdp.ev_enable, sv->ev_enable, sizeof(ns->fdp.ev_enable));
+		ns->fdp.host = sv->host;
+		ns->fdp.ctrl = sv->ctrl;
+		shift_times(&ns->fdp.host, sv->saved_ms, now_ms);
+		shift_times(&ns->fdp.ctrl, sv->saved_ms, now_ms);
+	}
+	free(sv);
+	return ok;
+}
+
+void nvmf_ns_fdp_power_cut(struct nvmf_ns *ns, bool after)
+{
+	struct blox_bdev_fdp f;
+
+	if (!nvmf_ns_fdp(ns))
+		return;
+	if (!after) {
+		nvmf_fdp_sync(ns); /* what the backend recorded before the power went */
+		return;
+	}
+	/* The rebuilt backend's ring is its last checkpoint's: go on from there. */
+	memset(&f, 0, sizeof(f));
+	if (blox_bdev_fdp_info(ns->bdev, &f) && f.ev_seq < ns->fdp.bdev_ev_seen)
+		ns->fdp.bdev_ev_seen = f.ev_seq;
 }

@@ -134,6 +134,8 @@ int nvmf_subsys_create(struct nvmf_tgt *tgt, const char *nqn,
 /* The namespace's backend and memory (it is off every list). */
 static void ns_delete(struct nvmf_ns *ns)
 {
+	if (ns->bdev)
+		nvmf_ns_fdp_save(ns); /* its FDP events, with the backend's metadata */
 	blox_bdev_destroy(ns->bdev);
 	if (ns->owner_free)
 		ns->owner_free(ns->owner);
@@ -435,6 +437,8 @@ static void ns_free(struct nvmf_ns *ns)
 	struct blox_bdev *bdev = ns->bdev;
 
 	nvmf_plm_ns_release(ns);
+	if (released)
+		nvmf_ns_fdp_save(ns); /* before the backend is the callback's */
 	if (released)
 		ns->bdev = NULL; /* the callback's now */
 	ns_delete(ns);

@@ -43,7 +43,9 @@ int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power
 	rc = blox_bdev_power_cut(ns->bdev, true, &out->bdev);
 	if (!rc) {
 		out->ctrls_dropped = nvmf_subsys_drop_ctrls(ns->subsys, "power cut");
+		nvmf_ns_fdp_power_cut(ns, false);
 		rc = blox_bdev_power_cut(ns->bdev, false, &out->bdev);
+		nvmf_ns_fdp_power_cut(ns, true);
 	}
 	if (rc == -EOPNOTSUPP || rc == -EBUSY || rc == -ENOMEM) {
 		snprintf(err, errlen, "namespace %u of %s: %s", ns->nsid, ns->subsys->nqn,
@@ -153,6 +155,7 @@ int prov_device_power_cut(struct blox_prov *p, const char *name, struct prov_dev
 			outs[i].cut.ctrls_dropped =
 				nvmf_subsys_drop_ctrls(outs[i].ns->subsys, "power cut of its device");
 		bdevs[i] = outs[i].ns->bdev;
+		nvmf_ns_fdp_power_cut(outs[i].ns, false);
 	}
 	if (k)
 		rc = blox_nand_dev_power_cut(d->dev, bdevs, k, cuts);
@@ -163,6 +166,7 @@ int prov_device_power_cut(struct blox_prov *p, const char *name, struct prov_dev
 		if (rc == -ENOMEM && !cuts[i].rebuild_ns && !cuts[i].recovered_units)
 			continue; /* not cut */
 		nvmf_ns_resv_power_lost(ns);
+		nvmf_ns_fdp_power_cut(ns, true);
 		ns->health.power_cycles++;
 		ns->health.unsafe_shutdowns++;
 		outs[i].cut.unsafe_shutdowns = ns->health.unsafe_shutdowns;

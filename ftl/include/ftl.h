@@ -468,7 +468,8 @@ struct ftl_fdp_stats {
 	/*
 	 * What the FTL did to the handles on its own, newest FTL_FDP_EVENTS
 	 * kept: event seq s is ev[(s - 1) % FTL_FDP_EVENTS], ev_seq the newest
-	 * (0: none yet). Not kept across restarts.
+	 * (0: none yet). Kept by the checkpoint (a clean stop takes one); after
+	 * a crash they are the last checkpoint's.
 	 */
 	uint64_t ev_seq;
 	struct ftl_fdp_event ev[FTL_FDP_EVENTS];
@@ -490,6 +491,17 @@ int ftl_fdp_stats(const struct ftl *f, struct ftl_fdp_stats *out);
  * nothing written in its reclaim unit stays where it is.
  */
 int ftl_ruh_update(struct ftl *f, uint32_t ruh);
+/*
+ * The FDP event log of the layer above (bloxd's NVMe layer: what log 23h
+ * shows and how it was enabled), an opaque block of at most
+ * FTL_FDP_LOG_BYTES the FTL keeps with its own event ring in every
+ * checkpoint: after a clean restart ftl_fdp_log_get() gives back what the
+ * last ftl_fdp_log_set() before the stop gave. set: 0, -EINVAL without
+ * handles, -E2BIG. get: its length (0: none), copied into @buf (@cap).
+ */
+#define FTL_FDP_LOG_BYTES 12288u
+int ftl_fdp_log_set(struct ftl *f, const void *buf, uint32_t len);
+uint32_t ftl_fdp_log_get(const struct ftl *f, void *buf, uint32_t cap);
 /*
  * When the next reclaim unit reaches ftl_config.ru_time_limit_ns (now()'s
  * time): call ftl_process() then. UINT64_MAX: none open, or no limit.

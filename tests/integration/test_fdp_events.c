@@ -281,7 +281,7 @@ static void test_update_survives_kill(void **state)
 	fdp_ruh_status(q, NRUH, ruamw);
 	assert_int_equal(ruamw[1], runs - 8); /* a fresh reclaim unit */
 	check(q, 6144, 18);
-	/* Events are not kept across a restart. */
+	/* After kill -9 the log is the last clean stop's: there was none. */
 	assert_int_equal(events(e, c->admin, true, log)->n, 0);
 	fdp_ctrl_down(c);
 }

@@ -224,6 +224,7 @@ struct blox_bdev_fdp_ruh {
  * data of a reclaim unit of the handle, the first at byte @offset.
  */
 #define BLOX_FDP_EVENTS 64
+#define BLOX_FDP_LOG_BYTES 12288u /* the NVMe layer's saved event log, at most */
 #define BLOX_FDP_EV_RU_FILLED 1
 #define BLOX_FDP_EV_RU_TIMEOUT 2
 #define BLOX_FDP_EV_REALLOC 3
@@ -314,6 +315,14 @@ struct blox_bdev_ops {
 	 */
 	bool (*fdp_info)(struct blox_bdev *bdev, struct blox_bdev_fdp *f);
 	int (*fdp_update)(struct blox_bdev *bdev, uint32_t ruh);
+	/*
+	 * Optional: the NVMe layer's FDP event log, kept with the backend's
+	 * metadata (the FTL's checkpoint) so that it is there after a restart.
+	 * @save: take @len bytes of @buf (at most BLOX_FDP_LOG_BYTES): 0 or
+	 * -errno. Else: copy what it keeps into @buf (@len bytes of room) and
+	 * return its length, 0 when it keeps none.
+	 */
+	int (*fdp_log)(struct blox_bdev *bdev, void *buf, uint32_t len, bool save);
 	/* Optional: the backend is zoned (reads, writes and the zone I/O ops keep its zone rules). */
 	const struct blox_bdev_zoned_ops *zoned;
 	/*
@@ -434,6 +443,8 @@ void blox_bdev_set_write_cache(struct blox_bdev *bdev, bool on);
 bool blox_bdev_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t);
 bool blox_bdev_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e);
 bool blox_bdev_has_plm(const struct blox_bdev *bdev);
+/* The backend's fdp_log op (at its home): -EOPNOTSUPP without one. */
+int blox_bdev_fdp_log(struct blox_bdev *bdev, void *buf, uint32_t len, bool save);
 int blox_bdev_plm_config(struct blox_bdev *bdev, const struct blox_bdev_plm_config *cfg);
 int blox_bdev_plm_window(struct blox_bdev *bdev, enum blox_plm_window w, uint64_t *retry_in_ns);
 void blox_bdev_plm_query(struct blox_bdev *bdev, struct blox_bdev_plm_info *info,

@@ -153,6 +153,15 @@ uint32_t nvmf_zns_changed_nsid(struct nvmf_ctrl *c);
  */
 void nvmf_ns_fdp_init(struct nvmf_ns *ns);
 /*
+ * FDP events (fdp_ev.c) kept across restarts: nvmf_ns_fdp_save() gives
+ * @ns's to its backend's metadata (when the namespace goes; the next
+ * nvmf_ns_fdp_init() loads them). A power cut of @ns's backend:
+ * nvmf_ns_fdp_power_cut() before it (@after false: the backend's events
+ * taken while it has power) and after the rebuild (@after true).
+ */
+void nvmf_ns_fdp_save(struct nvmf_ns *ns);
+void nvmf_ns_fdp_power_cut(struct nvmf_ns *ns, bool after);
+/*
  * Controller @c's Timestamp (feature 0Eh) now, in ms: from what the host
  * set (*@host_set) or from the controller's creation (admin_cmd.c).
  */

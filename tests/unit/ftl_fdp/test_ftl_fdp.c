@@ -10,7 +10,8 @@
  * superblock's handle after a crash and a clean restart; an update that
  * survives a crash; the event of a reclaim unit that filled; a reclaim
  * unit closed by its time limit (and only then), and GC's moves of a
- * handle's data as Media Reallocated events.
+ * handle's data as Media Reallocated events; the events and the saved log
+ * of the layer above through a clean restart and a crash.
  */
 #include "ftl_fixture.h"
 #include "ftl_internal.h"
@@ -641,6 +642,83 @@ static void test_fdp_realloc(void **state)
 	fx_free(x);
 }
 
+/*
+ * 11. The event ring, the counters of reclaim units left and the log the
+ * layer above saves (ftl_fdp_log_set()) come back after a clean restart;
+ * after a crash they are the last checkpoint's (the one the restart
+ * before took). Bounded: a log larger than FTL_FDP_LOG_BYTES is refused.
+ */
+static void test_fdp_events_kept(void **state)
+{
+	const uint64_t limit = 1000000000ull;
+	static uint8_t log[FTL_FDP_LOG_BYTES + 1], back[FTL_FDP_LOG_BYTES];
+	struct fdp_track t = { 0 };
+	struct ftl_fdp_stats fs, fs2;
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.nr_ruh = 2;
+	cfg.ruh_persistent = true;
+	cfg.ru_time_limit_ns = limit;
+	fx_geo_small(&g);
+	g.blocks = 32;
+	x = fx_new(&g, &cfg, true);
+	assert_int_equal(ftl_fdp_log_get(x->f, back, sizeof(back)), 0); /* none yet */
+	for (uint32_t i = 0; i < sizeof(log); i++)
+		log[i] = (uint8_t)(i * 7 + 1);
+	assert_int_equal(ftl_fdp_log_set(x->f, log, sizeof(log)), -E2BIG);
+	assert_int_equal(ftl_fdp_log_set(x->f, log, 5000), 0);
+	/* Three events: two time limits and a unit filled. */
+	fdp_write(x, &t, 0, 3);
+	blox_clock_set(&x->vd.clock, x->vd.clock.virt_ns + limit);
+	ftl_process(x->f);
+	fdp_write(x, &t, x->cap - 9, 9);
+	blox_clock_set(&x->vd.clock, x->vd.clock.virt_ns + limit);
+	ftl_process(x->f);
+	fx_drain(x);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.ev_seq, 2);
+	assert_int_equal(fs.ru_expired[0], 1);
+	assert_int_equal(fs.ru_expired[1], 1);
+
+	clean_restart(x);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs2), 0);
+	assert_int_equal(fs2.ev_seq, 2);
+	assert_memory_equal(fs2.ev, fs.ev, sizeof(fs.ev));
+	assert_memory_equal(fs2.ru_expired, fs.ru_expired, sizeof(fs.ru_expired));
+	assert_int_equal(ftl_fdp_log_get(x->f, back, sizeof(back)), 5000);
+	assert_memory_equal(back, log, 5000);
+	/* Too small a buffer gets nothing. */
+	assert_int_equal(ftl_fdp_log_get(x->f, back, 4999), 0);
+
+	/* Changed after that restart's checkpoint, then a crash: the checkpoint's. */
+	assert_int_equal(ftl_fdp_log_set(x->f, log + 1, 100), 0);
+	fdp_write(x, &t, 0, 3);
+	blox_clock_set(&x->vd.clock, x->vd.clock.virt_ns + limit);
+	ftl_process(x->f);
+	fx_drain(x);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.ev_seq, 3);
+	fx_flush(x);
+	fx_crash(x);
+	fx_restart(x);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	assert_int_equal(fs.ev_seq, 2);
+	assert_memory_equal(fs.ev, fs2.ev, sizeof(fs.ev));
+	assert_int_equal(ftl_fdp_log_get(x->f, back, sizeof(back)), 5000);
+	assert_memory_equal(back, log, 5000);
+	fx_verify_all(x);
+	fx_free(x);
+
+	/* Without handles there is nothing to keep. */
+	x = fdp_new(0, false, 32, false);
+	assert_int_equal(ftl_fdp_log_set(x->f, log, 10), -EINVAL);
+	fx_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -649,7 +727,7 @@ int main(void)
 		FX_TEST(test_fdp_initial_and_planes),
 		FX_TEST(test_fdp_ruh_update),  FX_TEST(test_fdp_recovery),
 		FX_TEST(test_fdp_update_crash), FX_TEST(test_fdp_time_limit),
-		FX_TEST(test_fdp_realloc),
+		FX_TEST(test_fdp_realloc),    FX_TEST(test_fdp_events_kept),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
