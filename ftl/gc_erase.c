@@ -61,7 +61,9 @@ void ftl_gc_erase_try(struct ftl *f, struct ftl_gc_erase *e)
 	e->pending = 0;
 	for (uint32_t s = 0; s < n; s++)
 		e->pending += !ftl_fpid_dead(f, ftl_ppn(f, (uint32_t)e->sb, s * f->slots) / f->slots);
-	ftl_fdp_of(f, e->sb)->erased_bytes += (uint64_t)f->units_per_sb * FTL_UNIT;
+	/* What is erased: a block on each live die and plane (flash_erases counts the same). */
+	ftl_fdp_of(f, e->sb)->erased_bytes +=
+		(uint64_t)e->pending * (f->units_per_sb / f->stripe) * FTL_UNIT;
 	for (uint32_t s = 0; s < n; s++) {
 		struct nand_op *op = &e->ops[s];
 

@@ -379,6 +379,8 @@ static void mig_erase(struct ftl *f, uint32_t die, enum mig_phase phase)
 		op->cb = mig_erase_done;
 		op->cb_arg = f;
 		f->st.flash_erases++;
+		/* Media erased of the superblock's handle, as GC's erases count (FDP statistics). */
+		ftl_fdp_of(f, m->sb)->erased_bytes += (uint64_t)(f->units_per_sb / f->stripe) * FTL_UNIT;
 		op->tenant = f->cfg.tenant;
 		if (f->env.ops->submit(f->env.ctx, op)) {
 			m->failed = true;

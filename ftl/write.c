@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blox_util.h"
+
 int ftl_write_init(struct ftl *f)
 {
 	const struct nand_geometry *g = f->geo;
@@ -451,8 +453,7 @@ uint32_t ftl_put_unit(struct ftl *f, enum ftl_stream s, uint32_t lba,
 		ftl_gc_spend(f, 1);
 	} else {
 		if (kind == UK_DATA) {
-			f->st.units_written_host++;
-			ftl_fdp_of(f, st->sb)->host_bytes += FTL_UNIT;
+			f->st.units_written_host++; /* its host bytes: ftl_host_write_step() */
 		} else if (kind == UK_TP) {
 			f->st.units_written_tp++;
 		}
@@ -691,6 +692,9 @@ void ftl_host_write_step(struct ftl *f, struct ftl_io *io)
 	}
 	if (f->seq_blocker == io)
 		seq_unblock(f);
+	/* Every unit placed: the host's bytes of it, to its handle (as its superblocks are). */
+	f->fdp[f->cfg.nr_ruh ? io->ruh : FTL_MAX_RUH].host_bytes +=
+		(uint64_t)io->nr * FTL_UNIT - BLOX_MIN(io->not_host_bytes, io->nr * FTL_UNIT);
 	if (io->fua || !f->cfg.volatile_cache)
 		wait_durable(f, io);
 	else

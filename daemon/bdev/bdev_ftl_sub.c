@@ -141,9 +141,12 @@ static void fio_cb(struct ftl_io *fio)
 		advance(op);
 }
 
-/* One FTL request of @op; a refusal is its status. */
-static void issue(struct sub_op *op, int i, enum ftl_io_op fop, uint32_t lba, uint32_t nr,
-		  uint8_t *buf)
+/*
+ * One FTL request of @op; a refusal is its status. A write's @host: the
+ * bytes of it that are the host's data (FDP's host bytes).
+ */
+static void issue_w(struct sub_op *op, int i, enum ftl_io_op fop, uint32_t lba, uint32_t nr,
+		    uint8_t *buf, uint32_t host)
 {
 	struct ftl_io *fio = &op->fio[i];
 	int rc;
@@ -155,6 +158,7 @@ static void issue(struct sub_op *op, int i, enum ftl_io_op fop, uint32_t lba, ui
 	fio->buf = buf;
 	fio->fua = fop == FTL_IO_WRITE && op->io->fua;
 	fio->ruh = fop == FTL_IO_WRITE ? op->io->ruh : 0;
+	fio->not_host_bytes = fop == FTL_IO_WRITE ? nr * FTL_UNIT - host : 0;
 	fio->cb = fio_cb;
 	fio->cb_arg = op;
 	op->pending++;
@@ -164,6 +168,12 @@ static void issue(struct sub_op *op, int i, enum ftl_io_op fop, uint32_t lba, ui
 		if (!op->status)
 			op->status = rc;
 	}
+}
+
+static void issue(struct sub_op *op, int i, enum ftl_io_op fop, uint32_t lba, uint32_t nr,
+		  uint8_t *buf)
+{
+	issue_w(op, i, fop, lba, nr, buf, nr * FTL_UNIT);
 }
 
 /* Where the host's data of the whole units starts in its buffer. */
@@ -213,7 +223,7 @@ static void issue_writes(struct sub_op *op)
 			memcpy(op->part + off, src, len);
 		else
 			memset(op->part + off, 0, len);
-		issue(op, PART_HEAD, FTL_IO_WRITE, op->u0, 1, op->part);
+		issue_w(op, PART_HEAD, FTL_IO_WRITE, op->u0, 1, op->part, wr ? len : 0);
 	}
 	if (op->m1 > op->m0) {
 		if (wr)
@@ -228,7 +238,8 @@ static void issue_writes(struct sub_op *op)
 			memcpy(op->part + FTL_UNIT, src + op->io->len - len, len);
 		else
 			memset(op->part + FTL_UNIT, 0, len);
-		issue(op, PART_TAIL, FTL_IO_WRITE, op->u1 - 1, 1, op->part + FTL_UNIT);
+		issue_w(op, PART_TAIL, FTL_IO_WRITE, op->u1 - 1, 1, op->part + FTL_UNIT,
+			wr ? len : 0);
 	}
 }
 

@@ -259,6 +259,12 @@ struct ftl_io {
 	 */
 	uint16_t ruh;
 	/*
+	 * Caller's: of a WRITE's nr * FTL_UNIT bytes, those that are not the
+	 * host's data (a smaller block's read-modify-write of its unit, the
+	 * zeroes of a Write Zeroes); FDP's host bytes count the rest.
+	 */
+	uint32_t not_host_bytes;
+	/*
 	 * Caller's: a FLUSH that makes durable only the pages handed to the
 	 * flash so far, leaving pages being filled in the buffer (nothing
 	 * padded): after ftl_ruh_update(), its mark without the other
