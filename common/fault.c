@@ -373,6 +373,19 @@ static bool target_matches(const struct blox_fault_spec *s, const struct blox_fa
 	return true;
 }
 
+bool blox_fault_listed(struct blox_fault_reg *r, const struct blox_fault_site *site)
+{
+	bool hit = false;
+
+	if (!r)
+		return false;
+	pthread_mutex_lock(&r->lock);
+	for (size_t i = 0; i < r->n && !hit; i++)
+		hit = r->f[i].spec.kind == site->kind && target_matches(&r->f[i].spec, site);
+	pthread_mutex_unlock(&r->lock);
+	return hit;
+}
+
 bool blox_fault_match(struct blox_fault_reg *r, const struct blox_fault_site *site,
 		      struct blox_fault *out)
 {

@@ -180,6 +180,7 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 	dev->erased_page = blox_page_alloc(g->page_size);
 	dev->fail_programs = calloc(dev->nr_dies, sizeof(*dev->fail_programs));
 	dev->offline = calloc(dev->nr_dies, sizeof(*dev->offline));
+	dev->offline_fault = calloc(dev->nr_dies, sizeof(*dev->offline_fault));
 	dev->ntenants = (uint16_t)cfg->sched.ntenants;
 	dev->die_sched = cfg->sched.pick != NULL;
 	dev->bus_sched = cfg->sched.pick_bus != NULL;
@@ -193,6 +194,7 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 		dev->best = calloc(dev->ntenants, sizeof(*dev->best));
 	}
 	if (!dev->dies || !dev->chans || !dev->erased_page || !dev->fail_programs || !dev->offline ||
+	    !dev->offline_fault ||
 	    heap_init(&dev->heap, dev->nr_dies + g->channels) ||
 	    (dev->ntenants && (!dev->ten_mem || !dev->tq_mem || !dev->ts_mem || !dev->cost ||
 				!dev->best)) ||
@@ -202,6 +204,7 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 	}
 	for (uint32_t t = 0; t < dev->ntenants; t++)
 		dev->cost[t] = UINT64_MAX;
+	nand_offline_load(dev);
 	memset(dev->erased_page, 0xff, g->page_size);
 	for (uint32_t i = 0; i < dev->nr_dies; i++) {
 		struct nand_die *d = &dev->dies[i];
@@ -241,6 +244,7 @@ void nand_dev_destroy(struct nand_dev *dev)
 	free(dev->dies);
 	free(dev->fail_programs);
 	free(dev->offline);
+	free(dev->offline_fault);
 	free(dev->chans);
 	free(dev->erased_page);
 	free(dev);

@@ -94,7 +94,8 @@ struct nand_dev {
 	uint8_t *best; /* ntenants: each one's best class in a group pick */
 	struct nand_rel_state *rel; /* cfg.rel enabled (and a store): wear state */
 	uint32_t *fail_programs; /* per die: programs still to fail (nand_fail_programs()) */
-	bool *offline; /* per die: nand_die_set_offline() */
+	bool *offline; /* per die: nand_die_set_offline(), a die-offline fault, the store's flags */
+	bool *offline_fault; /* per die: offline by a die-offline fault (back when it is cleared) */
 	/* Faults on demand (nand_dev_set_faults()): erases and programs by die; NULL: none. */
 	struct blox_fault_reg *faults;
 	char fault_name[BLOX_FAULT_NAME_MAX];
@@ -129,8 +130,14 @@ uint64_t nand_rel_read_start(struct nand_dev *dev, struct nand_op *op, uint64_t 
 bool nand_rel_erase_fails(struct nand_dev *dev, struct nand_op *op);
 /* An erase completes: does an injected fault fail it (the block then bad)? */
 bool nand_fault_erase_fails(struct nand_dev *dev, struct nand_op *op);
+/* Whether an injected fault of kind @k fails @op (on a die of this device). */
+bool nand_fault_fires(struct nand_dev *dev, const struct nand_op *op, enum blox_fault_kind k);
+
+/* die_offline.c */
 /* @op starts: is its die offline (nand_die_set_offline(), a die-offline fault)? */
 bool nand_op_die_offline(struct nand_dev *dev, const struct nand_op *op);
+/* At create: the dies the store keeps offline (NAND_BLOCK_OFFLINE) are offline. */
+void nand_offline_load(struct nand_dev *dev);
 /* A read of data completes: does an injected die-fail fault fail it (nothing handed over)? */
 bool nand_fault_read_fails(struct nand_dev *dev, const struct nand_op *op);
 /*

@@ -351,14 +351,8 @@ static void mark_bad(struct nand_dev *dev, const struct nand_op *op)
 	}
 }
 
-void nand_dev_set_faults(struct nand_dev *dev, struct blox_fault_reg *reg, const char *name)
-{
-	dev->faults = reg;
-	snprintf(dev->fault_name, sizeof(dev->fault_name), "%s", name ? name : "");
-}
-
 /* Whether an injected fault of kind @k fails @op (on a die of this device). */
-static bool fault_fires(struct nand_dev *dev, const struct nand_op *op, enum blox_fault_kind k)
+bool nand_fault_fires(struct nand_dev *dev, const struct nand_op *op, enum blox_fault_kind k)
 {
 	struct blox_fault_site site = {
 		.kind = k,
@@ -370,28 +364,9 @@ static bool fault_fires(struct nand_dev *dev, const struct nand_op *op, enum blo
 	return blox_fault_armed(dev->faults, k) && blox_fault_match(dev->faults, &site, NULL);
 }
 
-bool nand_op_die_offline(struct nand_dev *dev, const struct nand_op *op)
-{
-	uint32_t die = nand_die_index(&dev->cfg.geo, &op->addr);
-
-	if (dev->offline[die] || (dev->faults && fault_fires(dev, op, BLOX_FAULT_DIE_OFFLINE))) {
-		dev->stats.rel.offline_ops++;
-		return true;
-	}
-	return false;
-}
-
-int nand_die_set_offline(struct nand_dev *dev, uint32_t die, bool offline)
-{
-	if (die >= dev->nr_dies)
-		return -ERANGE;
-	dev->offline[die] = offline;
-	return 0;
-}
-
 bool nand_fault_erase_fails(struct nand_dev *dev, struct nand_op *op)
 {
-	if (!fault_fires(dev, op, BLOX_FAULT_ERASE_FAIL))
+	if (!nand_fault_fires(dev, op, BLOX_FAULT_ERASE_FAIL))
 		return false;
 	mark_bad(dev, op);
 	dev->stats.rel.erase_failures++;
@@ -403,7 +378,7 @@ bool nand_fault_read_fails(struct nand_dev *dev, const struct nand_op *op)
 	/* The OOB alone is the FTL's metadata under a stronger code: as the model, not failed. */
 	if (!op->data && !op->nsegs)
 		return false;
-	if (!fault_fires(dev, op, BLOX_FAULT_DIE_FAIL))
+	if (!nand_fault_fires(dev, op, BLOX_FAULT_DIE_FAIL))
 		return false;
 	dev->stats.rel.uncorrectable++;
 	return true;
@@ -415,7 +390,7 @@ bool nand_program_fails(struct nand_dev *dev, struct nand_op *op)
 	uint32_t die = nand_die_index(&dev->cfg.geo, &op->addr);
 	bool failed = false;
 
-	if (dev->fail_programs[die] || fault_fires(dev, op, BLOX_FAULT_PROGRAM_FAIL)) {
+	if (dev->fail_programs[die] || nand_fault_fires(dev, op, BLOX_FAULT_PROGRAM_FAIL)) {
 		if (dev->fail_programs[die])
 			dev->fail_programs[die]--;
 		failed = true;

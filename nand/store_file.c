@@ -122,6 +122,8 @@ static int file_read_part(struct nand_store *s, uint64_t page, uint32_t off, uin
 {
 	struct file_store *f = to_file(s);
 
+	if (s->blocks[page / s->geo.pages_per_block].flags & NAND_BLOCK_OFFLINE)
+		return -ENODEV; /* its die is offline */
 	if (f->pages) {
 		memcpy(dst, f->pages + page * f->hdr.stride + off, len);
 		return 0;
@@ -152,6 +154,8 @@ static int file_program(struct nand_store *s, uint64_t page, const void *data,
 	size_t want = (size_t)s->geo.page_size + s->geo.oob_size;
 	int rc;
 
+	if (s->blocks[page / s->geo.pages_per_block].flags & NAND_BLOCK_OFFLINE)
+		return -ENODEV; /* its die is offline */
 	if (!data || !oob) {
 		zero = calloc(1, want);
 		if (!zero)

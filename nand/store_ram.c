@@ -35,6 +35,8 @@ static int ram_read(struct nand_store *s, uint64_t page, void *data, void *oob)
 {
 	uint8_t *p = ram_page(s, page);
 
+	if (s->blocks[page / s->geo.pages_per_block].flags & NAND_BLOCK_OFFLINE)
+		return -ENODEV; /* its die is offline */
 	if (!p)
 		return -EIO; /* the engine only reads programmed pages */
 	if (data)
@@ -49,6 +51,8 @@ static int ram_read_part(struct nand_store *s, uint64_t page, uint32_t off, uint
 {
 	uint8_t *p = ram_page(s, page);
 
+	if (s->blocks[page / s->geo.pages_per_block].flags & NAND_BLOCK_OFFLINE)
+		return -ENODEV; /* its die is offline */
 	if (!p)
 		return -EIO;
 	memcpy(dst, p + off, len);
@@ -63,6 +67,8 @@ static int ram_program(struct nand_store *s, uint64_t page, const void *data,
 	uint64_t b = page / ppb;
 	uint8_t *p;
 
+	if (s->blocks[page / s->geo.pages_per_block].flags & NAND_BLOCK_OFFLINE)
+		return -ENODEV; /* its die is offline */
 	if (!r->blocks[b]) {
 		r->blocks[b] = calloc(ppb, sizeof(*r->blocks[b]));
 		if (!r->blocks[b])

@@ -185,6 +185,11 @@ bool blox_fault_match(struct blox_fault_reg *r, const struct blox_fault_site *si
 		      struct blox_fault *out);
 
 /*
+ * Whether a fault of @site's kind whose target matches @site is listed,
+ * spent or not (nothing counted, nothing drawn). @r NULL: false.
+ */
+bool blox_fault_listed(struct blox_fault_reg *r, const struct blox_fault_site *site);
+/*
  * A delay drawn for fault @id (BLOX_FAULT_DELAY) from its distribution and
  * its generator, at most BLOX_FAULT_DELAY_MAX_NS; 0 when there is no such
  * fault.

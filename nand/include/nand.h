@@ -103,6 +103,12 @@ struct nand_block_meta {
  * their data can be moved out.
  */
 #define NAND_BLOCK_BAD 0x1u
+/*
+ * Its die is offline (nand_die_set_offline(), a die-offline fault): kept
+ * by the store so that the die stays gone across a restart; the stores
+ * refuse to read or program such a block (-ENODEV).
+ */
+#define NAND_BLOCK_OFFLINE 0x2u
 
 /* Counters that persist with the store, per die. */
 struct nand_die_counters {
@@ -445,17 +451,31 @@ int nand_fail_programs(struct nand_dev *dev, uint32_t die, uint32_t n);
  * it was). A die with a die-offline fault is gone: every op that starts
  * on it (a read, the OOB alone too, a program, an erase) fails with
  * -ENODEV at once, touching nothing, as does every op on a die set offline
- * by nand_die_set_offline(). Set before the device takes ops; @reg
+ * by nand_die_set_offline(); it stays offline (kept by the store) until
+ * the fault is cleared (nand_die_offline()). A die the store holds offline
+ * is listed in @reg as a die-offline fault (unless one is) so that
+ * clearing it brings the die back. Set before the device takes ops; @reg
  * outlives it. NULL: none.
  */
 struct blox_fault_reg;
 void nand_dev_set_faults(struct nand_dev *dev, struct blox_fault_reg *reg, const char *name);
 /*
- * Die @die (its index) offline, or back: while offline every op that starts
- * on it fails with -ENODEV (nothing read, programmed or erased). -ERANGE
- * for a die out of range.
+ * Die @die (its index) offline, or back (die_offline.c): while offline
+ * every op that starts on it fails with -ENODEV (nothing read, programmed
+ * or erased), and the store keeps it offline (NAND_BLOCK_OFFLINE on each
+ * of its blocks, synced), so a device made over the store again starts
+ * with it offline. Back, it is a replaced die: every block erased, erase
+ * counts and bad blocks reset. -ERANGE for a die out of range, or the
+ * store's -errno.
  */
 int nand_die_set_offline(struct nand_dev *dev, uint32_t die, bool offline);
+/*
+ * Whether die @die is offline now. A die a die-offline fault took (or found
+ * offline by nand_dev_set_faults()) comes back here, replaced as above,
+ * once no die-offline fault for it is listed in the registry: the check
+ * a user of the die (an FTL) makes to learn it is back.
+ */
+bool nand_die_offline(struct nand_dev *dev, uint32_t die);
 /* Programs still to fail on die @die (nand_fail_programs()). */
 uint32_t nand_programs_to_fail(const struct nand_dev *dev, uint32_t die);
 
@@ -544,6 +564,7 @@ struct nand_stats {
 		uint64_t reads, reads_retried, retries, uncorrectable, erase_failures;
 		uint64_t program_failures; /* drawn by the model or forced (nand_fail_programs()) */
 		uint64_t offline_ops; /* ops failed because their die was offline (-ENODEV) */
+		uint32_t dies_offline, dies_replaced; /* dies that went offline, came back */
 		uint32_t max_errors; /* most bit errors seen in one codeword */
 	} rel;
 };

@@ -469,7 +469,10 @@ static void test_fault_hook(void **state)
  * every op that starts on it fails with -ENODEV and touches nothing (a read
  * hands nothing over, its OOB neither; a program leaves the page erased; an
  * erase leaves the block as it was, not bad); another device's fault and
- * the device's other dies are not touched; cleared, the die works again.
+ * the device's other dies are not touched; the die stays offline once the
+ * fault fired (the store's flags, the stores refusing its pages), also for
+ * a device made over the store again, which lists it as a fault; cleared,
+ * the die comes back replaced: empty.
  */
 static void test_die_offline(void **state)
 {
@@ -523,7 +526,35 @@ static void test_die_offline(void **state)
 	assert_false(f.store->blocks[fx_blk_idx(&f, 1)].flags & NAND_BLOCK_BAD);
 	assert_int_equal(nand_dev_stats(f.dev)->rel.offline_ops, 4);
 	assert_true(blox_fault_get(reg, id, &fl));
-	assert_int_equal(fl.fired, 4);
+	assert_int_equal(fl.fired, 1); /* the die went at the first: offline since, kept by the store */
+	assert_int_equal(nand_dev_stats(f.dev)->rel.dies_offline, 1);
+	assert_true(f.store->blocks[fx_blk_idx(&f, 1)].flags & NAND_BLOCK_OFFLINE);
+	{
+		struct nand_addr a;
+		uint64_t pg;
+
+		fx_data_op(&f, &op, NAND_OP_READ, 1, 0, NULL, NULL);
+		a = op.addr;
+		pg = nand_page_index(&f.cfg.geo, &a);
+		assert_int_equal(f.store->ops->read(f.store, pg, rd_buf, oob_rd), -ENODEV);
+	}
+	/* A device made over the store again (a restart) has the die offline, listed as a fault. */
+	{
+		struct blox_fault all[2];
+		struct nand_dev *d2;
+
+		assert_int_equal(nand_dev_create(&f.cfg, f.store, &d2), 0);
+		assert_true(nand_die_offline(d2, s.die));
+		assert_int_equal(blox_fault_remove(reg, id), 0);
+		nand_dev_set_faults(d2, reg, "d0");
+		assert_true(nand_die_offline(d2, s.die)); /* listed again: still offline */
+		assert_int_equal(blox_fault_count(reg), 2); /* d1's and the one listed again */
+		assert_int_equal(blox_fault_list(reg, all, 2), 2);
+		assert_string_equal(all[1].spec.device, "d0");
+		assert_int_equal(all[1].spec.die, s.die);
+		id = all[1].id;
+		nand_dev_destroy(d2);
+	}
 
 	/* Another die of the device reads, programs and erases. */
 	fx_op_init(&f, &op, NAND_OP_READ, NAND_PRIO_HOST_READ, 0, 1, 1, 0);
@@ -534,13 +565,18 @@ static void test_die_offline(void **state)
 	assert_int_equal(op.status, 0);
 	assert_true(op.erased);
 
-	/* Cleared, the die is back with what it held. */
+	/* Cleared, the die comes back replaced: empty, no wear, no flags. */
 	assert_int_equal(blox_fault_remove(reg, id), 0);
+	assert_false(nand_die_offline(f.dev, s.die));
+	assert_int_equal(nand_dev_stats(f.dev)->rel.dies_replaced, 1);
+	assert_int_equal(f.store->blocks[fx_blk_idx(&f, 1)].write_ptr, 0);
+	assert_int_equal(f.store->blocks[fx_blk_idx(&f, 1)].flags, 0);
+	assert_int_equal(f.store->blocks[fx_blk_idx(&f, 1)].erase_count, 0);
 	fx_data_op(&f, &op, NAND_OP_READ, 1, 0, rd_buf, NULL);
 	assert_int_equal(fx_submit(&f, &op, t += 10000000), 0);
 	fx_run_all(&f);
 	assert_int_equal(op.status, 0);
-	assert_memory_equal(rd_buf, page_buf, f.cfg.geo.page_size);
+	assert_true(op.erased);
 
 	/* nand_die_set_offline() does the same without a registry. */
 	assert_int_equal(nand_die_set_offline(f.dev, s.die, true), 0);
