@@ -17,22 +17,42 @@
  *     on the die is rewritten from memory (dirty), and the write buffer's
  *     pages meant for the die keep their data when their programs fail (the
  *     program-failure path, pfail.c: GC moves their superblock's data out);
- *     a translation page that was only on the die is lost with its LBAs
- *     (FTL_LOST in the GTD), as GC's lost ones are;
+ *     a translation page that was only on the die is rebuilt from the OOB
+ *     of the valid data on the other dies (dieoff_tp.c), so only its LBAs
+ *     whose data was on the die are lost;
  *   - the spare shrinks: a superblock holds fewer units, so more of them
  *     are needed for the capacity; too few turns the FTL read-only as
  *     retired superblocks do.
  *
- * A restart finds the die as the store has it: the die's state is not
- * kept by the checkpoint.
+ * The die stays gone across a restart or a power cut: the NAND device
+ * keeps it offline in its store (nand/die_offline.c). A new instance
+ * learns it before it recovers (ftl_dieoff_at_start()): the checkpoint
+ * is written and read on the live dies' pages only, the start-up scan
+ * skips the die, and once the mapping is rebuilt what pointed there is
+ * lost as above (ftl_dieoff_recovered()).
  */
 #include "ftl_internal.h"
 
 #include <errno.h>
+#include <stdlib.h>
+
+static uint32_t fpid_slot(const struct ftl *f, uint32_t fpid)
+{
+	return (fpid % f->stripe) % f->ndies;
+}
 
 bool ftl_fpid_dead(const struct ftl *f, uint32_t fpid)
 {
-	return f->ndead && f->slot_dead[(fpid % f->stripe) % f->ndies];
+	uint32_t slot;
+
+	if (!f->ndead && !f->revivals)
+		return false;
+	slot = fpid_slot(f, fpid);
+	if (f->slot_dead[slot])
+		return true;
+	/* Back, but this superblock was not erased since: a hole until it is. */
+	return f->slot_back[slot] &&
+	       f->sbs[fpid / (f->pages_per_block * f->stripe)].freed_gen < f->slot_back[slot];
 }
 
 /* @ppn's page is in the write buffer (its data is there, whatever the flash does). */
@@ -46,30 +66,56 @@ static bool ppn_lost_with_die(const struct ftl *f, uint32_t ppn)
 	return ppn < FTL_LOST && ftl_fpid_dead(f, ppn / f->slots) && !ppn_buffered(f, ppn);
 }
 
+/*
+ * A mapping of translation page @tp to @ppn is stale: its die is gone, or
+ * went after the page was last fixed (then back, replaced: the mapping
+ * points at what the die held before, not at anything written since).
+ */
+static bool ppn_stale(const struct ftl *f, uint32_t tp, uint32_t ppn)
+{
+	if (ppn >= FTL_LOST || ppn_buffered(f, ppn))
+		return false;
+	return ftl_fpid_dead(f, ppn / f->slots) ||
+	       f->slot_death[fpid_slot(f, ppn / f->slots)] > f->tp_fixgen[tp];
+}
+
 void ftl_dieoff_fix_map(struct ftl *f, struct ftl_cmt *e)
 {
-	if (!f->ndead)
+	if (!f->deaths)
 		return;
 	for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++) {
-		if (!ppn_lost_with_die(f, e->map[i]))
+		if (!ppn_stale(f, e->tp, e->map[i]))
 			continue;
 		e->map[i] = FTL_LOST;
 		e->dirty = true;
 		f->st.units_lost++;
 	}
+	f->tp_fixgen[e->tp] = f->deaths;
 }
 
-static void die_gone(struct ftl *f, uint32_t slot)
+/* Slot @slot's die is gone: never written again (no more than that yet). */
+static bool slot_mark_dead(struct ftl *f, uint32_t slot)
 {
-	uint32_t pages_per_sb = f->pages_per_block * f->stripe;
 	uint64_t live;
 
 	if (f->slot_dead[slot])
-		return;
+		return false;
 	f->slot_dead[slot] = true;
 	f->ndead++;
+	f->slot_death[slot] = ++f->deaths;
 	live = (uint64_t)f->units_per_sb * (f->ndies - f->ndead) / f->ndies;
 	f->units_live = (uint32_t)live;
+	return true;
+}
+
+/*
+ * What was on flash on dead slot @slot is gone: its valid units, the
+ * mappings to it (resident translation pages now, the others as they
+ * load), translation pages only it held.
+ */
+static void slot_lose(struct ftl *f, uint32_t slot)
+{
+	uint32_t pages_per_sb = f->pages_per_block * f->stripe;
 
 	/* The die's units on flash are gone (those still in the buffer are not). */
 	for (uint32_t sb = 0; sb < f->nr_sb; sb++) {
@@ -88,6 +134,11 @@ static void die_gone(struct ftl *f, uint32_t slot)
 			}
 		}
 	}
+	uint32_t *orphans = NULL, norphans = 0, rebuilt;
+
+	/* Translation pages only the die held: rebuilt from the other dies' OOB (dieoff_tp.c). */
+	if (!f->sync_io)
+		orphans = malloc((size_t)f->nr_tp * sizeof(*orphans));
 	/* Mappings: resident translation pages now, the others as they load. */
 	for (uint32_t tp = 0; tp < f->nr_tp; tp++) {
 		struct ftl_cmt *e = f->cmt_index[tp];
@@ -95,20 +146,182 @@ static void die_gone(struct ftl *f, uint32_t slot)
 
 		if (e && e->state == CMT_READY) {
 			ftl_dieoff_fix_map(f, e);
+			f->dieoff_wb |= e->dirty;
 			if (on_die) {
 				e->dirty = true; /* written back elsewhere from memory */
 				f->st.offline_tps_moved++;
 			}
 		} else if (!e && on_die) {
 			f->gtd[tp] = FTL_LOST; /* its only copy was there */
-			f->st.tp_lost++;
+			if (orphans)
+				orphans[norphans++] = tp;
+			else
+				f->st.tp_lost++;
 		}
 		/* One loading from the die fails (all its LBAs lost); from another, it is fixed as it lands. */
 	}
+	rebuilt = ftl_dieoff_rebuild_tps(f, orphans, norphans);
+	f->st.tp_lost += norphans - rebuilt; /* no room: lost with all their LBAs */
+	free(orphans);
 	if (f->mdc)
 		ftl_mdc_clear(f->mdc); /* runs may cross the die */
+}
+
+static void die_gone(struct ftl *f, uint32_t slot)
+{
+	if (!slot_mark_dead(f, slot))
+		return;
+	slot_lose(f, slot);
 	ftl_sb_check_spare(f);
 	ftl_kick(f);
+}
+
+/*
+ * After a die went: the resident translation pages it changed are written
+ * back at once, so that a crash or a power cut before the next checkpoint
+ * finds their lost mappings on flash (newer than the data the scan finds
+ * on the other dies) rather than an older copy of an LBA.
+ */
+static void dieoff_writeback(struct ftl *f)
+{
+	f->dieoff_wb = false;
+	for (uint32_t tp = 0; tp < f->nr_tp; tp++) {
+		if (!ftl_cmt_writeback_tp(f, tp)) {
+			f->dieoff_wb = true; /* no room in the buffer now: later */
+			return;
+		}
+	}
+}
+
+/*
+ * Before a slot is written again, every translation page that still maps
+ * what it held before it went is fixed: one not resident is loaded (the
+ * load fixes it, cmt_loaded()). Then no stale mapping can point at a page
+ * of the new die. true when none is left.
+ */
+static bool stale_tps_fixed(struct ftl *f, uint32_t death)
+{
+	uint32_t loads = 0;
+	bool done = true;
+
+	for (uint32_t tp = 0; tp < f->nr_tp; tp++) {
+		struct ftl_cmt *e = f->cmt_index[tp];
+
+		if (f->gtd[tp] >= FTL_LOST || f->tp_fixgen[tp] >= death)
+			continue;
+		if (e && e->state == CMT_READY) {
+			ftl_dieoff_fix_map(f, e);
+			continue;
+		}
+		done = false;
+		if (!e && loads < 4) {
+			ftl_cmt_get(f, tp, NULL);
+			loads++;
+		}
+	}
+	return done;
+}
+
+/* Slot @slot's die is back, replaced: written again, its pages in each superblock once erased. */
+static void slot_revive(struct ftl *f, uint32_t slot)
+{
+	uint64_t live;
+
+	f->slot_dead[slot] = false;
+	f->ndead--;
+	f->slot_back[slot] = ++f->revivals;
+	live = (uint64_t)f->units_per_sb * (f->ndies - f->ndead) / f->ndies;
+	f->units_live = (uint32_t)live;
+	/* Free superblocks: the new die's blocks in them are erased (it came so). */
+	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++)
+		if (f->sbs[sb].state == SB_FREE)
+			f->sbs[sb].freed_gen = f->revivals;
+	f->st.dies_back++;
+	if (f->mdc)
+		ftl_mdc_clear(f->mdc);
+	ftl_kick(f);
+}
+
+/* Whether a dead slot's die is back (the device says so); then revive it once safe. */
+static void dieoff_poll(struct ftl *f)
+{
+	uint64_t now = f->env.ops->now(f->env.ctx);
+	uint32_t death = 0;
+	bool back[BLOX_FTL_MAX_DIES] = { false };
+
+	if (now - f->dieoff_poll_ns < FTL_DIEOFF_POLL_NS && f->dieoff_poll_ns)
+		return;
+	f->dieoff_poll_ns = now;
+	for (uint32_t s = 0; s < f->ndies; s++) {
+		if (!f->slot_dead[s] || nand_die_offline(f->env.dev, f->res.dies[s]))
+			continue;
+		back[s] = true;
+		death = f->slot_death[s] > death ? f->slot_death[s] : death;
+	}
+	if (!death || !stale_tps_fixed(f, death)) {
+		if (death)
+			f->dieoff_poll_ns = 0; /* loads under way: look again at once */
+		return;
+	}
+	for (uint32_t s = 0; s < f->ndies; s++)
+		if (back[s])
+			slot_revive(f, s);
+}
+
+/*
+ * After a die went: the resident translation pages it changed are written
+ * back at once, so that a crash or a power cut before the next checkpoint
+ * finds their lost mappings on flash (newer than the data the scan finds
+ * on the other dies) rather than an older copy of an LBA. While a die is
+ * gone: whether it came back.
+ */
+void ftl_dieoff_step(struct ftl *f)
+{
+	if (f->sync_io || f->shutting_down)
+		return;
+	if (f->dieoff_wb)
+		dieoff_writeback(f);
+	if (!f->ndead)
+		return;
+	dieoff_poll(f);
+	/*
+	 * Come back to look again, idle or not (a migration's wake-up is its
+	 * own: the driver keeps one, so none is asked for while one runs).
+	 */
+	if (f->ndead && f->env.ops->wake_at && !f->mig.active)
+		f->env.ops->wake_at(f->env.ctx, f->dieoff_poll_ns + FTL_DIEOFF_POLL_NS);
+}
+
+int ftl_die_back(struct ftl *f, uint32_t die)
+{
+	for (uint32_t s = 0; s < f->ndies; s++) {
+		if (f->res.dies[s] != die)
+			continue;
+		if (!f->slot_dead[s])
+			return 0;
+		if (nand_die_offline(f->env.dev, die))
+			return -EBUSY;
+		f->dieoff_poll_ns = 0;
+		dieoff_poll(f);
+		return f->slot_dead[s] ? -EAGAIN : 0;
+	}
+	return -ENOENT;
+}
+
+void ftl_dieoff_at_start(struct ftl *f)
+{
+	for (uint32_t s = 0; s < f->ndies; s++)
+		if (nand_die_offline(f->env.dev, f->res.dies[s]))
+			slot_mark_dead(f, s);
+}
+
+void ftl_dieoff_recovered(struct ftl *f)
+{
+	for (uint32_t s = 0; s < f->ndies; s++)
+		if (f->slot_dead[s])
+			slot_lose(f, s);
+	if (f->ndead)
+		ftl_sb_check_spare(f);
 }
 
 void ftl_die_op_failed(struct ftl *f, const struct nand_op *op)
@@ -128,6 +341,7 @@ int ftl_die_offline(struct ftl *f, uint32_t die)
 	for (uint32_t s = 0; s < f->ndies; s++) {
 		if (f->res.dies[s] == die) {
 			die_gone(f, s);
+			ftl_dieoff_step(f); /* not from a completion: write back now */
 			return 0;
 		}
 	}

@@ -139,6 +139,7 @@ void ftl_process(struct ftl *f)
 	ftl_plm_tick(f);
 	ftl_plm_notify(f);
 	ftl_fdp_tick(f);
+	ftl_dieoff_step(f);
 	ftl_gc_step(f);
 	ftl_mig_step(f);
 	if (!f->outstanding && !f->shutting_down && !ftl_plm_deferring(f) &&
@@ -283,6 +284,7 @@ int ftl_create(const struct ftl_config *cfg, const struct ftl_env *env,
 	    (rc = ftl_gc_init(f)))
 		goto fail;
 	ftl_plm_init(f);
+	ftl_dieoff_at_start(f); /* a die the device keeps offline: before recovery reads */
 	f->sync_io = true;
 	rc = ftl_recover(f, &formatted);
 	f->sync_io = false;

@@ -5,11 +5,13 @@
  *   map.c       GTD and CMT (DFTL), MDC and hot-region glue, lookups
  *   write.c     streams, write buffer, programs, flush and durability
  *   pfail.c     program failures: the failed page kept, its superblock emptied and retired
- *   dieoff.c    a die gone offline: skipped, its units lost, its mappings marked lost
+ *   dieoff.c    a die gone offline: skipped, its units lost, its mappings marked lost;
+ *               kept offline across restarts, back (replaced) when the device says
+ *   dieoff_tp.c a translation page only on that die, rebuilt from the others' OOB
  *   read.c      the read path
  *   gc.c        garbage collection: moving victims, erasing them
  *   gc_policy.c GC levels, victims (and wear leveling), host pacing
- *   recovery.c  checkpoints and the OOB scan
+ *   recovery.c  checkpoints and the OOB scan (recovery_reopen.c: the streams reopened)
  *   migrate.c   moving one die slot to another die, online
  *   ftl.c       life cycle, submit/process, stats
  *
@@ -86,6 +88,7 @@ struct ftl_sb {
 	 * the pages' OOB stream tag after a restart.
 	 */
 	uint8_t ruh;
+	uint32_t freed_gen; /* ftl.revivals when it was last erased (dieoff.c) */
 };
 
 #define FTL_RUH_NONE 0xffu
@@ -425,6 +428,19 @@ struct ftl {
 	bool slot_dead[BLOX_FTL_MAX_DIES];
 	uint32_t ndead;
 	uint32_t units_live; /* units a superblock holds without them (units_per_sb when none) */
+	bool dieoff_wb; /* translation pages a die's loss changed: to write back (dieoff.c) */
+	/*
+	 * Dies back (replaced, dieoff.c): deaths counts slots gone, slot_death
+	 * the count when each went, tp_fixgen the count when each translation
+	 * page last had its mappings to dead slots made lost (a mapping to a
+	 * slot that went after that is stale); revivals counts dies back,
+	 * slot_back the count when each came back: a superblock freed before
+	 * (ftl_sb.freed_gen) keeps skipping that slot's pages (a hole).
+	 */
+	uint32_t deaths, revivals;
+	uint32_t slot_death[BLOX_FTL_MAX_DIES], slot_back[BLOX_FTL_MAX_DIES];
+	uint32_t *tp_fixgen;
+	uint64_t dieoff_poll_ns; /* when the device was last asked whether a die is back */
 	uint32_t pfail_wbufs; /* write buffer pages WB_FAILED (pfail.c) */
 
 	/* Mapping. */
@@ -685,8 +701,23 @@ static inline void ftl_gc_spend(struct ftl *f, uint32_t units)
  */
 bool ftl_pfail_take(struct ftl *f, struct ftl_wbuf *wb, int status);
 /* dieoff.c */
+/* How often a dead slot's die is looked at: is it back (nand_die_offline())? */
+#define FTL_DIEOFF_POLL_NS 50000000ull
 /* Flash page @fpid is on a die gone offline. */
 bool ftl_fpid_dead(const struct ftl *f, uint32_t fpid);
+/*
+ * dieoff_tp.c: translation pages @tps (@n, each only on a die gone
+ * offline, their GTD entries FTL_LOST) rebuilt from the OOB of the valid
+ * units elsewhere and written (in order, until the buffer has no room).
+ * How many were.
+ */
+uint32_t ftl_dieoff_rebuild_tps(struct ftl *f, const uint32_t *tps, uint32_t n);
+/* Before recovery: the slots whose die the device holds offline are dead (not written). */
+void ftl_dieoff_at_start(struct ftl *f);
+/* From ftl_process(): what a die's loss left to do (its changed mappings written back). */
+void ftl_dieoff_step(struct ftl *f);
+/* After recovery rebuilt the mapping: what the dead slots held is lost. */
+void ftl_dieoff_recovered(struct ftl *f);
 /* @op failed with -ENODEV: its die is gone (ftl_die_offline()'s work); else nothing. */
 void ftl_die_op_failed(struct ftl *f, const struct nand_op *op);
 /* A translation page just in memory: its mappings to a dead die become FTL_LOST (dirty). */

@@ -165,6 +165,7 @@ void ftl_sb_freed(struct ftl *f, uint32_t sb)
 	f->sbs[sb].valid = 0;
 	f->sbs[sb].ruh = FTL_RUH_NONE;
 	f->sbs[sb].erase_count++;
+	f->sbs[sb].freed_gen = f->revivals; /* a die back: its block erased with the rest */
 	f->free_sbs++;
 	ftl_mig_sb_free(f, sb);
 }

@@ -25,12 +25,13 @@ int ftl_map_init(struct ftl *f)
 	int rc;
 
 	f->gtd = malloc((size_t)f->nr_tp * sizeof(*f->gtd));
+	f->tp_fixgen = calloc(f->nr_tp ? f->nr_tp : 1, sizeof(*f->tp_fixgen));
 	f->cmt_index = calloc(f->nr_tp, sizeof(*f->cmt_index));
 	f->cmt_cap = f->cfg.cmt_bytes / FTL_UNIT;
 	if (f->cmt_cap < 2)
 		f->cmt_cap = 2;
 	f->cmt_pool = calloc(f->cmt_cap, sizeof(*f->cmt_pool));
-	if (!f->gtd || !f->cmt_index || !f->cmt_pool)
+	if (!f->gtd || !f->cmt_index || !f->cmt_pool || !f->tp_fixgen)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < f->nr_tp; i++)
 		f->gtd[i] = FTL_UNMAPPED;
@@ -64,6 +65,7 @@ void ftl_map_fini(struct ftl *f)
 	free(f->cmt_pool);
 	free(f->cmt_index);
 	free(f->gtd);
+	free(f->tp_fixgen);
 	free(f->pf.page);
 	free(f->pf.done);
 	ftl_mdc_destroy(f->mdc);
@@ -210,6 +212,7 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 		for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++)
 			e->map[i] = ppn;
 		e->state = CMT_READY;
+		f->tp_fixgen[tp] = f->deaths; /* nothing in it predates a die's loss */
 		return e;
 	}
 	buffered = ftl_buffered(f, ppn);
@@ -219,12 +222,21 @@ struct ftl_cmt *ftl_cmt_get(struct ftl *f, uint32_t tp, struct ftl_io *io)
 		if (buffered) {
 			memcpy(e->map, buffered, FTL_UNIT);
 		} else {
+			int rc;
+
 			ftl_fpid_addr(f, ppn / f->slots, &a);
-			if (f->env.store->ops->read_part(f->env.store,
-							 nand_page_index(f->geo, &a),
-							 (ppn % f->slots) * FTL_UNIT, FTL_UNIT,
-							 e->map))
+			rc = f->env.store->ops->read_part(f->env.store,
+							  nand_page_index(f->geo, &a),
+							  (ppn % f->slots) * FTL_UNIT, FTL_UNIT,
+							  e->map);
+			if (rc == -ENODEV) {
+				/* On a die gone offline: where its LBAs' data is is lost. */
+				for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++)
+					e->map[i] = FTL_LOST;
+				f->st.tp_lost++;
+			} else if (rc) {
 				memset(e->map, 0xff, FTL_UNIT);
+			}
 		}
 		e->state = CMT_READY;
 		ftl_dieoff_fix_map(f, e);

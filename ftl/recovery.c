@@ -43,6 +43,7 @@
  * directly, before the device takes any timed I/O.
  */
 #include "ftl_internal.h"
+#include "recovery.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -60,16 +61,6 @@
 #define CKPT_STREAMS 24
 
 _Static_assert(ST_COUNT <= CKPT_STREAMS, "checkpoint stream table too small");
-
-/*
- * Where a stream was writing: superblock (-1: none) and next unit offset.
- * CKPT_SB_UNKNOWN: no checkpoint said (recovery looks in the scan).
- */
-#define CKPT_SB_UNKNOWN (-2)
-struct ckpt_stream {
-	int32_t sb;
-	uint32_t next;
-};
 
 /* The first unit of a checkpoint. Version 1 is the prefix up to wl_runs. */
 struct ckpt_hdr {
@@ -103,23 +94,6 @@ struct ckpt_fdp {
 
 _Static_assert(sizeof(struct ckpt_hdr) <= FTL_UNIT, "checkpoint header too large");
 
-/* What the scan saw of one superblock's pages. */
-struct sb_seen {
-	uint64_t top_wseq; /* newest unit */
-	uint32_t stream; /* OOB stream tag of its pages (FTL_OOB_STREAM_TAG) */
-	bool mixed; /* pages of more than one tag */
-	bool bad; /* a programmed page unreadable or without our magic */
-	bool any; /* a page is programmed */
-	bool closed; /* a Reclaim Unit Handle Update closed it (FTL_PAD_RU_CLOSED) */
-	bool tagged; /* a page of ours is programmed (stream is its tag) */
-	/*
-	 * Pages programmed with their OOB erased: torn by a power cut in their
-	 * array phase (nand_power_cut()). Their units are never mapped, and
-	 * the stream goes on after them as after any programmed page.
-	 */
-	uint32_t torn;
-};
-
 #define FTL_OOB_ERASED 0xffffffffu /* the magic of an erased (torn) OOB */
 
 struct ckpt_sb {
@@ -150,6 +124,10 @@ static int sb_erase_sync(struct ftl *f, uint32_t sb)
 		struct nand_addr a;
 		int rc;
 
+		uint32_t fpid = ftl_ppn(f, sb, s * f->slots) / f->slots;
+
+		if (f->slot_dead[(fpid % f->stripe) % f->ndies])
+			continue; /* a die gone offline is never erased */
 		ftl_fpid_addr(f, ftl_ppn(f, sb, s * f->slots) / f->slots, &a);
 		a.page = 0;
 		if (st->blocks[nand_block_index(f->geo, &a)].write_ptr == 0)
@@ -158,13 +136,23 @@ static int sb_erase_sync(struct ftl *f, uint32_t sb)
 		if (rc)
 			return rc;
 	}
+	f->sbs[sb].freed_gen = f->revivals; /* a die back: erased with the rest */
 	return 0;
 }
 
-static bool page_programmed(const struct ftl *f, uint32_t fpid, struct nand_addr *a)
+/*
+ * The flash page of superblock @sb after page @p (-1: the first) that is
+ * not on a die gone offline: a checkpoint's units go on the live dies'
+ * pages only, one page after the other.
+ */
+static uint32_t ckpt_next_page(const struct ftl *f, uint32_t sb, int64_t p)
 {
-	ftl_fpid_addr(f, fpid, a);
-	return f->env.store->blocks[nand_block_index(f->geo, a)].write_ptr > a->page;
+	uint32_t base = ftl_ppn(f, sb, 0) / f->slots;
+	uint32_t q = (uint32_t)(p + 1);
+
+	while (q < f->pages_per_block * f->stripe && ftl_fpid_dead(f, base + q))
+		q++;
+	return q;
 }
 
 int ftl_checkpoint_write(struct ftl *f)
@@ -216,7 +204,7 @@ int ftl_checkpoint_write(struct ftl *f)
 		if (ss->sb >= 0 && !ss->wb && ss->next < f->units_per_sb)
 			h.streams[s] = (struct ckpt_stream){ ss->sb, ss->next };
 	}
-	if (h.total_units > f->units_per_sb)
+	if (h.total_units > f->units_live)
 		return -E2BIG;
 	total = (size_t)h.total_units * FTL_UNIT;
 	total = (total + f->geo->page_size - 1) / f->geo->page_size * f->geo->page_size;
@@ -247,9 +235,10 @@ int ftl_checkpoint_write(struct ftl *f)
 	}
 
 	rc = sb_erase_sync(f, sb);
-	for (uint32_t u = 0; !rc && u < h.total_units; u += f->slots) {
+	for (uint32_t u = 0, p = ckpt_next_page(f, sb, -1); !rc && u < h.total_units;
+	     u += f->slots, p = ckpt_next_page(f, sb, p)) {
 		struct ftl_oob oob = { .magic = FTL_OOB_MAGIC, .nslots = f->slots };
-		uint32_t fpid = ftl_ppn(f, sb, u) / f->slots;
+		uint32_t fpid = ftl_ppn(f, sb, 0) / f->slots + p;
 		struct nand_addr a;
 
 		for (uint32_t s = 0; s < f->slots; s++)
@@ -285,13 +274,16 @@ static int ckpt_load(struct ftl *f, uint32_t sb, struct ckpt_hdr *h,
 	uint8_t *img = NULL;
 	struct ftl_oob oob;
 	struct nand_addr a;
+	uint32_t base, p;
 	int rc = -ENOENT;
 
 	if (!page || !oob_raw) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (!page_programmed(f, ftl_ppn(f, sb, 0) / f->slots, &a) ||
+	base = ftl_ppn(f, sb, 0) / f->slots;
+	p = ckpt_next_page(f, sb, -1);
+	if (p >= f->pages_per_block * f->stripe || !page_programmed(f, base + p, &a) ||
 	    st->ops->read(st, nand_page_index(f->geo, &a), page, oob_raw))
 		goto out;
 	memcpy(h, page, sizeof(*h));
@@ -313,8 +305,8 @@ static int ckpt_load(struct ftl *f, uint32_t sb, struct ckpt_hdr *h,
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (uint32_t u = 0; u < h->total_units; u += f->slots) {
-		if (!page_programmed(f, ftl_ppn(f, sb, u) / f->slots, &a) ||
+	for (uint32_t u = 0; u < h->total_units; u += f->slots, p = ckpt_next_page(f, sb, p)) {
+		if (p >= f->pages_per_block * f->stripe || !page_programmed(f, base + p, &a) ||
 		    st->ops->read(st, nand_page_index(f->geo, &a),
 				  img + (size_t)u * FTL_UNIT, oob_raw))
 			goto out;
@@ -444,8 +436,8 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n,
 			struct ftl_oob oob;
 			struct nand_addr a;
 
-			if (!page_programmed(f, fpid, &a))
-				continue;
+			if (ftl_fpid_dead(f, fpid) || !page_programmed(f, fpid, &a))
+				continue; /* a die gone offline: what it held is lost */
 			if (st->ops->read(st, nand_page_index(f->geo, &a), NULL, oob_raw)) {
 				sn->any = sn->bad = true;
 				continue;
@@ -582,138 +574,6 @@ static int rebuild_valid(struct ftl *f)
 	return 0;
 }
 
-/* ---- reopening the streams' superblocks ---- */
-
-/* Program flash page @fpid with padding of stream @s, straight in the store. */
-static int pad_page(struct ftl *f, enum ftl_stream s, uint32_t fpid, const uint8_t *zero,
-		    uint8_t *oob_raw)
-{
-	struct nand_store *st = f->env.store;
-	struct ftl_oob oob = { .magic = FTL_OOB_MAGIC, .nslots = f->slots,
-			       .stream = FTL_OOB_STREAM_TAG(s) };
-	struct nand_addr a;
-
-	ftl_fpid_addr(f, fpid, &a);
-	/* Only ever the next page of its block: never one programmed already. */
-	if (st->blocks[nand_block_index(f->geo, &a)].write_ptr != a.page)
-		return -EPERM;
-	for (uint32_t k = 0; k < f->slots; k++)
-		oob.slot[k] = (struct ftl_oob_slot){ .kind = UK_PAD, .wseq = ++f->wseq };
-	memset(oob_raw, 0, f->geo->oob_size);
-	memcpy(oob_raw, &oob, sizeof(oob));
-	f->st.units_padded += f->slots;
-	return st->ops->program(st, nand_page_index(f->geo, &a), zero, oob_raw);
-}
-
-/*
- * Where stream @s can go on writing in superblock @sb: the flash page after
- * the last programmed one, once the holes before it are padded. @want: the
- * page the checkpoint says (UINT32_MAX: no say); then there must be no
- * hole and the page must be that one. Returns the page, or UINT32_MAX when
- * the superblock stays closed (in doubt, or full).
- */
-static uint32_t resume_page(struct ftl *f, enum ftl_stream s, uint32_t sb,
-			    const struct sb_seen *sn, uint32_t want)
-{
-	uint32_t pages = f->pages_per_block * f->stripe;
-	uint32_t base = ftl_ppn(f, sb, 0) / f->slots;
-	uint32_t first_free = pages, resume = 0;
-	uint8_t *zero, *oob_raw;
-	int rc = 0;
-
-	/* A program failed in it (a bad block): GC empties and retires it instead. */
-	/* The host closed it (Reclaim Unit Handle Update): never reopened. */
-	if (f->sbs[sb].state != SB_FULL || !sn->any || sn->bad || sn->mixed || sn->closed ||
-	    sn->stream != FTL_OOB_STREAM_TAG(s) || ftl_sb_has_bad_block(f, sb))
-		return UINT32_MAX;
-	for (uint32_t p = 0; p < pages; p++) {
-		struct nand_addr a;
-
-		if (page_programmed(f, base + p, &a))
-			resume = p + 1;
-		else if (first_free == pages)
-			first_free = p;
-	}
-	if (want != UINT32_MAX && (first_free != want || resume != want))
-		return UINT32_MAX;
-	if (resume >= pages)
-		return UINT32_MAX; /* full */
-	if (first_free == resume)
-		return resume; /* no hole */
-	/*
-	 * Holes: programs in flight at the crash, at most a write buffer's
-	 * worth behind the last one that finished. Anything wider is not what
-	 * a stream leaves (a superblock half erased, say): keep it closed.
-	 */
-	if (resume - first_free > f->nr_wbufs)
-		return UINT32_MAX;
-	zero = calloc(1, f->geo->page_size);
-	oob_raw = malloc(f->geo->oob_size);
-	if (!zero || !oob_raw)
-		rc = -ENOMEM;
-	for (uint32_t p = first_free; !rc && p < resume; p++) {
-		struct nand_addr a;
-
-		if (!page_programmed(f, base + p, &a))
-			rc = pad_page(f, s, base + p, zero, oob_raw);
-	}
-	free(zero);
-	free(oob_raw);
-	/* A pad that failed leaves the superblock closed: nothing follows it. */
-	return rc ? UINT32_MAX : resume;
-}
-
-/* The superblock whose pages stream @s programmed last, or -1. */
-static int32_t newest_of_stream(const struct ftl *f, enum ftl_stream s,
-				const struct sb_seen *seen)
-{
-	int32_t best = -1;
-
-	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb; sb++)
-		if (seen[sb].any && !seen[sb].mixed &&
-		    seen[sb].stream == FTL_OOB_STREAM_TAG(s) &&
-		    (best < 0 || seen[sb].top_wseq > seen[best].top_wseq))
-			best = (int32_t)sb;
-	return best;
-}
-
-/*
- * Give each stream back the superblock it was writing. @clean: nothing on
- * flash is newer than the checkpoint, so its positions @cs hold.
- */
-static void reopen_streams(struct ftl *f, const struct sb_seen *seen,
-			   const struct ckpt_stream cs[ST_COUNT], bool clean)
-{
-	for (int i = 0; i < ST_COUNT; i++) {
-		enum ftl_stream s = (enum ftl_stream)i;
-		uint32_t page = UINT32_MAX;
-		int32_t sb = -1;
-
-		if (f->streams[s].sb >= 0 || f->streams[s].wb)
-			continue; /* written already: not ours to move */
-		if (clean && cs[s].sb == -1)
-			continue; /* it had none open (a reclaim unit handle update, say) */
-		if (clean && cs[s].sb >= FTL_CKPT_SBS && (uint32_t)cs[s].sb < f->nr_sb &&
-		    cs[s].next % f->slots == 0) {
-			sb = cs[s].sb;
-			page = resume_page(f, s, (uint32_t)sb, &seen[sb], cs[s].next / f->slots);
-		}
-		if (page == UINT32_MAX) {
-			/* No checkpoint position, or the store disagrees: the scan. */
-			sb = newest_of_stream(f, s, seen);
-			if (sb >= 0)
-				page = resume_page(f, s, (uint32_t)sb, &seen[sb], UINT32_MAX);
-		}
-		if (page == UINT32_MAX)
-			continue;
-		f->sbs[sb].state = SB_OPEN;
-		f->streams[s].sb = sb;
-		f->streams[s].next = page * f->slots;
-		/* Its time limit counts from the restart: when it was opened is not on flash. */
-		f->streams[s].opened_ns = f->env.ops->now(f->env.ctx);
-	}
-}
-
 int ftl_recover(struct ftl *f, bool *formatted)
 {
 	uint64_t ckpt_wseq, *tp_wseq = NULL;
@@ -749,7 +609,7 @@ int ftl_recover(struct ftl *f, bool *formatted)
 	 * pages back when it evicts them): they go on where they were.
 	 */
 	if (f->st.recovered_from_checkpoint || n)
-		reopen_streams(f, seen, cs, clean);
+		ftl_reopen_streams(f, seen, cs, clean);
 	load_erase_counts(f);
 	if (n)
 		qsort(recs, n, sizeof(*recs), rec_cmp);
@@ -813,6 +673,9 @@ int ftl_recover(struct ftl *f, bool *formatted)
 		load_erase_counts(f);
 		recount(f);
 	}
+	/* Dies the device keeps offline: what they held is lost (dieoff.c). */
+	if (!rc)
+		ftl_dieoff_recovered(f);
 	if (!rc)
 		rc = ftl_cmt_writeback_all(f);
 	if (!rc) {

@@ -344,6 +344,8 @@ struct ftl_stats {
 	uint32_t dies_offline;
 	uint64_t offline_units, offline_tps_moved, offline_spare_sbs;
 	uint64_t offline_programs; /* programs that failed there (their pages kept, GC moves them) */
+	uint64_t dies_back; /* dies that came back, replaced (ftl_die_back()) */
+	uint64_t tp_rebuilt; /* translation pages only on a die gone, rebuilt from the others' OOB */
 	uint64_t flash_data_reads, flash_tp_reads;
 	uint64_t flash_programs, flash_erases;
 	uint64_t units_written_host, units_written_gc, units_written_tp, units_padded;
@@ -406,9 +408,23 @@ void ftl_get_resources(const struct ftl *f, struct ftl_resources *out);
  * LBAs read as errors, FTL_LOST, until written or deallocated), rewrites
  * resident translation pages whose flash copy was there, and reckons its
  * spare without the die (dieoff.c). 0, or -ENOENT: not a die of the
- * instance. Not undone: a restart finds the die as the store has it.
+ * instance. The device keeps the die offline (nand_die_set_offline()), so
+ * a restart or a power cut finds it gone too.
  */
 int ftl_die_offline(struct ftl *f, uint32_t die);
+/*
+ * Die @die is back, replaced and empty (nand_die_offline() false: its
+ * fault was cleared, nand_die_set_offline(false)). The FTL finds that out
+ * itself (it asks the device now and then while a die is gone); this asks
+ * at once. Once every translation page that mapped what the die held has
+ * made those mappings lost (one not resident is loaded first), the FTL
+ * writes there again: in each superblock once it is erased (at once in
+ * the free ones). What was lost stays lost: those LBAs read as errors
+ * until written or deallocated. 0 (back, or was not gone), -EBUSY (the
+ * device still has it offline), -EAGAIN (translation pages loading: ask
+ * again, or let ftl_process() finish it), -ENOENT (not a die of it).
+ */
+int ftl_die_back(struct ftl *f, uint32_t die);
 /* Write amplification: flash units programmed / host units written. */
 double ftl_waf(const struct ftl *f);
 

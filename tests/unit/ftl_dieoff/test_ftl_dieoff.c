@@ -11,7 +11,7 @@
 
 #define DEAD 2u /* the die taken offline (global index = slot: every die, in order) */
 
-static struct fx *dieoff_fx(uint32_t cmt_kib)
+static struct fx *dieoff_fx_on(uint32_t cmt_kib, bool file)
 {
 	struct ftl_config c;
 	struct fx_geo g;
@@ -20,7 +20,12 @@ static struct fx *dieoff_fx(uint32_t cmt_kib)
 	c.op_permille = 400; /* a quarter of the flash can go and the capacity still fits */
 	c.cmt_bytes = cmt_kib * 1024;
 	fx_geo_small(&g);
-	return fx_new(&g, &c, false);
+	return fx_new(&g, &c, file);
+}
+
+static struct fx *dieoff_fx(uint32_t cmt_kib)
+{
+	return dieoff_fx_on(cmt_kib, false);
 }
 
 /* The die slot (= die) LBA @lba's data is on, or UINT32_MAX (unmapped, not resident). */
@@ -143,11 +148,13 @@ static void test_dieoff_found(void **state)
 	assert_int_equal(st.dies_offline, 1);
 	assert_true(failed > 0);
 	assert_true(st.offline_units > 0);
-	/* Pages being written there failed and were kept; a translation page only there is lost. */
+	/*
+	 * Pages being written there failed and were kept; a translation page
+	 * loading from the die when it went is lost (all its LBAs), one only
+	 * there and not loading is rebuilt from the other dies' OOB.
+	 */
 	assert_true(st.offline_programs > 0);
-	assert_true(st.tp_lost >= 1);
-	/* The LBAs found lost, and those of the lost translation page, read as errors. */
-	assert_true(failed > st.units_lost);
+	assert_true(st.tp_lost + st.tp_rebuilt >= 1);
 	assert_true(failed <= st.units_lost + st.tp_lost * 1024);
 
 	/* Writes go on; once written again, every LBA reads back. */
@@ -184,12 +191,270 @@ static void test_dieoff_no_spare(void **state)
 	fx_free(x);
 }
 
+/*
+ * Written, flushed, every translation page resident: which LBAs have their
+ * data on the die to be taken offline (into @on_dead); how many.
+ */
+static uint32_t fill_and_map(struct fx *x, uint8_t *on_dead)
+{
+	uint32_t n_dead = 0;
+
+	fx_seq_fill(x, 0, x->cap);
+	fx_random_writes(x, x->cap, 8, x->cap / 2);
+	fx_flush(x);
+	for (uint32_t lba = 0; lba < x->cap; lba++) {
+		uint32_t d = lba_die(x, lba);
+
+		assert_true(d != UINT32_MAX);
+		on_dead[lba] = d == DEAD;
+		n_dead += on_dead[lba];
+	}
+	assert_true(n_dead > x->cap / 8);
+	return n_dead;
+}
+
+/* After a restart, the die is still offline and exactly @on_dead's LBAs fail. */
+static void check_still_gone(struct fx *x, const uint8_t *on_dead, uint32_t n_dead)
+{
+	uint8_t *lost = fx_tmp_alloc(x->cap);
+	struct ftl_stats st = fx_stats(x);
+
+	assert_int_equal(st.dies_offline, 1);
+	assert_true(st.offline_spare_sbs > 0);
+	assert_int_equal(read_all(x, lost), n_dead);
+	assert_memory_equal(lost, on_dead, x->cap);
+	fx_tmp_free(lost);
+}
+
+/*
+ * The device keeps the die offline (its store's block flags): a clean
+ * restart and then a power cut (a new device over the same store file)
+ * find it gone. The checkpoint and the start-up scan skip it; the same
+ * LBAs read as errors, every other one its data; writes go on elsewhere.
+ */
+static void test_dieoff_restart(void **state)
+{
+	struct fx *x = dieoff_fx_on(256, true);
+	uint8_t *on_dead = fx_tmp_alloc(x->cap);
+	uint32_t n_dead;
+
+	(void)state;
+	n_dead = fill_and_map(x, on_dead);
+	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
+	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+	assert_int_equal(nand_dev_stats(x->dev)->rel.dies_offline, 1);
+
+	clean_restart(x); /* a new device over the reopened store file */
+	assert_true(nand_die_offline(x->dev, DEAD));
+	check_still_gone(x, on_dead, n_dead);
+
+	fx_crash(x); /* nothing in flight: a power cycle */
+	fx_restart(x);
+	check_still_gone(x, on_dead, n_dead);
+
+	/* Written again, every LBA reads back; nothing goes to the die. */
+	fx_random_writes(x, x->cap, 8, x->cap);
+	fx_seq_fill(x, 0, x->cap);
+	fx_flush(x);
+	assert_int_equal(read_all(x, NULL), 0);
+	for (uint32_t lba = 0; lba < x->cap; lba++)
+		assert_true(lba_die(x, lba) != DEAD);
+	clean_restart(x);
+	assert_int_equal(fx_stats(x).dies_offline, 1);
+	assert_int_equal(read_all(x, NULL), 0);
+	fx_check_invariants(x, false);
+	fx_free(x);
+}
+
+/*
+ * A power cut after the die went, before any clean stop: the checkpoint
+ * the start wrote had pages on the die (unreadable now), so recovery
+ * rebuilds from the other dies' OOB, and the mappings the die's loss
+ * changed were written back at once: the same LBAs fail, the others read
+ * their data.
+ */
+static void test_dieoff_power_cut(void **state)
+{
+	struct fx *x = dieoff_fx_on(256, true);
+	uint8_t *on_dead = fx_tmp_alloc(x->cap);
+	uint32_t n_dead;
+
+	(void)state;
+	n_dead = fill_and_map(x, on_dead);
+	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
+	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+	fx_flush(x); /* the changed translation pages are on flash */
+	fx_crash(x);
+	fx_restart(x);
+	check_still_gone(x, on_dead, n_dead);
+	fx_check_invariants(x, false);
+	fx_free(x);
+}
+
+/* Asks the FTL whether the die is back until it is (loads of stale translation pages run between). */
+static void wait_back(struct fx *x)
+{
+	int rc = -EAGAIN;
+
+	for (int i = 0; i < 1000 && rc == -EAGAIN; i++) {
+		rc = ftl_die_back(x->f, DEAD);
+		if (rc == -EAGAIN)
+			fx_drain(x);
+	}
+	assert_int_equal(rc, 0);
+}
+
+/* How many LBAs have their data on the die. */
+static uint32_t on_die_count(const struct fx *x)
+{
+	uint32_t n = 0;
+
+	for (uint32_t lba = 0; lba < x->cap; lba++)
+		n += lba_die(x, lba) == DEAD;
+	return n;
+}
+
+/*
+ * Cleared: the die comes back replaced (empty, erase counts reset) and the
+ * FTL writes there again without a restart. What was lost stays lost
+ * until written; written again, every LBA reads back, some from the new
+ * die; and so after a restart.
+ */
+static void test_dieoff_back(void **state)
+{
+	struct fx *x = dieoff_fx_on(256, true);
+	uint8_t *on_dead = fx_tmp_alloc(x->cap), *lost = fx_tmp_alloc(x->cap);
+	const struct nand_geometry *g = &nand_dev_config(x->dev)->geo;
+	struct nand_addr a = { .ch = DEAD / g->dies_per_channel, .die = DEAD % g->dies_per_channel };
+	uint32_t n_dead, programmed = 0;
+	struct ftl_stats st;
+
+	(void)state;
+	n_dead = fill_and_map(x, on_dead);
+	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
+	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+	assert_int_equal(ftl_die_back(x->f, DEAD), -EBUSY); /* the device still has it offline */
+	assert_int_equal(ftl_die_back(x->f, 99), -ENOENT);
+	for (a.block = 0; a.block < g->blocks_per_plane; a.block++)
+		programmed += nand_block_meta(x->dev, nand_block_index(g, &a))->write_ptr > 0;
+	assert_true(programmed > 0); /* what the die held is still in the store */
+
+	assert_int_equal(nand_die_set_offline(x->dev, DEAD, false), 0);
+	for (a.block = 0; a.block < g->blocks_per_plane; a.block++) {
+		assert_int_equal(nand_block_meta(x->dev, nand_block_index(g, &a))->write_ptr, 0);
+		assert_int_equal(nand_block_meta(x->dev, nand_block_index(g, &a))->erase_count, 0);
+		assert_int_equal(nand_block_meta(x->dev, nand_block_index(g, &a))->flags, 0);
+	}
+	assert_int_equal(nand_dev_stats(x->dev)->rel.dies_replaced, 1);
+	wait_back(x);
+	st = fx_stats(x);
+	assert_int_equal(st.dies_offline, 0);
+	assert_int_equal(st.dies_back, 1);
+	assert_int_equal(st.offline_spare_sbs, 0);
+	/* Lost stays lost. */
+	assert_int_equal(read_all(x, lost), n_dead);
+	assert_memory_equal(lost, on_dead, x->cap);
+
+	/* Written again (GC runs through the superblocks with holes): all back, some on the new die. */
+	fx_random_writes(x, x->cap, 8, x->cap);
+	fx_seq_fill(x, 0, x->cap);
+	fx_random_writes(x, x->cap, 8, x->cap);
+	fx_flush(x);
+	assert_int_equal(read_all(x, NULL), 0);
+	assert_true(on_die_count(x) > x->cap / 8);
+	clean_restart(x);
+	assert_int_equal(fx_stats(x).dies_offline, 0);
+	assert_int_equal(read_all(x, NULL), 0);
+	fx_check_invariants(x, false);
+	fx_free(x);
+}
+
+/*
+ * Back with a small mapping cache: translation pages on flash still map
+ * what the die held; each is loaded and fixed before the die is written
+ * again, so no LBA reads what the new die holds for another one.
+ */
+static void test_dieoff_back_evicted(void **state)
+{
+	struct fx *x = dieoff_fx(8);
+	uint32_t failed;
+
+	(void)state;
+	fx_seq_fill(x, 0, x->cap);
+	fx_random_writes(x, x->cap, 8, x->cap / 2);
+	fx_flush(x);
+	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
+	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+	assert_int_equal(nand_die_set_offline(x->dev, DEAD, false), 0);
+	wait_back(x);
+	assert_int_equal(fx_stats(x).dies_offline, 0);
+	/* Write half of it: the new die fills; then every LBA reads its data or an error. */
+	fx_random_writes(x, x->cap, 8, x->cap / 2);
+	fx_flush(x);
+	failed = read_all(x, NULL);
+	assert_true(failed > 0);
+	fx_seq_fill(x, 0, x->cap);
+	fx_flush(x);
+	assert_int_equal(read_all(x, NULL), 0);
+	fx_check_invariants(x, false);
+	fx_free(x);
+}
+
+/*
+ * A small mapping cache, told at once: translation pages whose only copy
+ * was on the die are rebuilt from the OOB of the data on the other dies,
+ * so exactly the LBAs whose data was on the die read as errors, not all
+ * 1024 of such a page; and so after a restart.
+ */
+static void test_dieoff_tp_rebuilt(void **state)
+{
+	struct fx *x = dieoff_fx_on(8, true);
+	uint8_t *on_dead = fx_tmp_alloc(x->cap), *lost = fx_tmp_alloc(x->cap);
+	uint32_t n_dead = 0, tp_on_dead = 0;
+	struct ftl_stats st;
+
+	(void)state;
+	fx_seq_fill(x, 0, x->cap);
+	fx_random_writes(x, x->cap, 8, x->cap / 2);
+	fx_flush(x);
+	/* Where each LBA's data is: read it (its translation page loads), then look. */
+	for (uint32_t lba = 0; lba < x->cap; lba++) {
+		fx_verify(x, lba, 1);
+		on_dead[lba] = lba_die(x, lba) == DEAD;
+		n_dead += on_dead[lba];
+	}
+	for (uint32_t tp = 0; tp < (x->cap + 1023) / 1024; tp++) {
+		struct ftl_tp_info ti = fx_tp(x, tp);
+
+		tp_on_dead += !ti.cached && ti.ppn < FTL_UNMAPPED - 1 &&
+			      (ti.ppn / (16384 / FTL_UNIT)) % 4 == DEAD;
+	}
+	assert_true(tp_on_dead >= 1);
+	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
+	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+	st = fx_stats(x);
+	assert_int_equal(st.tp_rebuilt, tp_on_dead);
+	assert_int_equal(st.tp_lost, 0);
+	assert_int_equal(read_all(x, lost), n_dead);
+	assert_memory_equal(lost, on_dead, x->cap);
+	clean_restart(x);
+	assert_int_equal(read_all(x, lost), n_dead);
+	assert_memory_equal(lost, on_dead, x->cap);
+	fx_check_invariants(x, false);
+	fx_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		FX_TEST(test_dieoff_told),
 		FX_TEST(test_dieoff_found),
 		FX_TEST(test_dieoff_no_spare),
+		FX_TEST(test_dieoff_restart),
+		FX_TEST(test_dieoff_power_cut),
+		FX_TEST(test_dieoff_back),
+		FX_TEST(test_dieoff_back_evicted),
+		FX_TEST(test_dieoff_tp_rebuilt),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
