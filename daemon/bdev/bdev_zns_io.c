@@ -509,6 +509,13 @@ static void zb_write(struct zns_bdev *zb, struct zb_req *req)
 		st = zns_write(zb->z, slba, (uint32_t)nlb, NULL);
 	}
 	if (st != ZNS_OK) {
+		/* A host writing out of order (Linux before 6.10 without mq-deadline). */
+		if (st == ZNS_INVALID_WRITE)
+			blox_log(zb->log, BLOX_LOG_DEBUG,
+				 "zns: Zone Invalid Write: LBA %lu (%lu LBAs), zone %u's write "
+				 "pointer at %lu",
+				 (unsigned long)slba, (unsigned long)nlb, zns_zone_of(zb->z, slba),
+				 (unsigned long)zns_zone(zb->z, zns_zone_of(zb->z, slba))->wp);
 		refuse(zb, req, st);
 		return;
 	}

@@ -98,6 +98,16 @@ find_dev() {
 		[[ $(cat "$c/subsysnqn") == "$NQN" ]] && dev=/dev/$(basename "$c")n1
 	done
 	[[ -b $dev ]] || fail "no block device for $NQN ($*)"
+	# Before 6.10 (zone write plugging) only mq-deadline keeps one write per
+	# zone in flight, in order; NVMe's default scheduler is none, and btrfs's
+	# metadata writes (regular writes, not zone appends) then reach the drive
+	# out of order and fail with Zone Invalid Write, as on any ZNS drive.
+	local q=/sys/block/${dev#/dev/}/queue/scheduler
+	if [[ $(uname -r) =~ ^([0-9]+)\.([0-9]+) ]] &&
+		((BASH_REMATCH[1] * 100 + BASH_REMATCH[2] < 610)); then
+		echo mq-deadline > "$q" || fail "mq-deadline for $dev"
+	fi
+	echo "$dev scheduler: $(cat "$q")"
 }
 if [[ ${BTRFS:-0} == 1 ]]; then
 	modprobe btrfs || fail "modprobe btrfs"
