@@ -127,19 +127,19 @@ static void ftl_block(const Blox__Admin__FtlStats *f)
 	/* Flash that fails: shown once anything happened (the model is off by default). */
 	if (f->read_retries || f->uncorrectable_reads || f->refreshes || f->units_lost ||
 	    f->tp_lost || f->lost_reads || f->superblocks_retired || f->read_only ||
-	    f->program_failures || f->dies_offline)
+	    f->program_failures || f->dies_offline || f->dies_back || f->tp_rebuilt)
 		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  media",
 			 "read retries %lu, uncorrectable reads %lu, refreshes %lu; lost: %lu "
 			 "units, %lu translation pages, %lu host reads; program failures %lu; "
 			 "superblocks retired %lu; dies offline %u (%lu units lost there, %lu spare "
-			 "superblocks taken)%s",
+			 "superblocks taken, %lu translation pages rebuilt), back %lu%s",
 			 (unsigned long)f->read_retries, (unsigned long)f->uncorrectable_reads,
 			 (unsigned long)f->refreshes, (unsigned long)f->units_lost,
 			 (unsigned long)f->tp_lost, (unsigned long)f->lost_reads,
 			 (unsigned long)f->program_failures, (unsigned long)f->superblocks_retired,
 			 f->dies_offline, (unsigned long)f->offline_units,
-			 (unsigned long)f->offline_spare_superblocks,
-			 f->read_only ? "; READ-ONLY (writes refused)" : "");
+			 (unsigned long)f->offline_spare_superblocks, (unsigned long)f->tp_rebuilt,
+			 (unsigned long)f->dies_back, f->read_only ? "; READ-ONLY (writes refused)" : "");
 }
 
 /* Flexible Data Placement: the namespace's handles, what each wrote, its WAF. */

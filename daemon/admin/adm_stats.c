@@ -112,6 +112,8 @@ static Blox__Admin__FtlStats *ftl_msg(const struct tm_ns *n)
 	f->dies_offline = s->dies_offline;
 	f->offline_units = s->offline_units;
 	f->offline_spare_superblocks = s->offline_spare_sbs;
+	f->dies_back = s->dies_back;
+	f->tp_rebuilt = s->tp_rebuilt;
 	f->read_only = s->read_only;
 	/* A read is a hit when the CMT or the MDC had its mapping. */
 	f->cmt_hit_rate = lookups ? (double)s->cmt_hits / (double)lookups : 0;

@@ -217,6 +217,10 @@ static void test_die_offline_restart(void **state)
 	for (int i = 0; i < 200 && ftl_stat(&t, "dies_offline"); i++)
 		fx_sleep_ms(20);
 	assert_int_equal(ftl_stat(&t, "dies_offline"), 0);
+	assert_int_equal(ftl_stat(&t, "dies_back"), 1);
+	assert_int_equal(ctl(&t, "stats " NQN " %u", NSID), 0);
+	assert_non_null(strstr(t.out, "dies offline 0"));
+	assert_non_null(strstr(t.out, "back 1"));
 	assert_int_equal(read_all(&t, 1, lost), failed);
 	assert_memory_equal(lost, lost0, NLBA);
 	write_all(&t, 2);
