@@ -102,8 +102,9 @@ static void req_run(struct nvmf_req *req)
 	}
 	st = req->execute(req);
 
+	/* A latency fault the command matched holds its answer (fault_hold.c). */
 	if (st != NVMF_REQ_ASYNC)
-		nvmf_req_complete(req, st);
+		nvmf_req_complete_late(req, st);
 }
 
 /* ---- failed admin commands, at debug level ---- */

@@ -288,6 +288,22 @@ void nvmf_fault_latency(struct nvmf_req *req, unsigned op)
 	}
 }
 
+static void held_complete(struct nvmf_req *req)
+{
+	nvmf_req_complete(req, req->held_status);
+}
+
+void nvmf_req_complete_late(struct nvmf_req *req, uint16_t st)
+{
+	if (req->fault_delay_ns) {
+		req->held_status = st;
+		nvmf_req_hold(req, blox_clock_now(req->sq->tgt->clock) + req->fault_delay_ns,
+			      req->hold_fault, held_complete);
+		return;
+	}
+	nvmf_req_complete(req, st);
+}
+
 static void ka_answer(struct nvmf_req *req)
 {
 	nvmf_req_complete(req, 0);

@@ -39,4 +39,11 @@ void nvmf_fault_latency(struct nvmf_req *req, unsigned op);
 /* A Keep Alive: true when a ka-ignore fault holds it (never answered while it lasts). */
 bool nvmf_fault_keep_alive(struct nvmf_req *req);
 
+/*
+ * @req ends with @st: at once, or after the delay of the latency fault
+ * nvmf_fault_latency() matched for it (Read and Write count theirs in
+ * their latency themselves; this is for the others).
+ */
+void nvmf_req_complete_late(struct nvmf_req *req, uint16_t st);
+
 #endif

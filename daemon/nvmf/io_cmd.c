@@ -278,21 +278,9 @@ static uint16_t exec_write(struct nvmf_req *req)
 
 /* ---- the other commands: a latency fault holds their completion too ---- */
 
-static void held_complete(struct nvmf_req *req)
-{
-	nvmf_req_complete(req, req->held_status);
-}
-
-/* A command other than Read and Write ends with @st: after its latency fault's delay. */
 static void other_complete(struct nvmf_req *req, uint16_t st)
 {
-	if (req->fault_delay_ns) {
-		req->held_status = st;
-		nvmf_req_hold(req, blox_clock_now(req->sq->tgt->clock) + req->fault_delay_ns,
-			      req->hold_fault, held_complete);
-		return;
-	}
-	nvmf_req_complete(req, st);
+	nvmf_req_complete_late(req, st);
 }
 
 /* ---- Compare ---- */
@@ -427,12 +415,13 @@ static uint16_t exec_dsm(struct nvmf_req *req)
 	const struct nvme_dsm_range *r = (const void *)req->buf;
 	uint32_t nr = (req->cmd.cdw10 & 0xff) + 1;
 
+	/* A latency fault delays the answers given here too (the core holds them). */
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
 	if (!(req->cmd.cdw11 & DSM_AD))
 		return 0; /* attributes only: hints we may ignore */
 	for (uint32_t i = 0; i < nr; i++)
 		if (!range_ok(req->ns, r[i].slba, r[i].nlb))
 			return NVME_SC_LBA_RANGE | NVME_SC_DNR;
-	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
 	req->next = 0;
 	dsm_next(req);
 	return NVMF_REQ_ASYNC;

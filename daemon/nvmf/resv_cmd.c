@@ -14,6 +14,7 @@
  * its namespace's backend is on (tcp_hop.c, bdev_hop.c), so the state
  * needs no lock.
  */
+#include "fault_hold.h"
 #include "nvmf.h"
 #include "resv.h"
 
@@ -218,9 +219,10 @@ static uint16_t exec_register(struct nvmf_req *req)
 {
 	struct resv_ctx x;
 	struct nvmf_resv_cb cb = { on_event, &x };
-	uint16_t st = op_begin(&x, req);
+	uint16_t st;
 
-	if (st)
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
+	if ((st = op_begin(&x, req)))
 		return st;
 	st = nvmf_resv_register(req->ns->resv, req->sq->ctrl->hostid, req->cmd.cdw10,
 				le64_get(req->buf), le64_get(req->buf + 8), &cb);
@@ -231,9 +233,10 @@ static uint16_t exec_acquire(struct nvmf_req *req)
 {
 	struct resv_ctx x;
 	struct nvmf_resv_cb cb = { on_event, &x };
-	uint16_t st = op_begin(&x, req);
+	uint16_t st;
 
-	if (st)
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
+	if ((st = op_begin(&x, req)))
 		return st;
 	req->next = 0;
 	st = nvmf_resv_acquire(req->ns->resv, req->sq->ctrl->hostid, req->cmd.cdw10,
@@ -254,9 +257,10 @@ static uint16_t exec_release(struct nvmf_req *req)
 {
 	struct resv_ctx x;
 	struct nvmf_resv_cb cb = { on_event, &x };
-	uint16_t st = op_begin(&x, req);
+	uint16_t st;
 
-	if (st)
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
+	if ((st = op_begin(&x, req)))
 		return st;
 	st = nvmf_resv_release(req->ns->resv, req->sq->ctrl->hostid, req->cmd.cdw10,
 			       le64_get(req->buf), &cb);
@@ -265,9 +269,10 @@ static uint16_t exec_release(struct nvmf_req *req)
 
 static uint16_t exec_report(struct nvmf_req *req)
 {
-	uint16_t st = nvmf_resv_report(req->ns->resv, req->cmd.cdw11 & 1, req->buf,
-				       req->transfer_len);
+	uint16_t st;
 
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
+	st = nvmf_resv_report(req->ns->resv, req->cmd.cdw11 & 1, req->buf, req->transfer_len);
 	if (st)
 		req->error_loc = offsetof(struct nvme_sqe, cdw11);
 	return st;
@@ -333,7 +338,7 @@ void nvmf_resv_io_left(struct nvmf_req *req)
 	TAILQ_REMOVE(&req->ns->at_backend, req, ns_link);
 	req->resv_waiter = NULL;
 	if (waiter && --waiter->next == 0)
-		nvmf_req_complete(waiter, 0);
+		nvmf_req_complete_late(waiter, 0);
 }
 
 /* ---- features ---- */

@@ -16,6 +16,7 @@
  * Descriptor Changed notice and the Changed Zone List log (BFh). Not
  * done: Zone Descriptor Extensions, the Extended Report.
  */
+#include "fault_hold.h"
 #include "nvmf.h"
 
 #include <errno.h>
@@ -122,6 +123,7 @@ static uint16_t exec_recv(struct nvmf_req *req)
 	struct blox_bdev_zone *z = NULL;
 	uint32_t n;
 
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
 	if (max && !(z = calloc(max, sizeof(*z))))
 		return NVME_SC_INTERNAL;
 	n = blox_bdev_zone_report(req->ns->bdev, cmd_slba(req), filter, z, max);
@@ -148,11 +150,12 @@ static void send_done(struct blox_io *io)
 {
 	struct nvmf_req *req = nvmf_io_done(io);
 
-	nvmf_req_complete(req, nvmf_io_status(req, io->status));
+	nvmf_req_complete_late(req, nvmf_io_status(req, io->status));
 }
 
 static uint16_t exec_send(struct nvmf_req *req)
 {
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
 	nvmf_io_prep(req, BLOX_IO_ZONE_MGMT, cmd_slba(req), 0, NULL, send_done);
 	req->io.zone_action = (uint8_t)(req->cmd.cdw13 & 0xff);
 	req->io.zone_all = req->cmd.cdw13 & CDW13_SELECT_ALL;
@@ -170,11 +173,12 @@ static void append_done(struct blox_io *io)
 		req->ns->stats.write_cmds++;
 		req->ns->stats.write_bytes += io->len;
 	}
-	nvmf_req_complete(req, st);
+	nvmf_req_complete_late(req, st);
 }
 
 static uint16_t exec_append(struct nvmf_req *req)
 {
+	nvmf_fault_latency(req, BLOX_FAULT_OP_WRITE); /* a write, placed by the drive */
 	nvmf_io_prep(req, BLOX_IO_ZONE_APPEND, cmd_slba(req), (req->cmd.cdw12 & 0xffff) + 1u,
 		     req->buf, append_done);
 	nvmf_io_go(req);

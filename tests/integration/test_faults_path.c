@@ -206,8 +206,76 @@ static void test_latency_ops(void **state)
 	assert_true(took_ms(ini_write_zeroes(q, 1, 32, 8), t0) >= 100);
 	t0 = fx_now_ms();
 	assert_true(took_ms(ini_dsm_deallocate(q, 1, 32, 8), t0) >= 100);
-	assert_int_equal(fault_num(f, id, "fired"), 6);
+	/* Answered without the backend (a range past the end): as late. */
+	t0 = fx_now_ms();
+	assert_int_equal(ini_dsm_deallocate(q, 1, 1ull << 40, 8), 0x4080);
+	assert_true(fx_now_ms() - t0 >= 100);
+	assert_int_equal(fault_num(f, id, "fired"), 7);
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
+}
+
+/*
+ * --op all delays the Zoned Namespace commands (Zone Management Send and
+ * Receive) and the reservation commands too; --op write a Zone Append.
+ */
+static void test_latency_zoned_resv(void **state)
+{
+	static const uint8_t hostid[16] = { 0x1a, 0x7e, 2, 3, 4, 5, 0x40, 7, 0x80, 9 };
+	struct faults_fx *f = *state;
+	struct ini_ctrl *c2;
+	struct ini_queue *q;
+	uint8_t rep[4096];
+	uint64_t lba = 0;
+	uint32_t id;
+	int64_t t0;
+
+	assert_int_equal(ctl(f, "device create zflash --channels 1 --dies-per-channel 2 "
+				"--pages-per-block 48 --blocks-per-plane 32"), 0);
+	assert_int_equal(ctl(f, "ns create " SUBNQN " --nsid 3 --device zflash --zoned --size 8M "
+				"--zone-size 2M"), 0);
+	c2 = fx_ctrl_host(&f->fx.d, SUBNQN, FX_HOST_A, hostid);
+	assert_non_null(c2);
+	q = c2->io[0];
+	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " 3 --op all --delay-us 100000"), 0);
+	id = injected(f);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_zone_report(q, 3, 0, NVME_ZNS_ZRAS_REPORT_ALL, false, rep,
+					    sizeof(rep)), t0) >= 100);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_zone_send(q, 3, 0, NVME_ZNS_ZSA_OPEN, false), t0) >= 100);
+	memset(f->buf, 0x3c, BLK);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_zone_append(q, 3, 0, 1, f->buf, BLK, false, &lba), t0) >= 100);
+	assert_int_equal(lba, 0);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_resv_register(q, 3, 0, 0, 0xabc), t0) >= 100);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_resv_acquire(q, 3, 1u << 8, 0xabc, 0), t0) >= 100);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_resv_report(q, 3, true, rep, sizeof(rep)), t0) >= 100);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_resv_release(q, 3, 1u << 8, 0xabc), t0) >= 100);
+	/* A refused command waits as long: its status is what comes late. */
+	t0 = fx_now_ms();
+	assert_int_equal(ini_zone_send(q, 3, 1, NVME_ZNS_ZSA_OPEN, false), 0x4002);
+	assert_true(fx_now_ms() - t0 >= 100);
+	assert_int_equal(fault_num(f, id, "fired"), 8);
+	assert_int_equal(ctl(f, "fault clear %u", id), 0);
+
+	/* --op write: the append waits, a zone report does not count. */
+	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " 3 --op write --delay-us 100000"),
+			 0);
+	id = injected(f);
+	assert_int_equal(ini_zone_report(q, 3, 0, NVME_ZNS_ZRAS_REPORT_ALL, false, rep,
+					 sizeof(rep)), 0);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_zone_append(q, 3, 0, 1, f->buf, BLK, false, &lba), t0) >= 100);
+	assert_int_equal(lba, 1);
+	assert_int_equal(fault_num(f, id, "fired"), 1);
+	assert_int_equal(ctl(f, "fault clear --all"), 0);
+	bye(c2);
+	assert_int_equal(ctl(f, "ns delete " SUBNQN " 3 --force"), 0);
+	assert_int_equal(ctl(f, "device delete zflash"), 0);
 }
 
 static void test_gc_storm(void **state)
@@ -469,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_latency_bad_input),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_latency_ops),
+		cmocka_unit_test(test_latency_zoned_resv),
 		cmocka_unit_test(test_queue_stall),
 		cmocka_unit_test(test_ka_ignore),
 		cmocka_unit_test(test_host_drop_after),
