@@ -69,6 +69,39 @@ void ftl_fdp_event(struct ftl *f, uint32_t type, uint32_t ruh, uint32_t moved, u
 				     .lba = lba };
 }
 
+/* The checkpoint's FDP section: the event ring and the layer above's log. */
+struct ckpt_fdp {
+	uint64_t ev_seq;
+	struct ftl_fdp_event ev[FTL_FDP_EVENTS];
+	uint32_t log_len, pad;
+	uint8_t log[FTL_FDP_LOG_BYTES];
+};
+
+size_t ftl_fdp_ckpt_bytes(void)
+{
+	return sizeof(struct ckpt_fdp);
+}
+
+void ftl_fdp_ckpt_put(const struct ftl *f, void *dst)
+{
+	struct ckpt_fdp *cf = dst;
+
+	cf->ev_seq = f->fdp_ev_seq;
+	memcpy(cf->ev, f->fdp_ev, sizeof(cf->ev));
+	cf->log_len = f->fdp_log_len;
+	memcpy(cf->log, f->fdp_log, f->fdp_log_len);
+}
+
+void ftl_fdp_ckpt_get(struct ftl *f, const void *src)
+{
+	const struct ckpt_fdp *cf = src;
+
+	f->fdp_ev_seq = cf->ev_seq;
+	memcpy(f->fdp_ev, cf->ev, sizeof(f->fdp_ev));
+	f->fdp_log_len = BLOX_MIN(cf->log_len, FTL_FDP_LOG_BYTES);
+	memcpy(f->fdp_log, cf->log, f->fdp_log_len);
+}
+
 int ftl_fdp_log_set(struct ftl *f, const void *buf, uint32_t len)
 {
 	if (!f->cfg.nr_ruh)

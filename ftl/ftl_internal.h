@@ -595,6 +595,13 @@ void ftl_close_stream(struct ftl *f, enum ftl_stream s);
 int ftl_close_stream_marked(struct ftl *f, enum ftl_stream s);
 /* Record FDP event @type of handle @ruh (fdp.c); @moved and @lba: FTL_FDP_EV_REALLOC's. */
 void ftl_fdp_event(struct ftl *f, uint32_t type, uint32_t ruh, uint32_t moved, uint32_t lba);
+/*
+ * The checkpoint's FDP section (fdp.c): its size, and the event ring and
+ * ftl_fdp_log_set()'s block written into it / read back from it.
+ */
+size_t ftl_fdp_ckpt_bytes(void);
+void ftl_fdp_ckpt_put(const struct ftl *f, void *dst);
+void ftl_fdp_ckpt_get(struct ftl *f, const void *src);
 /* Close the handles' reclaim units open past the time limit (fdp.c, from ftl_process()). */
 void ftl_fdp_tick(struct ftl *f);
 /* A NAND read of the instance completed: its retries (refresh) and errors. */

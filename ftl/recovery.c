@@ -49,8 +49,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blox_util.h"
-
 #define CKPT_MAGIC_V1 0x31504b43584c42ull /* "BLXCKP1": no stream positions */
 #define CKPT_MAGIC 0x32504b43584c42ull /* "BLXCKP2" */
 /*
@@ -77,19 +75,12 @@ struct ckpt_hdr {
 	struct ftl_fdp_ctr fdp[FTL_MAX_RUH + 1];
 	uint64_t ru_updates[FTL_MAX_RUH];
 	/*
-	 * FDP events: fdp_units after the bitmap hold struct ckpt_fdp (0: an
-	 * instance without handles, or a checkpoint from before they were kept).
+	 * FDP events: fdp_units after the bitmap hold ftl_fdp_ckpt_put()'s
+	 * section (0: an instance without handles, or a checkpoint from before
+	 * they were kept).
 	 */
 	uint32_t fdp_units, fdp_pad;
 	uint64_t ru_implicit[FTL_MAX_RUH], ru_expired[FTL_MAX_RUH];
-};
-
-/* The FDP section: the FTL's event ring and the layer above's log (ftl_fdp_log_set()). */
-struct ckpt_fdp {
-	uint64_t ev_seq;
-	struct ftl_fdp_event ev[FTL_FDP_EVENTS];
-	uint32_t log_len, pad;
-	uint8_t log[FTL_FDP_LOG_BYTES];
 };
 
 _Static_assert(sizeof(struct ckpt_hdr) <= FTL_UNIT, "checkpoint header too large");
@@ -182,7 +173,7 @@ int ftl_checkpoint_write(struct ftl *f)
 	h.gtd_units = units_for(gtd_len);
 	h.sb_units = units_for(sbt_len);
 	h.bitmap_units = units_for(bm_len);
-	h.fdp_units = f->cfg.nr_ruh ? units_for(sizeof(struct ckpt_fdp)) : 0;
+	h.fdp_units = f->cfg.nr_ruh ? units_for(ftl_fdp_ckpt_bytes()) : 0;
 	h.total_units = 1 + h.gtd_units + h.sb_units + h.bitmap_units + h.fdp_units;
 	h.host_writes = f->st.host_writes;
 	h.units_written_host = f->st.units_written_host;
@@ -223,16 +214,9 @@ int ftl_checkpoint_write(struct ftl *f)
 					   f->sbs[i].erase_count, 0 };
 	memcpy(img + (size_t)(1 + h.gtd_units + h.sb_units) * FTL_UNIT, f->valid,
 	       bm_len);
-	if (h.fdp_units) {
-		struct ckpt_fdp *cf = (void *)(img + (size_t)(1 + h.gtd_units + h.sb_units +
-							       h.bitmap_units) *
-							      FTL_UNIT);
-
-		cf->ev_seq = f->fdp_ev_seq;
-		memcpy(cf->ev, f->fdp_ev, sizeof(cf->ev));
-		cf->log_len = f->fdp_log_len;
-		memcpy(cf->log, f->fdp_log, f->fdp_log_len);
-	}
+	if (h.fdp_units)
+		ftl_fdp_ckpt_put(f, img + (size_t)(1 + h.gtd_units + h.sb_units + h.bitmap_units) *
+						  FTL_UNIT);
 
 	rc = sb_erase_sync(f, sb);
 	for (uint32_t u = 0, p = ckpt_next_page(f, sb, -1); !rc && u < h.total_units;
@@ -377,17 +361,10 @@ static int apply_checkpoint(struct ftl *f, uint64_t *ckpt_wseq,
 		memcpy(f->ru_updates, best->ru_updates, sizeof(f->ru_updates));
 		memcpy(f->ru_implicit, best->ru_implicit, sizeof(f->ru_implicit));
 		memcpy(f->ru_expired, best->ru_expired, sizeof(f->ru_expired));
-		if (f->cfg.nr_ruh && best->fdp_units >= units_for(sizeof(struct ckpt_fdp))) {
-			const struct ckpt_fdp *cf =
-				(const void *)(p + (size_t)(1 + best->gtd_units + best->sb_units +
-							    best->bitmap_units) *
-							   FTL_UNIT);
-
-			f->fdp_ev_seq = cf->ev_seq;
-			memcpy(f->fdp_ev, cf->ev, sizeof(f->fdp_ev));
-			f->fdp_log_len = BLOX_MIN(cf->log_len, FTL_FDP_LOG_BYTES);
-			memcpy(f->fdp_log, cf->log, f->fdp_log_len);
-		}
+		if (f->cfg.nr_ruh && best->fdp_units >= units_for(ftl_fdp_ckpt_bytes()))
+			ftl_fdp_ckpt_get(f, p + (size_t)(1 + best->gtd_units + best->sb_units +
+							 best->bitmap_units) *
+							FTL_UNIT);
 		f->st.recovered_from_checkpoint = true;
 		*ckpt_wseq = best->wseq;
 		for (uint32_t s = 0; s < best->nr_streams && s < ST_COUNT; s++)

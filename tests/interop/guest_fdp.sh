@@ -9,8 +9,11 @@
 # statistics' host bytes equal to what was written; the host events an
 # invalid identifier and an update of a partly written unit make, and the
 # controller event of a handle whose reclaim unit filled (fdp set-events
-# per handle, fdp events with and without -E). Exit 0 when every check
-# passed.
+# per handle, fdp events with and without -E); on namespace 2 (a reclaim
+# unit time limit of 2 s, ERUTL in fdp configs), a unit written and left
+# open is closed by the controller: the Reclaim Unit Time Limit Exceeded
+# host event (01h) in fdp events -E, read again with nvme get-log 0x23.
+# Exit 0 when every check passed.
 set -u
 fail() { echo "GUEST-FDP FAIL: $*"; exit 1; }
 ok() { echo "GUEST-FDP ok: $*"; }
@@ -100,6 +103,38 @@ nvme fdp events "$ctrl" -e "$eg" -o json | tr -d ' \n' | grep -Eiq '"type":129,"
 nvme read "$ns" -s $lba -c 7 -z 32768 -d r3b || fail "read after the fill"
 cmp w3 r3b || fail "data written after the fill differs"
 ok "fdp events: Implicitly Modified Reclaim Unit Handle ($runs-byte reclaim unit of handle 3 filled)"
+
+# Namespace 2: a reclaim unit left open past its 2 s time limit (01h).
+ns2=${ctrl}n2
+[[ -b $ns2 ]] || fail "no second namespace $ns2"
+nvme get-ns-id "$ns2" | grep -q ':2$' || fail "$ns2 is not namespace 2"
+eg2=$(nvme id-ns "$ns2" | awk '/^endgid/ {print $3}')
+[[ -n $eg2 && $eg2 != 0 && $eg2 != "$eg" ]] || fail "id-ns endgid of namespace 2 '$eg2'"
+nvme fdp configs "$ctrl" -e "$eg2" -o json | tr -d ' \n' | grep -q '"erutl":2' ||
+	fail "fdp configs: namespace 2's group has no 2 s time limit"
+nvme fdp set-events "$ns2" -n 2 -p 0 -e -t 1 | grep -q Success || fail "fdp set-events -t 1"
+nvme write "$ns2" -s 0 -c 7 -z 32768 -d w0 --dir-type 2 --dir-spec 0 || fail "write to namespace 2"
+found=
+for i in $(seq 1 60); do
+	if nvme fdp events "$ctrl" -e "$eg2" -E -o json | tr -d ' \n' |
+		grep -Eiq '"type":1,"fdpef":7,"pid":0,'; then
+		found=1
+		break
+	fi
+	sleep 1
+done
+[[ -n $found ]] || fail "fdp events: no Reclaim Unit Time Limit Exceeded event of placement identifier 0"
+nvme fdp events "$ctrl" -e "$eg2" -E || fail "fdp events (namespace 2)"
+# The same through get-log: log 23h, LSP 1 (host events), the group in LSI.
+nvme get-log "$ctrl" --log-id=0x23 --log-len=128 --lsp=1 --lsi="$eg2" -b >ev.bin ||
+	fail "get-log 0x23"
+[[ $(od -An -tu1 -j 64 -N 1 ev.bin | tr -d ' ') == 1 ]] ||
+	fail "get-log 0x23: the first event is not of type 01h"
+nvme fdp status "$ns2" -o json | tr -d ' \n' | grep -Eq '"pid":0,"ruhid":0,"earutr":0,"ruamw":0' ||
+	fail "fdp status: namespace 2's handle 0 still has its reclaim unit"
+nvme read "$ns2" -s 0 -c 7 -z 32768 -d r0b || fail "read namespace 2"
+cmp w0 r0b || fail "data of namespace 2 differs"
+ok "fdp events: Reclaim Unit Time Limit Exceeded (ERUTL 2 s) on namespace 2"
 
 nvme disconnect -n "$NQN" || fail "disconnect"
 ok "all FDP checks passed"
