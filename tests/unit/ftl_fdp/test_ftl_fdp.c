@@ -719,6 +719,57 @@ static void test_fdp_events_kept(void **state)
 	fx_free(x);
 }
 
+/*
+ * 12. Bytes erased count the blocks erased: after a die goes offline, GC's
+ * erases skip its blocks, and the statistics count what flash_erases does.
+ */
+static void test_fdp_erased_dieoff(void **state)
+{
+	struct fdp_track t = { 0 };
+	struct ftl_fdp_stats fs;
+	uint64_t erases0, erased0, block_bytes;
+	struct ftl_config cfg;
+	struct fx_geo g;
+	struct fx *x;
+
+	(void)state;
+	fx_cfg_default(&cfg);
+	cfg.nr_ruh = 2;
+	cfg.ruh_persistent = true;
+	cfg.op_permille = 400; /* a quarter of the flash can go and the capacity still fits */
+	fx_geo_small(&g);
+	x = fx_new(&g, &cfg, false);
+	block_bytes = (uint64_t)x->lay.units_per_sb / x->lay.stripe * FTL_UNIT;
+	/* A third of each handle's LBAs: room left with a die gone. */
+	for (uint32_t r = 0; r < 2; r++)
+		for (uint32_t lba = region_lo(x, r, 2); lba < region_lo(x, r, 2) + x->cap / 6;
+		     lba += 8)
+			fdp_write(x, &t, lba, 8);
+	fx_flush(x);
+	fx_drain(x);
+	assert_int_equal(nand_die_set_offline(x->dev, 1, true), 0);
+	assert_int_equal(ftl_die_offline(x->f, 1), 0);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	erases0 = fx_stats(x).flash_erases;
+	erased0 = fs.total.erased_bytes;
+	/* Writes over the live part until GC has erased superblocks with the die off. */
+	for (uint32_t round = 0; round < 8 && fx_stats(x).flash_erases - erases0 < 8; round++) {
+		for (uint32_t r = 0; r < 2; r++)
+			for (uint32_t lba = region_lo(x, r, 2); lba < region_lo(x, r, 2) + x->cap / 6;
+			     lba += 8)
+				fdp_write(x, &t, lba, 8);
+		fx_flush(x);
+		fx_drain(x);
+	}
+	assert_true(fx_stats(x).flash_erases - erases0 >= 8);
+	assert_int_equal(ftl_fdp_stats(x->f, &fs), 0);
+	/* A superblock's erase is one block less than its stripe: the dead die's is not erased. */
+	assert_int_equal(fs.total.erased_bytes - erased0,
+			 (fx_stats(x).flash_erases - erases0) * block_bytes);
+	assert_int_equal(fs.total.erased_bytes, fx_stats(x).flash_erases * block_bytes);
+	fx_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -728,6 +779,7 @@ int main(void)
 		FX_TEST(test_fdp_ruh_update),  FX_TEST(test_fdp_recovery),
 		FX_TEST(test_fdp_update_crash), FX_TEST(test_fdp_time_limit),
 		FX_TEST(test_fdp_realloc),    FX_TEST(test_fdp_events_kept),
+		FX_TEST(test_fdp_erased_dieoff),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
