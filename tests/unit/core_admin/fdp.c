@@ -6,8 +6,12 @@
  * handle when it happened (events before an enable, of a handle not
  * enabled, or of a handle the namespace does not have are not reported);
  * the log merges the group's namespaces by time, holds the newest 63, and
- * keeps host and controller events apart; an Endurance Group that would
- * mix namespaces with and without placement handles is refused.
+ * keeps host and controller events apart; the backend's time limit
+ * events are host events (01h), its reallocations controller events (80h)
+ * with the LBAs moved in the namespace's blocks; log 20h's ERUTL is the
+ * group's smallest time limit; 02h is not a type bloxd reports; an
+ * Endurance Group that would mix namespaces with and without placement
+ * handles is refused.
  */
 #include <errno.h>
 #include <setjmp.h>
