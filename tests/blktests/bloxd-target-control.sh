@@ -48,7 +48,7 @@ urlencode() {
 
 # ask PATH QUERY: GET BLOX_CONTROL_URL/PATH?QUERY; its answer on stdout.
 ask() {
-	local url=${BLOX_CONTROL_URL:?BLOX_CONTROL_URL is not set}/$1?$2 out
+	local url="${BLOX_CONTROL_URL:?BLOX_CONTROL_URL is not set}/$1?$2" out
 	echo "$(date '+%T') $1 $2" | sed 's/key=[^&]*/key=<key>/g' >>"$hooklog"
 	# control.py answers "ok", or "error: " and what bloxctl said.
 	if ! out=$(wget -q -O - "$url" 2>&1); then

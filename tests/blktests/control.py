@@ -8,8 +8,8 @@ host's 127.0.0.1 (10.0.2.2 from the guest), which carries each request out
 with bloxctl over the admin socket:
 
   GET /setup?subsysnqn=NQN&subsys_uuid=U&hostnqn=H[&hostkey=K][&ctrlkey=C][&size=S]
-      a subsystem NQN that allows host H only (with DH-HMAC-CHAP secrets
-      when given) and namespace 1 of SIZE with UUID U, as blktests'
+      a subsystem NQN with namespace 1 of SIZE with UUID U that allows host
+      H only (with DH-HMAC-CHAP secrets when given), as blktests'
       _nvmet_target_setup makes on the Linux target
   GET /cleanup?subsysnqn=NQN
       the subsystem deleted, its controllers disconnected
@@ -64,15 +64,19 @@ class Control:
                 return 400, f"bad {name}"
         if ctrlkey and not hostkey:
             return 400, "ctrlkey without hostkey"
-        steps = [["subsys", "create", nqn]]
+        # The host is allowed last, as blktests' own setup links it last: a
+        # host reconnecting while this runs (nvme/061) must not find the
+        # subsystem without its namespace (its reads would fail with
+        # Invalid Namespace or Format).
         allow = ["host", "allow", nqn, host]
         if hostkey:
             allow += ["--dhchap-key", hostkey]
         if ctrlkey:
             allow += ["--dhchap-ctrl-key", ctrlkey]
-        steps.append(allow)
-        steps.append(["ns", "create", nqn, "--nsid", "1", "--size", size,
-                      "--backend", self.args.backend, "--uuid", uuid])
+        steps = [["subsys", "create", nqn],
+                 ["ns", "create", nqn, "--nsid", "1", "--size", size,
+                  "--backend", self.args.backend, "--uuid", uuid],
+                 allow]
         for i, step in enumerate(steps):
             rc, out = self.ctl(*step)
             if rc != 0:

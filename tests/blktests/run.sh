@@ -28,6 +28,7 @@
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../interop/lib.sh
 . "$HERE/../interop/lib.sh"
 BLOXD=${1:?usage: run.sh BLOXD BLOXCTL [6.1|6.12]}
 BLOXCTL=${2:?usage: run.sh BLOXD BLOXCTL [6.1|6.12]}
@@ -37,7 +38,8 @@ interop_init blktests "${3:-6.1}"
 # and finish in a few seconds each under TCG (docs/cluster.md has the
 # whole group's result and why the others are left out).
 SMOKE="nvme/003 nvme/004 nvme/005 nvme/006 nvme/008 nvme/010 nvme/014 nvme/018
-nvme/019 nvme/021 nvme/022 nvme/023 nvme/025 nvme/026 nvme/027 nvme/028 nvme/029"
+nvme/019 nvme/021 nvme/022 nvme/023 nvme/025 nvme/026 nvme/027 nvme/028 nvme/029
+nvme/040 nvme/061"
 tests=${BLOX_BLKTESTS_TESTS:-$SMOKE}
 report=${BLOX_BLKTESTS_REPORT:-0}
 
@@ -72,7 +74,10 @@ for b in gawk awk getopt diff losetup column udevadm blockdev sort find cut time
 done
 # The kernel's config, for blktests' checks of kernel options (the
 # harness's unpacked kernel package; without it those tests do not run).
-kcfg=$(ls -d "${INITIATOR_VM_CACHE:-/var/cache/initiator-vm}"/kernel/linux-image-"$SERIES".[0-9]*/boot/config-* 2>/dev/null | tail -1)
+kcfg=''
+for f in "${INITIATOR_VM_CACHE:-/var/cache/initiator-vm}"/kernel/linux-image-"$SERIES".[0-9]*/boot/config-*; do
+	[[ -f $f ]] && kcfg=$f
+done
 
 port=$(free_port "$PORT_BASE")
 ctl=$(free_port $((port + 1)) "$port")
