@@ -14,7 +14,8 @@
 # Starts bloxd on the host's 127.0.0.1 (no subsystem; an NVMe/TCP listener
 # on a free port from BLOX_INTEROP_PORT_BASE, 4421, up) and control.py on
 # the next free port, which carries out the hook's setup and cleanup with
-# bloxctl over bloxd's admin socket. guest.sh runs blktests' check in the
+# bloxctl over bloxd's admin socket (cleanup removes the listener, setup
+# adds it again, as blktests does with the Linux target's port). guest.sh runs blktests' check in the
 # VM with bloxd-target-control.sh as NVME_TARGET_CONTROL.
 #
 # BLOX_BLKTESTS_TESTS: the tests (default: the smoke set below, every one
@@ -74,9 +75,11 @@ for b in gawk awk getopt diff losetup column udevadm blockdev sort find cut time
 done
 # The kernel's config, for blktests' checks of kernel options (the
 # harness's unpacked kernel package; without it those tests do not run).
+# gzip'd: blktests reads it with zgrep, whose gzip -cdf may be busybox's,
+# which takes only gzip data.
 kcfg=''
 for f in "${INITIATOR_VM_CACHE:-/var/cache/initiator-vm}"/kernel/linux-image-"$SERIES".[0-9]*/boot/config-*; do
-	[[ -f $f ]] && kcfg=$f
+	[[ -f $f ]] && gzip -c "$f" >"$work/${f##*/}" && kcfg=$work/${f##*/}
 done
 
 port=$(free_port "$PORT_BASE")
@@ -86,7 +89,7 @@ cat >"$work/bloxd.json" <<JSON
 JSON
 bloxd_up "$port"
 python3 "$HERE/control.py" --port "$ctl" --bloxctl "$BLOXCTL" --socket "$sock" \
-	--log "$work/control.log" --backend "${BLOX_BLKTESTS_BACKEND:-nand}" </dev/null \
+	--log "$work/control.log" --listener "127.0.0.1:$port" --backend "${BLOX_BLKTESTS_BACKEND:-nand}" </dev/null \
 	>"$work/control.out" 2>&1 &
 ctl_pid=$!
 PIDS+=("$ctl_pid")
