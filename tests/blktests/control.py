@@ -9,11 +9,11 @@ with bloxctl over the admin socket:
 
   GET /setup?subsysnqn=NQN&subsys_uuid=U&hostnqn=H[&hostkey=K][&ctrlkey=C][&size=S]
       a subsystem NQN with namespace 1 of SIZE with UUID U that allows host
-      H only (with DH-HMAC-CHAP secrets when given), and the listener
-      --listener, as blktests' _nvmet_target_setup makes on the Linux target
+      H only (with DH-HMAC-CHAP secrets when given), as blktests'
+      _nvmet_target_setup makes on the Linux target (the listener is
+      bloxd's own, there all along)
   GET /cleanup?subsysnqn=NQN
-      the listener removed, the subsystem deleted (its controllers
-      disconnected), as _nvmet_target_cleanup removes port and subsystem
+      the subsystem deleted, its controllers disconnected
 
 The answer's body is "ok" when every bloxctl call succeeded, else "error:"
 and the failing call with its output (a setup that fails part-way is
@@ -22,7 +22,7 @@ undone); HTTP 200 either way, so that busybox wget shows the body (400 and
 --log.
 
 Usage: control.py --port P --bloxctl BLOXCTL --socket SOCK --log FILE
-                  --listener ADDR:PORT [--backend nand|ram] [--size-default 64M]
+                  [--backend nand|ram] [--size-default 64M]
 Stops on SIGTERM (the runner sends it by PID).
 """
 import argparse
@@ -78,12 +78,9 @@ class Control:
                  ["ns", "create", nqn, "--nsid", "1", "--size", size,
                   "--backend", self.args.backend, "--uuid", uuid],
                  allow]
-        # The listener, as blktests' setup makes the port; there already
-        # (exit 3) when bloxd started with it or another subsystem is set up.
-        steps.append(["listener", "add", self.args.listener])
         for i, step in enumerate(steps):
             rc, out = self.ctl(*step)
-            if rc != 0 and not (step[0] == "listener" and rc == 3):
+            if rc != 0:
                 if i > 0:
                     self.ctl("subsys", "delete", nqn, "--force")
                 shown = [w if not w.startswith("DHHC-1:") else "<key>" for w in step]
@@ -94,15 +91,12 @@ class Control:
         nqn = q.get("subsysnqn", "")
         if not NQN_RE.match(nqn):
             return 400, f"bad subsysnqn: {nqn!r}"
-        # The listener goes first, as blktests' cleanup removes the port:
-        # a host still connected (nvme/061) then finds nothing listening
-        # and tries again until setup makes it all again, where a Connect
-        # to a subsystem that is gone would fail with DNR set (Connect
-        # Invalid Parameters), which Linux 6.12 does not retry. Gone
-        # already (exit 2) is fine.
-        rc, out = self.ctl("listener", "remove", self.args.listener)
-        if rc not in (0, 2):
-            return 200, f"error: bloxctl listener remove {self.args.listener}: exit {rc}: {out}"
+        # bloxd keeps listening: a listener with connected queues cannot be
+        # removed (bloxctl listener remove refuses), so unlike blktests'
+        # cleanup of the Linux target's port, a host still connected
+        # (nvme/061) reconnects to a listener whose subsystem is gone; its
+        # Connect fails with DNR set (Connect Invalid Parameters, as the
+        # Linux target answers), which Linux 6.12 does not retry.
         rc, out = self.ctl("subsys", "delete", nqn, "--force")
         if rc != 0:
             return 200, f"error: bloxctl subsys delete {nqn} --force: exit {rc}: {out}"
@@ -115,7 +109,6 @@ def main():
     ap.add_argument("--bloxctl", required=True)
     ap.add_argument("--socket", required=True)
     ap.add_argument("--log", required=True)
-    ap.add_argument("--listener", required=True, help="ADDR:PORT the hosts connect to")
     ap.add_argument("--backend", default="nand", choices=["nand", "ram"])
     ap.add_argument("--size-default", default="64M")
     args = ap.parse_args()

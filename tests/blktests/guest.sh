@@ -4,7 +4,7 @@
 # the host (run.sh starts it all; this is the guest's part).
 #
 # /guest holds blktests (its source tree), bloxd-target-control.sh (the
-# NVME_TARGET_CONTROL hook) and the kernel's config-$(uname -r), gzip'd (for
+# NVME_TARGET_CONTROL hook) and the kernel's config-$(uname -r) (for
 # blktests' kernel option checks, as /boot/config-* of an installed kernel).
 # Environment (INITIATOR_VM_ENV): PORT (bloxd's NVMe/TCP listener), CTL
 # (control.py's port), TESTS (the tests, "nvme/004,nvme/010,..." or "nvme"),

@@ -14,8 +14,7 @@
 # Starts bloxd on the host's 127.0.0.1 (no subsystem; an NVMe/TCP listener
 # on a free port from BLOX_INTEROP_PORT_BASE, 4421, up) and control.py on
 # the next free port, which carries out the hook's setup and cleanup with
-# bloxctl over bloxd's admin socket (cleanup removes the listener, setup
-# adds it again, as blktests does with the Linux target's port). guest.sh runs blktests' check in the
+# bloxctl over bloxd's admin socket. guest.sh runs blktests' check in the
 # VM with bloxd-target-control.sh as NVME_TARGET_CONTROL.
 #
 # BLOX_BLKTESTS_TESTS: the tests (default: the smoke set below, every one
@@ -40,7 +39,11 @@ interop_init blktests "${3:-6.1}"
 # whole group's result and why the others are left out).
 SMOKE="nvme/003 nvme/004 nvme/005 nvme/006 nvme/008 nvme/010 nvme/014 nvme/018
 nvme/019 nvme/021 nvme/022 nvme/023 nvme/025 nvme/026 nvme/027 nvme/028 nvme/029
-nvme/040 nvme/061"
+nvme/040"
+# nvme/061 (the subsystem deleted and made again under I/O) on 6.1 only:
+# Linux 6.12 gives up a controller whose reconnect is refused with DNR,
+# which a Connect to the deleted subsystem is (docs/cluster.md).
+[[ $SERIES == 6.1 ]] && SMOKE+=" nvme/061"
 tests=${BLOX_BLKTESTS_TESTS:-$SMOKE}
 report=${BLOX_BLKTESTS_REPORT:-0}
 
@@ -75,11 +78,9 @@ for b in gawk awk getopt diff losetup column udevadm blockdev sort find cut time
 done
 # The kernel's config, for blktests' checks of kernel options (the
 # harness's unpacked kernel package; without it those tests do not run).
-# gzip'd: blktests reads it with zgrep, whose gzip -cdf may be busybox's,
-# which takes only gzip data.
 kcfg=''
 for f in "${INITIATOR_VM_CACHE:-/var/cache/initiator-vm}"/kernel/linux-image-"$SERIES".[0-9]*/boot/config-*; do
-	[[ -f $f ]] && gzip -c "$f" >"$work/${f##*/}" && kcfg=$work/${f##*/}
+	[[ -f $f ]] && kcfg=$f
 done
 
 port=$(free_port "$PORT_BASE")
@@ -89,7 +90,7 @@ cat >"$work/bloxd.json" <<JSON
 JSON
 bloxd_up "$port"
 python3 "$HERE/control.py" --port "$ctl" --bloxctl "$BLOXCTL" --socket "$sock" \
-	--log "$work/control.log" --listener "127.0.0.1:$port" --backend "${BLOX_BLKTESTS_BACKEND:-nand}" </dev/null \
+	--log "$work/control.log" --backend "${BLOX_BLKTESTS_BACKEND:-nand}" </dev/null \
 	>"$work/control.out" 2>&1 &
 ctl_pid=$!
 PIDS+=("$ctl_pid")
