@@ -21,10 +21,11 @@
 # BLOX_TRSVCID (bloxd's NVMe/TCP port), BLOX_CONTROL_URL, BLOX_NS_SIZE
 # (64M), BLOX_SUBSYSNQN (the subsystem the tests use; blktests' own
 # blktests-subsystem-1 is not an NQN, which bloxd refuses as SPDK does:
-# nqn.2014-08.org.blktests:subsystem-1), BLOX_HOSTID (blktests' default), BLOX_HOOK_LOG (a file each call is
-# appended to, /tmp/bloxd-target-control.log). Exit status: 0 done, 1 the
-# target refused or could not be reached (the reason on stderr and in the
-# log), 2 a usage error.
+# nqn.2014-08.org.blktests:subsystem-1), BLOX_HOSTID (blktests' default),
+# BLOX_HOOK_LOG (a file each call is appended to,
+# /tmp/bloxd-target-control.log). Exit status: 0 done, 1 the target
+# refused or could not be reached (the reason on stderr and in the log), 2
+# a usage error.
 set -u
 
 hostid=${BLOX_HOSTID:-0f01fb42-9f7f-4856-b0b3-51e60b8de349}
