@@ -31,7 +31,8 @@ set -u
 hostid=${BLOX_HOSTID:-0f01fb42-9f7f-4856-b0b3-51e60b8de349}
 hooklog=${BLOX_HOOK_LOG:-/tmp/bloxd-target-control.log}
 
-die() { echo "bloxd-target-control: $*" >&2; echo "error: $*" >>"$hooklog"; exit "${2:-1}"; }
+# die MESSAGE [STATUS]: MESSAGE on stderr and in the log, exit STATUS (1).
+die() { echo "bloxd-target-control: $1" >&2; echo "error: $1" >>"$hooklog"; exit "${2:-1}"; }
 usage() { die "usage: $0 config --show-... | setup --subsysnqn NQN ... | cleanup --subsysnqn NQN" 2; }
 
 # urlencode TEXT: TEXT with every byte but [A-Za-z0-9._~-] as %XX.
