@@ -54,7 +54,7 @@ ask() {
 	echo "$(date '+%T') $1 $2" | sed 's/key=[^&]*/key=<key>/g' >>"$hooklog"
 	# control.py answers "ok", or "error: " and what bloxctl said.
 	if ! out=$(wget -q -O - "$url" 2>&1); then
-		die "$1: no answer from $BLOX_CONTROL_URL: $out"
+		die "$1: no answer from $BLOX_CONTROL_URL (wget failed${out:+: $out})"
 	fi
 	echo "  $out" >>"$hooklog"
 	[[ $out == ok ]] || die "$1: $out"
