@@ -151,6 +151,7 @@ static const struct ctl_cmd device_cmds[] = {
 	  "      --suspend-policy default|never|always|smart\n"
 	  "      --reliability on|off --ecc-bits --read-retries --aging --erase-fail-ppb\n"
 	  "      --program-fail-ppb --reliability-seed (flash that wears, docs/FAULTS.md)\n"
+	  "      --factory-bad-ppm N (blocks bad from the factory, per million; 0: none)\n"
 	  "wear: --bound-permille X (bound 1 + X/1000) --rated-pe N --swap-check-erases N\n"
 	  "      --pool-channels N --auto-swap on|off --swap-share PERMILLE\n"
 	  "      --spare-channel on|off (keep a whole channel free for swaps)",

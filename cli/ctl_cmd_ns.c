@@ -34,6 +34,7 @@ int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__
 		{ "--erase-fail-ppb", &nand->erase_fail_ppb },
 		{ "--reliability-seed", &nand->reliability_seed },
 		{ "--program-fail-ppb", &nand->program_fail_ppb },
+		{ "--factory-bad-ppm", &nand->factory_bad_ppm },
 	};
 	const struct {
 		const char *opt;
@@ -316,6 +317,7 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "      --suspend-policy default|never|always|smart\n"
 	  "      --reliability on|off --ecc-bits --read-retries --aging --erase-fail-ppb\n"
 	  "      --program-fail-ppb --reliability-seed (flash that wears, docs/FAULTS.md)\n"
+	  "      --factory-bad-ppm N (blocks bad from the factory, per million; 0: none)\n"
 	  "FTL:  --store file|ram --cmt-kib --mdc on|off --mdc-bytes --mdc-min-run\n"
 	  "      --stream-separation on|off --op-percent --gc-policy greedy|cost-benefit\n"
 	  "      --write-buffer-pages --wl-threshold --gc-pipeline on|off --plp-ms\n"

@@ -140,6 +140,13 @@ static void ftl_block(const Blox__Admin__FtlStats *f)
 			 f->dies_offline, (unsigned long)f->offline_units,
 			 (unsigned long)f->offline_spare_superblocks, (unsigned long)f->tp_rebuilt,
 			 (unsigned long)f->dies_back, f->read_only ? "; READ-ONLY (writes refused)" : "");
+	if (f->factory_bad_blocks || f->remapped_blocks || f->spare_blocks_used)
+		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  spare",
+			 "bad blocks: %lu from the factory, %lu remapped to spares (%lu grown); "
+			 "spare pool %lu blocks, %lu used",
+			 (unsigned long)f->factory_bad_blocks, (unsigned long)f->remapped_blocks,
+			 (unsigned long)f->remapped_grown, (unsigned long)f->spare_blocks,
+			 (unsigned long)f->spare_blocks_used);
 }
 
 /* Flexible Data Placement: the namespace's handles, what each wrote, its WAF. */
@@ -185,13 +192,15 @@ static void nand_block(const Blox__Admin__NandStats *n, const char *device)
 			 n->lateness->p50_ns / 1e3, n->lateness->p99_ns / 1e3,
 			 n->lateness->p9999_ns / 1e3, n->lateness->max_ns / 1e3,
 			 (unsigned long)n->lateness->count, n->reactor, n->reactor_cpu * 100);
-	if (n->rel_reads || n->grown_bad_blocks)
+	if (n->rel_reads || n->grown_bad_blocks || n->factory_bad_blocks)
 		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  rel",
 			 "reads decoded %lu (%lu retried, %lu retry steps), uncorrectable %lu; "
-			 "grown bad blocks %lu; most bit errors in a codeword %u",
+			 "grown bad blocks %lu, factory bad blocks %lu; most bit errors in a "
+			 "codeword %u",
 			 (unsigned long)n->rel_reads, (unsigned long)n->rel_reads_retried,
 			 (unsigned long)n->rel_retries, (unsigned long)n->rel_uncorrectable,
-			 (unsigned long)n->grown_bad_blocks, n->max_bit_errors);
+			 (unsigned long)n->grown_bad_blocks, (unsigned long)n->factory_bad_blocks,
+			 n->max_bit_errors);
 	if (!strcmp(n->suspend_policy, "smart"))
 		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  susp",
 			 "(smart): granted %lu; not yet (paced) %lu; refused: nearly done %lu, "

@@ -242,6 +242,7 @@ void ftl_destroy(struct ftl *f)
 	ftl_read_fini(f);
 	ftl_write_fini(f);
 	ftl_map_fini(f);
+	ftl_remap_fini(f);
 	ftl_layout_fini(f);
 	free(f);
 }
@@ -279,7 +280,7 @@ int ftl_create(const struct ftl_config *cfg, const struct ftl_env *env,
 			if (res->dies[i] == res->mig_src)
 				goto fail;
 	}
-	if ((rc = ftl_layout_init(f)) || (rc = ftl_mig_init(f)) || (rc = ftl_map_init(f)) ||
+	if ((rc = ftl_layout_init(f)) || (rc = ftl_remap_init(f)) || (rc = ftl_mig_init(f)) || (rc = ftl_map_init(f)) ||
 	    (rc = ftl_write_init(f)) || (rc = ftl_read_init(f)) ||
 	    (rc = ftl_gc_init(f)))
 		goto fail;
@@ -312,6 +313,8 @@ void ftl_get_stats(const struct ftl *f, struct ftl_stats *st)
 	st->spare_superblocks = ftl_sb_spare(f);
 	st->dies_offline = f->ndead;
 	st->offline_spare_sbs = ftl_sb_spare_offline(f);
+	st->spare_blocks = ftl_sb_spare(f) * f->stripe;
+	st->spare_blocks_used = ftl_remap_spare_used(f);
 	for (uint32_t i = FTL_CKPT_SBS; i < f->nr_sb; i++) {
 		if (f->sbs[i].state == SB_BAD)
 			continue;

@@ -8,6 +8,7 @@
  *   dieoff.c    a die gone offline: skipped, its units lost, its mappings marked lost;
  *               kept offline across restarts, back (replaced) when the device says
  *   dieoff_tp.c a translation page only on that die, rebuilt from the others' OOB
+ *   remap.c     bad blocks remapped to a spare block of their plane
  *   read.c      the read path
  *   gc.c        garbage collection: moving victims, erasing them
  *   gc_policy.c GC levels, victims (and wear leveling), host pacing
@@ -442,6 +443,14 @@ struct ftl {
 	uint32_t *tp_fixgen;
 	uint64_t dieoff_poll_ns; /* when the device was last asked whether a die is back */
 	uint32_t pfail_wbufs; /* write buffer pages WB_FAILED (pfail.c) */
+	/*
+	 * Remap (remap.c), per (superblock, stripe position plane * ndies +
+	 * slot): the block number standing in for its own, plus one (0: its
+	 * own); its block serves another superblock (given); per superblock:
+	 * a donor (retired, its blocks spares).
+	 */
+	uint32_t *remap;
+	uint8_t *given, *donor;
 
 	/* Mapping. */
 	uint32_t *gtd; /* translation page -> PPN */
@@ -741,6 +750,30 @@ static inline bool ftl_pfail_pending(const struct ftl *f)
 {
 	return f->pfail_wbufs && !f->fatal;
 }
+
+/* remap.c */
+int ftl_remap_init(struct ftl *f);
+void ftl_remap_fini(struct ftl *f);
+/* Recovery, first: the remap from the spares' meta in the store; donors retired. */
+void ftl_remap_load(struct ftl *f);
+/*
+ * Position @s (plane * ndies + slot) of superblock @sb takes a spare block
+ * of its plane from a donor, the remap kept in the store at once. false:
+ * no spare left there (or a migration runs): the caller retires @sb.
+ */
+bool ftl_remap_block(struct ftl *f, uint32_t sb, uint32_t s);
+/* Every bad block of (erased) superblock @sb remapped; false: one could not be. */
+bool ftl_remap_bad_blocks(struct ftl *f, uint32_t sb);
+/* The checkpoint superblocks' bad blocks remapped (recovery, before they are read). */
+int ftl_remap_ckpt(struct ftl *f);
+/*
+ * A die migration of a slot: the spares' marks of the instance's blocks on
+ * die @from copied to the same blocks of die @to (the remap goes with the
+ * slot's data), or, @to < 0, cleared on @from (the die the slot left).
+ */
+void ftl_remap_mig_tags(struct ftl *f, uint32_t from, int64_t to);
+/* Blocks of the spare pool used: retired superblocks' but the donors' unused good ones. */
+uint64_t ftl_remap_spare_used(const struct ftl *f);
 
 /* recovery.c */
 int ftl_recover(struct ftl *f, bool *formatted);

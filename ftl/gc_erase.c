@@ -21,6 +21,21 @@ static void erase_done(struct nand_op *op)
 		e->failed = true;
 	if (--e->pending)
 		return;
+	/* Each failed block takes a spare of its plane (remap.c); none left: retired. */
+	if (e->failed) {
+		bool all = true;
+
+		for (uint32_t s = 0; s < f->stripe && all; s++) {
+			const struct nand_op *o = &e->ops[s];
+
+			if (ftl_fpid_dead(f, ftl_ppn(f, (uint32_t)e->sb, s * f->slots) / f->slots) ||
+			    !o->status || o->status == -ENODEV)
+				continue;
+			all = ftl_remap_block(f, (uint32_t)e->sb, s);
+			f->st.remapped_grown += all;
+		}
+		e->failed = !all;
+	}
 	if (e->failed)
 		ftl_sb_retire(f, (uint32_t)e->sb);
 	else

@@ -113,6 +113,9 @@ void ftl_fpid_addr(const struct ftl *f, uint32_t fpid, struct nand_addr *a)
 	a->plane = plane;
 	a->block = f->res.first_block + sb;
 	a->page = page;
+	/* A bad block of it remapped to a spare of the same plane (remap.c). */
+	if (f->remap && f->remap[(size_t)sb * f->stripe + s])
+		a->block = f->remap[(size_t)sb * f->stripe + s] - 1;
 }
 
 bool ftl_valid_get(const struct ftl *f, uint32_t ppn)
@@ -234,7 +237,9 @@ void ftl_sb_mark_bad(struct ftl *f)
 		if (!bad || f->sbs[sb].state == SB_BAD)
 			continue;
 		if (f->sbs[sb].state == SB_FREE) {
-			ftl_sb_retire(f, sb);
+			/* Erased: its bad blocks take spares of their planes, or it is retired. */
+			if (!ftl_remap_bad_blocks(f, sb))
+				ftl_sb_retire(f, sb);
 		} else if (!f->sbs[sb].refresh) {
 			/* Its data moves out first; the erase then fails and retires it. */
 			f->sbs[sb].refresh = true;

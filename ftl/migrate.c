@@ -100,6 +100,9 @@ void ftl_mig_blk_addr(const struct ftl *f, uint32_t die, uint32_t sb, uint32_t p
 	a->plane = plane;
 	a->block = f->res.first_block + sb;
 	a->page = page;
+	/* The slot's block of it remapped to a spare (remap.c): the same block number on either die. */
+	if (f->remap && f->remap[(size_t)sb * f->stripe + plane * f->ndies + f->mig.slot])
+		a->block = f->remap[(size_t)sb * f->stripe + plane * f->ndies + f->mig.slot] - 1;
 }
 
 static const struct nand_block_meta *blk_meta(const struct ftl *f, uint32_t die, uint32_t sb,
@@ -449,6 +452,7 @@ static void mig_finish(struct ftl *f)
 
 	m->active = false;
 	f->res.dies[m->slot] = die_to(m);
+	ftl_remap_mig_tags(f, ftl_mig_die_from(m), -1); /* the die left keeps no remap of ours */
 	m->state = FTL_MIG_DONE;
 	m->status = m->reverse ? -ECANCELED : 0;
 	m->finished_ns = ftl_mig_now(f);

@@ -192,6 +192,8 @@ int ftl_migrate_start(struct ftl *f, uint32_t slot, uint32_t dst_die,
 			return -EBUSY; /* not erased: not ours to write */
 	if (mig_alloc(f))
 		return -ENOMEM;
+	/* The remap of the slot's bad blocks holds on the new die too (remap.c). */
+	ftl_remap_mig_tags(f, f->res.dies[slot], dst_die);
 	memset(m->on_dst, 0, f->nr_sb);
 	m->active = true;
 	m->reverse = false;

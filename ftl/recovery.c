@@ -408,6 +408,10 @@ static int scan(struct ftl *f, uint64_t after, struct rec **out, size_t *n,
 	for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb && !rc; sb++) {
 		struct sb_seen *sn = &seen[sb];
 
+		if (f->donor[sb]) {
+			f->sbs[sb].state = SB_BAD; /* its blocks stand in for others' (remap.c) */
+			continue;
+		}
 		for (uint32_t p = 0; p < pages && !rc; p++) {
 			uint32_t fpid = ftl_ppn(f, sb, 0) / f->slots + p;
 			struct ftl_oob oob;
@@ -566,6 +570,11 @@ int ftl_recover(struct ftl *f, bool *formatted)
 		*formatted = true;
 		return 0;
 	}
+	/* Bad blocks remapped to spares (the store keeps it): before anything is read. */
+	ftl_remap_load(f);
+	rc = ftl_remap_ckpt(f);
+	if (rc)
+		return rc;
 	/* A die migration under way: which die holds each superblock, first. */
 	rc = ftl_mig_recover(f);
 	if (rc)
@@ -642,6 +651,8 @@ int ftl_recover(struct ftl *f, bool *formatted)
 	if (*formatted) {
 		/* Nothing of ours: start from erased blocks. */
 		for (uint32_t sb = FTL_CKPT_SBS; sb < f->nr_sb && !rc; sb++) {
+			if (f->donor[sb])
+				continue;
 			if (f->sbs[sb].state != SB_FREE)
 				rc = sb_erase_sync(f, sb);
 			f->sbs[sb].state = SB_FREE;

@@ -122,7 +122,7 @@ void ftl_reopen_streams(struct ftl *f, const struct sb_seen *seen,
 		if (clean && cs[s].sb == -1)
 			continue; /* it had none open (a reclaim unit handle update, say) */
 		if (clean && cs[s].sb >= FTL_CKPT_SBS && (uint32_t)cs[s].sb < f->nr_sb &&
-		    cs[s].next % f->slots == 0) {
+		    !f->donor[cs[s].sb] && cs[s].next % f->slots == 0) {
 			sb = cs[s].sb;
 			page = resume_page(f, s, (uint32_t)sb, &seen[sb], cs[s].next / f->slots);
 		}

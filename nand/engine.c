@@ -163,7 +163,7 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 		return -EINVAL;
 	if (store && memcmp(&store->geo, g, sizeof(*g)))
 		return -EINVAL;
-	if (nand_reliability_check(&cfg->rel, g))
+	if (nand_reliability_check(&cfg->rel, g) || cfg->factory_bad_ppm > NAND_FACTORY_BAD_PPM_MAX)
 		return -EINVAL;
 	if (cfg->sched.ntenants > NAND_MAX_TENANTS || cfg->sched.group_from >= NAND_PRIOS ||
 	    (!cfg->sched.ntenants && (cfg->sched.pick || cfg->sched.pick_bus)))
@@ -198,7 +198,7 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 	    heap_init(&dev->heap, dev->nr_dies + g->channels) ||
 	    (dev->ntenants && (!dev->ten_mem || !dev->tq_mem || !dev->ts_mem || !dev->cost ||
 				!dev->best)) ||
-	    nand_rel_init(dev)) {
+	    nand_rel_init(dev) || nand_factory_mark(dev)) {
 		nand_dev_destroy(dev);
 		return -ENOMEM;
 	}

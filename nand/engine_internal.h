@@ -124,6 +124,8 @@ struct nand_rel_state {
 
 int nand_rel_init(struct nand_dev *dev);
 void nand_rel_fini(struct nand_dev *dev);
+/* Factory bad blocks (nand_config.factory_bad_ppm) marked in the store and counted. */
+int nand_factory_mark(struct nand_dev *dev);
 /* A read starts at @t: sample its errors; the array time its retries add. */
 uint64_t nand_rel_read_start(struct nand_dev *dev, struct nand_op *op, uint64_t t);
 /* An erase completes: does it fail (the block then bad)? */

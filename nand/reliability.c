@@ -422,3 +422,48 @@ uint32_t nand_programs_to_fail(const struct nand_dev *dev, uint32_t die)
 {
 	return die < dev->nr_dies ? dev->fail_programs[die] : 0;
 }
+
+/* ---- factory bad blocks ---- */
+
+/*
+ * NAND ships with some blocks bad: datasheets guarantee a minimum of valid
+ * blocks per LUN, e.g. Micron's MT29F NAND at 4016 of 4096 (NVB, about 2%
+ * invalid at most), and block 0 of each plane always valid. Each block is
+ * bad with the chance asked, from a hash of the seed and its index (not a
+ * generator stream, so which blocks are bad depends on nothing else).
+ */
+bool nand_factory_bad(const struct nand_geometry *g, uint64_t block, uint32_t ppm,
+		      uint64_t seed)
+{
+	uint64_t z = (seed ? seed : 1) ^ ((block + 1) * 0x9e3779b97f4a7c15ull);
+
+	if (!ppm || block % g->blocks_per_plane == 0)
+		return false;
+	/* splitmix64's finalizer */
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return z % 1000000u < ppm;
+}
+
+int nand_factory_mark(struct nand_dev *dev)
+{
+	const struct nand_geometry *g = &dev->cfg.geo;
+	struct nand_store *st = dev->store;
+	uint64_t n = nand_blocks(g);
+	bool changed = false;
+
+	if (!st)
+		return 0;
+	for (uint64_t i = 0; i < n; i++) {
+		struct nand_block_meta *m = &st->blocks[i];
+
+		if (!(m->flags & NAND_BLOCK_FACTORY_BAD) &&
+		    nand_factory_bad(g, i, dev->cfg.factory_bad_ppm, dev->cfg.rel.seed)) {
+			m->flags |= NAND_BLOCK_BAD | NAND_BLOCK_FACTORY_BAD;
+			changed = true;
+		}
+		dev->stats.factory_bad_blocks += !!(m->flags & NAND_BLOCK_FACTORY_BAD);
+	}
+	return changed ? st->ops->sync(st) : 0;
+}

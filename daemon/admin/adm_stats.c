@@ -114,6 +114,11 @@ static Blox__Admin__FtlStats *ftl_msg(const struct tm_ns *n)
 	f->offline_spare_superblocks = s->offline_spare_sbs;
 	f->dies_back = s->dies_back;
 	f->tp_rebuilt = s->tp_rebuilt;
+	f->remapped_blocks = s->remapped_blocks;
+	f->remapped_grown = s->remapped_grown;
+	f->factory_bad_blocks = s->factory_bad_blocks;
+	f->spare_blocks = s->spare_blocks;
+	f->spare_blocks_used = s->spare_blocks_used;
 	f->read_only = s->read_only;
 	/* A read is a hit when the CMT or the MDC had its mapping. */
 	f->cmt_hit_rate = lookups ? (double)s->cmt_hits / (double)lookups : 0;
@@ -156,6 +161,7 @@ static Blox__Admin__NandStats *nand_msg(const struct tm_ns *n)
 	m->rel_uncorrectable = s->rel.uncorrectable;
 	m->grown_bad_blocks = s->rel.erase_failures + s->rel.program_failures;
 	m->max_bit_errors = s->rel.max_errors;
+	m->factory_bad_blocks = s->factory_bad_blocks;
 	if (d) {
 		m->susp_granted = d[QOS_SUSP_GRANTED];
 		m->susp_not_host_read = d[QOS_SUSP_NOT_HOST_READ];

@@ -40,9 +40,10 @@ void fb_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t)
  * Wear: the mean erase count of its superblocks (a superblock's blocks are
  * erased together) against the cell type's rated P/E cycles, the usual
  * figures (and FlashBlox's, fbx_params_default()): SLC 100k, MLC 10k,
- * TLC 3k, QLC 1k. Spare: the superblocks it may still retire in percent of
- * those it could at the start (ftl_stats.spare_superblocks), the threshold
- * passed with one retirement left.
+ * TLC 3k, QLC 1k. Spare: the blocks of its spare pool left (the spare
+ * superblocks' blocks, less the spares standing in for bad blocks and the
+ * retired superblocks') in percent of the pool, the threshold passed with
+ * one superblock's width left.
  */
 void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
 {
@@ -90,12 +91,16 @@ void fb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
 	 * threshold is passed when one retirement is left (10% at least).
 	 */
 	if (st.spare_superblocks) {
-		uint64_t n = st.spare_superblocks;
-		/* A die gone offline takes spare too: more superblocks hold the capacity. */
-		uint64_t used = st.superblocks_retired + st.offline_spare_sbs;
-		uint64_t left = n > used ? n - used : 0;
+		uint64_t n = st.spare_superblocks, w = st.spare_blocks / n;
+		/*
+		 * In blocks: a bad block remapped to a spare of its plane takes one
+		 * (ftl/remap.c), a retired superblock its width; a die gone offline
+		 * takes spare too: more superblocks hold the capacity.
+		 */
+		uint64_t used = st.spare_blocks_used + st.offline_spare_sbs * w;
+		uint64_t left = n * w > used ? n * w - used : 0;
 
-		e->avail_spare = (uint8_t)(left * 100 / n);
+		e->avail_spare = (uint8_t)(left * 100 / (n * w));
 		e->spare_threshold = (uint8_t)BLOX_MIN(BLOX_MAX((100 + n - 1) / n + 1, 10u), 99u);
 	} else {
 		e->avail_spare = act.fatal ? 0 : 100; /* no spare at all: a retirement stops writes */

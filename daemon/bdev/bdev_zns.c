@@ -525,7 +525,8 @@ int blox_bdev_zns_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 	zb->store = zb->nd->store;
 	zb->dev = zb->nd->dev;
 	zb->geo = &nand_dev_config(zb->dev)->geo;
-	rc = zb_setup(zb, p);
+	/* Zones are blocks in place: no FTL to remap a factory bad block. */
+	rc = nand_dev_config(zb->dev)->factory_bad_ppm ? -EOPNOTSUPP : zb_setup(zb, p);
 	if (!rc && !zb->nd->rt)
 		rc = nand_rt_create(p->base, p->clock, zb->dev, NAND_RT_SPIN_NS, &zb->nd->rt);
 	if (rc) {

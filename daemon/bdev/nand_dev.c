@@ -352,7 +352,13 @@ static int erase_here(struct blox_nand_dev *d, const uint32_t *dies, uint32_t nr
 						       .plane = pl,
 						       .block = b };
 				uint64_t bi = nand_block_index(g, &a);
+				uint32_t *fl = &d->store->blocks[bi].flags;
 
+				/* A spare's mark is its owner's remap: gone with the owner. */
+				if (NAND_BLOCK_SPARE_OF(*fl)) {
+					*fl &= (1u << NAND_BLOCK_SPARE_SHIFT) - 1;
+					erased = true;
+				}
 				if (!d->store->blocks[bi].write_ptr)
 					continue;
 				if ((rc = d->store->ops->erase(d->store, bi)))

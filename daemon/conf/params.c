@@ -67,6 +67,8 @@ static const struct blox_param_field nand_fields[BLOX_NP_COUNT] = {
 					   NULL),
 	[BLOX_NP_PROGRAM_FAIL_PPB] = F_U32("program_fail_ppb", NP, program_fail_ppb, 1000000000,
 					   NULL),
+	[BLOX_NP_FACTORY_BAD_PPM] = F_U32("factory_bad_ppm", NP, factory_bad_ppm,
+					  NAND_FACTORY_BAD_PPM_MAX, "at most 100000 (10%)"),
 };
 #undef NP
 
@@ -145,7 +147,7 @@ static const char *const nand_keys[BLOX_NP_COUNT + 1] = {
 	"pages_per_block", "page_size", "oob_size", "cell", "t_read_us",
 	"t_prog_us", "t_erase_us", "t_suspend_us", "t_resume_us", "null_timing",
 	"multi_plane", "suspend_policy", "bus_mbps", "reliability", "ecc_bits", "read_retries",
-	"aging", "erase_fail_ppb", "reliability_seed", "program_fail_ppb", NULL
+	"aging", "erase_fail_ppb", "reliability_seed", "program_fail_ppb", "factory_bad_ppm", NULL
 };
 static const char *const ftl_keys[BLOX_FP_COUNT + 1] = {
 	"store", "cmt_kib", "mdc", "mdc_bytes", "mdc_min_run", "stream_separation",
@@ -302,6 +304,8 @@ static int nand_resolve(const struct blox_nand_params *p, const char *where,
 		nc->rel.seed = p->reliability_seed;
 	if (GIVEN(PROGRAM_FAIL_PPB))
 		nc->rel.program_fail = p->program_fail_ppb * 1e-9;
+	if (GIVEN(FACTORY_BAD_PPM))
+		nc->factory_bad_ppm = p->factory_bad_ppm;
 	if (GIVEN(SUSPEND_POLICY) && !strcmp(p->suspend_policy, "never"))
 		nc->policy = nand_suspend_never;
 	else if (GIVEN(SUSPEND_POLICY) && !strcmp(p->suspend_policy, "always"))
@@ -476,6 +480,10 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 			return rc;
 		if (blox_param_given(&p->nand, BLOX_NP_BLOCKS_PER_PLANE))
 			ns->auto_blocks = false;
+		if (is_zns && ns->nand.factory_bad_ppm)
+			return blox_fail(err, errlen,
+					 "%s.nand.factory_bad_ppm: a zoned namespace has no FTL to "
+					 "remap bad blocks (backend \"nand\" has)", where);
 	}
 	if (p->has_ftl && blox_param_given(&p->ftl, BLOX_FP_PLACEMENT_HANDLES) && !is_nand) {
 		if (is_zns)

@@ -329,6 +329,16 @@ struct ftl_stats {
 	 */
 	uint64_t spare_superblocks;
 	/*
+	 * Bad blocks remapped to a spare block of their plane (ftl/remap.c):
+	 * standing in now, and those remapped for a failed erase (or program)
+	 * since the start; the instance's blocks bad from the factory; the
+	 * spare pool in blocks (spare_superblocks of the stripe's width) and
+	 * what of it is used (retired superblocks, less the donors' blocks
+	 * still free to stand in).
+	 */
+	uint64_t remapped_blocks, remapped_grown, factory_bad_blocks;
+	uint64_t spare_blocks, spare_blocks_used;
+	/*
 	 * Programs that failed on a grown bad block (the FTL survives them:
 	 * GC moves the data from the write buffer), and the valid units
 	 * those pages held then (GC writes them elsewhere).

@@ -109,6 +109,19 @@ struct nand_block_meta {
  * refuse to read or program such a block (-ENODEV).
  */
 #define NAND_BLOCK_OFFLINE 0x2u
+/*
+ * Bad from the factory (nand_config.factory_bad_ppm): NAND_BLOCK_BAD too.
+ * Kept by the store as a drive keeps its factory bad-block table.
+ */
+#define NAND_BLOCK_FACTORY_BAD 0x4u
+/*
+ * A spare block standing in for a bad one of its plane (the FTL's remap,
+ * ftl/remap.c): bits 8..31 of flags hold the block number (within the
+ * plane) it stands in for, plus one; 0: none. Kept by the store with the
+ * block's meta, so that a restart or a power cut finds the remap.
+ */
+#define NAND_BLOCK_SPARE_SHIFT 8
+#define NAND_BLOCK_SPARE_OF(flags) ((flags) >> NAND_BLOCK_SPARE_SHIFT)
 
 /* Counters that persist with the store, per die. */
 struct nand_die_counters {
@@ -406,7 +419,23 @@ struct nand_config {
 	bool multiplane;
 	struct nand_sched sched; /* zero: one tenant, FIFO in each class */
 	struct nand_reliability rel; /* off by default; needs a store */
+	/*
+	 * Blocks bad from the factory, in parts per million of the blocks
+	 * (0: none): each block is bad with this chance, drawn from a hash
+	 * of rel.seed and its index, so the same seed gives the same blocks;
+	 * block 0 of every plane is always good, as datasheets guarantee.
+	 * Marked in the store (NAND_BLOCK_BAD | NAND_BLOCK_FACTORY_BAD) when
+	 * the device is made; the store keeps them. Needs a store.
+	 */
+	uint32_t factory_bad_ppm;
 };
+
+/* Most factory bad blocks a device may ask for: 10% (datasheets: about 2%). */
+#define NAND_FACTORY_BAD_PPM_MAX 100000u
+
+/* Is block @block of @g (nand_block_index()) bad from the factory with @ppm and @seed? */
+bool nand_factory_bad(const struct nand_geometry *g, uint64_t block, uint32_t ppm,
+		      uint64_t seed);
 
 void nand_config_default(struct nand_config *cfg);
 
@@ -567,6 +596,8 @@ struct nand_stats {
 		uint32_t dies_offline, dies_replaced; /* dies that went offline, came back */
 		uint32_t max_errors; /* most bit errors seen in one codeword */
 	} rel;
+	/* Blocks the store marks bad from the factory (NAND_BLOCK_FACTORY_BAD). */
+	uint64_t factory_bad_blocks;
 };
 
 const struct nand_stats *nand_dev_stats(const struct nand_dev *dev);

@@ -64,6 +64,7 @@ enum blox_nand_param {
 	BLOX_NP_ERASE_FAIL_PPB,
 	BLOX_NP_RELIABILITY_SEED,
 	BLOX_NP_PROGRAM_FAIL_PPB,
+	BLOX_NP_FACTORY_BAD_PPM,
 	BLOX_NP_COUNT
 };
 
@@ -79,6 +80,7 @@ struct blox_nand_params {
 	/* Flash that wears (nand_config.rel, docs/FAULTS.md). */
 	bool reliability;
 	uint32_t ecc_bits, read_retries, aging, erase_fail_ppb, reliability_seed, program_fail_ppb;
+	uint32_t factory_bad_ppm; /* blocks bad from the factory (nand_config.factory_bad_ppm) */
 };
 
 enum blox_ftl_param {

@@ -143,6 +143,7 @@ struct fx *fx_new(const struct fx_geo *g, const struct ftl_config *cfg, bool fil
 	x->nc.geo.pages_per_block = g->pages;
 	if (g->rel)
 		x->nc.rel = *g->rel;
+	x->nc.factory_bad_ppm = g->factory_bad_ppm;
 	if (cfg)
 		x->cfg = *cfg;
 	else

@@ -36,6 +36,7 @@
 struct fx_geo {
 	uint32_t channels, dies_per_channel, planes, blocks, pages;
 	const struct nand_reliability *rel; /* NULL: flash that never fails */
+	uint32_t factory_bad_ppm; /* nand_config.factory_bad_ppm (seeded by rel's seed) */
 };
 
 struct fx {

@@ -124,5 +124,7 @@ void test_mig_crash_points(void **state);
 void test_mig_crash_cycles(void **state);
 void test_mig_crash_cancel(void **state);
 void test_mig_crash_lagging_caller(void **state);
+/* mig_remap.c */
+void test_mig_remap(void **state);
 
 #endif

@@ -38,6 +38,7 @@ int main(void)
 		FX_TEST(test_mig_crash_cycles),
 		FX_TEST(test_mig_crash_cancel),
 		FX_TEST(test_mig_crash_lagging_caller),
+		FX_TEST(test_mig_remap),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
