@@ -230,6 +230,7 @@ static void slot_revive(struct ftl *f, uint32_t slot)
 	f->slot_dead[slot] = false;
 	f->ndead--;
 	f->slot_back[slot] = ++f->revivals;
+	ftl_remap_slot_reset(f, slot); /* a new die: no spare of ours on it */
 	live = (uint64_t)f->units_per_sb * (f->ndies - f->ndead) / f->ndies;
 	f->units_live = (uint32_t)live;
 	/* Free superblocks: the new die's blocks in them are erased (it came so). */

@@ -772,6 +772,11 @@ int ftl_remap_ckpt(struct ftl *f);
  * slot's data), or, @to < 0, cleared on @from (the die the slot left).
  */
 void ftl_remap_mig_tags(struct ftl *f, uint32_t from, int64_t to);
+/*
+ * Slot @slot's die came back replaced: none of its blocks stands in for
+ * another (the new die holds no marks), its donors' blocks there are free.
+ */
+void ftl_remap_slot_reset(struct ftl *f, uint32_t slot);
 /* Blocks of the spare pool used: retired superblocks' but the donors' unused good ones. */
 uint64_t ftl_remap_spare_used(const struct ftl *f);
 

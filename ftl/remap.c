@@ -246,3 +246,15 @@ void ftl_remap_mig_tags(struct ftl *f, uint32_t from, int64_t to)
 	if (changed && st->ops->sync(st))
 		ftl_set_fatal(f, -EIO);
 }
+
+void ftl_remap_slot_reset(struct ftl *f, uint32_t slot)
+{
+	for (uint32_t sb = 0; sb < f->nr_sb; sb++)
+		for (uint32_t p = 0; p < f->planes; p++) {
+			size_t i = (size_t)sb * f->stripe + p * f->ndies + slot;
+
+			f->st.remapped_blocks -= f->remap[i] != 0;
+			f->remap[i] = 0;
+			f->given[i] = 0;
+		}
+}
