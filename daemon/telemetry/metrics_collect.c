@@ -472,6 +472,16 @@ static const struct ftl_family {
 	{ "bloxd_ftl_offline_units_lost", MX_COUNTER,
 	  "Units that were on dies gone offline (lost)",
 	  offsetof(struct ftl_stats, offline_units) },
+	{ "bloxd_ftl_remapped_blocks", MX_GAUGE,
+	  "Bad blocks standing in a spare block of their plane",
+	  offsetof(struct ftl_stats, remapped_blocks) },
+	{ "bloxd_ftl_factory_bad_blocks", MX_GAUGE, "The namespace's blocks bad from the factory",
+	  offsetof(struct ftl_stats, factory_bad_blocks) },
+	{ "bloxd_ftl_spare_blocks", MX_GAUGE, "Blocks of the spare pool",
+	  offsetof(struct ftl_stats, spare_blocks) },
+	{ "bloxd_ftl_spare_blocks_used", MX_GAUGE,
+	  "Blocks of the spare pool used (spares in use, retired superblocks)",
+	  offsetof(struct ftl_stats, spare_blocks_used) },
 };
 
 static void ftl_families_all(struct mx_scrape *s)

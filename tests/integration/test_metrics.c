@@ -228,6 +228,8 @@ static void test_formats(void **state)
 		assert_int_equal(val(&d, "bloxd_ftl_retired_superblocks", NS(3)), 0);
 		assert_int_equal(val(&d, "bloxd_ftl_program_failures_total", NS(3)), 0);
 		assert_int_equal(val(&d, "bloxd_ftl_offline_units_lost_total", NS(3)), 0);
+		assert_int_equal(val(&d, "bloxd_ftl_remapped_blocks", NS(3)), 0);
+		assert_int_equal(val(&d, "bloxd_ftl_factory_bad_blocks", NS(3)), 0);
 		assert_int_equal(val(&d, "bloxd_nand_grown_bad_blocks_total", "device=\"ssd\""), 0);
 		assert_int_equal(val(&d, "bloxd_nand_read_retries_total", NS(2) ",count=\"steps\""), 0);
 		/* NAND: the own device by the namespace, the registered one by name. */
