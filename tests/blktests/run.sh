@@ -66,7 +66,7 @@ fi
 # The GNU and util-linux tools check and the tests call, beside busybox.
 bins=""
 for b in gawk awk getopt diff losetup column udevadm blockdev sort find cut timeout \
-	realpath nproc mktemp dd truncate zgrep gzip sed grep findmnt uuidgen mkfs.xfs xfs_io stat; do
+	realpath nproc mktemp dd truncate df zgrep gzip sed grep findmnt uuidgen mkfs.xfs xfs_io stat; do
 	if p=$(command -v "$b"); then
 		bins+=" $p"
 	else
