@@ -25,9 +25,10 @@ BUILD_PKGS=(build-essential cmake pkg-config libevent-dev libssl-dev
 # (promtool, Debian package prometheus, is ~96 MB: not here). dbus,
 # avahi-daemon, avahi-utils: integration_mdns runs its own bus and
 # avahi-daemon in a network namespace of its own (nothing is announced on
-# the machine's network).
+# the machine's network). gawk, udev, xfsprogs: blktests' nvme group in the
+# initiator VM (interop_blktests, tests/blktests/run.sh copies them in).
 TEST_PKGS=(iproute2 procps openssl systemd podman runc debootstrap python3-prometheus-client btrfs-progs
-	dbus avahi-daemon avahi-utils)
+	dbus avahi-daemon avahi-utils gawk udev xfsprogs)
 # The fuzz targets (tests/fuzz): clang with its libFuzzer, ASan and UBSan
 # runtimes (libclang-rt-14-dev is only a recommendation of clang-14).
 FUZZ_CC=clang-14
