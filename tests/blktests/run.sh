@@ -8,7 +8,7 @@
 # blktests: BLOX_BLKTESTS_DIR (a blktests source tree), else extracted
 # (git archive HEAD) from the bare repository BLOX_BLKTESTS_GIT, by default
 # .mirror/osandov+blktests/repo beside the repository's folder; neither
-# there: exit 77 (ctest SKIP), or 1 with BLOX_INTEROP_REQUIRE=1 / CI.
+# there: exit 77 (ctest SKIP), or 1 with BLOX_INTEROP_REQUIRE=1 (not with CI=true: blktests is in no Debian archive).
 # docs/cluster.md says how to get it.
 #
 # Starts bloxd on the host's 127.0.0.1 (no subsystem; an NVMe/TCP listener
@@ -56,7 +56,9 @@ elif [[ -z $src && -d $git_dir ]] &&
 	say "blktests $(git --git-dir="$git_dir" rev-parse --short HEAD) from $git_dir"
 else
 	rm -rf "$work"
-	case ${BLOX_INTEROP_REQUIRE:-${CI:-}} in
+	# Not CI=true: blktests is in no Debian archive, so setup.sh cannot
+	# install it and a fresh machine may well be without it.
+	case ${BLOX_INTEROP_REQUIRE:-} in
 	1 | true | yes) say "FAIL: blktests not found (BLOX_BLKTESTS_DIR or $git_dir)"; exit 1 ;;
 	esac
 	say "SKIP: blktests not found (BLOX_BLKTESTS_DIR or a git repository at $git_dir; docs/cluster.md)"
