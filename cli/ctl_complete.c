@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TOK_MAX 128 /* tokens of one usage text */
+#define TOK_MAX 256 /* tokens of one usage text (ns create has about 140) */
 
 struct utok {
 	char text[64]; /* without brackets and trailing punctuation */
