@@ -276,12 +276,7 @@ static uint16_t exec_write(struct nvmf_req *req)
 	return NVMF_REQ_ASYNC;
 }
 
-/* ---- the other commands: a latency fault holds their completion too ---- */
-
-static void other_complete(struct nvmf_req *req, uint16_t st)
-{
-	nvmf_req_complete_late(req, st);
-}
+/* ---- the other commands: their answers wait out a latency fault too ---- */
 
 /* ---- Compare ---- */
 
@@ -292,7 +287,7 @@ static void compare_done(struct blox_io *io)
 
 	if (!st && memcmp(req->buf, req->scratch, req->transfer_len))
 		st = NVMF_SC_MEDIA(NVME_SC_COMPARE_FAILED) | NVME_SC_DNR;
-	other_complete(req, st);
+	nvmf_req_complete_late(req, st);
 }
 
 static uint16_t exec_compare(struct nvmf_req *req)
@@ -309,7 +304,7 @@ static void simple_done(struct blox_io *io)
 {
 	struct nvmf_req *req = io_done(io);
 
-	other_complete(req, errno_to_status(req, io->status));
+	nvmf_req_complete_late(req, errno_to_status(req, io->status));
 }
 
 static uint16_t exec_write_zeroes(struct nvmf_req *req)
@@ -329,7 +324,7 @@ static void flush_done(struct blox_io *io)
 	struct nvmf_req *req = io_done(io);
 
 	if (io->status || req->cmd.nsid != 0xffffffff) {
-		other_complete(req, errno_to_status(req, io->status));
+		nvmf_req_complete_late(req, errno_to_status(req, io->status));
 		return;
 	}
 	req->next = req->ns->nsid + 1;
@@ -345,7 +340,7 @@ static void flush_next(struct nvmf_req *req)
 		if (ns->nsid >= req->next)
 			break;
 	if (!ns) {
-		other_complete(req, 0);
+		nvmf_req_complete_late(req, 0);
 		return;
 	}
 	/* A namespace this path or a reservation keeps from the host fails the whole flush. */
@@ -353,7 +348,7 @@ static void flush_next(struct nvmf_req *req)
 	if (!st)
 		st = nvmf_resv_io_check(req, ns);
 	if (st) {
-		other_complete(req, st);
+		nvmf_req_complete_late(req, st);
 		return;
 	}
 	if (req->ns)
@@ -389,7 +384,7 @@ static void dsm_done(struct blox_io *io)
 	if (io->status) {
 		/* The range that failed, for the error log. */
 		req->error_lba = io->offset >> req->ns->lba_shift;
-		other_complete(req, errno_to_status(req, io->status));
+		nvmf_req_complete_late(req, errno_to_status(req, io->status));
 		return;
 	}
 	dsm_next(req);
@@ -403,7 +398,7 @@ static void dsm_next(struct nvmf_req *req)
 	while (req->next < nr && r[req->next].nlb == 0)
 		req->next++;
 	if (req->next == nr) {
-		other_complete(req, 0);
+		nvmf_req_complete_late(req, 0);
 		return;
 	}
 	r += req->next++;

@@ -2,6 +2,7 @@
 /* What integration_fdp and integration_fdp_events share; see fdp_common.h. */
 #include "fdp_common.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 struct ini_ctrl *fdp_ctrl_up(struct fx_env *fx, const char *subnqn)
@@ -25,6 +26,21 @@ void fdp_fill(uint8_t *buf, uint64_t lba, uint32_t n, uint64_t salt)
 
 		memcpy(buf + i, &v, 8);
 	}
+}
+
+void fdp_write_pid(struct ini_queue *q, uint64_t lba, uint64_t n, uint16_t pid, uint64_t salt)
+{
+	uint8_t *buf = malloc(FDP_CHUNK * LBA);
+
+	assert_non_null(buf);
+	for (uint64_t done = 0; done < n;) {
+		uint32_t k = (uint32_t)(n - done < FDP_CHUNK ? n - done : FDP_CHUNK);
+
+		fdp_fill(buf, lba + done, k, salt);
+		assert_int_equal(ini_write_dir(q, 1, lba + done, k, buf, k * LBA, 2, pid), 0);
+		done += k;
+	}
+	free(buf);
 }
 
 void fdp_ruh_status(struct ini_queue *q, uint32_t nruh, uint64_t *ruamw)

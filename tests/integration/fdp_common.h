@@ -24,6 +24,13 @@ void fdp_ctrl_down(struct ini_ctrl *c);
 void fdp_fill(uint8_t *buf, uint64_t lba, uint32_t n, uint64_t salt);
 
 /* The Reclaim Unit Available Media Writes of each of namespace 1's @nruh handles, in blocks. */
+/*
+ * @n blocks of namespace 1 from @lba with placement identifier @pid, in
+ * writes of FDP_CHUNK blocks, their data fdp_fill()'s with @salt.
+ */
+#define FDP_CHUNK 64u
+void fdp_write_pid(struct ini_queue *q, uint64_t lba, uint64_t n, uint16_t pid, uint64_t salt);
+
 void fdp_ruh_status(struct ini_queue *q, uint32_t nruh, uint64_t *ruamw);
 
 /* The cmocka group of a program @who whose struct (fx_env first) is @type. */

@@ -26,7 +26,7 @@
 
 #define SUBNQN "nqn.2026-12.io.blox:fdp-ev-ftl"
 #define NRUH 2u
-#define CHUNK 64u /* blocks per write */
+#define CHUNK FDP_CHUNK /* blocks per write (fdp_write_pid) */
 #define REGION 3072u /* blocks of each handle: handle h writes [h * REGION, (h + 1) * REGION) */
 #define EV_RUTLE 0x01
 #define EV_REALLOC 0x80
@@ -88,17 +88,7 @@ static uint32_t wait_event(struct env *e, struct ini_queue *a, bool host, uint8_
 
 static void write_pid(struct ini_queue *q, uint64_t lba, uint64_t n, uint16_t pid)
 {
-	uint8_t *buf = malloc(CHUNK * LBA);
-
-	assert_non_null(buf);
-	for (uint64_t done = 0; done < n;) {
-		uint32_t k = (uint32_t)(n - done < CHUNK ? n - done : CHUNK);
-
-		fdp_fill(buf, lba + done, k, FILL_SALT);
-		assert_int_equal(ini_write_dir(q, 1, lba + done, k, buf, k * LBA, 2, pid), 0);
-		done += k;
-	}
-	free(buf);
+	fdp_write_pid(q, lba, n, pid, FILL_SALT);
 }
 
 static void check(struct ini_queue *q, uint64_t lba, uint32_t n)

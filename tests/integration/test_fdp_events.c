@@ -23,7 +23,7 @@
 
 #define SUBNQN "nqn.2026-12.io.blox:fdp-events"
 #define NRUH 4u
-#define CHUNK 64u /* blocks per write */
+#define CHUNK FDP_CHUNK /* blocks per write (fdp_write_pid) */
 #define SC_GENERIC(x) (0x4000 | (x)) /* DNR, generic */
 #define EV_MODIFY 0x81
 #define EV_RUNFW 0x00
@@ -83,20 +83,10 @@ static const struct nvme_fdp_events_log *events(struct env *e, struct ini_queue 
 	return (const void *)log;
 }
 
-/* @n blocks from @lba with placement identifier @pid, in CHUNK-block writes. */
+/* @n blocks from @lba with placement identifier @pid, this program's data. */
 static void write_pid(struct ini_queue *q, uint64_t lba, uint64_t n, uint16_t pid)
 {
-	uint8_t *buf = malloc(CHUNK * LBA);
-
-	assert_non_null(buf);
-	for (uint64_t done = 0; done < n;) {
-		uint32_t k = (uint32_t)(n - done < CHUNK ? n - done : CHUNK);
-
-		fdp_fill(buf, lba + done, k, FILL_SALT);
-		assert_int_equal(ini_write_dir(q, 1, lba + done, k, buf, k * LBA, 2, pid), 0);
-		done += k;
-	}
-	free(buf);
+	fdp_write_pid(q, lba, n, pid, FILL_SALT);
 }
 
 static void check(struct ini_queue *q, uint64_t lba, uint32_t n)

@@ -497,6 +497,21 @@ static void test_fdp_update_crash(void **state)
 	fx_free(x);
 }
 
+/* Two persistently isolated handles whose reclaim units close after @limit ns open. */
+static struct fx *fx_ru_limit(uint64_t limit)
+{
+	struct ftl_config cfg;
+	struct fx_geo g;
+
+	fx_cfg_default(&cfg);
+	cfg.nr_ruh = 2;
+	cfg.ruh_persistent = true;
+	cfg.ru_time_limit_ns = limit;
+	fx_geo_small(&g);
+	g.blocks = 32;
+	return fx_new(&g, &cfg, true);
+}
+
 /*
  * 9. The reclaim unit time limit: a handle's reclaim unit written to and
  * left open is closed at the limit (not a nanosecond before), its page
@@ -508,20 +523,12 @@ static void test_fdp_time_limit(void **state)
 	const uint64_t limit = 2000000000ull; /* 2 s of the virtual clock */
 	struct fdp_track t = { 0 };
 	struct ftl_fdp_stats fs;
-	struct ftl_config cfg;
-	struct fx_geo g;
 	uint64_t opened, padded;
 	struct fx *x;
 	int32_t sb;
 
 	(void)state;
-	fx_cfg_default(&cfg);
-	cfg.nr_ruh = 2;
-	cfg.ruh_persistent = true;
-	cfg.ru_time_limit_ns = limit;
-	fx_geo_small(&g);
-	g.blocks = 32;
-	x = fx_new(&g, &cfg, true);
+	x = fx_ru_limit(limit);
 	assert_int_equal(ftl_fdp_deadline(x->f), UINT64_MAX); /* nothing written */
 	fdp_write(x, &t, x->cap - 40, 10); /* handle 1 */
 	sb = x->f->streams[ST_RUH0 + 1].sb;
@@ -654,18 +661,10 @@ static void test_fdp_events_kept(void **state)
 	static uint8_t log[FTL_FDP_LOG_BYTES + 1], back[FTL_FDP_LOG_BYTES];
 	struct fdp_track t = { 0 };
 	struct ftl_fdp_stats fs, fs2;
-	struct ftl_config cfg;
-	struct fx_geo g;
 	struct fx *x;
 
 	(void)state;
-	fx_cfg_default(&cfg);
-	cfg.nr_ruh = 2;
-	cfg.ruh_persistent = true;
-	cfg.ru_time_limit_ns = limit;
-	fx_geo_small(&g);
-	g.blocks = 32;
-	x = fx_new(&g, &cfg, true);
+	x = fx_ru_limit(limit);
 	assert_int_equal(ftl_fdp_log_get(x->f, back, sizeof(back)), 0); /* none yet */
 	for (uint32_t i = 0; i < sizeof(log); i++)
 		log[i] = (uint8_t)(i * 7 + 1);
