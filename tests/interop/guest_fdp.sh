@@ -25,8 +25,17 @@ ctrl=
 for c in /sys/class/nvme/nvme*; do
 	[[ $(cat "$c/subsysnqn") == "$NQN" ]] && ctrl=/dev/$(basename "$c")
 done
-ns=${ctrl}n1
-[[ -c $ctrl && -b $ns ]] || fail "no controller or namespace for $NQN"
+# The block device of namespace $1: the kernel numbers them in the order
+# it finds them (6.12 scans namespaces in parallel), not by NSID.
+ns_dev() {
+	local d
+	for d in "$ctrl"n*; do
+		[[ -b $d ]] && nvme get-ns-id "$d" | grep -q ":$1\$" && { echo "$d"; return; }
+	done
+}
+[[ -c $ctrl ]] || fail "no controller for $NQN"
+ns=$(ns_dev 1)
+[[ -b $ns ]] || fail "no block device of namespace 1 of $NQN"
 ctratt=$(nvme id-ctrl "$ctrl" | awk '/^ctratt/ {print $3}')
 (( (ctratt & 0x80000) != 0 )) || fail "id-ctrl ctratt $ctratt lacks FDPS (0x80000)"
 ok "id-ctrl ctratt $ctratt: Flexible Data Placement supported"
@@ -105,9 +114,8 @@ cmp w3 r3b || fail "data written after the fill differs"
 ok "fdp events: Implicitly Modified Reclaim Unit Handle ($runs-byte reclaim unit of handle 3 filled)"
 
 # Namespace 2: a reclaim unit left open past its 2 s time limit (01h).
-ns2=${ctrl}n2
-[[ -b $ns2 ]] || fail "no second namespace $ns2"
-nvme get-ns-id "$ns2" | grep -q ':2$' || fail "$ns2 is not namespace 2"
+ns2=$(ns_dev 2)
+[[ -b $ns2 ]] || fail "no block device of namespace 2"
 eg2=$(nvme id-ns "$ns2" | awk '/^endgid/ {print $3}')
 [[ -n $eg2 && $eg2 != 0 && $eg2 != "$eg" ]] || fail "id-ns endgid of namespace 2 '$eg2'"
 nvme fdp configs "$ctrl" -e "$eg2" -o json | tr -d ' \n' | grep -q '"erutl":2' ||
