@@ -35,7 +35,7 @@ static void print_fault(const Blox__Admin__Fault *f)
 		snprintf(rate, sizeof(rate), ", probability %g (seed %llu)", s->probability,
 			 (unsigned long long)s->seed);
 	if (!strcmp(s->kind, "latency")) {
-		char d[96];
+		char d[96], what[600];
 
 		if (!strcmp(s->dist, "uniform"))
 			snprintf(d, sizeof(d), "uniform %llu-%llu us", (unsigned long long)s->delay_us,
@@ -45,14 +45,22 @@ static void print_fault(const Blox__Admin__Fault *f)
 				 s->delay_max_us ? " (capped)" : "");
 		else
 			snprintf(d, sizeof(d), "%llu us", (unsigned long long)s->delay_us);
-		printf("fault %u: latency, %s of namespace %u of %s: +%s%s%s%s: seen %llu, fired "
+		if (!strcmp(s->ops, "admin"))
+			snprintf(what, sizeof(what), "admin commands of %s on %s",
+				 s->host_nqn[0] ? s->host_nqn : "every host", s->nqn);
+		else
+			snprintf(what, sizeof(what), "%s of namespace %u of %s",
+				 !strcmp(s->ops, "both")	  ? "reads and writes"
+				 : !strcmp(s->ops, "flush")	  ? "flushes"
+				 : !strcmp(s->ops, "write-zeroes") ? "Write Zeroes"
+				 : !strcmp(s->ops, "dsm")	  ? "Dataset Management"
+				 : !strcmp(s->ops, "compare")	  ? "Compares"
+				 : !strcmp(s->ops, "all")	  ? "every I/O command"
+								  : s->ops,
+				 s->nsid, s->nqn);
+		printf("fault %u: latency, %s: +%s%s%s%s: seen %llu, fired "
 		       "%llu, held now %llu%s\n",
-		       f->id,
-		       !strcmp(s->ops, "both")	? "reads and writes"
-		       : !strcmp(s->ops, "flush") ? "flushes"
-		       : !strcmp(s->ops, "all")	? "every I/O command"
-						: s->ops,
-		       s->nsid, s->nqn, d,
+		       f->id, what, d,
 		       rate, when, s->persist ? ", kept" : "", (unsigned long long)f->seen,
 		       (unsigned long long)f->fired, (unsigned long long)f->held,
 		       f->spent ? " (spent)" : "");
@@ -74,6 +82,9 @@ static void print_fault(const Blox__Admin__Fault *f)
 
 		if (s->listener[0])
 			snprintf(what, sizeof(what), "listener %s refuses connections", s->listener);
+		else if (s->qid)
+			snprintf(what, sizeof(what), "I/O queue %u of %s on %s", s->qid,
+				 s->host_nqn[0] ? s->host_nqn : "every host", s->nqn);
 		else
 			snprintf(what, sizeof(what), "%s of %s on %s",
 				 s->kind[0] == 'q' ? "I/O queues" : "keep-alives",
@@ -149,7 +160,7 @@ static int parse_probability(const char *v, double *out)
 static int fault_inject(struct ctl *c, int argc, char **argv)
 {
 	Blox__Admin__FaultSpec r = BLOX__ADMIN__FAULT_SPEC__INIT;
-	uint64_t min_qd = 0, die = 0, sbs = 0, delay = 0, min_us = 0, max_us = 0, mean = 0;
+	uint64_t min_qd = 0, die = 0, sbs = 0, delay = 0, min_us = 0, max_us = 0, mean = 0, qid = 0;
 	const struct {
 		const char *opt;
 		uint64_t *v;
@@ -168,6 +179,7 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 		{ "--min-us", &min_us, UINT64_MAX },
 		{ "--max-us", &max_us, UINT64_MAX },
 		{ "--mean-us", &mean, UINT64_MAX },
+		{ "--qid", &qid, UINT16_MAX },
 	};
 	const char *dist = NULL;
 	char *pos[3];
@@ -278,7 +290,17 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 	} else if (dist || delay || min_us || max_us || mean) {
 		return ctl_usage_err("fault inject: --dist and --*-us are latency's");
 	}
-	if (npos >= 1 && (!strcmp(pos[0], "host-drop") || !strcmp(pos[0], "queue-stall") ||
+	if (ctl_has_flag(argc, argv, "--qid") && !qid)
+		return ctl_usage_err("fault inject: --qid 0: I/O queues are 1 and up (0 is the "
+				     "admin queue: latency --op admin)");
+	if (qid && (npos < 1 || strcmp(pos[0], "queue-stall")))
+		return ctl_usage_err("fault inject: --qid is queue-stall's");
+	r.qid = (uint32_t)qid;
+	if (npos >= 1 && !strcmp(pos[0], "latency") && r.ops[0] && !strcmp(r.ops, "admin")) {
+		if (npos != 2)
+			return ctl_usage_err("fault inject: latency NQN --op admin [--host HOSTNQN] "
+					     "(the admin queue: no NSID)");
+	} else if (npos >= 1 && (!strcmp(pos[0], "host-drop") || !strcmp(pos[0], "queue-stall") ||
 			  !strcmp(pos[0], "ka-ignore"))) {
 		if (npos != 2)
 			return ctl_usage_err("fault inject: %s NQN %s", pos[0],
@@ -286,7 +308,8 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 		if (!strcmp(pos[0], "host-drop") && !r.host_nqn[0])
 			return ctl_usage_err("fault inject: host-drop NQN --host HOSTNQN");
 		if (!strcmp(pos[0], "queue-stall") && !r.duration_ms)
-			return ctl_usage_err("fault inject: queue-stall NQN [--host HOSTNQN] --ms N");
+			return ctl_usage_err("fault inject: queue-stall NQN [--host HOSTNQN] [--qid N] "
+					     "--ms N");
 	} else if (npos != 3) {
 		return ctl_usage_err("fault inject: KIND NQN NSID are required");
 	}
@@ -402,11 +425,13 @@ static const struct ctl_cmd fault_cmds[] = {
 	  fault_power_cut },
 	{ "inject",
 	  "read-unc|write-fail NQN NSID [--lba N] [--nlb N]\n"
-	  "| latency NQN NSID [--op read|write|rw|flush|all] --delay-us N\n"
+	  "| latency NQN NSID [--op read|write|rw|flush|write-zeroes|dsm|compare|all] "
+	  "--delay-us N\n"
+	  "  | latency NQN --op admin [--host HOSTNQN] --delay-us N\n"
 	  "  | --dist uniform --min-us A --max-us B | --dist exp --mean-us M [--max-us CAP]\n"
 	  "| gc-storm NQN NSID [--superblocks N | --ms N]\n"
 	  "| host-drop NQN --host HOSTNQN\n"
-	  "| queue-stall NQN [--host HOSTNQN] --ms N | ka-ignore NQN [--host HOSTNQN]\n"
+	  "| queue-stall NQN [--host HOSTNQN] [--qid N] --ms N | ka-ignore NQN [--host HOSTNQN]\n"
 	  "| listener-stop ADDR:PORT [--ms N]\n"
 	  "| erase-fail|program-fail|die-fail|die-offline --device NAME --die N\n"
 	  "  (or NQN NSID --die N: a namespace's own device)\n"

@@ -140,9 +140,15 @@ static int complete_args(const struct ctl_cmd *cmd, char **argv, int cur)
 		const struct utok *o = find_opt(t, n, argv[cur - 1]);
 
 		if (o && !o->flag) {
-			/* The option's value: its choices if the usage lists them. */
-			if (o + 1 < t + n && !o[1].option && strchr(o[1].text, '|'))
-				print_choices(o[1].text);
+			/*
+			 * The option's value: the choices the usage lists, at each
+			 * place it shows the option ("--op read|write ... | --op
+			 * admin"); placeholders (N, NAME) are not offered.
+			 */
+			for (; o < t + n; o++)
+				if (o->option && !strcmp(o->text, argv[cur - 1]) && o + 1 < t + n &&
+				    !o[1].option)
+					print_choices(o[1].text);
 			free(t);
 			return 0;
 		}

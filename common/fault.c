@@ -70,6 +70,14 @@ static const unsigned kind_target[BLOX_FAULT_KINDS] = {
 	[BLOX_FAULT_DIE_OFFLINE] = T_DIE,
 };
 
+/* What @s's target is made of: its kind's, but a latency of the admin queue targets controllers. */
+static unsigned target_of(const struct blox_fault_spec *s)
+{
+	if (s->kind == BLOX_FAULT_DELAY && s->ops == BLOX_FAULT_OP_ADMIN)
+		return T_SUBSYS | T_OPS;
+	return kind_target[s->kind];
+}
+
 const char *blox_fault_kind_name(enum blox_fault_kind k)
 {
 	return (unsigned)k < BLOX_FAULT_KINDS ? kind_names[k] : NULL;
@@ -138,7 +146,7 @@ int blox_fault_spec_check(const struct blox_fault_spec *s, char *err, size_t err
 
 	if ((unsigned)s->kind >= BLOX_FAULT_KINDS)
 		return fail(err, errlen, "unknown fault kind");
-	t = kind_target[s->kind];
+	t = target_of(s);
 	if (!(s->probability > 0 && s->probability <= 1)) /* NaN fails too */
 		return fail(err, errlen, "probability: must be above 0 and at most 1");
 	if ((t & T_NS) && (!named(s->subsys) || !s->nsid || s->nsid == UINT32_MAX))
@@ -157,8 +165,12 @@ int blox_fault_spec_check(const struct blox_fault_spec *s, char *err, size_t err
 		return fail(err, errlen, "a stall needs a duration");
 	if (s->duration_ns > BLOX_FAULT_DURATION_MAX_NS)
 		return fail(err, errlen, "a duration of at most 24 hours");
-	if (s->ops & ~(unsigned)BLOX_FAULT_OP_ALL)
-		return fail(err, errlen, "ops: read, write, flush, the others or all");
+	if (s->ops & ~(unsigned)(BLOX_FAULT_OP_ALL | BLOX_FAULT_OP_ADMIN))
+		return fail(err, errlen, "ops: read, write, flush, the others, all or admin");
+	if ((s->ops & BLOX_FAULT_OP_ADMIN) && s->ops != BLOX_FAULT_OP_ADMIN)
+		return fail(err, errlen, "ops: admin alone (the admin queue is not a namespace's)");
+	if ((s->ops & BLOX_FAULT_OP_ADMIN) && s->nsid)
+		return fail(err, errlen, "ops: admin targets a subsystem's controllers, no namespace");
 	if (s->kind == BLOX_FAULT_DELAY) {
 		if ((unsigned)s->dist > BLOX_FAULT_DIST_EXPONENTIAL)
 			return fail(err, errlen, "unknown delay distribution");
@@ -351,7 +363,7 @@ static bool name_matches(const char *want, const char *have)
 
 static bool target_matches(const struct blox_fault_spec *s, const struct blox_fault_site *x)
 {
-	unsigned t = kind_target[s->kind];
+	unsigned t = target_of(s);
 
 	if ((t & (T_NS | T_QUEUE | T_HOST | T_SUBSYS)) && !name_matches(s->subsys, x->subsys))
 		return false;

@@ -54,13 +54,27 @@ enum blox_fault_kind {
 	BLOX_FAULT_KINDS
 };
 
-/* Which commands a namespace fault hits (a mask). */
+/*
+ * Which commands a latency fault hits (a mask). A site of Write Zeroes,
+ * Dataset Management or Compare gives OTHER with its own bit, so that a
+ * fault of the others (OTHER, as "all" was kept before the three had bits
+ * of their own) and one of that command alone both match it.
+ */
 enum {
 	BLOX_FAULT_OP_READ = 1u << 0,
 	BLOX_FAULT_OP_WRITE = 1u << 1,
 	BLOX_FAULT_OP_FLUSH = 1u << 2,
-	BLOX_FAULT_OP_OTHER = 1u << 3, /* Write Zeroes, Dataset Management, Compare */
-	BLOX_FAULT_OP_ALL = (1u << 4) - 1, /* every I/O command */
+	BLOX_FAULT_OP_OTHER = 1u << 3, /* every I/O command but Read, Write and Flush */
+	BLOX_FAULT_OP_WRITE_ZEROES = 1u << 4,
+	BLOX_FAULT_OP_DSM = 1u << 5, /* Dataset Management */
+	BLOX_FAULT_OP_COMPARE = 1u << 6,
+	BLOX_FAULT_OP_ALL = (1u << 7) - 1, /* every I/O command */
+	/*
+	 * The admin queue's commands (not Fabrics commands, not Asynchronous
+	 * Event Request); alone: a fault of it targets a subsystem's
+	 * controllers (a host's, or every host's), not a namespace.
+	 */
+	BLOX_FAULT_OP_ADMIN = 1u << 7,
 };
 
 /* How a delay is drawn. */
@@ -88,7 +102,11 @@ struct blox_fault_spec {
 	uint64_t lba, nlb; /* the range: [lba, lba + nlb) */
 	uint32_t die;
 	uint32_t qid; /* QUEUE_STALL: the I/O queue (0: every one) */
-	unsigned ops; /* BLOX_FAULT_OP_* (DELAY): 0 means reads and writes */
+	/*
+	 * BLOX_FAULT_OP_* (DELAY): 0 means reads and writes; BLOX_FAULT_OP_ADMIN
+	 * alone: nsid 0, @host optional ("": every host).
+	 */
+	unsigned ops;
 	enum blox_fault_dist dist;
 	uint64_t delay_ns, delay_max_ns;
 	uint64_t duration_ns; /* QUEUE_STALL, LISTENER_STOP, GC_STORM (0: until cleared) */

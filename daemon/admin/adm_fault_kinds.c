@@ -79,10 +79,19 @@ static int latency(const Blox__Admin__FaultSpec *in, struct blox_fault_spec *s, 
 		s->ops = BLOX_FAULT_OP_WRITE;
 	else if (!strcmp(in->ops, "flush"))
 		s->ops = BLOX_FAULT_OP_FLUSH;
+	else if (!strcmp(in->ops, "write-zeroes"))
+		s->ops = BLOX_FAULT_OP_WRITE_ZEROES;
+	else if (!strcmp(in->ops, "dsm"))
+		s->ops = BLOX_FAULT_OP_DSM;
+	else if (!strcmp(in->ops, "compare"))
+		s->ops = BLOX_FAULT_OP_COMPARE;
 	else if (!strcmp(in->ops, "all"))
 		s->ops = BLOX_FAULT_OP_ALL;
+	else if (!strcmp(in->ops, "admin"))
+		s->ops = BLOX_FAULT_OP_ADMIN;
 	else
-		BAD("latency: op '%s': read, write, rw, flush or all", in->ops);
+		BAD("latency: op '%s': read, write, rw, flush, write-zeroes, dsm, compare, all or "
+		    "admin", in->ops);
 	if (d < 0)
 		BAD("latency: distribution '%s': fixed, uniform or exponential", in->dist);
 	s->dist = (enum blox_fault_dist)d;
@@ -226,6 +235,19 @@ int adm_fault_spec(struct blox_admin *a, const Blox__Admin__FaultSpec *in,
 	if (k == BLOX_FAULT_QUEUE_STALL || k == BLOX_FAULT_KEEPALIVE_DROP) {
 		if (k == BLOX_FAULT_QUEUE_STALL && !in->duration_ms)
 			BAD("queue-stall: how long is needed (--ms N)");
+		if (k == BLOX_FAULT_QUEUE_STALL && in->qid > a->tgt->lim.max_io_queues)
+			BAD("queue-stall: --qid %u: a controller has I/O queues 1 to %u", in->qid,
+			    a->tgt->lim.max_io_queues);
+		s->qid = k == BLOX_FAULT_QUEUE_STALL ? in->qid : 0;
+		return checked(s, err, errlen);
+	}
+	if (k == BLOX_FAULT_DELAY && !strcmp(in->ops, "admin")) {
+		/* The admin queue: the subsystem's controllers (the host's, or every host's). */
+		if (in->nsid)
+			BAD("latency --op admin: the admin queue is a controller's: no NSID (NQN "
+			    "[--host HOSTNQN])");
+		if ((st = latency(in, s, err, errlen)))
+			return st;
 		return checked(s, err, errlen);
 	}
 	ns = in->nsid ? nvmf_ns_find(sub, in->nsid) : NULL;
@@ -234,6 +256,8 @@ int adm_fault_spec(struct blox_admin *a, const Blox__Admin__FaultSpec *in,
 		       ADM_S_NOT_FOUND;
 	s->nsid = ns->nsid;
 	s->host[0] = 0;
+	if (in->qid)
+		BAD("%s: no --qid (queue-stall)", in->kind);
 	if (k == BLOX_FAULT_DELAY) {
 		if ((st = latency(in, s, err, errlen)))
 			return st;

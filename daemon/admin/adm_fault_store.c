@@ -8,8 +8,10 @@
  *     "device": "", "die": 0, "lba": 100, "nlb": 8, "count": 0,
  *     "probability": 1, "seed": 0, "after": 0, "min_qd": 0}]}
  *
- * with "host", "listener", "ops", "dist", "delay_ns", "delay_max_ns" and
- * "duration_ns" for the kinds that have them. How often a fault was seen
+ * with "host", "listener", "ops", "dist", "delay_ns", "delay_max_ns",
+ * "qid" and "duration_ns" for the kinds that have them ("ops" is the mask
+ * of BLOX_FAULT_OP_*; 15, "all" before Write Zeroes, Dataset Management
+ * and Compare had bits of their own, still matches every I/O command). How often a fault was seen
  * and fired starts again at zero; one with a duration (a listener's stop,
  * a stall) starts it again from the start. A file that
  * cannot be read, or an entry that is not a fault, is said in the log and
@@ -65,6 +67,7 @@ static json_object *fault_json(const struct blox_fault *f)
 			json_object_new_uint64(*(const uint64_t *)((const char *)s + u64_fields[i].off)));
 	json_object_object_add(o, "probability", json_object_new_double(s->probability));
 	json_object_object_add(o, "min_qd", json_object_new_int64(s->min_qd));
+	json_object_object_add(o, "qid", json_object_new_int64(s->qid));
 	json_object_object_add(o, "host", json_object_new_string(s->host));
 	json_object_object_add(o, "listener", json_object_new_string(s->listener));
 	json_object_object_add(o, "ops", json_object_new_int64(s->ops));
@@ -130,6 +133,8 @@ static int fault_from_json(json_object *o, struct blox_fault_spec *s, uint32_t *
 									   : 1;
 	if (json_object_object_get_ex(o, "min_qd", &v))
 		s->min_qd = (uint32_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(o, "qid", &v))
+		s->qid = (uint32_t)json_object_get_int64(v);
 	if (json_object_object_get_ex(o, "host", &v))
 		snprintf(s->host, sizeof(s->host), "%s", json_object_get_string(v));
 	if (json_object_object_get_ex(o, "listener", &v))

@@ -34,8 +34,17 @@ static const char *ops_name(unsigned ops)
 		return "write";
 	case BLOX_FAULT_OP_FLUSH:
 		return "flush";
+	case BLOX_FAULT_OP_WRITE_ZEROES:
+		return "write-zeroes";
+	case BLOX_FAULT_OP_DSM:
+		return "dsm";
+	case BLOX_FAULT_OP_COMPARE:
+		return "compare";
+	case BLOX_FAULT_OP_ADMIN:
+		return "admin";
 	case BLOX_FAULT_OP_ALL:
-		return "all";
+	case BLOX_FAULT_OP_READ | BLOX_FAULT_OP_WRITE | BLOX_FAULT_OP_FLUSH | BLOX_FAULT_OP_OTHER:
+		return "all"; /* the second as kept before the others had bits of their own */
 	default: /* 0 or both */
 		return "both";
 	}
@@ -65,6 +74,7 @@ static void fault_msg_fill(struct blox_admin *a, const struct blox_fault *f, str
 	x->s.listener = (char *)s->listener;
 	x->s.duration_ms = s->duration_ns / 1000000;
 	x->s.superblocks = s->superblocks;
+	x->s.qid = s->qid;
 	if (s->until_ns)
 		x->m.remaining_ms = s->until_ns > now ? (s->until_ns - now + 999999) / 1000000 : 0;
 	x->m.held = nvmf_holds_of(a->tgt, f->id);

@@ -78,6 +78,9 @@ void nvmf_req_execute(struct nvmf_req *req)
 	/* A fault stalling the host's queues holds it; it runs when the stall ends. */
 	if (req->sq->qid && nvmf_fault_io_start(req, req_run))
 		return;
+	/* A latency fault of the admin queue holds an admin command before it runs. */
+	if (!req->sq->qid && nvmf_fault_admin_start(req, req_run))
+		return;
 	req_run(req);
 }
 

@@ -3,10 +3,11 @@
  * Faults on demand that the NVMe core carries out (docs/FAULTS.md):
  *
  * - latency: an I/O command's completion (a read's or write's, or with
- *   --op flush or all a Flush's, Write Zeroes', Dataset Management's,
- *   Compare's), once the backend gave it, waits for the delay the fault
- *   draws, so the host sees the command that much later and the
- *   namespace's read and write latency counts it;
+ *   another --op a Flush's, Write Zeroes', Dataset Management's,
+ *   Compare's, ...), once the backend gave it, waits for the delay the
+ *   fault draws, so the host sees the command that much later and the
+ *   namespace's read and write latency counts it; with --op admin an
+ *   admin command waits that long before it runs;
  * - queue-stall: a host's I/O commands that arrive while the stall lasts
  *   are held, not executed, and run in arrival order when it ends (or is
  *   cleared);
@@ -263,6 +264,33 @@ bool nvmf_fault_io_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req)
 		}
 	}
 	return false;
+}
+
+bool nvmf_fault_admin_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req))
+{
+	struct nvmf_tgt *tgt = req->sq->tgt;
+	struct nvmf_ctrl *c = req->sq->ctrl;
+	struct blox_fault_site site;
+	struct blox_fault f;
+	uint64_t now;
+
+	if (!c || req->cmd.opcode == nvme_admin_fabrics ||
+	    req->cmd.opcode == nvme_admin_async_event ||
+	    !blox_fault_armed(tgt->faults, BLOX_FAULT_DELAY))
+		return false;
+	now = blox_clock_now(tgt->clock);
+	site = (struct blox_fault_site){
+		.kind = BLOX_FAULT_DELAY,
+		.subsys = c->subsys->nqn,
+		.host = c->hostnqn,
+		.op = BLOX_FAULT_OP_ADMIN,
+		.qd = 1, /* the admin queue has no depth of its own that a fault could ask for */
+		.now = now,
+	};
+	if (!blox_fault_match(tgt->faults, &site, &f))
+		return false;
+	nvmf_req_hold(req, now + blox_fault_delay_ns(tgt->faults, f.id), f.id, run);
+	return true;
 }
 
 void nvmf_fault_latency(struct nvmf_req *req, unsigned op)

@@ -25,6 +25,14 @@ void nvmf_req_hold(struct nvmf_req *req, uint64_t until_ns, uint32_t fault_id,
 bool nvmf_fault_io_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req));
 
 /*
+ * An admin command about to execute (not a Fabrics command, not an
+ * Asynchronous Event Request): a latency fault of the admin queue
+ * (--op admin) holds it for the delay it draws (true: held, it runs
+ * through @run then). The host sees the command that much later.
+ */
+bool nvmf_fault_admin_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req));
+
+/*
  * bloxd stops: the host drops a fault fired for that the loop did not
  * come back to carry out are forgotten (their timers and memory freed).
  */

@@ -292,7 +292,7 @@ static void compare_done(struct blox_io *io)
 
 static uint16_t exec_compare(struct nvmf_req *req)
 {
-	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER | BLOX_FAULT_OP_COMPARE);
 	io_submit(req, BLOX_IO_READ, cmd_slba(req), cmd_nlb(req), req->scratch,
 		  compare_done);
 	return NVMF_REQ_ASYNC;
@@ -309,7 +309,7 @@ static void simple_done(struct blox_io *io)
 
 static uint16_t exec_write_zeroes(struct nvmf_req *req)
 {
-	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER | BLOX_FAULT_OP_WRITE_ZEROES);
 	io_submit(req, BLOX_IO_WRITE_ZEROES, cmd_slba(req), cmd_nlb(req), NULL,
 		  simple_done);
 	return NVMF_REQ_ASYNC;
@@ -411,7 +411,7 @@ static uint16_t exec_dsm(struct nvmf_req *req)
 	uint32_t nr = (req->cmd.cdw10 & 0xff) + 1;
 
 	/* A latency fault delays the answers given here too (the core holds them). */
-	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER);
+	nvmf_fault_latency(req, BLOX_FAULT_OP_OTHER | BLOX_FAULT_OP_DSM);
 	if (!(req->cmd.cdw11 & DSM_AD))
 		return 0; /* attributes only: hints we may ignore */
 	for (uint32_t i = 0; i < nr; i++)

@@ -5,6 +5,8 @@
  * - latency: a read takes at least the delay (fixed, uniform), bloxctl
  *   stats' read latency shows it, writes stay as they were (--op read);
  *   fault clear lets a command held for a long delay complete at once;
+ *   --op write-zeroes, dsm, compare each delay that command alone; --op
+ *   admin a host's admin commands (not its I/O, not another host's);
  * - gc-storm: GC takes the asked number of victims now, though space is
  *   plentiful (stats count them), and every LBA reads back;
  * - listener-stop: a new connection is refused while the host connected
@@ -13,6 +15,7 @@
  *   command, once; it connects again and carries on;
  * - queue-stall: a host's command waits until the stall ends and then
  *   completes, another host's do not wait; a cleared stall lets go at once;
+ *   with --qid only that I/O queue waits;
  * - ka-ignore: a Keep Alive gets no answer while the fault is there,
  *   another host's does; cleared, the held one is answered;
  * - --persist: a latency and a ka-ignore fault come back after a restart;
@@ -212,6 +215,109 @@ static void test_latency_ops(void **state)
 	assert_true(fx_now_ms() - t0 >= 100);
 	assert_int_equal(fault_num(f, id, "fired"), 7);
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
+}
+
+/*
+ * --op write-zeroes, dsm and compare each delay that command alone: the
+ * other two, reads, writes and flushes are not even seen.
+ */
+static void test_latency_one_op(void **state)
+{
+	static const struct {
+		const char *op, *listed;
+	} ops[] = {
+		{ "write-zeroes", "latency, Write Zeroes of namespace 1" },
+		{ "dsm", "latency, Dataset Management of namespace 1" },
+		{ "compare", "latency, Compares of namespace 1" },
+	};
+	struct faults_fx *f = *state;
+	struct ini_queue *q = f->c->io[0];
+
+	memset(f->buf, 0x6b, BLK);
+	assert_int_equal(ini_write(q, 1, 40, 1, f->buf, BLK, false), 0);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		uint32_t id;
+		int64_t t0;
+		int rc[3];
+		int64_t ms[3];
+
+		assert_int_equal(ctl(f, "fault inject latency " SUBNQN " 1 --op %s --delay-us 100000",
+				     ops[i].op), 0);
+		id = injected(f);
+		assert_int_equal(ctl(f, "fault list"), 0);
+		assert_non_null(strstr(f->out, ops[i].listed));
+		/* Not its commands: not seen. */
+		assert_int_equal(ini_read(q, 1, 40, 1, f->buf + BLK, BLK), 0);
+		assert_int_equal(ini_write(q, 1, 48, 1, f->buf, BLK, false), 0);
+		assert_int_equal(ini_flush(q, 1), 0);
+		assert_int_equal(fault_num(f, id, "seen"), 0);
+		/* Each of the three: only the fault's own waits (counted, and at least 100 ms). */
+		t0 = fx_now_ms();
+		rc[0] = ini_write_zeroes(q, 1, 64, 8);
+		ms[0] = fx_now_ms() - t0;
+		t0 = fx_now_ms();
+		rc[1] = ini_dsm_deallocate(q, 1, 64, 8);
+		ms[1] = fx_now_ms() - t0;
+		t0 = fx_now_ms();
+		rc[2] = ini_compare(q, 1, 40, 1, f->buf, BLK);
+		ms[2] = fx_now_ms() - t0;
+		for (size_t k = 0; k < 3; k++)
+			assert_int_equal(rc[k], 0);
+		assert_true(ms[i] >= 100);
+		assert_int_equal(fault_num(f, id, "seen"), 1);
+		assert_int_equal(fault_num(f, id, "fired"), 1);
+		assert_int_equal(ctl(f, "fault clear %u", id), 0);
+	}
+}
+
+/*
+ * --op admin: the admin commands of a host's controllers (no namespace)
+ * wait the delay before they run: an Identify, a Get Log Page, a Keep
+ * Alive; its I/O and another host's admin commands are not seen. A 60 s
+ * one holds an Identify until cleared.
+ */
+static void test_latency_admin(void **state)
+{
+	struct faults_fx *f = *state;
+	struct ini_ctrl *c2 = host_a(f);
+	uint8_t page[4096];
+	struct ini_req r;
+	uint32_t id;
+	int64_t t0;
+
+	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " --op admin --host " FX_HOST_A
+				" --delay-us 150000"), 0);
+	id = injected(f);
+	assert_int_equal(ctl(f, "fault list"), 0);
+	assert_non_null(strstr(f->out, "latency, admin commands of " FX_HOST_A " on " SUBNQN));
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_identify(c2->admin, 1, 0, 0, page), t0) >= 150);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_get_log(c2->admin, 2, 0xffffffff, 0, page, 512), t0) >= 150);
+	t0 = fx_now_ms();
+	assert_true(took_ms(ini_keep_alive(c2->admin), t0) >= 150);
+	assert_int_equal(fault_num(f, id, "fired"), 3);
+	/* Its I/O, and another host's admin queue: not seen. */
+	assert_int_equal(ini_read(c2->io[0], 1, 0, 1, f->buf, BLK), 0);
+	assert_int_equal(ini_identify(f->c->admin, 1, 0, 0, page), 0);
+	assert_int_equal(ini_keep_alive(f->c->admin), 0);
+	assert_int_equal(fault_num(f, id, "seen"), 3);
+	assert_int_equal(ctl(f, "fault clear %u", id), 0);
+	/* Every host's, 60 s: an Identify held until the fault is cleared. */
+	assert_int_equal(ctl(f, "fault inject latency " SUBNQN " --op admin --delay-us 60000000"),
+			 0);
+	id = injected(f);
+	assert_int_equal(ctl(f, "fault list"), 0);
+	assert_non_null(strstr(f->out, "admin commands of every host on " SUBNQN));
+	ini_req_init(&r, nvme_admin_identify, 0, page, sizeof(page), INI_DIR_C2H);
+	r.sqe.cdw10 = 1;
+	assert_int_equal(ini_submit(f->c->admin, &r), 0);
+	wait_held(f, id, 1);
+	assert_false(answers_within(f->c->admin, 200));
+	assert_int_equal(ctl(f, "fault clear %u", id), 0);
+	assert_int_equal(ini_wait(f->c->admin, &r), 0);
+	assert_int_equal(ini_status(&r.cqe), 0);
+	bye(c2);
 }
 
 /*
@@ -441,9 +547,32 @@ static void test_queue_stall(void **state)
 	ini_ctrl_destroy(c2);
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
 	assert_int_equal(ini_read(f->c->io[0], 1, 0, 1, f->buf, BLK), 0);
+	/* One I/O queue (--qid 2): a read there waits, one on queue 1 does not. */
+	c2 = NULL;
+	assert_int_equal(fx_ctrl(&f->fx.d, SUBNQN, FX_HOST_A, 2, NULL, &c2), 0);
+	assert_int_equal(ini_queue_qid(c2->io[1]), 2);
+	assert_int_equal(ctl(f, "fault inject queue-stall " SUBNQN " --host " FX_HOST_A
+				" --qid 2 --ms 60000"), 0);
+	id = injected(f);
+	assert_int_equal(ctl(f, "fault list"), 0);
+	assert_non_null(strstr(f->out, "I/O queue 2 of " FX_HOST_A " on " SUBNQN));
+	ini_req_rw(&r, nvme_cmd_read, 1, 0, 1, f->buf, BLK);
+	assert_int_equal(ini_submit(c2->io[1], &r), 0);
+	wait_held(f, id, 1);
+	assert_int_equal(ini_read(c2->io[0], 1, 0, 1, f->buf + BLK, BLK), 0);
+	assert_int_equal(ini_write(c2->io[0], 1, 4, 1, f->buf + BLK, BLK, false), 0);
+	assert_int_equal(fault_num(f, id, "seen"), 1);
+	assert_false(answers_within(c2->io[1], 200));
+	assert_int_equal(ctl(f, "fault clear %u", id), 0);
+	assert_int_equal(ini_wait(c2->io[1], &r), 0);
+	assert_int_equal(ini_status(&r.cqe), 0);
+	bye(c2);
 	/* Bad input: a stall needs its time; no such subsystem. */
 	assert_int_equal(ctl(f, "fault inject queue-stall " SUBNQN), 64);
 	assert_int_equal(ctl(f, "fault inject queue-stall nqn.2026-12.io.blox:none --ms 5"), 2);
+	assert_int_equal(ctl(f, "fault inject queue-stall " SUBNQN " --qid 0 --ms 5"), 64);
+	assert_int_equal(ctl(f, "fault inject queue-stall " SUBNQN " --qid 65 --ms 5"), 1);
+	assert_int_equal(ctl(f, "fault inject read-unc " SUBNQN " 1 --qid 1"), 64);
 }
 
 static void test_ka_ignore(void **state)
@@ -515,7 +644,13 @@ static void test_latency_bad_input(void **state)
 		{ "fault inject latency " SUBNQN " 1 --delay-us -5", 64, "not a number" },
 		{ "fault inject latency " SUBNQN " 1 --delay-us 700000000", 1, "600 s" },
 		{ "fault inject latency " SUBNQN " 1 --delay-us 5 --op trim", 1,
-		  "read, write, rw, flush or all" },
+		  "read, write, rw, flush, write-zeroes, dsm, compare, all or admin" },
+		{ "fault inject latency " SUBNQN " 1 --op admin --delay-us 5", 64, "no NSID" },
+		{ "fault inject latency " SUBNQN " --op read --delay-us 5", 64, "NSID are required" },
+		{ "fault inject latency nqn.2026-12.io.blox:none --op admin --delay-us 5", 2,
+		  "not found" },
+		{ "fault inject queue-stall " SUBNQN " --qid 65 --ms 5", 1, "I/O queues 1 to 64" },
+		{ "fault inject read-unc " SUBNQN " 1 --qid 1", 64, "queue-stall's" },
 		{ "fault inject latency " SUBNQN " 1 --dist uniform --min-us 9 --max-us 2", 64,
 		  "below" },
 		{ "fault inject latency " SUBNQN " 1 --dist normal --delay-us 5", 64, "fixed, uniform" },
@@ -537,6 +672,8 @@ int main(void)
 		cmocka_unit_test(test_latency_bad_input),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_latency_ops),
+		cmocka_unit_test(test_latency_one_op),
+		cmocka_unit_test(test_latency_admin),
 		cmocka_unit_test(test_latency_zoned_resv),
 		cmocka_unit_test(test_queue_stall),
 		cmocka_unit_test(test_ka_ignore),

@@ -2,7 +2,8 @@
 /*
  * Unit tests for common/blox_fault.h, the fault registry: each refusal of
  * a bad fault, ids (next, given, taken, removed, cleared), target matching
- * (ranges at their edges, dies, queues, ops), a count that spends a
+ * (ranges at their edges, dies, queues, ops: each I/O command alone, the
+ * admin queue's), a count that spends a
  * fault, a probability drawn from the seed (the same seed fires at the
  * same sites; another seed elsewhere; the rate near p), the start
  * conditions (after N sites, at a queue depth), the delays each
@@ -77,7 +78,14 @@ static void refusals(void **state)
 	s.dist = BLOX_FAULT_DIST_UNIFORM;
 	s.delay_max_ns = 10;
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
-	s.ops = BLOX_FAULT_OP_ALL + 1; /* no such op */
+	s.ops = BLOX_FAULT_OP_ADMIN << 1; /* no such op */
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	s.ops = BLOX_FAULT_OP_ADMIN | BLOX_FAULT_OP_READ; /* admin goes alone */
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "admin alone"));
+	s.ops = BLOX_FAULT_OP_ADMIN; /* with a namespace */
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no namespace"));
 	s.dist = BLOX_FAULT_DIST_FIXED;
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
 	s.ops = 0;
@@ -408,6 +416,91 @@ static void delays(void **state)
 	blox_fault_reg_destroy(r);
 }
 
+/*
+ * The ops of a latency fault: Write Zeroes, Dataset Management and Compare
+ * each alone, the others (15, as "all" was kept before) matching all
+ * three; admin (no namespace) a subsystem's controllers, a host's or
+ * every host's, never an I/O command.
+ */
+static void op_masks(void **state)
+{
+	static const unsigned sites[] = {
+		BLOX_FAULT_OP_READ,
+		BLOX_FAULT_OP_WRITE,
+		BLOX_FAULT_OP_FLUSH,
+		BLOX_FAULT_OP_OTHER, /* a zone or reservation command */
+		BLOX_FAULT_OP_OTHER | BLOX_FAULT_OP_WRITE_ZEROES,
+		BLOX_FAULT_OP_OTHER | BLOX_FAULT_OP_DSM,
+		BLOX_FAULT_OP_OTHER | BLOX_FAULT_OP_COMPARE,
+	};
+	static const struct {
+		unsigned ops;
+		const char *hits; /* per site above: 1 fires */
+	} faults[] = {
+		{ BLOX_FAULT_OP_WRITE_ZEROES, "0000100" },
+		{ BLOX_FAULT_OP_DSM, "0000010" },
+		{ BLOX_FAULT_OP_COMPARE, "0000001" },
+		{ 15, "1111111" },
+		{ BLOX_FAULT_OP_ALL, "1111111" },
+		{ 0, "1100000" },
+	};
+	struct blox_fault_reg *r;
+	struct blox_fault_spec s;
+	struct blox_fault_site x;
+	uint32_t id;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
+		assert_int_equal(blox_fault_reg_create(&r), 0);
+		s = unc(0, 1);
+		s.kind = BLOX_FAULT_DELAY;
+		s.ops = faults[i].ops;
+		s.delay_ns = 5;
+		assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
+		for (size_t k = 0; k < sizeof(sites) / sizeof(sites[0]); k++) {
+			x = read_at(0, 1);
+			x.kind = BLOX_FAULT_DELAY;
+			x.op = sites[k];
+			assert_int_equal(blox_fault_match(r, &x, NULL), faults[i].hits[k] == '1');
+		}
+		/* No I/O fault matches an admin command (nsid 0). */
+		x = read_at(0, 1);
+		x.kind = BLOX_FAULT_DELAY;
+		x.nsid = 0;
+		x.op = BLOX_FAULT_OP_ADMIN;
+		x.host = "nqn.h";
+		assert_false(blox_fault_match(r, &x, NULL));
+		blox_fault_reg_destroy(r);
+	}
+	/* Admin, host nqn.h's: its admin commands, not another host's, not its I/O. */
+	assert_int_equal(blox_fault_reg_create(&r), 0);
+	s = (struct blox_fault_spec){ .kind = BLOX_FAULT_DELAY, .ops = BLOX_FAULT_OP_ADMIN,
+				      .delay_ns = 5, .probability = 1 };
+	snprintf(s.subsys, sizeof(s.subsys), SUBSYS);
+	snprintf(s.host, sizeof(s.host), "nqn.h");
+	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
+	x = (struct blox_fault_site){ .kind = BLOX_FAULT_DELAY, .subsys = SUBSYS, .host = "nqn.h",
+				      .op = BLOX_FAULT_OP_ADMIN, .qd = 1 };
+	assert_true(blox_fault_match(r, &x, NULL));
+	x.host = "nqn.g";
+	assert_false(blox_fault_match(r, &x, NULL));
+	x.host = "nqn.h";
+	x.subsys = "nqn.2026-12.io.blox:u";
+	assert_false(blox_fault_match(r, &x, NULL));
+	x.subsys = SUBSYS;
+	x.nsid = 1;
+	x.op = BLOX_FAULT_OP_ALL;
+	assert_false(blox_fault_match(r, &x, NULL));
+	assert_int_equal(blox_fault_remove(r, id), 0);
+	/* Every host's. */
+	s.host[0] = 0;
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, NULL, 0), 0);
+	x = (struct blox_fault_site){ .kind = BLOX_FAULT_DELAY, .subsys = SUBSYS, .host = "nqn.g",
+				      .op = BLOX_FAULT_OP_ADMIN, .qd = 1 };
+	assert_true(blox_fault_match(r, &x, NULL));
+	blox_fault_reg_destroy(r);
+}
+
 /* Two threads match the same fault while a third lists and adds: no site lost, no double firing. */
 struct race {
 	struct blox_fault_reg *r;
@@ -471,7 +564,7 @@ int main(void)
 		cmocka_unit_test(refusals),		 cmocka_unit_test(ids),
 		cmocka_unit_test(matching),		 cmocka_unit_test(probability_seeded),
 		cmocka_unit_test(start_conditions), cmocka_unit_test(delays),
-		cmocka_unit_test(threads),
+		cmocka_unit_test(op_masks),		 cmocka_unit_test(threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
