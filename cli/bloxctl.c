@@ -237,6 +237,7 @@ static int global_opt(struct ctl *c, int argc, char **argv, int *i)
 			return -1;
 		}
 		c->timeout_ms = (int)t * 1000;
+		c->timeout_given = true;
 	}
 	return 1;
 }

@@ -33,6 +33,7 @@ struct ctl {
 	struct ssl_st *ssl;
 	bool json;
 	int timeout_ms;
+	bool timeout_given; /* --timeout on the line: a command's own wait does not lengthen it */
 	int fd;
 	uint32_t next_id;
 	uint8_t *buf; /* one whole frame */

@@ -74,6 +74,9 @@ static int addr_arg(const char *obj, const char *verb, const char *spec, char *a
 	return 0;
 }
 
+/* How long bloxctl waits for a forced listener remove (bloxd's bound is 30 s). */
+#define CTL_LISTENER_FORCE_MS 35000
+
 /* A word of a listener command that is none of its options: its ADDR:PORT, once. */
 static int listener_word(char *w, char **pos)
 {
@@ -88,7 +91,7 @@ static int listener_word(char *w, char **pos)
 /*
  * add: ADDR:PORT [--discovery] [--tls MODE] [--ana-state GROUP=STATE]...
  * [--advertise ADDR];
- * remove: ADDR:PORT. Options anywhere on the line.
+ * remove: ADDR:PORT [--force]. Options anywhere on the line.
  */
 static int listener_change(struct ctl *c, int argc, char **argv, bool add)
 {
@@ -100,7 +103,9 @@ static int listener_change(struct ctl *c, int argc, char **argv, bool add)
 	for (int i = 0; i < argc; i++) {
 		const char *o = argv[i];
 
-		if (add && !strcmp(o, "--discovery")) {
+		if (!add && !strcmp(o, "--force")) {
+			r.force = true;
+		} else if (add && !strcmp(o, "--discovery")) {
 			r.discovery_only = true;
 		} else if (add && !strcmp(o, "--tls")) {
 			if (i + 1 >= argc ||
@@ -131,6 +136,9 @@ static int listener_change(struct ctl *c, int argc, char **argv, bool add)
 		return rc;
 	r.address = addr;
 	r.ana_state = ana;
+	/* bloxd waits up to 30 s for the queues to close: wait for its answer. */
+	if (r.force && !c->timeout_given && c->timeout_ms < CTL_LISTENER_FORCE_MS)
+		c->timeout_ms = CTL_LISTENER_FORCE_MS;
 	return add ? ctl_call(c, "AddListener", &r.base, ctl_print_listener)
 		   : ctl_call(c, "RemoveListener", &r.base, ctl_print_ok);
 }
@@ -196,7 +204,10 @@ static const struct ctl_cmd listener_cmds[] = {
 	  "of groups from the start (others optimized); the address the discovery log gives "
 	  "hosts (behind NAT, in a container or VM) instead of ADDR",
 	  listener_add },
-	{ "remove", "ADDR:PORT", "", listener_remove },
+	{ "remove", "ADDR:PORT [--force]",
+	  "--force: with hosts connected, stop accepting, close every queue that came in "
+	  "through it (their controllers too) and answer once they are gone (at most 30 s)",
+	  listener_remove },
 	{ "list", "", "with the ANA state of each group and the advertised address",
 	  listener_list },
 	{ "ana-state", "ADDR:PORT --group N --state STATE [--transition-ms N]",

@@ -8,6 +8,7 @@
 #include "reactor.h"
 
 #include <errno.h>
+#include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,28 +337,110 @@ static void m_set_ana_state(ADM_SVC *svc, const Blox__Admin__AnaStateRequest *in
 	free(ab);
 }
 
+/*
+ * A forced RemoveListener: the listener accepts nothing more, its queues
+ * are closing; the answer waits until they are gone.
+ */
+struct lsn_wait {
+	uint16_t id; /* the port's: the same listener, not one added again */
+	char name[NVMF_TRADDR_SIZE + NVMF_TRSVCID_SIZE + 2];
+	uint32_t polls;
+};
+
+#define LSN_POLL_MS 10
+#define LSN_WAIT_S 30
+
+static struct nvmf_port *find_port_id(struct blox_admin *a, uint16_t id)
+{
+	struct nvmf_port *p;
+
+	TAILQ_FOREACH(p, &a->tgt->ports, link)
+		if (p->id == id)
+			return p;
+	return NULL;
+}
+
+/* Nothing came in through @p is left: it goes (discovery log, mDNS, state file). */
+static void listener_remove_now(struct adm_req *r, struct nvmf_port *p, const char *name,
+				bool forced)
+{
+	prov_listener_remove(r->a->prov, p);
+	blox_log(r->a->log, BLOX_LOG_INFO, "admin: listener %s removed%s", name,
+		 forced ? " (forced: its hosts' queues closed)" : "");
+	if (!adm_persist(r)) {
+		adm_closure(NULL, r);
+		return;
+	}
+	adm_answer_empty(r);
+}
+
+static void listener_wait_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct adm_req *r = arg;
+	struct lsn_wait *w = r->priv;
+	struct nvmf_port *p = find_port_id(r->a, w->id);
+	uint32_t q;
+
+	(void)fd;
+	(void)what;
+	if (!p) {
+		adm_fail(r, ADM_S_NOT_FOUND, "listener %s went away meanwhile", w->name);
+		adm_closure(NULL, r);
+		return;
+	}
+	q = nvmf_tcp_port_queues(r->a->tcp, p);
+	if (!q) {
+		listener_remove_now(r, p, w->name, true);
+		return;
+	}
+	if (++w->polls >= LSN_WAIT_S * 1000 / LSN_POLL_MS) {
+		adm_fail(r, ADM_S_UNAVAILABLE,
+			 "listener %s: %u queues still open after %u s (commands not completed); "
+			 "it accepts no connection and is removed by listener remove --force "
+			 "once they are gone",
+			 w->name, q, LSN_WAIT_S);
+		adm_closure(NULL, r);
+		return;
+	}
+	event_add(r->timer, &(struct timeval){ 0, LSN_POLL_MS * 1000 });
+}
+
 static void m_remove_listener(ADM_SVC *svc, const Blox__Admin__ListenerRequest *in,
 			      Blox__Admin__Empty_Closure closure, void *d)
 {
 	struct blox_admin *a = ADM_OF(svc);
-	Blox__Admin__Empty out = BLOX__ADMIN__EMPTY__INIT;
+	struct adm_req *r = ADM_REQ(d);
 	struct nvmf_port *p = find_port(a, in->address, in->port);
+	struct lsn_wait *w;
 	uint32_t q;
 
 	if (!p)
 		ADM_FAIL(closure, d, ADM_S_NOT_FOUND, "listener %s:%u not found",
 			 in->address, in->port);
 	q = nvmf_tcp_port_queues(a->tcp, p);
-	if (q)
+	if (!q) {
+		char name[sizeof(w->name)];
+
+		snprintf(name, sizeof(name), "%s:%s", p->addr, p->svcid);
+		listener_remove_now(r, p, name, false);
+		return;
+	}
+	if (!in->force)
 		ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
 			 "listener %s:%u has %u connected queues; disconnect its "
-			 "hosts first", in->address, in->port, q);
-	prov_listener_remove(a->prov, p);
-	blox_log(a->log, BLOX_LOG_INFO, "admin: listener %s:%u removed",
-		 in->address, in->port);
-	if (!adm_persist(ADM_REQ(d)))
-		ADM_FAILED(closure, d);
-	closure(&out, d);
+			 "hosts first, or --force", in->address, in->port, q);
+	w = calloc(1, sizeof(*w));
+	r->priv = w;
+	r->timer = evtimer_new(a->base, listener_wait_cb, r);
+	if (!w || !r->timer)
+		ADM_FAIL(closure, d, ADM_S_RESOURCE_EXHAUSTED, "out of memory");
+	w->id = p->id;
+	snprintf(w->name, sizeof(w->name), "%s:%s", p->addr, p->svcid);
+	blox_log(a->log, BLOX_LOG_INFO,
+		 "admin: listener %s: removing under %u queues: no new connection, its "
+		 "controllers torn down", w->name, q);
+	prov_listener_drain(a->prov, p, "its listener removed by the admin");
+	event_add(r->timer, &(struct timeval){ 0, 0 });
 }
 
 static void m_list_listeners(ADM_SVC *svc, const Blox__Admin__Empty *in,

@@ -159,3 +159,11 @@ void prov_listener_remove(struct blox_prov *p, struct nvmf_port *port)
 	if (p->listeners_changed)
 		p->listeners_changed(p->listeners_arg);
 }
+
+void prov_listener_drain(struct blox_prov *p, struct nvmf_port *port, const char *why)
+{
+	if (!p->tcp)
+		return;
+	nvmf_tcp_unlisten(p->tcp, port);
+	nvmf_tcp_port_close(p->tcp, port, why);
+}

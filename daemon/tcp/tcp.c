@@ -605,6 +605,23 @@ void nvmf_tcp_close_all(struct nvmf_tcp *t)
 	}
 }
 
+void nvmf_tcp_port_close(struct nvmf_tcp *t, const struct nvmf_port *port, const char *why)
+{
+	struct tcp_queue *q, *tmp;
+
+	/* Nothing here frees a queue at once (that is q_free_cb's, later). */
+	TAILQ_FOREACH_SAFE(q, &t->queues, link, tmp) {
+		if (q->sq.port != port)
+			continue;
+		if (q->sq.ctrl)
+			nvmf_ctrl_fatal(q->sq.ctrl, why);
+		else if (tcp_q_remote(q))
+			tcp_q_close_remote(q, true);
+		else if (!q->fd_closed)
+			tcp_q_hard_close(q);
+	}
+}
+
 uint32_t nvmf_tcp_nr_queues(const struct nvmf_tcp *t)
 {
 	return t->nr_queues;

@@ -433,6 +433,16 @@ int prov_listener_add(struct blox_prov *p, const struct blox_cfg_listener *l,
 		      struct nvmf_port **out, char *err, size_t errlen);
 void prov_listener_remove(struct blox_prov *p, struct nvmf_port *port);
 /*
+ * A listener removed under its hosts, first step: @port stops accepting
+ * at once (a new connection is refused) and every queue that came in
+ * through it starts closing, its controller torn down
+ * (nvmf_tcp_port_close()). The listener stays (in the discovery log, the
+ * state file) until prov_listener_remove(), once
+ * nvmf_tcp_port_queues() is 0. Again on the same port: the queues not
+ * gone yet are asked again, which changes nothing.
+ */
+void prov_listener_drain(struct blox_prov *p, struct nvmf_port *port, const char *why);
+/*
  * A referral to the discovery service at @addr:@port (the discovery log
  * lists it; discovery controllers are told): 0, or -EINVAL (not an
  * address and port), -EEXIST, -ENOMEM with the reason in @err. Removed:

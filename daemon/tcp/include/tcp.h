@@ -114,6 +114,16 @@ int nvmf_tcp_listen(struct nvmf_tcp *t, struct nvmf_port *port);
 void nvmf_tcp_unlisten(struct nvmf_tcp *t, struct nvmf_port *port);
 /* Start closing every connection (shutdown). */
 void nvmf_tcp_close_all(struct nvmf_tcp *t);
+/*
+ * Start closing every queue that came in through @port (a listener
+ * removed under its hosts): the controller of each connected one is torn
+ * down (nvmf_ctrl_fatal(), saying @why: its queues through other ports
+ * go too), one not connected yet is closed. The queues end as they do at
+ * any controller teardown, on their own reactors; nvmf_tcp_port_queues()
+ * counts them down to 0. Call nvmf_tcp_unlisten() first so that none
+ * comes in meanwhile.
+ */
+void nvmf_tcp_port_close(struct nvmf_tcp *t, const struct nvmf_port *port, const char *why);
 uint32_t nvmf_tcp_nr_queues(const struct nvmf_tcp *t);
 /* Queues (connected or connecting) that came in through @port. */
 uint32_t nvmf_tcp_port_queues(const struct nvmf_tcp *t,
