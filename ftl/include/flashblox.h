@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ftl.h"
+#include "ftl_core.h"
 
 enum fbx_isolation {
 	FBX_CHANNEL, /* whole channels: no shared bus, no shared die */
