@@ -10,8 +10,9 @@
  *   dieoff_tp.c a translation page only on that die, rebuilt from the others' OOB
  *   remap.c     bad blocks remapped to a spare block of their plane
  *   read.c      the read path
- *   gc.c        garbage collection: moving victims, erasing them
- *   gc_policy.c GC levels, victims (and wear leveling), host pacing
+ *   gc.c        garbage collection's driver (gc_internal.h: what its files share):
+ *               gc_read.c its reads and pass 1, gc_move.c pass 2, gc_erase.c the erase
+ *   gc_policy.c GC levels, victims (and wear leveling), host pacing and GC's credits
  *   recovery.c  checkpoints and the OOB scan (recovery_reopen.c: the streams reopened)
  *   migrate.c   moving one die slot to another die, online
  *   ftl.c       life cycle, submit/process, stats
@@ -294,7 +295,7 @@ struct ftl_gc {
 	struct ftl_gc_erase erase[FTL_GC_ERASES]; /* in the order they were collected */
 	bool static_wl;
 	bool waiting; /* tp_waiter sits on a wait list */
-	bool running, again; /* gc_continue() is on the stack / called from inside */
+	bool running, again; /* ftl_gc_continue() is on the stack / called from inside */
 	struct ftl_io tp_waiter; /* GC waits for translation pages like a host */
 
 	/* Levels in free superblocks (ftl_gc_init) and victim thresholds. */

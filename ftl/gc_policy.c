@@ -3,11 +3,12 @@
  * GC policy: the levels (in free superblocks, from the spare the
  * over-provisioning leaves), which level the instance is at, when a victim
  * is worth collecting, the victim itself (greedy, cost-benefit, or the
- * least-worn superblock for static wear leveling), and the pacing of host
- * writes by GC credits below the foreground level. gc.c does the
- * collecting.
+ * least-worn superblock for static wear leveling), the pacing of host
+ * writes by GC credits below the foreground level, and those credits as
+ * GC earns them while it collects (and at a victim's end, whether the run
+ * was futile). gc.c does the collecting.
  */
-#include "ftl_internal.h"
+#include "gc_internal.h"
 
 uint64_t ftl_gc_host_mark(const struct ftl *f)
 {
@@ -245,4 +246,74 @@ void ftl_gc_levels_init(struct ftl *f)
 	if (g->min_invalid_bg < 1)
 		g->min_invalid_bg = 1;
 	g->min_invalid_fg = f->units_per_sb / 32 ? f->units_per_sb / 32 : 1;
+}
+
+/* ---- credits GC earns for the host ---- */
+
+static void grant_to(struct ftl_gc *g, int64_t target)
+{
+	if (target > g->granted) {
+		g->credit += target - g->granted;
+		g->granted = target;
+	}
+}
+
+/*
+ * Credit for the host as GC goes: pass 1 earns the gain estimated at the
+ * pick for each page it reads (work = pages to read + units to move);
+ * pass 2 the rest of the gain pass 1 found, for each unit it moves.
+ */
+void ftl_gc_grant_scan(struct ftl *f)
+{
+	struct ftl_gc *g = &f->gc;
+	uint64_t work = (uint64_t)g->scan_pages + f->sbs[g->victim].valid;
+
+	g->scanned++;
+	if (work)
+		grant_to(g, g->expect * (int64_t)g->scanned / (int64_t)work);
+}
+
+void ftl_gc_grant(struct ftl *f, uint32_t processed)
+{
+	struct ftl_gc *g = &f->gc;
+
+	if (g->nent && g->expect > g->grant_base)
+		grant_to(g, g->grant_base + (g->expect - g->grant_base) *
+						    (int64_t)processed / (int64_t)g->nent);
+}
+
+/* What the victim gained and the host was not granted yet (may be negative). */
+static int64_t gc_remainder(const struct ftl *f)
+{
+	const struct ftl_gc *g = &f->gc;
+
+	return ((int64_t)f->units_live - g->victim_written) * FTL_GC_CREDIT - g->granted;
+}
+
+/*
+ * Pass 2 is done. The victim's gain is known now: the host may use it
+ * while the copies are programmed and the victim erased (free space dips
+ * by at most that superblock meanwhile). With no host write or trim
+ * meanwhile, a run that gained (nearly) nothing means the victims left
+ * are not worth it: stop until the host changes something (urgent GC goes
+ * on regardless).
+ */
+void ftl_gc_victim_done(struct ftl *f)
+{
+	struct ftl_gc *g = &f->gc;
+	int64_t gain = ((int64_t)f->units_live - g->victim_written) * FTL_GC_CREDIT;
+	int64_t rest = gc_remainder(f);
+
+	g->credit += rest;
+	g->granted += rest;
+	g->last_tp_wb = g->victim_tp_wb;
+	/* A handle's superblock whose data moved: Media Reallocated. */
+	if (g->victim_moved && f->sbs[g->victim].ruh < f->cfg.nr_ruh)
+		ftl_fdp_event(f, FTL_FDP_EV_REALLOC, f->sbs[g->victim].ruh, g->victim_moved,
+			      g->victim_lba0);
+	if (!g->static_wl && ftl_gc_host_mark(f) == g->host_mark && !ftl_gc_host_waits(f) &&
+	    gain < (int64_t)(f->units_live / 16) * FTL_GC_CREDIT) {
+		g->futile = true;
+		g->futile_mark = g->host_mark;
+	}
 }
