@@ -11,13 +11,18 @@
 
 #define DEAD 2u /* the die taken offline (global index = slot: every die, in order) */
 
-static struct fx *dieoff_fx_on(uint32_t cmt_kib, bool file)
+/*
+ * The small geometry (4 dies, one plane), a CMT of @cmt_kib KiB, on a file
+ * store when @file. @op_permille 0: 400, so that a quarter of the flash can
+ * go and the capacity still fits.
+ */
+static struct fx *dieoff_fx_new(uint32_t cmt_kib, uint32_t op_permille, bool file)
 {
 	struct ftl_config c;
 	struct fx_geo g;
 
 	fx_cfg_default(&c);
-	c.op_permille = 400; /* a quarter of the flash can go and the capacity still fits */
+	c.op_permille = op_permille ? op_permille : 400;
 	c.cmt_bytes = cmt_kib * 1024;
 	fx_geo_small(&g);
 	return fx_new(&g, &c, file);
@@ -25,17 +30,46 @@ static struct fx *dieoff_fx_on(uint32_t cmt_kib, bool file)
 
 static struct fx *dieoff_fx(uint32_t cmt_kib)
 {
-	return dieoff_fx_on(cmt_kib, false);
+	return dieoff_fx_new(cmt_kib, 0, false);
+}
+
+/* The die slot (= die) flash unit @ppn is on. */
+static uint32_t ppn_die(const struct fx *x, uint32_t ppn)
+{
+	assert_int_equal(x->lay.planes, 1); /* one plane: the stripe is the dies */
+	return (ppn / x->lay.slots) % x->lay.ndies;
 }
 
 /* The die slot (= die) LBA @lba's data is on, or UINT32_MAX (unmapped, not resident). */
 static uint32_t lba_die(const struct fx *x, uint32_t lba)
 {
-	uint32_t ppn = fx_ppn_resident(x, lba), slots = 16384 / FTL_UNIT, ndies = 4;
+	uint32_t ppn = fx_ppn_resident(x, lba);
 
 	if (ppn >= FTL_UNMAPPED - 1)
 		return UINT32_MAX;
-	return (ppn / slots) % ndies; /* one plane: the stripe is the dies */
+	return ppn_die(x, ppn);
+}
+
+/* Every LBA written, half of them again at random, flushed. */
+static void fill(struct fx *x)
+{
+	fx_seq_fill(x, 0, x->cap);
+	fx_random_writes(x, x->cap, 8, x->cap / 2);
+	fx_flush(x);
+}
+
+/* Die DEAD goes offline in the device, and the FTL is told at once. */
+static void take_offline(struct fx *x)
+{
+	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
+	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+}
+
+/* No LBA's data is on die DEAD (every translation page resident). */
+static void assert_none_on_dead(const struct fx *x)
+{
+	for (uint32_t lba = 0; lba < x->cap; lba++)
+		assert_true(lba_die(x, lba) != DEAD);
 }
 
 /*
@@ -64,18 +98,34 @@ static uint32_t read_all(struct fx *x, uint8_t *lost)
 	return n;
 }
 
-/* Told at once, every translation page resident: exactly the die's LBAs are lost. */
-static void test_dieoff_told(void **state)
+/* Exactly the @n_dead LBAs of @on_dead read as errors, every other one its data. */
+static void check_lost(struct fx *x, const uint8_t *on_dead, uint32_t n_dead)
 {
-	struct fx *x = dieoff_fx(256);
-	struct ftl_stats st0, st;
-	uint8_t *on_dead = fx_tmp_alloc(x->cap), *lost = fx_tmp_alloc(x->cap);
-	uint32_t n_dead = 0, prog_before;
+	uint8_t *lost = fx_tmp_alloc(x->cap);
 
-	(void)state;
+	assert_int_equal(read_all(x, lost), n_dead);
+	assert_memory_equal(lost, on_dead, x->cap);
+	fx_tmp_free(lost);
+}
+
+/* Everything written again (GC runs) and flushed: every LBA reads back. */
+static void rewrite_all(struct fx *x)
+{
+	fx_random_writes(x, x->cap, 8, x->cap);
 	fx_seq_fill(x, 0, x->cap);
-	fx_random_writes(x, x->cap, 8, x->cap / 2);
 	fx_flush(x);
+	assert_int_equal(read_all(x, NULL), 0);
+}
+
+/*
+ * Written, flushed, every translation page resident: which LBAs have their
+ * data on the die to be taken offline (into @on_dead); how many.
+ */
+static uint32_t fill_and_map(struct fx *x, uint8_t *on_dead)
+{
+	uint32_t n_dead = 0;
+
+	fill(x);
 	for (uint32_t lba = 0; lba < x->cap; lba++) {
 		uint32_t d = lba_die(x, lba);
 
@@ -84,12 +134,24 @@ static void test_dieoff_told(void **state)
 		n_dead += on_dead[lba];
 	}
 	assert_true(n_dead > x->cap / 8);
+	return n_dead;
+}
+
+/* Told at once, every translation page resident: exactly the die's LBAs are lost. */
+static void test_dieoff_told(void **state)
+{
+	struct fx *x = dieoff_fx(256);
+	struct ftl_stats st0, st;
+	uint8_t *on_dead = fx_tmp_alloc(x->cap);
+	uint32_t n_dead, prog_before;
+
+	(void)state;
+	n_dead = fill_and_map(x, on_dead);
 	st0 = fx_stats(x);
 	assert_int_equal(st0.dies_offline, 0);
 	assert_int_equal(st0.offline_spare_sbs, 0);
 
-	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
-	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+	take_offline(x);
 	assert_int_equal(ftl_die_offline(x->f, 99), -ENOENT);
 	st = fx_stats(x);
 	assert_int_equal(st.dies_offline, 1);
@@ -100,23 +162,18 @@ static void test_dieoff_told(void **state)
 	assert_false(st.read_only);
 
 	/* Exactly the LBAs whose data was on the die read as errors. */
-	assert_int_equal(read_all(x, lost), n_dead);
-	assert_memory_equal(lost, on_dead, x->cap);
+	check_lost(x, on_dead, n_dead);
 
 	/* A deallocated one reads zeroes; a written one its data. */
 	fx_trim(x, 0, 64);
 	prog_before = (uint32_t)nand_dev_stats(x->dev)->rel.offline_ops;
 	/* Overwrite everything twice: GC runs, nothing touches the dead die. */
-	fx_random_writes(x, x->cap, 8, x->cap);
-	fx_seq_fill(x, 0, x->cap);
-	fx_flush(x);
-	assert_int_equal(read_all(x, NULL), 0);
+	rewrite_all(x);
 	st = fx_stats(x);
 	assert_true(st.gc_runs > st0.gc_runs);
 	assert_int_equal(st.offline_programs, 0);
 	assert_int_equal(nand_dev_stats(x->dev)->rel.offline_ops, prog_before);
-	for (uint32_t lba = 0; lba < x->cap; lba++)
-		assert_true(lba_die(x, lba) != DEAD);
+	assert_none_on_dead(x);
 	fx_check_invariants(x, false);
 	fx_free(x);
 }
@@ -135,9 +192,7 @@ static void test_dieoff_found(void **state)
 	uint32_t failed;
 
 	(void)state;
-	fx_seq_fill(x, 0, x->cap);
-	fx_random_writes(x, x->cap, 8, x->cap / 2);
-	fx_flush(x);
+	fill(x);
 	/* Some writes buffered, not flushed: their pages may be meant for the dead die. */
 	fx_random_writes(x, x->cap, 4, 64);
 	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
@@ -158,10 +213,7 @@ static void test_dieoff_found(void **state)
 	assert_true(failed <= st.units_lost + st.tp_lost * 1024);
 
 	/* Writes go on; once written again, every LBA reads back. */
-	fx_random_writes(x, x->cap, 8, x->cap);
-	fx_seq_fill(x, 0, x->cap);
-	fx_flush(x);
-	assert_int_equal(read_all(x, NULL), 0);
+	rewrite_all(x);
 	fx_check_invariants(x, false);
 	fx_free(x);
 }
@@ -169,20 +221,13 @@ static void test_dieoff_found(void **state)
 /* Too little spare for the capacity without the die: read-only, reads go on. */
 static void test_dieoff_no_spare(void **state)
 {
-	struct ftl_config c;
-	struct fx_geo g;
-	struct fx *x;
+	struct fx *x = dieoff_fx_new(256, 70, false);
 	struct ftl_stats st;
 
 	(void)state;
-	fx_cfg_default(&c);
-	c.op_permille = 70;
-	fx_geo_small(&g);
-	x = fx_new(&g, &c, false);
 	fx_seq_fill(x, 0, x->cap);
 	fx_flush(x);
-	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
-	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+	take_offline(x);
 	st = fx_stats(x);
 	assert_true(st.read_only);
 	assert_true(st.offline_spare_sbs > st.spare_superblocks);
@@ -191,39 +236,14 @@ static void test_dieoff_no_spare(void **state)
 	fx_free(x);
 }
 
-/*
- * Written, flushed, every translation page resident: which LBAs have their
- * data on the die to be taken offline (into @on_dead); how many.
- */
-static uint32_t fill_and_map(struct fx *x, uint8_t *on_dead)
-{
-	uint32_t n_dead = 0;
-
-	fx_seq_fill(x, 0, x->cap);
-	fx_random_writes(x, x->cap, 8, x->cap / 2);
-	fx_flush(x);
-	for (uint32_t lba = 0; lba < x->cap; lba++) {
-		uint32_t d = lba_die(x, lba);
-
-		assert_true(d != UINT32_MAX);
-		on_dead[lba] = d == DEAD;
-		n_dead += on_dead[lba];
-	}
-	assert_true(n_dead > x->cap / 8);
-	return n_dead;
-}
-
 /* After a restart, the die is still offline and exactly @on_dead's LBAs fail. */
 static void check_still_gone(struct fx *x, const uint8_t *on_dead, uint32_t n_dead)
 {
-	uint8_t *lost = fx_tmp_alloc(x->cap);
 	struct ftl_stats st = fx_stats(x);
 
 	assert_int_equal(st.dies_offline, 1);
 	assert_true(st.offline_spare_sbs > 0);
-	assert_int_equal(read_all(x, lost), n_dead);
-	assert_memory_equal(lost, on_dead, x->cap);
-	fx_tmp_free(lost);
+	check_lost(x, on_dead, n_dead);
 }
 
 /*
@@ -234,14 +254,13 @@ static void check_still_gone(struct fx *x, const uint8_t *on_dead, uint32_t n_de
  */
 static void test_dieoff_restart(void **state)
 {
-	struct fx *x = dieoff_fx_on(256, true);
+	struct fx *x = dieoff_fx_new(256, 0, true);
 	uint8_t *on_dead = fx_tmp_alloc(x->cap);
 	uint32_t n_dead;
 
 	(void)state;
 	n_dead = fill_and_map(x, on_dead);
-	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
-	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+	take_offline(x);
 	assert_int_equal(nand_dev_stats(x->dev)->rel.dies_offline, 1);
 
 	clean_restart(x); /* a new device over the reopened store file */
@@ -253,12 +272,8 @@ static void test_dieoff_restart(void **state)
 	check_still_gone(x, on_dead, n_dead);
 
 	/* Written again, every LBA reads back; nothing goes to the die. */
-	fx_random_writes(x, x->cap, 8, x->cap);
-	fx_seq_fill(x, 0, x->cap);
-	fx_flush(x);
-	assert_int_equal(read_all(x, NULL), 0);
-	for (uint32_t lba = 0; lba < x->cap; lba++)
-		assert_true(lba_die(x, lba) != DEAD);
+	rewrite_all(x);
+	assert_none_on_dead(x);
 	clean_restart(x);
 	assert_int_equal(fx_stats(x).dies_offline, 1);
 	assert_int_equal(read_all(x, NULL), 0);
@@ -275,14 +290,13 @@ static void test_dieoff_restart(void **state)
  */
 static void test_dieoff_power_cut(void **state)
 {
-	struct fx *x = dieoff_fx_on(256, true);
+	struct fx *x = dieoff_fx_new(256, 0, true);
 	uint8_t *on_dead = fx_tmp_alloc(x->cap);
 	uint32_t n_dead;
 
 	(void)state;
 	n_dead = fill_and_map(x, on_dead);
-	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
-	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+	take_offline(x);
 	fx_flush(x); /* the changed translation pages are on flash */
 	fx_crash(x);
 	fx_restart(x);
@@ -322,8 +336,8 @@ static uint32_t on_die_count(const struct fx *x)
  */
 static void test_dieoff_back(void **state)
 {
-	struct fx *x = dieoff_fx_on(256, true);
-	uint8_t *on_dead = fx_tmp_alloc(x->cap), *lost = fx_tmp_alloc(x->cap);
+	struct fx *x = dieoff_fx_new(256, 0, true);
+	uint8_t *on_dead = fx_tmp_alloc(x->cap);
 	const struct nand_geometry *g = &nand_dev_config(x->dev)->geo;
 	struct nand_addr a = { .ch = DEAD / g->dies_per_channel, .die = DEAD % g->dies_per_channel };
 	uint32_t n_dead, programmed = 0;
@@ -331,8 +345,7 @@ static void test_dieoff_back(void **state)
 
 	(void)state;
 	n_dead = fill_and_map(x, on_dead);
-	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
-	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+	take_offline(x);
 	assert_int_equal(ftl_die_back(x->f, DEAD), -EBUSY); /* the device still has it offline */
 	assert_int_equal(ftl_die_back(x->f, 99), -ENOENT);
 	for (a.block = 0; a.block < g->blocks_per_plane; a.block++)
@@ -352,8 +365,7 @@ static void test_dieoff_back(void **state)
 	assert_int_equal(st.dies_back, 1);
 	assert_int_equal(st.offline_spare_sbs, 0);
 	/* Lost stays lost. */
-	assert_int_equal(read_all(x, lost), n_dead);
-	assert_memory_equal(lost, on_dead, x->cap);
+	check_lost(x, on_dead, n_dead);
 
 	/* Written again (GC runs through the superblocks with holes): all back, some on the new die. */
 	fx_random_writes(x, x->cap, 8, x->cap);
@@ -381,11 +393,8 @@ static void test_dieoff_back_evicted(void **state)
 	uint32_t failed;
 
 	(void)state;
-	fx_seq_fill(x, 0, x->cap);
-	fx_random_writes(x, x->cap, 8, x->cap / 2);
-	fx_flush(x);
-	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
-	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+	fill(x);
+	take_offline(x);
 	assert_int_equal(nand_die_set_offline(x->dev, DEAD, false), 0);
 	wait_back(x);
 	assert_int_equal(fx_stats(x).dies_offline, 0);
@@ -415,15 +424,13 @@ static void test_dieoff_back_evicted(void **state)
  */
 static void test_dieoff_tp_rebuilt(void **state)
 {
-	struct fx *x = dieoff_fx_on(8, true);
-	uint8_t *on_dead = fx_tmp_alloc(x->cap), *lost = fx_tmp_alloc(x->cap);
+	struct fx *x = dieoff_fx_new(8, 0, true);
+	uint8_t *on_dead = fx_tmp_alloc(x->cap);
 	uint32_t n_dead = 0, tp_on_dead = 0;
 	struct ftl_stats st;
 
 	(void)state;
-	fx_seq_fill(x, 0, x->cap);
-	fx_random_writes(x, x->cap, 8, x->cap / 2);
-	fx_flush(x);
+	fill(x);
 	/* Where each LBA's data is: read it (its translation page loads), then look. */
 	for (uint32_t lba = 0; lba < x->cap; lba++) {
 		fx_verify(x, lba, 1);
@@ -433,20 +440,16 @@ static void test_dieoff_tp_rebuilt(void **state)
 	for (uint32_t tp = 0; tp < (x->cap + 1023) / 1024; tp++) {
 		struct ftl_tp_info ti = fx_tp(x, tp);
 
-		tp_on_dead += !ti.cached && ti.ppn < FTL_UNMAPPED - 1 &&
-			      (ti.ppn / (16384 / FTL_UNIT)) % 4 == DEAD;
+		tp_on_dead += !ti.cached && ti.ppn < FTL_UNMAPPED - 1 && ppn_die(x, ti.ppn) == DEAD;
 	}
 	assert_true(tp_on_dead >= 1);
-	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
-	assert_int_equal(ftl_die_offline(x->f, DEAD), 0);
+	take_offline(x);
 	st = fx_stats(x);
 	assert_int_equal(st.tp_rebuilt, tp_on_dead);
 	assert_int_equal(st.tp_lost, 0);
-	assert_int_equal(read_all(x, lost), n_dead);
-	assert_memory_equal(lost, on_dead, x->cap);
+	check_lost(x, on_dead, n_dead);
 	clean_restart(x);
-	assert_int_equal(read_all(x, lost), n_dead);
-	assert_memory_equal(lost, on_dead, x->cap);
+	check_lost(x, on_dead, n_dead);
 	fx_check_invariants(x, false);
 	fx_free(x);
 }
