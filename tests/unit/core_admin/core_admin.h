@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The core_admin tests kept apart from test_core_admin.c (whose main()
- * runs them all): NVM Sets and Endurance Groups (endgrp.c), predictable
- * latency (plm.c), FDP events (fdp.c).
+ * runs them all): NVM Sets and Endurance Groups (endgrp.c, endgrp_nand.c),
+ * predictable latency (plm.c), FDP events (fdp.c).
  */
 #ifndef BLOX_TEST_CORE_ADMIN_H
 #define BLOX_TEST_CORE_ADMIN_H
+
+#include <stdint.h>
+
+struct blox_bdev;
+struct event_base;
+
+/*
+ * Write @len bytes of @data at offset 0 through backend @bd, driving @base
+ * until it completes (endgrp_nand.c; the tests on "nand" namespaces).
+ * Returns the write's status.
+ */
+int core_admin_write(struct event_base *base, struct blox_bdev *bd, void *data, uint32_t len);
 
 /* A subsystem of ram, null and fake flash namespaces (endgrp.c). */
 int endgrp_setup(void **state);
@@ -22,7 +34,7 @@ void test_endgrp_smart_summary(void **state);
 void test_endgrp_smart_warnings(void **state);
 void test_endgrp_ids_stable(void **state);
 void test_endgrp_discovery(void **state);
-/* Namespaces of the nand backend on shared and own dies (own set-up). */
+/* Namespaces of the nand backend on shared and own dies (endgrp_nand.c, own set-up). */
 void test_endgrp_nand(void **state);
 
 /*

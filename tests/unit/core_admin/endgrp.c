@@ -8,9 +8,9 @@
  * group warnings, SMART's spare, wear and critical warnings from the flash and
  * their events, and the id rule: namespaces on one pool of shared dies
  * share a group, any other is a group of its own, ids stay while the
- * namespaces do. Most namespaces are fake flash backends whose figures the
- * test sets; the last test puts real "nand" namespaces on shared and own
- * dies.
+ * namespaces do. The namespaces are fake flash backends whose figures the
+ * test sets (endgrp_nand.c puts real "nand" namespaces on shared and own
+ * dies).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,23 +19,12 @@
 #include <stdint.h>
 
 #include <cmocka.h>
-#include <event2/event.h>
 
 #include "core_admin.h"
-#include "fake_nvmf.h"
-#include "ftl.h"
-#include "nand.h"
+#include "endgrp.h"
 
-#define MiB (1024u * 1024u)
 #define POOL_A 0xa11ceull
 #define POOL_B 0xb0bull
-#define NSMAX 64
-
-/* A backend that tells the figures the test gives it. */
-struct ffl {
-	struct blox_bdev base;
-	struct blox_bdev_endurance e;
-};
 
 static void ffl_submit(struct blox_bdev *b, struct blox_io *io)
 {
@@ -58,15 +47,6 @@ static const struct blox_bdev_ops ffl_ops = {
 	.submit = ffl_submit,
 	.destroy = ffl_destroy,
 	.endurance = ffl_endurance,
-};
-
-struct efx {
-	struct fake_tgt ft;
-	struct nvmf_subsys *s;
-	struct fake_q *q;
-	struct fake_cmd *c;
-	struct nvmf_ns *ns[NSMAX + 1]; /* by nsid */
-	struct ffl *fl[NSMAX + 1];
 };
 
 static struct ffl *ffl_add(struct efx *f, uint32_t nsid, const struct blox_bdev_endurance *e)
@@ -145,8 +125,7 @@ static uint64_t get64(const uint8_t *p)
 	return v;
 }
 
-/* A 16-byte counter that fits in 64 bits. */
-static uint64_t get128(const uint8_t *p)
+uint64_t endgrp_get128(const uint8_t *p)
 {
 	for (int i = 8; i < 16; i++)
 		assert_int_equal(p[i], 0);
@@ -264,22 +243,22 @@ void test_endgrp_nvmset_list(void **state)
 	/* 1: ram, no flash figures; capacity its size, all of it used. */
 	assert_int_equal(l->ent[0].rr4kt, 0);
 	assert_int_equal(l->ent[0].ows, 0);
-	assert_int_equal(get128(l->ent[0].tnvmsetcap), 1 * MiB);
-	assert_int_equal(get128(l->ent[0].unvmsetcap), 0);
+	assert_int_equal(endgrp_get128(l->ent[0].tnvmsetcap), 1 * MiB);
+	assert_int_equal(endgrp_get128(l->ent[0].unvmsetcap), 0);
 	/* 2: 75001 ns is 751 in 100 ns units, rounded up. */
 	assert_int_equal(l->ent[1].rr4kt, 751);
 	assert_int_equal(l->ent[1].ows, 16384);
-	assert_int_equal(get128(l->ent[1].tnvmsetcap), 70ull * MiB);
-	assert_int_equal(get128(l->ent[1].unvmsetcap), 6ull * MiB);
+	assert_int_equal(endgrp_get128(l->ent[1].tnvmsetcap), 70ull * MiB);
+	assert_int_equal(endgrp_get128(l->ent[1].unvmsetcap), 6ull * MiB);
 	/* 3: 99 ns rounds up to 1. */
 	assert_int_equal(l->ent[2].rr4kt, 1);
 	assert_int_equal(l->ent[2].ows, 4096);
 	/* 4 */
 	assert_int_equal(l->ent[3].rr4kt, 750);
-	assert_int_equal(get128(l->ent[3].tnvmsetcap), 80ull * MiB);
-	assert_int_equal(get128(l->ent[3].unvmsetcap), 16ull * MiB);
+	assert_int_equal(endgrp_get128(l->ent[3].tnvmsetcap), 80ull * MiB);
+	assert_int_equal(endgrp_get128(l->ent[3].unvmsetcap), 16ull * MiB);
 	/* 7: null */
-	assert_int_equal(get128(l->ent[6].tnvmsetcap), 8 * MiB);
+	assert_int_equal(endgrp_get128(l->ent[6].tnvmsetcap), 8 * MiB);
 	assert_zero(l->ent[0].rsvd4, sizeof(l->ent[0].rsvd4));
 	assert_zero(l->ent[0].rsvd48, sizeof(l->ent[0].rsvd48));
 }
@@ -366,16 +345,16 @@ void test_endgrp_log(void **state)
 	assert_int_equal(l->avl_spare_threshold, 10);
 	assert_int_equal(l->percent_used, 9); /* the most worn */
 	/* Billions of bytes, rounded up. */
-	assert_int_equal(get128(l->endurance_estimate), 4000);
-	assert_int_equal(get128(l->data_units_read), 2); /* 1.5e9 + 1 */
-	assert_int_equal(get128(l->data_units_written), 2); /* 2e9 exactly */
-	assert_int_equal(get128(l->media_units_written), 6); /* 5e9 + 4097 */
-	assert_int_equal(get128(l->host_read_cmds), 13);
-	assert_int_equal(get128(l->host_write_cmds), 24);
-	assert_int_equal(get128(l->media_data_integrity_err), 0);
-	assert_int_equal(get128(l->num_err_info_log_entries), 2);
-	assert_int_equal(get128(b + 160), 150ull * MiB); /* TEGCAP */
-	assert_int_equal(get128(b + 176), 22ull * MiB); /* UEGCAP */
+	assert_int_equal(endgrp_get128(l->endurance_estimate), 4000);
+	assert_int_equal(endgrp_get128(l->data_units_read), 2); /* 1.5e9 + 1 */
+	assert_int_equal(endgrp_get128(l->data_units_written), 2); /* 2e9 exactly */
+	assert_int_equal(endgrp_get128(l->media_units_written), 6); /* 5e9 + 4097 */
+	assert_int_equal(endgrp_get128(l->host_read_cmds), 13);
+	assert_int_equal(endgrp_get128(l->host_write_cmds), 24);
+	assert_int_equal(endgrp_get128(l->media_data_integrity_err), 0);
+	assert_int_equal(endgrp_get128(l->num_err_info_log_entries), 2);
+	assert_int_equal(endgrp_get128(b + 160), 150ull * MiB); /* TEGCAP */
+	assert_int_equal(endgrp_get128(b + 176), 22ull * MiB); /* UEGCAP */
 	assert_zero(b + 1, 2);
 	assert_zero(b + 6, 26);
 	assert_zero(b + 192, 512 - 192);
@@ -387,15 +366,15 @@ void test_endgrp_log(void **state)
 	assert_int_equal(l->avl_spare, 3);
 	assert_int_equal(l->avl_spare_threshold, 5);
 	assert_int_equal(l->percent_used, 200);
-	assert_int_equal(get128(l->endurance_estimate), 0); /* not reported */
-	assert_int_equal(get128(b + 160), 64ull * MiB);
+	assert_int_equal(endgrp_get128(l->endurance_estimate), 0); /* not reported */
+	assert_int_equal(endgrp_get128(b + 160), 64ull * MiB);
 
 	/* Group 5: both pool B namespaces; capacity summed. */
 	assert_int_equal(endgrp_log(f, 5, 512, 0), 0);
 	assert_int_equal(l->critical_warning, 0);
 	assert_int_equal(l->avl_spare, 100);
 	assert_int_equal(l->percent_used, 1);
-	assert_int_equal(get128(b + 160), 128ull * MiB);
+	assert_int_equal(endgrp_get128(b + 160), 128ull * MiB);
 
 	/* Group 1: a ram namespace: the core's own counts, no wear. */
 	assert_int_equal(endgrp_log(f, 1, 512, 0), 0);
@@ -403,16 +382,16 @@ void test_endgrp_log(void **state)
 	assert_int_equal(l->avl_spare, 100);
 	assert_int_equal(l->avl_spare_threshold, 10);
 	assert_int_equal(l->percent_used, 0);
-	assert_int_equal(get128(l->data_units_read), 2);
-	assert_int_equal(get128(l->data_units_written), 1);
-	assert_int_equal(get128(l->media_units_written), 0);
-	assert_int_equal(get128(l->host_read_cmds), 5);
-	assert_int_equal(get128(b + 160), 1 * MiB);
-	assert_int_equal(get128(b + 176), 0);
+	assert_int_equal(endgrp_get128(l->data_units_read), 2);
+	assert_int_equal(endgrp_get128(l->data_units_written), 1);
+	assert_int_equal(endgrp_get128(l->media_units_written), 0);
+	assert_int_equal(endgrp_get128(l->host_read_cmds), 5);
+	assert_int_equal(endgrp_get128(b + 160), 1 * MiB);
+	assert_int_equal(endgrp_get128(b + 176), 0);
 
 	/* Group 7: a null namespace. */
 	assert_int_equal(endgrp_log(f, 7, 512, 0), 0);
-	assert_int_equal(get128(b + 160), 8 * MiB);
+	assert_int_equal(endgrp_get128(b + 160), 8 * MiB);
 
 	/* A figure that changes is read anew. */
 	f->fl[2]->e.avail_spare = 9;
@@ -523,7 +502,7 @@ void test_endgrp_ids_stable(void **state)
 	f->ns[4] = NULL;
 	assert_int_equal(ns_endgid(f, 2), 4);
 	assert_int_equal(endgrp_log(f, 4, 512, 0), 0);
-	assert_int_equal(get128(f->c->buf + 160), 70ull * MiB); /* 2 alone now */
+	assert_int_equal(endgrp_get128(f->c->buf + 160), 70ull * MiB); /* 2 alone now */
 
 	/* NSID 4 again, a ram namespace: group 4 is taken, 2 is the lowest free. */
 	f->ns[4] = fake_ns(&f->ft, f->s, 4, "ram", 1 * MiB, 512);
@@ -577,174 +556,6 @@ void test_endgrp_discovery(void **state)
 }
 
 /* ---- real nand namespaces ---- */
-
-struct nand_io {
-	struct blox_io io;
-	struct iovec iov;
-	bool done;
-};
-
-static void nand_io_cb(struct blox_io *io)
-{
-	container_of(io, struct nand_io, io)->done = true;
-}
-
-/*
- * 12. "nand" namespaces: two on a pool (dies 0-1 of device d0, each on
- * half the blocks), one on whole dies (2-3 of d0), one on d1's pool (its
- * dies 0-1, a block range), one on a device of its own. The backends say
- * which share a pool; the core groups them (1 and 2: group 1); a pool on
- * another device is another group. Figures from the flash: raw bytes x
- * 3000 TLC cycles, capacity, typical read from the timing, writes counted.
- */
-void test_endgrp_nand(void **state)
-{
-	struct efx *f = *state;
-	struct event_base *base = event_base_new();
-	struct blox_io_cq cq;
-	struct nand_config nand;
-	struct ftl_config ftl;
-	struct blox_clock clk;
-	struct blox_log lg = { .level = -1 };
-	struct blox_nand_dev *d0, *d1;
-	static const uint32_t pool[] = { 0, 1 }, hw[] = { 2, 3 };
-	struct {
-		struct blox_nand_dev **dev;
-		const uint32_t *dies;
-		uint32_t first, nr;
-	} spec[6] = {
-		[1] = { &d0, pool, 0, 16 }, [2] = { &d0, pool, 16, 16 },
-		[3] = { &d0, hw, 0, 0 },    [4] = { &d1, pool, 0, 16 },
-		[5] = { NULL, NULL, 0, 0 },
-	};
-	struct blox_bdev *bd[6];
-	struct blox_bdev_endurance e[6];
-	struct nvmf_subsys *s;
-	struct fake_q *q;
-	const struct nvme_id_nvmset_list *l = (const void *)f->c->buf;
-	static uint8_t data[32768];
-	struct nand_io w;
-	uint64_t rd = 0, raw_pool;
-
-	assert_non_null(base);
-	assert_int_equal(blox_io_cq_init(&cq, base), 0);
-	nand_config_default(&nand);
-	nand.geo.channels = 2;
-	nand.geo.dies_per_channel = 2;
-	nand.geo.planes_per_die = 1;
-	nand.geo.blocks_per_plane = 32;
-	nand.geo.pages_per_block = 96;
-	ftl_config_default(&ftl);
-	blox_clock_init_real(&clk);
-	assert_int_equal(blox_nand_dev_open("d0", &nand, NULL, base, &clk, &d0), 0);
-	assert_int_equal(blox_nand_dev_open("d1", &nand, NULL, base, &clk, &d1), 0);
-	for (int i = 1; i <= 5; i++) {
-		struct blox_bdev_params p = {
-			.backend = "nand", .size = 4 * MiB, .block_size = 4096,
-			.nand = &nand, .ftl = &ftl, .base = base, .clock = &clk, .log = &lg,
-		};
-
-		if (spec[i].dev) {
-			p.shared = *spec[i].dev;
-			p.dies = spec[i].dies;
-			p.nr_dies = 2;
-			p.first_block = spec[i].first;
-			p.nr_blocks = spec[i].nr;
-			p.shared_pool = spec[i].nr != 0;
-		}
-		assert_int_equal(blox_bdev_create(&p, &cq, &bd[i]), 0);
-		assert_non_null(bd[i]->ops->endurance);
-		memset(&e[i], 0, sizeof(e[i]));
-		bd[i]->ops->endurance(bd[i], &e[i]);
-	}
-	/* Pools: 1 and 2 share d0's; 4 is d1's; 3 and 5 have dies of their own. */
-	assert_true(e[1].shared_pool);
-	assert_true(e[2].shared_pool);
-	assert_true(e[4].shared_pool);
-	assert_false(e[3].shared_pool);
-	assert_false(e[5].shared_pool);
-	assert_true(e[1].pool_key == e[2].pool_key);
-	assert_true(e[1].pool_key != e[4].pool_key);
-	/* Fresh flash: no wear, all spare, a threshold below it. */
-	raw_pool = 16ull * 2 * 96 * nand.geo.page_size; /* blocks x dies x pages */
-	for (int i = 1; i <= 5; i++) {
-		assert_int_equal(e[i].percent_used, 0);
-		assert_int_equal(e[i].avail_spare, 100);
-		assert_in_range(e[i].spare_threshold, 1, 99);
-		assert_false(e[i].read_only);
-		assert_int_equal(e[i].host_written_bytes, 0);
-		assert_true(e[i].total_bytes >= 4 * MiB);
-		assert_int_equal(e[i].unalloc_bytes, e[i].total_bytes - 4 * MiB);
-		assert_int_equal(e[i].opt_write_bytes, nand.geo.page_size);
-		/* Half of two dies' blocks; two whole dies; four whole dies. */
-		assert_int_equal(e[i].endurance_bytes,
-				 (i == 3 ? 2 : i == 5 ? 4 : 1) * raw_pool * 3000);
-	}
-	for (int t = 0; t < 3; t++)
-		rd += nand.timing.t_read_ns[t];
-	rd = rd / 3 + nand.timing.t_cmd_ns + 4096ull * 1000 / nand.timing.bus_mbps;
-	assert_int_equal(e[1].read_4k_ns, rd);
-
-	/* Eight units written on namespace 1: its figures, not 2's. */
-	memset(&w, 0, sizeof(w));
-	w.iov = (struct iovec){ data, sizeof(data) };
-	w.io = (struct blox_io){ .op = BLOX_IO_WRITE, .len = sizeof(data), .iov = &w.iov,
-				 .iovcnt = 1, .cb = nand_io_cb };
-	blox_bdev_submit(bd[1], &w.io);
-	while (!w.done)
-		assert_true(event_base_loop(base, EVLOOP_ONCE) >= 0);
-	assert_int_equal(w.io.status, 0);
-	bd[1]->ops->endurance(bd[1], &e[1]);
-	bd[2]->ops->endurance(bd[2], &e[2]);
-	assert_int_equal(e[1].host_written_bytes, sizeof(data));
-	assert_int_equal(e[2].host_written_bytes, 0);
-
-	/* Through the core. */
-	s = fake_subsys(&f->ft, "nqn.2026-12.io.blox:unit-nand", true);
-	for (uint32_t i = 1; i <= 5; i++)
-		assert_int_equal(nvmf_ns_add(s, i, bd[i], NULL, NULL), 0);
-	q = fake_admin_q(&f->ft, NULL, "nqn.2026-12.io.blox:unit-nand", NULL);
-	assert_int_equal(fake_identify(&f->ft, q, f->c, NVME_IDENTIFY_CNS_NS, 2), 0);
-	assert_int_equal(((const struct nvme_id_ns *)f->c->buf)->endgid, 1);
-	fake_prep(&f->ft, f->c, nvme_admin_identify, 0)->cdw10 = NVME_IDENTIFY_CNS_NVMSET_LIST;
-	fake_data(f->c, 4096, false);
-	assert_int_equal(fake_exec(&f->ft, q, f->c), 0);
-	assert_int_equal(l->nid, 5);
-	{
-		static const uint16_t endgid[] = { 1, 1, 3, 4, 5 };
-
-		for (int i = 0; i < 5; i++) {
-			assert_int_equal(l->ent[i].nvmsetid, i + 1);
-			assert_int_equal(l->ent[i].endgid, endgid[i]);
-			assert_int_equal(l->ent[i].rr4kt, (rd + 99) / 100);
-			assert_int_equal(l->ent[i].ows, nand.geo.page_size);
-		}
-	}
-	/* Group 1's log: both halves of the pool. */
-	{
-		struct nvme_sqe *cmd = fake_prep(&f->ft, f->c, nvme_admin_get_log_page, 0);
-		const struct nvme_endurance_group_log *lg9 = (const void *)f->c->buf;
-
-		cmd->cdw10 = NVME_LOG_LID_ENDURANCE_GROUP | (127u << 16);
-		cmd->cdw11 = 1u << 16;
-		fake_data(f->c, 512, false);
-		assert_int_equal(fake_exec(&f->ft, q, f->c), 0);
-		assert_int_equal(get128(lg9->endurance_estimate),
-				 (2 * raw_pool * 3000 + 999999999) / 1000000000);
-		assert_int_equal(get128(lg9->data_units_written), 1);
-		assert_true(get128(lg9->media_units_written) <= 1);
-		assert_int_equal(get128(f->c->buf + 160), e[1].total_bytes + e[2].total_bytes);
-		assert_int_equal(lg9->avl_spare, 100);
-	}
-
-	/* Gone before their devices, loop and completion queue. */
-	for (uint32_t i = 1; i <= 5; i++)
-		nvmf_ns_detach(nvmf_ns_find(s, i), NULL, NULL);
-	blox_nand_dev_put(d0);
-	blox_nand_dev_put(d1);
-	blox_io_cq_fini(&cq);
-	event_base_free(base);
-}
 
 /* An AER parked on the admin queue. */
 static struct fake_cmd *park_aer(struct efx *f)

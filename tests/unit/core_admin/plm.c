@@ -699,16 +699,6 @@ void test_plm_ns_gone_disables(void **state)
 	assert_int_equal(gone_disables, 1);
 }
 
-struct wio {
-	struct blox_io io;
-	bool done;
-};
-
-static void wio_cb(struct blox_io *io)
-{
-	container_of(io, struct wio, io)->done = true;
-}
-
 /*
  * 11. A real "nand" namespace: enable, the log's figures from its FTL, a
  * DTWIN held until the NDWIN minimum passed, writes counted against the
@@ -780,14 +770,8 @@ void test_plm_nand(void **state)
 	/* 64 KiB written through the backend: four writes of the OWS fewer at least. */
 	{
 		static uint8_t data[16 * 4096];
-		struct iovec iov = { data, sizeof(data) };
-		struct wio w = { .io = { .op = BLOX_IO_WRITE, .len = sizeof(data), .iov = &iov,
-					 .iovcnt = 1, .cb = wio_cb } };
 
-		blox_bdev_submit(bd, &w.io);
-		while (!w.done)
-			assert_true(event_base_loop(f->base, EVLOOP_ONCE) >= 0);
-		assert_int_equal(w.io.status, 0);
+		assert_int_equal(core_admin_write(f->base, bd, data, sizeof(data)), 0);
 	}
 	assert_int_equal(set_log(f, 3, false), 0);
 	assert_int_equal(l->status, NVME_NVMSET_PL_STATUS_DTWIN);
