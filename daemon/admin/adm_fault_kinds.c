@@ -131,11 +131,19 @@ static int own_device(struct blox_admin *a, const Blox__Admin__FaultSpec *in,
 	if (!ns)
 		return snprintf(err, errlen, "namespace %u not found in %s", in->nsid, in->nqn),
 		       ADM_S_NOT_FOUND;
-	if (!rec || rec->dev || strcmp(rec->params.backend, "nand"))
+	if (!rec || rec->dev ||
+	    (strcmp(rec->params.backend, "nand") && strcmp(rec->params.backend, "zns")))
 		return snprintf(err, errlen,
 				"%s: namespace %u of %s has no NAND device of its own (a vSSD: "
 				"--device NAME; other backends have no dies)",
 				in->kind, ns->nsid, sub->nqn),
+		       ADM_S_FAILED_PRECONDITION;
+	if (!strcmp(rec->params.backend, "zns") && !strcmp(in->kind, "die-offline"))
+		return snprintf(err, errlen,
+				"die-offline: namespace %u of %s is zoned: a zone's data is on "
+				"every die of its row (not built; program-fail, erase-fail and "
+				"die-fail are)",
+				ns->nsid, sub->nqn),
 		       ADM_S_FAILED_PRECONDITION;
 	cn = calloc(1, sizeof(*cn));
 	if (!cn)

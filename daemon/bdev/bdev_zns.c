@@ -63,6 +63,7 @@ static int fill_holes(struct zns_bdev *zb, uint32_t zone)
 
 	for (uint32_t p = 0; p < zb->zones[zone].pnext; p++)
 		if (!programmed(zb, zb->zones[zone].row, p) &&
+		    !zb_block_bad(zb, zb->zones[zone].row, p) &&
 		    (rc = store_program(zb, zone, p, &filler, NULL)))
 			return rc;
 	return 0;
@@ -77,7 +78,8 @@ static int erase_row(struct zns_bdev *zb, uint32_t row)
 
 	for (uint32_t s = 0; s < stripe; s++) {
 		page_index(zb, row, s, &bi);
-		if (zb->store->blocks[bi].write_ptr && (rc = zb->store->ops->erase(zb->store, bi)))
+		if (zb->store->blocks[bi].write_ptr && !(zb->store->blocks[bi].flags & NAND_BLOCK_BAD) &&
+		    (rc = zb->store->ops->erase(zb->store, bi)))
 			return rc;
 	}
 	return 0;
@@ -203,6 +205,8 @@ static int recover(struct zns_bdev *zb)
 		memset(nvalid, 0, zb->lpages * sizeof(*nvalid));
 		rc = recover_zone(zb, zone, oob, nvalid);
 	}
+	if (!rc)
+		zb_fail_start(zb); /* bad blocks: zones Read Only or Offline (bdev_zns_fail.c) */
 	free(oob);
 	free(nvalid);
 	if (!rc)
@@ -525,8 +529,9 @@ int blox_bdev_zns_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 	zb->store = zb->nd->store;
 	zb->dev = zb->nd->dev;
 	zb->geo = &nand_dev_config(zb->dev)->geo;
-	/* Zones are blocks in place: no FTL to remap a factory bad block. */
-	rc = nand_dev_config(zb->dev)->factory_bad_ppm ? -EOPNOTSUPP : zb_setup(zb, p);
+	if (!p->shared && p->faults) /* before it takes any op */
+		nand_dev_set_faults(zb->dev, p->faults, p->fault_name);
+	rc = zb_setup(zb, p);
 	if (!rc && !zb->nd->rt)
 		rc = nand_rt_create(p->base, p->clock, zb->dev, NAND_RT_SPIN_NS, &zb->nd->rt);
 	if (rc) {

@@ -144,6 +144,17 @@ uint64_t zb_row_wear(const struct zns_bdev *zb, uint32_t row);
 /* req_finish() and op_free() of bdev_zns_io.c, for bdev_zns_power.c. */
 void zb_req_finish(struct zns_bdev *zb, struct zb_req *req);
 void zb_op_free(struct zb_op *o);
+/* bdev_zns_fail.c */
+/* Whether the block of physical page @pidx of row @row is bad (NAND_BLOCK_BAD in the store). */
+bool zb_block_bad(const struct zns_bdev *zb, uint32_t row, uint32_t pidx);
+/* Whether any block of row @row is bad: no zone takes it. */
+bool zb_row_bad(const struct zns_bdev *zb, uint32_t row);
+/*
+ * After the start's recovery: a zone on a row with a bad block is Read
+ * Only; the zones without a row that the good free rows cannot hold are
+ * Offline (those whose own row is bad first, then the highest numbered).
+ */
+void zb_fail_start(struct zns_bdev *zb);
 /* bdev_zns_power.c */
 /*
  * Power was cut (its NAND ops dropped, never to complete): free every op

@@ -52,7 +52,7 @@ int zb_row_take(struct zns_bdev *zb, uint32_t zone)
 	for (uint32_t r = 0; r < zb->nr_rows; r++) {
 		uint64_t w;
 
-		if (zb->row_zone[r] != ZB_NONE)
+		if (zb->row_zone[r] != ZB_NONE || zb_row_bad(zb, r))
 			continue;
 		w = zb_row_wear(zb, r);
 		if (w < best_wear) {

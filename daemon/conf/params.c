@@ -480,10 +480,6 @@ int blox_ns_resolve(const struct blox_ns_params *p, const char *where,
 			return rc;
 		if (blox_param_given(&p->nand, BLOX_NP_BLOCKS_PER_PLANE))
 			ns->auto_blocks = false;
-		if (is_zns && ns->nand.factory_bad_ppm)
-			return blox_fail(err, errlen,
-					 "%s.nand.factory_bad_ppm: a zoned namespace has no FTL to "
-					 "remap bad blocks (backend \"nand\" has)", where);
 	}
 	if (p->has_ftl && blox_param_given(&p->ftl, BLOX_FP_PLACEMENT_HANDLES) && !is_nand) {
 		if (is_zns)

@@ -405,7 +405,7 @@ int prov_ns_plan(struct blox_prov *p, const struct nvmf_subsys *s,
 		}
 		pl->bp.store_path = pl->store;
 	}
-	if (!strcmp(cn->backend, "nand") && !pl->dev) {
+	if ((!strcmp(cn->backend, "nand") || !strcmp(cn->backend, "zns")) && !pl->dev) {
 		/* Faults for its dies name it "NQN/NSID" (bloxctl fault inject ... NQN NSID --die N). */
 		snprintf(pl->fault_name, sizeof(pl->fault_name), "%.223s/%u", s->nqn, cn->nsid);
 		pl->bp.faults = p->tgt->faults;

@@ -7,7 +7,8 @@
  * zone's blocks; Finish; a Flush's padded page and the reserve that runs
  * out; recovery after a clean stop and from a crash image (the store file
  * as it was at a point, the backend never stopped): write pointers, data,
- * and what was not flushed gone.
+ * and what was not flushed gone; a program failure making its zone Read
+ * Only (also after a restart), factory bad blocks making zones Offline.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -489,6 +490,130 @@ static void test_wear(void **state)
 	assert_int_not_equal(zb->zones[0].row, zb->zones[1].row);
 }
 
+/*
+ * 10. A program failure (nand_fail_programs()): the write fails (-EIO),
+ * the zone is Read Only (writes refused, what was durable reads back,
+ * the Changed Zone List's count moves), the other zones go on, and a
+ * restart finds it Read Only again; its bad row is never taken by another
+ * zone.
+ */
+static void test_program_fail(void **state)
+{
+	struct ctx *c = *state;
+	struct zns_bdev *zb = container_of(c->bdev, struct zns_bdev, base);
+	uint8_t b[8 * LBA];
+	uint64_t now = 0, zslba = UINT64_MAX;
+	uint32_t row;
+	uint16_t sc;
+
+	wr(c, 0, 8, true);
+	assert_int_equal(blox_bdev_zone_changed(c->bdev, 0, &now, &zslba, 1), 0);
+	assert_int_equal(nand_fail_programs(zb->dev, zb->dies[0], 1), 0);
+	fill(b, 8, 8);
+	assert_int_equal(run(c, BLOX_IO_WRITE, 8, 8, b, true, NULL, NULL), -EIO);
+	assert_int_equal(zone(c, 0).state, ZNS_RONLY);
+	assert_int_equal(blox_bdev_zone_changed(c->bdev, now, &now, &zslba, 1), 1);
+	assert_int_equal(zslba, 0);
+	assert_int_equal(run(c, BLOX_IO_WRITE, zone(c, 0).wp, 1, b, false, &sc, NULL), -EINVAL);
+	assert_int_equal(sc, ZNS_ZONE_RONLY);
+	check(c, 0, 8);
+	row = zb->zones[0].row;
+	assert_true(zb_row_bad(zb, row));
+	wr(c, ZSIZE, 8, true);
+	check(c, ZSIZE, 8);
+	/* Restarted: Read Only again, its data there; the others as they were. */
+	blox_bdev_destroy(c->bdev);
+	make(c, c->path, 0);
+	zb = container_of(c->bdev, struct zns_bdev, base);
+	assert_int_equal(zone(c, 0).state, ZNS_RONLY);
+	assert_int_equal(zb->zones[0].row, row);
+	check(c, 0, 8);
+	assert_int_equal(zone(c, 1).state, ZNS_CLOSED);
+	check(c, ZSIZE, 8);
+	/* Every other zone takes a row, none of them the bad one. */
+	for (uint32_t z = 2; z < 8; z++) {
+		wr(c, z * ZSIZE, 4, false);
+		assert_int_not_equal(zb->zones[z].row, row);
+	}
+	/* The host may take it Offline; then reads end too. */
+	assert_int_equal(zmgmt(c, 0, ZNS_ACT_OFFLINE, false, NULL), 0);
+	assert_int_equal(run(c, BLOX_IO_READ, 0, 1, b, false, &sc, NULL), -EINVAL);
+	assert_int_equal(sc, ZNS_ZONE_OFFLINE);
+}
+
+/* Rows of @zb with a bad block. */
+static uint32_t bad_rows(const struct zns_bdev *zb)
+{
+	uint32_t n = 0;
+
+	for (uint32_t r = 0; r < zb->nr_rows; r++)
+		n += zb_row_bad(zb, r);
+	return n;
+}
+
+/*
+ * 11. Factory bad blocks: the namespace is made; with spare rows (6 zones
+ * on 8 rows) bad rows cost a zone only past the spares; with none (8
+ * zones) each bad row puts a zone Offline from the start, its own first.
+ * The zones not Offline take writes; a restart finds the same.
+ */
+static void test_factory_bad(void **state)
+{
+	struct ctx *c = *state;
+	struct zns_bdev *zb;
+	uint32_t bad = 0, offline;
+	uint64_t seed;
+
+	c->nand.factory_bad_ppm = 100000;
+	for (seed = 1; seed < 200 && bad < 3; seed++) {
+		blox_bdev_destroy(c->bdev);
+		unlink(c->path);
+		c->nand.rel.seed = seed;
+		make(c, c->path, 0);
+		bad = bad_rows(container_of(c->bdev, struct zns_bdev, base));
+	}
+	assert_true(bad >= 3);
+	zb = container_of(c->bdev, struct zns_bdev, base);
+	offline = 0;
+	for (uint32_t z = 0; z < 8; z++) {
+		if (zone(c, z).state != ZNS_OFFLINE)
+			continue;
+		offline++;
+		assert_true(zb_row_bad(zb, z)); /* here every bad row is a zone's own */
+	}
+	assert_int_equal(offline, bad);
+	for (uint32_t z = 0; z < 8; z++) {
+		if (zone(c, z).state == ZNS_OFFLINE) {
+			uint8_t b[LBA] = { 0 };
+			uint16_t sc;
+
+			assert_int_equal(run(c, BLOX_IO_WRITE, z * ZSIZE, 1, b, false, &sc, NULL),
+					 -EINVAL);
+			assert_int_equal(sc, ZNS_ZONE_OFFLINE);
+			continue;
+		}
+		wr(c, z * ZSIZE, 8, true);
+		assert_false(zb_row_bad(zb, zb->zones[z].row));
+	}
+	blox_bdev_destroy(c->bdev);
+	make(c, c->path, 0);
+	for (uint32_t z = 0, n = 0; z < 8; z++) {
+		n += zone(c, z).state == ZNS_OFFLINE;
+		if (zone(c, z).state != ZNS_OFFLINE)
+			check(c, z * ZSIZE, 8);
+		if (z == 7)
+			assert_int_equal(n, offline);
+	}
+	/* Six zones on the same flash: two spare rows take two of the bad ones. */
+	blox_bdev_destroy(c->bdev);
+	unlink(c->path);
+	make_sized(c, c->path, 0, 6ull * ZSIZE * LBA);
+	offline = 0;
+	for (uint32_t z = 0; z < 6; z++)
+		offline += zone(c, z).state == ZNS_OFFLINE;
+	assert_int_equal(offline, bad - 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +626,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reserve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wear, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_program_fail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_factory_bad, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
