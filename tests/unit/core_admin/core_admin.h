@@ -2,7 +2,7 @@
 /*
  * The core_admin tests kept apart from test_core_admin.c (whose main()
  * runs them all): NVM Sets and Endurance Groups (endgrp.c, endgrp_nand.c),
- * predictable latency (plm.c), FDP events (fdp.c).
+ * predictable latency (plm.c, plm_nand.c), FDP events (fdp.c).
  */
 #ifndef BLOX_TEST_CORE_ADMIN_H
 #define BLOX_TEST_CORE_ADMIN_H
@@ -55,6 +55,7 @@ void test_plm_events(void **state);
 void test_plm_rrl(void **state);
 void test_plm_ns_gone(void **state);
 void test_plm_ns_gone_disables(void **state);
+/* A real "nand" namespace (plm_nand.c, on plm_setup_loop). */
 void test_plm_nand(void **state);
 
 /*

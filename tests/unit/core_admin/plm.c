@@ -9,7 +9,7 @@
  * log (0Bh) with their RAE semantics, the asynchronous event notice, a
  * namespace's set leaving. The sets are fake backends whose windows and
  * figures the test sets, beside a ram and a null namespace (no
- * predictable latency); the last test drives a real "nand" namespace.
+ * predictable latency); plm_nand.c drives a real "nand" namespace.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,11 +22,8 @@
 
 #include "core_admin.h"
 #include "fake_nvmf.h"
-#include "ftl.h"
-#include "nand.h"
+#include "plm.h"
 
-#define MiB (1024u * 1024u)
-#define MS (1000ull * 1000)
 #define ST_ABORTED_SQ 0x008 /* Command Aborted due to SQ Deletion, no DNR */
 #define ST_INTERNAL (ST_DNR | 0x006)
 #define AEN_PLM (NVME_AER_NOTICE | (NVME_AER_NOTICE_PL_EVENT << 8) | (0x0bu << 16))
@@ -115,15 +112,6 @@ static void fpl_raise(struct fpl *p, uint16_t ev)
 		p->cfg.event(p->cfg.event_arg);
 }
 
-struct pfx {
-	struct fake_tgt ft;
-	struct event_base *base; /* NULL: virtual clock, no loop */
-	struct nvmf_subsys *s;
-	struct fake_q *q;
-	struct fake_cmd *c;
-	struct fpl *fp[8]; /* by nsid: 2 and 5 */
-};
-
 static struct fpl *fpl_add(struct pfx *f, uint32_t nsid)
 {
 	struct fpl *p = calloc(1, sizeof(*p));
@@ -210,20 +198,20 @@ static uint16_t feat(struct pfx *f, bool set, uint8_t fid, uint8_t sel, uint32_t
 	return fake_exec(&f->ft, f->q, f->c);
 }
 
-static uint16_t plm_enable(struct pfx *f, uint16_t set, bool on, const struct nvme_plm_config *cfg)
+uint16_t plm_enable(struct pfx *f, uint16_t set, bool on, const struct nvme_plm_config *cfg)
 {
 	struct nvme_plm_config zero = { 0 };
 
 	return feat(f, true, NVME_FEAT_FID_PLM_CONFIG, 0, set, on, cfg ? cfg : &zero);
 }
 
-static uint16_t window(struct pfx *f, uint16_t set, uint32_t ws)
+uint16_t plm_set_window(struct pfx *f, uint16_t set, uint32_t ws)
 {
 	return feat(f, true, NVME_FEAT_FID_PLM_WINDOW, 0, set, ws, NULL);
 }
 
 /* Log 0Ah of @set (LSI), 512 bytes. */
-static uint16_t set_log(struct pfx *f, uint32_t set, bool rae)
+uint16_t plm_set_log(struct pfx *f, uint32_t set, bool rae)
 {
 	struct nvme_sqe *cmd = fake_prep(&f->ft, f->c, nvme_admin_get_log_page, 0);
 
@@ -383,17 +371,17 @@ void test_plm_window(void **state)
 	struct fpl *p = f->fp[5];
 	static const uint32_t ws_bad[] = { 0, 3, 4, 7 };
 
-	assert_int_equal(window(f, 5, NVME_FEATURE_PLM_DTWIN), ST_INVALID_FIELD);
+	assert_int_equal(plm_set_window(f, 5, NVME_FEATURE_PLM_DTWIN), ST_INVALID_FIELD);
 	assert_int_equal(feat(f, false, NVME_FEAT_FID_PLM_WINDOW, 0, 5, 0, NULL), ST_INVALID_FIELD);
 	assert_int_equal(p->windows, 0);
 	assert_int_equal(plm_enable(f, 5, true, NULL), 0);
 	assert_int_equal(feat(f, false, NVME_FEAT_FID_PLM_WINDOW, 0, 5, 0, NULL), 0);
 	assert_int_equal(f->c->cqe.result, NVME_FEATURE_PLM_NDWIN);
 	for (size_t i = 0; i < BLOX_ARRAY_SIZE(ws_bad); i++)
-		assert_int_equal(window(f, 5, ws_bad[i]), ST_INVALID_FIELD);
+		assert_int_equal(plm_set_window(f, 5, ws_bad[i]), ST_INVALID_FIELD);
 	assert_int_equal(p->windows, 0);
 
-	assert_int_equal(window(f, 5, NVME_FEATURE_PLM_DTWIN), 0);
+	assert_int_equal(plm_set_window(f, 5, NVME_FEATURE_PLM_DTWIN), 0);
 	assert_int_equal(p->win, BLOX_PLM_DTWIN);
 	assert_int_equal(feat(f, false, NVME_FEAT_FID_PLM_WINDOW, 0, 5, 0, NULL), 0);
 	assert_int_equal(f->c->cqe.result, NVME_FEATURE_PLM_DTWIN);
@@ -402,24 +390,24 @@ void test_plm_window(void **state)
 			      0, NULL),
 			 0);
 	assert_int_equal(f->c->cqe.result, NVME_FEATURE_PLM_NDWIN);
-	assert_int_equal(window(f, 5, 0xfff8u | NVME_FEATURE_PLM_NDWIN), 0);
+	assert_int_equal(plm_set_window(f, 5, 0xfff8u | NVME_FEATURE_PLM_NDWIN), 0);
 	assert_int_equal(p->win, BLOX_PLM_NDWIN);
 	assert_int_equal(f->fp[2]->windows, 0);
 
 	/* Without a loop a DTWIN that must wait is refused. */
 	p->busy_until = blox_clock_now(&f->ft.clock) + 50 * MS;
-	assert_int_equal(window(f, 5, NVME_FEATURE_PLM_DTWIN), ST_CMD_SEQ);
+	assert_int_equal(plm_set_window(f, 5, NVME_FEATURE_PLM_DTWIN), ST_CMD_SEQ);
 	assert_int_equal(p->win, BLOX_PLM_NDWIN);
 	blox_clock_set(&f->ft.clock, p->busy_until);
-	assert_int_equal(window(f, 5, NVME_FEATURE_PLM_DTWIN), 0);
+	assert_int_equal(plm_set_window(f, 5, NVME_FEATURE_PLM_DTWIN), 0);
 
 	/* Disabled again: the window feature is refused. */
 	assert_int_equal(plm_enable(f, 5, false, NULL), 0);
-	assert_int_equal(window(f, 5, NVME_FEATURE_PLM_NDWIN), ST_INVALID_FIELD);
+	assert_int_equal(plm_set_window(f, 5, NVME_FEATURE_PLM_NDWIN), ST_INVALID_FIELD);
 }
 
 /* Run the loop until @c completes (at most @max_ms). */
-static void loop_until(struct pfx *f, struct fake_cmd *c, uint64_t max_ms)
+void plm_loop_until(struct pfx *f, struct fake_cmd *c, uint64_t max_ms)
 {
 	uint64_t t0 = blox_clock_now(&f->ft.clock);
 
@@ -451,14 +439,14 @@ void test_plm_window_held(void **state)
 	assert_int_equal(p->win, BLOX_PLM_NDWIN);
 	/* Meanwhile the controller answers other commands. */
 	assert_int_equal(feat(f, false, NVME_FEAT_FID_RRL, 0, 2, 0, NULL), 0);
-	loop_until(f, c, 2000);
+	plm_loop_until(f, c, 2000);
 	assert_int_equal(fake_status(c), 0);
 	assert_true(blox_clock_now(&f->ft.clock) >= p->busy_until);
 	assert_int_equal(p->win, BLOX_PLM_DTWIN);
 	assert_int_equal(p->windows, 2); /* asked, then again when due */
 
 	/* Held, then the admin queue closes: aborted, nothing left behind. */
-	assert_int_equal(window(f, 2, NVME_FEATURE_PLM_NDWIN), 0);
+	assert_int_equal(plm_set_window(f, 2, NVME_FEATURE_PLM_NDWIN), 0);
 	p->busy_until = blox_clock_now(&f->ft.clock) + 10000 * MS;
 	c = fake_cmd_new(&f->ft);
 	fake_prep(&f->ft, c, nvme_admin_set_features, 0)->cdw10 = NVME_FEAT_FID_PLM_WINDOW;
@@ -481,7 +469,7 @@ void test_plm_log_set(void **state)
 	static const uint8_t zero[512];
 
 	/* Not enabled: status 0 (not used), its typical figures, no estimates. */
-	assert_int_equal(set_log(f, 5, false), 0);
+	assert_int_equal(plm_set_log(f, 5, false), 0);
 	assert_int_equal(l->status, 0);
 	assert_int_equal(l->event_type, 0);
 	assert_int_equal(l->dtwin_rt, 1000000);
@@ -493,19 +481,19 @@ void test_plm_log_set(void **state)
 	assert_int_equal(l->dtwin_we, 0);
 	assert_int_equal(l->dtwin_te, 0);
 	/* Sets without the mode: all zero. */
-	assert_int_equal(set_log(f, 1, false), 0);
+	assert_int_equal(plm_set_log(f, 1, false), 0);
 	assert_memory_equal(f->c->buf, zero, 512);
-	assert_int_equal(set_log(f, 7, false), 0);
+	assert_int_equal(plm_set_log(f, 7, false), 0);
 	assert_memory_equal(f->c->buf, zero, 512);
 	/* No such set. */
-	assert_int_equal(set_log(f, 0, false), ST_INVALID_FIELD);
-	assert_int_equal(set_log(f, 3, false), ST_INVALID_FIELD);
-	assert_int_equal(set_log(f, 0xffff, false), ST_INVALID_FIELD);
+	assert_int_equal(plm_set_log(f, 0, false), ST_INVALID_FIELD);
+	assert_int_equal(plm_set_log(f, 3, false), ST_INVALID_FIELD);
+	assert_int_equal(plm_set_log(f, 0xffff, false), ST_INVALID_FIELD);
 
 	assert_int_equal(plm_enable(f, 5, true, NULL), 0);
 	p->clears = 0;
 	p->events = NVME_NVMSET_PL_EVENT_DTWIN_WRITE_WARN | NVME_NVMSET_PL_EVENT_DTWIN_EXCEEDED;
-	assert_int_equal(set_log(f, 5, true), 0);
+	assert_int_equal(plm_set_log(f, 5, true), 0);
 	assert_int_equal(l->status, NVME_NVMSET_PL_STATUS_NDWIN);
 	assert_int_equal(l->event_type, 0x4002);
 	assert_int_equal(l->dtwin_rt, 1000000);
@@ -522,19 +510,19 @@ void test_plm_log_set(void **state)
 	assert_int_equal(f->c->buf[1], 0);
 	assert_int_equal(p->clears, 0); /* RAE set: kept */
 
-	assert_int_equal(window(f, 5, NVME_FEATURE_PLM_DTWIN), 0);
-	assert_int_equal(set_log(f, 5, false), 0);
+	assert_int_equal(plm_set_window(f, 5, NVME_FEATURE_PLM_DTWIN), 0);
+	assert_int_equal(plm_set_log(f, 5, false), 0);
 	assert_int_equal(l->status, NVME_NVMSET_PL_STATUS_DTWIN);
 	assert_int_equal(l->event_type, 0x4002);
 	assert_int_equal(p->clears, 1); /* RAE clear: read, so cleared */
-	assert_int_equal(set_log(f, 5, false), 0);
+	assert_int_equal(plm_set_log(f, 5, false), 0);
 	assert_int_equal(l->event_type, 0);
 
 	/* In pieces: the same bytes. */
 	{
 		uint8_t whole[512];
 
-		assert_int_equal(set_log(f, 5, true), 0);
+		assert_int_equal(plm_set_log(f, 5, true), 0);
 		memcpy(whole, f->c->buf, 512);
 		fake_prep(&f->ft, f->c, nvme_admin_get_log_page, 0)->cdw10 =
 			NVME_LOG_LID_PREDICTABLE_LAT_NVMSET | (7u << 16) | 1u << 15;
@@ -587,12 +575,12 @@ void test_plm_events(void **state)
 	assert_int_equal(a2->cqe.result & 0xffffffffu, AEN_PLM);
 
 	/* Reading set 5's log with RAE cleared clears it from the aggregate. */
-	assert_int_equal(set_log(f, 5, false), 0);
+	assert_int_equal(plm_set_log(f, 5, false), 0);
 	assert_int_equal(agg_log(f, false, ids), 1);
 	assert_int_equal(ids[0], 2);
-	assert_int_equal(set_log(f, 2, true), 0);
+	assert_int_equal(plm_set_log(f, 2, true), 0);
 	assert_int_equal(agg_log(f, false, ids), 1);
-	assert_int_equal(set_log(f, 2, false), 0);
+	assert_int_equal(plm_set_log(f, 2, false), 0);
 	assert_int_equal(agg_log(f, false, ids), 0);
 
 	/* Namespace notices are not held up by these (and the other way round). */
@@ -660,7 +648,7 @@ void test_plm_ns_gone(void **state)
 	/* Freed at once without a loop; f->fp[2] is gone with it. */
 	f->fp[2] = NULL;
 	a = aer(f);
-	assert_int_equal(set_log(f, 2, false), ST_INVALID_FIELD);
+	assert_int_equal(plm_set_log(f, 2, false), ST_INVALID_FIELD);
 	assert_int_equal(a->done, 0);
 	/* The other set is as it was. */
 	assert_int_equal(plm_enable(f, 5, true, NULL), 0);
@@ -697,91 +685,4 @@ void test_plm_ns_gone_disables(void **state)
 	nvmf_ns_detach(nvmf_ns_find(f->s, 2), NULL, NULL);
 	f->fp[2] = NULL;
 	assert_int_equal(gone_disables, 1);
-}
-
-/*
- * 11. A real "nand" namespace: enable, the log's figures from its FTL, a
- * DTWIN held until the NDWIN minimum passed, writes counted against the
- * window, back to NDWIN, disable.
- */
-void test_plm_nand(void **state)
-{
-	struct pfx *f = *state;
-	const struct nvme_nvmset_predictable_lat_log *l = (const void *)f->c->buf;
-	/* The backend keeps it: it logs its clean stop at the fixture's teardown. */
-	static struct blox_log lg = { .level = -1 };
-	struct nand_config nand;
-	struct ftl_config ftl;
-	struct blox_bdev *bd;
-	struct fake_cmd *c = fake_cmd_new(&f->ft);
-	uint64_t t0, lo_ms, wt;
-
-	nand_config_default(&nand);
-	nand.geo.channels = 2;
-	nand.geo.dies_per_channel = 1;
-	nand.geo.planes_per_die = 1;
-	nand.geo.blocks_per_plane = 32;
-	nand.geo.pages_per_block = 96; /* 16 KiB pages: a write of the OWS is 4 units */
-	ftl_config_default(&ftl);
-	ftl.op_permille = 300;
-	{
-		struct blox_bdev_params p = {
-			.backend = "nand", .size = 1 * MiB, .block_size = 4096, .nand = &nand,
-			.ftl = &ftl, .base = f->base, .clock = &f->ft.clock, .log = &lg,
-		};
-
-		assert_int_equal(blox_bdev_create(&p, &f->ft.tgt.io_cq, &bd), 0);
-	}
-	assert_non_null(bd->ops->plm_query);
-	assert_int_equal(nvmf_ns_add(f->s, 3, bd, NULL, NULL), 0);
-
-	assert_int_equal(set_log(f, 3, false), 0);
-	assert_int_equal(l->status, 0);
-	t0 = blox_clock_now(&f->ft.clock);
-	assert_int_equal(plm_enable(f, 3, true, NULL), 0);
-	assert_int_equal(set_log(f, 3, false), 0);
-	assert_int_equal(l->status, NVME_NVMSET_PL_STATUS_NDWIN);
-	assert_int_equal(l->event_type, 0);
-	assert_int_equal(l->dtwin_tmax, FTL_PLM_DTWIN_MAX_NS / 1000000);
-	assert_true(l->dtwin_rt > 0);
-	assert_true(l->dtwin_wt > 0);
-	assert_true(l->ndwin_tmin_lo > 0);
-	assert_true(l->ndwin_tmin_hi >= l->ndwin_tmin_lo);
-	assert_int_equal(l->dtwin_we, l->dtwin_wt); /* an empty instance has the room */
-	assert_int_equal(l->dtwin_te, l->dtwin_tmax);
-	lo_ms = l->ndwin_tmin_lo;
-	wt = l->dtwin_wt;
-	assert_true(lo_ms < 2000);
-
-	/* DTWIN: held until the NDWIN minimum passed. */
-	fake_prep(&f->ft, c, nvme_admin_set_features, 0)->cdw10 = NVME_FEAT_FID_PLM_WINDOW;
-	c->req.cmd.cdw11 = 3;
-	c->req.cmd.cdw12 = NVME_FEATURE_PLM_DTWIN;
-	fake_submit(&f->ft, f->q, c);
-	if (!c->done)
-		loop_until(f, c, lo_ms + 2000);
-	assert_int_equal(fake_status(c), 0);
-	assert_true(blox_clock_now(&f->ft.clock) - t0 >= (lo_ms - 1) * MS);
-	assert_int_equal(set_log(f, 3, false), 0);
-	assert_int_equal(l->status, NVME_NVMSET_PL_STATUS_DTWIN);
-	assert_true(l->dtwin_te <= l->dtwin_tmax);
-	assert_int_equal(l->dtwin_we, wt);
-
-	/* 64 KiB written through the backend: four writes of the OWS fewer at least. */
-	{
-		static uint8_t data[16 * 4096];
-
-		assert_int_equal(core_admin_write(f->base, bd, data, sizeof(data)), 0);
-	}
-	assert_int_equal(set_log(f, 3, false), 0);
-	assert_int_equal(l->status, NVME_NVMSET_PL_STATUS_DTWIN);
-	assert_true(l->dtwin_we <= wt - 4);
-	assert_int_equal(l->event_type, 0);
-	assert_int_equal(window(f, 3, NVME_FEATURE_PLM_NDWIN), 0);
-	assert_int_equal(set_log(f, 3, false), 0);
-	assert_int_equal(l->status, NVME_NVMSET_PL_STATUS_NDWIN);
-	assert_int_equal(plm_enable(f, 3, false, NULL), 0);
-	assert_int_equal(set_log(f, 3, false), 0);
-	assert_int_equal(l->status, 0);
-	nvmf_ns_detach(nvmf_ns_find(f->s, 3), NULL, NULL);
 }
