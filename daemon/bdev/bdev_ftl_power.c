@@ -41,6 +41,7 @@
  * write cut between its read and its write writes nothing).
  */
 #include "bdev_ftl.h"
+#include "bdev_zns.h"
 #include "bdev_ftl_sub.h"
 #include "blox_clock.h"
 #include "blox_log.h"
@@ -229,16 +230,22 @@ static int dev_power_cut(struct blox_nand_dev *nd, struct blox_bdev *const *bdev
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		struct ftl_bdev *fb = container_of(bdevs[i], struct ftl_bdev, base);
+		struct zns_bdev *zb = zb_of(bdevs[i], nd);
 
 		memset(&outs[i], 0, sizeof(outs[i]));
-		if (bdevs[i]->ops != &ftl_bdev_ops || fb->nd != nd)
+		if (zb)
+			rc = zb_cut_check(zb, &outs[i]);
+		else if (bdevs[i]->ops != &ftl_bdev_ops || fb->nd != nd)
 			rc = -EINVAL;
 		else
 			rc = cut_check(fb, &ks[i], &outs[i]);
 	}
 	/* Off, all of them before any comes back: nothing runs in between. */
 	for (uint32_t i = 0; i < n && !rc; i++) {
-		rc = cut_off(container_of(bdevs[i], struct ftl_bdev, base), &ks[i], &outs[i]);
+		struct zns_bdev *zb = zb_of(bdevs[i], nd);
+
+		rc = zb ? zb_cut_off(zb, &outs[i])
+			: cut_off(container_of(bdevs[i], struct ftl_bdev, base), &ks[i], &outs[i]);
 		/* -ENOMEM after some were cut: power those on; the rest serve on. */
 		if (rc == -ENOMEM)
 			n = i;
@@ -247,7 +254,10 @@ static int dev_power_cut(struct blox_nand_dev *nd, struct blox_bdev *const *bdev
 	if (n)
 		nand_power_cut(nd->dev, false, NULL);
 	for (uint32_t i = 0; i < n; i++) {
-		int r = cut_on(container_of(bdevs[i], struct ftl_bdev, base), &ks[i], &outs[i]);
+		struct zns_bdev *zb = zb_of(bdevs[i], nd);
+		int r = zb ? zb_cut_on(zb, &outs[i])
+			   : cut_on(container_of(bdevs[i], struct ftl_bdev, base), &ks[i],
+				    &outs[i]);
 
 		if (!rc)
 			rc = r;

@@ -332,14 +332,9 @@ static const struct blox_bdev_zoned_ops zb_zoned_ops = {
  * then its zones, rows and write pointers rebuilt from the pages' OOB by
  * the start-up's recovery; the commands it held fail.
  */
-static int zb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
+int zb_cut_check(struct zns_bdev *zb, struct blox_bdev_power_cut *out)
 {
-	struct zns_bdev *zb = container_of(bdev, struct zns_bdev, base);
 	bool check_only = out->check_only;
-	struct nand_power_cut_stats cut;
-	uint32_t max_open, max_active;
-	uint64_t t0;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->check_only = check_only;
@@ -350,8 +345,14 @@ static int zb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
 		out->refused = "its device is shared without tenants";
 		return -EOPNOTSUPP;
 	}
-	if (check_only)
-		return 0;
+	return 0;
+}
+
+int zb_cut_off(struct zns_bdev *zb, struct blox_bdev_power_cut *out)
+{
+	struct nand_power_cut_stats cut;
+	int rc;
+
 	for (uint32_t i = 0; i < zb->l.nr_zones; i++)
 		if (zb->zones[i].buf)
 			out->bytes_buffered += (uint64_t)(zb->zones[i].buf_fill -
@@ -367,6 +368,14 @@ static int zb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
 	out->ops_dropped = cut.dropped;
 	out->programs_torn = cut.torn;
 	zb_power_off(zb);
+	return 0;
+}
+
+int zb_cut_on(struct zns_bdev *zb, struct blox_bdev_power_cut *out)
+{
+	uint32_t max_open, max_active;
+	uint64_t t0;
+	int rc;
 
 	/* Power on: everything in memory anew, rebuilt from flash. */
 	t0 = blox_clock_now(zb->clock);
@@ -404,6 +413,26 @@ static int zb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
 		 (unsigned long)out->ops_dropped, out->programs_torn, out->cmds_failed,
 		 out->rebuild_ns / 1e6);
 	return rc;
+}
+
+static int zb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
+{
+	struct zns_bdev *zb = container_of(bdev, struct zns_bdev, base);
+	int rc = zb_cut_check(zb, out);
+
+	if (rc || out->check_only)
+		return rc;
+	rc = zb_cut_off(zb, out);
+	return rc ? rc : zb_cut_on(zb, out);
+}
+
+static const struct blox_bdev_ops zb_ops;
+
+struct zns_bdev *zb_of(struct blox_bdev *bdev, const struct blox_nand_dev *nd)
+{
+	struct zns_bdev *zb = container_of(bdev, struct zns_bdev, base);
+
+	return bdev->ops == &zb_ops && zb->nd == nd ? zb : NULL;
 }
 
 static const struct blox_bdev_ops zb_ops = {

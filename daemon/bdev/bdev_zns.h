@@ -155,6 +155,18 @@ bool zb_row_bad(const struct zns_bdev *zb, uint32_t row);
  * Offline (those whose own row is bad first, then the highest numbered).
  */
 void zb_fail_start(struct zns_bdev *zb);
+/*
+ * A power cut in three steps (bdev_zns.c), so that a whole device's cut
+ * (blox_nand_dev_power_cut()) takes every vSSD off before any comes back:
+ * zb_cut_check() says whether it may (0, or -errno with out->refused;
+ * -ENODEV: not serving); zb_cut_off() cuts its flash ops and keeps what
+ * they held to fail (0, or -ENOMEM with nothing cut); zb_cut_on()
+ * rebuilds it from flash. zb_of(): @bdev as a zns backend on @nd, or NULL.
+ */
+int zb_cut_check(struct zns_bdev *zb, struct blox_bdev_power_cut *out);
+int zb_cut_off(struct zns_bdev *zb, struct blox_bdev_power_cut *out);
+int zb_cut_on(struct zns_bdev *zb, struct blox_bdev_power_cut *out);
+struct zns_bdev *zb_of(struct blox_bdev *bdev, const struct blox_nand_dev *nd);
 /* bdev_zns_power.c */
 /*
  * Power was cut (its NAND ops dropped, never to complete): free every op

@@ -90,7 +90,7 @@ static int vssd_check(struct blox_prov *p, const struct prov_device *d, const st
 			 ns->nsid, ns->subsys->nqn, d->cfg.name, m->id, prov_mig_state_name(m->state));
 		return -EBUSY;
 	}
-	if (strcmp(ns->bdev->ops->name, "nand")) {
+	if (strcmp(ns->bdev->ops->name, "nand") && strcmp(ns->bdev->ops->name, "zns")) {
 		snprintf(err, errlen,
 			 "namespace %u of %s on %s: a %s vSSD is not cut with its device yet (cut it "
 			 "alone: bloxctl fault power-cut %s %u)",

@@ -9,8 +9,9 @@
  * before), the neighbour saw no failed command and holds everything it
  * wrote, flushed or not, and the SMART log's Unsafe Shutdowns counts the
  * cut on the cut vSSD alone. Then the whole device loses power: both
- * vSSDs are cut and come back, the flushed data of each intact. The cuts
- * that stay refused say why, and cost nothing.
+ * vSSDs are cut and come back, the flushed data of each intact; so with a
+ * zoned vSSD on it (write pointers and flushed data as before the cut). The
+ * cuts that stay refused say why, and cost nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -627,7 +628,10 @@ static void append_until_drop(struct ini_ctrl *c)
 	_exit(3);
 }
 
-/* A zoned vSSD: its write pointers recovered from flash as after kill -9. */
+/*
+ * A zoned vSSD: its write pointers recovered from flash as after kill -9;
+ * then its device's cut takes it and its neighbour together.
+ */
 static void test_zns_cut(void **state)
 {
 	struct fx *f = *state;
@@ -635,7 +639,7 @@ static void test_zns_cut(void **state)
 	const uint64_t z1 = 1024; /* zone 1's first LBA (4 MiB zones) */
 	struct ini_ctrl *a, *b;
 	struct nb_stats nb = { 0 };
-	uint64_t us_a, wp0, wp1, cap;
+	uint64_t us_a, us_b, wp0, wp1, cap;
 	uint32_t n0;
 	char path[128];
 	pid_t cut, load;
@@ -690,6 +694,29 @@ static void test_zns_cut(void **state)
 	write_range(f, a, 'A', wp0, 16, 2);
 	assert_int_equal(check_range(f, a, 'A', wp0, 16, 2, -1), 16);
 	assert_int_equal(zone_wp(a, 0), wp0 + 16);
+	/* The whole device: the zoned vSSD and its neighbour lose power together. */
+	us_a = unsafe_shutdowns(a);
+	us_b = unsafe_shutdowns(b);
+	assert_int_equal(ini_flush(a->io[0], 1), 0);
+	write_range(f, b, 'B', 0, 64, 5);
+	assert_int_equal(ini_flush(b->io[0], 1), 0);
+	assert_int_equal(ctl(f, "--json fault power-cut --device flash"), 0);
+	printf("  the device's cut with the zoned vSSD on it: %s", f->out);
+	assert_non_null(strstr(f->out, "\"namespaces\""));
+	ini_ctrl_destroy(a);
+	ini_ctrl_destroy(b);
+	a = connect_to(f, NQN_A);
+	b = connect_to(f, NQN_B);
+	assert_int_equal(zone_wp(a, 0), wp0 + 16);
+	assert_int_equal(zone_wp(a, z1), wp1);
+	assert_int_equal(check_range(f, a, 'A', 0, n0, 1, -1), n0);
+	assert_int_equal(check_range(f, a, 'A', wp0, 16, 2, -1), 16);
+	assert_int_equal(check_range(f, a, 'A', z1, 100, 1, -1), 100);
+	assert_int_equal(check_range(f, b, 'B', 0, 64, 5, -1), 64);
+	assert_int_equal(unsafe_shutdowns(a), us_a + 1);
+	assert_int_equal(unsafe_shutdowns(b), us_b + 1);
+	write_range(f, a, 'A', wp0 + 16, 16, 3);
+	assert_int_equal(check_range(f, a, 'A', wp0 + 16, 16, 3, -1), 16);
 	assert_int_equal(ini_ctrl_shutdown(a), 0);
 	assert_int_equal(ini_ctrl_shutdown(b), 0);
 	ini_ctrl_destroy(a);

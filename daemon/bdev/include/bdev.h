@@ -682,7 +682,7 @@ void blox_nand_dev_get(struct blox_nand_dev *d);
 void blox_nand_dev_put(struct blox_nand_dev *d);
 /*
  * Power loss of a whole registered device @nd and power-up, at its home:
- * @bdevs (@n "nand" vSSDs on it, each checked first as by
+ * @bdevs (@n "nand" and "zns" vSSDs on it, each checked first as by
  * blox_bdev_power_cut(): nothing is cut if one is refused, -EOPNOTSUPP or
  * -EBUSY with that one's outs[i].refused) all lose power before any is
  * rebuilt; outs[i] says what each lost. -EINVAL for a backend not on @nd.
