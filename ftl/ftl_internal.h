@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Private state of an FTL instance, shared by its files:
+ * Private state of an FTL instance, shared by its files (GC's state and
+ * calls are in ftl_gc.h, a die migration's in ftl_mig.h; both included):
  *   layout.c    unit addresses, superblocks, allocation, validity
  *   map.c       GTD and CMT (DFTL), MDC and hot-region glue, lookups
  *   write.c     streams, write buffer, programs, flush and durability
@@ -27,6 +28,8 @@
 #define BLOX_FTL_INTERNAL_H
 
 #include "ftl.h"
+#include "ftl_gc.h"
+#include "ftl_mig.h"
 #include "hot.h"
 #include "mdc.h"
 
@@ -214,178 +217,6 @@ struct ftl_rd {
 	uint32_t nsegs;
 	struct nand_seg segs[FTL_MAX_SLOTS];
 	TAILQ_ENTRY(ftl_rd) link;
-};
-
-/*
- * GC's own flash reads (the OOB of a victim page, or a page's data) in
- * flight at once: FTL_GC_READS_PER_DIE per die of the instance, so that
- * every die keeps some queued while others are slow, FTL_GC_READS_MAX
- * at most (gc.nrds).
- */
-#define FTL_GC_READS_PER_DIE 16
-#define FTL_GC_READS_MAX 256
-
-struct ftl_gc_rd {
-	struct nand_op op;
-	struct ftl *f;
-	uint32_t fpid;
-	bool busy;
-	int status;
-	uint8_t *page; /* page_size bytes */
-	uint8_t *oob_raw; /* oob_size bytes */
-};
-
-/* A valid unit of the victim, from its OOB: moved in translation-page order. */
-struct ftl_gc_ent {
-	uint32_t lba; /* UK_TP: translation page index */
-	uint32_t ppn; /* where it is in the victim */
-	uint32_t kind; /* UK_DATA or UK_TP */
-};
-
-/* Where GC is (gc.tp_waiter.stage). */
-enum gc_state {
-	GC_IDLE,
-	GC_SCAN, /* pass 1: the OOB of every victim page with valid units */
-	GC_READ, /* pass 2: the data pages of a round */
-	GC_MOVE, /* pass 2: moving the round's units */
-	GC_ERASING, /* collected: waiting for an erase slot (gc.erase[]) */
-};
-
-/*
- * A collected victim waiting for its programs, then erased. Once a victim
- * is in one, GC is free to take the next one and collect it meanwhile: up
- * to FTL_GC_ERASES victims collected and not erased yet, plus the one being
- * collected. A collected victim with no slot free waits in GC_ERASING.
- */
-#define FTL_GC_ERASES 2
-
-struct ftl_gc_erase {
-	struct ftl *f;
-	int32_t sb; /* -1: free */
-	uint64_t ticket; /* programs up to this ticket first */
-	bool issued, wl;
-	bool failed; /* an erase of it failed: retired, not freed */
-	uint32_t pending; /* erases in flight */
-	struct nand_op *ops; /* one per (plane, die) */
-};
-
-/* Credits are kept in 1/FTL_GC_CREDIT of a unit. */
-#define FTL_GC_CREDIT 65536
-
-struct ftl_gc {
-	bool active;
-	/* A GC storm (ftl_gc_storm): victims left (0: no count), its end (0: no time). */
-	bool storm;
-	uint32_t storm_left;
-	uint64_t storm_until;
-	int32_t victim;
-	uint32_t cursor; /* pass 1: next flash page of the victim to look at */
-	uint32_t scan_reads; /* pass 1: OOB reads in flight */
-	struct ftl_gc_rd *rds;
-	uint32_t nrds; /* reads in flight at most (FTL_GC_READS_PER_DIE) */
-	struct ftl_gc_ent *ents; /* the victim's valid units, units_per_sb at most */
-	uint32_t nent;
-	uint32_t lost; /* units of the victim found lost: their mappings written back before the erase */
-	uint32_t round_start, round_end; /* pass 2: entries of this round */
-	uint32_t move_idx; /* next entry of the round to move */
-	uint32_t round_reads; /* pass 2: data reads in flight */
-	uint32_t groups_max; /* translation pages one round may load */
-	bool rescan; /* units were left after pass 2: a second pass 1 */
-	uint64_t victim_ticket; /* collected: programs to wait for before its erase */
-	struct ftl_gc_erase erase[FTL_GC_ERASES]; /* in the order they were collected */
-	bool static_wl;
-	bool waiting; /* tp_waiter sits on a wait list */
-	bool running, again; /* ftl_gc_continue() is on the stack / called from inside */
-	struct ftl_io tp_waiter; /* GC waits for translation pages like a host */
-
-	/* Levels in free superblocks (ftl_gc_init) and victim thresholds. */
-	uint32_t spare, lvl_idle, lvl_bg, lvl_fg, lvl_urgent;
-	uint32_t min_invalid_bg, min_invalid_fg;
-	uint32_t level; /* enum ftl_gc_level the victim was taken at */
-	uint64_t host_mark; /* host writes + trims when this victim was taken */
-	uint64_t futile_mark; /* GC gained nothing at this mark: wait for the host */
-	bool futile;
-
-	/*
-	 * Pacing (foreground level): credit is what host writes may still
-	 * consume. Every unit written outside the GC stream costs
-	 * FTL_GC_CREDIT; GC earns the victim's expected net gain as it reads
-	 * its OOB and moves its units, and the rest of the actual gain (which
-	 * may be less) when it is erased.
-	 */
-	int64_t credit;
-	TAILQ_HEAD(, ftl_io) pace_wait; /* host writes waiting for a credit */
-	int64_t granted; /* earned so far for this victim */
-	int64_t expect; /* expected net gain of this victim, credit scale */
-	int64_t grant_base; /* granted when pass 2 began */
-	uint32_t scan_pages, scanned; /* pass 1: pages to read, read */
-	uint32_t last_tp_wb; /* translation pages the last victim wrote back */
-	uint32_t victim_written; /* units GC wrote for this victim */
-	uint32_t victim_moved, victim_lba0; /* its data units moved, the first one's LBA (FDP) */
-	uint32_t victim_tp_wb; /* of which translation-page write-backs */
-	/* A deterministic window stopped it between two rounds (plm.c). */
-	bool plm_paused;
-	/* Pass 2 waits for earlier victims' erases (gc_may_move()). */
-	bool erase_held;
-};
-
-/* Pages one copy step of a migration reads and programs. */
-#define FTL_MIG_BATCH 16
-
-/* One page of a migration's copy step: read from one die, programmed on the other. */
-struct ftl_mig_page {
-	struct nand_op rd, pg;
-	struct ftl *f;
-	uint32_t plane, page;
-	bool read_done;
-	uint8_t *data; /* page_size bytes */
-	uint8_t *oob; /* oob_size bytes */
-};
-
-/* Where a migration is (struct ftl_mig.phase). */
-enum mig_phase {
-	MIG_IDLE, /* between steps: nothing in flight */
-	MIG_COPY, /* a batch of page copies in flight */
-	MIG_ERASE, /* copied and switched: erasing the blocks left behind */
-	MIG_DISCARD, /* dropping a half-made copy: erasing it */
-};
-
-struct ftl_mig {
-	enum ftl_mig_state state; /* as ftl_migrate_progress() says */
-	int status;
-	/*
-	 * active: the per-superblock on_dst bits say which die slot @slot of
-	 * each superblock uses (ftl_fpid_addr()); reverse: the superblocks go
-	 * back to src (a cancel), else to dst.
-	 */
-	bool active, reverse;
-	uint32_t slot, src, dst, share;
-	uint8_t *on_dst; /* per superblock */
-	/*
-	 * The superblock being copied (-1: none) and its copy; switched: it
-	 * uses the copy now, the erase of what it left is not done yet;
-	 * redo: the copy went wrong, drop it and start again.
-	 */
-	int32_t sb;
-	bool switched, redo;
-	enum mig_phase phase;
-	uint32_t *wp; /* per plane: programmed pages of its blocks on the die copied from */
-	uint32_t items, items_done; /* pages of the superblock's copy, programmed so far */
-	uint32_t cur_page, cur_plane; /* next page to read */
-	struct ftl_mig_page pages[FTL_MIG_BATCH];
-	uint32_t batch, progs_issued; /* this step's pages, programs submitted */
-	uint32_t pending; /* ops in flight */
-	bool failed; /* an op of this step failed */
-	struct nand_op *erase_ops; /* one per plane */
-	/* Throttle: the step's busy time per die (0: read from, 1: programmed). */
-	uint64_t step_busy[2], last_end[2];
-	uint64_t next_ns; /* the next step starts then */
-	uint64_t wake_asked; /* next_ns ops->wake_at() was given */
-	uint64_t started_ns, finished_ns, busy_ns;
-	uint32_t sbs_copied;
-	uint64_t bytes_copied;
-	bool notify; /* ops->migrated() is due from ftl_process() */
-	bool running, again; /* mig_advance() is on the stack / called from inside */
 };
 
 /*
@@ -652,56 +483,7 @@ int ftl_read_init(struct ftl *f);
 void ftl_read_fini(struct ftl *f);
 void ftl_read_step(struct ftl *f, struct ftl_io *io);
 
-/* gc.c */
-/* Start or continue garbage collection if space is short. */
-void ftl_gc_step(struct ftl *f);
-int ftl_gc_init(struct ftl *f);
-void ftl_gc_fini(struct ftl *f);
-/* Continue GC after a wait (translation page, buffer space). */
-void ftl_gc_resume(struct ftl *f);
-bool ftl_gc_is_waiter(const struct ftl *f, const struct ftl_io *io);
-/* A victim is being collected or erased. */
-bool ftl_gc_busy(const struct ftl *f);
-/* Collected victims waiting for their erase (in the erase slots). */
-uint32_t ftl_gc_erases_pending(const struct ftl *f);
-/* gc_erase.c: the collected victim (f->gc.victim) takes an erase slot; false: none free. */
-bool ftl_gc_hand_over(struct ftl *f);
-/* Erase slot @e's superblock once its programs are done (and no window holds it). */
-void ftl_gc_erase_try(struct ftl *f, struct ftl_gc_erase *e);
-
-/* gc_policy.c */
-enum ftl_gc_level {
-	FTL_GC_NONE, /* no GC wanted */
-	FTL_GC_IDLE,
-	FTL_GC_BG,
-	FTL_GC_FG, /* host writes paced */
-	FTL_GC_URGENT, /* host writes wait */
-};
-
-/* Levels in superblocks from the config and the spare (at creation). */
-void ftl_gc_levels_init(struct ftl *f);
-enum ftl_gc_level ftl_gc_level(const struct ftl *f);
-/* The level with @fr superblocks free. */
-enum ftl_gc_level ftl_gc_level_at(const struct ftl *f, uint32_t fr);
-/*
- * The next victim for GC at @lvl: one worth collecting at that level, or
- * for static wear leveling (*@wl); -1 when none.
- */
-int32_t ftl_gc_pick_victim(struct ftl *f, enum ftl_gc_level lvl, bool *wl);
-/* Host writes must wait for GC (urgent level). */
-bool ftl_gc_urgent(const struct ftl *f);
-/*
- * May the host write one more unit now? false below the foreground level
- * when GC has not earned a credit for it yet (the write then waits on
- * gc.pace_wait).
- */
-bool ftl_gc_pace(struct ftl *f);
-/* Host writes waiting for a credit may go on (ftl_progress). */
-bool ftl_gc_pace_ready(const struct ftl *f);
-/* Host writes and trims so far: GC that gained nothing waits for a change. */
-uint64_t ftl_gc_host_mark(const struct ftl *f);
-/* A host request waits for space (stream room, buffer, credit). */
-bool ftl_gc_host_waits(const struct ftl *f);
+/* gc_policy.c (ftl_gc.h has the rest of GC) */
 /* A unit was written outside the GC stream: it uses up a credit. */
 static inline void ftl_gc_spend(struct ftl *f, uint32_t units)
 {
@@ -785,9 +567,7 @@ uint64_t ftl_remap_spare_used(const struct ftl *f);
 int ftl_recover(struct ftl *f, bool *formatted);
 int ftl_checkpoint_write(struct ftl *f);
 
-/* migrate.c */
-int ftl_mig_init(struct ftl *f);
-void ftl_mig_fini(struct ftl *f);
+/* migrate.c (ftl_mig.h has the rest of the migration) */
 /* Die of slot @slot in superblock @sb while a migration is active. */
 static inline uint32_t ftl_mig_die(const struct ftl *f, uint32_t slot, uint32_t sb,
 				   uint32_t die)
@@ -798,37 +578,6 @@ static inline uint32_t ftl_mig_die(const struct ftl *f, uint32_t slot, uint32_t 
 		return die;
 	return m->on_dst[sb] ? m->dst : m->src;
 }
-/*
- * Recovery, before anything is read: which die holds each superblock's
- * data for the slot being migrated; the other's copy is erased.
- */
-int ftl_mig_recover(struct ftl *f);
-/* After recovery: free superblocks move at once; the migration goes on. */
-void ftl_mig_resume_after_recovery(struct ftl *f);
-/* Superblock @sb is free (erased): it goes where the migration goes. */
-void ftl_mig_sb_free(struct ftl *f, uint32_t sb);
-/* Run the migration (from ftl_progress() and ftl_process()). */
-void ftl_mig_step(struct ftl *f);
-/* ops->migrated() if an end is due (ftl_process()). */
-void ftl_mig_notify(struct ftl *f);
-/* Copy ops in flight or a superblock half copied: a clean stop waits. */
-bool ftl_mig_busy(const struct ftl *f);
-/* The superblock being copied, if GC could take it: hidden from GC's pick. */
-int32_t ftl_mig_hide(struct ftl *f);
-void ftl_mig_unhide(struct ftl *f, int32_t sb);
-/*
- * Between migrate.c (the copy) and migrate_state.c (its state, recovery
- * and API): the bit superblocks go to (dst 1; src 0 while cancelling),
- * the die they leave, superblock @sb's block on @die and its programmed
- * pages there (every plane), free superblocks moved at once, the time.
- */
-uint8_t ftl_mig_target(const struct ftl_mig *m);
-uint32_t ftl_mig_die_from(const struct ftl_mig *m);
-void ftl_mig_blk_addr(const struct ftl *f, uint32_t die, uint32_t sb, uint32_t plane,
-		      uint32_t page, struct nand_addr *a);
-uint32_t ftl_mig_die_pages(const struct ftl *f, uint32_t die, uint32_t sb);
-void ftl_mig_move_free(struct ftl *f);
-uint64_t ftl_mig_now(const struct ftl *f);
 
 /* plm.c */
 void ftl_plm_init(struct ftl *f);

@@ -2,7 +2,7 @@
 /*
  * What GC's files share (gc.c the driver, gc_read.c the victim's reads and
  * pass 1, gc_move.c pass 2, gc_policy.c the credits GC earns); the rest of
- * the FTL sees GC through ftl_internal.h.
+ * the FTL sees GC through ftl_gc.h.
  */
 #ifndef BLOX_FTL_GC_INTERNAL_H
 #define BLOX_FTL_GC_INTERNAL_H
