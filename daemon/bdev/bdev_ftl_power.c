@@ -31,10 +31,12 @@
  * dropped, those running torn as above, the die staying busy for the rest
  * of their time so that the neighbours' ops run as they would have. Its
  * rebuild runs on this reactor straight on the store, as a vSSD made on
- * a running device does. Refused (-EBUSY) while one of its dies migrates
- * (the FTL's copy is half done), and with power-loss protection
- * (-EOPNOTSUPP): the hold-up drives the device in virtual time, which on
- * a shared device would run the neighbours' ops ahead of their clock.
+ * a running device does. While one of its dies migrates the rebuild takes
+ * the migration back as a restart does (ftl_resources.mig_*, kept from the
+ * instance cut: ftl_create() finds per superblock which die holds its data
+ * and resumes). Refused with power-loss protection (-EOPNOTSUPP): the
+ * hold-up drives the device in virtual time, which on a shared device
+ * would run the neighbours' ops ahead of their clock.
  *
  * 512-byte blocks: the sub-unit layer's commands whose FTL requests were
  * lost with the instance end with -EIO after the rebuild (a read-modify-
@@ -109,11 +111,6 @@ static int cut_check(struct ftl_bdev *fb, struct fb_cut *k, struct blox_bdev_pow
 			       "cannot be cut yet: its hold-up would drive the shared device ahead "
 			       "of the other vSSDs' time";
 		return -EOPNOTSUPP;
-	}
-	if (k->res.mig_active) {
-		out->refused = "one of its dies is migrating: cancel the migration or wait for it "
-			       "to end (bloxctl migrate status)";
-		return -EBUSY;
 	}
 	return 0;
 }

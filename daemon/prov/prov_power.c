@@ -5,7 +5,9 @@
  * drive without power, then the backend is cut and rebuilt from flash, and
  * the namespace's SMART counts take the power cycle and the unsafe
  * shutdown it was. A vSSD on a registered device loses power alone: only
- * its own flash ops are cut, its neighbours on the device serve on.
+ * its own flash ops are cut, its neighbours on the device serve on. A vSSD
+ * whose die migrates is rebuilt with the migration where its flash says it
+ * was, and the job carries on as after a restart (prov_mig_resumed()).
  */
 #include "prov.h"
 #include "blox_log.h"
@@ -19,6 +21,7 @@ int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power
 		      char *err, size_t errlen)
 {
 	const struct prov_ns_rec *rec = prov_ns_rec(ns);
+	struct prov_mig *m = rec && rec->dev ? prov_mig_of(p, rec->dev->cfg.name, rec->owner) : NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -26,18 +29,6 @@ int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power
 		snprintf(err, errlen, "namespace %u of %s: its backend (%s) has no power to cut",
 			 ns->nsid, ns->subsys->nqn, ns->bdev->ops->name);
 		return -EOPNOTSUPP;
-	}
-	if (rec && rec->dev) {
-		const struct prov_mig *m = prov_mig_of(p, rec->dev->cfg.name, rec->owner);
-
-		if (m && m->state != PM_QUEUED) {
-			snprintf(err, errlen,
-				 "namespace %u of %s: its vSSD on %s has migration job %u %s: "
-				 "cancel it or wait for it to end (bloxctl migrate status)",
-				 ns->nsid, ns->subsys->nqn, rec->dev->cfg.name, m->id,
-				 prov_mig_state_name(m->state));
-			return -EBUSY;
-		}
 	}
 	/* Refused before anything happens: bad input costs the hosts nothing. */
 	rc = blox_bdev_power_cut(ns->bdev, true, &out->bdev);
@@ -56,6 +47,9 @@ int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power
 	}
 	/* What a drive keeps of its reservations through a power loss: PTPL's. */
 	nvmf_ns_resv_power_lost(ns);
+	/* A migration under way: the rebuilt FTL took it back (as after a restart). */
+	if (m)
+		prov_mig_resumed(p, m);
 	ns->health.power_cycles++;
 	ns->health.unsafe_shutdowns++;
 	out->unsafe_shutdowns = ns->health.unsafe_shutdowns;
@@ -71,10 +65,8 @@ int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power
 }
 
 /* May @ns of device @d lose power? 0, or -errno with the reason in @err. */
-static int vssd_check(struct blox_prov *p, const struct prov_device *d, const struct prov_vssd *v,
-		      struct nvmf_ns *ns, char *err, size_t errlen)
+static int vssd_check(const struct prov_device *d, struct nvmf_ns *ns, char *err, size_t errlen)
 {
-	const struct prov_mig *m = prov_mig_of(p, d->cfg.name, v->id);
 	struct blox_bdev_power_cut chk;
 	int rc;
 
@@ -82,13 +74,6 @@ static int vssd_check(struct blox_prov *p, const struct prov_device *d, const st
 		snprintf(err, errlen, "namespace %u of %s on %s: its backend (%s) has no power to cut",
 			 ns->nsid, ns->subsys->nqn, d->cfg.name, ns->bdev->ops->name);
 		return -EOPNOTSUPP;
-	}
-	if (m && m->state != PM_QUEUED) {
-		snprintf(err, errlen,
-			 "namespace %u of %s: its vSSD on %s has migration job %u %s: cancel it or "
-			 "wait for it to end (bloxctl migrate status)",
-			 ns->nsid, ns->subsys->nqn, d->cfg.name, m->id, prov_mig_state_name(m->state));
-		return -EBUSY;
 	}
 	if (strcmp(ns->bdev->ops->name, "nand") && strcmp(ns->bdev->ops->name, "zns")) {
 		snprintf(err, errlen,
@@ -131,10 +116,11 @@ int prov_device_power_cut(struct blox_prov *p, const char *name, struct prov_dev
 			snprintf(err, errlen, "device %s: more than %u vSSDs", name, max);
 			return -E2BIG;
 		}
-		rc = vssd_check(p, d, v, ns, err, errlen);
+		rc = vssd_check(d, ns, err, errlen);
 		if (rc)
 			return rc;
 		memset(&outs[k], 0, sizeof(outs[k]));
+		outs[k].mig = prov_mig_of(p, d->cfg.name, v->id);
 		outs[k++].ns = ns;
 	}
 	bdevs = calloc(k ? k : 1, sizeof(*bdevs));
@@ -167,6 +153,8 @@ int prov_device_power_cut(struct blox_prov *p, const char *name, struct prov_dev
 			continue; /* not cut */
 		nvmf_ns_resv_power_lost(ns);
 		nvmf_ns_fdp_power_cut(ns, true);
+		if (outs[i].mig)
+			prov_mig_resumed(p, outs[i].mig);
 		ns->health.power_cycles++;
 		ns->health.unsafe_shutdowns++;
 		outs[i].cut.unsafe_shutdowns = ns->health.unsafe_shutdowns;

@@ -287,6 +287,7 @@ int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power
 /* One vSSD of a device's power cut: which, and what it lost. */
 struct prov_dev_power_cut {
 	struct nvmf_ns *ns;
+	struct prov_mig *mig; /* its live migration job, carried on after the rebuild; or NULL */
 	struct prov_power_cut cut;
 };
 /*
