@@ -9,11 +9,13 @@ with bloxctl over the admin socket:
 
   GET /setup?subsysnqn=NQN&subsys_uuid=U&hostnqn=H[&hostkey=K][&ctrlkey=C][&size=S]
       a subsystem NQN with namespace 1 of SIZE with UUID U that allows host
-      H only (with DH-HMAC-CHAP secrets when given), as blktests'
-      _nvmet_target_setup makes on the Linux target (the listener is
-      bloxd's own, there all along)
+      H only (with DH-HMAC-CHAP secrets when given), and the listener
+      (--listener) added back if a cleanup removed it, as blktests'
+      _nvmet_target_setup makes subsystem and port on the Linux target
   GET /cleanup?subsysnqn=NQN
-      the subsystem deleted, its controllers disconnected
+      the listener removed with its hosts' connections (unless another
+      subsystem is still set up), then the subsystem deleted, as blktests'
+      _nvmet_target_cleanup removes the Linux target's port and subsystem
 
 The answer's body is "ok" when every bloxctl call succeeded, else "error:"
 and the failing call with its output (a setup that fails part-way is
@@ -22,11 +24,12 @@ undone); HTTP 200 either way, so that busybox wget shows the body (400 and
 --log.
 
 Usage: control.py --port P --bloxctl BLOXCTL --socket SOCK --log FILE
-                  [--backend nand|ram] [--size-default 64M]
+                  --listener ADDR:PORT [--backend nand|ram] [--size-default 64M]
 Stops on SIGTERM (the runner sends it by PID).
 """
 import argparse
 import http.server
+import json
 import re
 import signal
 import subprocess
@@ -65,10 +68,12 @@ class Control:
                 return 400, f"bad {name}"
         if ctrlkey and not hostkey:
             return 400, "ctrlkey without hostkey"
-        # The host is allowed last, as blktests' own setup links it last: a
-        # host reconnecting while this runs (nvme/061) must not find the
-        # subsystem without its namespace (its reads would fail with
-        # Invalid Namespace or Format).
+        # The host is allowed, then the listener comes back, last: a host
+        # reconnecting while this runs (nvme/061) finds no listener (it
+        # retries) until the subsystem has its namespace and allows it
+        # (else its reads would fail with Invalid Namespace or Format, its
+        # Connect with Invalid Host, DNR set). The first setup finds the
+        # listener of bloxd's configuration there (exit 3).
         allow = ["host", "allow", nqn, host]
         if hostkey:
             allow += ["--dhchap-key", hostkey]
@@ -77,9 +82,12 @@ class Control:
         steps = [["subsys", "create", nqn],
                  ["ns", "create", nqn, "--nsid", "1", "--size", size,
                   "--backend", self.args.backend, "--uuid", uuid],
-                 allow]
+                 allow,
+                 ["listener", "add", self.args.listener]]
         for i, step in enumerate(steps):
             rc, out = self.ctl(*step)
+            if rc == 3 and step[0] == "listener":
+                continue
             if rc != 0:
                 if i > 0:
                     self.ctl("subsys", "delete", nqn, "--force")
@@ -91,12 +99,26 @@ class Control:
         nqn = q.get("subsysnqn", "")
         if not NQN_RE.match(nqn):
             return 400, f"bad subsysnqn: {nqn!r}"
-        # bloxd keeps listening: a listener with connected queues cannot be
-        # removed (bloxctl listener remove refuses), so unlike blktests'
-        # cleanup of the Linux target's port, a host still connected
-        # (nvme/061) reconnects to a listener whose subsystem is gone; its
-        # Connect fails with DNR set (Connect Invalid Parameters, as the
-        # Linux target answers), which Linux 6.12 does not retry.
+        # The listener goes first, with every connection through it, as
+        # blktests' cleanup removes the Linux target's port: a host still
+        # connected (nvme/061) then finds no listener and retries its
+        # Connect until the next setup adds it back. With the listener kept
+        # its Connect would reach the subsystem gone and fail with DNR set
+        # (Connect Invalid Parameters, as the Linux target answers), which
+        # Linux 6.12 does not retry. The Linux target gives each subsystem
+        # a port of its own; here they share bloxd's one listener, which
+        # stays while another subsystem is set up.
+        rc, out = self.ctl("--json", "subsys", "list")
+        if rc != 0:
+            return 200, f"error: bloxctl subsys list: exit {rc}: {out}"
+        others = [x.get("nqn") for x in json.loads(out).get("subsystems", [])
+                  if x.get("nqn") != nqn]
+        if not others:
+            rc, out = self.ctl("listener", "remove", self.args.listener, "--force")
+            # 2: not there (a cleanup without a setup between).
+            if rc not in (0, 2):
+                return 200, (f"error: bloxctl listener remove {self.args.listener} --force: "
+                             f"exit {rc}: {out}")
         rc, out = self.ctl("subsys", "delete", nqn, "--force")
         if rc != 0:
             return 200, f"error: bloxctl subsys delete {nqn} --force: exit {rc}: {out}"
@@ -109,6 +131,8 @@ def main():
     ap.add_argument("--bloxctl", required=True)
     ap.add_argument("--socket", required=True)
     ap.add_argument("--log", required=True)
+    ap.add_argument("--listener", required=True,
+                    help="bloxd's NVMe/TCP listener ADDR:PORT the hosts connect to")
     ap.add_argument("--backend", default="nand", choices=["nand", "ram"])
     ap.add_argument("--size-default", default="64M")
     args = ap.parse_args()
