@@ -106,13 +106,6 @@ static const struct prov_ns_rec *find_vssd(struct blox_admin *a, struct adm_req 
 		return NULL;
 	}
 	rec = prov_ns_rec(ns);
-	if (ns->bdev->ops->zoned) {
-		adm_fail(r, ADM_S_FAILED_PRECONDITION,
-			 "namespace %u of %s is zoned: its zones are rows of blocks on its dies "
-			 "with no FTL to move them, so it does not migrate (delete it and make "
-			 "it again where it should be)", nsid, nqn);
-		return NULL;
-	}
 	if (!rec || !rec->dev) {
 		adm_fail(r, ADM_S_FAILED_PRECONDITION,
 			 "namespace %u of %s is not a vSSD on a device: nothing to migrate", nsid,

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Die migrations of a "nand" backend (ftl_migrate_*): started, steered
- * and watched from the core, run at the backend's home.
+ * Die migrations of a "nand" backend (ftl_migrate_*) or a "zns" one
+ * (bdev_zns_mig.c): started, steered and watched from the core, run at
+ * the backend's home.
  */
 #include "bdev_ftl.h"
+#include "bdev_zns.h"
 #include "blox_util.h"
 
 #include <errno.h>
@@ -20,7 +22,9 @@ static int migrate_here(struct blox_bdev *bdev, uint32_t from_die, uint32_t to_d
 	struct ftl_migrate_cfg cfg = { .share = share };
 	struct ftl_resources res;
 
-	if (!fb || !fb->ftl)
+	if (!fb)
+		return zb_migrate_start(bdev, from_die, to_die, share);
+	if (!fb->ftl)
 		return -EOPNOTSUPP;
 	ftl_get_resources(fb->ftl, &res);
 	for (uint32_t slot = 0; slot < res.nr_dies; slot++)
@@ -41,7 +45,9 @@ static int migrate_ctl_here(struct blox_bdev *bdev, enum blox_mig_ctl what, uint
 {
 	struct ftl_bdev *fb = ftl_of(bdev);
 
-	if (!fb || !fb->ftl)
+	if (!fb)
+		return zb_migrate_ctl(bdev, what, share);
+	if (!fb->ftl)
 		return -EOPNOTSUPP;
 	switch (what) {
 	case BLOX_MIG_PAUSE:
@@ -61,7 +67,9 @@ static int migrate_progress_here(struct blox_bdev *bdev, struct ftl_migrate_prog
 {
 	struct ftl_bdev *fb = ftl_of(bdev);
 
-	if (!fb || !fb->ftl)
+	if (!fb)
+		return zb_migrate_progress(bdev, out, res);
+	if (!fb->ftl)
 		return -EOPNOTSUPP;
 	if (out)
 		ftl_migrate_progress(fb->ftl, out);

@@ -2,7 +2,8 @@
 /*
  * The "zns" backend: a zoned namespace straight on the NAND device, on a
  * device of its own (store file or RAM) or on dies of a registered one.
- * This file: create (the zones' layout and the write pointers' recovery
+ * This file: where data is (a row's pages and their dies, its wear, the
+ * least worn free row), create (the zones' layout and the write pointers' recovery
  * from the pages' OOB, see bdev_zns.h), destroy (the partial pages
  * programmed, the store synced), the zone report and what it tells.
  */
@@ -15,6 +16,57 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- where data is: rows, their dies and wear ---- */
+
+void zb_addr(const struct zns_bdev *zb, uint32_t row, uint32_t pidx, struct nand_addr *a)
+{
+	uint32_t slot, die;
+
+	zns_page_addr(&zb->l, row, pidx, &slot, &a->plane, &a->block, &a->page);
+	die = zb_die_of(zb, row, slot);
+	a->ch = die / zb->geo->dies_per_channel;
+	a->die = die % zb->geo->dies_per_channel;
+}
+
+uint64_t zb_row_wear(const struct zns_bdev *zb, uint32_t row)
+{
+	uint32_t stripe = zb->l.ndies * zb->l.planes;
+	uint64_t wear = 0;
+
+	for (uint32_t s = 0; s < stripe; s++) {
+		struct nand_addr a;
+
+		zb_addr(zb, row, s, &a);
+		wear += zb->store->blocks[nand_block_index(zb->geo, &a)].erase_count;
+	}
+	return wear;
+}
+
+int zb_row_take(struct zns_bdev *zb, uint32_t zone)
+{
+	uint32_t best = ZB_NONE;
+	uint64_t best_wear = UINT64_MAX;
+
+	for (uint32_t r = 0; r < zb->nr_rows; r++) {
+		uint64_t w;
+
+		/* The row a migration moves now stays free until it is moved. */
+		if (zb->row_zone[r] != ZB_NONE || zb_row_bad(zb, r) ||
+		    (zb->mig.active && r == zb->mig.row))
+			continue;
+		w = zb_row_wear(zb, r);
+		if (w < best_wear) {
+			best = r;
+			best_wear = w;
+		}
+	}
+	if (best == ZB_NONE)
+		return -ENOSPC;
+	zb->row_zone[best] = zone;
+	zb->zones[zone].row = best;
+	return 0;
+}
 
 static uint64_t page_index(const struct zns_bdev *zb, uint32_t row, uint32_t pidx,
 			   uint64_t *block)
@@ -224,6 +276,7 @@ static void zb_destroy(struct blox_bdev *bdev)
 {
 	struct zns_bdev *zb = container_of(bdev, struct zns_bdev, base);
 
+	zb_mig_fini(zb);
 	/* A clean stop: the partial pages are programmed, padded (no timing). */
 	for (uint32_t zone = 0; zb->zones && zone < zb->l.nr_zones; zone++) {
 		struct zb_zone *zz = &zb->zones[zone];
@@ -395,6 +448,8 @@ int zb_cut_on(struct zns_bdev *zb, struct blox_bdev_power_cut *out)
 	zb->z = NULL;
 	rc = zns_create(&zb->l, max_open, max_active, &zb->z);
 	if (!rc)
+		rc = zb_mig_rebuild(zb);
+	if (!rc)
 		rc = recover(zb);
 	if (rc) {
 		zns_destroy(zb->z);
@@ -406,6 +461,8 @@ int zb_cut_on(struct zns_bdev *zb, struct blox_bdev_power_cut *out)
 	}
 	out->rebuild_ns = blox_clock_now(zb->clock) - t0;
 	out->cmds_failed = zb_power_on(zb);
+	if (zb->z)
+		zb_mig_kick(zb);
 	blox_log(zb->log, rc ? BLOX_LOG_ERR : BLOX_LOG_INFO,
 		 "zns: power cut%s: %lu bytes of partial pages lost; %lu flash ops dropped, %u "
 		 "programs torn, %u commands failed; rebuilt from flash in %.1f ms",
@@ -433,6 +490,11 @@ struct zns_bdev *zb_of(struct blox_bdev *bdev, const struct blox_nand_dev *nd)
 	struct zns_bdev *zb = container_of(bdev, struct zns_bdev, base);
 
 	return bdev->ops == &zb_ops && zb->nd == nd ? zb : NULL;
+}
+
+bool zb_is(const struct blox_bdev *bdev)
+{
+	return bdev->ops == &zb_ops;
 }
 
 static const struct blox_bdev_ops zb_ops = {
@@ -524,7 +586,9 @@ static int zb_setup(struct zns_bdev *zb, const struct blox_bdev_params *p)
 		zb->zones[i].row = ZB_NONE;
 		TAILQ_INIT(&zb->zones[i].progs);
 	}
-	return recover(zb);
+	/* A die migration to resume: each row's die first, for the recovery to read. */
+	rc = zb_mig_resume(zb, p->shared ? p->mig : NULL);
+	return rc ? rc : recover(zb);
 }
 
 int blox_bdev_zns_create(const struct blox_bdev_params *p, struct blox_io_cq *cq,
@@ -545,6 +609,8 @@ int blox_bdev_zns_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 	TAILQ_INIT(&zb->ops);
 	TAILQ_INIT(&zb->cut_reqs);
 	zb->clock = p->clock;
+	zb->evbase = p->base;
+	zb->mig.row = ZB_NONE;
 	if (p->shared) {
 		zb->nd = p->shared;
 		blox_nand_dev_get(zb->nd);
@@ -572,6 +638,7 @@ int blox_bdev_zns_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 	zb->base.block_size = ZNS_LBA_SIZE;
 	zb->base.cq = cq;
 	*out = &zb->base;
+	zb_mig_kick(zb);
 	return 0;
 }
 

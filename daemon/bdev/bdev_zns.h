@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Private to daemon/bdev: the "zns" backend, a zoned namespace straight on
- * NAND (no FTL). bdev_zns.c: create (with the write pointers' recovery),
- * destroy, the zones' report and what it tells; bdev_zns_io.c: reads,
- * writes, appends, flushes and the zone actions on the NAND device.
+ * NAND (no FTL). bdev_zns.c: where data is, create (with the write
+ * pointers' recovery), destroy, the zones' report and what it tells;
+ * bdev_zns_io.c: reads, writes, appends, flushes and the zone actions on
+ * the NAND device; bdev_zns_mig.c: die migrations (struct zb_mig).
  *
  * Where data is. A zone's flash is a row: block first_block + r on every
  * (die, plane) of the namespace (zns.h's layout, with the row for the
@@ -64,6 +65,50 @@ struct zb_oob {
 };
 
 struct zb_req;
+struct event;
+
+/*
+ * A die migration of the namespace (bdev_zns_mig.c): die slot @slot moves
+ * from die @src to die @dst a row at a time, rows in order. A row's pages
+ * on the slot are copied (reads, then programs at the same place of the
+ * new die, with the model's timing), the row switched to the new die
+ * (at_dst), then its blocks on the old die erased. While a row is copied
+ * the writes and zone actions of its zone and Flushes wait; reads go to
+ * the die the row is on. A cancel moves the rows moved so far back the
+ * same way. After a crash the row's pages are on the die that holds more
+ * of them (the new one on a tie: a finished copy): see bdev_zns_mig.c.
+ */
+enum zb_mig_phase {
+	ZM_IDLE, /* no row under way: the next one is picked */
+	ZM_WAIT, /* the row's zone finishes its programs, erases, reads */
+	ZM_COPY, /* a page of the row read or programmed */
+	ZM_DRAIN, /* switched: reads of the old die's blocks finish */
+	ZM_ERASE, /* the old die's blocks of the row erased */
+	ZM_UNDO, /* a copy failed: the new die's blocks of the row erased */
+	ZM_THROTTLE, /* waiting for the share's time */
+};
+
+struct zb_mig {
+	bool active; /* a move (or its cancel) under way */
+	bool reverse; /* cancelling: rows go back to src */
+	bool paused;
+	bool done; /* ended (status 0, moved; -ECANCELED: back) until the next start */
+	bool stopping; /* the backend is destroyed: no new step */
+	bool stepping, again; /* in mig_step(); called again meanwhile */
+	int status;
+	uint32_t slot, src, dst, share;
+	uint8_t *at_dst; /* per row: its slot's pages are on dst */
+	enum zb_mig_phase phase;
+	uint32_t row; /* the row under way, or ZB_NONE */
+	uint32_t zone; /* its zone when its copy started, or ZB_NONE */
+	uint32_t pidx, pend; /* next physical page of the row to look at, and its end */
+	uint32_t inflight; /* its NAND ops in flight */
+	uint8_t *buf; /* a page and its OOB */
+	uint32_t rows_copied;
+	uint64_t bytes_copied;
+	uint64_t started_ns, finished_ns, busy_ns, step_ns, wake_ns;
+	struct event *timer;
+};
 
 /* A NAND op of the backend: a page program, a page read or a block erase. */
 struct zb_op {
@@ -129,6 +174,8 @@ struct zns_bdev {
 	TAILQ_HEAD(, zb_op) ops; /* every op submitted, not yet completed (alink) */
 	TAILQ_HEAD(, zb_req) cut_reqs; /* commands a power cut lost (zb_power_off()) */
 	uint64_t programs, pads, erases, reads; /* NAND ops by kind (pads: padded pages) */
+	struct zb_mig mig;
+	struct event_base *evbase; /* its loop (the migration's timer) */
 	const struct blox_log *log;
 	const struct blox_clock *clock;
 };
@@ -141,9 +188,40 @@ void zb_addr(const struct zns_bdev *zb, uint32_t row, uint32_t pidx, struct nand
 int zb_row_take(struct zns_bdev *zb, uint32_t zone);
 /* Erases of row @row's blocks, summed: its wear. */
 uint64_t zb_row_wear(const struct zns_bdev *zb, uint32_t row);
-/* req_finish() and op_free() of bdev_zns_io.c, for bdev_zns_power.c. */
+/* req_finish(), op_new(), op_go() and op_free() of bdev_zns_io.c, for the other files. */
 void zb_req_finish(struct zns_bdev *zb, struct zb_req *req);
+struct zb_op *zb_op_new(struct zns_bdev *zb, struct zb_req *req, uint32_t zone, bool with_data);
+int zb_op_go(struct zns_bdev *zb, struct zb_op *o);
 void zb_op_free(struct zb_op *o);
+/* Whether @bdev is a zns backend. */
+bool zb_is(const struct blox_bdev *bdev);
+/* Commands that waited (a reset, a row's copy): submitted again, in order. */
+void zb_resubmit_waiting(struct zns_bdev *zb);
+
+/* bdev_zns_mig.c */
+/* The die of die slot @slot for row @row: the migration's, when it moves the slot. */
+uint32_t zb_die_of(const struct zns_bdev *zb, uint32_t row, uint32_t slot);
+/* Whether @io must wait for the row copied now (a write or action of its zone, a Flush). */
+bool zb_mig_blocks(const struct zns_bdev *zb, const struct blox_io *io);
+/* Something the migration may wait for happened (a zone idle, a read done): go on. */
+void zb_mig_kick(struct zns_bdev *zb);
+/*
+ * At create, before the zones' recovery: a migration to resume (@res as
+ * persisted, its dies already in zb->dies): each row's pages found on the
+ * die that holds them, the other die's blocks of it erased. 0 or -errno.
+ */
+int zb_mig_resume(struct zns_bdev *zb, const struct ftl_resources *res);
+/* Recovery after a power cut: the rows' dies found again and the migration restarted. */
+int zb_mig_rebuild(struct zns_bdev *zb);
+/* Destroy: the migration's ops in flight finished (the device driven), its memory freed. */
+void zb_mig_fini(struct zns_bdev *zb);
+/* blox_bdev_ftl_migrate*() for a zns backend; -EOPNOTSUPP for another one. */
+int zb_migrate_start(struct blox_bdev *bdev, uint32_t from_die, uint32_t to_die,
+		     uint32_t share);
+int zb_migrate_ctl(struct blox_bdev *bdev, enum blox_mig_ctl what, uint32_t share);
+int zb_migrate_progress(struct blox_bdev *bdev, struct ftl_migrate_progress *out,
+			struct ftl_resources *res);
+
 /* bdev_zns_fail.c */
 /* Whether the block of physical page @pidx of row @row is bad (NAND_BLOCK_BAD in the store). */
 bool zb_block_bad(const struct zns_bdev *zb, uint32_t row, uint32_t pidx);

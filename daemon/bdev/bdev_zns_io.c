@@ -19,54 +19,6 @@
 
 static void zone_idle(struct zns_bdev *zb, uint32_t zone);
 
-void zb_addr(const struct zns_bdev *zb, uint32_t row, uint32_t pidx, struct nand_addr *a)
-{
-	uint32_t slot, die;
-
-	zns_page_addr(&zb->l, row, pidx, &slot, &a->plane, &a->block, &a->page);
-	die = zb->dies[slot];
-	a->ch = die / zb->geo->dies_per_channel;
-	a->die = die % zb->geo->dies_per_channel;
-}
-
-uint64_t zb_row_wear(const struct zns_bdev *zb, uint32_t row)
-{
-	uint32_t stripe = zb->l.ndies * zb->l.planes;
-	uint64_t wear = 0;
-
-	for (uint32_t s = 0; s < stripe; s++) {
-		struct nand_addr a;
-
-		zb_addr(zb, row, s, &a);
-		wear += zb->store->blocks[nand_block_index(zb->geo, &a)].erase_count;
-	}
-	return wear;
-}
-
-
-int zb_row_take(struct zns_bdev *zb, uint32_t zone)
-{
-	uint32_t best = ZB_NONE;
-	uint64_t best_wear = UINT64_MAX;
-
-	for (uint32_t r = 0; r < zb->nr_rows; r++) {
-		uint64_t w;
-
-		if (zb->row_zone[r] != ZB_NONE || zb_row_bad(zb, r))
-			continue;
-		w = zb_row_wear(zb, r);
-		if (w < best_wear) {
-			best = r;
-			best_wear = w;
-		}
-	}
-	if (best == ZB_NONE)
-		return -ENOSPC;
-	zb->row_zone[best] = zone;
-	zb->zones[zone].row = best;
-	return 0;
-}
-
 /* Copy @len bytes between @buf and @io's data at byte @off (no data: zeroes to @buf). */
 static void iov_copy(const struct blox_io *io, uint64_t off, uint8_t *buf, uint64_t len,
 		     bool to_io)
@@ -353,6 +305,8 @@ static void read_done(struct nand_op *op)
 			 (uint64_t)o->n * ZNS_LBA_SIZE, true);
 	op_free(o);
 	req_put(zb, req, status);
+	/* A migration may wait for the reads of a row's old blocks. */
+	zb_mig_kick(zb);
 }
 
 /* The newest program in flight of logical page @lpage of @zz, or NULL. */
@@ -611,8 +565,6 @@ static int erase_zone(struct zns_bdev *zb, struct zb_req *req, uint32_t zone)
 static void zone_idle(struct zns_bdev *zb, uint32_t zone)
 {
 	struct zb_zone *zz = &zb->zones[zone];
-	struct blox_io *io;
-	TAILQ_HEAD(, blox_io) again = TAILQ_HEAD_INITIALIZER(again);
 
 	if (zz->resetting && zz->reset_req) {
 		struct zb_req *req = zz->reset_req;
@@ -627,7 +579,17 @@ static void zone_idle(struct zns_bdev *zb, uint32_t zone)
 	}
 	if (zz->resetting)
 		return;
-	/* Commands that waited for a reset: again, in order. */
+	zb_resubmit_waiting(zb);
+	/* A migration may wait for the zone. */
+	zb_mig_kick(zb);
+}
+
+void zb_resubmit_waiting(struct zns_bdev *zb)
+{
+	TAILQ_HEAD(, blox_io) again = TAILQ_HEAD_INITIALIZER(again);
+	struct blox_io *io;
+
+	/* Commands that waited (a reset, a row's copy): again, in order. */
 	TAILQ_CONCAT(&again, &zb->waiting, link);
 	while ((io = TAILQ_FIRST(&again))) {
 		TAILQ_REMOVE(&again, io, link);
@@ -703,12 +665,18 @@ static void zb_mgmt(struct zns_bdev *zb, struct zb_req *req)
 
 /* ---- submit ---- */
 
-/* Is @io about a zone being reset (or, a zone action, any zone)? It waits then. */
+/*
+ * Is @io about a zone being reset (or, a zone action, any zone), or one a
+ * migration copies? It waits then, behind the others that wait; a read
+ * needs no order and waits for nothing.
+ */
 static bool must_wait(const struct zns_bdev *zb, const struct blox_io *io)
 {
 	uint64_t lba = io->offset / ZNS_LBA_SIZE;
 
-	if (!TAILQ_EMPTY(&zb->waiting))
+	if (io->op == BLOX_IO_READ)
+		return false;
+	if (!TAILQ_EMPTY(&zb->waiting) || zb_mig_blocks(zb, io))
 		return true;
 	if (io->op == BLOX_IO_ZONE_MGMT) {
 		for (uint32_t i = 0; i < zb->l.nr_zones; i++)
@@ -730,6 +698,16 @@ void zb_req_finish(struct zns_bdev *zb, struct zb_req *req)
 void zb_op_free(struct zb_op *o)
 {
 	op_free(o);
+}
+
+struct zb_op *zb_op_new(struct zns_bdev *zb, struct zb_req *req, uint32_t zone, bool with_data)
+{
+	return op_new(zb, req, zone, with_data);
+}
+
+int zb_op_go(struct zns_bdev *zb, struct zb_op *o)
+{
+	return op_go(zb, o);
 }
 
 void zb_submit(struct blox_bdev *bdev, struct blox_io *io)

@@ -4,7 +4,9 @@
  * other channels or dies) or a wear-balancing swap the device's resource
  * manager chose. A job is the die moves of one vSSD, made one after the
  * other by its FTL while it serves I/O (ftl_migrate_*, through the
- * backend); one job runs per device at a time, the rest wait.
+ * backend; a zoned vSSD's backend copies its zones' rows itself,
+ * bdev_zns_mig.c, behind the same calls); one job runs per device at a
+ * time, the rest wait.
  *
  * Holds: at the start every destination die is held for the vSSD
  * (fbx_reserve); a move puts its destination in the source's place
@@ -405,19 +407,6 @@ struct prov_mig *prov_mig_new(struct blox_prov *p, struct prov_device *d, uint32
 int prov_mig_from_moves(struct blox_prov *p, struct prov_device *d, const struct fbx_move *mv,
 			uint32_t nr, const char *why, uint32_t share)
 {
-	/* No FTL to move its data: a zoned vSSD stays on its dies, and no job starts. */
-	for (uint32_t i = 0; i < nr; i++) {
-		struct prov_vssd *v = prov_vssd_by_id(d, mv[i].owner);
-		struct nvmf_subsys *s = v ? nvmf_subsys_find(p->tgt, v->nqn) : NULL;
-		struct nvmf_ns *ns = s ? nvmf_ns_find(s, v->nsid) : NULL;
-
-		if (ns && ns->bdev->ops->zoned) {
-			blox_log(p->log, BLOX_LOG_WARN,
-				 "device %s: %s namespace %u is zoned and does not migrate: "
-				 "%s not done", d->cfg.name, v->nqn, v->nsid, why);
-			return -EOPNOTSUPP;
-		}
-	}
 	/* One job per vSSD, in the order the moves come (a trade's second waits for the first). */
 	for (uint32_t i = 0; i < nr;) {
 		struct prov_mig *m;

@@ -110,6 +110,11 @@ int fx_ctl(const struct fx_daemon *d, char *out, size_t len, const char *fmt, ..
  * bloxctl does or the answer has no such migration (fixture_ctl.c).
  */
 void fx_mig_status(const struct fx_daemon *d, unsigned id, char *state, size_t len, double *pct);
+/* bloxctl migrate start @nqn @nsid @args: the migration's id (fails the test on a refusal). */
+unsigned fx_mig_start(const struct fx_daemon *d, const char *nqn, unsigned nsid,
+		      const char *args);
+/* Wait up to @seconds for migration @id to be in state @want (fails the test if not). */
+void fx_mig_wait(const struct fx_daemon *d, unsigned id, const char *want, int seconds);
 /* A currently free TCP port on @addr (bind to port 0 and look). */
 uint16_t fx_free_port(const char *addr);
 

@@ -13,7 +13,9 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "fixture.h"
 
@@ -62,4 +64,37 @@ void fx_mig_status(const struct fx_daemon *d, unsigned id, char *state, size_t l
 	snprintf(state, len, "%s", json_object_get_string(v));
 	*pct = json_object_object_get_ex(m, "percent", &v) ? json_object_get_double(v) : 0;
 	json_object_put(o);
+}
+
+unsigned fx_mig_start(const struct fx_daemon *d, const char *nqn, unsigned nsid,
+		      const char *args)
+{
+	static char out[65536];
+	json_object *o, *v;
+	unsigned id;
+
+	assert_int_equal(fx_ctl(d, out, sizeof(out), "--json migrate start %s %u %s", nqn, nsid,
+				args),
+			 0);
+	o = json_tokener_parse(out);
+	if (!o)
+		fail_msg("not JSON: %s", out);
+	assert_true(json_object_object_get_ex(o, "id", &v));
+	id = (unsigned)json_object_get_int(v);
+	json_object_put(o);
+	return id;
+}
+
+void fx_mig_wait(const struct fx_daemon *d, unsigned id, const char *want, int seconds)
+{
+	char st[32] = "";
+	double pct;
+
+	for (int i = 0; i < seconds * 10; i++) {
+		fx_mig_status(d, id, st, sizeof(st), &pct);
+		if (!strcmp(st, want))
+			return;
+		usleep(100000);
+	}
+	fail_msg("migration %u: %s after %d s, not %s", id, st, seconds, want);
 }

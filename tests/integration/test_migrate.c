@@ -161,33 +161,15 @@ static void no_step_back(const struct prog *was, const struct prog *now, const c
 			 "%s", when, was->pct, was->copied, now->pct, now->copied, now->state);
 }
 
-/* Start a migration; its id. */
+/* Start a migration of namespace 1; its id. */
 static uint32_t start(struct env *e, const char *args)
 {
-	json_object *o, *v;
-	uint32_t id;
-
-	assert_int_equal(run(e, "--json migrate start %s 1 %s", SUBNQN, args), 0);
-	o = json_tokener_parse(e->out);
-	assert_non_null(o);
-	assert_true(json_object_object_get_ex(o, "id", &v));
-	id = (uint32_t)json_object_get_int(v);
-	json_object_put(o);
-	return id;
+	return fx_mig_start(&e->fx.d, SUBNQN, 1, args);
 }
 
 static void wait_state(struct env *e, uint32_t id, const char *want, int seconds)
 {
-	char st[32] = "";
-	double pct;
-
-	for (int i = 0; i < seconds * 10; i++) {
-		fx_mig_status(&e->fx.d, id, st, sizeof(st), &pct);
-		if (!strcmp(st, want))
-			return;
-		usleep(100000);
-	}
-	fail_msg("migration %u: %s after %d s, not %s", id, st, seconds, want);
+	fx_mig_wait(&e->fx.d, id, want, seconds);
 }
 
 /* The channel namespace 1 is on (its first die / dies per channel), from ns show. */

@@ -8,7 +8,10 @@
  * out; recovery after a clean stop and from a crash image (the store file
  * as it was at a point, the backend never stopped): write pointers, data,
  * and what was not flushed gone; a program failure making its zone Read
- * Only (also after a restart), factory bad blocks making zones Offline.
+ * Only (also after a restart), factory bad blocks making zones Offline. Die
+ * migrations (bdev_zns_mig.c, mig.c) on a shared device: data read and
+ * written while a die moves, the rows' routing, a cancel, a crash image in
+ * the middle resumed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,20 +34,7 @@
 #include "nand.h"
 #include "zns.h"
 
-#define LBA 4096u
-#define SLOTS 4u /* 16 KiB pages */
-#define ZSIZE 128u /* 2 dies x 12 pages = 24 pages, 2 kept: capacity 88 */
-#define ZCAP 88u
-
-struct ctx {
-	struct event_base *base;
-	struct blox_io_cq cq;
-	struct nand_config nand;
-	struct blox_clock clock;
-	struct blox_log log;
-	struct blox_bdev *bdev;
-	char dir[32], path[64];
-};
+#include "zns_test.h"
 
 static void make_sized(struct ctx *c, const char *path, uint32_t max_open, uint64_t size)
 {
@@ -90,6 +80,8 @@ static int teardown(void **state)
 	char copy[80];
 
 	blox_bdev_destroy(c->bdev);
+	if (c->nd)
+		blox_nand_dev_put(c->nd);
 	snprintf(copy, sizeof(copy), "%s.crash", c->path);
 	unlink(copy);
 	unlink(c->path);
@@ -124,7 +116,7 @@ static int go(struct ctx *c, struct zio *z, uint16_t *nvme)
 	return z->io.status;
 }
 
-static int run(struct ctx *c, enum blox_io_op op, uint64_t lba, uint32_t nlb, void *buf,
+int run(struct ctx *c, enum blox_io_op op, uint64_t lba, uint32_t nlb, void *buf,
 	       bool fua, uint16_t *nvme, uint64_t *result)
 {
 	struct zio z = { 0 };
@@ -144,7 +136,7 @@ static int run(struct ctx *c, enum blox_io_op op, uint64_t lba, uint32_t nlb, vo
 	return z.io.status;
 }
 
-static int zmgmt(struct ctx *c, uint64_t zslba, enum zns_action act, bool all, uint16_t *nvme)
+int zmgmt(struct ctx *c, uint64_t zslba, enum zns_action act, bool all, uint16_t *nvme)
 {
 	struct zio z = { 0 };
 
@@ -164,7 +156,7 @@ static void fill(uint8_t *p, uint32_t nlb, uint64_t lba)
 	}
 }
 
-static void wr(struct ctx *c, uint64_t lba, uint32_t nlb, bool fua)
+void wr(struct ctx *c, uint64_t lba, uint32_t nlb, bool fua)
 {
 	uint8_t *b = malloc((size_t)nlb * LBA);
 
@@ -174,7 +166,7 @@ static void wr(struct ctx *c, uint64_t lba, uint32_t nlb, bool fua)
 }
 
 /* LBAs [lba, lba + nlb) hold what wr() wrote there. */
-static void check(struct ctx *c, uint64_t lba, uint32_t nlb)
+void check(struct ctx *c, uint64_t lba, uint32_t nlb)
 {
 	uint8_t *b = malloc((size_t)nlb * LBA), *w = malloc((size_t)nlb * LBA);
 
@@ -196,7 +188,7 @@ static void check_zero(struct ctx *c, uint64_t lba, uint32_t nlb)
 	free(b);
 }
 
-static struct blox_bdev_zone zone(struct ctx *c, uint32_t z)
+struct blox_bdev_zone zone(struct ctx *c, uint32_t z)
 {
 	struct blox_bdev_zone d;
 	struct blox_bdev_zone_info info;
@@ -628,6 +620,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wear, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_program_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_factory_bad, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mig_io, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mig_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mig_crash, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
