@@ -115,6 +115,13 @@ unsigned fx_mig_start(const struct fx_daemon *d, const char *nqn, unsigned nsid,
 		      const char *args);
 /* Wait up to @seconds for migration @id to be in state @want (fails the test if not). */
 void fx_mig_wait(const struct fx_daemon *d, unsigned id, const char *want, int seconds);
+struct fx_env;
+/*
+ * Once migration @id is 20% done, kill -9 bloxd and start it again with
+ * the same data directory and ports; the migration goes on (running), at
+ * share 1000, to its end (fails the test otherwise).
+ */
+void fx_mig_kill9_resume(struct fx_env *fx, unsigned id);
 /* A currently free TCP port on @addr (bind to port 0 and look). */
 uint16_t fx_free_port(const char *addr);
 

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <json-c/json.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,4 +98,25 @@ void fx_mig_wait(const struct fx_daemon *d, unsigned id, const char *want, int s
 		usleep(100000);
 	}
 	fail_msg("migration %u: %s after %d s, not %s", id, st, seconds, want);
+}
+
+void fx_mig_kill9_resume(struct fx_env *fx, unsigned id)
+{
+	static char out[65536];
+	uint16_t p1 = fx->d.nvm_port, p2 = fx->d.disc_port;
+	const char *argv[] = { "--data-dir", fx->data_dir, "--log-level", "1", NULL };
+	char st[32] = "";
+	double pct = 0;
+
+	for (int i = 0; i < 600 && pct < 20; i++) {
+		usleep(50000);
+		fx_mig_status(&fx->d, id, st, sizeof(st), &pct);
+	}
+	assert_string_equal(st, "running");
+	assert_int_equal(fx_kill(&fx->d, SIGKILL), 128 + SIGKILL);
+	assert_int_equal(fx_start_argv(&fx->d, argv, FX_ADDR, p1, p2), 0);
+	assert_int_equal(fx_ctl(&fx->d, out, sizeof(out), "migrate status %u", id), 0);
+	assert_non_null(strstr(out, "running"));
+	assert_int_equal(fx_ctl(&fx->d, out, sizeof(out), "migrate share %u 1000", id), 0);
+	fx_mig_wait(&fx->d, id, "done", 120);
 }

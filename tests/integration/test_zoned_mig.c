@@ -236,24 +236,9 @@ static void test_migrate_under_io(void **state)
 static void test_kill9_mid_migration(void **state)
 {
 	struct env *e = *state;
-	uint16_t p1 = e->fx.d.nvm_port, p2 = e->fx.d.disc_port;
-	const char *argv[] = { "--data-dir", e->fx.data_dir, "--log-level", "1", NULL };
 	struct ini_ctrl *c;
-	char st[32] = "";
-	double pct = 0;
-	uint32_t id = start(e, "--to-channels 0 --share 100");
 
-	for (int i = 0; i < 600 && pct < 20; i++) {
-		usleep(50000);
-		fx_mig_status(&e->fx.d, id, st, sizeof(st), &pct);
-	}
-	assert_string_equal(st, "running");
-	assert_int_equal(fx_kill(&e->fx.d, SIGKILL), 128 + SIGKILL);
-	assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
-	assert_int_equal(run(e, "migrate status %u", id), 0);
-	assert_non_null(strstr(e->out, "running"));
-	assert_int_equal(run(e, "migrate share %u 1000", id), 0);
-	fx_mig_wait(&e->fx.d, id, "done", 120);
+	fx_mig_kill9_resume(&e->fx, start(e, "--to-channels 0 --share 100"));
 	assert_int_equal(ns_die(e, 1) / 2, 0);
 	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
 	check_all(e, c->io[0]);
