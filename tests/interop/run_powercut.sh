@@ -9,10 +9,11 @@
 #
 # Starts bloxd on the host's 127.0.0.1 (a free port from 4421 up) with two
 # subsystems, nqn.2026-12.io.blox:pc-off and :pc-on, each a 256 MiB nand
-# namespace of its own device (ftl.plp_ms 0 and 100), runs
-# guest_powercut.sh in the initiator VM (kernel 6.1 or 6.12) and cuts the
-# power of the namespace the guest asks for (its console's "GUEST-PC ask:
-# cut NQN N"); then stops bloxd with SIGTERM by its PID: it must exit 0.
+# namespace of its own device (ftl.plp_ms 0 and 100), and :pc-zns, a 512
+# MiB zns namespace of its own device (16 zones of 32 MiB, as run_zns.sh's),
+# runs guest_powercut.sh in the initiator VM (kernel 6.1 or 6.12; blkzone
+# from the host added to its image) and cuts the power of the namespace the
+# guest asks for (its console's "GUEST-PC ask: cut NQN N"); then stops bloxd with SIGTERM by its PID: it must exit 0.
 # Exit status: 0 passed, 1 failed, 77 (ctest SKIP) when not root or the
 # harness is missing. The harness: lib.sh.
 set -uo pipefail
@@ -32,7 +33,11 @@ ns() {
 }
 cat >"$work/bloxd.json" <<JSON
 { "listeners": [ { "address": "127.0.0.1", "port": $port } ],
-  "subsystems": [ $(ns off 0), $(ns on 100) ] }
+  "subsystems": [ $(ns off 0), $(ns on 100),
+    { "nqn": "$NQN-zns", "allow_any_host": true, "namespaces": [ { "nsid": 1,
+      "backend": "zns", "size": "512M",
+      "nand": { "channels": 4, "dies_per_channel": 2, "pages_per_block": 96 },
+      "zns": { "max_open": 8 } } ] } ] }
 JSON
 bloxd_up "$port"
 # The guest's requests, as they appear on its console: cut the power.
@@ -40,7 +45,8 @@ bloxd_up "$port"
 request() { [[ $1 != cut ]] || asked fault power-cut "$2" 1; }
 ask_watch GUEST-PC request
 rc=0
-vm_run 500 "PORT=$port NQNS=$NQN-off,$NQN-on CYCLES=${BLOX_POWERCUT_CYCLES:-3}" \
+INITIATOR_VM_EXTRA_BINS=$(command -v blkzone) \
+	vm_run 500 "PORT=$port NQNS=$NQN-off,$NQN-on ZNQN=$NQN-zns CYCLES=${BLOX_POWERCUT_CYCLES:-3}" \
 	"$HERE/guest_powercut.sh" >/dev/null || rc=1
 guest_lines GUEST-PC
 asks_check || rc=1
