@@ -26,6 +26,11 @@ void blox_clock_init_real(struct blox_clock *clk)
 	clk->virt_ns = 0;
 }
 
+bool blox_clock_is_real(const struct blox_clock *clk)
+{
+	return clk->ops == &real_ops;
+}
+
 void blox_clock_init_virtual(struct blox_clock *clk, uint64_t start_ns)
 {
 	clk->ops = &virt_ops;

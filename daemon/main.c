@@ -174,7 +174,8 @@ static void loop_run(struct bloxd *d)
 	uint64_t budget_ns = (uint64_t)d->opt.poll_us * 1000;
 
 	if (!budget_ns) {
-		/* Off: libevent's own loop, the clock read where asked. */
+		/* Off: libevent's own loop, the clock read where asked; it may sleep at any time. */
+		d->tgt.pass.idle_since = UINT64_MAX;
 		event_base_dispatch(d->base);
 		return;
 	}
@@ -182,6 +183,7 @@ static void loop_run(struct bloxd *d)
 	for (;;) {
 		uint64_t seen = loop_work(d), until;
 
+		d->tgt.pass.idle_since = blox_clock_now(&d->clock);
 		if (loop_pass(d, EVLOOP_ONCE))
 			break;
 		if (loop_work(d) == seen)

@@ -8,6 +8,7 @@
 #ifndef BLOX_CLOCK_H
 #define BLOX_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct blox_clock;
@@ -29,6 +30,8 @@ static inline uint64_t blox_clock_now(const struct blox_clock *clk)
 
 /* A clock reading CLOCK_MONOTONIC. */
 void blox_clock_init_real(struct blox_clock *clk);
+/* True for a clock made by blox_clock_init_real(). */
+bool blox_clock_is_real(const struct blox_clock *clk);
 /* A clock starting at @start_ns that moves only by blox_clock_set(). */
 void blox_clock_init_virtual(struct blox_clock *clk, uint64_t start_ns);
 /* Move a virtual clock forward to @ns (never backwards). */

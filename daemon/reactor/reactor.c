@@ -48,6 +48,7 @@ struct blox_reactor {
 	struct blox_msg *wait_head[BLOX_REACTORS_MAX];
 	struct blox_msg *wait_tail[BLOX_REACTORS_MAX];
 	uint64_t work;
+	uint64_t idle_since; /* when a pass that may sleep last began */
 	struct blox_reactor_stats st; /* atomic adds */
 	struct blox_msg stop_msg;
 };
@@ -246,6 +247,7 @@ static void *reactor_main(void *arg)
 	while (!r->stop) {
 		uint64_t w = r->work, until;
 
+		r->idle_since = blox_clock_now(r->rs->clk);
 		event_base_loop(r->base, EVLOOP_ONCE);
 		stat_add(&r->st.passes, 1);
 		if (!budget_ns || r->work == w || r->stop)
@@ -509,6 +511,11 @@ void blox_reactor_call(struct blox_reactor *from, struct blox_reactor *to,
 void blox_reactor_worked(struct blox_reactor *r)
 {
 	r->work++;
+}
+
+uint64_t blox_reactor_idle_since(const struct blox_reactor *r)
+{
+	return r->idle_since;
 }
 
 uint64_t blox_reactor_cpu_ns(const struct blox_reactor *r)

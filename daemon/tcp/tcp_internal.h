@@ -93,6 +93,11 @@ struct tcp_sock {
 	bool psk_refused; /* the host's PSK identity was not taken */
 	struct ssl_st *ssl;
 	uint8_t *wbuf; /* TLS: plaintext of one SSL_write */
+	/*
+	 * The kernel's receive time (CLOCK_REALTIME, ns) of the last segment
+	 * the last read took bytes from: plain sockets only; 0 when unknown.
+	 */
+	uint64_t rx_ts;
 };
 
 /* Which deadline of the start of a connection runs (tcp_limits.c). */
@@ -134,7 +139,7 @@ struct tcp_cmd {
 	TAILQ_ENTRY(tcp_cmd) link; /* free, send, R2T-wait or buf_ready list */
 	/* To the core's reactor and back (a queue on another reactor, tcp_hop.c). */
 	struct blox_msg msg;
-	uint64_t rx_ns; /* its capsule was complete (a remote queue's): its start */
+	uint64_t rx_ns; /* when its capsule reached this host (tcp_rx_time.c): its start */
 	uint32_t buf_cap; /* bytes of req.buf, for the core's reactor to check */
 };
 
@@ -202,6 +207,16 @@ struct tcp_queue {
 	uint32_t rx_ddgst_have;
 	uint8_t *rbuf;
 	uint32_t rbuf_off, rbuf_len;
+	/*
+	 * When the bytes in rbuf arrived (tcp_rx_time.c), in the target's
+	 * clock: spread over [rx_ts0, rx_ts1] (0: not known, the commands
+	 * start when read), rx_pre bytes of the read before rbuf's (data
+	 * read straight into a command's buffer); rx_drained: the start of
+	 * the last read that emptied the socket, so nothing read since
+	 * arrived earlier.
+	 */
+	uint64_t rx_ts0, rx_ts1, rx_drained;
+	uint32_t rx_pre;
 
 	/* Negotiated at ICReq. */
 	struct nvme_tcp_params params;
@@ -367,6 +382,24 @@ void tcp_q_write_cb(evutil_socket_t fd, short what, void *arg);
 
 /* tcp_rx.c: the receive side. */
 void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg);
+
+/* ---- when commands arrived (tcp_rx_time.c) ---- */
+
+/*
+ * A read that started at @before brought @pre bytes straight into a
+ * command's buffer and the rest into rbuf, the newest of them received by
+ * the kernel at @rx_ts (CLOCK_REALTIME; 0: not known); @drained: it
+ * emptied the socket.
+ */
+void tcp_rx_stamp(struct tcp_queue *q, uint32_t pre, uint64_t rx_ts, uint64_t before,
+		  bool drained);
+/* A read at @before found the socket empty. */
+static inline void tcp_rx_drained(struct tcp_queue *q, uint64_t before)
+{
+	q->rx_drained = before;
+}
+/* When the capsule that ends at q->rbuf_off arrived, in the target's clock. */
+uint64_t tcp_rx_arrival(const struct tcp_queue *q);
 /* The receiver held for a Connect goes on (on the queue's reactor). */
 void tcp_q_rx_release(struct tcp_queue *q);
 

@@ -97,10 +97,11 @@ static void cmd_ready(struct tcp_cmd *c)
 	struct tcp_queue *q = c->q;
 	uint16_t st;
 
+	/* Its start: when the capsule's last byte reached this host (tcp_rx_time.c). */
+	c->rx_ns = tcp_rx_arrival(q);
 	if (tcp_q_remote(q)) {
 		/* Buffer and data here first, then the core (tcp_hop.c). */
 		c->state = CMD_EXEC;
-		c->rx_ns = blox_clock_now(q->t->tgt->clock);
 		/*
 		 * No data described, or more than MDTS: nothing fetched or
 		 * sent, whatever the opcode; the core's parse says what is wrong.
@@ -125,6 +126,8 @@ static void cmd_ready(struct tcp_cmd *c)
 		event_del(q->rev);
 	}
 	st = nvmf_req_init(req, &q->sq);
+	if (c->rx_ns < req->start_ns)
+		req->start_ns = c->rx_ns;
 
 	c->state = CMD_EXEC;
 	if (c->early_status)
@@ -467,6 +470,7 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 	if (q->rbuf_off < q->rbuf_len)
 		rx_process(q);
 	for (budget = RX_BUDGET; budget > 0 && !rx_stopped(q); budget--) {
+		uint64_t before;
 		size_t want;
 		ssize_t n;
 
@@ -479,6 +483,7 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 		 */
 		if (!tcp_q_remote(q))
 			nvmf_tgt_pass_restart(q->t->tgt);
+		before = blox_clock_now(q->t->tgt->clock);
 
 		if (q->rx == RX_DATA && q->rx_left >= 4096) {
 			/* Large payload: straight into the command's buffer. */
@@ -491,6 +496,8 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 			n = q->sock.ops->readv(&q->sock, iov, 2);
 			if (n > 0) {
 				uint32_t direct = (uint32_t)BLOX_MIN((size_t)n, q->rx_left);
+
+				tcp_rx_stamp(q, direct, q->sock.rx_ts, before, (size_t)n < want);
 
 				if (q->params.ddgst)
 					q->rx_crc = nvme_tcp_crc32c_update(
@@ -507,11 +514,12 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 				}
 			}
 		} else {
-			want = RBUF_SIZE;
 			struct iovec iov = { q->rbuf, RBUF_SIZE };
 
+			want = RBUF_SIZE;
 			n = q->sock.ops->readv(&q->sock, &iov, 1);
 			if (n > 0) {
+				tcp_rx_stamp(q, 0, q->sock.rx_ts, before, (size_t)n < want);
 				q->rbuf_off = 0;
 				q->rbuf_len = (uint32_t)n;
 			}
@@ -523,8 +531,10 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				tcp_rx_drained(q, before);
 				break;
+			}
 			if (errno == EINTR)
 				continue;
 			blox_log(q->t->tgt->log, BLOX_LOG_INFO, "%s: read: %s",

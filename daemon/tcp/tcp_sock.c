@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -28,9 +30,38 @@
 
 /* ---- plain ---- */
 
+/*
+ * A read that also takes the receive time of the last segment it read
+ * from (SO_TIMESTAMPING, set up by tcp_sock_init), for the arrival times
+ * of the commands in it (tcp_rx.c).
+ */
 static ssize_t plain_readv(struct tcp_sock *s, struct iovec *iov, int cnt)
 {
-	return readv(s->fd, iov, cnt);
+	union {
+		char buf[CMSG_SPACE(sizeof(struct scm_timestamping))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr mh = {
+		.msg_iov = iov,
+		.msg_iovlen = (size_t)cnt,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	ssize_t n = recvmsg(s->fd, &mh, 0);
+
+	s->rx_ts = 0;
+	if (n <= 0)
+		return n;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPING) {
+			struct scm_timestamping ts;
+
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			s->rx_ts = (uint64_t)ts.ts[0].tv_sec * 1000000000ull +
+				   (uint64_t)ts.ts[0].tv_nsec;
+		}
+	}
+	return n;
 }
 
 static ssize_t plain_writev(struct tcp_sock *s, const struct iovec *iov, int cnt)
@@ -192,9 +223,13 @@ static const struct tcp_sock_ops tls_ops = {
 
 void tcp_sock_init(struct tcp_sock *s, int fd, enum nvmf_tls_mode mode)
 {
+	int ts = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+
 	memset(s, 0, sizeof(*s));
 	s->ops = &plain_ops;
 	s->fd = fd;
+	/* Receive times of segments, for when commands arrived (plain reads only). */
+	(void)setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &ts, sizeof(ts));
 	s->hs = mode == NVMF_TLS_REQUIRED ? TCP_HS_TLS
 		: mode == NVMF_TLS_ALLOWED ? TCP_HS_PEEK
 					   : TCP_HS_DONE;

@@ -519,10 +519,14 @@ struct nvmf_tgt {
 	 * capsules (nvmf_tgt_pass_restart), since a libevent pass under load
 	 * need not end.
 	 * cmds_received and cmds_completed tell the loop a pass had work.
+	 * idle_since: when the loop last began a pass that may sleep (0:
+	 * never, or no such loop): capsules read after it came while the
+	 * loop slept, or woke it (the transport's arrival times).
 	 */
 	struct {
 		bool cached;
 		uint64_t now_ns; /* 0: not read in this pass yet */
+		uint64_t idle_since;
 	} pass;
 	uint64_t cmds_received, cmds_completed;
 	/* Where namespaces keep their reservations through restarts (resv_store.c); NULL: nowhere. */

@@ -91,6 +91,12 @@ void blox_reactor_call(struct blox_reactor *from, struct blox_reactor *to,
  */
 void blox_reactor_worked(struct blox_reactor *r);
 
+/*
+ * On @r's thread (a reactor thread, not reactor 0): when it last began a
+ * pass that may sleep in epoll_wait (its clock; 0: never).
+ */
+uint64_t blox_reactor_idle_since(const struct blox_reactor *r);
+
 /* CPU time its thread has used (ns), from any thread; 0 when unknown. */
 uint64_t blox_reactor_cpu_ns(const struct blox_reactor *r);
 
