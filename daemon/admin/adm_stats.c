@@ -48,6 +48,7 @@ static Blox__Admin__IoStats *io_msg(const struct tm_io *io)
 	m->write_bytes = io->write_bytes;
 	m->errors = io->errors;
 	m->interval_s = io->interval_s;
+	m->end_ns = io->end_ns;
 	m->read_iops = io->read_iops;
 	m->write_iops = io->write_iops;
 	m->read_bw = io->read_bw;

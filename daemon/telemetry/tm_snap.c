@@ -242,6 +242,7 @@ static void io_window(struct tm_io *m, const struct nvmf_io_telemetry *tm,
 	m->write_bytes = tm->c.write_bytes;
 	m->errors = tm->c.errors;
 	m->interval_s = dt;
+	m->end_ns = now;
 	if (dt > 0) {
 		m->read_iops = (double)(tm->c.read_cmds - b->c.read_cmds) / dt;
 		m->write_iops = (double)(tm->c.write_cmds - b->c.write_cmds) / dt;

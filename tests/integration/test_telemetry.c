@@ -71,6 +71,7 @@ struct server {
 	double iops, mean_us, max_us, mean_qd;
 	int64_t max_qd;
 	double interval_s;
+	uint64_t end_ns; /* the window's end, bloxd's CLOCK_MONOTONIC */
 };
 
 static uint64_t mono_ns(void)
@@ -174,6 +175,7 @@ static struct server stats(struct env *e, uint32_t nsid)
 		.mean_qd = get_d(io, "mean_queue_depth"),
 		.max_qd = (int64_t)get_d(io, "max_queue_depth"),
 		.interval_s = get_d(io, "interval_s"),
+		.end_ns = (uint64_t)get_d(io, "end_ns"),
 	};
 	json_object_put(o);
 	return s;
@@ -186,18 +188,18 @@ static void run_reads(struct env *e, uint32_t nsid, unsigned qd, struct client *
 	char args[256];
 	FILE *p;
 
-	uint64_t before, after, end;
+	uint64_t before, after;
 
 	snprintf(args, sizeof(args), "-q %u -w randread -t %.1f -r %u --timeline-ms %u", qd,
 		 RUN_MS / 1e3, nsid == NS_NAND ? SPAN_BYTES : 64u << 20, SLICE_MS);
 	p = perf_start(e, nsid, args);
 	fx_sleep_ms(SAMPLE_MS);
-	/* bloxd's window ends when it answers: between these two. */
+	/* bloxd's window ends when it answers, at end_ns on the same clock as ours. */
 	before = mono_ns();
 	*s = stats(e, nsid);
 	after = mono_ns();
-	end = before + (after - before) / 2;
-	*c = perf_end(e, p, end - (uint64_t)(s->interval_s * 1e9), end);
+	assert_in_range(s->end_ns, before, after);
+	*c = perf_end(e, p, s->end_ns - (uint64_t)(s->interval_s * 1e9), s->end_ns);
 	print_message("ns %u QD %3u over %.2f s: client %8.0f IOPS mean %9.1f us QD %6.1f (max "
 		      "%9.1f us) | bloxd %8.0f IOPS mean %9.1f us QD %6.1f, max %9.1f us QD %ld\n",
 		      nsid, qd, s->interval_s, c->iops, c->mean_us, c->mean_qd, c->max_us, s->iops,

@@ -58,6 +58,7 @@ void tm_lat_of(const struct blox_hist *h, struct tm_lat *out);
 struct tm_io {
 	uint64_t read_cmds, write_cmds, read_bytes, write_bytes, errors; /* totals */
 	double interval_s; /* the window */
+	uint64_t end_ns; /* when it ends: the daemon's clock (CLOCK_MONOTONIC) */
 	double read_iops, write_iops, read_bw, write_bw; /* over the window; bytes/s */
 	struct tm_lat read_lat, write_lat; /* over the window */
 	double mean_queue_depth; /* over the window: time in flight / its length */
