@@ -91,6 +91,7 @@ enum zb_mig_phase {
 struct zb_mig {
 	bool active; /* a move (or its cancel) under way */
 	bool reverse; /* cancelling: rows go back to src */
+	bool row_rev; /* the direction of the row under way (reverse when it began) */
 	bool paused;
 	bool done; /* ended (status 0, moved; -ECANCELED: back) until the next start */
 	bool stopping; /* the backend is destroyed: no new step */

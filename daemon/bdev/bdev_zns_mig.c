@@ -57,6 +57,20 @@ static uint32_t from_die(const struct zb_mig *m)
 	return m->reverse ? m->dst : m->src;
 }
 
+/*
+ * The row under way keeps the direction it started in (a cancel asked
+ * meanwhile turns the rows after it): where it goes, and where it leaves.
+ */
+static uint32_t row_to(const struct zb_mig *m)
+{
+	return m->row_rev ? m->src : m->dst;
+}
+
+static uint32_t row_from(const struct zb_mig *m)
+{
+	return m->row_rev ? m->dst : m->src;
+}
+
 static void die_block(const struct zns_bdev *zb, uint32_t die, uint32_t plane, uint32_t row,
 		      struct nand_addr *a)
 {
@@ -202,8 +216,8 @@ static int copy_program(struct zns_bdev *zb, uint32_t pidx)
 		return -ENOMEM;
 	zns_page_addr(&zb->l, m->row, pidx, &slot, &o->op.addr.plane, &o->op.addr.block,
 		      &o->op.addr.page);
-	o->op.addr.ch = to_die(m) / zb->geo->dies_per_channel;
-	o->op.addr.die = to_die(m) % zb->geo->dies_per_channel;
+	o->op.addr.ch = row_to(m) / zb->geo->dies_per_channel;
+	o->op.addr.die = row_to(m) % zb->geo->dies_per_channel;
 	o->op.data = m->buf;
 	o->op.oob = m->buf + zb->geo->page_size;
 	return mig_go(zb, o);
@@ -381,6 +395,7 @@ static bool step_once(struct zns_bdev *zb)
 			mig_end(zb);
 			return false;
 		}
+		m->row_rev = m->reverse;
 		m->step_ns = m->busy_ns;
 		m->phase = ZM_WAIT;
 		return true;
@@ -406,15 +421,15 @@ static bool step_once(struct zns_bdev *zb)
 		}
 		if (m->zone != ZB_NONE)
 			m->rows_copied++;
-		m->at_dst[m->row] = !m->reverse;
+		m->at_dst[m->row] = !m->row_rev;
 		m->phase = ZM_DRAIN;
 		zb_resubmit_waiting(zb);
 		return true;
 	case ZM_DRAIN:
-		if (reads_on(zb, m->row, from_die(m)))
+		if (reads_on(zb, m->row, row_from(m)))
 			return false;
 		m->phase = ZM_ERASE;
-		rc = erase_row_on(zb, m->row, from_die(m));
+		rc = erase_row_on(zb, m->row, row_from(m));
 		return rc <= 0;
 	case ZM_ERASE:
 		row_done(zb);
@@ -426,7 +441,7 @@ static bool step_once(struct zns_bdev *zb)
 
 			m->row = ZB_NONE;
 			zb_resubmit_waiting(zb);
-			if (erase_row_on(zb, row, to_die(m)) > 0)
+			if (erase_row_on(zb, row, row_to(m)) > 0)
 				return false;
 		}
 		m->paused = true;
