@@ -475,15 +475,16 @@ void tcp_q_read_cb(evutil_socket_t fd, short what, void *arg)
 		ssize_t n;
 
 		/*
-		 * The capsules this read brings start now: on reactor 0 the
-		 * target's time of the pass is taken again before each read. A
-		 * libevent pass does not end while callbacks keep making events
-		 * active (a queue out of budget does), so under load one pass
-		 * can last seconds and its time would be that old.
+		 * One clock read per read: the bound of when what it brings
+		 * arrived (tcp_rx_time.c) and, on reactor 0, the target's time
+		 * of the pass again. A libevent pass does not end while
+		 * callbacks keep making events active (a queue out of budget
+		 * does), so under load one pass can last seconds and its time
+		 * would be that old.
 		 */
-		if (!tcp_q_remote(q))
-			nvmf_tgt_pass_restart(q->t->tgt);
 		before = blox_clock_now(q->t->tgt->clock);
+		if (!tcp_q_remote(q))
+			nvmf_tgt_pass_restart(q->t->tgt, before);
 
 		if (q->rx == RX_DATA && q->rx_left >= 4096) {
 			/* Large payload: straight into the command's buffer. */

@@ -559,13 +559,14 @@ static inline uint64_t nvmf_tgt_now(struct nvmf_tgt *tgt)
 }
 
 /*
- * The transport is about to read a batch of capsules: they start now (the
- * time of the pass is taken again, where the loop marks its passes).
+ * The transport is about to read a batch of capsules at @now (the
+ * target's clock): the pass's time moves to it, where the loop marks its
+ * passes.
  */
-static inline void nvmf_tgt_pass_restart(struct nvmf_tgt *tgt)
+static inline void nvmf_tgt_pass_restart(struct nvmf_tgt *tgt, uint64_t now)
 {
 	if (tgt->pass.cached)
-		tgt->pass.now_ns = blox_clock_now(tgt->clock);
+		tgt->pass.now_ns = now;
 }
 
 /* A loop pass ended: the next nvmf_tgt_now() reads the clock again. */
