@@ -15,12 +15,17 @@
 # stdout). A benchmark: nothing is asserted.
 #
 #   tests/bench/vssd_spdk_perf.sh BUILD_DIR [--qds "1 128 256"] [--reps 3] [--out FILE]
-#                                 [--reactors N] [--bloxd-cpus LIST]
+#                                 [--reactors N] [--bloxd-cpus LIST] [--devices 1|2]
 #
 # --reactors N (default 1) and --bloxd-cpus LIST (default 0): bloxd's reactors
 # and the CPUs taskset gives it (e.g. --reactors 2 --bloxd-cpus 0,1: the device
 # then lives on reactor 1, which shares CPU 1 with the client); each line then
 # names the device's reactor and that reactor's CPU over bloxd's window.
+#
+# --devices 2: a second device nand1 like nand0 with a vSSD v24b like v24
+# (filled and read once the same way); each QD then also runs "both": one
+# spdk_nvme_perf driving v24 and v24b at once (QD each), a line per vSSD with
+# the client's figures for it, bloxd's, and its device's reactor and lateness.
 #
 # BUILD_DIR holds daemon/bloxd, cli/bloxctl and tests/initiator/bloxperf (a
 # Release build). Needs root (spdk_nvme_perf), taskset, python3 and the SPDK
@@ -34,7 +39,7 @@ ANCHOR=$REPO/../shared/anchors/spdk
 [ $# -ge 1 ] || die "usage: vssd_spdk_perf.sh BUILD_DIR [--qds LIST] [--reps N] [--out FILE]"
 BUILD=$1
 shift
-QDS="1 128 256" REPS=3 OUT=/dev/stdout NREACT=1 BCPUS=0
+QDS="1 128 256" REPS=3 OUT=/dev/stdout NREACT=1 BCPUS=0 NDEV=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--qds) QDS=$2 ;;
@@ -42,10 +47,12 @@ while [ $# -gt 0 ]; do
 	--out) OUT=$2 ;;
 	--reactors) NREACT=$2 ;;
 	--bloxd-cpus) BCPUS=$2 ;;
+	--devices) NDEV=$2 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift 2 || die "$1 needs a value"
 done
+case $NDEV in 1|2) ;; *) die "--devices is 1 or 2" ;; esac
 BLOXD=$BUILD/daemon/bloxd BLOXCTL=$BUILD/cli/bloxctl BPERF=$BUILD/tests/initiator/bloxperf
 NPERF=$ANCHOR/bin/spdk_nvme_perf
 for b in "$BLOXD" "$BLOXCTL" "$BPERF" "$NPERF"; do [ -x "$b" ] || die "no executable $b"; done
@@ -61,15 +68,23 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+DEV1='' SUB1=''
+if [ "$NDEV" = 2 ]; then
+	DEV1=', { "name": "nand1", "store": "file", "nand": { "channels": 8, "dies_per_channel": 4 } }'
+	SUB1=',
+    { "nqn": "nqn.2026-12.io.blox:v24b", "allow_any_host": true,
+      "namespaces": [ { "nsid": 1, "backend": "nand", "size": "4G", "device": "nand1",
+                        "isolation": "channel:6" } ] }'
+fi
 cat >"$WORK/cfg.json" <<JSON
 { "listeners": [ { "address": "127.0.0.1", "port": $PORT } ],
-  "devices": [ { "name": "nand0", "store": "file", "nand": { "channels": 8, "dies_per_channel": 4 } } ],
+  "devices": [ { "name": "nand0", "store": "file", "nand": { "channels": 8, "dies_per_channel": 4 } }$DEV1 ],
   "subsystems": [
     { "nqn": "nqn.2026-12.io.blox:ram", "allow_any_host": true,
       "namespaces": [ { "nsid": 1, "backend": "ram", "size": "512M", "block_size": 4096 } ] },
     { "nqn": "nqn.2026-12.io.blox:v24", "allow_any_host": true,
       "namespaces": [ { "nsid": 1, "backend": "nand", "size": "4G", "device": "nand0",
-                        "isolation": "channel:6" } ] } ] }
+                        "isolation": "channel:6" } ] }$SUB1 ] }
 JSON
 taskset -c "$BCPUS" "$BLOXD" -c "$WORK/cfg.json" --data-dir "$WORK/d" --admin-socket "$WORK/s.sock" \
 	--reactors "$NREACT" >"$WORK/bloxd.log" 2>&1 &
@@ -94,56 +109,80 @@ bp -n nqn.2026-12.io.blox:v24 -q 32 -w write -o 131072 -c 32768 >"$WORK/fill.txt
 # which a run of 8 s would otherwise be paying off.
 bp -n nqn.2026-12.io.blox:v24 -q 32 -w read -o 131072 -c 32768 >"$WORK/warm.txt" ||
 	die "vSSD warm-up read failed"
+NSS="ram v24"
+if [ "$NDEV" = 2 ]; then
+	bp -n nqn.2026-12.io.blox:v24b -q 32 -w write -o 131072 -c 32768 >/dev/null ||
+		die "second vSSD fill failed"
+	bp -n nqn.2026-12.io.blox:v24b -q 32 -w read -o 131072 -c 32768 >/dev/null ||
+		die "second vSSD warm-up read failed"
+	NSS="ram v24 v24b both"
+fi
 # The fill's dirty pages to disk now, not by the kernel's flusher in the
 # middle of a measured run (30 s after the fill, by default).
 sync -f "$WORK/d" || die "sync failed"
 {
 	echo "# vssd_spdk_perf.sh $BUILD --qds \"$QDS\" --reps $REPS --reactors $NREACT --bloxd-cpus $BCPUS"
-	echo "# spdk_nvme_perf (SPDK anchor, -c 0x2 --no-huge) on CPU 1, bloxd on CPUs $BCPUS (taskset) with $NREACT reactor(s); $(grep -o 'device nand0: .*on reactor [0-9]*' "$WORK/bloxd.log" | grep -o 'reactor [0-9]*' | sed 's/^/nand0 on /')"
+	echo "# spdk_nvme_perf (SPDK anchor, -c 0x2 --no-huge) on CPU 1, bloxd on CPUs $BCPUS (taskset) with $NREACT reactor(s); $(grep -o 'device nand0: .*on reactor [0-9]*' "$WORK/bloxd.log" | grep -o 'reactor [0-9]*' | sed 's/^/nand0 on /')$(grep -o 'device nand1: .*on reactor [0-9]*' "$WORK/bloxd.log" | grep -o 'reactor [0-9]*' | sed 's/^/, nand1 on /')"
 	echo "# bloxd $BLOXD, its tree at $(git -C "$(dirname "$BUILD")" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %T') UTC, $(nproc) CPUs $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "# a 512 MiB RAM namespace and a 4 GiB vSSD channel:6 (24 dies) on nand0 (8 x 4 dies, TLC defaults, file store); every LBA of both written first, then the vSSD read once"
 	grep -E 'MiB/s' "$WORK/fill.txt" | sed 's/^ */# vSSD fill (128 KiB, QD 32): /'
 	grep -E 'MiB/s' "$WORK/warm.txt" | sed 's/^ */# vSSD read once (128 KiB, QD 32): /'
+	[ "$NDEV" = 2 ] && echo "# and nand1 like nand0 with a vSSD v24b like v24; 'v24*' and 'v24b*': both driven at once by one client at the QD each, the client's line for each"
 	echo "# client: spdk_nvme_perf's Total line; bloxd: bloxctl stats over its window in the middle of the run; CPU: bloxd's utime+stime over the run"
 	for rep in $(seq "$REPS"); do
 		for qd in $QDS; do
-			for ns in ram v24; do
-				trid="trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:$PORT subnqn:nqn.2026-12.io.blox:$ns hostnqn:$HOSTNQN"
+			for ns in $NSS; do
+				trids=() names=$ns
+				[ "$ns" = both ] && names="v24 v24b"
+				for n in $names; do
+					trids+=(-r "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:$PORT subnqn:nqn.2026-12.io.blox:$n hostnqn:$HOSTNQN")
+				done
 				t0=$(awk '{ print $14 + $15 }' "/proc/$BPID/stat")
 				thr0=$(threads)
-				taskset -c 1 "$NPERF" -c 0x2 --no-huge -s 1024 -r "$trid" -q "$qd" -o 4096 \
+				taskset -c 1 "$NPERF" -c 0x2 --no-huge -s 1024 "${trids[@]}" -q "$qd" -o 4096 \
 					-w randread -t 8 >"$WORK/p.txt" 2>&1 &
 				PP=$!
 				sleep 5.5
-				"$BLOXCTL" -s "$WORK/s.sock" --json stats "nqn.2026-12.io.blox:$ns" 1 >"$WORK/st.json"
+				"$BLOXCTL" -s "$WORK/s.sock" --json stats >"$WORK/st.json"
 				wait "$PP" || die "spdk_nvme_perf failed: $(tail -3 "$WORK/p.txt")"
 				t1=$(awk '{ print $14 + $15 }' "/proc/$BPID/stat")
 				thr1=$(threads)
 				rm -rf "/var/run/dpdk/spdk_pid$PP" # what the stopped client leaves
-				python3 - "$ns" "$qd" "$rep" "$(grep -E '^Total' "$WORK/p.txt")" "$WORK/st.json" \
+				python3 - "$ns" "$qd" "$rep" "$WORK/p.txt" "$WORK/st.json" \
 					$((t1 - t0)) "$(getconf CLK_TCK)" "$thr0" "$thr1" <<'PY'
-import json, sys
-ns, qd, rep, line, stf, ticks, hz, thr0, thr1 = sys.argv[1:10]
-f = line.split()
-iops, mean = float(f[2]), float(f[4])
-d = json.load(open(stf))['namespaces'][0]
-io, n, m = d['io'], d.get('nand') or {}, d.get('model') or {}
-late = n.get('lateness') or {}
-bound = m.get('read_iops_bound', 0)
-print(f"{ns:4s} qd {qd:>4s} rep {rep}: client {iops / 1e3:6.1f} kIOPS mean {mean:7.1f} us"
-      f" | bloxd {io['read_iops'] / 1e3:6.1f} kIOPS mean {io['read_lat']['mean_ns'] / 1e3:7.1f} us"
-      f" QD {io['mean_queue_depth']:6.1f}"
-      + (f" | bound {bound / 1e3:5.1f}K ({iops / bound:.2f}) model {m.get('latency_model', '-')}"
-         f" mean {m.get('read_mean_pred_ns', 0) / 1e3:6.1f} us"
-         f" | late p50/p99/p99.99/max {late.get('p50_ns', 0) / 1e3:.1f}/{late.get('p99_ns', 0) / 1e3:.1f}"
-         f"/{late.get('p9999_ns', 0) / 1e3:.1f}/{late.get('max_ns', 0) / 1e3:.1f} us"
-         f" | reactor {n.get('reactor', 0)} at {n.get('reactor_cpu', 0):.0%}" if bound else "")
-      + f" | CPU {int(ticks) / (8 * int(hz)):.0%}")
+import json, re, sys
+ns, qd, rep, pf, stf, ticks, hz, thr0, thr1 = sys.argv[1:10]
+out = open(pf).read()
+# The client's figures per subsystem (IOPS, MiB/s, mean us), and in total.
+per = {m.group(1).rsplit(':', 1)[1]: (float(m.group(2)), float(m.group(4)))
+       for m in re.finditer(r'subnqn:([^\s)]+)\)? NSID \d+ from core\s+\d+:\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)', out)}
+tot = re.search(r'^Total\s*:\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)', out, re.M)
+names = ['v24', 'v24b'] if ns == 'both' else [ns]
+if ns != 'both':
+    per[ns] = (float(tot.group(1)), float(tot.group(3)))
+stats = {d['nqn'].rsplit(':', 1)[1]: d for d in json.load(open(stf))['namespaces']}
+cpu = int(ticks) / (8 * int(hz))
+for name in names:
+    iops, mean = per.get(name, (0.0, 0.0))
+    d = stats[name]
+    io, n, m = d['io'], d.get('nand') or {}, d.get('model') or {}
+    late = n.get('lateness') or {}
+    bound = m.get('read_iops_bound', 0)
+    label = name if ns != 'both' else name + '*'
+    print(f"{label:5s} qd {qd:>4s} rep {rep}: client {iops / 1e3:6.1f} kIOPS mean {mean:7.1f} us"
+          f" | bloxd {io['read_iops'] / 1e3:6.1f} kIOPS mean {io['read_lat']['mean_ns'] / 1e3:7.1f} us"
+          f" QD {io['mean_queue_depth']:6.1f}"
+          + (f" | bound {bound / 1e3:5.1f}K ({iops / bound:.2f}) model {m.get('latency_model', '-')}"
+             f" mean {m.get('read_mean_pred_ns', 0) / 1e3:6.1f} us"
+             f" | late p50/p99/p99.99/max {late.get('p50_ns', 0) / 1e3:.1f}/{late.get('p99_ns', 0) / 1e3:.1f}"
+             f"/{late.get('p9999_ns', 0) / 1e3:.1f}/{late.get('max_ns', 0) / 1e3:.1f} us"
+             f" | reactor {n.get('reactor', 0)} at {n.get('reactor_cpu', 0):.0%}" if bound else "")
+          + f" | CPU {cpu:.0%}")
 # Per reactor thread: CPU time per I/O over the run (us), when there are several.
 t0 = dict(x.split('=') for x in thr0.split())
 t1 = dict(x.split('=') for x in thr1.split())
-if len(t1) > 1 and iops > 0:
-    ios = iops * 8
+ios = float(tot.group(1)) * 8 if tot else 0
+if len(t1) > 1 and ios > 0:
     print("      CPU per I/O by thread: " + ", ".join(
         f"{k} {(int(t1[k]) - int(t0.get(k, 0))) / int(hz) * 1e6 / ios:.2f} us"
         for k in sorted(t1)))
