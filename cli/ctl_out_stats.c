@@ -109,6 +109,15 @@ static void model_block(const Blox__Admin__NamespaceStats__Model *md)
 		 strcmp(md->busy_from, "ops") ? "" : " from op counts", md->service_ns / 1e3, wr);
 }
 
+static void zoned_block(const Blox__Admin__ZonedStats *z)
+{
+	cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  zoned",
+		 "block erases min %u max %u mean %.2f, rows %u (%u free, %u waiting for their "
+		 "erase), resets whose erase waited %lu (%lu rows erased since)",
+		 z->min_erase, z->max_erase, z->mean_erase, z->rows, z->rows_free, z->rows_dirty,
+		 (unsigned long)z->resets_deferred, (unsigned long)z->rows_erased_later);
+}
+
 static void ftl_block(const Blox__Admin__FtlStats *f)
 {
 	cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  ftl",
@@ -231,6 +240,8 @@ void ctl_print_stats(const ProtobufCMessage *m)
 			io_block(n->io);
 		if (n->ftl)
 			ftl_block(n->ftl);
+		if (n->zoned)
+			zoned_block(n->zoned);
 		if (n->fdp)
 			fdp_block(n->fdp);
 		if (n->nand)

@@ -253,6 +253,24 @@ static Blox__Admin__FdpStats *fdp_msg(const struct tm_ns *n)
 	return m;
 }
 
+static Blox__Admin__ZonedStats *zoned_msg(const struct blox_bdev_zoned_wear *w)
+{
+	Blox__Admin__ZonedStats *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	blox__admin__zoned_stats__init(m);
+	m->min_erase = w->min_erase;
+	m->max_erase = w->max_erase;
+	m->mean_erase = w->mean_erase;
+	m->rows = w->rows;
+	m->rows_free = w->rows_free;
+	m->rows_dirty = w->rows_dirty;
+	m->resets_deferred = w->resets_deferred;
+	m->rows_erased_later = w->rows_erased_later;
+	return m;
+}
+
 static Blox__Admin__NamespaceStats *ns_msg(const struct tm_ns *n)
 {
 	Blox__Admin__NamespaceStats *m = calloc(1, sizeof(*m));
@@ -267,6 +285,8 @@ static Blox__Admin__NamespaceStats *ns_msg(const struct tm_ns *n)
 		m->ftl = ftl_msg(n);
 	if (n->has_tel && n->t.nand)
 		m->nand = nand_msg(n);
+	if (n->has_tel && n->t.has_zoned)
+		m->zoned = zoned_msg(&n->t.zoned);
 	if (n->rec)
 		m->device = (char *)n->rec->params.device;
 	if (n->has_model && m->io)
@@ -332,6 +352,7 @@ void adm_stats_free(Blox__Admin__StatsReply *out)
 
 		free_io(m->io);
 		free(m->ftl);
+		free(m->zoned);
 		free(m->model);
 		if (m->fdp) {
 			for (size_t h = 0; h < m->fdp->n_handles; h++)

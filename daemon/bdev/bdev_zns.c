@@ -52,7 +52,8 @@ int zb_row_take(struct zns_bdev *zb, uint32_t zone)
 		uint64_t w;
 
 		/* The row a migration moves now stays free until it is moved. */
-		if (zb->row_zone[r] != ZB_NONE || zb_row_bad(zb, r) ||
+		/* Nor does a row whose erase waits (a reset in a DTWIN, bdev_zns_plm.c). */
+		if (zb->row_zone[r] != ZB_NONE || zb_row_bad(zb, r) || !zb_plm_row_clean(zb, r) ||
 		    (zb->mig.active && r == zb->mig.row))
 			continue;
 		w = zb_row_wear(zb, r);
@@ -216,11 +217,38 @@ static int recover_zone(struct zns_bdev *zb, uint32_t zone, uint8_t *oob, uint16
  * Whose row @row is: the zone its pages name. A row that holds something
  * of no zone of ours (or of a zone another row has) is erased, free again.
  */
+/*
+ * Whether row @row's last page is a reset's marker (bdev_zns_plm.c): its
+ * erase was deferred, nothing on it is any zone's.
+ */
+static int reset_marked(struct zns_bdev *zb, uint32_t row, uint8_t *oob, bool *marked)
+{
+	struct zb_oob o;
+	int rc;
+
+	*marked = false;
+	for (uint32_t p = zb->l.zone_pages; p-- > 0;) {
+		if (!programmed(zb, row, p))
+			continue;
+		rc = zb->store->ops->read(zb->store, page_index(zb, row, p, NULL), NULL, oob);
+		if (rc)
+			return rc;
+		memcpy(&o, oob, sizeof(o));
+		*marked = o.magic == ZB_OOB_MAGIC && (o.flags & ZB_OOB_RESET);
+		return 0;
+	}
+	return 0;
+}
+
 static int find_row(struct zns_bdev *zb, uint32_t row, uint8_t *oob)
 {
 	uint32_t zone = ZB_NONE;
-	bool any = false;
+	bool any = false, marked;
 	int rc;
+
+	rc = reset_marked(zb, row, oob, &marked);
+	if (rc || marked)
+		return rc ? rc : erase_row(zb, row);
 
 	for (uint32_t p = 0; p < zb->l.zone_pages && zone == ZB_NONE; p++) {
 		struct zb_oob o;
@@ -295,6 +323,7 @@ static void zb_destroy(struct blox_bdev *bdev)
 		}
 		free(zz->buf);
 	}
+	zb_plm_fini(zb); /* rows whose erase waits keep their marker: erased at the next start */
 	if (zb->store)
 		zb->store->ops->sync(zb->store);
 	if (zb->z)
@@ -325,6 +354,8 @@ static void zb_telemetry(struct blox_bdev *bdev, struct blox_bdev_telemetry *t)
 	t->nand_dev = zb->dev;
 	t->dies = nand_dies(zb->geo);
 	t->channels = zb->geo->channels;
+	zb_wear(zb, &t->zoned);
+	t->has_zoned = true;
 }
 
 static void zb_info(struct blox_bdev *bdev, struct blox_bdev_zone_info *info)
@@ -449,8 +480,10 @@ int zb_cut_on(struct zns_bdev *zb, struct blox_bdev_power_cut *out)
 	rc = zns_create(&zb->l, max_open, max_active, &zb->z);
 	if (!rc)
 		rc = zb_mig_rebuild(zb);
-	if (!rc)
+	if (!rc) {
+		zb_plm_rebuild(zb); /* the rows whose erase waited: erased by the recovery */
 		rc = recover(zb);
+	}
 	if (rc) {
 		zns_destroy(zb->z);
 		zb->z = NULL;
@@ -505,6 +538,9 @@ static const struct blox_bdev_ops zb_ops = {
 	.telemetry = zb_telemetry,
 	.zoned = &zb_zoned_ops,
 	.power_cut = zb_power_cut,
+	.plm_config = zb_plm_config,
+	.plm_window = zb_plm_window,
+	.plm_query = zb_plm_query,
 };
 
 /* The dies and blocks it has: a device of its own (all), or dies of @p->shared. */
@@ -627,6 +663,8 @@ int blox_bdev_zns_create(const struct blox_bdev_params *p, struct blox_io_cq *cq
 	if (!p->shared && p->faults) /* before it takes any op */
 		nand_dev_set_faults(zb->dev, p->faults, p->fault_name);
 	rc = zb_setup(zb, p);
+	if (!rc)
+		rc = zb_plm_init(zb);
 	if (!rc && !zb->nd->rt)
 		rc = nand_rt_create(p->base, p->clock, zb->dev, NAND_RT_SPIN_NS, &zb->nd->rt);
 	if (rc) {

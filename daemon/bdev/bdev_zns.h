@@ -51,6 +51,8 @@
 #define ZB_OOB_MAGIC 0x314e5a42u /* "BZN1" */
 #define ZB_OOB_FINISH 0x1u
 #define ZB_OOB_FILLER 0x2u
+/* A reset whose erase waits (bdev_zns_plm.c): the row's pages are no zone's any more. */
+#define ZB_OOB_RESET 0x4u
 /* The most one Zone Append writes (ZASL: 2^6 pages of 4 KiB). */
 #define ZB_ZASL 6u
 #define ZB_MAX_APPEND (ZNS_LBA_SIZE << ZB_ZASL)
@@ -66,6 +68,53 @@ struct zb_oob {
 
 struct zb_req;
 struct event;
+
+/*
+ * Predictable latency of the namespace's NVM Set (bdev_zns_plm.c). In a
+ * deterministic window a zone reset erases nothing: a marker page in the
+ * zone's row says the row is no zone's (so a restart erases it rather than
+ * bring the old data back), the zone is Empty without a row, and the row
+ * waits, dirty, for the non-deterministic window, where the rows waiting
+ * are erased one at a time in the background (every block but the
+ * marker's, then the marker's: a crash in between leaves the marker).
+ * Only as many resets wait as the rows free of a zone and clean allow
+ * (every zone without a row must still find a clean row); past that, or
+ * when the marker has no page left in the row, the window ends by itself
+ * (a Deterministic Excursion). Reads (4 KiB) and writes (flash pages) of
+ * the host and the time are counted against the window's limits; a limit
+ * used up ends it (DTWIN Exceeded).
+ */
+enum zb_row_state {
+	ZB_ROW_CLEAN, /* free rows: erased; others: a zone's */
+	ZB_ROW_DIRTY, /* reset in a DTWIN: its erase waits */
+	ZB_ROW_ERASING, /* being erased: every block but the marker's */
+	ZB_ROW_ERASING_MARK, /* then the marker's */
+	ZB_ROW_FAILED, /* an erase of it failed: never taken again */
+};
+
+struct zb_plm {
+	enum blox_plm_window win;
+	uint64_t start_ns; /* of the current window */
+	uint64_t reads, write_bytes; /* the host's in this DTWIN */
+	uint64_t b_reads, b_writes, b_time_ns; /* this DTWIN's limits */
+	uint64_t reads_left, writes_left; /* the estimates, never rising in a DTWIN */
+	uint64_t reads_typ, writes_typ, time_max_ns, ndwin_lo_ns, ndwin_hi_ns;
+	uint16_t ee; /* warnings enabled (Enable Event bits 2:0) */
+	uint64_t th_reads, th_writes, th_time_ns;
+	uint16_t warned, events;
+	bool notify; /* an event to tell, from the timer */
+	void (*event)(void *arg);
+	void *event_arg;
+	struct event *timer; /* the window's end, its time warning, and the notice */
+	uint8_t *rows; /* per row: enum zb_row_state */
+	uint32_t *mark; /* per row: its marker's physical page (ZB_ROW_DIRTY on) */
+	uint32_t dirty; /* rows reset whose erase waits (or runs) */
+	uint32_t erasing; /* the row being erased, or ZB_NONE */
+	uint32_t inflight; /* its erases in flight */
+	bool stopping;
+	/* Counts: resets deferred, rows erased later, windows begun and ended by themselves. */
+	uint64_t deferred, erased_later, dtwins, exceeded, excursions;
+};
 
 /*
  * A die migration of the namespace (bdev_zns_mig.c): die slot @slot moves
@@ -148,6 +197,7 @@ struct zb_zone {
 	uint32_t buf_durable; /* of those, the LBAs a padded copy on flash holds */
 	uint32_t inflight; /* programs and erases in flight */
 	bool resetting; /* a reset under way: I/O to it waits */
+	bool reset_marked; /* its reset's marker page is being programmed: no erase (DTWIN) */
 	struct zb_req *reset_req; /* the reset whose erases wait for the programs in flight */
 	TAILQ_HEAD(zb_ops_head, zb_op) progs; /* programs in flight */
 };
@@ -176,6 +226,7 @@ struct zns_bdev {
 	TAILQ_HEAD(, zb_req) cut_reqs; /* commands a power cut lost (zb_power_off()) */
 	uint64_t programs, pads, erases, reads; /* NAND ops by kind (pads: padded pages) */
 	struct zb_mig mig;
+	struct zb_plm plm;
 	struct event_base *evbase; /* its loop (the migration's timer) */
 	const struct blox_log *log;
 	const struct blox_clock *clock;
@@ -185,6 +236,8 @@ struct zns_bdev {
 void zb_submit(struct blox_bdev *bdev, struct blox_io *io);
 /* The NAND address of physical page @pidx of row @row. */
 void zb_addr(const struct zns_bdev *zb, uint32_t row, uint32_t pidx, struct nand_addr *a);
+/* The erase counts of its rows' blocks, its rows and deferred resets (telemetry). */
+void zb_wear(const struct zns_bdev *zb, struct blox_bdev_zoned_wear *w);
 /* @zone (without one) takes the least worn free row. 0, or -ENOSPC: none free. */
 int zb_row_take(struct zns_bdev *zb, uint32_t zone);
 /* Erases of row @row's blocks, summed: its wear. */
@@ -246,6 +299,32 @@ int zb_cut_check(struct zns_bdev *zb, struct blox_bdev_power_cut *out);
 int zb_cut_off(struct zns_bdev *zb, struct blox_bdev_power_cut *out);
 int zb_cut_on(struct zns_bdev *zb, struct blox_bdev_power_cut *out);
 struct zns_bdev *zb_of(struct blox_bdev *bdev, const struct blox_nand_dev *nd);
+/* bdev_zns_plm.c */
+/* At create (after the layout): the windows off, every row clean. 0 or -ENOMEM. */
+int zb_plm_init(struct zns_bdev *zb);
+/* Destroy: its erases in flight finished (the device driven), its memory freed. */
+void zb_plm_fini(struct zns_bdev *zb);
+/* A power cut's rebuild: nothing waits (recovery erases the marked rows). */
+void zb_plm_rebuild(struct zns_bdev *zb);
+/* Whether a zone may take free row @row (clean). */
+bool zb_plm_row_clean(const struct zns_bdev *zb, uint32_t row);
+/* A host command counted against the window's limits (may end it). */
+void zb_plm_host_io(struct zns_bdev *zb, const struct blox_io *io);
+/*
+ * A reset of @zone (on its row, nothing in flight): true when its erase
+ * is deferred (the caller programs the marker page); false: erase now
+ * (the window may have ended for it).
+ */
+bool zb_plm_defer_reset(struct zns_bdev *zb, uint32_t zone);
+/* The marker of @zone's reset is on flash (@ok) or failed: its row waits for its erase. */
+void zb_plm_reset_marked(struct zns_bdev *zb, uint32_t zone, bool ok);
+/* A migration reaches row @row: true when it must wait for the row's erase (started now). */
+bool zb_plm_mig_wait(struct zns_bdev *zb, uint32_t row);
+/* The ops: bdev.h plm_config, plm_window, plm_query; wear for telemetry. */
+int zb_plm_config(struct blox_bdev *bdev, const struct blox_bdev_plm_config *cfg);
+int zb_plm_window(struct blox_bdev *bdev, enum blox_plm_window w, uint64_t *retry_in_ns);
+void zb_plm_query(struct blox_bdev *bdev, struct blox_bdev_plm_info *info, bool clear);
+
 /* bdev_zns_power.c */
 /*
  * Power was cut (its NAND ops dropped, never to complete): free every op
@@ -253,6 +332,8 @@ struct zns_bdev *zb_of(struct blox_bdev *bdev, const struct blox_nand_dev *nd);
  * (zb->cut_reqs) to fail once the backend is rebuilt (zb_power_on()).
  */
 void zb_power_off(struct zns_bdev *zb);
+/* Destroy: the device driven (no loop) until *@inflight, a part's ops in flight, is 0. */
+void zb_drive(struct zns_bdev *zb, const uint32_t *inflight);
 /* The rebuild is done: fail what zb_power_off() kept and the I/O that waited for a reset; how many. */
 uint32_t zb_power_on(struct zns_bdev *zb);
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 static void zone_idle(struct zns_bdev *zb, uint32_t zone);
+static void zone_clear(struct zns_bdev *zb, uint32_t zone);
 
 /* Copy @len bytes between @buf and @io's data at byte @off (no data: zeroes to @buf). */
 static void iov_copy(const struct blox_io *io, uint64_t off, uint8_t *buf, uint64_t len,
@@ -173,7 +174,13 @@ static void prog_done(struct nand_op *op)
 	TAILQ_REMOVE(&zz->progs, o, zlink);
 	TAILQ_REMOVE(&zb->progs, o, glink);
 	zz->inflight--;
-	if (status) {
+	if (o->oob.flags & ZB_OOB_RESET) {
+		/* A deferred reset's marker (bdev_zns_plm.c): the zone leaves its row. */
+		zz->reset_marked = false;
+		zb_plm_reset_marked(zb, zone, !status);
+		zone_clear(zb, zone);
+		status = 0;
+	} else if (status) {
 		blox_log(zb->log, BLOX_LOG_ERR, "zns: a program of zone %u failed (%d): read only",
 			 zone, op->status);
 		zns_zone_fail(zb->z, zone, ZNS_RONLY);
@@ -501,6 +508,20 @@ static void zb_flush(struct zns_bdev *zb, struct zb_req *req)
 
 /* ---- zone actions ---- */
 
+/* @zone reset: it has no row (erased, or waiting for its erase) and no data. */
+static void zone_clear(struct zns_bdev *zb, uint32_t zone)
+{
+	struct zb_zone *zz = &zb->zones[zone];
+
+	if (zz->row != ZB_NONE)
+		zb->row_zone[zz->row] = ZB_NONE;
+	zz->row = ZB_NONE;
+	zz->pnext = 0;
+	zz->resetting = false;
+	for (uint32_t i = 0; i < zb->lpages; i++)
+		zb->l2p[(uint64_t)zone * zb->lpages + i] = ZB_NONE;
+}
+
 static void erase_done(struct nand_op *op)
 {
 	struct zb_op *o = op->cb_arg;
@@ -516,16 +537,9 @@ static void erase_done(struct nand_op *op)
 		zns_zone_fail(zb->z, zone, ZNS_OFFLINE);
 	}
 	op_free(o);
-	if (!zz->inflight) {
-		/* Erased: nothing of the zone is anywhere any more; its row is free. */
-		if (zz->row != ZB_NONE)
-			zb->row_zone[zz->row] = ZB_NONE;
-		zz->row = ZB_NONE;
-		zz->pnext = 0;
-		zz->resetting = false;
-		for (uint32_t i = 0; i < zb->lpages; i++)
-			zb->l2p[(uint64_t)zone * zb->lpages + i] = ZB_NONE;
-	}
+	/* Erased: nothing of the zone is anywhere any more; its row is free. */
+	if (!zz->inflight)
+		zone_clear(zb, zone);
 	if (req)
 		req_put(zb, req, 0);
 	if (!zz->inflight)
@@ -571,6 +585,16 @@ static void zone_idle(struct zns_bdev *zb, uint32_t zone)
 		int rc;
 
 		zz->reset_req = NULL;
+		if (zb_plm_defer_reset(zb, zone)) {
+			/* In a DTWIN: a marker page now, the erase later (bdev_zns_plm.c). */
+			rc = prog_submit(zb, req, zone, ZB_NONE, 0, ZB_OOB_RESET, NULL);
+			if (!rc) {
+				zz->reset_marked = true;
+				req_put(zb, req, 0);
+				return;
+			}
+			zb->plm.mark[zz->row] = ZB_NONE;
+		}
 		rc = erase_zone(zb, req, zone);
 		if (rc || !zz->inflight)
 			zz->resetting = false;
@@ -731,6 +755,7 @@ void zb_submit(struct blox_bdev *bdev, struct blox_io *io)
 		TAILQ_INSERT_TAIL(&zb->waiting, io, link);
 		return;
 	}
+	zb_plm_host_io(zb, io); /* counted against a deterministic window's limits */
 	req = calloc(1, sizeof(*req));
 	if (!req) {
 		io->status = -ENOMEM;

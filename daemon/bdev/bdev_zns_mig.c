@@ -400,6 +400,9 @@ static bool step_once(struct zns_bdev *zb)
 		m->phase = ZM_WAIT;
 		return true;
 	case ZM_WAIT:
+		/* A row whose erase waits (bdev_zns_plm.c) is erased before it moves. */
+		if (zb_plm_mig_wait(zb, m->row))
+			return false;
 		m->zone = zb->row_zone[m->row];
 		zz = m->zone == ZB_NONE ? NULL : &zb->zones[m->zone];
 		if (zz && (zz->inflight || zz->resetting))
@@ -561,13 +564,7 @@ void zb_mig_fini(struct zns_bdev *zb)
 	 * a row cut short is the old die's again at the next start.
 	 */
 	m->stopping = true;
-	while (m->inflight && zb->dev) {
-		uint64_t next = nand_next_event(zb->dev);
-
-		if (next == UINT64_MAX)
-			break;
-		nand_advance(zb->dev, next);
-	}
+	zb_drive(zb, &m->inflight);
 	if (m->timer)
 		event_free(m->timer);
 	m->timer = NULL;

@@ -3,7 +3,8 @@
  * A zoned namespace's commands across a power cut (bloxctl fault
  * power-cut; bdev_zns.c's zb_power_cut() cuts and rebuilds): the ops in
  * flight freed without completing, the commands they (or a reset, or a
- * durability wait) held failed once the zones are rebuilt.
+ * durability wait) held failed once the zones are rebuilt. And the
+ * device driven until a part's ops in flight end (a destroy's).
  */
 #include "bdev_zns.h"
 
@@ -53,4 +54,15 @@ uint32_t zb_power_on(struct zns_bdev *zb)
 		n++;
 	}
 	return n;
+}
+
+void zb_drive(struct zns_bdev *zb, const uint32_t *inflight)
+{
+	while (*inflight && zb->dev) {
+		uint64_t next = nand_next_event(zb->dev);
+
+		if (next == UINT64_MAX)
+			break;
+		nand_advance(zb->dev, next);
+	}
 }

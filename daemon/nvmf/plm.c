@@ -5,7 +5,7 @@
  * it. Every namespace is an NVM Set of its own, NVMSETID = NSID
  * (endgrp.c); what a window does is its backend's (bdev.h, plm_*: the nand
  * backend's FTL defers GC and other background work in a deterministic
- * window). A backend without those ops has no predictable latency: its set
+ * window, the zns backend the erases of its zone resets). A backend without those ops has no predictable latency: its set
  * refuses both features with Invalid Field in Command and its Predictable
  * Latency Per NVM Set log reads "not used".
  *

@@ -521,6 +521,27 @@ static void ftl_families_all(struct mx_scrape *s)
 	FOR_NS(s, n)
 		if (n->s->t.has_ftl)
 			mx_u64(&s->w, &n->l, n->s->fs.max_erase);
+	/* A zoned namespace's rows (backend zns): the same figures of their blocks. */
+	fam(s, "bloxd_zns_block_erases_min", MX_GAUGE, NULL,
+	    "Erase count of the least-erased block of a zoned namespace's rows");
+	FOR_NS(s, n)
+		if (n->s->t.has_zoned)
+			mx_u64(&s->w, &n->l, n->s->t.zoned.min_erase);
+	fam(s, "bloxd_zns_block_erases_max", MX_GAUGE, NULL,
+	    "Erase count of the most-erased block of a zoned namespace's rows");
+	FOR_NS(s, n)
+		if (n->s->t.has_zoned)
+			mx_u64(&s->w, &n->l, n->s->t.zoned.max_erase);
+	fam(s, "bloxd_zns_block_erases_mean", MX_GAUGE, NULL,
+	    "Mean erase count of the blocks of a zoned namespace's rows");
+	FOR_NS(s, n)
+		if (n->s->t.has_zoned)
+			mx_double(&s->w, &n->l, n->s->t.zoned.mean_erase);
+	fam(s, "bloxd_zns_rows_waiting_erase", MX_GAUGE, NULL,
+	    "Rows of a zoned namespace reset in a deterministic window, their erase waiting");
+	FOR_NS(s, n)
+		if (n->s->t.has_zoned)
+			mx_u64(&s->w, &n->l, n->s->t.zoned.rows_dirty);
 	fam(s, "bloxd_ftl_read_only", MX_GAUGE, NULL,
 	    "1 when the FTL refuses writes (a program failed, or too little spare is left)");
 	FOR_NS(s, n)

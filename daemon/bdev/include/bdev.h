@@ -132,6 +132,19 @@ struct blox_bdev_telemetry {
 	const char *suspend_policy; /* its device's; NULL: not on emulated NAND */
 	/* The smart policy's decisions by reason (qos.h QOS_SUSP_*), or NULL. */
 	const uint64_t *susp_decisions;
+	/*
+	 * A zoned backend (the zns one): the erase counts of the blocks of its
+	 * rows (least, most, mean: the spread its wear leveling keeps), its
+	 * rows, and the zone resets whose erases waited for a
+	 * non-deterministic window (predictable latency).
+	 */
+	bool has_zoned;
+	struct blox_bdev_zoned_wear {
+		uint32_t min_erase, max_erase;
+		double mean_erase;
+		uint32_t rows, rows_free, rows_dirty; /* dirty: reset, its erase waits */
+		uint64_t resets_deferred, rows_erased_later;
+	} zoned;
 };
 
 /*
@@ -169,7 +182,9 @@ struct blox_bdev_endurance {
  * backend is, in the units of the Predictable Latency Per NVM Set log: 4 KiB
  * reads, writes of opt_write_bytes (blox_bdev_endurance), milliseconds.
  * What the windows do is the backend's: the nand backend's FTL defers its
- * background work in a deterministic window (ftl.h, ftl_plm_*).
+ * background work in a deterministic window (ftl.h, ftl_plm_*); the zns
+ * backend the erases of its zone resets (bdev_zns.h; its writes are in
+ * flash pages).
  */
 enum blox_plm_window {
 	BLOX_PLM_OFF, /* predictable latency not enabled */

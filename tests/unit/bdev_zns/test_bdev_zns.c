@@ -11,7 +11,7 @@
  * Only (also after a restart), factory bad blocks making zones Offline. Die
  * migrations (bdev_zns_mig.c, mig.c) on a shared device: data read and
  * written while a die moves, the rows' routing, a cancel, a crash image in
- * the middle resumed.
+ * the middle resumed. Predictable latency (plm.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -623,6 +623,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mig_io, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mig_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mig_crash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plm_windows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plm_defer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plm_excursion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plm_limits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plm_restart, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,4 +47,11 @@ void test_mig_io(void **state);
 void test_mig_cancel(void **state);
 void test_mig_crash(void **state);
 
+/* plm.c */
+void test_plm_windows(void **state);
+void test_plm_defer(void **state);
+void test_plm_excursion(void **state);
+void test_plm_limits(void **state);
+void test_plm_restart(void **state);
+
 #endif
