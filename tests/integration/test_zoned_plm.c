@@ -6,7 +6,9 @@
  * deterministic window it takes writes and zone resets, the log's
  * estimates fall by what the host read and wrote, and the resets' erases
  * wait (bloxctl --json stats: rows waiting, resets deferred); the
- * non-deterministic window erases them, and the wear figures move.
+ * non-deterministic window erases them, and the wear figures move. A
+ * reset that cannot wait ends the window by itself (excursion, log 0Bh,
+ * the notice).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -188,6 +190,85 @@ static void test_zoned_plm(void **state)
 	assert_int_equal(run(e, "device delete dz"), 0);
 }
 
+/*
+ * 2. A zoned vSSD with one row past its zones: the second reset in a DTWIN
+ * cannot wait (an Empty zone would find no erased row): the window ends by
+ * itself, a Deterministic Excursion in log 0Ah, the set in log 0Bh, the
+ * Predictable Latency notice; the rows are erased and every zone writes.
+ */
+static void test_zoned_plm_excursion(void **state)
+{
+	struct env *e = *state;
+	struct ini_ctrl *c = NULL;
+	struct ini_queue *adm, *q;
+	struct nvme_nvmset_predictable_lat_log l;
+	struct {
+		uint64_t n;
+		uint16_t sets[4];
+	} agg;
+	struct ini_req aer;
+	uint32_t rows, zones;
+	int64_t deadline;
+
+	assert_int_equal(run(e, "device create dz --channels 2 --dies-per-channel 2 "
+				"--pages-per-block 48 --blocks-per-plane 32"),
+			 0);
+	/* The rows its block range has: as many zones less one. */
+	assert_int_equal(run(e, "ns create %s --nsid %u --device dz --zoned --size 16M "
+				"--zone-size 4M",
+			     SUBNQN, NSID),
+			 0);
+	rows = (uint32_t)zstat(e, "rows");
+	assert_true(rows > 2);
+	assert_int_equal(run(e, "ns delete %s %u", SUBNQN, NSID), 0);
+	zones = rows - 1;
+	assert_int_equal(run(e, "ns create %s --nsid %u --device dz --zoned --size %uM "
+				"--zone-size 4M",
+			     SUBNQN, NSID, zones * 4),
+			 0);
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	adm = c->admin;
+	q = c->io[0];
+	for (uint32_t z = 0; z < zones; z++)
+		wr_check(q, (uint64_t)z * ZSIZE, 4, 10 + z);
+	/* Predictable Latency notices on (Asynchronous Event Configuration bit 12). */
+	assert_int_equal(ini_set_features(adm, NVME_FEAT_FID_ASYNC_EVENT, 1u << 12, NULL), 0);
+	ini_req_init(&aer, nvme_admin_async_event, 0, NULL, 0, INI_DIR_NONE);
+	assert_int_equal(ini_submit(adm, &aer), 0);
+	assert_int_equal(plm_config(adm, NSID, true), 0);
+	assert_int_equal(plm_window(adm, NSID, 1), 0);
+	assert_int_equal(ini_zone_send(q, NSID, 0, NVME_ZNS_ZSA_RESET, false), 0);
+	assert_int_equal(zstat(e, "rows_dirty"), 1);
+	assert_int_equal(plm_log(adm, NSID).status, NVME_NVMSET_PL_STATUS_DTWIN);
+	assert_int_equal(ini_zone_send(q, NSID, ZSIZE, NVME_ZNS_ZSA_RESET, false), 0);
+	/* The notice: Notice, Predictable Latency Event Aggregate Log Change, log 0Bh. */
+	assert_int_equal(ini_wait(adm, &aer), 0);
+	assert_int_equal(ini_status(&aer.cqe), 0);
+	assert_int_equal(aer.cqe.result, 0x0b0402u);
+	memset(&agg, 0, sizeof(agg));
+	assert_int_equal(ini_get_log(adm, NVME_LOG_LID_PREDICTABLE_LAT_AGG, 0, 0, &agg,
+				     sizeof(agg)),
+			 0);
+	assert_int_equal(agg.n, 1);
+	assert_int_equal(agg.sets[0], NSID);
+	/* Read without RAE: the events are cleared. */
+	l = plm_log(adm, NSID);
+	assert_int_equal(l.status, NVME_NVMSET_PL_STATUS_NDWIN);
+	assert_int_equal(l.event_type, 1u << 15);
+	assert_int_equal(plm_log(adm, NSID).event_type, 0);
+	deadline = fx_now_ms() + 20000;
+	while (zstat(e, "rows_dirty") && fx_now_ms() < deadline)
+		usleep(10000);
+	assert_int_equal(zstat(e, "rows_dirty"), 0);
+	assert_int_equal(zstat(e, "resets_deferred"), 1);
+	wr_check(q, 0, 8, 100);
+	wr_check(q, ZSIZE, 8, 101);
+	assert_int_equal(ini_ctrl_shutdown(c), 0);
+	ini_ctrl_destroy(c);
+	assert_int_equal(run(e, "ns delete %s %u", SUBNQN, NSID), 0);
+	assert_int_equal(run(e, "device delete dz"), 0);
+}
+
 int main(void)
 {
 	static const struct fx_group g = { .who = "test_zoned_plm",
@@ -196,6 +277,7 @@ int main(void)
 					   .size = sizeof(struct env) };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zoned_plm),
+		cmocka_unit_test(test_zoned_plm_excursion),
 		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};
 
