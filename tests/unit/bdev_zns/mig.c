@@ -242,3 +242,51 @@ void test_mig_crash(void **state)
 	assert_int_equal(die_pages(c, 3), 0);
 	mig_check_all(c, 45);
 }
+
+/*
+ * 13. A migration reaches a row whose erase waits for the non-deterministic
+ * window (a reset in a DTWIN, bdev_zns_plm.c): the row is erased before
+ * it moves (the operator's migration is not deferred); the data of the
+ * other zones moves, the reset zone stays Empty and writes again.
+ */
+void test_mig_plm(void **state)
+{
+	struct ctx *c = *state;
+	const uint32_t dies[2] = { 0, 1 };
+	struct blox_bdev_params p = { .backend = "zns", .block_size = LBA, .shared = NULL,
+				      .dies = dies, .nr_dies = 2, .nr_blocks = 8,
+				      .clock = &c->clock, .log = &c->log, .base = c->base,
+				      .size = 4ull * ZSIZE * LBA };
+	struct blox_bdev_plm_config cfg = { .enable = true };
+	struct ftl_migrate_progress pr;
+	struct zns_bdev *zb;
+	uint64_t retry;
+	uint32_t row;
+
+	blox_bdev_destroy(c->bdev);
+	unlink(c->path);
+	mig_open(c);
+	p.shared = c->nd;
+	assert_int_equal(blox_bdev_create(&p, &c->cq, &c->bdev), 0);
+	zb = container_of(c->bdev, struct zns_bdev, base);
+	wr(c, 0, 20, true);
+	wr(c, ZSIZE, 24, true);
+	row = zb->zones[0].row;
+	assert_int_equal(blox_bdev_plm_config(c->bdev, &cfg), 0);
+	/* With the model's times a DTWIN waits for NDWIN's minimum (an erase). */
+	while (blox_bdev_plm_window(c->bdev, BLOX_PLM_DTWIN, &retry) == -EAGAIN)
+		usleep((useconds_t)(retry / 1000 + 1));
+	assert_int_equal(zmgmt(c, 0, ZNS_ACT_RESET, false, NULL), 0);
+	assert_int_equal(zb->plm.rows[row], ZB_ROW_DIRTY);
+	assert_int_equal(blox_bdev_ftl_migrate(c->bdev, 1, 3, 1000), 0);
+	mig_wait(c, &pr);
+	assert_int_equal(pr.state, FTL_MIG_DONE);
+	assert_int_equal(zb->plm.rows[row], ZB_ROW_CLEAN);
+	assert_int_equal(zb->plm.dirty, 0);
+	assert_int_equal(zb->plm.erased_later, 1);
+	assert_int_equal(die_pages(c, 1), 0);
+	assert_int_equal(zone(c, 0).state, ZNS_EMPTY);
+	check(c, ZSIZE, 24);
+	wr(c, 0, 8, false);
+	check(c, 0, 8);
+}

@@ -11,7 +11,8 @@
  * Only (also after a restart), factory bad blocks making zones Offline. Die
  * migrations (bdev_zns_mig.c, mig.c) on a shared device: data read and
  * written while a die moves, the rows' routing, a cancel, a crash image in
- * the middle resumed. Predictable latency (plm.c).
+ * the middle resumed, and one that reaches a row whose erase waits.
+ * Predictable latency (plm.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -628,6 +629,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plm_excursion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plm_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plm_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plm_power_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mig_plm, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

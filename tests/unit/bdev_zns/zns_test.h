@@ -46,6 +46,7 @@ struct blox_bdev_zone zone(struct ctx *c, uint32_t z);
 void test_mig_io(void **state);
 void test_mig_cancel(void **state);
 void test_mig_crash(void **state);
+void test_mig_plm(void **state);
 
 /* plm.c */
 void test_plm_windows(void **state);
@@ -53,5 +54,6 @@ void test_plm_defer(void **state);
 void test_plm_excursion(void **state);
 void test_plm_limits(void **state);
 void test_plm_restart(void **state);
+void test_plm_power_cut(void **state);
 
 #endif
