@@ -117,6 +117,15 @@ unsigned fx_mig_start(const struct fx_daemon *d, const char *nqn, unsigned nsid,
 void fx_mig_wait(const struct fx_daemon *d, unsigned id, const char *want, int seconds);
 struct fx_env;
 /*
+ * Stop bloxd (SIGTERM, a clean exit; @kill9: SIGKILL, a crash) and start
+ * it again on the program's data directory (fx_group.own_data_dir) and
+ * the same ports, with no config: what it serves comes from its state
+ * file (fails the test otherwise).
+ */
+void fx_restart(struct fx_env *fx, bool kill9);
+/* The first die namespace @nsid of @nqn is on (bloxctl ns show --json, alloc.dies). */
+unsigned fx_ns_die(const struct fx_daemon *d, const char *nqn, unsigned nsid);
+/*
  * Once migration @id is 20% done, kill -9 bloxd and start it again with
  * the same data directory and ports; the migration goes on (running), at
  * share 1000, to its end (fails the test otherwise).
@@ -124,6 +133,13 @@ struct fx_env;
 void fx_mig_kill9_resume(struct fx_env *fx, unsigned id);
 /* A currently free TCP port on @addr (bind to port 0 and look). */
 uint16_t fx_free_port(const char *addr);
+/* A free port on FX_ADDR that is none of @d's and not @other (0: no other). */
+uint16_t fx_other_port(const struct fx_daemon *d, uint16_t other);
+/*
+ * bloxctl listener add FX_ADDR:PORT @opts ("": none) against @d, PORT
+ * fx_other_port()'s: that port, or 0 with bloxctl's answer on stderr.
+ */
+uint16_t fx_listener_add(const struct fx_daemon *d, const char *opts);
 
 /*
  * What a program keeps between the tests of its cmocka group: the daemon

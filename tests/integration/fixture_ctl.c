@@ -100,11 +100,59 @@ void fx_mig_wait(const struct fx_daemon *d, unsigned id, const char *want, int s
 	fail_msg("migration %u: %s after %d s, not %s", id, st, seconds, want);
 }
 
+uint16_t fx_other_port(const struct fx_daemon *d, uint16_t other)
+{
+	uint16_t p;
+
+	do
+		p = fx_free_port(FX_ADDR);
+	while (p == d->nvm_port || p == d->disc_port || (other && p == other));
+	return p;
+}
+
+uint16_t fx_listener_add(const struct fx_daemon *d, const char *opts)
+{
+	static char out[4096];
+	uint16_t p = fx_other_port(d, 0);
+
+	if (fx_ctl(d, out, sizeof(out), "listener add " FX_ADDR ":%u %s", p, opts)) {
+		fprintf(stderr, "listener add " FX_ADDR ":%u %s: %s\n", p, opts, out);
+		return 0;
+	}
+	return p;
+}
+
+void fx_restart(struct fx_env *fx, bool kill9)
+{
+	uint16_t p1 = fx->d.nvm_port, p2 = fx->d.disc_port;
+	const char *argv[] = { "--data-dir", fx->data_dir, "--log-level", "1", NULL };
+
+	if (kill9)
+		assert_int_equal(fx_kill(&fx->d, SIGKILL), 128 + SIGKILL);
+	else
+		assert_int_equal(fx_stop(&fx->d), 0);
+	assert_int_equal(fx_start_argv(&fx->d, argv, FX_ADDR, p1, p2), 0);
+}
+
+unsigned fx_ns_die(const struct fx_daemon *d, const char *nqn, unsigned nsid)
+{
+	static char out[65536];
+	json_object *o, *alloc, *dies;
+	unsigned die;
+
+	assert_int_equal(fx_ctl(d, out, sizeof(out), "--json ns show %s %u", nqn, nsid), 0);
+	o = json_tokener_parse(out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "alloc", &alloc));
+	assert_true(json_object_object_get_ex(alloc, "dies", &dies));
+	die = (unsigned)json_object_get_int(json_object_array_get_idx(dies, 0));
+	json_object_put(o);
+	return die;
+}
+
 void fx_mig_kill9_resume(struct fx_env *fx, unsigned id)
 {
 	static char out[65536];
-	uint16_t p1 = fx->d.nvm_port, p2 = fx->d.disc_port;
-	const char *argv[] = { "--data-dir", fx->data_dir, "--log-level", "1", NULL };
 	char st[32] = "";
 	double pct = 0;
 
@@ -113,8 +161,7 @@ void fx_mig_kill9_resume(struct fx_env *fx, unsigned id)
 		fx_mig_status(&fx->d, id, st, sizeof(st), &pct);
 	}
 	assert_string_equal(st, "running");
-	assert_int_equal(fx_kill(&fx->d, SIGKILL), 128 + SIGKILL);
-	assert_int_equal(fx_start_argv(&fx->d, argv, FX_ADDR, p1, p2), 0);
+	fx_restart(fx, true);
 	assert_int_equal(fx_ctl(&fx->d, out, sizeof(out), "migrate status %u", id), 0);
 	assert_non_null(strstr(out, "running"));
 	assert_int_equal(fx_ctl(&fx->d, out, sizeof(out), "migrate share %u 1000", id), 0);

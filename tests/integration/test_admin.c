@@ -253,14 +253,8 @@ static void test_restart_keeps_state(void **state)
 	assert_non_null(strstr(e->out, "\"gc_paced\""));
 	assert_non_null(strstr(e->out, "\"mp_program_groups\""));
 
-	{
-		/* No config at all now: the state file (with its listeners) wins. */
-		uint16_t p1 = e->fx.d.nvm_port, p2 = e->fx.d.disc_port;
-		const char *argv[] = { "--data-dir", e->fx.data_dir, "--log-level", "1", NULL };
-
-		assert_int_equal(fx_stop(&e->fx.d), 0);
-		assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
-	}
+	/* No config at all now: the state file (with its listeners) wins. */
+	fx_restart(&e->fx, false);
 	assert_int_equal(run(e, "ns show %s 4", SUBNQN), 0);
 	assert_non_null(strstr(e->out, "multi_plane"));
 	assert_int_equal(run(e, "ns show %s 3", SUBNQN), 0);

@@ -58,17 +58,13 @@ static struct ini_ctrl *ctrl_on(struct env *v, uint16_t port)
 static int env_setup(void *p)
 {
 	struct env *v = p;
-	char out[4096];
 
 	v->buf = calloc(1, 8192);
-	do
-		v->port2 = fx_free_port(FX_ADDR);
-	while (v->port2 == v->e.d.nvm_port || v->port2 == v->e.d.disc_port);
-	if (!v->buf || fx_ctl(&v->e.d, out, sizeof(out),
-			      "listener add " FX_ADDR ":%u --ana-state 2=non-optimized", v->port2)) {
-		fprintf(stderr, "test_ana: listener add: %s\n", out);
+	if (!v->buf)
 		return -1;
-	}
+	v->port2 = fx_listener_add(&v->e.d, "--ana-state 2=non-optimized");
+	if (!v->port2)
+		return -1;
 	v->a = ctrl_on(v, v->e.d.nvm_port);
 	v->b = ctrl_on(v, v->port2);
 	return v->a && v->b ? 0 : -1;

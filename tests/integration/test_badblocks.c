@@ -78,12 +78,8 @@ static uint8_t avail_spare(struct faults_fx *f, uint32_t nsid, uint8_t *thresh, 
 /* bloxd stopped and started again from its state file on the same ports; the host back. */
 static void restart(struct faults_fx *f)
 {
-	uint16_t p1 = f->fx.d.nvm_port, p2 = f->fx.d.disc_port;
-	const char *argv[] = { "--data-dir", f->fx.data_dir, "--log-level", "1", NULL };
-
 	faults_fx_teardown(f);
-	assert_int_equal(fx_stop(&f->fx.d), 0);
-	assert_int_equal(fx_start_argv(&f->fx.d, argv, FX_ADDR, p1, p2), 0);
+	fx_restart(&f->fx, false);
 	assert_int_equal(faults_fx_setup(f, SUBNQN), 0);
 }
 

@@ -70,16 +70,9 @@ struct env {
 static int env_setup(void *p)
 {
 	struct env *v = p;
-	char out[4096];
 
-	do
-		v->port2 = fx_free_port(FX_ADDR);
-	while (v->port2 == v->e.d.nvm_port || v->port2 == v->e.d.disc_port);
-	if (fx_ctl(&v->e.d, out, sizeof(out), "listener add " FX_ADDR ":%u", v->port2)) {
-		fprintf(stderr, "test_listener: listener add: %s\n", out);
-		return -1;
-	}
-	return 0;
+	v->port2 = fx_listener_add(&v->e.d, "");
+	return v->port2 ? 0 : -1;
 }
 
 static void env_teardown(void *p)
@@ -166,9 +159,7 @@ static void test_unknown(void **state)
 	uint16_t p;
 	char out[4096];
 
-	do
-		p = fx_free_port(FX_ADDR);
-	while (p == v->e.d.nvm_port || p == v->e.d.disc_port || p == v->port2);
+	p = fx_other_port(&v->e.d, v->port2);
 	assert_int_equal(fx_ctl(&v->e.d, out, sizeof(out), "listener remove " FX_ADDR ":%u", p), 2);
 	assert_int_equal(fx_ctl(&v->e.d, out, sizeof(out),
 				"--json listener remove --force " FX_ADDR ":%u", p),

@@ -175,17 +175,7 @@ static void wait_state(struct env *e, uint32_t id, const char *want, int seconds
 /* The channel namespace 1 is on (its first die / dies per channel), from ns show. */
 static uint32_t ns_channel(struct env *e)
 {
-	json_object *o, *alloc, *dies;
-	uint32_t ch;
-
-	assert_int_equal(run(e, "--json ns show %s 1", SUBNQN), 0);
-	o = json_tokener_parse(e->out);
-	assert_non_null(o);
-	assert_true(json_object_object_get_ex(o, "alloc", &alloc));
-	assert_true(json_object_object_get_ex(alloc, "dies", &dies));
-	ch = (uint32_t)json_object_get_int(json_object_array_get_idx(dies, 0)) / 2;
-	json_object_put(o);
-	return ch;
+	return fx_ns_die(&e->fx.d, SUBNQN, 1) / 2;
 }
 
 /* 1. The device (real TLC timing) and a channel vSSD with 32 MiB written. */
@@ -404,13 +394,10 @@ static void test_kill9_mid_migration(void **state)
 static void test_ended_after_restart(void **state)
 {
 	struct env *e = *state;
-	uint16_t p1 = e->fx.d.nvm_port, p2 = e->fx.d.disc_port;
-	const char *argv[] = { "--data-dir", e->fx.data_dir, "--log-level", "1", NULL };
 	json_object *root, *arr;
 	size_t n, done = 0, cancelled = 0;
 
-	assert_int_equal(fx_stop(&e->fx.d), 0);
-	assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
+	fx_restart(&e->fx, false);
 	assert_int_equal(run(e, "migrate status --json"), 0);
 	root = json_tokener_parse(e->out);
 	assert_non_null(root);

@@ -283,25 +283,13 @@ static void test_zero_subranges(void **state)
 	ctrl_down(c);
 }
 
-static void restart(struct env *e, bool kill9)
-{
-	uint16_t p1 = e->fx.d.nvm_port, p2 = e->fx.d.disc_port;
-	const char *argv[] = { "--data-dir", e->fx.data_dir, "--log-level", "1", NULL };
-
-	if (kill9)
-		assert_int_equal(fx_kill(&e->fx.d, SIGKILL), 128 + SIGKILL);
-	else
-		assert_int_equal(fx_stop(&e->fx.d), 0);
-	assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
-}
-
 /* 6. A clean restart: every sector of both namespaces as it was. */
 static void test_restart(void **state)
 {
 	struct env *e = *state;
 	struct ini_ctrl *c;
 
-	restart(e, false);
+	fx_restart(&e->fx, false);
 	c = ctrl_up(e);
 	for (uint32_t nsid = 1; nsid <= 2; nsid++)
 		check_all(e, c->io[nsid], nsid);
@@ -336,7 +324,7 @@ static void test_kill9(void **state)
 		assert_int_equal(ini_flush(q, nsid), 0);
 	}
 	ini_ctrl_destroy(c);
-	restart(e, true);
+	fx_restart(&e->fx, true);
 	c = ctrl_up(e);
 	for (uint32_t nsid = 1; nsid <= 2; nsid++)
 		check_all(e, c->io[nsid], nsid);

@@ -153,14 +153,11 @@ static void test_live_change_and_lift(void **state)
 static void test_restart_keeps_limits(void **state)
 {
 	struct env *e = *state;
-	uint16_t p1 = e->fx.d.nvm_port, p2 = e->fx.d.disc_port;
-	const char *argv[] = { "--data-dir", e->fx.data_dir, "--log-level", "1", NULL };
 	struct ini_ctrl *c;
 	double secs;
 
 	assert_int_equal(run(e, "qos set %s 2 --iops 300 --burst-ms 10 --weight 3", SUBNQN), 0);
-	assert_int_equal(fx_stop(&e->fx.d), 0);
-	assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
+	fx_restart(&e->fx, false);
 	assert_int_equal(run(e, "qos show %s 2", SUBNQN), 0);
 	assert_non_null(strstr(e->out, "iops        300"));
 	assert_non_null(strstr(e->out, "weight      3"));
@@ -357,8 +354,6 @@ static bool gc_pipelined(struct env *e, uint32_t nsid)
 static void test_gc_pipeline_default(void **state)
 {
 	struct env *e = *state;
-	uint16_t p1 = e->fx.d.nvm_port, p2 = e->fx.d.disc_port;
-	const char *argv[] = { "--data-dir", e->fx.data_dir, "--log-level", "1", NULL };
 
 	assert_int_equal(run(e, "device create pipe --channels 4 --dies-per-channel 1 "
 				"--planes 1 --pages-per-block 96 --blocks-per-plane 64"),
@@ -380,10 +375,8 @@ static void test_gc_pipeline_default(void **state)
 		assert_false(gc_pipelined(e, 12));
 		assert_false(gc_pipelined(e, 13));
 		assert_true(gc_pipelined(e, 14));
-		if (!pass) {
-			assert_int_equal(fx_stop(&e->fx.d), 0);
-			assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
-		}
+		if (!pass)
+			fx_restart(&e->fx, false);
 	}
 	assert_int_equal(run(e, "stats %s 11", SUBNQN), 0);
 	assert_non_null(strstr(e->out, "GC pipelined"));
