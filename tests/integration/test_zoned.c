@@ -12,22 +12,13 @@
  * data through a clean restart and through kill -9 after FUA writes and a
  * Flush.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
 #include <json-c/json.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixture.h"
+#include "zoned_common.h"
 
 #define SUBNQN "nqn.2026-12.io.blox:zns"
-#define LBA 4096u
 /* 4 dies x 48 pages of 4 LBAs = 768, less 12 pages kept for flushes: 720 in a 1024 zone. */
 #define ZSIZE 1024u
 #define ZCAP 720u
@@ -46,35 +37,22 @@ static const char subsystems[] =
 	"] } ]";
 
 struct env {
-	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
-	char out[65536];
-	uint8_t *model; /* what each LBA of nsid 1 holds (zeroes: nothing) */
+	struct zfx z; /* first: the zoned programs' struct */
 	uint64_t wp[NZONES]; /* what the test knows is durable: flushed or FUA */
-	uint32_t wid;
 };
-
-#define run(e, ...) fx_ctl(&(e)->fx.d, (e)->out, sizeof((e)->out), __VA_ARGS__)
 
 static int env_setup(void *arg)
 {
 	struct env *e = arg;
 
-	e->model = calloc((size_t)NZONES * ZSIZE, LBA);
-	return e->model ? 0 : -1;
-}
-
-static void env_teardown(void *arg)
-{
-	struct env *e = arg;
-
-	free(e->model);
+	return zfx_setup(&e->z, (uint64_t)NZONES * ZSIZE);
 }
 
 static struct ini_ctrl *ctrl_up(struct env *e)
 {
 	struct ini_ctrl *c = NULL;
 
-	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, NQ, NULL, &c), 0);
+	assert_int_equal(fx_ctrl(&e->z.fx.d, SUBNQN, NULL, NQ, NULL, &c), 0);
 	return c;
 }
 
@@ -84,65 +62,16 @@ static void ctrl_down(struct ini_ctrl *c)
 	ini_ctrl_destroy(c);
 }
 
-static void fill(uint8_t *buf, uint32_t id, uint64_t lba, uint32_t n)
-{
-	for (uint64_t i = 0; i < (uint64_t)n * LBA; i += 8) {
-		uint64_t v = ((uint64_t)id << 40) ^ ((lba * LBA + i) * 0x9e3779b97f4a7c15ull);
-
-		memcpy(buf + i, &v, 8);
-	}
-}
-
-/* A write of @n LBAs at @lba: its status; the model follows a success. */
-static int wr(struct env *e, struct ini_queue *q, uint64_t lba, uint32_t n, bool fua)
-{
-	uint8_t *buf = malloc((size_t)n * LBA);
-	int st;
-
-	assert_non_null(buf);
-	fill(buf, ++e->wid, lba, n);
-	st = ini_write(q, 1, lba, n, buf, n * LBA, fua);
-	if (st == 0)
-		memcpy(e->model + lba * LBA, buf, (size_t)n * LBA);
-	free(buf);
-	return st;
-}
-
-static void check(struct env *e, struct ini_queue *q, uint64_t lba, uint32_t n)
-{
-	uint8_t *buf = malloc((size_t)n * LBA);
-
-	assert_non_null(buf);
-	assert_int_equal(ini_read(q, 1, lba, n, buf, n * LBA), 0);
-	for (uint32_t i = 0; i < n; i++)
-		if (memcmp(buf + (size_t)i * LBA, e->model + (lba + i) * LBA, LBA))
-			fail_msg("LBA %lu differs", (unsigned long)(lba + i));
-	free(buf);
-}
-
-/* Report Zones: @n descriptors from @slba under @filter into @d; the count the header gives. */
+/* Report Zones of nsid 1: @n descriptors from @slba under @filter into @d; the count. */
 static uint64_t zones(struct ini_queue *q, uint64_t slba, uint8_t filter,
 		      struct nvme_zns_desc *d, uint32_t n)
 {
-	uint32_t len = 64 + n * 64;
-	struct nvme_zone_report *r = calloc(1, len);
-	uint64_t nr;
-
-	assert_non_null(r);
-	assert_int_equal(ini_zone_report(q, 1, slba, filter, false, r, len), 0);
-	nr = r->nr_zones;
-	if (d)
-		memcpy(d, r->entries, (size_t)n * 64);
-	free(r);
-	return nr;
+	return zfx_report(q, 1, slba, filter, d, n);
 }
 
 static struct nvme_zns_desc zone(struct ini_queue *q, uint32_t z)
 {
-	struct nvme_zns_desc d;
-
-	zones(q, (uint64_t)z * ZSIZE, NVME_ZNS_ZRAS_REPORT_ALL, &d, 1);
-	return d;
+	return zfx_zone(q, 1, (uint64_t)z * ZSIZE);
 }
 
 /* 1. What the host reads of a zoned namespace. */
@@ -185,22 +114,22 @@ static void test_write_rules(void **state)
 	struct ini_queue *q = c->io[0];
 	struct nvme_zns_desc d;
 
-	assert_int_equal(wr(e, q, 0, 5, false), 0);
-	assert_int_equal(wr(e, q, 5, 27, false), 0);
-	assert_int_equal(wr(e, q, 40, 1, false), SC(NVME_SC_ZNS_INVALID_WRITE));
+	assert_int_equal(zfx_write(&e->z, q, 0, 5, false), 0);
+	assert_int_equal(zfx_write(&e->z, q, 5, 27, false), 0);
+	assert_int_equal(zfx_write(&e->z, q, 40, 1, false), SC(NVME_SC_ZNS_INVALID_WRITE));
 	for (uint32_t lba = 32; lba < ZCAP - 16; lba += 32)
-		assert_int_equal(wr(e, q, lba, MIN(32u, ZCAP - 16 - lba), false), 0);
-	assert_int_equal(wr(e, q, ZCAP - 16, 17, false), SC(NVME_SC_ZNS_BOUNDARY_ERROR));
+		assert_int_equal(zfx_write(&e->z, q, lba, MIN(32u, ZCAP - 16 - lba), false), 0);
+	assert_int_equal(zfx_write(&e->z, q, ZCAP - 16, 17, false), SC(NVME_SC_ZNS_BOUNDARY_ERROR));
 	d = zone(q, 0);
 	assert_int_equal(d.zs >> 4, NVME_ZNS_ZS_IMPL_OPEN);
 	assert_int_equal(d.wp, ZCAP - 16);
 	assert_int_equal(d.zcap, ZCAP);
-	assert_int_equal(wr(e, q, ZCAP - 16, 16, false), 0);
+	assert_int_equal(zfx_write(&e->z, q, ZCAP - 16, 16, false), 0);
 	assert_int_equal(zone(q, 0).zs >> 4, NVME_ZNS_ZS_FULL);
-	assert_int_equal(wr(e, q, ZCAP, 1, false), SC(NVME_SC_ZNS_FULL));
-	check(e, q, 0, 200);
-	check(e, q, 200, ZCAP - 200);
-	check(e, q, ZCAP, ZSIZE - ZCAP); /* past the capacity: zeroes */
+	assert_int_equal(zfx_write(&e->z, q, ZCAP, 1, false), SC(NVME_SC_ZNS_FULL));
+	zfx_check(&e->z, q, 0, 200);
+	zfx_check(&e->z, q, 200, ZCAP - 200);
+	zfx_check(&e->z, q, ZCAP, ZSIZE - ZCAP); /* past the capacity: zeroes */
 	assert_int_equal(ini_zone_send(q, 1, 0, NVME_ZNS_ZSA_OPEN, false),
 			 SC(NVME_SC_ZNS_INVAL_TRANSITION));
 	assert_int_equal(ini_zone_send(q, 1, 7, NVME_ZNS_ZSA_OPEN, false), 0x4002);
@@ -222,7 +151,7 @@ static void test_append(void **state)
 	for (uint32_t i = 0; i < NQ * 8; i++) {
 		uint8_t *b = buf + (size_t)i * 3 * LBA;
 
-		fill(b, 1000 + i, 0, 3);
+		zfx_fill(b, 1000 + i, 0, 3);
 		ini_req_rw(&r[i], nvme_zns_cmd_append, 1, zslba, 3, b, 3 * LBA);
 		assert_int_equal(ini_submit(c->io[i % NQ], &r[i]), 0);
 	}
@@ -237,10 +166,10 @@ static void test_append(void **state)
 			assert_false(seen[lba - zslba + k]);
 			seen[lba - zslba + k] = true;
 		}
-		memcpy(e->model + lba * LBA, buf + (size_t)i * 3 * LBA, 3 * LBA);
+		memcpy(e->z.model + lba * LBA, buf + (size_t)i * 3 * LBA, 3 * LBA);
 	}
 	assert_int_equal(zone(c->io[0], 1).wp, zslba + NQ * 8 * 3);
-	check(e, c->io[1], zslba, NQ * 8 * 3);
+	zfx_check(&e->z, c->io[1], zslba, NQ * 8 * 3);
 	/* Not a zone's start; past the capacity. */
 	assert_int_equal(ini_zone_append(c->io[0], 1, zslba + 1, 1, buf, LBA, false, NULL), 0x4002);
 	free(buf);
@@ -260,36 +189,36 @@ static void test_zone_actions(void **state)
 		assert_int_equal(ini_zone_send(q, 1, z * ZSIZE, NVME_ZNS_ZSA_OPEN, false), 0);
 	assert_int_equal(zones(q, 0, NVME_ZNS_ZRAS_REPORT_EXPL_OPENED, NULL, 0), 3);
 	/* A fifth: zone 1, implicitly opened, is closed to make room. */
-	assert_int_equal(wr(e, q, 5 * ZSIZE, 4, false), 0);
+	assert_int_equal(zfx_write(&e->z, q, 5 * ZSIZE, 4, false), 0);
 	assert_int_equal(zone(q, 1).zs >> 4, NVME_ZNS_ZS_CLOSED);
 	/* Every open one explicit now: a sixth cannot open. */
 	assert_int_equal(ini_zone_send(q, 1, 5 * ZSIZE, NVME_ZNS_ZSA_OPEN, false), 0);
-	assert_int_equal(wr(e, q, 6 * ZSIZE, 1, false), SC(NVME_SC_ZNS_TOO_MANY_OPENS));
+	assert_int_equal(zfx_write(&e->z, q, 6 * ZSIZE, 1, false), SC(NVME_SC_ZNS_TOO_MANY_OPENS));
 	/* Closed zone 2 (nothing written) goes back to Empty; zone 6 opens. */
 	assert_int_equal(ini_zone_send(q, 1, 2 * ZSIZE, NVME_ZNS_ZSA_CLOSE, false), 0);
 	assert_int_equal(zone(q, 2).zs >> 4, NVME_ZNS_ZS_EMPTY);
-	assert_int_equal(wr(e, q, 6 * ZSIZE, 1, false), 0);
+	assert_int_equal(zfx_write(&e->z, q, 6 * ZSIZE, 1, false), 0);
 	/* Zone 3 (open, empty) closes to Empty too; zone 7 starts: active 1, 4, 5, 6, 7. */
 	assert_int_equal(ini_zone_send(q, 1, 3 * ZSIZE, NVME_ZNS_ZSA_CLOSE, false), 0);
 	assert_int_equal(zone(q, 3).zs >> 4, NVME_ZNS_ZS_EMPTY);
-	assert_int_equal(wr(e, q, 7 * ZSIZE, 1, false), 0);
+	assert_int_equal(zfx_write(&e->z, q, 7 * ZSIZE, 1, false), 0);
 	/* A sixth active (zone 3 again; zone 6, implicitly opened first, is closed for it). */
-	assert_int_equal(wr(e, q, 3 * ZSIZE, 2, false), 0);
+	assert_int_equal(zfx_write(&e->z, q, 3 * ZSIZE, 2, false), 0);
 	assert_int_equal(zone(q, 6).zs >> 4, NVME_ZNS_ZS_CLOSED);
 	/* No seventh: neither by a write nor by a finish of an empty zone. */
 	assert_int_equal(ini_zone_send(q, 1, 8 * ZSIZE, NVME_ZNS_ZSA_FINISH, false),
 			 SC(NVME_SC_ZNS_TOO_MANY_ACTIVE));
-	assert_int_equal(wr(e, q, 8 * ZSIZE, 1, false), SC(NVME_SC_ZNS_TOO_MANY_ACTIVE));
+	assert_int_equal(zfx_write(&e->z, q, 8 * ZSIZE, 1, false), SC(NVME_SC_ZNS_TOO_MANY_ACTIVE));
 	/* Finish zone 7: Full with its LBA; the rest reads as zeroes. */
 	assert_int_equal(ini_zone_send(q, 1, 7 * ZSIZE, NVME_ZNS_ZSA_FINISH, false), 0);
 	assert_int_equal(zone(q, 7).zs >> 4, NVME_ZNS_ZS_FULL);
-	check(e, q, 7 * ZSIZE, 8);
+	zfx_check(&e->z, q, 7 * ZSIZE, 8);
 	/* Reset zone 7: erased, written again from its start. */
 	assert_int_equal(ini_zone_send(q, 1, 7 * ZSIZE, NVME_ZNS_ZSA_RESET, false), 0);
-	memset(e->model + (size_t)7 * ZSIZE * LBA, 0, LBA);
-	check(e, q, 7 * ZSIZE, 4);
-	assert_int_equal(wr(e, q, 7 * ZSIZE, 9, true), 0);
-	check(e, q, 7 * ZSIZE, 9);
+	memset(e->z.model + (size_t)7 * ZSIZE * LBA, 0, LBA);
+	zfx_check(&e->z, q, 7 * ZSIZE, 4);
+	assert_int_equal(zfx_write(&e->z, q, 7 * ZSIZE, 9, true), 0);
+	zfx_check(&e->z, q, 7 * ZSIZE, 9);
 	/* Close all: no open zone left; the written ones (1, 3, 5, 6, 7) are closed. */
 	assert_int_equal(ini_zone_send(q, 1, 0, NVME_ZNS_ZSA_CLOSE, true), 0);
 	assert_int_equal(zones(q, 0, NVME_ZNS_ZRAS_REPORT_IMPL_OPENED, NULL, 0) +
@@ -311,15 +240,15 @@ static void test_bloxctl(void **state)
 	struct json_object *o, *zs, *v;
 	uint32_t id;
 
-	assert_int_equal(run(e, "device create dz --channels 2 --dies-per-channel 2 "
+	assert_int_equal(zfx_run(&e->z, "device create dz --channels 2 --dies-per-channel 2 "
 				"--pages-per-block 48 --blocks-per-plane 32"),
 			 0);
-	assert_int_equal(run(e, "ns create %s --nsid 2 --device dz --zoned --size 16M "
+	assert_int_equal(zfx_run(&e->z, "ns create %s --nsid 2 --device dz --zoned --size 16M "
 				"--zone-size 4M --max-open 2",
 			     SUBNQN),
 			 0);
-	assert_int_equal(run(e, "--json ns show %s 2", SUBNQN), 0);
-	o = json_tokener_parse(e->out);
+	assert_int_equal(zfx_run(&e->z, "--json ns show %s 2", SUBNQN), 0);
+	o = json_tokener_parse(e->z.out);
 	assert_non_null(o);
 	assert_true(json_object_object_get_ex(o, "zones", &zs));
 	assert_true(json_object_object_get_ex(zs, "zones", &v));
@@ -329,13 +258,13 @@ static void test_bloxctl(void **state)
 	assert_true(json_object_object_get_ex(zs, "max_open", &v));
 	assert_int_equal(json_object_get_int(v), 2);
 	json_object_put(o);
-	assert_int_equal(run(e, "ns show %s 1", SUBNQN), 0);
-	assert_non_null(strstr(e->out, "zones"));
+	assert_int_equal(zfx_run(&e->z, "ns show %s 1", SUBNQN), 0);
+	assert_non_null(strstr(e->z.out, "zones"));
 	/* Its dies move like an FTL vSSD's (test_zoned_mig.c moves them under I/O). */
-	id = fx_mig_start(&e->fx.d, SUBNQN, 2, "--to-chips 3 --share 1000");
-	fx_mig_wait(&e->fx.d, id, "done", 30);
-	assert_int_equal(run(e, "ns delete %s 2", SUBNQN), 0);
-	assert_int_equal(run(e, "device delete dz"), 0);
+	id = fx_mig_start(&e->z.fx.d, SUBNQN, 2, "--to-chips 3 --share 1000");
+	fx_mig_wait(&e->z.fx.d, id, "done", 30);
+	assert_int_equal(zfx_run(&e->z, "ns delete %s 2", SUBNQN), 0);
+	assert_int_equal(zfx_run(&e->z, "device delete dz"), 0);
 }
 
 /*
@@ -352,39 +281,27 @@ static void test_qos_stats(void **state)
 	int64_t t0;
 	uint64_t lba;
 
-	assert_int_equal(run(e, "qos set %s 1 --write-iops 200 --burst-ms 10", SUBNQN), 0);
+	assert_int_equal(zfx_run(&e->z, "qos set %s 1 --write-iops 200 --burst-ms 10", SUBNQN), 0);
 	t0 = fx_now_ms();
 	for (uint32_t i = 0; i < 50; i++) {
-		fill(buf, 5000 + i, z + i, 1);
+		zfx_fill(buf, 5000 + i, z + i, 1);
 		if (i % 2) {
 			assert_int_equal(ini_zone_append(q, 1, z, 1, buf, LBA, false, &lba), 0);
 			assert_int_equal(lba, z + i);
 		} else {
 			assert_int_equal(ini_write(q, 1, z + i, 1, buf, LBA, false), 0);
 		}
-		memcpy(e->model + (z + i) * LBA, buf, LBA);
+		memcpy(e->z.model + (z + i) * LBA, buf, LBA);
 	}
 	/* 50 at 200 a second, 2 in the burst: about a quarter of a second. */
 	assert_true(fx_now_ms() - t0 >= 200);
-	assert_int_equal(run(e, "qos set %s 1 --write-iops 0 --burst-ms 100", SUBNQN), 0);
-	check(e, q, z, 50);
+	assert_int_equal(zfx_run(&e->z, "qos set %s 1 --write-iops 0 --burst-ms 100", SUBNQN), 0);
+	zfx_check(&e->z, q, z, 50);
 	e->wp[12] = z + 50;
 	assert_int_equal(ini_flush(q, 1), 0);
-	assert_int_equal(run(e, "--json stats %s 1", SUBNQN), 0);
-	assert_non_null(strstr(e->out, "write_cmds"));
+	assert_int_equal(zfx_run(&e->z, "--json stats %s 1", SUBNQN), 0);
+	assert_non_null(strstr(e->z.out, "write_cmds"));
 	ctrl_down(c);
-}
-
-static void restart(struct env *e, bool kill9)
-{
-	uint16_t p1 = e->fx.d.nvm_port, p2 = e->fx.d.disc_port;
-	const char *argv[] = { "--data-dir", e->fx.data_dir, "--log-level", "1", NULL };
-
-	if (kill9)
-		assert_int_equal(fx_kill(&e->fx.d, SIGKILL), 128 + SIGKILL);
-	else
-		assert_int_equal(fx_stop(&e->fx.d), 0);
-	assert_int_equal(fx_start_argv(&e->fx.d, argv, FX_ADDR, p1, p2), 0);
 }
 
 /* Every zone's data up to its write pointer, and no write pointer behind the durable one. */
@@ -403,7 +320,7 @@ static void check_zones(struct env *e, struct ini_ctrl *c, bool exact)
 			fail_msg("zone %u: write pointer %lu behind %lu", z, (unsigned long)wp,
 				 (unsigned long)e->wp[z]);
 		for (uint64_t lba = start; lba < e->wp[z]; lba += 64)
-			check(e, c->io[z % NQ], lba, (uint32_t)MIN(64, e->wp[z] - lba));
+			zfx_check(&e->z, c->io[z % NQ], lba, (uint32_t)MIN(64, e->wp[z] - lba));
 	}
 }
 
@@ -413,12 +330,12 @@ static void test_restart(void **state)
 	struct env *e = *state;
 	struct ini_ctrl *c;
 
-	restart(e, false);
+	fx_restart(&e->z.fx, false);
 	c = ctrl_up(e);
 	check_zones(e, c, true);
 	assert_int_equal(zones(c->io[0], 0, NVME_ZNS_ZRAS_REPORT_IMPL_OPENED, NULL, 0), 0);
 	/* Writing goes on where it was. */
-	assert_int_equal(wr(e, c->io[0], e->wp[5], 3, true), 0);
+	assert_int_equal(zfx_write(&e->z, c->io[0], e->wp[5], 3, true), 0);
 	e->wp[5] += 3;
 	ctrl_down(c);
 }
@@ -432,7 +349,7 @@ static void test_kill9(void **state)
 {
 	struct env *e = *state;
 	struct ini_ctrl *c = ctrl_up(e);
-	uint64_t rng = e->fx.seed ^ 0x2a;
+	uint64_t rng = e->z.fx.seed ^ 0x2a;
 
 	/* Finish all: the active zones (1, 3, 5, 6, 7, 12) are Full, four new ones may start. */
 	assert_int_equal(ini_zone_send(c->io[0], 1, 0, NVME_ZNS_ZSA_FINISH, true), 0);
@@ -449,7 +366,7 @@ static void test_kill9(void **state)
 		for (uint32_t i = 0; i < 10; i++) {
 			uint32_t n = 1 + (uint32_t)(fx_rand(&rng) % 9);
 
-			assert_int_equal(wr(e, q, lba, n, z % 2 == 0), 0);
+			assert_int_equal(zfx_write(&e->z, q, lba, n, z % 2 == 0), 0);
 			lba += n;
 			if (z % 2 == 0)
 				e->wp[z] = lba;
@@ -461,14 +378,14 @@ static void test_kill9(void **state)
 		/* Zone 11: written, never flushed; what survives is up to the device. */
 	}
 	ini_ctrl_destroy(c);
-	restart(e, true);
+	fx_restart(&e->z.fx, true);
 	c = ctrl_up(e);
 	check_zones(e, c, false);
 	for (uint32_t z = 8; z < 12; z++) {
 		uint64_t wp = zone(c->io[0], z).wp;
 
-		assert_int_equal(wr(e, c->io[0], wp, 4, true), 0);
-		check(e, c->io[0], wp, 4);
+		assert_int_equal(zfx_write(&e->z, c->io[0], wp, 4, true), 0);
+		zfx_check(&e->z, c->io[0], wp, 4);
 	}
 	ctrl_down(c);
 }
@@ -480,7 +397,7 @@ int main(void)
 					   .own_data_dir = true,
 					   .size = sizeof(struct env),
 					   .setup = env_setup,
-					   .teardown = env_teardown };
+					   .teardown = zfx_teardown };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identify),
 		cmocka_unit_test(test_write_rules),

@@ -9,23 +9,13 @@
  * block is there; and a device's own wear swap trades a hot FTL vSSD's
  * channel with the zoned vSSD's, moving the zoned one online.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <json-c/json.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "zoned_common.h"
 
 #define SUBNQN "nqn.2026-12.io.blox:zmig"
-#define LBA 4096u
 #define ZSIZE 1024u /* 4 MiB zones: a row of two dies x 2 planes x 48 pages holds 3 MiB */
 #define NZONES 8u
 #define CHUNK 8u
@@ -33,91 +23,43 @@
 static const char subsystems[] = "[ { \"nqn\": \"" SUBNQN "\", \"allow_any_host\": true } ]";
 
 struct env {
-	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
-	char out[65536];
-	uint8_t *model; /* what each LBA of nsid 1 holds (zeroes: nothing) */
+	struct zfx z; /* first: the zoned programs' struct */
 	uint64_t wp[NZONES]; /* each zone's write pointer, as the model has it (zone relative) */
 	uint64_t zcap;
-	uint32_t wid;
 };
-
-#define run(e, ...) fx_ctl(&(e)->fx.d, (e)->out, sizeof((e)->out), __VA_ARGS__)
 
 static int env_setup(void *arg)
 {
 	struct env *e = arg;
 
-	e->model = calloc((size_t)NZONES * ZSIZE, LBA);
-	return e->model ? 0 : -1;
-}
-
-static void env_teardown(void *arg)
-{
-	struct env *e = arg;
-
-	free(e->model);
-}
-
-static void fill(uint8_t *buf, uint32_t id, uint64_t lba, uint32_t n)
-{
-	for (uint64_t i = 0; i < (uint64_t)n * LBA; i += 8) {
-		uint64_t v = ((uint64_t)id << 40) ^ ((lba * LBA + i) * 0x9e3779b97f4a7c15ull);
-
-		memcpy(buf + i, &v, 8);
-	}
+	return zfx_setup(&e->z, (uint64_t)NZONES * ZSIZE);
 }
 
 /* @n LBAs at zone @z's write pointer; the model follows. */
 static void zwr(struct env *e, struct ini_queue *q, uint32_t z, uint32_t n, bool fua)
 {
-	uint64_t lba = (uint64_t)z * ZSIZE + e->wp[z];
-	uint8_t *buf = malloc((size_t)n * LBA);
-
-	assert_non_null(buf);
-	fill(buf, ++e->wid, lba, n);
-	assert_int_equal(ini_write(q, 1, lba, n, buf, n * LBA, fua), 0);
-	memcpy(e->model + lba * LBA, buf, (size_t)n * LBA);
+	assert_int_equal(zfx_write(&e->z, q, (uint64_t)z * ZSIZE + e->wp[z], n, fua), 0);
 	e->wp[z] += n;
-	free(buf);
-}
-
-static void check(struct env *e, struct ini_queue *q, uint64_t lba, uint32_t n)
-{
-	uint8_t *buf = malloc((size_t)n * LBA);
-
-	assert_non_null(buf);
-	assert_int_equal(ini_read(q, 1, lba, n, buf, n * LBA), 0);
-	for (uint32_t i = 0; i < n; i++)
-		if (memcmp(buf + (size_t)i * LBA, e->model + (lba + i) * LBA, LBA))
-			fail_msg("LBA %lu differs", (unsigned long)(lba + i));
-	free(buf);
 }
 
 static void check_all(struct env *e, struct ini_queue *q)
 {
 	for (uint32_t z = 0; z < NZONES; z++)
 		for (uint64_t off = 0; off < e->wp[z] + CHUNK && off < e->zcap; off += 64)
-			check(e, q, (uint64_t)z * ZSIZE + off,
-			      (uint32_t)(e->zcap - off < 64 ? e->zcap - off : 64));
+			zfx_check(&e->z, q, (uint64_t)z * ZSIZE + off,
+				  (uint32_t)(e->zcap - off < 64 ? e->zcap - off : 64));
 }
 
 /* Zone @z's descriptor. */
 static struct nvme_zns_desc zone(struct ini_queue *q, uint32_t z)
 {
-	uint8_t buf[128] = { 0 };
-	struct nvme_zns_desc d;
-
-	assert_int_equal(ini_zone_report(q, 1, (uint64_t)z * ZSIZE, NVME_ZNS_ZRAS_REPORT_ALL,
-					 false, buf, sizeof(buf)),
-			 0);
-	memcpy(&d, buf + 64, sizeof(d));
-	return d;
+	return zfx_zone(q, 1, (uint64_t)z * ZSIZE);
 }
 
 static void zreset(struct env *e, struct ini_queue *q, uint32_t z)
 {
 	assert_int_equal(ini_zone_send(q, 1, (uint64_t)z * ZSIZE, NVME_ZNS_ZSA_RESET, false), 0);
-	memset(e->model + (uint64_t)z * ZSIZE * LBA, 0, (size_t)ZSIZE * LBA);
+	memset(e->z.model + (uint64_t)z * ZSIZE * LBA, 0, (size_t)ZSIZE * LBA);
 	e->wp[z] = 0;
 }
 
@@ -141,22 +83,12 @@ static void hammer(struct env *e, struct ini_queue *q, uint32_t nsid, uint32_t n
 /* The first die of namespace @nsid, from ns show. */
 static uint32_t ns_die(struct env *e, uint32_t nsid)
 {
-	json_object *o, *alloc, *dies;
-	uint32_t d;
-
-	assert_int_equal(run(e, "--json ns show %s %u", SUBNQN, nsid), 0);
-	o = json_tokener_parse(e->out);
-	assert_non_null(o);
-	assert_true(json_object_object_get_ex(o, "alloc", &alloc));
-	assert_true(json_object_object_get_ex(alloc, "dies", &dies));
-	d = (uint32_t)json_object_get_int(json_object_array_get_idx(dies, 0));
-	json_object_put(o);
-	return d;
+	return fx_ns_die(&e->z.fx.d, SUBNQN, nsid);
 }
 
 static uint32_t start(struct env *e, const char *args)
 {
-	return fx_mig_start(&e->fx.d, SUBNQN, 1, args);
+	return fx_mig_start(&e->z.fx.d, SUBNQN, 1, args);
 }
 
 /* 1. A device with real TLC timing; the zoned vSSD on a channel, its zones written. */
@@ -165,15 +97,15 @@ static void test_setup(void **state)
 	struct env *e = *state;
 	struct ini_ctrl *c;
 
-	assert_int_equal(run(e, "device create dz --channels 4 --dies-per-channel 2 --planes 2 "
-				"--pages-per-block 48 --blocks-per-plane 32"),
+	assert_int_equal(zfx_run(&e->z, "device create dz --channels 4 --dies-per-channel 2 "
+					"--planes 2 --pages-per-block 48 --blocks-per-plane 32"),
 			 0);
-	assert_int_equal(run(e, "ns create %s --nsid 1 --device dz --zoned --size 32M "
+	assert_int_equal(zfx_run(&e->z, "ns create %s --nsid 1 --device dz --zoned --size 32M "
 				"--zone-size 4M --isolation channel:1",
 			     SUBNQN),
 			 0);
 	assert_int_equal(ns_die(e, 1) / 2, 0);
-	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	assert_int_equal(fx_ctrl(&e->z.fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
 	e->zcap = zone(c->io[0], 0).zcap;
 	assert_true(e->zcap > 512 && e->zcap <= ZSIZE);
 	/* Zone 0 full, the others part written (zone 6 written during the move). */
@@ -185,26 +117,26 @@ static void test_setup(void **state)
 	check_all(e, c->io[0]);
 	ini_ctrl_destroy(c);
 	/* Nowhere to go: a taken or unknown channel, or where it is. */
-	assert_int_equal(run(e, "migrate start %s 1 --to-channels 9", SUBNQN), 1);
-	assert_int_equal(run(e, "migrate start %s 1 --to-channels 0", SUBNQN), 1);
+	assert_int_equal(zfx_run(&e->z, "migrate start %s 1 --to-channels 9", SUBNQN), 1);
+	assert_int_equal(zfx_run(&e->z, "migrate start %s 1 --to-channels 0", SUBNQN), 1);
 }
 
 /* 2. A move under I/O: zones written, one reset, all read and checked while it runs. */
 static void test_migrate_under_io(void **state)
 {
 	struct env *e = *state;
-	uint64_t rnd = e->fx.seed;
+	uint64_t rnd = e->z.fx.seed;
 	struct ini_ctrl *c;
 	char st[32] = "";
 	double pct = 0;
 	uint32_t id, rounds = 0;
 
-	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	assert_int_equal(fx_ctrl(&e->z.fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
 	id = start(e, "--to-channels 3 --share 1000");
 	for (;;) {
 		uint32_t z;
 
-		fx_mig_status(&e->fx.d, id, st, sizeof(st), &pct);
+		fx_mig_status(&e->z.fx.d, id, st, sizeof(st), &pct);
 		if (strcmp(st, "running") && strcmp(st, "queued"))
 			break;
 		if (e->wp[6] + CHUNK <= e->zcap)
@@ -215,8 +147,8 @@ static void test_migrate_under_io(void **state)
 		}
 		rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
 		z = (uint32_t)(rnd >> 33) % NZONES;
-		check(e, c->io[0], (uint64_t)z * ZSIZE + (e->wp[z] > CHUNK ? e->wp[z] - CHUNK : 0),
-		      CHUNK);
+		zfx_check(&e->z, c->io[0],
+			  (uint64_t)z * ZSIZE + (e->wp[z] > CHUNK ? e->wp[z] - CHUNK : 0), CHUNK);
 		rounds++;
 	}
 	assert_string_equal(st, "done");
@@ -228,8 +160,8 @@ static void test_migrate_under_io(void **state)
 	assert_int_equal(ini_flush(c->io[0], 1), 0);
 	ini_ctrl_destroy(c);
 	/* Its bloxctl listing: done, with the bytes it copied. */
-	assert_int_equal(run(e, "--json migrate status %u", id), 0);
-	assert_non_null(strstr(e->out, "\"done\""));
+	assert_int_equal(zfx_run(&e->z, "--json migrate status %u", id), 0);
+	assert_non_null(strstr(e->z.out, "\"done\""));
 }
 
 /* 3. kill -9 mid-move: the same command line starts it again; it ends, nothing flushed lost. */
@@ -238,17 +170,17 @@ static void test_kill9_mid_migration(void **state)
 	struct env *e = *state;
 	struct ini_ctrl *c;
 
-	fx_mig_kill9_resume(&e->fx, start(e, "--to-channels 0 --share 100"));
+	fx_mig_kill9_resume(&e->z.fx, start(e, "--to-channels 0 --share 100"));
 	assert_int_equal(ns_die(e, 1) / 2, 0);
-	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	assert_int_equal(fx_ctrl(&e->z.fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
 	check_all(e, c->io[0]);
 	for (uint32_t z = 0; z < NZONES; z++)
 		assert_int_equal(zone(c->io[0], z).wp, (uint64_t)z * ZSIZE + e->wp[z]);
 	zwr(e, c->io[0], 6, CHUNK, true);
-	check(e, c->io[0], 6 * ZSIZE, (uint32_t)e->wp[6]);
+	zfx_check(&e->z, c->io[0], 6 * ZSIZE, (uint32_t)e->wp[6]);
 	ini_ctrl_destroy(c);
-	assert_int_equal(run(e, "--json device show dz"), 0);
-	assert_non_null(strstr(e->out, "\"free_channels\":3"));
+	assert_int_equal(zfx_run(&e->z, "--json device show dz"), 0);
+	assert_non_null(strstr(e->z.out, "\"free_channels\":3"));
 }
 
 /*
@@ -263,62 +195,63 @@ static void test_swap(void **state)
 {
 	struct env *e = *state;
 	static uint8_t zdata[256 * LBA], back[256 * LBA];
-	uint64_t rnd = e->fx.seed;
+	uint64_t rnd = e->z.fx.seed;
 	uint32_t zch, hch;
 	struct ini_ctrl *c;
 	bool swapped = false;
 
-	assert_int_equal(run(e, "device create hot --channels 3 --dies-per-channel 2 --planes 1 "
-				"--pages-per-block 96 --blocks-per-plane 32 --null-timing on "
-				"--swap-check-erases 16 --swap-share 1000 --spare-channel off"),
+	assert_int_equal(zfx_run(&e->z, "device create hot --channels 3 --dies-per-channel 2 "
+					"--planes 1 --pages-per-block 96 --blocks-per-plane 32 "
+					"--null-timing on --swap-check-erases 16 --swap-share 1000 "
+					"--spare-channel off"),
 			 0);
-	assert_int_equal(run(e, "ns create %s --nsid 4 --size 24M --device hot --isolation "
+	assert_int_equal(zfx_run(&e->z, "ns create %s --nsid 4 --size 24M --device hot --isolation "
 				"channel:1", SUBNQN), 0);
-	assert_int_equal(run(e, "ns create %s --nsid 3 --size 16M --device hot --zoned "
+	assert_int_equal(zfx_run(&e->z, "ns create %s --nsid 3 --size 16M --device hot --zoned "
 				"--isolation channel:1", SUBNQN), 0);
-	assert_int_equal(run(e, "ns create %s --nsid 5 --size 24M --device hot --isolation "
+	assert_int_equal(zfx_run(&e->z, "ns create %s --nsid 5 --size 24M --device hot --isolation "
 				"channel:1", SUBNQN), 0);
 	zch = ns_die(e, 3) / 2;
 	hch = ns_die(e, 4) / 2;
-	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
-	fill(zdata, 77, 0, 256);
+	assert_int_equal(fx_ctrl(&e->z.fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	zfx_fill(zdata, 77, 0, 256);
 	assert_int_equal(ini_write(c->io[0], 3, 0, 256, zdata, sizeof(zdata), true), 0);
 	/* Namespace 5 wears its channel (no swap: no free channel to trade through), then goes. */
 	for (int round = 0; round < 30; round++)
 		hammer(e, c->io[0], 5, 40, &rnd);
 	ini_ctrl_destroy(c);
-	assert_int_equal(run(e, "ns delete %s 5", SUBNQN), 0);
-	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	assert_int_equal(zfx_run(&e->z, "ns delete %s 5", SUBNQN), 0);
+	assert_int_equal(fx_ctrl(&e->z.fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
 	for (int round = 0; round < 400 && !swapped; round++) {
 		hammer(e, c->io[0], 4, 40, &rnd);
-		assert_int_equal(run(e, "--json migrate status"), 0);
-		swapped = strstr(e->out, "\"nsid\":3") && strstr(e->out, "trades");
+		assert_int_equal(zfx_run(&e->z, "--json migrate status"), 0);
+		swapped = strstr(e->z.out, "\"nsid\":3") && strstr(e->z.out, "trades");
 		if (!swapped && round % 10 == 9)
 			usleep(200000);
 	}
 	if (!swapped)
-		fail_msg("no swap: %s", e->out);
+		fail_msg("no swap: %s", e->z.out);
 	for (int i = 0; i < 300; i++) {
-		assert_int_equal(run(e, "--json migrate status"), 0);
-		if (!strstr(e->out, "\"running\"") && !strstr(e->out, "\"queued\""))
+		assert_int_equal(zfx_run(&e->z, "--json migrate status"), 0);
+		if (!strstr(e->z.out, "\"running\"") && !strstr(e->z.out, "\"queued\""))
 			break;
 		usleep(100000);
 	}
-	assert_null(strstr(e->out, "\"failed\""));
-	assert_null(strstr(e->out, "\"cancelled\""));
+	assert_null(strstr(e->z.out, "\"failed\""));
+	assert_null(strstr(e->z.out, "\"cancelled\""));
 	assert_int_equal(ns_die(e, 4) / 2, zch);
 	assert_int_not_equal(ns_die(e, 3) / 2, zch);
 	assert_int_not_equal(ns_die(e, 3) / 2, hch);
 	assert_int_equal(ini_read(c->io[0], 3, 0, 256, back, sizeof(back)), 0);
 	assert_memory_equal(zdata, back, sizeof(back));
-	fill(zdata, 78, 256, 16);
+	zfx_fill(zdata, 78, 256, 16);
 	assert_int_equal(ini_write(c->io[0], 3, 256, 16, zdata, 16 * LBA, true), 0);
 	assert_int_equal(ini_read(c->io[0], 3, 256, 16, back, 16 * LBA), 0);
 	assert_memory_equal(zdata, back, 16 * LBA);
 	ini_ctrl_destroy(c);
-	assert_int_equal(run(e, "ns delete %s 3", SUBNQN), 0);
-	assert_int_equal(run(e, "ns delete %s 4", SUBNQN), 0);
-	assert_int_equal(run(e, "device delete hot"), 0);
+	assert_int_equal(zfx_run(&e->z, "ns delete %s 3", SUBNQN), 0);
+	assert_int_equal(zfx_run(&e->z, "ns delete %s 4", SUBNQN), 0);
+	assert_int_equal(zfx_run(&e->z, "device delete hot"), 0);
 }
 
 int main(void)
@@ -328,7 +261,7 @@ int main(void)
 					   .own_data_dir = true,
 					   .size = sizeof(struct env),
 					   .setup = env_setup,
-					   .teardown = env_teardown };
+					   .teardown = zfx_teardown };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_setup),
 		cmocka_unit_test(test_migrate_under_io),

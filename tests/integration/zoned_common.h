@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What integration_zoned and integration_zoned_mig share: the program's
+ * struct with a model of what namespace 1 holds, writes that keep the
+ * model, reads checked against it, the data a write carries, Report
+ * Zones.
+ */
+#ifndef ZONED_COMMON_H
+#define ZONED_COMMON_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+
+#define LBA 4096u
+
+/* The zoned program's struct; it puts this first in its own. */
+struct zfx {
+	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
+	char out[65536]; /* the last bloxctl's output */
+	uint8_t *model; /* what each LBA of nsid 1 holds (zeroes: nothing) */
+	uint32_t wid; /* the last write's id, which its data carries */
+};
+
+/* bloxctl @args... against the program's bloxd, its output in z->out: its exit code. */
+#define zfx_run(z, ...) fx_ctl(&(z)->fx.d, (z)->out, sizeof((z)->out), __VA_ARGS__)
+
+/* The program's set-up (fx_group.setup) calls this: a zeroed model of @lbas LBAs. 0 or -1. */
+int zfx_setup(struct zfx *z, uint64_t lbas);
+/* fx_group.teardown of a zoned program: the model freed. */
+void zfx_teardown(void *arg);
+
+/* @n LBAs of the data write @id puts at @lba. */
+void zfx_fill(uint8_t *buf, uint32_t id, uint64_t lba, uint32_t n);
+/* A write of @n LBAs of nsid 1 at @lba with fresh data: its status; the model follows a success. */
+int zfx_write(struct zfx *z, struct ini_queue *q, uint64_t lba, uint32_t n, bool fua);
+/* @n LBAs of nsid 1 from @lba read back as the model has them (fails the test if not). */
+void zfx_check(const struct zfx *z, struct ini_queue *q, uint64_t lba, uint32_t n);
+
+/*
+ * Report Zones of @nsid from @slba under @filter: the first @n
+ * descriptors into @d (NULL: none); the count its header gives.
+ */
+uint64_t zfx_report(struct ini_queue *q, uint32_t nsid, uint64_t slba, uint8_t filter,
+		    struct nvme_zns_desc *d, uint32_t n);
+/* The descriptor of @nsid's zone at @zslba. */
+struct nvme_zns_desc zfx_zone(struct ini_queue *q, uint32_t nsid, uint64_t zslba);
+
+#endif
