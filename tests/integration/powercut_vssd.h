@@ -85,6 +85,15 @@ int pcv_neighbour_load(struct pcv *f, struct ini_ctrl *c, pid_t cut, int after_m
 		       uint32_t *gens, struct pcv_nb *st);
 /* The cut's answer (bloxctl --json, in @path) printed as @what; it counts unsafe shutdowns. */
 void pcv_print_cut(const char *what, const char *path);
+/*
+ * NQN_A's namespace 1 loses power 300 ms from now while @load (in a child
+ * process) writes to it through @a until the connection drops, and its
+ * neighbour @b serves pcv_neighbour_load() (@gens, @nb) through the cut
+ * and 300 ms after; the cut's answer printed as @what. A new controller
+ * of NQN_A, which replaces @a.
+ */
+struct ini_ctrl *pcv_cut_a(struct pcv *f, struct ini_ctrl *a, void (*load)(struct ini_ctrl *c),
+			   struct ini_ctrl *b, uint32_t *gens, struct pcv_nb *nb, const char *what);
 
 /* powercut_vssd_kinds.c */
 void test_512_cut(void **state);

@@ -72,10 +72,7 @@ void test_512_cut(void **state)
 	struct pcv_nb nb = { 0 };
 	const uint32_t n512 = 8 * FLUSHED; /* sectors written and flushed */
 	uint8_t want[512];
-	char path[128];
 	uint64_t us_a;
-	pid_t load, cut;
-	int st;
 
 	pcv_make_device(f);
 	assert_int_equal(pcv_ctl(f, "ns create " NQN_A " --nsid 1 --size %uM --device flash "
@@ -94,21 +91,8 @@ void test_512_cut(void **state)
 		assert_int_equal(ini_write(a->io[0], 1, lba, nlb, f->buf, nlb * 512, false), 0);
 	}
 	assert_int_equal(ini_flush(a->io[0], 1), 0);
-	load = fork();
-	assert_true(load >= 0);
-	if (load == 0)
-		load512_until_drop(a);
-	snprintf(path, sizeof(path), "%s/cut.json", f->d.dir);
-	cut = pcv_cut_later(f, 300, path, NQN_A " 1");
-	st = pcv_neighbour_load(f, b, cut, 300, gens, &nb);
-	if (st)
-		fail_msg("bloxctl fault power-cut exited %d", st);
-	pcv_print_cut("bloxctl fault power-cut " NQN_A " 1 --json (512-byte blocks)", path);
-	assert_int_equal(fx_wait_child(load, 30000), 0);
-	printf("  the neighbour during the cut: %llu writes, %llu reads, none failed\n",
-	       (unsigned long long)nb.writes, (unsigned long long)nb.reads);
-	ini_ctrl_destroy(a);
-	a = pcv_connect_to(f, NQN_A);
+	a = pcv_cut_a(f, a, load512_until_drop, b, gens, &nb,
+		      "bloxctl fault power-cut " NQN_A " 1 --json (512-byte blocks)");
 	for (uint32_t lba = 0; lba < n512; lba += 16) {
 		assert_int_equal(ini_read(a->io[0], 1, lba, 16, f->buf, 16 * 512), 0);
 		for (uint32_t k = 0; k < 16; k++) {
@@ -182,9 +166,6 @@ void test_zns_cut(void **state)
 	struct pcv_nb nb = { 0 };
 	uint64_t us_a, us_b, wp0, wp1, cap;
 	uint32_t n0;
-	char path[128];
-	pid_t cut, load;
-	int st;
 
 	pcv_make_device(f);
 	assert_int_equal(pcv_ctl(f, "ns create " NQN_A " --nsid 1 --device flash --zoned "
@@ -202,21 +183,8 @@ void test_zns_cut(void **state)
 	pcv_write_range(f, a, 'A', z1, 100, 1);
 	assert_int_equal(ini_flush(a->io[0], 1), 0);
 	pcv_write_range(f, a, 'A', n0, 37, 1);
-	load = fork();
-	assert_true(load >= 0);
-	if (load == 0)
-		append_until_drop(a);
-	snprintf(path, sizeof(path), "%s/cut.json", f->d.dir);
-	cut = pcv_cut_later(f, 300, path, NQN_A " 1");
-	st = pcv_neighbour_load(f, b, cut, 300, gens, &nb);
-	if (st)
-		fail_msg("bloxctl fault power-cut exited %d", st);
-	pcv_print_cut("bloxctl fault power-cut " NQN_A " 1 --json (zoned)", path);
-	assert_int_equal(fx_wait_child(load, 30000), 0);
-	printf("  the neighbour during the cut: %llu writes, %llu reads, none failed\n",
-	       (unsigned long long)nb.writes, (unsigned long long)nb.reads);
-	ini_ctrl_destroy(a);
-	a = pcv_connect_to(f, NQN_A);
+	a = pcv_cut_a(f, a, append_until_drop, b, gens, &nb,
+		      "bloxctl fault power-cut " NQN_A " 1 --json (zoned)");
 	wp0 = zone_wp(a, 0);
 	wp1 = zone_wp(a, z1);
 	printf("  write pointers after the cut (capacity %llu): zone 0 at %llu (%u flushed, %u "

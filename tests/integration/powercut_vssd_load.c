@@ -301,3 +301,28 @@ void pcv_print_cut(const char *what, const char *path)
 	printf("  %s: %s\n", what, buf);
 	assert_non_null(strstr(buf, "\"unsafe_shutdowns\""));
 }
+
+struct ini_ctrl *pcv_cut_a(struct pcv *f, struct ini_ctrl *a, void (*load)(struct ini_ctrl *c),
+			   struct ini_ctrl *b, uint32_t *gens, struct pcv_nb *nb, const char *what)
+{
+	char path[128];
+	pid_t writer, cut;
+	int st;
+
+	writer = fork();
+	assert_true(writer >= 0);
+	if (writer == 0)
+		load(a);
+	snprintf(path, sizeof(path), "%s/cut.json", f->d.dir);
+	cut = pcv_cut_later(f, 300, path, NQN_A " 1");
+	st = pcv_neighbour_load(f, b, cut, 300, gens, nb);
+	if (st)
+		fail_msg("bloxctl fault power-cut exited %d", st);
+	pcv_print_cut(what, path);
+	assert_int_equal(fx_wait_child(writer, 30000), 0);
+	printf("  the neighbour during the cut: %llu writes, %llu reads, %llu failed\n",
+	       (unsigned long long)nb->writes, (unsigned long long)nb->reads,
+	       (unsigned long long)nb->failed);
+	ini_ctrl_destroy(a);
+	return pcv_connect_to(f, NQN_A);
+}

@@ -34,11 +34,8 @@ static void test_vssd_cut(void **state)
 	static uint32_t gens[NLBA];
 	struct ini_ctrl *a, *b;
 	struct pcv_nb nb = { 0 };
-	char path[128];
 	uint64_t us_a, us_b;
 	uint32_t exact;
-	pid_t load, cut;
-	int st;
 
 	pcv_make_device(f);
 	assert_int_equal(pcv_ctl(f, "ns create " NQN_A " --nsid 1 --size %uM --device flash "
@@ -57,25 +54,11 @@ static void test_vssd_cut(void **state)
 	pcv_write_range(f, b, 'B', 0, OVER, 2);
 
 	/* A host writing to A when the power goes, B's load throughout. */
-	load = fork();
-	assert_true(load >= 0);
-	if (load == 0)
-		pcv_load_until_drop(a);
-	snprintf(path, sizeof(path), "%s/cut.json", f->d.dir);
-	cut = pcv_cut_later(f, 300, path, NQN_A " 1");
-	st = pcv_neighbour_load(f, b, cut, 300, gens, &nb);
-	if (st)
-		fail_msg("bloxctl fault power-cut exited %d", st);
-	pcv_print_cut("bloxctl fault power-cut " NQN_A " 1 --json", path);
-	assert_int_equal(fx_wait_child(load, 30000), 0);
-	printf("  the neighbour during the cut: %llu writes, %llu reads, %llu failed\n",
-	       (unsigned long long)nb.writes, (unsigned long long)nb.reads,
-	       (unsigned long long)nb.failed);
+	a = pcv_cut_a(f, a, pcv_load_until_drop, b, gens, &nb,
+		      "bloxctl fault power-cut " NQN_A " 1 --json");
 	assert_true(nb.writes > 0);
 
 	/* A: flushed intact, the rest old or new; B: everything as written. */
-	ini_ctrl_destroy(a);
-	a = pcv_connect_to(f, NQN_A);
 	exact = pcv_check_range(f, a, 'A', OVER, FLUSHED - OVER, 1, -1);
 	assert_int_equal(exact, FLUSHED - OVER);
 	exact = pcv_check_range(f, a, 'A', 0, OVER, 2, 1);
