@@ -541,6 +541,7 @@ static const struct blox_bdev_ops zb_ops = {
 	.plm_config = zb_plm_config,
 	.plm_window = zb_plm_window,
 	.plm_query = zb_plm_query,
+	.endurance = zb_endurance,
 };
 
 /* The dies and blocks it has: a device of its own (all), or dies of @p->shared. */

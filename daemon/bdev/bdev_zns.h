@@ -225,6 +225,7 @@ struct zns_bdev {
 	TAILQ_HEAD(, zb_op) ops; /* every op submitted, not yet completed (alink) */
 	TAILQ_HEAD(, zb_req) cut_reqs; /* commands a power cut lost (zb_power_off()) */
 	uint64_t programs, pads, erases, reads; /* NAND ops by kind (pads: padded pages) */
+	uint64_t host_read_bytes, host_written_bytes; /* since the start (endurance) */
 	struct zb_mig mig;
 	struct zb_plm plm;
 	struct event_base *evbase; /* its loop (the migration's timer) */
@@ -320,7 +321,8 @@ bool zb_plm_defer_reset(struct zns_bdev *zb, uint32_t zone);
 void zb_plm_reset_marked(struct zns_bdev *zb, uint32_t zone, bool ok);
 /* A migration reaches row @row: true when it must wait for the row's erase (started now). */
 bool zb_plm_mig_wait(struct zns_bdev *zb, uint32_t row);
-/* The ops: bdev.h plm_config, plm_window, plm_query; wear for telemetry. */
+/* The ops: bdev.h plm_config, plm_window, plm_query, endurance. */
+void zb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e);
 int zb_plm_config(struct blox_bdev *bdev, const struct blox_bdev_plm_config *cfg);
 int zb_plm_window(struct blox_bdev *bdev, enum blox_plm_window w, uint64_t *retry_in_ns);
 void zb_plm_query(struct blox_bdev *bdev, struct blox_bdev_plm_info *info, bool clear);

@@ -349,6 +349,11 @@ void zb_plm_host_io(struct zns_bdev *zb, const struct blox_io *io)
 {
 	struct zb_plm *p = &zb->plm;
 
+	if (io->op == BLOX_IO_READ)
+		zb->host_read_bytes += io->len;
+	else if (io->op == BLOX_IO_WRITE || io->op == BLOX_IO_WRITE_ZEROES ||
+		 io->op == BLOX_IO_ZONE_APPEND)
+		zb->host_written_bytes += io->len;
 	if (p->win != BLOX_PLM_DTWIN)
 		return;
 	if (io->op == BLOX_IO_READ)
@@ -577,4 +582,54 @@ void zb_wear(const struct zns_bdev *zb, struct blox_bdev_zoned_wear *w)
 	w->rows_dirty = zb->plm.dirty;
 	w->resets_deferred = zb->plm.deferred;
 	w->rows_erased_later = zb->plm.erased_later;
+}
+
+/*
+ * Its flash's wear and what it holds, for the NVM Set and the Endurance
+ * Group (the namespace's own): the mean erase count of its rows' blocks
+ * against the cell type's rated P/E cycles (as for the nand backend: SLC
+ * 100k, MLC 10k, TLC 3k, QLC 1k); spare: the rows past its zones that no
+ * bad block or failed erase took, in percent of them (100 without any:
+ * a bad row then takes a zone Offline instead); the host's bytes since the
+ * start; a write of a flash page places nothing else (the Optimal Write
+ * Size, the unit of the Predictable Latency log's writes).
+ */
+void zb_endurance(struct blox_bdev *bdev, struct blox_bdev_endurance *e)
+{
+	struct zns_bdev *zb = container_of(bdev, struct zns_bdev, base);
+	const struct nand_config *cfg = nand_dev_config(zb->dev);
+	const struct nand_timing *tm = &cfg->timing;
+	uint32_t bits = zb->geo->cell >= NAND_SLC && zb->geo->cell <= NAND_QLC
+				? (uint32_t)zb->geo->cell
+				: 3;
+	static const uint64_t rated_pe[] = { 0, 100000, 10000, 3000, 1000 };
+	uint32_t stripe = zb->l.ndies * zb->l.planes, bad = 0;
+	uint32_t spare = zb->nr_rows > zb->l.nr_zones ? zb->nr_rows - zb->l.nr_zones : 0;
+	uint64_t row_bytes = (uint64_t)stripe * zb->geo->pages_per_block * zb->geo->page_size;
+	uint64_t pct, rd = 0;
+	struct blox_bdev_zoned_wear w;
+
+	if (!zb->z)
+		return; /* a rebuild after a power cut failed */
+	zb_wear(zb, &w);
+	pct = (uint64_t)(w.mean_erase * 100.0 / (double)rated_pe[bits]);
+	e->percent_used = (uint8_t)BLOX_MIN(pct, 255u);
+	for (uint32_t r = 0; r < zb->nr_rows; r++)
+		if (zb_row_bad(zb, r) || zb->plm.rows[r] == ZB_ROW_FAILED)
+			bad++;
+	e->avail_spare = spare ? (uint8_t)((spare > bad ? spare - bad : 0) * 100 / spare) : 100;
+	e->spare_threshold =
+		spare ? (uint8_t)BLOX_MIN(BLOX_MAX((100 + spare - 1) / spare + 1, 10u), 99u) : 10;
+	e->host_read_bytes = zb->host_read_bytes;
+	e->host_written_bytes = zb->host_written_bytes;
+	e->media_written_bytes = zb->programs * zb->geo->page_size;
+	e->endurance_bytes = (uint64_t)zb->nr_rows * row_bytes * rated_pe[bits];
+	e->total_bytes = zb->base.size;
+	if (!tm->null_timing) {
+		for (uint32_t i = 0; i < bits; i++)
+			rd += tm->t_read_ns[i];
+		rd = rd / bits + tm->t_cmd_ns + (tm->bus_mbps ? 4096ull * 1000 / tm->bus_mbps : 0);
+	}
+	e->read_4k_ns = (uint32_t)BLOX_MIN(rd, (uint64_t)UINT32_MAX);
+	e->opt_write_bytes = zb->geo->page_size;
 }

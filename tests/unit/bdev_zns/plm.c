@@ -7,7 +7,8 @@
  * a reset's erase cannot wait (Deterministic Excursion) or a limit is used
  * up (DTWIN Exceeded), with its event and notice; warnings; a crash, a
  * power cut or a restart with erases waiting (or under way) brings no
- * reset zone's data back; the wear figures of the telemetry.
+ * reset zone's data back; the wear figures of the telemetry and the
+ * endurance.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,6 +120,7 @@ void test_plm_defer(void **state)
 	struct ctx *c = *state;
 	struct zns_bdev *zb = plm_fresh(c);
 	struct blox_bdev_telemetry t = { 0 };
+	struct blox_bdev_endurance e;
 	unsigned events = 0;
 	uint64_t erases, retry;
 	uint32_t row;
@@ -163,6 +165,16 @@ void test_plm_defer(void **state)
 	assert_int_equal(t.zoned.min_erase, 0);
 	assert_float_equal(t.zoned.mean_erase, 2.0 / 16, 1e-9);
 	assert_int_equal(events, 0);
+	/* Its endurance: a page is the write the log counts; 4 spare rows, none bad. */
+	memset(&e, 0, sizeof(e));
+	assert_true(blox_bdev_endurance(c->bdev, &e));
+	assert_int_equal(e.opt_write_bytes, SLOTS * LBA);
+	assert_int_equal(e.avail_spare, 100);
+	assert_int_equal(e.spare_threshold, 26);
+	assert_int_equal(e.percent_used, 0);
+	assert_int_equal(e.host_written_bytes, (40 + 12) * LBA);
+	assert_int_equal(e.host_read_bytes, (4 + 12 + 12) * LBA);
+	assert_int_equal(e.total_bytes, 4ull * ZSIZE * LBA);
 }
 
 /*
