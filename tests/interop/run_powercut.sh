@@ -14,6 +14,8 @@
 # runs guest_powercut.sh in the initiator VM (kernel 6.1 or 6.12; blkzone
 # from the host added to its image) and cuts the power of the namespace the
 # guest asks for (its console's "GUEST-PC ask: cut NQN N"); then stops bloxd with SIGTERM by its PID: it must exit 0.
+# PC_NQNS (default: both ext4 subsystems; empty: none) narrows the ext4
+# part, to run the zoned cut alone.
 # Exit status: 0 passed, 1 failed, 77 (ctest SKIP) when not root or the
 # harness is missing. The harness: lib.sh.
 set -uo pipefail
@@ -46,7 +48,7 @@ request() { [[ $1 != cut ]] || asked fault power-cut "$2" 1; }
 ask_watch GUEST-PC request
 rc=0
 INITIATOR_VM_EXTRA_BINS=$(command -v blkzone) \
-	vm_run 500 "PORT=$port NQNS=$NQN-off,$NQN-on ZNQN=$NQN-zns CYCLES=${BLOX_POWERCUT_CYCLES:-3}" \
+	vm_run 500 "PORT=$port NQNS=${PC_NQNS-$NQN-off,$NQN-on} ZNQN=$NQN-zns CYCLES=${BLOX_POWERCUT_CYCLES:-3}" \
 	"$HERE/guest_powercut.sh" >/dev/null || rc=1
 guest_lines GUEST-PC
 asks_check || rc=1
