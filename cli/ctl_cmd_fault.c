@@ -45,8 +45,9 @@ static void print_fault(const Blox__Admin__Fault *f)
 				 s->delay_max_us ? " (capped)" : "");
 		else
 			snprintf(d, sizeof(d), "%llu us", (unsigned long long)s->delay_us);
-		if (!strcmp(s->ops, "admin"))
-			snprintf(what, sizeof(what), "admin commands of %s on %s",
+		if (!strcmp(s->ops, "admin") || !strcmp(s->ops, "fabrics"))
+			snprintf(what, sizeof(what), "%s commands of %s on %s",
+				 s->ops[0] == 'a' ? "admin" : "Fabrics",
 				 s->host_nqn[0] ? s->host_nqn : "every host", s->nqn);
 		else
 			snprintf(what, sizeof(what), "%s of namespace %u of %s",
@@ -296,10 +297,13 @@ static int fault_inject(struct ctl *c, int argc, char **argv)
 	if (qid && (npos < 1 || strcmp(pos[0], "queue-stall")))
 		return ctl_usage_err("fault inject: --qid is queue-stall's");
 	r.qid = (uint32_t)qid;
-	if (npos >= 1 && !strcmp(pos[0], "latency") && r.ops[0] && !strcmp(r.ops, "admin")) {
+	if (npos >= 1 && !strcmp(pos[0], "latency") && r.ops[0] &&
+	    (!strcmp(r.ops, "admin") || !strcmp(r.ops, "fabrics"))) {
 		if (npos != 2)
-			return ctl_usage_err("fault inject: latency NQN --op admin [--host HOSTNQN] "
-					     "(the admin queue: no NSID)");
+			return ctl_usage_err("fault inject: latency NQN --op %s [--host HOSTNQN] "
+					     "(%s: no NSID)", r.ops,
+					     r.ops[0] == 'a' ? "the admin queue"
+							     : "the controllers' Fabrics commands");
 	} else if (npos >= 1 && (!strcmp(pos[0], "host-drop") || !strcmp(pos[0], "queue-stall") ||
 			  !strcmp(pos[0], "ka-ignore"))) {
 		if (npos != 2)
@@ -427,7 +431,7 @@ static const struct ctl_cmd fault_cmds[] = {
 	  "read-unc|write-fail NQN NSID [--lba N] [--nlb N]\n"
 	  "| latency NQN NSID [--op read|write|rw|flush|write-zeroes|dsm|compare|all] "
 	  "--delay-us N\n"
-	  "  | latency NQN --op admin [--host HOSTNQN] --delay-us N\n"
+	  "  | latency NQN --op admin|fabrics [--host HOSTNQN] --delay-us N\n"
 	  "  | --dist uniform --min-us A --max-us B | --dist exp --mean-us M [--max-us CAP]\n"
 	  "| gc-storm NQN NSID [--superblocks N | --ms N]\n"
 	  "| host-drop NQN --host HOSTNQN\n"

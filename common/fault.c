@@ -70,10 +70,14 @@ static const unsigned kind_target[BLOX_FAULT_KINDS] = {
 	[BLOX_FAULT_DIE_OFFLINE] = T_DIE,
 };
 
-/* What @s's target is made of: its kind's, but a latency of the admin queue targets controllers. */
+/*
+ * What @s's target is made of: its kind's, but a latency of the admin queue
+ * or of the Fabrics commands targets controllers.
+ */
 static unsigned target_of(const struct blox_fault_spec *s)
 {
-	if (s->kind == BLOX_FAULT_DELAY && s->ops == BLOX_FAULT_OP_ADMIN)
+	if (s->kind == BLOX_FAULT_DELAY && (s->ops == BLOX_FAULT_OP_ADMIN ||
+					    s->ops == BLOX_FAULT_OP_FABRICS))
 		return T_SUBSYS | T_OPS;
 	return kind_target[s->kind];
 }
@@ -165,12 +169,15 @@ int blox_fault_spec_check(const struct blox_fault_spec *s, char *err, size_t err
 		return fail(err, errlen, "a stall needs a duration");
 	if (s->duration_ns > BLOX_FAULT_DURATION_MAX_NS)
 		return fail(err, errlen, "a duration of at most 24 hours");
-	if (s->ops & ~(unsigned)(BLOX_FAULT_OP_ALL | BLOX_FAULT_OP_ADMIN))
-		return fail(err, errlen, "ops: read, write, flush, the others, all or admin");
-	if ((s->ops & BLOX_FAULT_OP_ADMIN) && s->ops != BLOX_FAULT_OP_ADMIN)
-		return fail(err, errlen, "ops: admin alone (the admin queue is not a namespace's)");
-	if ((s->ops & BLOX_FAULT_OP_ADMIN) && s->nsid)
-		return fail(err, errlen, "ops: admin targets a subsystem's controllers, no namespace");
+	if (s->ops & ~(unsigned)(BLOX_FAULT_OP_ALL | BLOX_FAULT_OP_CTRL))
+		return fail(err, errlen, "ops: read, write, flush, the others, all, admin or fabrics");
+	if ((s->ops & BLOX_FAULT_OP_CTRL) && s->ops != BLOX_FAULT_OP_ADMIN &&
+	    s->ops != BLOX_FAULT_OP_FABRICS)
+		return fail(err, errlen, "ops: admin or fabrics alone (controllers' commands, not a "
+				 "namespace's)");
+	if ((s->ops & BLOX_FAULT_OP_CTRL) && s->nsid)
+		return fail(err, errlen, "ops: admin and fabrics target a subsystem's controllers, no "
+				 "namespace");
 	if (s->kind == BLOX_FAULT_DELAY) {
 		if ((unsigned)s->dist > BLOX_FAULT_DIST_EXPONENTIAL)
 			return fail(err, errlen, "unknown delay distribution");

@@ -75,6 +75,16 @@ enum {
 	 * controllers (a host's, or every host's), not a namespace.
 	 */
 	BLOX_FAULT_OP_ADMIN = 1u << 7,
+	/*
+	 * The Fabrics commands (opcode 7Fh: Connect, Property Get and Set,
+	 * Authentication Send and Receive, Disconnect) on the admin queue and
+	 * the I/O queues; alone, like BLOX_FAULT_OP_ADMIN: a subsystem's
+	 * controllers (a host's, or every host's). A Connect is its site
+	 * before any controller exists: the host and subsystem its data names.
+	 */
+	BLOX_FAULT_OP_FABRICS = 1u << 8,
+	/* The ops that target controllers, not a namespace (one of them alone). */
+	BLOX_FAULT_OP_CTRL = BLOX_FAULT_OP_ADMIN | BLOX_FAULT_OP_FABRICS,
 };
 
 /* How a delay is drawn. */
@@ -104,7 +114,7 @@ struct blox_fault_spec {
 	uint32_t qid; /* QUEUE_STALL: the I/O queue (0: every one) */
 	/*
 	 * BLOX_FAULT_OP_* (DELAY): 0 means reads and writes; BLOX_FAULT_OP_ADMIN
-	 * alone: nsid 0, @host optional ("": every host).
+	 * or BLOX_FAULT_OP_FABRICS alone: nsid 0, @host optional ("": every host).
 	 */
 	unsigned ops;
 	enum blox_fault_dist dist;

@@ -89,9 +89,11 @@ static int latency(const Blox__Admin__FaultSpec *in, struct blox_fault_spec *s, 
 		s->ops = BLOX_FAULT_OP_ALL;
 	else if (!strcmp(in->ops, "admin"))
 		s->ops = BLOX_FAULT_OP_ADMIN;
+	else if (!strcmp(in->ops, "fabrics"))
+		s->ops = BLOX_FAULT_OP_FABRICS;
 	else
-		BAD("latency: op '%s': read, write, rw, flush, write-zeroes, dsm, compare, all or "
-		    "admin", in->ops);
+		BAD("latency: op '%s': read, write, rw, flush, write-zeroes, dsm, compare, all, "
+		    "admin or fabrics", in->ops);
 	if (d < 0)
 		BAD("latency: distribution '%s': fixed, uniform or exponential", in->dist);
 	s->dist = (enum blox_fault_dist)d;
@@ -249,11 +251,14 @@ int adm_fault_spec(struct blox_admin *a, const Blox__Admin__FaultSpec *in,
 		s->qid = k == BLOX_FAULT_QUEUE_STALL ? in->qid : 0;
 		return checked(s, err, errlen);
 	}
-	if (k == BLOX_FAULT_DELAY && !strcmp(in->ops, "admin")) {
-		/* The admin queue: the subsystem's controllers (the host's, or every host's). */
+	if (k == BLOX_FAULT_DELAY && (!strcmp(in->ops, "admin") || !strcmp(in->ops, "fabrics"))) {
+		/*
+		 * The admin queue, or the Fabrics commands: the subsystem's
+		 * controllers (the host's, or every host's).
+		 */
 		if (in->nsid)
-			BAD("latency --op admin: the admin queue is a controller's: no NSID (NQN "
-			    "[--host HOSTNQN])");
+			BAD("latency --op %s: %s a controller's: no NSID (NQN [--host HOSTNQN])",
+			    in->ops, in->ops[0] == 'a' ? "the admin queue is" : "Fabrics commands are");
 		if ((st = latency(in, s, err, errlen)))
 			return st;
 		return checked(s, err, errlen);

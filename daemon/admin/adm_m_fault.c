@@ -42,6 +42,8 @@ static const char *ops_name(unsigned ops)
 		return "compare";
 	case BLOX_FAULT_OP_ADMIN:
 		return "admin";
+	case BLOX_FAULT_OP_FABRICS:
+		return "fabrics";
 	case BLOX_FAULT_OP_ALL:
 	case BLOX_FAULT_OP_READ | BLOX_FAULT_OP_WRITE | BLOX_FAULT_OP_FLUSH | BLOX_FAULT_OP_OTHER:
 		return "all"; /* the second as kept before the others had bits of their own */
@@ -109,10 +111,16 @@ static void m_fault_inject(ADM_SVC *svc, const Blox__Admin__FaultSpec *in,
 		struct nvmf_ns *ns = nvmf_ns_find(nvmf_subsys_find(a->tgt, s.subsys), s.nsid);
 
 		rc = blox_bdev_ftl_gc_storm(ns->bdev, s.superblocks, s.duration_ns);
+		if (rc == -EOPNOTSUPP && !strcmp(ns->bdev->ops->name, "zns"))
+			ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
+				 "gc-storm: namespace %u of %s is zoned: it has no GC (the host "
+				 "frees space by resetting zones; the drive moves no data of its "
+				 "own but in a die migration, bloxctl migrate start)",
+				 s.nsid, s.subsys);
 		if (rc == -EOPNOTSUPP)
 			ADM_FAIL(closure, d, ADM_S_FAILED_PRECONDITION,
 				 "gc-storm: namespace %u of %s has no FTL of its own here (backend "
-				 "%s): only nand namespaces with 4096-byte blocks",
+				 "%s): only nand namespaces (of 4096- or 512-byte blocks)",
 				 s.nsid, s.subsys, ns->bdev->ops->name);
 		if (rc)
 			ADM_FAIL(closure, d, ADM_S_INTERNAL, "gc-storm: %s", strerror(-rc));

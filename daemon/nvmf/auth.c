@@ -94,6 +94,13 @@ static void auth_deadline_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (sq->authenticated || !c || sq->closing)
 		return;
+	if (sq->held) {
+		/* An AUTH_Send a latency fault holds: the wait is the target's; look again later. */
+		struct timeval again = { 1, 0 };
+
+		evtimer_add(sq->auth_deadline, &again);
+		return;
+	}
 	blox_log(sq->tgt->log, BLOX_LOG_WARN,
 		 "ctrl %u qid %u: host %s did not authenticate within %u ms; closing",
 		 c->cntlid, sq->qid, c->hostnqn, NVMF_AUTH_DEADLINE_MS);

@@ -72,8 +72,17 @@ uint16_t nvmf_req_init(struct nvmf_req *req, struct nvmf_sq *sq)
 }
 
 static void req_run(struct nvmf_req *req);
+static void req_start(struct nvmf_req *req);
 
 void nvmf_req_execute(struct nvmf_req *req)
+{
+	/* A latency fault of the Fabrics commands holds one (a Connect too) before it runs. */
+	if (nvmf_fault_fabrics_start(req, req_start))
+		return;
+	req_start(req);
+}
+
+static void req_start(struct nvmf_req *req)
 {
 	/* A fault stalling the host's queues holds it; it runs when the stall ends. */
 	if (req->sq->qid && nvmf_fault_io_start(req, req_run))

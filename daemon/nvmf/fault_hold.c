@@ -7,7 +7,8 @@
  *   Compare's, ...), once the backend gave it, waits for the delay the
  *   fault draws, so the host sees the command that much later and the
  *   namespace's read and write latency counts it; with --op admin an
- *   admin command waits that long before it runs;
+ *   admin command waits that long before it runs, with --op fabrics a
+ *   Fabrics command (a Connect of any queue, a Property Get or Set, ...);
  * - queue-stall: a host's I/O commands that arrive while the stall lasts
  *   are held, not executed, and run in arrival order when it ends (or is
  *   cleared);
@@ -60,6 +61,7 @@ void nvmf_req_hold(struct nvmf_req *req, uint64_t until_ns, uint32_t fault_id,
 	req->hold_fault = fault_id;
 	req->hold_fn = fn;
 	tgt->nr_held++;
+	req->sq->held++;
 	if (!until_ns || !tgt->hold_ev) {
 		TAILQ_INSERT_TAIL(&tgt->held, req, hold_link);
 	} else {
@@ -79,6 +81,7 @@ static void unhold(struct nvmf_tgt *tgt, struct nvmf_req *req)
 {
 	TAILQ_REMOVE(&tgt->held, req, hold_link);
 	tgt->nr_held--;
+	req->sq->held--;
 }
 
 static void hold_cb(evutil_socket_t fd, short what, void *arg)
@@ -288,6 +291,54 @@ bool nvmf_fault_admin_start(struct nvmf_req *req, void (*run)(struct nvmf_req *r
 		.now = now,
 	};
 	if (!blox_fault_match(tgt->faults, &site, &f))
+		return false;
+	nvmf_req_hold(req, now + blox_fault_delay_ns(tgt->faults, f.id), f.id, run);
+	return true;
+}
+
+/*
+ * The host and subsystem a Fabrics command is of: its controller's, or,
+ * for a Connect (no controller yet), those its data names when they are
+ * terminated strings (a Connect that names none is refused as it runs).
+ */
+static bool fabrics_who(const struct nvmf_req *req, const char **subsys, const char **host)
+{
+	const struct nvmf_connect_data *d = (const void *)req->buf;
+
+	if (req->sq->ctrl) {
+		*subsys = req->sq->ctrl->subsys->nqn;
+		*host = req->sq->ctrl->hostnqn;
+		return true;
+	}
+	if ((uint8_t)req->cmd.nsid != nvme_fabrics_type_connect || !d ||
+	    req->transfer_len < sizeof(*d) || !memchr(d->subsysnqn, 0, sizeof(d->subsysnqn)) ||
+	    !memchr(d->hostnqn, 0, sizeof(d->hostnqn)))
+		return false;
+	*subsys = d->subsysnqn;
+	*host = d->hostnqn;
+	return true;
+}
+
+bool nvmf_fault_fabrics_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req))
+{
+	struct nvmf_tgt *tgt = req->sq->tgt;
+	struct blox_fault_site site;
+	struct blox_fault f;
+	uint64_t now;
+
+	if (req->cmd.opcode != nvme_admin_fabrics ||
+	    !blox_fault_armed(tgt->faults, BLOX_FAULT_DELAY))
+		return false;
+	now = blox_clock_now(tgt->clock);
+	site = (struct blox_fault_site){
+		.kind = BLOX_FAULT_DELAY,
+		.op = BLOX_FAULT_OP_FABRICS,
+		.qid = req->sq->qid,
+		.qd = 1, /* as for the admin queue: no depth a fault could ask for */
+		.now = now,
+	};
+	if (!fabrics_who(req, &site.subsys, &site.host) ||
+	    !blox_fault_match(tgt->faults, &site, &f))
 		return false;
 	nvmf_req_hold(req, now + blox_fault_delay_ns(tgt->faults, f.id), f.id, run);
 	return true;

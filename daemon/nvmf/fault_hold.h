@@ -33,6 +33,13 @@ bool nvmf_fault_io_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req)
 bool nvmf_fault_admin_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req));
 
 /*
+ * A Fabrics command about to execute (on any queue, a Connect too): a
+ * latency fault of the Fabrics commands (--op fabrics) holds it for the
+ * delay it draws (true: held, it runs through @run then).
+ */
+bool nvmf_fault_fabrics_start(struct nvmf_req *req, void (*run)(struct nvmf_req *req));
+
+/*
  * bloxd stops: the host drops a fault fired for that the loop did not
  * come back to carry out are forgotten (their timers and memory freed).
  */

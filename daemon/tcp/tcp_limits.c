@@ -3,7 +3,9 @@
  * What one client may hold of the transport: connections in total and
  * per source address (refused at accept), deadlines for the ICReq, the
  * Connect and the rest of a PDU (one sweep timer checks every queue, so
- * the data path only stores a time when a read ends inside a PDU), and a
+ * the data path only stores a time when a read ends inside a PDU; a
+ * Connect a fault holds is the core's time, and its host closing the
+ * connection ends it), and a
  * listener that pauses with a growing back-off when accept() fails (at
  * the fd limit it would otherwise be woken for the same backlog forever).
  * Every trip is counted in nvmf_tcp_stats; the log lines about them are
@@ -15,6 +17,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <event2/listener.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,17 +149,37 @@ void tcp_q_rx_mark(struct tcp_queue *q)
 	q->pdu_deadline_ns = deadline(q->t, q->t->lim.pdu_timeout_ms);
 }
 
+/* Whether @q's peer closed its side (or the connection failed): what a read would find. */
+static bool peer_gone(const struct tcp_queue *q)
+{
+	struct pollfd p = { .fd = q->fd, .events = POLLRDHUP };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 /* @q is past a deadline: which one, counted, or NULL. */
 static const char *q_expired(struct tcp_queue *q, uint64_t now)
 {
 	struct tcp_reactor *tr = q->tr;
+	bool held;
 
 	/* A queue on another reactor is connected: it moved after its Connect. */
 	if (q->stage != STAGE_DONE && !tcp_q_remote(q) && q->sq.ctrl) {
 		q->stage = STAGE_DONE;
 		q->stage_deadline_ns = 0;
 	}
-	if (q->stage_deadline_ns && now >= q->stage_deadline_ns) {
+	/*
+	 * A Connect that a latency fault of the Fabrics commands holds came
+	 * in time: the wait is the core's (the queue is still on reactor 0).
+	 */
+	held = q->stage == STAGE_CONNECT && !tcp_q_remote(q) && q->sq.held;
+	/*
+	 * Nothing is read behind a Connect until it is answered, so a host
+	 * that went away meanwhile is seen here: its held Connect ends now.
+	 */
+	if (held && peer_gone(q))
+		return "the host closed the connection while its Connect was held";
+	if (q->stage_deadline_ns && now >= q->stage_deadline_ns && !held) {
 		if (q->stage == STAGE_ICREQ) {
 			TCP_STAT(tr, icreq_timeouts);
 			return "no ICReq in time (--icreq-timeout-ms)";

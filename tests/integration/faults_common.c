@@ -2,6 +2,8 @@
 /* What integration_faults and integration_faults_path share; see faults_common.h. */
 #include "faults_common.h"
 
+#include <poll.h>
+
 int faults_fx_setup(struct faults_fx *f, const char *subnqn)
 {
 	f->nqn = subnqn;
@@ -115,4 +117,35 @@ void faults_expect_refused(struct faults_fx *f, const struct faults_bad *bad, si
 	}
 	assert_int_equal(ctl(f, "fault list"), 0);
 	assert_non_null(strstr(f->out, "no faults"));
+}
+
+void faults_wait_held(struct faults_fx *f, uint32_t id, uint64_t n)
+{
+	for (int i = 0; i < 200 && fault_num(f, id, "held") != n; i++)
+		fx_sleep_ms(50);
+	assert_int_equal(fault_num(f, id, "held"), n);
+}
+
+bool faults_answers_within(struct ini_queue *q, int ms)
+{
+	struct pollfd p = { .fd = ini_queue_fd(q), .events = POLLIN };
+
+	return poll(&p, 1, ms) > 0;
+}
+
+void faults_wait_storm(struct faults_fx *f, uint32_t nsid, uint64_t victims, uint64_t runs)
+{
+	uint64_t got = 0;
+
+	for (int i = 0; i < 200 && got < victims; i++) {
+		if (i)
+			fx_sleep_ms(50);
+		got = ns_stat(f, nsid, "ftl", "gc_storm_victims");
+	}
+	assert_int_equal(got, victims);
+	assert_int_equal(ns_stat(f, nsid, "ftl", "gc_storms"), 1);
+	/* Its victims erased: GC's runs grew by them. */
+	for (int i = 0; i < 200 && ns_stat(f, nsid, "ftl", "gc_runs") < runs + victims; i++)
+		fx_sleep_ms(50);
+	assert_true(ns_stat(f, nsid, "ftl", "gc_runs") >= runs + victims);
 }

@@ -61,6 +61,20 @@ void faults_restart(struct faults_fx *f, const char *subs, int (*setup)(void *ar
 /* Read on @c's first I/O queue until its connection is gone (2 s at most); fails if it stays. */
 void faults_wait_dropped(struct faults_fx *f, struct ini_ctrl *c);
 
+/* Wait (10 s at most) until fault @id holds @n commands; fails if it does not. */
+void faults_wait_held(struct faults_fx *f, uint32_t id, uint64_t n);
+
+/* Whether the target sent anything on @q within @ms. */
+bool faults_answers_within(struct ini_queue *q, int ms);
+
+/*
+ * After a gc-storm of @victims superblocks on namespace @nsid (of f->nqn),
+ * the first in its life, injected when its FTL counted @runs GC runs: wait
+ * (10 s at most) until it took them all and they are erased (gc_runs grew
+ * by them); fails if it does not.
+ */
+void faults_wait_storm(struct faults_fx *f, uint32_t nsid, uint64_t victims, uint64_t runs);
+
 /* bloxctl arguments that must be refused: the exit code and what it says. */
 struct faults_bad {
 	const char *args;

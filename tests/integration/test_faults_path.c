@@ -22,8 +22,6 @@
  * - bad input for each: refused with a reason, nothing added.
  * Timings are checked as lower bounds only.
  */
-#include <poll.h>
-
 #include "faults_common.h"
 
 #define SUBNQN "nqn.2026-12.io.blox:pathfaults"
@@ -35,14 +33,6 @@ static const char *const subsystems =
 static int fixture_setup(void *arg)
 {
 	return faults_fx_setup(arg, SUBNQN);
-}
-
-/* Wait (10 s at most) until fault @id holds @n commands. */
-static void wait_held(struct faults_fx *f, uint32_t id, uint64_t n)
-{
-	for (int i = 0; i < 200 && fault_num(f, id, "held") != n; i++)
-		fx_sleep_ms(50);
-	assert_int_equal(fault_num(f, id, "held"), n);
 }
 
 /* The read latency's largest figure in bloxctl stats' window (0: no read in it). */
@@ -71,14 +61,6 @@ static int64_t timed_read(struct faults_fx *f, struct ini_queue *q)
 
 	assert_int_equal(ini_read(q, 1, 0, 1, f->buf, BLK), 0);
 	return fx_now_ms() - t0;
-}
-
-/* Whether the target sent anything on @q within @ms. */
-static bool answers_within(struct ini_queue *q, int ms)
-{
-	struct pollfd p = { .fd = ini_queue_fd(q), .events = POLLIN };
-
-	return poll(&p, 1, ms) > 0;
 }
 
 static struct ini_ctrl *host_a(struct faults_fx *f)
@@ -149,7 +131,7 @@ static void test_latency(void **state)
 	id = injected(f);
 	ini_req_rw(&r, nvme_cmd_read, 1, 0, 1, f->buf, BLK);
 	assert_int_equal(ini_submit(f->c->io[0], &r), 0);
-	wait_held(f, id, 1);
+	faults_wait_held(f, id, 1);
 	assert_int_equal(ctl(f, "fault clear %u", id), 0);
 	assert_int_equal(ini_wait(f->c->io[0], &r), 0);
 	assert_int_equal(ini_status(&r.cqe), 0);
@@ -312,8 +294,8 @@ static void test_latency_admin(void **state)
 	ini_req_init(&r, nvme_admin_identify, 0, page, sizeof(page), INI_DIR_C2H);
 	r.sqe.cdw10 = 1;
 	assert_int_equal(ini_submit(f->c->admin, &r), 0);
-	wait_held(f, id, 1);
-	assert_false(answers_within(f->c->admin, 200));
+	faults_wait_held(f, id, 1);
+	assert_false(faults_answers_within(f->c->admin, 200));
 	assert_int_equal(ctl(f, "fault clear %u", id), 0);
 	assert_int_equal(ini_wait(f->c->admin, &r), 0);
 	assert_int_equal(ini_status(&r.cqe), 0);
@@ -388,7 +370,7 @@ static void test_gc_storm(void **state)
 {
 	struct faults_fx *f = *state;
 	uint8_t *w = f->buf;
-	uint64_t runs, victims = 0;
+	uint64_t runs;
 	uint32_t id;
 
 	assert_int_equal(ctl(f, "device create gflash --channels 1 --dies-per-channel 2 --planes 1 "
@@ -409,17 +391,7 @@ static void test_gc_storm(void **state)
 	assert_int_equal(ctl(f, "fault inject gc-storm " SUBNQN " 2 --superblocks 2"), 0);
 	id = injected(f);
 	assert_int_equal(fault_num(f, id, "fired"), 1);
-	for (int i = 0; i < 200 && victims < 2; i++) {
-		if (i)
-			fx_sleep_ms(50);
-		victims = ns_stat(f, 2, "ftl", "gc_storm_victims");
-	}
-	assert_int_equal(victims, 2);
-	assert_int_equal(ns_stat(f, 2, "ftl", "gc_storms"), 1);
-	/* Its victims erased: GC's runs grew by them. */
-	for (int i = 0; i < 200 && ns_stat(f, 2, "ftl", "gc_runs") < runs + 2; i++)
-		fx_sleep_ms(50);
-	assert_true(ns_stat(f, 2, "ftl", "gc_runs") >= runs + 2);
+	faults_wait_storm(f, 2, 2, runs);
 	assert_int_equal(ctl(f, "stats " SUBNQN " 2"), 0);
 	assert_non_null(strstr(f->out, "gc storms"));
 	/* Every LBA as last written. */
@@ -533,8 +505,8 @@ static void test_queue_stall(void **state)
 	id = injected(f);
 	ini_req_rw(&r, nvme_cmd_write, 1, 4, 1, f->buf, BLK);
 	assert_int_equal(ini_submit(c2->io[0], &r), 0);
-	wait_held(f, id, 1);
-	assert_false(answers_within(c2->io[0], 200));
+	faults_wait_held(f, id, 1);
+	assert_false(faults_answers_within(c2->io[0], 200));
 	assert_int_equal(ctl(f, "fault clear %u", id), 0);
 	assert_int_equal(ini_wait(c2->io[0], &r), 0);
 	assert_int_equal(ini_status(&r.cqe), 0);
@@ -543,7 +515,7 @@ static void test_queue_stall(void **state)
 	id = injected(f);
 	ini_req_rw(&r, nvme_cmd_read, 1, 0, 1, f->buf, BLK);
 	assert_int_equal(ini_submit(c2->io[0], &r), 0);
-	wait_held(f, id, 1);
+	faults_wait_held(f, id, 1);
 	ini_ctrl_destroy(c2);
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
 	assert_int_equal(ini_read(f->c->io[0], 1, 0, 1, f->buf, BLK), 0);
@@ -558,11 +530,11 @@ static void test_queue_stall(void **state)
 	assert_non_null(strstr(f->out, "I/O queue 2 of " FX_HOST_A " on " SUBNQN));
 	ini_req_rw(&r, nvme_cmd_read, 1, 0, 1, f->buf, BLK);
 	assert_int_equal(ini_submit(c2->io[1], &r), 0);
-	wait_held(f, id, 1);
+	faults_wait_held(f, id, 1);
 	assert_int_equal(ini_read(c2->io[0], 1, 0, 1, f->buf + BLK, BLK), 0);
 	assert_int_equal(ini_write(c2->io[0], 1, 4, 1, f->buf + BLK, BLK, false), 0);
 	assert_int_equal(fault_num(f, id, "seen"), 1);
-	assert_false(answers_within(c2->io[1], 200));
+	assert_false(faults_answers_within(c2->io[1], 200));
 	assert_int_equal(ctl(f, "fault clear %u", id), 0);
 	assert_int_equal(ini_wait(c2->io[1], &r), 0);
 	assert_int_equal(ini_status(&r.cqe), 0);
@@ -587,8 +559,8 @@ static void test_ka_ignore(void **state)
 	ini_req_init(&r, nvme_admin_keep_alive, 0, NULL, 0, INI_DIR_NONE);
 	assert_int_equal(ini_submit(c2->admin, &r), 0);
 	/* Unanswered: nothing comes back; the fault holds it. */
-	assert_false(answers_within(c2->admin, 1000));
-	wait_held(f, id, 1);
+	assert_false(faults_answers_within(c2->admin, 1000));
+	faults_wait_held(f, id, 1);
 	assert_int_equal(fault_num(f, id, "fired"), 1);
 	/* Another host's keep-alive, and this host's I/O, are answered. */
 	assert_int_equal(ini_keep_alive(f->c->admin), 0);
@@ -602,9 +574,9 @@ static void test_ka_ignore(void **state)
 	id = injected(f);
 	ini_req_init(&r, nvme_admin_keep_alive, 0, NULL, 0, INI_DIR_NONE);
 	assert_int_equal(ini_submit(c2->admin, &r), 0);
-	wait_held(f, id, 1);
+	faults_wait_held(f, id, 1);
 	ini_ctrl_destroy(c2);
-	wait_held(f, id, 0);
+	faults_wait_held(f, id, 0);
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
 	assert_int_equal(ini_keep_alive(f->c->admin), 0);
 }
@@ -644,7 +616,7 @@ static void test_latency_bad_input(void **state)
 		{ "fault inject latency " SUBNQN " 1 --delay-us -5", 64, "not a number" },
 		{ "fault inject latency " SUBNQN " 1 --delay-us 700000000", 1, "600 s" },
 		{ "fault inject latency " SUBNQN " 1 --delay-us 5 --op trim", 1,
-		  "read, write, rw, flush, write-zeroes, dsm, compare, all or admin" },
+		  "read, write, rw, flush, write-zeroes, dsm, compare, all, admin or fabrics" },
 		{ "fault inject latency " SUBNQN " 1 --op admin --delay-us 5", 64, "no NSID" },
 		{ "fault inject latency " SUBNQN " --op read --delay-us 5", 64, "NSID are required" },
 		{ "fault inject latency nqn.2026-12.io.blox:none --op admin --delay-us 5", 2,

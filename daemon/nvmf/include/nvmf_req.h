@@ -60,6 +60,12 @@ struct nvmf_sq {
 	struct event *auth_deadline; /* NVMF_AUTH_DEADLINE_MS after the Connect */
 	uint64_t cmds, errors;
 	/*
+	 * Its commands a fault holds (fault_hold.c; a Connect held by a
+	 * latency fault of the Fabrics commands too): the core's time, not
+	 * the host's, for the transport's deadlines. Reactor 0's.
+	 */
+	uint32_t held;
+	/*
 	 * Set by the transport when the queue runs over TLS: the host and
 	 * subsystem its PSK identity named. The Connect must name the same.
 	 */

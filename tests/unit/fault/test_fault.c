@@ -78,12 +78,21 @@ static void refusals(void **state)
 	s.dist = BLOX_FAULT_DIST_UNIFORM;
 	s.delay_max_ns = 10;
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
-	s.ops = BLOX_FAULT_OP_ADMIN << 1; /* no such op */
+	s.ops = BLOX_FAULT_OP_FABRICS << 1; /* no such op */
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
 	s.ops = BLOX_FAULT_OP_ADMIN | BLOX_FAULT_OP_READ; /* admin goes alone */
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "admin alone"));
+	assert_non_null(strstr(err, "admin or fabrics alone"));
+	s.ops = BLOX_FAULT_OP_FABRICS | BLOX_FAULT_OP_FLUSH; /* so does fabrics */
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "admin or fabrics alone"));
+	s.ops = BLOX_FAULT_OP_ADMIN | BLOX_FAULT_OP_FABRICS; /* one of them */
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "admin or fabrics alone"));
 	s.ops = BLOX_FAULT_OP_ADMIN; /* with a namespace */
+	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no namespace"));
+	s.ops = BLOX_FAULT_OP_FABRICS;
 	assert_int_equal(blox_fault_add(r, &s, 0, NULL, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "no namespace"));
 	s.dist = BLOX_FAULT_DIST_FIXED;
@@ -420,7 +429,8 @@ static void delays(void **state)
  * The ops of a latency fault: Write Zeroes, Dataset Management and Compare
  * each alone, the others (15, as "all" was kept before) matching all
  * three; admin (no namespace) a subsystem's controllers, a host's or
- * every host's, never an I/O command.
+ * every host's, never an I/O command; fabrics the same controllers'
+ * Fabrics commands, not their admin commands (and admin not theirs).
  */
 static void op_masks(void **state)
 {
@@ -498,6 +508,37 @@ static void op_masks(void **state)
 	x = (struct blox_fault_site){ .kind = BLOX_FAULT_DELAY, .subsys = SUBSYS, .host = "nqn.g",
 				      .op = BLOX_FAULT_OP_ADMIN, .qd = 1 };
 	assert_true(blox_fault_match(r, &x, NULL));
+	/* ... but not their Fabrics commands. */
+	x.op = BLOX_FAULT_OP_FABRICS;
+	assert_false(blox_fault_match(r, &x, NULL));
+	blox_fault_reg_destroy(r);
+
+	/*
+	 * Fabrics, host nqn.h's: its Fabrics commands (a Connect's site names
+	 * the host and subsystem of its data), not its admin commands, not
+	 * another host's, not another subsystem's, not I/O.
+	 */
+	assert_int_equal(blox_fault_reg_create(&r), 0);
+	s.ops = BLOX_FAULT_OP_FABRICS;
+	snprintf(s.host, sizeof(s.host), "nqn.h");
+	assert_int_equal(blox_fault_add(r, &s, 0, &id, NULL, 0), 0);
+	x = (struct blox_fault_site){ .kind = BLOX_FAULT_DELAY, .subsys = SUBSYS, .host = "nqn.h",
+				      .op = BLOX_FAULT_OP_FABRICS, .qd = 1 };
+	assert_true(blox_fault_match(r, &x, NULL));
+	x.op = BLOX_FAULT_OP_ADMIN;
+	assert_false(blox_fault_match(r, &x, NULL));
+	x.op = BLOX_FAULT_OP_FABRICS;
+	x.host = "nqn.g";
+	assert_false(blox_fault_match(r, &x, NULL));
+	x.host = NULL; /* a site that does not know its host */
+	assert_false(blox_fault_match(r, &x, NULL));
+	x.host = "nqn.h";
+	x.subsys = "nqn.2026-12.io.blox:u";
+	assert_false(blox_fault_match(r, &x, NULL));
+	x.subsys = SUBSYS;
+	x.nsid = 1;
+	x.op = BLOX_FAULT_OP_ALL;
+	assert_false(blox_fault_match(r, &x, NULL));
 	blox_fault_reg_destroy(r);
 }
 
