@@ -392,12 +392,7 @@ static void test_kill9(void **state)
 
 int main(void)
 {
-	static const struct fx_group g = { .who = "test_zoned",
-					   .subsystems = subsystems,
-					   .own_data_dir = true,
-					   .size = sizeof(struct env),
-					   .setup = env_setup,
-					   .teardown = zfx_teardown };
+	static const struct fx_group g = ZFX_GROUP("test_zoned", subsystems, struct env, env_setup);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identify),
 		cmocka_unit_test(test_write_rules),

@@ -256,12 +256,8 @@ static void test_swap(void **state)
 
 int main(void)
 {
-	static const struct fx_group g = { .who = "test_zoned_mig",
-					   .subsystems = subsystems,
-					   .own_data_dir = true,
-					   .size = sizeof(struct env),
-					   .setup = env_setup,
-					   .teardown = zfx_teardown };
+	static const struct fx_group g =
+		ZFX_GROUP("test_zoned_mig", subsystems, struct env, env_setup);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_setup),
 		cmocka_unit_test(test_migrate_under_io),

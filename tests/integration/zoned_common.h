@@ -34,6 +34,14 @@ struct zfx {
 int zfx_setup(struct zfx *z, uint64_t lbas);
 /* fx_group.teardown of a zoned program: the model freed. */
 void zfx_teardown(void *arg);
+/*
+ * The cmocka group of zoned program @name on @subs, whose struct (struct
+ * zfx first) is @type, made by @set_up (which calls zfx_setup()); its own
+ * data directory, kept across restarts.
+ */
+#define ZFX_GROUP(name, subs, type, set_up)                                          \
+	{ .who = (name), .subsystems = (subs), .own_data_dir = true, .size = sizeof(type), \
+	  .setup = (set_up), .teardown = zfx_teardown }
 
 /* @n LBAs of the data write @id puts at @lba. */
 void zfx_fill(uint8_t *buf, uint32_t id, uint64_t lba, uint32_t n);
