@@ -12,7 +12,9 @@
 # (its connections closed by the target) reconnects by itself within its
 # reconnect delay and its I/O goes on; a host whose keep-alives go
 # unanswered (ka-ignore) resets its controller by itself when its keep-alive
-# timeout (5 s) fires and reconnects, and its I/O goes on once cleared.
+# timeout (5 s) fires and reconnects, and its I/O goes on once cleared; under
+# a 300 ms latency fault of the Fabrics commands a Property Get of CSTS takes
+# that long and a controller reset completes, slowly, by itself.
 # Exit 0 when every check passed.
 set -u
 fail() { echo "GUEST-FL FAIL: $*"; exit 1; }
@@ -119,5 +121,35 @@ done
 [[ $i != 300 ]] || fail "write after ka-ignore was cleared"
 blk 80 /tmp/b 16 && want 0 /tmp/w 16 && cmp -s /tmp/b /tmp/w || fail "read after ka-ignore was cleared"
 ok "I/O after ka-ignore was cleared"
+
+# Fabrics commands 300 ms late (a slow drive): a Property Get of CSTS takes that long, and a
+# controller reset (CC and CSTS through Property Set and Get, then the new Connects) takes
+# seconds but completes by itself; I/O goes on.
+ask "fabrics 300000"
+for i in $(seq 100); do
+	t0=${EPOCHREALTIME/./}
+	nvme get-property "/dev/$(basename "$ctrl")" --offset=0x1c >/dev/null 2>&1 ||
+		fail "nvme get-property of CSTS"
+	t1=${EPOCHREALTIME/./}
+	ms=$(((t1 - t0) / 1000))
+	((ms >= 300)) && break
+	sleep 0.1
+done
+[[ $i != 100 ]] || fail "a Property Get took $ms ms under a 300 ms fabrics fault (10 s after it was asked for)"
+ok "a Property Get of CSTS under a 300 ms fabrics fault took $ms ms"
+t0=${EPOCHREALTIME/./}
+echo 1 >"$ctrl/reset_controller" || fail "reset_controller"
+for i in $(seq 600); do
+	[[ $(cat "$ctrl/state" 2>/dev/null) == live ]] && break
+	sleep 0.1
+done
+t1=${EPOCHREALTIME/./}
+[[ $i != 600 ]] || fail "not live within 60 s of a reset under a 300 ms fabrics fault"
+ok "a reset under a 300 ms fabrics fault: live again after $(((t1 - t0) / 1000)) ms"
+dd if=/tmp/data of="$dev" bs=$BS seek=96 count=16 oflag=direct conv=fsync 2>/dev/null ||
+	fail "write after the slow reset"
+blk 96 /tmp/b 16 && want 0 /tmp/w 16 && cmp -s /tmp/b /tmp/w || fail "read after the slow reset"
+ok "I/O after the slow reset"
+ask "clear"
 nvme disconnect -n "$NQN" >/dev/null
 echo "GUEST-FL PASS"

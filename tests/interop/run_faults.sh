@@ -5,7 +5,7 @@
 # port from 4421 in a temporary data directory, runs guest_faults.sh in the
 # initiator VM (kernel 6.1 or 6.12) and does what it asks on its console
 # ("GUEST-FL ask: read-unc LBA NLB", "clear", "latency US", "host-drop",
-# "ka-ignore") with BLOXCTL fault inject / clear. Needs root and ../shared/initiator-vm (exit 77 without).
+# "ka-ignore", "fabrics US") with BLOXCTL fault inject / clear. Needs root and ../shared/initiator-vm (exit 77 without).
 # Exit 0 when the guest's checks passed, every bloxctl request succeeded and
 # bloxd stopped cleanly. The harness: lib.sh.
 set -uo pipefail
@@ -34,6 +34,7 @@ request() {
 	host-drop) asked fault inject host-drop "$NQN" --host "$HOSTNQN" ;;
 	latency) asked fault inject latency "$NQN" 1 --op read --delay-us "$2" ;;
 	ka-ignore) asked fault inject ka-ignore "$NQN" --host "$HOSTNQN" ;;
+	fabrics) asked fault inject latency "$NQN" --op fabrics --host "$HOSTNQN" --delay-us "$2" ;;
 	*) asked unknown-request "$1" ;;
 	esac
 }
