@@ -201,15 +201,15 @@ static void nand_block(const Blox__Admin__NandStats *n, const char *device)
 			 n->lateness->p50_ns / 1e3, n->lateness->p99_ns / 1e3,
 			 n->lateness->p9999_ns / 1e3, n->lateness->max_ns / 1e3,
 			 (unsigned long)n->lateness->count, n->reactor, n->reactor_cpu * 100);
-	if (n->rel_reads || n->grown_bad_blocks || n->factory_bad_blocks)
+	if (n->rel_reads || n->grown_bad_blocks || n->factory_bad_blocks || n->dies_offline)
 		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  rel",
 			 "reads decoded %lu (%lu retried, %lu retry steps), uncorrectable %lu; "
 			 "grown bad blocks %lu, factory bad blocks %lu; most bit errors in a "
-			 "codeword %u",
+			 "codeword %u; dies gone offline %u, replaced %u",
 			 (unsigned long)n->rel_reads, (unsigned long)n->rel_reads_retried,
 			 (unsigned long)n->rel_retries, (unsigned long)n->rel_uncorrectable,
 			 (unsigned long)n->grown_bad_blocks, (unsigned long)n->factory_bad_blocks,
-			 n->max_bit_errors);
+			 n->max_bit_errors, n->dies_offline, n->dies_replaced);
 	if (!strcmp(n->suspend_policy, "smart"))
 		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  susp",
 			 "(smart): granted %lu; not yet (paced) %lu; refused: nearly done %lu, "

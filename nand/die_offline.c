@@ -87,8 +87,11 @@ void nand_offline_load(struct nand_dev *dev)
 	if (!dev->store)
 		return;
 	for (uint64_t b = 0; b < nand_blocks(g); b++)
-		if (dev->store->blocks[b].flags & NAND_BLOCK_OFFLINE)
+		if (dev->store->blocks[b].flags & NAND_BLOCK_OFFLINE &&
+		    !dev->offline[block_die(g, b)]) {
 			dev->offline[block_die(g, b)] = true;
+			dev->stats.rel.dies_offline++; /* gone, as far as this device knows */
+		}
 }
 
 static int go_offline(struct nand_dev *dev, uint32_t die, bool by_fault)

@@ -163,6 +163,8 @@ static Blox__Admin__NandStats *nand_msg(const struct tm_ns *n)
 	m->grown_bad_blocks = s->rel.erase_failures + s->rel.program_failures;
 	m->max_bit_errors = s->rel.max_errors;
 	m->factory_bad_blocks = s->factory_bad_blocks;
+	m->dies_offline = s->rel.dies_offline;
+	m->dies_replaced = s->rel.dies_replaced;
 	if (d) {
 		m->susp_granted = d[QOS_SUSP_GRANTED];
 		m->susp_not_host_read = d[QOS_SUSP_NOT_HOST_READ];

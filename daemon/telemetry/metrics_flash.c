@@ -251,6 +251,14 @@ static void nand_families(struct mx_scrape *s)
 		mx_u64(&s->w, &d->l,
 		       d->from->s->t.nand->rel.erase_failures +
 			       d->from->s->t.nand->rel.program_failures);
+	fam(s, "bloxd_nand_dies_offline", MX_COUNTER, NULL,
+	    "Dies gone offline (a die-offline fault, or found so in the store at start)");
+	FOR_NAND(s, d)
+		mx_u64(&s->w, &d->l, d->from->s->t.nand->rel.dies_offline);
+	fam(s, "bloxd_nand_dies_replaced", MX_COUNTER, NULL,
+	    "Dies back from offline, replaced by an empty one (the fault cleared)");
+	FOR_NAND(s, d)
+		mx_u64(&s->w, &d->l, d->from->s->t.nand->rel.dies_replaced);
 	fam(s, "bloxd_nand_max_bit_errors", MX_GAUGE, NULL,
 	    "Most raw bit errors seen in one ECC codeword");
 	FOR_NAND(s, d)

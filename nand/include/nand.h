@@ -593,7 +593,8 @@ struct nand_stats {
 		uint64_t reads, reads_retried, retries, uncorrectable, erase_failures;
 		uint64_t program_failures; /* drawn by the model or forced (nand_fail_programs()) */
 		uint64_t offline_ops; /* ops failed because their die was offline (-ENODEV) */
-		uint32_t dies_offline, dies_replaced; /* dies that went offline, came back */
+		/* Dies gone offline (found so in the store at start too), dies back replaced. */
+		uint32_t dies_offline, dies_replaced;
 		uint32_t max_errors; /* most bit errors seen in one codeword */
 	} rel;
 	/* Blocks the store marks bad from the factory (NAND_BLOCK_FACTORY_BAD). */
