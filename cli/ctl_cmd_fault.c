@@ -446,7 +446,7 @@ static const struct ctl_cmd fault_cmds[] = {
 	  "probability); queue-stall: its I/O queues wait; ka-ignore: keep-alives unanswered; "
 	  "listener-stop: new connections refused; erase-fail, program-fail, die-fail: that "
 	  "die's erases, programs or reads; die-offline: every op on the die, which the FTL "
-	  "then does without",
+	  "then does without (a zoned namespace's zones go offline)",
 	  fault_inject },
 	{ "list", "", "faults, with how often each fired", fault_list },
 	{ "clear", "ID | --all", "take a fault (or all) away", fault_clear },

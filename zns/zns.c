@@ -403,6 +403,14 @@ void zns_zone_finish_by_ctrl(struct zns *z, uint32_t zone)
 	z->zones[zone].changed = ++z->changes;
 }
 
+void zns_zone_revive(struct zns *z, uint32_t zone)
+{
+	z->zones[zone].wp = zns_zslba(z, zone);
+	z->zones[zone].attrs = 0;
+	zone_set(z, zone, ZNS_EMPTY);
+	z->zones[zone].changed = ++z->changes;
+}
+
 uint64_t zns_changes(const struct zns *z)
 {
 	return z->changes;

@@ -140,13 +140,6 @@ static int own_device(struct blox_admin *a, const Blox__Admin__FaultSpec *in,
 				"--device NAME; other backends have no dies)",
 				in->kind, ns->nsid, sub->nqn),
 		       ADM_S_FAILED_PRECONDITION;
-	if (!strcmp(rec->params.backend, "zns") && !strcmp(in->kind, "die-offline"))
-		return snprintf(err, errlen,
-				"die-offline: namespace %u of %s is zoned: a zone's data is on "
-				"every die of its row (not built; program-fail, erase-fail and "
-				"die-fail are)",
-				ns->nsid, sub->nqn),
-		       ADM_S_FAILED_PRECONDITION;
 	cn = calloc(1, sizeof(*cn));
 	if (!cn)
 		return snprintf(err, errlen, "out of memory"), ADM_S_INTERNAL;

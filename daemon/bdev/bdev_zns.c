@@ -122,8 +122,7 @@ static int fill_holes(struct zns_bdev *zb, uint32_t zone)
 	return 0;
 }
 
-/* Row @row erased on the store at once (its blocks that hold anything). */
-static int erase_row(struct zns_bdev *zb, uint32_t row)
+int zb_row_erase(struct zns_bdev *zb, uint32_t row)
 {
 	uint32_t stripe = zb->l.ndies * zb->l.planes;
 	uint64_t bi;
@@ -186,7 +185,7 @@ static int recover_zone(struct zns_bdev *zb, uint32_t zone, uint8_t *oob, uint16
 		for (uint32_t j = 0; j < zb->lpages; j++)
 			l2p[j] = ZB_NONE;
 		zz->pnext = 0;
-		rc = erase_row(zb, row);
+		rc = zb_row_erase(zb, row);
 		zb->row_zone[row] = ZB_NONE;
 		zz->row = ZB_NONE;
 		zns_zone_restore(zb->z, zone, zns_zslba(zb->z, zone), false);
@@ -248,7 +247,7 @@ static int find_row(struct zns_bdev *zb, uint32_t row, uint8_t *oob)
 
 	rc = reset_marked(zb, row, oob, &marked);
 	if (rc || marked)
-		return rc ? rc : erase_row(zb, row);
+		return rc ? rc : zb_row_erase(zb, row);
 
 	for (uint32_t p = 0; p < zb->l.zone_pages && zone == ZB_NONE; p++) {
 		struct zb_oob o;
@@ -269,7 +268,7 @@ static int find_row(struct zns_bdev *zb, uint32_t row, uint8_t *oob)
 		zb->zones[zone].row = row;
 		return 0;
 	}
-	return any ? erase_row(zb, row) : 0;
+	return any ? zb_row_erase(zb, row) : 0;
 }
 
 static int recover(struct zns_bdev *zb)
@@ -279,6 +278,12 @@ static int recover(struct zns_bdev *zb)
 	struct zns_counts c;
 	int rc = oob && nvalid ? 0 : -ENOMEM;
 
+	/* A die of it offline: every zone Offline, nothing read (bdev_zns_offline.c). */
+	if (!rc && zb_dieoff_start(zb)) {
+		free(oob);
+		free(nvalid);
+		return 0;
+	}
 	for (uint32_t row = 0; row < zb->nr_rows && !rc; row++)
 		rc = find_row(zb, row, oob);
 	for (uint32_t zone = 0; zone < zb->l.nr_zones && !rc; zone++) {
@@ -376,6 +381,7 @@ static uint32_t zb_report(struct blox_bdev *bdev, uint64_t slba, uint8_t filter,
 	struct zns_bdev *zb = container_of(bdev, struct zns_bdev, base);
 	uint32_t n = 0;
 
+	zb_dieoff_poll(zb);
 	if (slba >= zns_nlbas(zb->z))
 		return 0;
 	for (uint32_t zone = zns_zone_of(zb->z, slba); zone < zb->l.nr_zones; zone++) {
@@ -399,6 +405,7 @@ static uint32_t zb_changed(struct blox_bdev *bdev, uint64_t since, uint64_t *now
 {
 	struct zns_bdev *zb = container_of(bdev, struct zns_bdev, base);
 
+	zb_dieoff_poll(zb);
 	*now = zns_changes(zb->z);
 	return zns_changed_since(zb->z, since, out, max);
 }

@@ -4,7 +4,8 @@
  * NAND (no FTL). bdev_zns.c: where data is, create (with the write
  * pointers' recovery), destroy, the zones' report and what it tells;
  * bdev_zns_io.c: reads, writes, appends, flushes and the zone actions on
- * the NAND device; bdev_zns_mig.c: die migrations (struct zb_mig).
+ * the NAND device; bdev_zns_mig.c: die migrations (struct zb_mig);
+ * bdev_zns_fail.c and bdev_zns_offline.c: bad blocks and a die gone.
  *
  * Where data is. A zone's flash is a row: block first_block + r on every
  * (die, plane) of the namespace (zns.h's layout, with the row for the
@@ -226,6 +227,7 @@ struct zns_bdev {
 	TAILQ_HEAD(, zb_req) cut_reqs; /* commands a power cut lost (zb_power_off()) */
 	uint64_t programs, pads, erases, reads; /* NAND ops by kind (pads: padded pages) */
 	uint64_t host_read_bytes, host_written_bytes; /* since the start (endurance) */
+	bool die_gone; /* a die of it is offline: every zone Offline (bdev_zns_offline.c) */
 	struct zb_mig mig;
 	struct zb_plm plm;
 	struct event_base *evbase; /* its loop (the migration's timer) */
@@ -327,6 +329,18 @@ int zb_plm_config(struct blox_bdev *bdev, const struct blox_bdev_plm_config *cfg
 int zb_plm_window(struct blox_bdev *bdev, enum blox_plm_window w, uint64_t *retry_in_ns);
 void zb_plm_query(struct blox_bdev *bdev, struct blox_bdev_plm_info *info, bool clear);
 
+/* Row @row erased on the store at once (its blocks that hold anything). 0 or -errno. */
+int zb_row_erase(struct zns_bdev *zb, uint32_t row);
+
+/* bdev_zns_offline.c */
+/*
+ * Whether a die of the namespace went offline (every zone goes Offline) or
+ * came back replaced (its rows erased, every zone Empty); asked as each
+ * command starts, at a report, and when an op fails with -ENODEV.
+ */
+void zb_dieoff_poll(struct zns_bdev *zb);
+/* At the start's recovery: a die offline makes every zone Offline, nothing read (true). */
+bool zb_dieoff_start(struct zns_bdev *zb);
 /* bdev_zns_power.c */
 /*
  * Power was cut (its NAND ops dropped, never to complete): free every op

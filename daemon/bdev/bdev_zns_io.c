@@ -181,9 +181,13 @@ static void prog_done(struct nand_op *op)
 		zone_clear(zb, zone);
 		status = 0;
 	} else if (status) {
-		blox_log(zb->log, BLOX_LOG_ERR, "zns: a program of zone %u failed (%d): read only",
-			 zone, op->status);
-		zns_zone_fail(zb->z, zone, ZNS_RONLY);
+		zb_dieoff_poll(zb); /* its die gone (in flight as it went: -EIO): every zone Offline */
+		if (!zb->die_gone) {
+			blox_log(zb->log, BLOX_LOG_ERR,
+				 "zns: a program of zone %u failed (%d): read only", zone,
+				 op->status);
+			zns_zone_fail(zb->z, zone, ZNS_RONLY);
+		}
 	}
 	op_free(o);
 	if (req)
@@ -310,6 +314,8 @@ static void read_done(struct nand_op *op)
 	if (!status)
 		iov_copy(req->io, o->ioff, o->data + (uint64_t)o->first * ZNS_LBA_SIZE,
 			 (uint64_t)o->n * ZNS_LBA_SIZE, true);
+	else
+		zb_dieoff_poll(zb);
 	op_free(o);
 	req_put(zb, req, status);
 	/* A migration may wait for the reads of a row's old blocks. */
@@ -535,6 +541,7 @@ static void erase_done(struct nand_op *op)
 		blox_log(zb->log, BLOX_LOG_ERR, "zns: an erase of zone %u failed (%d): offline",
 			 zone, op->status);
 		zns_zone_fail(zb->z, zone, ZNS_OFFLINE);
+		zb_dieoff_poll(zb);
 	}
 	op_free(o);
 	/* Erased: nothing of the zone is anywhere any more; its row is free. */
@@ -744,6 +751,7 @@ void zb_submit(struct blox_bdev *bdev, struct blox_io *io)
 		blox_io_cq_post(bdev->cq, io);
 		return;
 	}
+	zb_dieoff_poll(zb); /* a die gone, or back (bdev_zns_offline.c) */
 	io->nvme_status = 0;
 	io->zone_changes = zns_changes(zb->z);
 	if (io->offset % ZNS_LBA_SIZE || io->len % ZNS_LBA_SIZE) {

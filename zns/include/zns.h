@@ -178,6 +178,12 @@ bool zns_action_selects(const struct zns *z, enum zns_action act, uint32_t zone)
 void zns_zone_fail(struct zns *z, uint32_t zone, enum zns_state to);
 void zns_zone_finish_by_ctrl(struct zns *z, uint32_t zone);
 /*
+ * The media of @zone is whole again (a die gone offline came back as a
+ * new, erased one): the zone is Empty, whatever its state, its write
+ * pointer at its start; a change of the controller's own, as the two above.
+ */
+void zns_zone_revive(struct zns *z, uint32_t zone);
+/*
  * The changes the controller made to zones by itself (the two above) since
  * the zones were made: the Changed Zone List's and its notice's source.
  */

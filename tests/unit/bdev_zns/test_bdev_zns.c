@@ -8,7 +8,8 @@
  * out; recovery after a clean stop and from a crash image (the store file
  * as it was at a point, the backend never stopped): write pointers, data,
  * and what was not flushed gone; a program failure making its zone Read
- * Only (also after a restart), factory bad blocks making zones Offline. Die
+ * Only (also after a restart), factory bad blocks making zones Offline, a
+ * die gone offline (dieoff.c). Die
  * migrations (bdev_zns_mig.c, mig.c) on a shared device: data read and
  * written while a die moves, the rows' routing, a cancel, a crash image in
  * the middle resumed, and one that reaches a row whose erase waits.
@@ -46,7 +47,7 @@ static void make_sized(struct ctx *c, const char *path, uint32_t max_open, uint6
 	assert_int_equal(blox_bdev_create(&p, &c->cq, &c->bdev), 0);
 }
 
-static void make(struct ctx *c, const char *path, uint32_t max_open)
+void make(struct ctx *c, const char *path, uint32_t max_open)
 {
 	make_sized(c, path, max_open, 0);
 }
@@ -201,7 +202,7 @@ struct blox_bdev_zone zone(struct ctx *c, uint32_t z)
 }
 
 /* The store file as a crash would leave it now, and the backend made from it. */
-static void crash(struct ctx *c)
+void crash(struct ctx *c)
 {
 	char copy[80], cmd[200];
 
@@ -621,6 +622,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wear, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_program_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_factory_bad, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dieoff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dieoff_other, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mig_io, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mig_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mig_crash, setup, teardown),

@@ -41,6 +41,14 @@ void wr(struct ctx *c, uint64_t lba, uint32_t nlb, bool fua);
 void check(struct ctx *c, uint64_t lba, uint32_t nlb);
 /* Zone @z's descriptor. */
 struct blox_bdev_zone zone(struct ctx *c, uint32_t z);
+/* The backend made again over @path (a restart). */
+void make(struct ctx *c, const char *path, uint32_t max_open);
+/* The store file as a crash would leave it now, and the backend made from it. */
+void crash(struct ctx *c);
+
+/* dieoff.c */
+void test_dieoff(void **state);
+void test_dieoff_other(void **state);
 
 /* mig.c */
 void test_mig_io(void **state);
