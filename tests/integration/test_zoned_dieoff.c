@@ -12,7 +12,9 @@
  * with the same command line, then killed (-9) and started again: the
  * fault is listed again, every zone still Offline. fault clear: every zone
  * Empty again, in the Changed Zone List, written and read back, the die
- * counted as replaced; and so after another restart.
+ * counted as replaced; and so after another restart. The same, without the
+ * restarts, on a zoned namespace's own device (NQN NSID --die N) beside a
+ * nand namespace of the subsystem.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -328,10 +330,44 @@ static void test_zoned_die_offline(void **state)
 	fx_rm_tree(t.dir);
 }
 
+/* A zoned namespace's own device (NQN NSID --die N): its zones go Offline, and come back. */
+static void test_zoned_die_offline_own(void **state)
+{
+	static struct zd t;
+	int st = 0;
+
+	(void)state;
+	zd_init(&t);
+	zd_start(&t);
+	assert_int_equal(ctl(&t, "ns create " NQN " --nsid %u --zoned --size 8M --zone-size 2M "
+				 "--channels 1 --dies-per-channel 2 --pages-per-block 48 "
+				 "--blocks-per-plane 32", ZNS), 0);
+	assert_int_equal(ctl(&t, "ns create " NQN " --nsid %u --size 2M", FTL), 0);
+	write_check(&t, FTL, 0, 64, 5);
+	write_check(&t, ZNS, 0, 32, 1);
+	assert_int_equal(ctl(&t, "fault inject die-offline " NQN " %u --die 1", ZNS), 0);
+	for (uint32_t i = 0; i < 8 && !st; i++) {
+		fill(t.buf, 32, 10 + i);
+		st = ini_write(t.c->io[0], ZNS, 32 + i * 32, 32, t.buf, 32 * BLK, true);
+	}
+	assert_true(st == WRITE_FAULT || st == ZONE_OFFLINE);
+	assert_int_equal(changed_zones(&t), NZONES);
+	all_offline(&t);
+	assert_int_equal(stat_of(&t, "nand", "dies_offline"), 1);
+	assert_int_equal(ctl(&t, "fault clear --all"), 0);
+	assert_int_equal(zcount(&t, NVME_ZNS_ZRAS_REPORT_EMPTY), NZONES);
+	assert_int_equal(stat_of(&t, "nand", "dies_replaced"), 1);
+	write_check(&t, ZNS, ZSIZE, 64, 3);
+	disconnect_host(&t);
+	assert_int_equal(fx_stop(&t.d), 0);
+	fx_rm_tree(t.dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zoned_die_offline),
+		cmocka_unit_test(test_zoned_die_offline_own),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
