@@ -12,6 +12,8 @@
  *   the controller reads on; a Property Get held by a 60 s delay is
  *   answered once the fault is cleared, and one whose queue closes ends
  *   with it;
+ * - a host's DH-HMAC-CHAP transaction held past the 10 s the target gives
+ *   it: the time held is not counted, the queue authenticates;
  * - gc-storm on a 512-byte namespace: its FTL takes the asked victims
  *   and every LBA (whole 4 KiB units and single 512-byte blocks written
  *   over them) reads back; on a zoned namespace it is refused, saying
@@ -22,6 +24,9 @@
 #include "faults_common.h"
 
 #define SUBNQN "nqn.2026-12.io.blox:fabfaults"
+#define AUTHNQN "nqn.2026-12.io.blox:fabauth"
+/* nvme gen-dhchap-key -m 1 */
+#define KEY_A "DHHC-1:01:hkvLJezZUgf7679DpCWaKKHhPxoohyzMRldaJ4yQXuJa3ylC:"
 #define CC_ENABLE (1u | 6u << 16 | 4u << 20) /* EN, IOSQES 64 B, IOCQES 16 B */
 #define CSTS_RDY 1u
 
@@ -58,15 +63,21 @@ static void bye(struct ini_ctrl *c)
 }
 
 /* Connect of queue @qid of host A's controller @cntlid (0xffff: a new admin queue) on @q. */
-static int connect_a(struct ini_queue *q, uint16_t qid, uint16_t cntlid, uint16_t *status)
+static int connect_to(const char *subnqn, struct ini_queue *q, uint16_t qid, uint16_t cntlid,
+		      uint16_t *status)
 {
-	struct ini_connect_args a = { .qid = qid, .sqsize = qid ? 127 : 31, .subnqn = SUBNQN,
+	struct ini_connect_args a = { .qid = qid, .sqsize = qid ? 127 : 31, .subnqn = subnqn,
 				      .hostnqn = FX_HOST_A, .cntlid = cntlid };
 	struct nvme_cqe cqe;
 	int rc = ini_connect(q, &a, &cqe);
 
 	*status = rc ? 0xffff : ini_status(&cqe);
 	return rc;
+}
+
+static int connect_a(struct ini_queue *q, uint16_t qid, uint16_t cntlid, uint16_t *status)
+{
+	return connect_to(SUBNQN, q, qid, cntlid, status);
 }
 
 /*
@@ -228,6 +239,43 @@ static void test_fabrics_reset(void **state)
 	assert_int_equal(ini_read(f->c->io[0], 1, 0, 1, f->buf, BLK), 0);
 }
 
+/*
+ * A host with a DH-HMAC-CHAP secret whose Connect and four authentication
+ * messages (Negotiate, Challenge, Reply, Success1) each wait 3.6 s: its
+ * Reply, which authenticates the queue, is taken 10.8 s after the Connect
+ * ran, past the 10 s the target gives a host to authenticate. The time
+ * held is the target's: the queue authenticates and stays open.
+ */
+static void test_fabrics_auth(void **state)
+{
+	struct faults_fx *f = *state;
+	struct ini_auth_opts o = { .key = KEY_A, .dhgroup = -1 };
+	struct ini_auth_result res;
+	struct ini_queue *q;
+	uint64_t v = 0;
+	uint16_t st;
+	uint32_t id;
+	int64_t t0;
+
+	assert_int_equal(ctl(f, "subsys create " AUTHNQN " --host " FX_HOST_A), 0);
+	assert_int_equal(ctl(f, "host allow " AUTHNQN " " FX_HOST_A " --dhchap-key " KEY_A), 0);
+	assert_int_equal(ctl(f, "fault inject latency " AUTHNQN " --op fabrics --host " FX_HOST_A
+				" --delay-us 3600000"), 0);
+	id = injected(f);
+	assert_int_equal(ini_queue_connect(FX_ADDR, f->fx.d.nvm_port, NULL, &q), 0);
+	assert_int_equal(connect_to(AUTHNQN, q, 0, 0xffff, &st), 0);
+	assert_int_equal(st, 0);
+	t0 = fx_now_ms();
+	assert_int_equal(ini_auth(q, AUTHNQN, FX_HOST_A, &o, &res), 0);
+	assert_true(fx_now_ms() - t0 >= 4 * 3600);
+	assert_int_equal(fault_num(f, id, "fired"), 5);
+	assert_int_equal(ctl(f, "fault clear %u", id), 0);
+	assert_int_equal(ini_prop_get(q, NVME_REG_VS, false, &v), 0);
+	assert_true(v >= 0x10300);
+	ini_queue_destroy(q);
+	assert_int_equal(ctl(f, "subsys delete " AUTHNQN " --force"), 0);
+}
+
 /* LBA @lba's 512-byte block as test_gc_storm_512 writes it. */
 static uint8_t byte_of(uint32_t lba, uint32_t k)
 {
@@ -327,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_fabrics_bad_input),
 		cmocka_unit_test(test_fabrics_connect),
 		cmocka_unit_test(test_fabrics_reset),
+		cmocka_unit_test(test_fabrics_auth),
 		cmocka_unit_test(test_gc_storm_512),
 		FX_TEST_DAEMON_STOPS_CLEANLY,
 	};
