@@ -14,7 +14,9 @@
 # unanswered (ka-ignore) resets its controller by itself when its keep-alive
 # timeout (5 s) fires and reconnects, and its I/O goes on once cleared; under
 # a 300 ms latency fault of the Fabrics commands a Property Get of CSTS takes
-# that long and a controller reset completes, slowly, by itself.
+# that long and a controller reset completes, slowly, by itself; a Connect
+# held 6 s past a 3 s admin_timeout makes nvme connect fail (the host gives
+# up), and once cleared it connects.
 # Exit 0 when every check passed.
 set -u
 fail() { echo "GUEST-FL FAIL: $*"; exit 1; }
@@ -151,5 +153,31 @@ dd if=/tmp/data of="$dev" bs=$BS seek=96 count=16 oflag=direct conv=fsync 2>/dev
 blk 96 /tmp/b 16 && want 0 /tmp/w 16 && cmp -s /tmp/b /tmp/w || fail "read after the slow reset"
 ok "I/O after the slow reset"
 ask "clear"
+nvme disconnect -n "$NQN" >/dev/null
+
+# A Connect late past the host's timeout (admin_timeout made 3 s, the Connect held 6 s):
+# the host gives up by itself, the connect fails; once cleared it connects again.
+old_tmo=$(cat /sys/module/nvme_core/parameters/admin_timeout)
+echo 3 >/sys/module/nvme_core/parameters/admin_timeout || fail "admin_timeout"
+ask "fabrics 6000000"
+for i in $(seq 20); do
+	t0=${EPOCHREALTIME/./}
+	nvme connect -t tcp -a "$HOST_IP" -s "$PORT" -n "$NQN" --hostnqn="$HOSTNQN" >/tmp/cn 2>&1 ||
+		break
+	nvme disconnect -n "$NQN" >/dev/null # the fault was not there yet
+	sleep 0.5
+done
+t1=${EPOCHREALTIME/./}
+[[ $i != 20 ]] || fail "connects went on under a 6 s fabrics fault with a 3 s admin timeout"
+ok "a Connect held past the admin timeout: nvme connect failed after $(((t1 - t0) / 1000)) ms: $(head -1 /tmp/cn); the kernel: $(dmesg | grep -i "timeout" | tail -1)"
+ask "clear"
+echo "$old_tmo" >/sys/module/nvme_core/parameters/admin_timeout
+for i in $(seq 20); do
+	nvme connect -t tcp -a "$HOST_IP" -s "$PORT" -n "$NQN" --hostnqn="$HOSTNQN" >/dev/null 2>&1 &&
+		break
+	sleep 0.5
+done
+[[ $i != 20 ]] || fail "no connect once the fault was cleared"
+ok "cleared: connected again"
 nvme disconnect -n "$NQN" >/dev/null
 echo "GUEST-FL PASS"
