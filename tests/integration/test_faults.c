@@ -174,6 +174,7 @@ static void test_start_conditions(void **state)
 {
 	struct faults_fx *f = *state;
 	struct ini_req r[8];
+	int failed = 0;
 
 	/* After 5 matching reads, once. */
 	assert_int_equal(ctl(f, "fault inject read-unc " SUBNQN " 1 --lba 0 --nlb 4 --after 5 "
@@ -191,9 +192,10 @@ static void test_start_conditions(void **state)
 	 * first (and a second, if the bucket holds two tokens) passes and may
 	 * still be at the backend, each later one finds the ones held before
 	 * it. Alone, never; of eight sent at once, never the first three
-	 * (at most two others before them), always the last two (at least
-	 * four held before them, unless the eight took over two seconds to
-	 * arrive: at 4 IOPS, a loaded machine once spread them over 500 ms).
+	 * (at most two others before them), and some of the last five (four
+	 * or more held before them when they arrive together). Which of the
+	 * five is not asserted: a CI machine once delivered the eight so far
+	 * apart, even at 1 IOPS, that the seventh or eighth found fewer.
 	 */
 	assert_int_equal(ctl(f, "fault inject read-unc " SUBNQN " 3 --lba 0 --nlb 64 --min-qd 4"), 0);
 	assert_int_equal(rw(f, false, 3, 0, 1, NULL), 0);
@@ -205,11 +207,17 @@ static void test_start_conditions(void **state)
 	}
 	for (int i = 0; i < 8; i++)
 		assert_int_equal(ini_wait(f->c->io[0], &r[i]), 0);
-	for (int i = 0; i < 3; i++)
-		assert_int_equal(ini_status(&r[i].cqe), 0);
-	for (int i = 6; i < 8; i++)
-		assert_int_equal(INI_SC_CODE(ini_status(&r[i].cqe)),
-				 INI_SC(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+	for (int i = 0; i < 8; i++) {
+		uint16_t st = INI_SC_CODE(ini_status(&r[i].cqe));
+
+		print_message("min-qd 4: read %d of 8: status %#x\n", i, st);
+		if (st) {
+			assert_int_equal(st, INI_SC(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+			assert_true(i >= 3);
+			failed++;
+		}
+	}
+	assert_true(failed >= 1);
 	assert_int_equal(ctl(f, "qos set " SUBNQN " 3 --read-iops off --burst-ms off"), 0);
 	assert_int_equal(ctl(f, "fault clear --all"), 0);
 }
