@@ -386,6 +386,15 @@ static void print_power_cut(const ProtobufCMessage *m)
 		return;
 	}
 	printf("device %s: power cut, %zu vSSDs\n", r->device, r->n_namespaces);
+	if (r->holdup_ms)
+		printf("  power-loss protection  %u ms hold-up, %.2f ms used\n", r->holdup_ms,
+		       r->holdup_used_ms);
+	else
+		printf("  power-loss protection  off\n");
+	printf("  acknowledged, lost     %lu of %lu bytes in the write buffers\n",
+	       (unsigned long)r->bytes_lost, (unsigned long)r->bytes_buffered);
+	printf("  flash ops dropped      %lu\n", (unsigned long)r->flash_ops_dropped);
+	printf("  programs torn          %u\n", r->programs_torn);
 	for (size_t i = 0; i < r->n_namespaces; i++)
 		print_ns_power_cut(r->namespaces[i]);
 }

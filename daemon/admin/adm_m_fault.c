@@ -297,6 +297,11 @@ static void power_cut_device(struct blox_admin *a, const Blox__Admin__PowerCutRe
 		out.bytes_lost += rs[i].bytes_lost;
 		out.bytes_buffered += rs[i].bytes_buffered;
 		out.unsafe_shutdowns += rs[i].unsafe_shutdowns;
+		/* The device's one hold-up: that of each protected vSSD on it. */
+		if (rs[i].holdup_ms > out.holdup_ms)
+			out.holdup_ms = rs[i].holdup_ms;
+		if (rs[i].holdup_used_ms > out.holdup_used_ms)
+			out.holdup_used_ms = rs[i].holdup_used_ms;
 	}
 	out.namespaces = rp;
 	out.n_namespaces = n;

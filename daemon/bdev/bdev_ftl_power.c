@@ -54,38 +54,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The hold-up: the buffer to flash, the device run for @ms of its time. */
-static void hold_up(struct ftl_bdev *fb, uint32_t ms, struct blox_bdev_power_cut *out)
+/*
+ * The hold-up: every buffer of @fbs (@n FTLs on device @dev) to flash, the
+ * device run for @ms of its time, each FTL's completions processed as they
+ * come. Returns the time used (ns of the NAND timing model).
+ */
+static uint64_t hold_up(struct nand_dev *dev, struct ftl_bdev *const *fbs, uint32_t n, uint32_t ms)
 {
-	uint64_t t0 = blox_clock_now(fb->clock), end = t0 + (uint64_t)ms * 1000000ull;
+	uint64_t t0 = blox_clock_now(fbs[0]->clock), end = t0 + (uint64_t)ms * 1000000ull;
+	uint64_t used = 0;
 
-	out->holdup_ms = ms;
-	ftl_power_fail(fb->ftl);
+	for (uint32_t i = 0; i < n; i++)
+		ftl_power_fail(fbs[i]->ftl);
 	for (;;) {
+		bool ran = false;
 		uint64_t next;
 
-		if (fb->kicked) {
-			fb->kicked = false;
-			ftl_process(fb->ftl);
-			continue;
+		for (uint32_t i = 0; i < n; i++) {
+			if (!fbs[i]->kicked)
+				continue;
+			fbs[i]->kicked = false;
+			ftl_process(fbs[i]->ftl);
+			ran = true;
 		}
-		next = nand_next_event(fb->dev);
-		if (next == UINT64_MAX && ftl_volatile_units(fb->ftl)) {
+		if (ran)
+			continue;
+		next = nand_next_event(dev);
+		for (uint32_t i = 0; i < n && next == UINT64_MAX; i++) {
+			if (!ftl_volatile_units(fbs[i]->ftl))
+				continue;
 			/* Writes that waited for room filled pages meanwhile: those too. */
-			ftl_power_fail(fb->ftl);
-			next = nand_next_event(fb->dev);
+			ftl_power_fail(fbs[i]->ftl);
+			next = nand_next_event(dev);
 		}
 		if (next == UINT64_MAX || next > end)
 			break;
 		/*
-		 * On until the flash is idle, not only until the buffer is on
-		 * it: a program of GC's or of a translation page cut now would
-		 * leave a torn page, and the rebuild would not reopen its
-		 * superblock (repeated cuts then used up the free ones).
+		 * On until the flash is idle, not only until the buffers are
+		 * on it: a program of GC's or of a translation page cut now
+		 * would leave a torn page, and the rebuild would not reopen
+		 * its superblock (repeated cuts then used up the free ones).
 		 */
-		nand_advance(fb->dev, next);
-		out->holdup_used_ns = next > t0 ? next - t0 : 0;
+		nand_advance(dev, next);
+		used = next > t0 ? next - t0 : 0;
 	}
+	return used;
 }
 
 /* What a cut keeps of an instance for its rebuild. */
@@ -106,18 +119,18 @@ static int cut_check(struct ftl_bdev *fb, struct fb_cut *k, struct blox_bdev_pow
 		out->refused = "its device is shared without tenants";
 		return -EOPNOTSUPP;
 	}
-	if (out->shared && k->fc.plp_ms) {
+	if (out->shared && k->fc.plp_ms && !out->device) {
 		out->refused = "a vSSD with power-loss protection (plp_ms) on a registered device "
-			       "cannot be cut yet: its hold-up would drive the shared device ahead "
-			       "of the other vSSDs' time";
+			       "loses power only with its device, as a drive's capacitors hold the "
+			       "whole drive: cut the device instead (fault power-cut --device)";
 		return -EOPNOTSUPP;
 	}
 	return 0;
 }
 
 /*
- * Power off: the flash stops where it is (on a shared device only this
- * vSSD's ops), the FTL's memory is gone. 0, a torn page's store error
+ * Power off, after any hold-up: the flash stops where it is (on a shared
+ * device only this vSSD's ops), the FTL's memory is gone. 0, a torn page's store error
  * (logged, the cut goes on), or -ENOMEM with nothing cut.
  */
 static int cut_off(struct ftl_bdev *fb, struct fb_cut *k, struct blox_bdev_power_cut *out)
@@ -125,9 +138,6 @@ static int cut_off(struct ftl_bdev *fb, struct fb_cut *k, struct blox_bdev_power
 	struct nand_power_cut_stats cut;
 	int rc;
 
-	out->bytes_buffered = ftl_volatile_units(fb->ftl) * FTL_UNIT;
-	if (k->fc.plp_ms)
-		hold_up(fb, k->fc.plp_ms, out);
 	out->bytes_lost = ftl_volatile_units(fb->ftl) * FTL_UNIT;
 	rc = out->shared ? nand_power_cut_tenant(fb->dev, k->fc.tenant, true, &cut)
 			 : nand_power_cut(fb->dev, true, &cut);
@@ -201,65 +211,132 @@ static int cut_on(struct ftl_bdev *fb, struct fb_cut *k, struct blox_bdev_power_
 int fb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
 {
 	struct ftl_bdev *fb = container_of(bdev, struct ftl_bdev, base);
-	bool check_only = out->check_only;
+	bool check_only = out->check_only, device = out->device;
 	struct fb_cut k;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->check_only = check_only;
+	out->device = device;
 	rc = cut_check(fb, &k, out);
 	if (rc || check_only)
 		return rc;
+	out->bytes_buffered = ftl_volatile_units(fb->ftl) * FTL_UNIT;
+	if (k.fc.plp_ms) {
+		out->holdup_ms = k.fc.plp_ms;
+		out->holdup_used_ns = hold_up(fb->dev, &fb, 1, k.fc.plp_ms);
+	}
 	rc = cut_off(fb, &k, out);
 	if (rc == -ENOMEM)
 		return rc;
 	return cut_on(fb, &k, out);
 }
 
-/* The whole device: every vSSD's power off first, then each rebuilt. At the device's home. */
+/* A vSSD of a device being cut: its zoned backend, or its FTL's and what the rebuild keeps. */
+struct dev_cut {
+	struct zns_bdev *zb;
+	struct ftl_bdev *fb;
+	struct fb_cut k;
+	bool off; /* its power is off: it is rebuilt */
+};
+
+/* May every one of @dc lose power with device @nd? 0, or the first refusal. */
+static int dev_cut_check(struct blox_nand_dev *nd, struct blox_bdev *const *bdevs, uint32_t n,
+			 struct dev_cut *dc, struct blox_bdev_power_cut *outs)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		memset(&outs[i], 0, sizeof(outs[i]));
+		outs[i].device = true;
+		dc[i].zb = zb_of(bdevs[i], nd);
+		dc[i].fb = container_of(bdevs[i], struct ftl_bdev, base);
+		if (dc[i].zb)
+			rc = zb_cut_check(dc[i].zb, &outs[i]);
+		else if (bdevs[i]->ops != &ftl_bdev_ops || dc[i].fb->nd != nd)
+			rc = -EINVAL;
+		else
+			rc = cut_check(dc[i].fb, &dc[i].k, &outs[i]);
+	}
+	return rc;
+}
+
+/* A vSSD's power off (its hold-up, if any, run); -ENOMEM with it not cut. */
+static int dev_cut_off(struct dev_cut *d, struct blox_bdev_power_cut *out)
+{
+	int rc = d->zb ? zb_cut_off(d->zb, out) : cut_off(d->fb, &d->k, out);
+
+	d->off = rc != -ENOMEM;
+	return rc;
+}
+
+/*
+ * The whole device: one drive losing power. The vSSDs without power-loss
+ * protection (zoned ones too) lose it at the cut: their flash ops cut,
+ * their buffers lost. Then, if any has plp_ms, the device's one hold-up,
+ * as long as the longest plp_ms: every protected vSSD's buffer submitted
+ * at once, the device run in its time with each FTL's completions
+ * processed, until it is idle or the hold-up is over. Then the protected
+ * ones' power goes as well, the device is left idle, and only then is
+ * each rebuilt from flash. At the device's home.
+ */
 static int dev_power_cut(struct blox_nand_dev *nd, struct blox_bdev *const *bdevs, uint32_t n,
 			 struct blox_bdev_power_cut *outs)
 {
-	struct fb_cut *ks = calloc(n ? n : 1, sizeof(*ks));
-	int rc = 0;
+	struct dev_cut *dc = calloc(n ? n : 1, sizeof(*dc));
+	struct ftl_bdev **plp = calloc(n ? n : 1, sizeof(*plp));
+	uint32_t np = 0, hold = 0, cut = 0;
+	uint64_t used = 0;
+	int rc;
 
-	if (!ks)
+	if (!dc || !plp) {
+		free(dc);
+		free(plp);
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n && !rc; i++) {
-		struct ftl_bdev *fb = container_of(bdevs[i], struct ftl_bdev, base);
-		struct zns_bdev *zb = zb_of(bdevs[i], nd);
-
-		memset(&outs[i], 0, sizeof(outs[i]));
-		if (zb)
-			rc = zb_cut_check(zb, &outs[i]);
-		else if (bdevs[i]->ops != &ftl_bdev_ops || fb->nd != nd)
-			rc = -EINVAL;
-		else
-			rc = cut_check(fb, &ks[i], &outs[i]);
 	}
-	/* Off, all of them before any comes back: nothing runs in between. */
+	rc = dev_cut_check(nd, bdevs, n, dc, outs);
 	for (uint32_t i = 0; i < n && !rc; i++) {
-		struct zns_bdev *zb = zb_of(bdevs[i], nd);
-
-		rc = zb ? zb_cut_off(zb, &outs[i])
-			: cut_off(container_of(bdevs[i], struct ftl_bdev, base), &ks[i], &outs[i]);
-		/* -ENOMEM after some were cut: power those on; the rest serve on. */
-		if (rc == -ENOMEM)
-			n = i;
+		if (dc[i].zb)
+			continue;
+		outs[i].bytes_buffered = ftl_volatile_units(dc[i].fb->ftl) * FTL_UNIT;
+		if (!dc[i].k.fc.plp_ms)
+			continue;
+		plp[np++] = dc[i].fb;
+		hold = dc[i].k.fc.plp_ms > hold ? dc[i].k.fc.plp_ms : hold;
 	}
+	/* Off at the cut: the unprotected. -ENOMEM: those cut come back, the rest serve on. */
+	for (uint32_t i = 0; i < n && !rc; i++)
+		if (dc[i].zb || !dc[i].k.fc.plp_ms)
+			rc = dev_cut_off(&dc[i], &outs[i]);
+	if (!rc && np) {
+		used = hold_up(nd->dev, plp, np, hold);
+		for (uint32_t i = 0; i < n; i++) {
+			if (dc[i].zb || !dc[i].k.fc.plp_ms)
+				continue;
+			outs[i].holdup_ms = hold;
+			outs[i].holdup_used_ns = used;
+		}
+	}
+	/* Off at the hold-up's end: the protected. */
+	for (uint32_t i = 0; i < n && !rc; i++)
+		if (!dc[i].zb && dc[i].k.fc.plp_ms)
+			rc = dev_cut_off(&dc[i], &outs[i]);
+	for (uint32_t i = 0; i < n; i++)
+		cut += dc[i].off;
 	/* The device idle: what the cut ops had left of their time is gone with the power. */
-	if (n)
+	if (cut)
 		nand_power_cut(nd->dev, false, NULL);
 	for (uint32_t i = 0; i < n; i++) {
-		struct zns_bdev *zb = zb_of(bdevs[i], nd);
-		int r = zb ? zb_cut_on(zb, &outs[i])
-			   : cut_on(container_of(bdevs[i], struct ftl_bdev, base), &ks[i],
-				    &outs[i]);
+		int r;
 
+		if (!dc[i].off)
+			continue;
+		r = dc[i].zb ? zb_cut_on(dc[i].zb, &outs[i]) : cut_on(dc[i].fb, &dc[i].k, &outs[i]);
 		if (!rc)
 			rc = r;
 	}
-	free(ks);
+	free(plp);
+	free(dc);
 	return rc;
 }
 
@@ -300,14 +377,27 @@ static void power_fn(void *arg)
 	o->rc = o->bdev->ops->power_cut(o->bdev, o->out);
 }
 
-int blox_bdev_power_cut(struct blox_bdev *bdev, bool check_only, struct blox_bdev_power_cut *out)
+static int power_cut(struct blox_bdev *bdev, bool check_only, bool device,
+		     struct blox_bdev_power_cut *out)
 {
 	struct power_op o = { .bdev = bdev, .out = out };
 
 	memset(out, 0, sizeof(*out));
 	out->check_only = check_only;
+	out->device = device;
 	if (!bdev->ops->power_cut)
 		return -EOPNOTSUPP;
 	blox_bdev_home_call(bdev->home, power_fn, &o);
 	return o.rc;
+}
+
+int blox_bdev_power_cut(struct blox_bdev *bdev, bool check_only, struct blox_bdev_power_cut *out)
+{
+	return power_cut(bdev, check_only, false, out);
+}
+
+int blox_bdev_power_cut_check(struct blox_bdev *bdev, bool with_device,
+			      struct blox_bdev_power_cut *out)
+{
+	return power_cut(bdev, true, with_device, out);
 }

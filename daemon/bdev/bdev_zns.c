@@ -425,10 +425,11 @@ static const struct blox_bdev_zoned_ops zb_zoned_ops = {
  */
 int zb_cut_check(struct zns_bdev *zb, struct blox_bdev_power_cut *out)
 {
-	bool check_only = out->check_only;
+	bool check_only = out->check_only, device = out->device;
 
 	memset(out, 0, sizeof(*out));
 	out->check_only = check_only;
+	out->device = device;
 	out->shared = zb->nd->registered || zb->nd->refs > 1;
 	if (!zb->z)
 		return -ENODEV;

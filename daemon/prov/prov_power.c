@@ -39,7 +39,9 @@ int prov_ns_power_cut(struct blox_prov *p, struct nvmf_ns *ns, struct prov_power
 		nvmf_ns_fdp_power_cut(ns, true);
 	}
 	if (rc == -EOPNOTSUPP || rc == -EBUSY || rc == -ENOMEM) {
-		snprintf(err, errlen, "namespace %u of %s: %s", ns->nsid, ns->subsys->nqn,
+		snprintf(err, errlen, "namespace %u of %s%s%s%s: %s", ns->nsid, ns->subsys->nqn,
+			 rec && rec->dev ? " (a vSSD on device " : "",
+			 rec && rec->dev ? rec->dev->cfg.name : "", rec && rec->dev ? ")" : "",
 			 rc == -ENOMEM ? "out of memory, nothing was cut"
 			 : out->bdev.refused ? out->bdev.refused
 					     : "its backend cannot lose power");
@@ -83,7 +85,7 @@ static int vssd_check(const struct prov_device *d, struct nvmf_ns *ns, char *err
 			 ns->nsid);
 		return -EOPNOTSUPP;
 	}
-	rc = blox_bdev_power_cut(ns->bdev, true, &chk);
+	rc = blox_bdev_power_cut_check(ns->bdev, true, &chk);
 	if (rc)
 		snprintf(err, errlen, "namespace %u of %s on %s: %s", ns->nsid, ns->subsys->nqn,
 			 d->cfg.name,

@@ -6,6 +6,8 @@
  *                          refused cuts, the whole device's cut
  *   powercut_vssd_kinds.c  the cut of a vSSD of 512-byte blocks and of a
  *                          zoned vSSD (then its device's)
+ *   powercut_vssd_plp.c    the cut of a device with vSSDs with power-loss
+ *                          protection and one without
  *   powercut_vssd_load.c   what they share: bloxd with the two subsystems,
  *                          the data each block holds, the hosts' loads
  *                          around a cut, the checks after it
@@ -61,6 +63,9 @@ int64_t pcv_gen_of(const uint8_t *p, char who, uint32_t lba);
 /* [from, from + n) of namespace 1 written with generation @gen of @who's blocks, no Flush. */
 void pcv_write_range(struct pcv *f, struct ini_ctrl *c, char who, uint32_t from, uint32_t n,
 		     uint32_t gen);
+/* The same on namespace @nsid. */
+void pcv_write_ns(struct pcv *f, struct ini_ctrl *c, uint32_t nsid, char who, uint32_t from,
+		  uint32_t n, uint32_t gen);
 /*
  * Read [from, from + n): each LBA must hold generation @want, or (with
  * @alt) @alt, or zeroes when @alt is 0 and @zero_ok. Returns how many held
@@ -68,6 +73,9 @@ void pcv_write_range(struct pcv *f, struct ini_ctrl *c, char who, uint32_t from,
  */
 uint32_t pcv_check_range(struct pcv *f, struct ini_ctrl *c, char who, uint32_t from, uint32_t n,
 			 uint32_t want, int64_t alt);
+/* The same on namespace @nsid. */
+uint32_t pcv_check_ns(struct pcv *f, struct ini_ctrl *c, uint32_t nsid, char who, uint32_t from,
+		      uint32_t n, uint32_t want, int64_t alt);
 /* The first FLUSHED LBAs of both vSSDs written (generation 1) and flushed. */
 void pcv_write_flushed(struct pcv *f, struct ini_ctrl *a, struct ini_ctrl *b);
 
@@ -98,5 +106,8 @@ struct ini_ctrl *pcv_cut_a(struct pcv *f, struct ini_ctrl *a, void (*load)(struc
 /* powercut_vssd_kinds.c */
 void test_512_cut(void **state);
 void test_zns_cut(void **state);
+
+/* powercut_vssd_plp.c */
+void test_device_cut_plp(void **state);
 
 #endif

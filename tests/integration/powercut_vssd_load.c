@@ -95,24 +95,36 @@ uint64_t pcv_unsafe_shutdowns(struct ini_ctrl *c)
 void pcv_write_range(struct pcv *f, struct ini_ctrl *c, char who, uint32_t from, uint32_t n,
 		     uint32_t gen)
 {
+	pcv_write_ns(f, c, 1, who, from, n, gen);
+}
+
+void pcv_write_ns(struct pcv *f, struct ini_ctrl *c, uint32_t nsid, char who, uint32_t from,
+		  uint32_t n, uint32_t gen)
+{
 	for (uint32_t lba = from; lba < from + n; lba += 16) {
 		uint32_t nlb = (from + n - lba < 16u ? from + n - lba : 16u);
 
 		for (uint32_t k = 0; k < nlb; k++)
 			pcv_pattern(f->buf + (size_t)k * BLK, who, lba + k, gen);
-		assert_int_equal(ini_write(c->io[0], 1, lba, nlb, f->buf, nlb * BLK, false), 0);
+		assert_int_equal(ini_write(c->io[0], nsid, lba, nlb, f->buf, nlb * BLK, false), 0);
 	}
 }
 
 uint32_t pcv_check_range(struct pcv *f, struct ini_ctrl *c, char who, uint32_t from, uint32_t n,
 			 uint32_t want, int64_t alt)
 {
+	return pcv_check_ns(f, c, 1, who, from, n, want, alt);
+}
+
+uint32_t pcv_check_ns(struct pcv *f, struct ini_ctrl *c, uint32_t nsid, char who, uint32_t from,
+		      uint32_t n, uint32_t want, int64_t alt)
+{
 	uint32_t exact = 0;
 
 	for (uint32_t lba = from; lba < from + n; lba += 16) {
 		uint32_t nlb = (from + n - lba < 16u ? from + n - lba : 16u);
 
-		assert_int_equal(ini_read(c->io[0], 1, lba, nlb, f->buf, nlb * BLK), 0);
+		assert_int_equal(ini_read(c->io[0], nsid, lba, nlb, f->buf, nlb * BLK), 0);
 		for (uint32_t k = 0; k < nlb; k++) {
 			int64_t g = pcv_gen_of(f->buf + (size_t)k * BLK, who, lba + k);
 

@@ -11,8 +11,10 @@
  * cut on the cut vSSD alone. Then the whole device loses power: both
  * vSSDs are cut and come back, the flushed data of each intact; so with a
  * zoned vSSD on it (write pointers and flushed data as before the cut). A
- * vSSD whose die migration is paused half way is cut and carries on. The
- * cuts that stay refused say why, and cost nothing.
+ * vSSD whose die migration is paused half way is cut and carries on. A
+ * device with vSSDs with power-loss protection loses power with one
+ * hold-up for all (powercut_vssd_plp.c). The cuts that stay refused say
+ * why, and cost nothing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,20 +112,14 @@ static void test_refusals(void **state)
 	us = pcv_unsafe_shutdowns(c);
 	pcv_write_range(f, c, 'A', 0, 1024, 1);
 	assert_int_equal(ini_flush(c->io[0], 1), 0);
-	refused(f, c, 2, "power-loss protection");
+	/* With power-loss protection it loses power only with its device. */
+	refused(f, c, 2, "cut the device instead");
 	/* A migration paused half way: refused until it is cancelled. */
 	assert_int_equal(pcv_ctl(f, "--json migrate start " NQN_A " 1 --to-chips 1 --share 50"), 0);
 	assert_int_equal(sscanf(strstr(f->out, "\"id\"") ? strstr(f->out, "\"id\"") : "", "\"id\":%u",
 				&id),
 			 1);
 	assert_int_equal(pcv_ctl(f, "migrate pause %u", id), 0);
-	/* The whole device: refused as one of its vSSDs is (namespace 2's protection). */
-	assert_int_equal(pcv_ctl(f, "fault power-cut --device flash"), 4);
-	printf("  device refused: %s", f->out);
-	assert_non_null(strstr(f->out, "namespace 2 of " NQN_A));
-	assert_non_null(strstr(f->out, "power-loss protection"));
-	assert_int_equal(ini_keep_alive(c->admin), 0);
-	assert_int_equal(pcv_unsafe_shutdowns(c), us);
 	/*
 	 * The vSSD whose die migrates (paused half way) loses power: rebuilt with
 	 * its migration as a restart takes it back, the job still paused; resumed,
@@ -231,6 +227,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_device_cut, pcv_setup, pcv_teardown),
 		cmocka_unit_test_setup_teardown(test_512_cut, pcv_setup, pcv_teardown),
 		cmocka_unit_test_setup_teardown(test_zns_cut, pcv_setup, pcv_teardown),
+		cmocka_unit_test_setup_teardown(test_device_cut_plp, pcv_setup, pcv_teardown),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -277,10 +277,16 @@ struct blox_bdev_power_cut {
 	 */
 	uint64_t bytes_lost;
 	uint64_t bytes_buffered; /* such data at the cut, before any hold-up */
-	uint32_t holdup_ms; /* power-loss protection's budget; 0: none */
+	/*
+	 * Power-loss protection's budget (0: none): its plp_ms, or in a
+	 * device's cut the device's hold-up (the longest plp_ms on it).
+	 */
+	uint32_t holdup_ms;
 	uint64_t holdup_used_ns; /* of it, used (the NAND timing model's time) */
 	/* In: only say whether it could be cut (refused and its reason), cut nothing. */
 	bool check_only;
+	/* In: as one vSSD of its whole device's cut (blox_nand_dev_power_cut()). */
+	bool device;
 	bool shared; /* a vSSD of a registered device: only its own ops were cut */
 	/* -EOPNOTSUPP or -EBUSY: why not, for the operator (a static string). */
 	const char *refused;
@@ -476,6 +482,13 @@ int blox_bdev_fdp_update(struct blox_bdev *bdev, uint32_t ruh);
  * it held fail. -EOPNOTSUPP for a backend without it.
  */
 int blox_bdev_power_cut(struct blox_bdev *bdev, bool check_only, struct blox_bdev_power_cut *out);
+/*
+ * Whether @bdev could lose power (0, or -errno with out->refused), cutting
+ * nothing: alone, or (@with_device) with its whole device. A vSSD with
+ * power-loss protection on a registered device is cut only with it.
+ */
+int blox_bdev_power_cut_check(struct blox_bdev *bdev, bool with_device,
+			      struct blox_bdev_power_cut *out);
 /* Zoned backends: false (and nothing filled) for a backend without zones. */
 bool blox_bdev_zone_info(struct blox_bdev *bdev, struct blox_bdev_zone_info *info);
 /* Its report (blox_bdev_zoned_ops.report), wherever it lives; 0 without zones. */
