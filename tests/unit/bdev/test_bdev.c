@@ -5,7 +5,8 @@
  * across 1 MiB chunk boundaries, zeroing operations, range errors, the
  * rule that completions only ever arrive through blox_io_cq_drain(), and
  * the nand backend made and destroyed on threads of their own (unbound
- * from the loop), its data surviving the round trip.
+ * from the loop), its data surviving the round trip. devcut.c: the power
+ * cut of a registered device with vSSDs with power-loss protection.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "bdev.h"
+#include "bdev_test.h"
 #include "blox_util.h"
 #include "conf.h"
 
@@ -659,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_smart_policy_bound),
 		cmocka_unit_test_setup_teardown(test_ftl_unbind_others, setup_ram,
 						teardown),
+		cmocka_unit_test(test_device_cut_plp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
