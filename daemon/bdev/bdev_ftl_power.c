@@ -34,9 +34,12 @@
  * a running device does. While one of its dies migrates the rebuild takes
  * the migration back as a restart does (ftl_resources.mig_*, kept from the
  * instance cut: ftl_create() finds per superblock which die holds its data
- * and resumes). Refused with power-loss protection (-EOPNOTSUPP): the
- * hold-up drives the device in virtual time, which on a shared device
- * would run the neighbours' ops ahead of their clock.
+ * and resumes). Refused alone with power-loss protection (-EOPNOTSUPP): a
+ * drive's capacitors hold the whole drive, and the hold-up, driving the
+ * shared device in virtual time, would run the neighbours' ops ahead of
+ * their clock. Its whole device's cut (blox_nand_dev_power_cut()) takes
+ * it: one hold-up for the device, as long as the longest plp_ms on it,
+ * drives every protected vSSD's FTL at once (dev_power_cut()).
  *
  * 512-byte blocks: the sub-unit layer's commands whose FTL requests were
  * lost with the instance end with -EIO after the rebuild (a read-modify-

@@ -5,7 +5,9 @@
  * drive without power, then the backend is cut and rebuilt from flash, and
  * the namespace's SMART counts take the power cycle and the unsafe
  * shutdown it was. A vSSD on a registered device loses power alone: only
- * its own flash ops are cut, its neighbours on the device serve on. A vSSD
+ * its own flash ops are cut, its neighbours on the device serve on; one
+ * with power-loss protection only with its whole device (a drive's
+ * capacitors hold the drive), whose cut holds up for all of them. A vSSD
  * whose die migrates is rebuilt with the migration where its flash says it
  * was, and the job carries on as after a restart (prov_mig_resumed()).
  */

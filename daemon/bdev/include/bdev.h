@@ -713,7 +713,10 @@ void blox_nand_dev_put(struct blox_nand_dev *d);
  * @bdevs (@n "nand" and "zns" vSSDs on it, each checked first as by
  * blox_bdev_power_cut(): nothing is cut if one is refused, -EOPNOTSUPP or
  * -EBUSY with that one's outs[i].refused) all lose power before any is
- * rebuilt; outs[i] says what each lost. -EINVAL for a backend not on @nd.
+ * rebuilt; outs[i] says what each lost. With vSSDs with power-loss
+ * protection on it one hold-up for the device, the longest plp_ms: the
+ * unprotected lose power at once, every protected one's buffer goes to
+ * flash in it, then they lose power too. -EINVAL for a backend not on @nd.
  */
 int blox_nand_dev_power_cut(struct blox_nand_dev *nd, struct blox_bdev *const *bdevs, uint32_t n,
 			    struct blox_bdev_power_cut *outs);
