@@ -357,16 +357,22 @@ static int fault_clear(struct ctl *c, int argc, char **argv)
 	return ctl_call(c, "ClearFaults", &r.base, print_list);
 }
 
-static void print_ns_power_cut(const Blox__Admin__PowerCutReply *r)
+/* The hold-up and what it lost (a device's: its one hold-up, the sums of its vSSDs' buffers). */
+static void print_holdup(const Blox__Admin__PowerCutReply *r, const char *buffers)
 {
-	printf("%s namespace %u: power cut\n", r->nqn, r->nsid);
 	if (r->holdup_ms)
 		printf("  power-loss protection  %u ms hold-up, %.2f ms used\n", r->holdup_ms,
 		       r->holdup_used_ms);
 	else
 		printf("  power-loss protection  off\n");
-	printf("  acknowledged, lost     %lu of %lu bytes in the write buffer\n",
-	       (unsigned long)r->bytes_lost, (unsigned long)r->bytes_buffered);
+	printf("  acknowledged, lost     %lu of %lu bytes in the write %s\n",
+	       (unsigned long)r->bytes_lost, (unsigned long)r->bytes_buffered, buffers);
+}
+
+static void print_ns_power_cut(const Blox__Admin__PowerCutReply *r)
+{
+	printf("%s namespace %u: power cut\n", r->nqn, r->nsid);
+	print_holdup(r, "buffer");
 	printf("  controllers dropped    %u\n", r->controllers_dropped);
 	printf("  flash ops dropped      %lu\n", (unsigned long)r->flash_ops_dropped);
 	printf("  programs torn          %u\n", r->programs_torn);
@@ -386,13 +392,7 @@ static void print_power_cut(const ProtobufCMessage *m)
 		return;
 	}
 	printf("device %s: power cut, %zu vSSDs\n", r->device, r->n_namespaces);
-	if (r->holdup_ms)
-		printf("  power-loss protection  %u ms hold-up, %.2f ms used\n", r->holdup_ms,
-		       r->holdup_used_ms);
-	else
-		printf("  power-loss protection  off\n");
-	printf("  acknowledged, lost     %lu of %lu bytes in the write buffers\n",
-	       (unsigned long)r->bytes_lost, (unsigned long)r->bytes_buffered);
+	print_holdup(r, "buffers");
 	printf("  flash ops dropped      %lu\n", (unsigned long)r->flash_ops_dropped);
 	printf("  programs torn          %u\n", r->programs_torn);
 	for (size_t i = 0; i < r->n_namespaces; i++)

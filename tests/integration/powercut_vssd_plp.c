@@ -204,4 +204,11 @@ void test_device_cut_plp(void **state)
 	assert_int_equal(ini_ctrl_shutdown(b), 0);
 	ini_ctrl_destroy(a);
 	ini_ctrl_destroy(b);
+	/* Idle, in text: the device's hold-up, then each vSSD's. */
+	assert_int_equal(pcv_ctl(f, "fault power-cut --device flash"), 0);
+	printf("%s", f->out);
+	assert_non_null(strstr(f->out, "device flash: power cut, 3 vSSDs\n"
+				       "  power-loss protection  300 ms hold-up"));
+	assert_non_null(strstr(f->out, NQN_A " namespace 2: power cut\n"
+				       "  power-loss protection  off\n"));
 }
