@@ -293,8 +293,9 @@ struct prov_dev_power_cut {
 /*
  * Power loss of registered device @name and power-up (prov_power.c):
  * every vSSD on it at once, each as prov_ns_power_cut() (their
- * subsystems' controllers dropped first). Refused with nothing done
- * (-EOPNOTSUPP, -EBUSY) when any of them would be alone; -ENOENT for no
+ * subsystems' controllers dropped first; vSSDs with power-loss
+ * protection share the device's one hold-up). Refused with nothing done
+ * (-EOPNOTSUPP, -EBUSY) when any of them would be as part of it; -ENOENT for no
  * such device. @outs has room for @max, *@n filled (sorted as the
  * device's vSSDs), the caller frees nothing.
  */

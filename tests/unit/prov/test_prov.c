@@ -5,7 +5,8 @@
  * owned, records kept), namespaces made from typed parameters in steps,
  * the state file written from its records and read back to the same
  * parameters, the device registry, and the parameter tables against the
- * admin API's messages.
+ * admin API's messages, and power cuts of a device with a vSSD with
+ * power-loss protection on it.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -46,7 +47,7 @@ struct fx {
 	struct blox_config cfg;
 };
 
-static int setup(void **state)
+static int setup_json(void **state, const char *json)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 	char err[256];
@@ -58,12 +59,34 @@ static int setup(void **state)
 	blox_clock_init_virtual(&f->clock, 1);
 	assert_int_equal(nvmf_tgt_init(&f->tgt, f->base, &f->clock, &f->log), 0);
 	assert_int_equal(blox_prov_create(&f->tgt, NULL, "/nonexistent", &f->prov), 0);
-	if (blox_config_parse(cfg_json, &f->cfg, err, sizeof(err)))
+	if (blox_config_parse(json, &f->cfg, err, sizeof(err)))
 		fail_msg("%s", err);
 	if (blox_prov_apply(f->prov, &f->cfg, err, sizeof(err)))
 		fail_msg("%s", err);
 	*state = f;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_json(state, cfg_json);
+}
+
+/* The same device, namespace 1 with power-loss protection (plp_ms 5), namespace 2 without. */
+static const char cfg_plp_json[] =
+	"{\"devices\":[{\"name\":\"ssd0\",\"store\":\"ram\",\"nand\":"
+	"{\"channels\":4,\"dies_per_channel\":2,\"planes_per_die\":1,"
+	"\"pages_per_block\":96,\"null_timing\":true}}],"
+	"\"subsystems\":[{\"nqn\":\"nqn.2026-12.io.blox:a\",\"allow_any_host\":true,"
+	"\"namespaces\":["
+	"{\"nsid\":1,\"backend\":\"nand\",\"size\":\"16M\",\"device\":\"ssd0\","
+	"\"isolation\":\"chip:1\",\"ftl\":{\"plp_ms\":5}},"
+	"{\"nsid\":2,\"backend\":\"nand\",\"size\":\"16M\",\"device\":\"ssd0\","
+	"\"isolation\":\"chip:1\"}]}]}";
+
+static int setup_plp(void **state)
+{
+	return setup_json(state, cfg_plp_json);
 }
 
 static int teardown(void **state)
@@ -362,6 +385,47 @@ static void test_tables_match_proto(void **state)
 	check_table(&blox_qos_table, &blox__admin__qos_params__descriptor);
 }
 
+/*
+ * 8. Power cuts on a device with a protected vSSD: alone it is refused,
+ * saying to cut the device, with nothing counted; the device's cut takes
+ * both, the protected one with the device's hold-up, each counting an
+ * unsafe shutdown.
+ */
+static void test_power_cut_plp(void **state)
+{
+	struct fx *f = *state;
+	struct nvmf_subsys *s = nvmf_subsys_find(&f->tgt, "nqn.2026-12.io.blox:a");
+	struct nvmf_ns *ns1 = nvmf_ns_find(s, 1), *ns2 = nvmf_ns_find(s, 2);
+	struct prov_dev_power_cut outs[4];
+	struct prov_power_cut one;
+	char err[512];
+	uint32_t n = 0;
+
+	assert_int_equal(prov_ns_power_cut(f->prov, ns1, &one, err, sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "namespace 1 of nqn.2026-12.io.blox:a (a vSSD on device ssd0)"));
+	assert_non_null(strstr(err, "cut the device instead"));
+	assert_int_equal(ns1->health.unsafe_shutdowns, 0);
+	/* Its unprotected neighbour is still cut alone. */
+	if (prov_ns_power_cut(f->prov, ns2, &one, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(one.bdev.holdup_ms, 0);
+	assert_int_equal(ns2->health.unsafe_shutdowns, 1);
+	/* The device: both, one hold-up. */
+	if (prov_device_power_cut(f->prov, "ssd0", outs, 4, &n, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(n, 2);
+	for (uint32_t i = 0; i < n; i++) {
+		bool plp = outs[i].ns == ns1;
+
+		assert_true(plp || outs[i].ns == ns2);
+		assert_int_equal(outs[i].cut.bdev.holdup_ms, plp ? 5 : 0);
+		assert_int_equal(outs[i].cut.bdev.bytes_lost, 0);
+		assert_int_equal(outs[i].cut.unsafe_shutdowns, plp ? 1 : 2);
+	}
+	assert_int_equal(ns1->health.unsafe_shutdowns, 1);
+	assert_int_equal(ns2->health.unsafe_shutdowns, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +436,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry, setup, teardown),
 		cmocka_unit_test(test_tables_match_proto),
+		cmocka_unit_test_setup_teardown(test_power_cut_plp, setup_plp, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
