@@ -133,8 +133,9 @@ static int cut_check(struct ftl_bdev *fb, struct fb_cut *k, struct blox_bdev_pow
 
 /*
  * Power off, after any hold-up: the flash stops where it is (on a shared
- * device only this vSSD's ops), the FTL's memory is gone. 0, a torn page's store error
- * (logged, the cut goes on), or -ENOMEM with nothing cut.
+ * device only this vSSD's ops), the FTL's memory is gone. 0, a torn
+ * page's store error (logged, the cut goes on), or -ENOMEM with nothing
+ * cut.
  */
 static int cut_off(struct ftl_bdev *fb, struct fb_cut *k, struct blox_bdev_power_cut *out)
 {
@@ -220,7 +221,8 @@ int fb_power_cut(struct blox_bdev *bdev, struct blox_bdev_power_cut *out)
 
 	memset(out, 0, sizeof(*out));
 	out->check_only = check_only;
-	out->device = device;
+	/* Only a check may be as part of the device's cut: the cut itself is dev_power_cut()'s. */
+	out->device = device && check_only;
 	rc = cut_check(fb, &k, out);
 	if (rc || check_only)
 		return rc;
