@@ -68,18 +68,7 @@ uint64_t fault_num(struct faults_fx *f, uint32_t id, const char *key)
 
 uint64_t ns_stat(struct faults_fx *f, uint32_t nsid, const char *part, const char *key)
 {
-	json_object *o, *nss, *n, *sub, *v;
-	uint64_t r = 0;
-
-	assert_int_equal(ctl(f, "--json stats %s %u", f->nqn, nsid), 0);
-	o = json_tokener_parse(f->out);
-	assert_non_null(o);
-	assert_true(json_object_object_get_ex(o, "namespaces", &nss));
-	n = json_object_array_get_idx(nss, 0);
-	if (json_object_object_get_ex(n, part, &sub) && json_object_object_get_ex(sub, key, &v))
-		r = (uint64_t)json_object_get_int64(v);
-	json_object_put(o);
-	return r;
+	return (uint64_t)fx_ns_stat(&f->fx.d, f->nqn, nsid, part, key);
 }
 
 void faults_restart(struct faults_fx *f, const char *subs, int (*setup)(void *arg))
@@ -148,4 +137,36 @@ void faults_wait_storm(struct faults_fx *f, uint32_t nsid, uint64_t victims, uin
 	for (int i = 0; i < 200 && ns_stat(f, nsid, "ftl", "gc_runs") < runs + victims; i++)
 		fx_sleep_ms(50);
 	assert_true(ns_stat(f, nsid, "ftl", "gc_runs") >= runs + victims);
+}
+
+void faults_gc_prepare(struct faults_fx *f, uint32_t bs)
+{
+	const uint32_t lbas = (4u << 20) / bs, chunk = (128u << 10) / bs;
+
+	assert_int_equal(ctl(f, "device create gflash --channels 1 --dies-per-channel 2 --planes 1 "
+				"--pages-per-block 48 --blocks-per-plane 32"), 0);
+	assert_int_equal(ctl(f, "ns create %s --nsid 2 --size 4M --device gflash "
+				"--isolation chip:2 --block-size %u", f->nqn, bs), 0);
+	for (uint32_t pass = 0; pass < 2; pass++)
+		for (uint32_t lba = 0; lba < lbas; lba += chunk) {
+			if (pass && (lba / chunk) % 2)
+				continue;
+			memset(f->buf, (int)(pass * 64 + lba / chunk), chunk * bs);
+			assert_int_equal(ini_write(f->c->io[0], 2, lba, chunk, f->buf, chunk * bs,
+						   false), 0);
+		}
+}
+
+void faults_gc_storm(struct faults_fx *f)
+{
+	uint64_t runs;
+	uint32_t id;
+
+	assert_int_equal(ini_flush(f->c->io[0], 2), 0);
+	runs = ns_stat(f, 2, "ftl", "gc_runs");
+	assert_int_equal(ns_stat(f, 2, "ftl", "gc_storm_victims"), 0);
+	assert_int_equal(ctl(f, "fault inject gc-storm %s 2 --superblocks 2", f->nqn), 0);
+	id = injected(f);
+	assert_int_equal(fault_num(f, id, "fired"), 1);
+	faults_wait_storm(f, 2, 2, runs);
 }

@@ -75,6 +75,23 @@ bool faults_answers_within(struct ini_queue *q, int ms);
  */
 void faults_wait_storm(struct faults_fx *f, uint32_t nsid, uint64_t victims, uint64_t runs);
 
+/*
+ * Device gflash (one channel of two dies, 48 pages a block, 32 blocks a
+ * plane) and on it namespace 2 of f->nqn, 4 MiB, isolation chip:2,
+ * blocks of @bs bytes (--block-size); written in chunks of
+ * 128 KiB, every chunk, then every other one again (the even ones):
+ * chunk k written in pass p holds the byte p * 64 + k. Its superblocks
+ * are half invalid, ready for a gc-storm.
+ */
+void faults_gc_prepare(struct faults_fx *f, uint32_t bs);
+
+/*
+ * Namespace 2 of f->nqn flushed, then its first gc-storm, of two
+ * superblocks: fired at once, its victims taken and erased
+ * (faults_wait_storm()); fails the test otherwise.
+ */
+void faults_gc_storm(struct faults_fx *f);
+
 /* bloxctl arguments that must be refused: the exit code and what it says. */
 struct faults_bad {
 	const char *args;

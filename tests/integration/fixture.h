@@ -123,6 +123,12 @@ struct fx_env;
  * file (fails the test otherwise).
  */
 void fx_restart(struct fx_env *fx, bool kill9);
+/*
+ * Member @key (a number) of object @part of namespace @nsid of @nqn in
+ * bloxctl --json stats NQN NSID against @d; 0 when left out.
+ */
+int64_t fx_ns_stat(const struct fx_daemon *d, const char *nqn, unsigned nsid, const char *part,
+		   const char *key);
 /* The first die namespace @nsid of @nqn is on (bloxctl ns show --json, alloc.dies). */
 unsigned fx_ns_die(const struct fx_daemon *d, const char *nqn, unsigned nsid);
 /*
@@ -131,6 +137,26 @@ unsigned fx_ns_die(const struct fx_daemon *d, const char *nqn, unsigned nsid);
  * share 1000, to its end (fails the test otherwise).
  */
 void fx_mig_kill9_resume(struct fx_env *fx, unsigned id);
+/*
+ * A bloxd on a command line of its own, the same at every start (no
+ * config: the embedded default subsystem): -l and -D on free ports of
+ * FX_ADDR, --data-dir and --admin-socket in a directory of its own,
+ * --log-level 1; argv[0] to argv[9], then NULL (fixture_ctl.c).
+ */
+struct fx_own {
+	struct fx_daemon d;
+	char dir[64], sock[108], nvm[32], disc[32];
+	uint16_t nvm_port, disc_port;
+	const char *argv[16];
+};
+/* @o zeroed and its command line made, its directory /tmp/bloxd-@what-XXXXXX. */
+void fx_own_init(struct fx_own *o, const char *what);
+/* Started with that command line; fails the test if it does not come up. */
+void fx_own_start(struct fx_own *o);
+/* Stopped, exit 0 (fails the test otherwise). */
+void fx_own_stop(struct fx_own *o);
+/* Stopped if running; its directory removed. */
+void fx_own_fini(struct fx_own *o);
 /* A currently free TCP port on @addr (bind to port 0 and look). */
 uint16_t fx_free_port(const char *addr);
 /* A free port on FX_ADDR that is none of @d's and not @other (0: no other). */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Integration-test fixture, bloxctl's part: a bloxctl command against a
- * fixture's bloxd, and what more than one test reads from its JSON. See
- * fixture.h.
+ * fixture's bloxd, and what more than one test reads from its JSON; and
+ * a bloxd on a command line of its own, started again with the same one.
+ * See fixture.h.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -122,6 +123,52 @@ uint16_t fx_listener_add(const struct fx_daemon *d, const char *opts)
 	return p;
 }
 
+void fx_own_init(struct fx_own *o, const char *what)
+{
+	size_t n = 0;
+
+	memset(o, 0, sizeof(*o));
+	fx_make_tmp(o->dir, sizeof(o->dir), what);
+	snprintf(o->sock, sizeof(o->sock), "%s/adm.sock", o->dir);
+	o->nvm_port = fx_free_port(FX_ADDR);
+	do
+		o->disc_port = fx_free_port(FX_ADDR);
+	while (o->disc_port == o->nvm_port);
+	snprintf(o->nvm, sizeof(o->nvm), "%s:%u", FX_ADDR, o->nvm_port);
+	snprintf(o->disc, sizeof(o->disc), "%s:%u", FX_ADDR, o->disc_port);
+	o->argv[n++] = "-l";
+	o->argv[n++] = o->nvm;
+	o->argv[n++] = "-D";
+	o->argv[n++] = o->disc;
+	o->argv[n++] = "--data-dir";
+	o->argv[n++] = o->dir;
+	o->argv[n++] = "--admin-socket";
+	o->argv[n++] = o->sock;
+	o->argv[n++] = "--log-level";
+	o->argv[n++] = "1";
+	o->argv[n] = NULL;
+}
+
+void fx_own_start(struct fx_own *o)
+{
+	int rc = fx_start_argv(&o->d, o->argv, FX_ADDR, o->nvm_port, o->disc_port);
+
+	if (rc)
+		fail_msg("bloxd did not start (%s, exit %d)", strerror(-rc), o->d.exit_code);
+}
+
+void fx_own_stop(struct fx_own *o)
+{
+	assert_int_equal(fx_stop(&o->d), 0);
+}
+
+void fx_own_fini(struct fx_own *o)
+{
+	if (o->d.pid > 0)
+		fx_stop(&o->d);
+	fx_rm_tree(o->dir);
+}
+
 void fx_restart(struct fx_env *fx, bool kill9)
 {
 	uint16_t p1 = fx->d.nvm_port, p2 = fx->d.disc_port;
@@ -132,6 +179,24 @@ void fx_restart(struct fx_env *fx, bool kill9)
 	else
 		assert_int_equal(fx_stop(&fx->d), 0);
 	assert_int_equal(fx_start_argv(&fx->d, argv, FX_ADDR, p1, p2), 0);
+}
+
+int64_t fx_ns_stat(const struct fx_daemon *d, const char *nqn, unsigned nsid, const char *part,
+		   const char *key)
+{
+	static char out[65536];
+	json_object *o, *nss, *n, *sub, *v;
+	int64_t r = 0;
+
+	assert_int_equal(fx_ctl(d, out, sizeof(out), "--json stats %s %u", nqn, nsid), 0);
+	o = json_tokener_parse(out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "namespaces", &nss));
+	n = json_object_array_get_idx(nss, 0);
+	if (json_object_object_get_ex(n, part, &sub) && json_object_object_get_ex(sub, key, &v))
+		r = json_object_get_int64(v);
+	json_object_put(o);
+	return r;
 }
 
 unsigned fx_ns_die(const struct fx_daemon *d, const char *nqn, unsigned nsid)

@@ -2,7 +2,8 @@
 /*
  * integration_restart (tests/integration/CMakeLists.txt, restart_sources):
  *   test_restart.c       restarts with data read back, listeners, nsid 0,
- *                        SMART across restarts; a bloxd of its own (struct rt)
+ *                        SMART across restarts; a bloxd of its own
+ *                        (struct fx_own, fixture.h)
  *   restart_untouched.c  starts that leave the data directory as it was
  *   restart_notify.c     systemd notification, a second signal while stopping
  */
@@ -16,34 +17,18 @@
 
 #define DEF_NQN "nqn.2026-12.io.blox:default"
 
-/* A bloxd on the embedded default, in a directory and on ports of its own. */
-struct rt {
-	struct fx_daemon d;
-	char dir[64], sock[108], nvm[32], disc[32];
-	uint16_t nvm_port, disc_port;
-	const char *argv[16];
-};
-
-/* The same command line at every start: -l, -D, --data-dir, --admin-socket. */
-void rt_init(struct rt *r, const char *what);
-/* Started with that command line; fails the test if it does not come up. */
-void rt_start(struct rt *r);
-/* Stopped, exit 0. */
-void rt_stop(struct rt *r);
-/* Stopped if running; its directory removed. */
-void rt_fini(struct rt *r);
 /* Region @i, a pattern of its own, written and flushed over @c. */
 void rt_write_region(struct ini_ctrl *c, uint32_t i);
 /* @mib MiB of random data written past the regions, not flushed. */
 void rt_write_junk(struct ini_ctrl *c, uint32_t mib);
 /* Region @i written (and flushed), or checked, over a controller of its own. */
-void rt_write(struct rt *r, uint32_t i);
-void rt_check(struct rt *r, uint32_t i);
+void rt_write(struct fx_own *r, uint32_t i);
+void rt_check(struct fx_own *r, uint32_t i);
 /* A controller of the default subsystem, one I/O queue; rt_ctrl_done() ends it. */
-struct ini_ctrl *rt_ctrl(struct rt *r);
+struct ini_ctrl *rt_ctrl(struct fx_own *r);
 void rt_ctrl_done(struct ini_ctrl *c);
 /* The SMART / Health log of every namespace of the default subsystem. */
-void rt_smart(struct rt *r, struct nvme_smart_log *sl);
+void rt_smart(struct fx_own *r, struct nvme_smart_log *sl);
 /* The low 64 bits of a 128-bit SMART counter. */
 uint64_t rt_u128(const uint8_t v[16]);
 /* @text written to DIR/NAME; its path into @path. */

@@ -71,7 +71,7 @@ static bool notify_wait(int fd, const char *want, char *msg, size_t len, int ms)
 	return false;
 }
 
-static void start_notified(struct rt *r, const char *sockname, const char *log)
+static void start_notified(struct fx_own *r, const char *sockname, const char *log)
 {
 	setenv("NOTIFY_SOCKET", sockname, 1);
 	assert_int_equal(fx_start_argv_log(&r->d, r->argv, log, FX_ADDR, r->nvm_port,
@@ -81,7 +81,7 @@ static void start_notified(struct rt *r, const char *sockname, const char *log)
 }
 
 /* The process ends by itself within @ms: its exit code, or -1. */
-static int wait_exit(struct rt *r, int ms)
+static int wait_exit(struct fx_own *r, int ms)
 {
 	int64_t end = fx_now_ms() + ms;
 
@@ -94,11 +94,11 @@ static int wait_exit(struct rt *r, int ms)
 void test_notify_ready_stopping(void **state)
 {
 	char name[108], msg[512];
-	struct rt r;
+	struct fx_own r;
 	int fd;
 
 	(void)state;
-	rt_init(&r, "rtnotify");
+	fx_own_init(&r, "rtnotify");
 	snprintf(name, sizeof(name), "%s/notify.sock", r.dir);
 	fd = notify_socket(name);
 	start_notified(&r, name, NULL);
@@ -110,7 +110,7 @@ void test_notify_ready_stopping(void **state)
 		fail_msg("no STOPPING=1");
 	assert_int_equal(wait_exit(&r, 30000), 0);
 	close(fd);
-	rt_fini(&r);
+	fx_own_fini(&r);
 }
 
 /* 9. A second signal while stopping exits 1 at once; the next start recovers. */
@@ -119,11 +119,11 @@ void test_second_signal(void **state)
 	char name[108], msg[512], log[128], text[16384];
 	struct nvme_smart_log sl;
 	bool cut = false;
-	struct rt r;
+	struct fx_own r;
 	int fd;
 
 	(void)state;
-	rt_init(&r, "rtsig2");
+	fx_own_init(&r, "rtsig2");
 	snprintf(log, sizeof(log), "%s.log", r.dir);
 	snprintf(name, sizeof(name), "@bloxd-test-notify-%d", (int)getpid());
 	fd = notify_socket(name);
@@ -163,13 +163,13 @@ void test_second_signal(void **state)
 		assert_non_null(strstr(text, "OOB scan"));
 	}
 	/* The next start recovers: flushed data back, the cut counted as unsafe. */
-	rt_start(&r);
+	fx_own_start(&r);
 	rt_check(&r, 2);
 	rt_smart(&r, &sl);
 	assert_true(rt_u128(sl.unsafe_shutdowns) >= 1);
-	rt_stop(&r);
+	fx_own_stop(&r);
 	close(fd);
 	unlink(log);
-	rt_fini(&r);
+	fx_own_fini(&r);
 }
 

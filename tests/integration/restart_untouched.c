@@ -140,11 +140,11 @@ void test_two_daemons_one_dir(void **state)
 {
 	char out[4096], err[8192], want[128], nvm2[32], disc2[32];
 	const char *argv[16];
-	struct rt r;
+	struct fx_own r;
 
 	(void)state;
-	rt_init(&r, "rt2d");
-	rt_start(&r);
+	fx_own_init(&r, "rt2d");
+	fx_own_start(&r);
 	rt_write(&r, 3);
 	snprintf(nvm2, sizeof(nvm2), "%s:%u", FX_ADDR, fx_free_port(FX_ADDR));
 	snprintf(disc2, sizeof(disc2), "%s:%u", FX_ADDR, fx_free_port(FX_ADDR));
@@ -160,8 +160,8 @@ void test_two_daemons_one_dir(void **state)
 	/* The first serves on, its data intact. */
 	assert_true(fx_alive(&r.d));
 	rt_check(&r, 3);
-	rt_stop(&r);
-	rt_fini(&r);
+	fx_own_stop(&r);
+	fx_own_fini(&r);
 }
 
 /* A listening socket on a free loopback port: a port in use. */
@@ -189,14 +189,14 @@ void test_failed_start_touches_nothing(void **state)
 	const char *argv[16];
 	uint16_t port;
 	int fd;
-	struct rt r;
+	struct fx_own r;
 
 	(void)state;
 	/* A data directory with stores, from a clean run. */
-	rt_init(&r, "rtfail");
-	rt_start(&r);
+	fx_own_init(&r, "rtfail");
+	fx_own_start(&r);
 	rt_write(&r, 5);
-	rt_stop(&r);
+	fx_own_stop(&r);
 	take_snap(r.dir, &before);
 	assert_true(before.n >= 2);
 
@@ -234,10 +234,10 @@ void test_failed_start_touches_nothing(void **state)
 	assert_true(dir_empty(empty));
 
 	/* And the stores still serve their data. */
-	rt_start(&r);
+	fx_own_start(&r);
 	rt_check(&r, 5);
-	rt_stop(&r);
-	rt_fini(&r);
+	fx_own_stop(&r);
+	fx_own_fini(&r);
 	fx_rm_tree(empty);
 	fx_rm_tree(cfgdir);
 }
@@ -249,10 +249,10 @@ void test_print_config(void **state)
 	char err[8192];
 	const char *argv[20];
 	json_object *root, *ls, *l, *v;
-	struct rt r;
+	struct fx_own r;
 
 	(void)state;
-	rt_init(&r, "rtprint");
+	fx_own_init(&r, "rtprint");
 	memcpy(argv, r.argv, 10 * sizeof(*argv));
 	argv[10] = "-l";
 	argv[11] = r.nvm; /* twice: one listener */
@@ -281,7 +281,7 @@ void test_print_config(void **state)
 	assert_true(dir_empty(r.dir));
 
 	/* After a bloxctl change it says the state file. */
-	rt_start(&r);
+	fx_own_start(&r);
 	assert_int_equal(fx_ctl(&r.d, err, sizeof(err),
 				"subsys create nqn.2026-12.io.blox:printed --allow-any-host"),
 			 0);
@@ -289,7 +289,7 @@ void test_print_config(void **state)
 	assert_int_equal(fx_run_bloxd(argv, out, sizeof(out), err, sizeof(err), 20000), 0);
 	assert_non_null(strstr(out, "nqn.2026-12.io.blox:printed"));
 	assert_non_null(strstr(err, "state file"));
-	rt_stop(&r);
-	rt_fini(&r);
+	fx_own_stop(&r);
+	fx_own_fini(&r);
 }
 

@@ -29,54 +29,18 @@
 #define BLK 4096u
 
 struct die_t {
-	struct fx_daemon d;
-	char dir[64], sock[108], nvm[32], disc[32];
-	uint16_t nvm_port, disc_port;
-	const char *argv[16];
+	struct fx_own o; /* the same command line at every start */
 	struct ini_ctrl *c;
 	char out[65536];
 	uint8_t buf[32 * BLK];
 };
 
-static int ctl(struct die_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int ctl(struct die_t *t, const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return fx_ctl(&t->d, t->out, sizeof(t->out), "%s", cmd);
-}
-
-/* The same command line at every start. */
-static void die_init(struct die_t *t)
-{
-	size_t n = 0;
-
-	fx_make_tmp(t->dir, sizeof(t->dir), "die");
-	snprintf(t->sock, sizeof(t->sock), "%s/adm.sock", t->dir);
-	t->nvm_port = fx_free_port(FX_ADDR);
-	do
-		t->disc_port = fx_free_port(FX_ADDR);
-	while (t->disc_port == t->nvm_port);
-	snprintf(t->nvm, sizeof(t->nvm), "%s:%u", FX_ADDR, t->nvm_port);
-	snprintf(t->disc, sizeof(t->disc), "%s:%u", FX_ADDR, t->disc_port);
-	t->argv[n++] = "-l";
-	t->argv[n++] = t->nvm;
-	t->argv[n++] = "-D";
-	t->argv[n++] = t->disc;
-	t->argv[n++] = "--data-dir";
-	t->argv[n++] = t->dir;
-	t->argv[n++] = "--admin-socket";
-	t->argv[n++] = t->sock;
-	t->argv[n] = NULL;
-}
+/* bloxctl @args... against the test's bloxd, its output in t->out: its exit code. */
+#define ctl(t, ...) fx_ctl(&(t)->o.d, (t)->out, sizeof((t)->out), __VA_ARGS__)
 
 static void connect_host(struct die_t *t)
 {
-	assert_int_equal(fx_ctrl(&t->d, NQN, NULL, 1, NULL, &t->c), 0);
+	assert_int_equal(fx_ctrl(&t->o.d, NQN, NULL, 1, NULL, &t->c), 0);
 }
 
 static void disconnect_host(struct die_t *t)
@@ -90,17 +54,14 @@ static void disconnect_host(struct die_t *t)
 
 static void die_start(struct die_t *t)
 {
-	int rc = fx_start_argv(&t->d, t->argv, FX_ADDR, t->nvm_port, t->disc_port);
-
-	if (rc)
-		fail_msg("bloxd did not start (%s, exit %d)", strerror(-rc), t->d.exit_code);
+	fx_own_start(&t->o);
 	connect_host(t);
 }
 
 static void die_stop(struct die_t *t)
 {
 	disconnect_host(t);
-	assert_int_equal(fx_stop(&t->d), 0);
+	fx_own_stop(&t->o);
 }
 
 /* Block @lba as written in round @r: its LBA and round in every word. */
@@ -156,18 +117,7 @@ static uint32_t read_all(struct die_t *t, uint32_t r, uint8_t *lost)
 /* The namespace's ftl.@key in stats --json. */
 static uint64_t ftl_stat(struct die_t *t, const char *key)
 {
-	json_object *o, *nss, *n, *sub, *v;
-	uint64_t r = 0;
-
-	assert_int_equal(ctl(t, "--json stats %s %u", NQN, NSID), 0);
-	o = json_tokener_parse(t->out);
-	assert_non_null(o);
-	assert_true(json_object_object_get_ex(o, "namespaces", &nss));
-	n = json_object_array_get_idx(nss, 0);
-	if (json_object_object_get_ex(n, "ftl", &sub) && json_object_object_get_ex(sub, key, &v))
-		r = (uint64_t)json_object_get_int64(v);
-	json_object_put(o);
-	return r;
+	return (uint64_t)fx_ns_stat(&t->o.d, NQN, NSID, "ftl", key);
 }
 
 static void test_die_offline_restart(void **state)
@@ -177,7 +127,7 @@ static void test_die_offline_restart(void **state)
 	uint32_t failed;
 
 	(void)state;
-	die_init(&t);
+	fx_own_init(&t.o, "die");
 	die_start(&t);
 	assert_int_equal(ctl(&t, "device create dflash --channels 2 --dies-per-channel 2 "
 				  "--planes 1 --pages-per-block 48 --blocks-per-plane 32"), 0);
@@ -233,7 +183,7 @@ static void test_die_offline_restart(void **state)
 	assert_int_equal(ftl_stat(&t, "dies_offline"), 0);
 	assert_int_equal(read_all(&t, 2, lost), 0);
 	die_stop(&t);
-	fx_rm_tree(t.dir);
+	fx_own_fini(&t.o);
 }
 
 int main(void)

@@ -299,31 +299,14 @@ static void test_gc_storm_512(void **state)
 	struct faults_fx *f = *state;
 	struct ini_queue *q = f->c->io[0];
 	uint8_t *w = f->buf;
-	uint64_t runs;
-	uint32_t id;
 
-	assert_int_equal(ctl(f, "device create gflash --channels 1 --dies-per-channel 2 --planes 1 "
-				"--pages-per-block 48 --blocks-per-plane 32"), 0);
-	assert_int_equal(ctl(f, "ns create " SUBNQN " --nsid 2 --size 4M --device gflash "
-				"--isolation chip:2 --block-size 512"), 0);
-	for (uint32_t pass = 0; pass < 2; pass++)
-		for (uint32_t lba = 0; lba < lbas; lba += chunk) {
-			if (pass && (lba / chunk) % 2)
-				continue;
-			memset(w, (int)(pass * 64 + lba / chunk), chunk * 512);
-			assert_int_equal(ini_write(q, 2, lba, chunk, w, chunk * 512, false), 0);
-		}
+	faults_gc_prepare(f, 512);
 	for (uint32_t lba = 7; lba < lbas; lba += 64) {
 		for (uint32_t k = 0; k < 512; k++)
 			w[k] = byte_of(lba, k);
 		assert_int_equal(ini_write(q, 2, lba, 1, w, 512, false), 0);
 	}
-	assert_int_equal(ini_flush(q, 2), 0);
-	runs = ns_stat(f, 2, "ftl", "gc_runs");
-	assert_int_equal(ctl(f, "fault inject gc-storm " SUBNQN " 2 --superblocks 2"), 0);
-	id = injected(f);
-	assert_int_equal(fault_num(f, id, "fired"), 1);
-	faults_wait_storm(f, 2, 2, runs);
+	faults_gc_storm(f);
 	/* Every block as last written. */
 	for (uint32_t lba = 0; lba < lbas; lba += chunk) {
 		assert_int_equal(ini_read(q, 2, lba, chunk, f->buf, chunk * 512), 0);

@@ -369,29 +369,10 @@ static void test_latency_zoned_resv(void **state)
 static void test_gc_storm(void **state)
 {
 	struct faults_fx *f = *state;
-	uint8_t *w = f->buf;
-	uint64_t runs;
-	uint32_t id;
 
-	assert_int_equal(ctl(f, "device create gflash --channels 1 --dies-per-channel 2 --planes 1 "
-				"--pages-per-block 48 --blocks-per-plane 32"), 0);
-	assert_int_equal(ctl(f, "ns create " SUBNQN " --nsid 2 --size 4M --device gflash "
-				"--isolation chip:2"), 0);
 	/* Written once, then every other 128 KiB overwritten: superblocks half invalid. */
-	for (uint32_t pass = 0; pass < 2; pass++)
-		for (uint32_t lba = 0; lba < 1024; lba += 32) {
-			if (pass && (lba / 32) % 2)
-				continue;
-			memset(w, (int)(pass * 64 + lba / 32), 32 * BLK);
-			assert_int_equal(ini_write(f->c->io[0], 2, lba, 32, w, 32 * BLK, false), 0);
-		}
-	assert_int_equal(ini_flush(f->c->io[0], 2), 0);
-	runs = ns_stat(f, 2, "ftl", "gc_runs");
-	assert_int_equal(ns_stat(f, 2, "ftl", "gc_storm_victims"), 0);
-	assert_int_equal(ctl(f, "fault inject gc-storm " SUBNQN " 2 --superblocks 2"), 0);
-	id = injected(f);
-	assert_int_equal(fault_num(f, id, "fired"), 1);
-	faults_wait_storm(f, 2, 2, runs);
+	faults_gc_prepare(f, BLK);
+	faults_gc_storm(f);
 	assert_int_equal(ctl(f, "stats " SUBNQN " 2"), 0);
 	assert_non_null(strstr(f->out, "gc storms"));
 	/* Every LBA as last written. */

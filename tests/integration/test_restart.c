@@ -33,55 +33,6 @@
 
 #define REGION_BLOCKS 32 /* 128 KiB written per round */
 
-/* ---- A bloxd on the embedded default, with its own ports ---- */
-
-/* The same command line at every start: -l, -D, --data-dir, --admin-socket. */
-void rt_init(struct rt *r, const char *what)
-{
-	size_t n = 0;
-
-	memset(r, 0, sizeof(*r));
-	fx_make_tmp(r->dir, sizeof(r->dir), what);
-	snprintf(r->sock, sizeof(r->sock), "%s/adm.sock", r->dir);
-	r->nvm_port = fx_free_port(FX_ADDR);
-	do
-		r->disc_port = fx_free_port(FX_ADDR);
-	while (r->disc_port == r->nvm_port);
-	snprintf(r->nvm, sizeof(r->nvm), "%s:%u", FX_ADDR, r->nvm_port);
-	snprintf(r->disc, sizeof(r->disc), "%s:%u", FX_ADDR, r->disc_port);
-	r->argv[n++] = "-l";
-	r->argv[n++] = r->nvm;
-	r->argv[n++] = "-D";
-	r->argv[n++] = r->disc;
-	r->argv[n++] = "--data-dir";
-	r->argv[n++] = r->dir;
-	r->argv[n++] = "--admin-socket";
-	r->argv[n++] = r->sock;
-	r->argv[n++] = "--log-level";
-	r->argv[n++] = "1";
-	r->argv[n] = NULL;
-}
-
-void rt_start(struct rt *r)
-{
-	int rc = fx_start_argv(&r->d, r->argv, FX_ADDR, r->nvm_port, r->disc_port);
-
-	if (rc)
-		fail_msg("bloxd did not start (%s, exit %d)", strerror(-rc), r->d.exit_code);
-}
-
-void rt_stop(struct rt *r)
-{
-	assert_int_equal(fx_stop(&r->d), 0);
-}
-
-void rt_fini(struct rt *r)
-{
-	if (r->d.pid > 0)
-		fx_stop(&r->d);
-	fx_rm_tree(r->dir);
-}
-
 /* The pattern of round @i: REGION_BLOCKS blocks from its seed. */
 static void pattern(uint32_t i, uint8_t *buf)
 {
@@ -90,7 +41,7 @@ static void pattern(uint32_t i, uint8_t *buf)
 	fx_fill_random(buf, REGION_BLOCKS * 4096, &seed);
 }
 
-struct ini_ctrl *rt_ctrl(struct rt *r)
+struct ini_ctrl *rt_ctrl(struct fx_own *r)
 {
 	struct ini_ctrl *c = NULL;
 
@@ -142,7 +93,7 @@ void rt_ctrl_done(struct ini_ctrl *c)
 }
 
 /* Region @i written (and flushed), or checked, over a controller of its own. */
-void rt_write(struct rt *r, uint32_t i)
+void rt_write(struct fx_own *r, uint32_t i)
 {
 	struct ini_ctrl *c = rt_ctrl(r);
 
@@ -150,7 +101,7 @@ void rt_write(struct rt *r, uint32_t i)
 	rt_ctrl_done(c);
 }
 
-void rt_check(struct rt *r, uint32_t i)
+void rt_check(struct fx_own *r, uint32_t i)
 {
 	struct ini_ctrl *c = rt_ctrl(r);
 
@@ -177,7 +128,7 @@ static void lat_sane(json_object *o, const char *key, uint32_t start)
  * flash were once ~2^64 ns there (an op that started before it was
  * submitted, after the restart's recovery).
  */
-static void stats_sane(struct rt *r, uint32_t start)
+static void stats_sane(struct fx_own *r, uint32_t start)
 {
 	static char out[1 << 16];
 	json_object *root, *nss, *ns, *part;
@@ -204,14 +155,14 @@ static void stats_sane(struct rt *r, uint32_t start)
 static void test_restart_ten_times(void **state)
 {
 	char out[8192];
-	struct rt r;
+	struct fx_own r;
 
 	(void)state;
-	rt_init(&r, "rt10");
+	fx_own_init(&r, "rt10");
 	for (uint32_t i = 0; i < 10; i++) {
 		struct ini_ctrl *c;
 
-		rt_start(&r);
+		fx_own_start(&r);
 		c = rt_ctrl(&r);
 		for (uint32_t j = 0; j < i; j++)
 			check_region(c, j);
@@ -232,9 +183,9 @@ static void test_restart_ten_times(void **state)
 					"subsys create nqn.2026-12.io.blox:rt%u --allow-any-host",
 					i),
 				 0);
-		rt_stop(&r);
+		fx_own_stop(&r);
 	}
-	rt_fini(&r);
+	fx_own_fini(&r);
 }
 
 /* Write @cfg_json to DIR/cfg.json; its path into @path. */
@@ -256,10 +207,10 @@ static void test_listener_add_survives(void **state)
 	char cfgdir[64], cfgpath[128], json[512], out[4096], extra[32];
 	const char *argv[12];
 	uint16_t extra_port;
-	struct rt r;
+	struct fx_own r;
 
 	(void)state;
-	rt_init(&r, "rtlis");
+	fx_own_init(&r, "rtlis");
 	fx_make_tmp(cfgdir, sizeof(cfgdir), "rtcfg");
 	do
 		extra_port = fx_free_port(FX_ADDR);
@@ -278,13 +229,13 @@ static void test_listener_add_survives(void **state)
 	assert_int_equal(fx_start_argv(&r.d, argv, FX_ADDR, r.nvm_port, r.disc_port), 0);
 	snprintf(extra, sizeof(extra), "%s:%u", FX_ADDR, extra_port);
 	assert_int_equal(fx_ctl(&r.d, out, sizeof(out), "listener add %s", extra), 0);
-	rt_stop(&r);
+	fx_own_stop(&r);
 	for (int i = 0; i < 2; i++) {
 		/* The same command line: the state file's three listeners. */
 		assert_int_equal(
 			fx_start_argv(&r.d, argv, FX_ADDR, r.nvm_port, extra_port), 0);
 		assert_int_equal(fx_check_daemon(&r.d, DEF_NQN, 4096, &(uint64_t){ 7 }), 0);
-		rt_stop(&r);
+		fx_own_stop(&r);
 	}
 	/* -l given twice and as in the state file: one listener, it starts. */
 	argv[8] = "-l";
@@ -302,9 +253,9 @@ static void test_listener_add_survives(void **state)
 				 0);
 		assert_int_equal(fx_ctl(&r.d, out, sizeof(out), "listener list"), 0);
 		assert_null(strstr(out, extra)); /* -l replaces the state file's */
-		rt_stop(&r);
+		fx_own_stop(&r);
 	}
-	rt_fini(&r);
+	fx_own_fini(&r);
 	fx_rm_tree(cfgdir);
 }
 
@@ -312,10 +263,10 @@ static void test_listener_add_survives(void **state)
 static void test_nsid_zero_refused(void **state)
 {
 	char out[8192], err[8192], cfgpath[128];
-	struct rt r;
+	struct fx_own r;
 
 	(void)state;
-	rt_init(&r, "rtnsid");
+	fx_own_init(&r, "rtnsid");
 	rt_write_file(r.dir, "cfg.json",
 		   "{\"subsystems\": [{\"nqn\": \"nqn.2026-12.io.blox:z\", "
 		   "\"namespaces\": [{\"nsid\": 0, \"backend\": \"ram\", \"size\": \"16M\"}]}]}",
@@ -329,7 +280,7 @@ static void test_nsid_zero_refused(void **state)
 		assert_non_null(strstr(err, "nsid: 0 is not a namespace id"));
 	}
 	unlink(cfgpath);
-	rt_start(&r);
+	fx_own_start(&r);
 	assert_int_equal(fx_ctl(&r.d, out, sizeof(out),
 				"ns create %s --size 16M --backend ram --nsid 0", DEF_NQN),
 			 64);
@@ -337,12 +288,12 @@ static void test_nsid_zero_refused(void **state)
 	assert_int_equal(fx_ctl(&r.d, out, sizeof(out), "--json ns list %s", DEF_NQN), 0);
 	assert_null(strstr(out, "\"nsid\": 2"));
 	assert_null(strstr(out, "\"nsid\":2"));
-	rt_stop(&r);
-	rt_fini(&r);
+	fx_own_stop(&r);
+	fx_own_fini(&r);
 }
 
 /* The SMART / Health log of every namespace of the default subsystem. */
-void rt_smart(struct rt *r, struct nvme_smart_log *sl)
+void rt_smart(struct fx_own *r, struct nvme_smart_log *sl)
 {
 	struct ini_ctrl *c = rt_ctrl(r);
 
@@ -365,11 +316,11 @@ static void test_smart_persists(void **state)
 {
 	struct nvme_smart_log a, b, k;
 	struct ini_ctrl *c;
-	struct rt r;
+	struct fx_own r;
 
 	(void)state;
-	rt_init(&r, "rtsmart");
-	rt_start(&r);
+	fx_own_init(&r, "rtsmart");
+	fx_own_start(&r);
 	c = rt_ctrl(&r);
 	rt_write_region(c, 0);
 	check_region(c, 0);
@@ -379,9 +330,9 @@ static void test_smart_persists(void **state)
 	assert_int_equal(rt_u128(a.unsafe_shutdowns), 0);
 	assert_true(rt_u128(a.host_writes) >= 1);
 	assert_true(rt_u128(a.data_units_written) >= 1);
-	rt_stop(&r);
+	fx_own_stop(&r);
 
-	rt_start(&r);
+	fx_own_start(&r);
 	rt_smart(&r, &b);
 	assert_int_equal(rt_u128(b.power_cycles), 2);
 	assert_int_equal(rt_u128(b.unsafe_shutdowns), 0);
@@ -398,14 +349,14 @@ static void test_smart_persists(void **state)
 	assert_true(rt_u128(b.data_units_written) > rt_u128(a.data_units_written));
 	/* A crash: the next start counts an unsafe shutdown. */
 	assert_int_equal(fx_kill(&r.d, SIGKILL), 128 + SIGKILL);
-	rt_start(&r);
+	fx_own_start(&r);
 	rt_smart(&r, &k);
 	assert_int_equal(rt_u128(k.power_cycles), 3);
 	assert_int_equal(rt_u128(k.unsafe_shutdowns), 1);
 	/* Counted up to the start itself at least. */
 	assert_true(rt_u128(k.host_writes) >= rt_u128(a.host_writes));
-	rt_stop(&r);
-	rt_fini(&r);
+	fx_own_stop(&r);
+	fx_own_fini(&r);
 }
 
 int main(void)

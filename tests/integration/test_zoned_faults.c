@@ -16,6 +16,7 @@
  *   Zones, ns show), the others take writes.
  */
 #include "faults_common.h"
+#include "zoned_common.h"
 
 #define SUBNQN "nqn.2026-12.io.blox:zfaults"
 #define WRITE_FAULT 0x4280 /* DNR, SCT 2h, SC 80h */
@@ -34,58 +35,13 @@ static int fixture_setup(void *arg)
 /* Zone @z's descriptor (@zsize LBAs a zone). */
 static struct nvme_zns_desc zdesc(struct ini_queue *q, uint32_t nsid, uint64_t zsize, uint32_t z)
 {
-	uint8_t rep[64 + 64];
-	struct nvme_zns_desc d;
-
-	assert_int_equal(ini_zone_report(q, nsid, z * zsize, NVME_ZNS_ZRAS_REPORT_ALL, false,
-					 rep, sizeof(rep)),
-			 0);
-	memcpy(&d, rep + 64, sizeof(d));
-	return d;
-}
-
-/* Zones reported under @filter. */
-static uint64_t zcount(struct ini_queue *q, uint32_t nsid, uint8_t filter)
-{
-	uint8_t rep[64];
-	uint64_t n;
-
-	assert_int_equal(ini_zone_report(q, nsid, 0, filter, false, rep, sizeof(rep)), 0);
-	memcpy(&n, rep, 8);
-	return n;
+	return zfx_zone(q, nsid, z * zsize);
 }
 
 /* Member @key of ns show --json's "zones". */
 static int64_t zsum(struct faults_fx *f, uint32_t nsid, const char *key)
 {
-	json_object *o, *zs, *v;
-	int64_t r = 0;
-
-	assert_int_equal(ctl(f, "--json ns show " SUBNQN " %u", nsid), 0);
-	o = json_tokener_parse(f->out);
-	assert_non_null(o);
-	assert_true(json_object_object_get_ex(o, "zones", &zs));
-	if (json_object_object_get_ex(zs, key, &v))
-		r = json_object_get_int64(v);
-	json_object_put(o);
-	return r;
-}
-
-/* The Changed Zone List (log BFh) of @nsid: its count and first ZSLBA. */
-static uint16_t changed_zones(struct ini_queue *q, uint32_t nsid, uint64_t *first)
-{
-	uint8_t log[4096];
-	struct ini_req r;
-	uint16_t n;
-
-	ini_req_init(&r, nvme_admin_get_log_page, nsid, log, sizeof(log), INI_DIR_C2H);
-	r.sqe.cdw10 = 0xbf | ((sizeof(log) / 4 - 1) << 16);
-	r.sqe.cdw14 = 2u << 24; /* CSI: Zoned Namespace */
-	assert_int_equal(ini_exec(q, &r), 0);
-	assert_int_equal(ini_status(&r.cqe), 0);
-	memcpy(&n, log, 2);
-	memcpy(first, log + 8, 8);
-	return n;
+	return zfx_ns_zones(&f->fx.d, SUBNQN, nsid, key);
 }
 
 static void fill(uint8_t *b, uint32_t n, uint32_t seed)
@@ -115,7 +71,7 @@ static void program_fail_zone(struct faults_fx *f, struct ini_ctrl *c, uint32_t 
 	assert_int_equal(ini_write(q, nsid, 0, 32, w, 32 * BLK, true), 0);
 	fill(w, 8, 2);
 	assert_int_equal(ini_write(q, nsid, zsize, 8, w, 8 * BLK, true), 0);
-	assert_int_equal(changed_zones(c->admin, nsid, &first), 0);
+	assert_int_equal(zfx_changed_zones(c->admin, nsid, &first), 0);
 	assert_int_equal(ctl(f, "%s", inject), 0);
 	/* The next programs of zone 0 reach the die: the write that meets it fails. */
 	for (uint32_t i = 0; i < 8 && !st; i++) {
@@ -124,8 +80,8 @@ static void program_fail_zone(struct faults_fx *f, struct ini_ctrl *c, uint32_t 
 	}
 	assert_int_equal(st, WRITE_FAULT);
 	assert_int_equal(zdesc(q, nsid, zsize, 0).zs >> 4, 0xd); /* Read Only */
-	assert_int_equal(zcount(q, nsid, NVME_ZNS_ZRAS_REPORT_READ_ONLY), 1);
-	changed = changed_zones(c->admin, nsid, &first);
+	assert_int_equal(zfx_report(q, nsid, 0, NVME_ZNS_ZRAS_REPORT_READ_ONLY, NULL, 0), 1);
+	changed = zfx_changed_zones(c->admin, nsid, &first);
 	assert_int_equal(changed, 1);
 	assert_int_equal(first, 0);
 	/* No more writes; what was durable reads back. */
@@ -218,7 +174,7 @@ static void test_factory_bad(void **state)
 	assert_int_equal(zsum(f, 4, "empty"), nz - off);
 	assert_int_equal(fx_ctrl(&f->fx.d, SUBNQN, FX_HOST_A, 1, NULL, &c), 0);
 	q = c->io[0];
-	assert_int_equal(zcount(q, 4, NVME_ZNS_ZRAS_REPORT_OFFLINE), off);
+	assert_int_equal(zfx_report(q, 4, 0, NVME_ZNS_ZRAS_REPORT_OFFLINE, NULL, 0), off);
 	/* Every zone not offline takes a write and reads it back; an offline one refuses. */
 	for (uint32_t z = 0; z < nz; z++) {
 		struct nvme_zns_desc d = zdesc(q, 4, zsize, z);

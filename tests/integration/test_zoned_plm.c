@@ -10,34 +10,20 @@
  * reset that cannot wait ends the window by itself (excursion, log 0Bh,
  * the notice).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "fixture.h"
+#include "zoned_common.h"
 
 #define SUBNQN "nqn.2026-12.io.blox:zplm"
-#define LBA 4096u
 #define ZSIZE 1024u /* 4 MiB zones */
 #define NSID 1u
 
 static const char subsystems[] =
 	"[ { \"nqn\": \"" SUBNQN "\", \"allow_any_host\": true, \"namespaces\": [] } ]";
-
-struct env {
-	struct fx_env fx; /* first: fx_group_setup() allocates the whole */
-	char out[65536];
-};
-
-#define run(e, ...) fx_ctl(&(e)->fx.d, (e)->out, sizeof((e)->out), __VA_ARGS__)
 
 /* Set Features 13h on set @set: enable (or not), no warnings. Its status. */
 static int plm_config(struct ini_queue *adm, uint32_t set, bool enable)
@@ -80,12 +66,12 @@ static struct nvme_nvmset_predictable_lat_log plm_log(struct ini_queue *adm, uin
 }
 
 /* A number of the namespace's "zoned" object in `bloxctl --json stats`. */
-static int64_t zstat(struct env *e, const char *key)
+static int64_t zstat(struct zfx *e, const char *key)
 {
 	struct json_object *root, *arr, *ns, *z, *v;
 	int64_t n;
 
-	assert_int_equal(run(e, "--json stats %s %u", SUBNQN, NSID), 0);
+	assert_int_equal(zfx_run(e, "--json stats %s %u", SUBNQN, NSID), 0);
 	root = json_tokener_parse(e->out);
 	assert_non_null(root);
 	assert_true(json_object_object_get_ex(root, "namespaces", &arr));
@@ -98,22 +84,13 @@ static int64_t zstat(struct env *e, const char *key)
 	return n;
 }
 
-static void fill(uint8_t *buf, uint64_t lba, uint32_t n, uint32_t id)
-{
-	for (uint64_t i = 0; i < (uint64_t)n * LBA; i += 8) {
-		uint64_t v = ((uint64_t)id << 40) ^ ((lba * LBA + i) * 0x9e3779b97f4a7c15ull);
-
-		memcpy(buf + i, &v, 8);
-	}
-}
-
 static void wr_check(struct ini_queue *q, uint64_t lba, uint32_t n, uint32_t id)
 {
 	uint8_t *w = malloc((size_t)n * LBA), *r = malloc((size_t)n * LBA);
 
 	assert_non_null(w);
 	assert_non_null(r);
-	fill(w, lba, n, id);
+	zfx_fill(w, id, lba, n);
 	assert_int_equal(ini_write(q, NSID, lba, n, w, n * LBA, false), 0);
 	assert_int_equal(ini_read(q, NSID, lba, n, r, n * LBA), 0);
 	assert_memory_equal(w, r, (size_t)n * LBA);
@@ -121,22 +98,28 @@ static void wr_check(struct ini_queue *q, uint64_t lba, uint32_t n, uint32_t id)
 	free(r);
 }
 
+/* Device dz (two channels of two dies) and on it the zoned vSSD NSID, 16 MiB of 4 MiB zones. */
+static void make_zoned(struct zfx *e)
+{
+	assert_int_equal(zfx_run(e, "device create dz --channels 2 --dies-per-channel 2 "
+				    "--pages-per-block 48 --blocks-per-plane 32"),
+			 0);
+	assert_int_equal(zfx_run(e, "ns create %s --nsid %u --device dz --zoned --size 16M "
+				    "--zone-size 4M",
+				 SUBNQN, NSID),
+			 0);
+}
+
 /* 1. A zoned vSSD: windows, log 0Ah, resets deferred and erased later, the wear. */
 static void test_zoned_plm(void **state)
 {
-	struct env *e = *state;
+	struct zfx *e = *state;
 	struct ini_ctrl *c = NULL;
 	struct ini_queue *adm, *q;
 	struct nvme_nvmset_predictable_lat_log l0, l1;
 	int64_t deadline;
 
-	assert_int_equal(run(e, "device create dz --channels 2 --dies-per-channel 2 "
-				"--pages-per-block 48 --blocks-per-plane 32"),
-			 0);
-	assert_int_equal(run(e, "ns create %s --nsid %u --device dz --zoned --size 16M "
-				"--zone-size 4M",
-			     SUBNQN, NSID),
-			 0);
+	make_zoned(e);
 	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
 	adm = c->admin;
 	q = c->io[0];
@@ -179,15 +162,15 @@ static void test_zoned_plm(void **state)
 	/* No event: the windows were the host's. */
 	assert_int_equal(plm_log(adm, NSID).event_type, 0);
 	/* The text form. */
-	assert_int_equal(run(e, "stats %s %u", SUBNQN, NSID), 0);
+	assert_int_equal(zfx_run(e, "stats %s %u", SUBNQN, NSID), 0);
 	assert_non_null(strstr(e->out, "zoned"));
 	assert_non_null(strstr(e->out, "block erases min 0 max"));
 	assert_int_equal(plm_config(adm, NSID, false), 0);
 	assert_int_equal(plm_log(adm, NSID).status, NVME_NVMSET_PL_STATUS_DISABLED);
 	assert_int_equal(ini_ctrl_shutdown(c), 0);
 	ini_ctrl_destroy(c);
-	assert_int_equal(run(e, "ns delete %s %u", SUBNQN, NSID), 0);
-	assert_int_equal(run(e, "device delete dz"), 0);
+	assert_int_equal(zfx_run(e, "ns delete %s %u", SUBNQN, NSID), 0);
+	assert_int_equal(zfx_run(e, "device delete dz"), 0);
 }
 
 /*
@@ -198,7 +181,7 @@ static void test_zoned_plm(void **state)
  */
 static void test_zoned_plm_excursion(void **state)
 {
-	struct env *e = *state;
+	struct zfx *e = *state;
 	struct ini_ctrl *c = NULL;
 	struct ini_queue *adm, *q;
 	struct nvme_nvmset_predictable_lat_log l;
@@ -210,19 +193,13 @@ static void test_zoned_plm_excursion(void **state)
 	uint32_t rows, zones;
 	int64_t deadline;
 
-	assert_int_equal(run(e, "device create dz --channels 2 --dies-per-channel 2 "
-				"--pages-per-block 48 --blocks-per-plane 32"),
-			 0);
 	/* The rows its block range has: as many zones less one. */
-	assert_int_equal(run(e, "ns create %s --nsid %u --device dz --zoned --size 16M "
-				"--zone-size 4M",
-			     SUBNQN, NSID),
-			 0);
+	make_zoned(e);
 	rows = (uint32_t)zstat(e, "rows");
 	assert_true(rows > 2);
-	assert_int_equal(run(e, "ns delete %s %u", SUBNQN, NSID), 0);
+	assert_int_equal(zfx_run(e, "ns delete %s %u", SUBNQN, NSID), 0);
 	zones = rows - 1;
-	assert_int_equal(run(e, "ns create %s --nsid %u --device dz --zoned --size %uM "
+	assert_int_equal(zfx_run(e, "ns create %s --nsid %u --device dz --zoned --size %uM "
 				"--zone-size 4M",
 			     SUBNQN, NSID, zones * 4),
 			 0);
@@ -265,8 +242,8 @@ static void test_zoned_plm_excursion(void **state)
 	wr_check(q, ZSIZE, 8, 101);
 	assert_int_equal(ini_ctrl_shutdown(c), 0);
 	ini_ctrl_destroy(c);
-	assert_int_equal(run(e, "ns delete %s %u", SUBNQN, NSID), 0);
-	assert_int_equal(run(e, "device delete dz"), 0);
+	assert_int_equal(zfx_run(e, "ns delete %s %u", SUBNQN, NSID), 0);
+	assert_int_equal(zfx_run(e, "device delete dz"), 0);
 }
 
 int main(void)
@@ -274,7 +251,7 @@ int main(void)
 	static const struct fx_group g = { .who = "test_zoned_plm",
 					   .subsystems = subsystems,
 					   .own_data_dir = true,
-					   .size = sizeof(struct env) };
+					   .size = sizeof(struct zfx) };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zoned_plm),
 		cmocka_unit_test(test_zoned_plm_excursion),

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the zoned integration tests share: the model of namespace 1, the
- * writes and reads against it, Report Zones. See zoned_common.h.
+ * writes and reads against it, Report Zones, the Changed Zone List, what
+ * ns show counts. See zoned_common.h.
  */
 #include "zoned_common.h"
 
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,4 +80,37 @@ struct nvme_zns_desc zfx_zone(struct ini_queue *q, uint32_t nsid, uint64_t zslba
 
 	zfx_report(q, nsid, zslba, NVME_ZNS_ZRAS_REPORT_ALL, &d, 1);
 	return d;
+}
+
+uint16_t zfx_changed_zones(struct ini_queue *adm, uint32_t nsid, uint64_t *first)
+{
+	uint8_t log[4096];
+	struct ini_req r;
+	uint16_t n;
+
+	ini_req_init(&r, nvme_admin_get_log_page, nsid, log, sizeof(log), INI_DIR_C2H);
+	r.sqe.cdw10 = 0xbf | ((sizeof(log) / 4 - 1) << 16);
+	r.sqe.cdw14 = 2u << 24; /* CSI: Zoned Namespace */
+	assert_int_equal(ini_exec(adm, &r), 0);
+	assert_int_equal(ini_status(&r.cqe), 0);
+	memcpy(&n, log, 2);
+	if (first)
+		memcpy(first, log + 8, 8);
+	return n;
+}
+
+int64_t zfx_ns_zones(const struct fx_daemon *d, const char *nqn, uint32_t nsid, const char *key)
+{
+	static char out[65536];
+	json_object *o, *zs, *v;
+	int64_t r = 0;
+
+	assert_int_equal(fx_ctl(d, out, sizeof(out), "--json ns show %s %u", nqn, nsid), 0);
+	o = json_tokener_parse(out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "zones", &zs));
+	if (json_object_object_get_ex(zs, key, &v))
+		r = json_object_get_int64(v);
+	json_object_put(o);
+	return r;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What integration_zoned and integration_zoned_mig share: the program's
- * struct with a model of what namespace 1 holds, writes that keep the
- * model, reads checked against it, the data a write carries, Report
- * Zones.
+ * What the zoned integration tests share (integration_zoned, _zoned_mig,
+ * _zoned_plm, _zoned_dieoff, _zoned_faults): the program's struct with a
+ * model of what namespace 1 holds, writes that keep the model, reads
+ * checked against it, the data a write carries, Report Zones, the
+ * Changed Zone List, the zones ns show counts.
  */
 #ifndef ZONED_COMMON_H
 #define ZONED_COMMON_H
@@ -58,5 +59,13 @@ uint64_t zfx_report(struct ini_queue *q, uint32_t nsid, uint64_t slba, uint8_t f
 		    struct nvme_zns_desc *d, uint32_t n);
 /* The descriptor of @nsid's zone at @zslba. */
 struct nvme_zns_desc zfx_zone(struct ini_queue *q, uint32_t nsid, uint64_t zslba);
+/*
+ * The Changed Zone List (log BFh) of @nsid over admin queue @adm: its
+ * count, its first ZSLBA into *@first (@first NULL: not wanted). Reading
+ * it clears it for that controller.
+ */
+uint16_t zfx_changed_zones(struct ini_queue *adm, uint32_t nsid, uint64_t *first);
+/* Member @key of "zones" in bloxctl --json ns show @nqn @nsid against @d (0 when left out). */
+int64_t zfx_ns_zones(const struct fx_daemon *d, const char *nqn, uint32_t nsid, const char *key);
 
 #endif
