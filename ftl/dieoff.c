@@ -20,6 +20,9 @@
  *     a translation page that was only on the die is rebuilt from the OOB
  *     of the valid data on the other dies (dieoff_tp.c), so only its LBAs
  *     whose data was on the die are lost;
+ *   - before it goes on, it records the loss on flash (dieoff_rec.c), so
+ *     that a crash before the changed translation pages are programmed
+ *     loses the same LBAs, never bringing an older version of one back;
  *   - the spare shrinks: a superblock holds fewer units, so more of them
  *     are needed for the capacity; too few turns the FTL read-only as
  *     retired superblocks do.
@@ -108,12 +111,36 @@ static bool slot_mark_dead(struct ftl *f, uint32_t slot)
 	return true;
 }
 
+/* Every LBA of translation page @tp in bitmap @lost. */
+static void tp_all_lost(const struct ftl *f, uint32_t tp, uint64_t *lost)
+{
+	for (uint64_t lba = (uint64_t)tp * FTL_TP_ENTRIES;
+	     lba < f->capacity && lba < (uint64_t)(tp + 1) * FTL_TP_ENTRIES; lba++)
+		lost[lba / 64] |= 1ull << (lba % 64);
+}
+
+/* The LBAs of map @map (translation page @tp) that are lost, or whose data was on the dead die, into @lost. */
+static void map_lost(const struct ftl *f, uint32_t tp, const uint32_t *map, uint64_t *lost)
+{
+	for (uint32_t i = 0; i < FTL_TP_ENTRIES; i++) {
+		uint64_t lba = (uint64_t)tp * FTL_TP_ENTRIES + i;
+
+		if (lba < f->capacity && (map[i] == FTL_LOST || ppn_lost_with_die(f, map[i])))
+			lost[lba / 64] |= 1ull << (lba % 64);
+	}
+}
+
 /*
  * What was on flash on dead slot @slot is gone: its valid units, the
  * mappings to it (resident translation pages now, the others as they
- * load), translation pages only it held.
+ * load), translation pages only it held. @lost (NULL at a start): the
+ * LBAs this makes lost, as far as a crash before the changed translation
+ * pages are programmed could bring them back (those of resident pages, of
+ * pages whose copy is still in the write buffer, of pages rebuilt or
+ * lost); a page on flash elsewhere, not resident, maps them to the die
+ * itself, and is fixed as it loads.
  */
-static void slot_lose(struct ftl *f, uint32_t slot)
+static void slot_lose(struct ftl *f, uint32_t slot, uint64_t *lost)
 {
 	uint32_t pages_per_sb = f->pages_per_block * f->stripe;
 
@@ -143,6 +170,7 @@ static void slot_lose(struct ftl *f, uint32_t slot)
 	for (uint32_t tp = 0; tp < f->nr_tp; tp++) {
 		struct ftl_cmt *e = f->cmt_index[tp];
 		bool on_die = ppn_lost_with_die(f, f->gtd[tp]);
+		const uint32_t *copy;
 
 		if (e && e->state == CMT_READY) {
 			ftl_dieoff_fix_map(f, e);
@@ -151,27 +179,50 @@ static void slot_lose(struct ftl *f, uint32_t slot)
 				e->dirty = true; /* written back elsewhere from memory */
 				f->st.offline_tps_moved++;
 			}
+			if (lost)
+				map_lost(f, tp, e->map, lost);
 		} else if (!e && on_die) {
 			f->gtd[tp] = FTL_LOST; /* its only copy was there */
 			if (orphans)
 				orphans[norphans++] = tp;
 			else
 				f->st.tp_lost++;
+			if (lost && !orphans)
+				tp_all_lost(f, tp, lost);
+		} else if (e && lost && ppn_lost_with_die(f, e->load_ppn)) {
+			tp_all_lost(f, tp, lost); /* loading from the die: it fails, all lost */
+		} else if (!e && lost && f->gtd[tp] < FTL_LOST &&
+			   (copy = (const uint32_t *)ftl_buffered(f, f->gtd[tp]))) {
+			map_lost(f, tp, copy, lost); /* its copy is not on flash yet */
 		}
 		/* One loading from the die fails (all its LBAs lost); from another, it is fixed as it lands. */
 	}
-	rebuilt = ftl_dieoff_rebuild_tps(f, orphans, norphans);
+	rebuilt = ftl_dieoff_rebuild_tps(f, orphans, norphans, lost);
 	f->st.tp_lost += norphans - rebuilt; /* no room: lost with all their LBAs */
 	free(orphans);
 	if (f->mdc)
 		ftl_mdc_clear(f->mdc); /* runs may cross the die */
 }
 
+/*
+ * Slot @slot's die is gone. What it makes lost is recorded on flash
+ * (dieoff_rec.c) before the FTL goes on, so that a crash before the
+ * changed translation pages are programmed loses those LBAs as this run
+ * does, never bringing an older version of one back.
+ */
 static void die_gone(struct ftl *f, uint32_t slot)
 {
+	uint64_t w = f->wseq, *lost = NULL;
+
 	if (!slot_mark_dead(f, slot))
 		return;
-	slot_lose(f, slot);
+	if (f->env.store && !f->sync_io)
+		lost = calloc(((size_t)f->capacity + 63) / 64 ? ((size_t)f->capacity + 63) / 64 : 1,
+			      sizeof(*lost));
+	slot_lose(f, slot, lost);
+	if (lost && ftl_dierec_write(f, slot, w, lost))
+		f->st.dierec_failed++;
+	free(lost);
 	ftl_sb_check_spare(f);
 	ftl_kick(f);
 }
@@ -320,7 +371,7 @@ void ftl_dieoff_recovered(struct ftl *f)
 {
 	for (uint32_t s = 0; s < f->ndies; s++)
 		if (f->slot_dead[s])
-			slot_lose(f, s);
+			slot_lose(f, s, NULL);
 	if (f->ndead)
 		ftl_sb_check_spare(f);
 }

@@ -9,6 +9,7 @@
  *   dieoff.c    a die gone offline: skipped, its units lost, its mappings marked lost;
  *               kept offline across restarts, back (replaced) when the device says
  *   dieoff_tp.c a translation page only on that die, rebuilt from the others' OOB
+ *   dieoff_rec.c the record of a die's loss that recovery applies after a crash
  *   remap.c     bad blocks remapped to a spare block of their plane
  *   read.c      the read path
  *   gc.c        garbage collection's driver (gc_internal.h: what its files share):
@@ -46,6 +47,7 @@ enum ftl_unit_kind {
 	UK_TP = 2, /* lba field: translation page index */
 	UK_CKPT = 3, /* lba field: checkpoint unit index */
 	UK_PAD = 4,
+	UK_DIEREC = 5, /* a die's loss recorded (dieoff_rec.c); lba field: unit index */
 };
 
 /* Per-slot OOB record; a page's OOB holds one per slot after a magic. */
@@ -510,7 +512,38 @@ bool ftl_fpid_dead(const struct ftl *f, uint32_t fpid);
  * units elsewhere and written (in order, until the buffer has no room).
  * How many were.
  */
-uint32_t ftl_dieoff_rebuild_tps(struct ftl *f, const uint32_t *tps, uint32_t n);
+uint32_t ftl_dieoff_rebuild_tps(struct ftl *f, const uint32_t *tps, uint32_t n,
+				uint64_t *lost);
+/*
+ * Recovery: translation pages whose copy (the checkpoint's GTD) is on a
+ * die gone offline, rebuilt from the OOB of the units valid at the
+ * checkpoint (@ckpt_wseq) on the live dies, and made resident (dirty); the
+ * scan's newer units are applied on top of them. How many, or -errno.
+ */
+int ftl_dieoff_rebuild_at_start(struct ftl *f, uint64_t ckpt_wseq);
+/* dieoff_rec.c: a die's loss recorded (LBAs lost), and read back at recovery. */
+struct ftl_dierec {
+	uint64_t w; /* f->wseq when the die went */
+	uint32_t slot;
+	uint64_t *lost; /* bitmap of the LBAs it made lost */
+};
+
+struct ftl_dierecs {
+	struct ftl_dierec *r;
+	uint32_t n;
+};
+
+/*
+ * Record that slot @slot's loss at write sequence @w made the LBAs of
+ * bitmap @lost lost: programmed straight to the store and synced, after
+ * the current checkpoint. -ENOSPC: no room left there.
+ */
+int ftl_dierec_write(struct ftl *f, uint32_t slot, uint64_t w, const uint64_t *lost);
+/* The records newer than @after (a checkpoint's wseq, 0: none) into @set. */
+int ftl_dierec_load(struct ftl *f, uint64_t after, struct ftl_dierecs *set);
+/* The newest W of the records holding @lba, 0 when none. */
+uint64_t ftl_dierec_w(const struct ftl_dierecs *set, uint32_t lba);
+void ftl_dierec_free(struct ftl_dierecs *set);
 /* Before recovery: the slots whose die the device holds offline are dead (not written). */
 void ftl_dieoff_at_start(struct ftl *f);
 /* From ftl_process(): what a die's loss left to do (its changed mappings written back). */

@@ -555,10 +555,59 @@ static int rebuild_valid(struct ftl *f)
 	return 0;
 }
 
+/* Whether the scan (@recs, sorted) found data of @lba written after @w. */
+static bool written_after(const struct rec *recs, size_t n, uint32_t lba, uint64_t w)
+{
+	size_t lo = 0, hi = n;
+
+	/* Data records are sorted by LBA after the translation pages'. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (recs[mid].kind != UK_DATA || recs[mid].lba < lba)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && recs[lo].lba == lba; lo++)
+		if (recs[lo].wseq > w)
+			return true;
+	return false;
+}
+
+/*
+ * Each LBA a die's loss made lost (records @dr) is lost, unless the scan
+ * found it written after the loss or its translation page's copy was taken
+ * after it (then the copy holds what became of it).
+ */
+static int apply_dierecs(struct ftl *f, const struct ftl_dierecs *dr, const uint64_t *tp_wseq,
+			 const struct rec *recs, size_t n)
+{
+	for (uint32_t k = 0; k < dr->n; k++) {
+		const struct ftl_dierec *r = &dr->r[k];
+
+		for (uint32_t lba = 0; lba < f->capacity; lba++) {
+			struct ftl_cmt *e;
+
+			if (!(r->lost[lba / 64] >> (lba % 64) & 1) ||
+			    tp_wseq[lba / FTL_TP_ENTRIES] > r->w || written_after(recs, n, lba, r->w))
+				continue;
+			e = ftl_cmt_get(f, lba / FTL_TP_ENTRIES, NULL);
+			if (!e)
+				return -EIO;
+			if (e->map[lba % FTL_TP_ENTRIES] != FTL_LOST)
+				f->st.units_lost++;
+			ftl_map_set(f, e, lba, FTL_LOST);
+		}
+	}
+	return 0;
+}
+
 int ftl_recover(struct ftl *f, bool *formatted)
 {
 	uint64_t ckpt_wseq, *tp_wseq = NULL;
 	struct ckpt_stream cs[ST_COUNT];
+	struct ftl_dierecs dr = { 0 };
 	struct sb_seen *seen = NULL;
 	struct rec *recs = NULL;
 	size_t n = 0;
@@ -580,6 +629,10 @@ int ftl_recover(struct ftl *f, bool *formatted)
 	if (rc)
 		return rc;
 	rc = apply_checkpoint(f, &ckpt_wseq, cs);
+	if (rc)
+		return rc;
+	/* Dies' losses after the checkpoint (dieoff_rec.c). */
+	rc = ftl_dierec_load(f, ckpt_wseq, &dr);
 	if (rc)
 		return rc;
 	seen = calloc(f->nr_sb, sizeof(*seen));
@@ -618,18 +671,30 @@ int ftl_recover(struct ftl *f, bool *formatted)
 		f->gtd[r->lba] = r->ppn;
 		tp_wseq[r->lba] = r->dseq; /* when its content was taken */
 	}
-	/* Then per LBA the newest data version its page does not hold yet. */
+	/* A copy the checkpoint names on a die gone offline: rebuilt (dieoff_tp.c). */
+	rc = ftl_dieoff_rebuild_at_start(f, ckpt_wseq);
+	if (rc < 0)
+		goto out;
+	/*
+	 * Then per LBA the newest data version its page does not hold yet: of
+	 * an LBA a die's loss made lost, only one written after the loss.
+	 */
 	for (size_t i = 0; i < n;) {
 		const struct rec *best = NULL;
+		uint64_t bar = 0;
 		size_t j = i;
 
 		if (recs[i].kind != UK_DATA) {
 			i++;
 			continue;
 		}
+		if (recs[i].lba < f->capacity) {
+			bar = tp_wseq[recs[i].lba / FTL_TP_ENTRIES];
+			if (dr.n && ftl_dierec_w(&dr, recs[i].lba) > bar)
+				bar = ftl_dierec_w(&dr, recs[i].lba);
+		}
 		for (; j < n && recs[j].kind == UK_DATA && recs[j].lba == recs[i].lba; j++)
-			if (recs[i].lba < f->capacity &&
-			    recs[j].wseq > tp_wseq[recs[i].lba / FTL_TP_ENTRIES])
+			if (recs[i].lba < f->capacity && recs[j].wseq > bar)
 				best = &recs[j]; /* sorted: the last is the newest */
 		i = j;
 		if (best) {
@@ -642,6 +707,9 @@ int ftl_recover(struct ftl *f, bool *formatted)
 			ftl_map_set(f, e, best->lba, best->ppn);
 		}
 	}
+	rc = apply_dierecs(f, &dr, tp_wseq, recs, n);
+	if (rc)
+		goto out;
 	f->st.recovered_units = n; /* units the scan found after the checkpoint */
 	rc = rebuild_valid(f);
 	if (rc)
@@ -671,6 +739,7 @@ int ftl_recover(struct ftl *f, bool *formatted)
 		rc = f->fatal ? f->fatal : ftl_checkpoint_write(f);
 	}
 out:
+	ftl_dierec_free(&dr);
 	free(seen);
 	free(tp_wseq);
 	free(recs);

@@ -62,6 +62,8 @@ struct ftl_stats {
 	uint64_t offline_programs; /* programs that failed there (their pages kept, GC moves them) */
 	uint64_t dies_back; /* dies that came back, replaced (ftl_die_back()) */
 	uint64_t tp_rebuilt; /* translation pages only on a die gone, rebuilt from the others' OOB */
+	/* Dies gone whose record (LBAs lost) found no room on flash: a crash could bring older data back. */
+	uint64_t dierec_failed;
 	uint64_t flash_data_reads, flash_tp_reads;
 	uint64_t flash_programs, flash_erases;
 	uint64_t units_written_host, units_written_gc, units_written_tp, units_padded;

@@ -417,6 +417,29 @@ static void test_dieoff_back_evicted(void **state)
 }
 
 /*
+ * Where each LBA's data is, read with a small mapping cache (each read
+ * loads its translation page): 1 in @on_dead for those on die DEAD. How
+ * many; *@tp_on_dead: translation pages not resident whose copy is there.
+ */
+static uint32_t map_by_reading(struct fx *x, uint8_t *on_dead, uint32_t *tp_on_dead)
+{
+	uint32_t n_dead = 0;
+
+	for (uint32_t lba = 0; lba < x->cap; lba++) {
+		fx_verify(x, lba, 1);
+		on_dead[lba] = lba_die(x, lba) == DEAD;
+		n_dead += on_dead[lba];
+	}
+	*tp_on_dead = 0;
+	for (uint32_t tp = 0; tp < (x->cap + 1023) / 1024; tp++) {
+		struct ftl_tp_info ti = fx_tp(x, tp);
+
+		*tp_on_dead += !ti.cached && ti.ppn < FTL_UNMAPPED - 1 && ppn_die(x, ti.ppn) == DEAD;
+	}
+	return n_dead;
+}
+
+/*
  * A small mapping cache, told at once: translation pages whose only copy
  * was on the die are rebuilt from the OOB of the data on the other dies,
  * so exactly the LBAs whose data was on the die read as errors, not all
@@ -426,26 +449,121 @@ static void test_dieoff_tp_rebuilt(void **state)
 {
 	struct fx *x = dieoff_fx_new(8, 0, true);
 	uint8_t *on_dead = fx_tmp_alloc(x->cap);
-	uint32_t n_dead = 0, tp_on_dead = 0;
+	uint32_t n_dead, tp_on_dead;
 	struct ftl_stats st;
 
 	(void)state;
 	fill(x);
-	/* Where each LBA's data is: read it (its translation page loads), then look. */
-	for (uint32_t lba = 0; lba < x->cap; lba++) {
-		fx_verify(x, lba, 1);
-		on_dead[lba] = lba_die(x, lba) == DEAD;
-		n_dead += on_dead[lba];
-	}
-	for (uint32_t tp = 0; tp < (x->cap + 1023) / 1024; tp++) {
-		struct ftl_tp_info ti = fx_tp(x, tp);
-
-		tp_on_dead += !ti.cached && ti.ppn < FTL_UNMAPPED - 1 && ppn_die(x, ti.ppn) == DEAD;
-	}
+	n_dead = map_by_reading(x, on_dead, &tp_on_dead);
 	assert_true(tp_on_dead >= 1);
 	take_offline(x);
 	st = fx_stats(x);
 	assert_int_equal(st.tp_rebuilt, tp_on_dead);
+	assert_int_equal(st.tp_lost, 0);
+	check_lost(x, on_dead, n_dead);
+	clean_restart(x);
+	check_lost(x, on_dead, n_dead);
+	fx_check_invariants(x, false);
+	fx_free(x);
+}
+
+/*
+ * Crash points after the FTL was told the die went: after @steps steps of
+ * the driver (programs of the changed translation pages completing one by
+ * one; UINT32_MAX: all of them). Every LBA rewritten at random first, so
+ * that older versions of the die's LBAs sit on the live dies, newer than
+ * the copies of their translation pages: exactly the die's LBAs read as
+ * errors after the restart, never an older version, every other LBA its
+ * data; and written again, all of them read back.
+ */
+static void crash_after_loss(uint32_t cmt_kib, bool ckpt_first, uint32_t steps)
+{
+	struct fx *x = dieoff_fx_new(cmt_kib, 0, true);
+	uint8_t *on_dead = fx_tmp_alloc(x->cap);
+	uint32_t n_dead, tp_on_dead;
+
+	if (ckpt_first) {
+		fill(x);
+		clean_restart(x); /* the checkpoint's GTD names pages on the die */
+		n_dead = map_by_reading(x, on_dead, &tp_on_dead);
+		assert_true(tp_on_dead >= 1);
+	} else if (cmt_kib >= 256) {
+		n_dead = fill_and_map(x, on_dead);
+	} else {
+		fill(x);
+		n_dead = map_by_reading(x, on_dead, &tp_on_dead);
+	}
+	take_offline(x);
+	assert_int_equal(fx_stats(x).dierec_failed, 0);
+	for (uint32_t i = 0; i < steps && fx_step(x); i++)
+		;
+	fx_crash(x);
+	fx_restart(x);
+	assert_int_equal(fx_stats(x).tp_lost, 0);
+	check_lost(x, on_dead, n_dead);
+	fx_check_invariants(x, false);
+	rewrite_all(x);
+	assert_none_on_dead(x);
+	fx_tmp_free(on_dead);
+	fx_free(x);
+}
+
+/*
+ * A crash or a power cut in the moment between the die going and the
+ * changed translation pages being programmed (every one resident): the
+ * record of the loss makes exactly the die's LBAs lost again, at every
+ * crash point, never an older version of one.
+ */
+static void test_dieoff_crash_writeback(void **state)
+{
+	static const uint32_t steps[] = { 0, 2, 20, UINT32_MAX };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		crash_after_loss(256, false, steps[i]);
+}
+
+/*
+ * A small mapping cache: translation pages only on the die rebuilt as it
+ * goes, a crash before (or while) they are programmed. Without a
+ * checkpoint naming them the scan finds their older copies; with one
+ * (a clean restart first) the start rebuilds them from the checkpoint's
+ * valid units: none lost with its 1024 LBAs, exactly the die's LBAs fail.
+ */
+static void test_dieoff_crash_tp_rebuilt(void **state)
+{
+	static const uint32_t steps[] = { 0, 3, UINT32_MAX };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		crash_after_loss(8, false, steps[i]);
+		crash_after_loss(8, true, steps[i]);
+	}
+}
+
+/*
+ * The die goes and the FTL never sees it (a power cut first): the start
+ * finds it offline and the checkpoint's translation pages on it, rebuilds
+ * them from the other dies' OOB (none lost) and exactly the LBAs whose
+ * data was on the die fail, also after a clean restart.
+ */
+static void test_dieoff_tp_at_start(void **state)
+{
+	struct fx *x = dieoff_fx_new(8, 0, true);
+	uint8_t *on_dead = fx_tmp_alloc(x->cap);
+	uint32_t n_dead, tp_on_dead;
+	struct ftl_stats st;
+
+	(void)state;
+	fill(x);
+	clean_restart(x);
+	n_dead = map_by_reading(x, on_dead, &tp_on_dead);
+	assert_true(tp_on_dead >= 1);
+	assert_int_equal(nand_die_set_offline(x->dev, DEAD, true), 0);
+	fx_crash(x);
+	fx_restart(x);
+	st = fx_stats(x);
+	assert_true(st.tp_rebuilt >= tp_on_dead);
 	assert_int_equal(st.tp_lost, 0);
 	check_lost(x, on_dead, n_dead);
 	clean_restart(x);
@@ -465,6 +583,9 @@ int main(void)
 		FX_TEST(test_dieoff_back),
 		FX_TEST(test_dieoff_back_evicted),
 		FX_TEST(test_dieoff_tp_rebuilt),
+		FX_TEST(test_dieoff_crash_writeback),
+		FX_TEST(test_dieoff_crash_tp_rebuilt),
+		FX_TEST(test_dieoff_tp_at_start),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
