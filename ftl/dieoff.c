@@ -212,10 +212,11 @@ static void slot_lose(struct ftl *f, uint32_t slot, uint64_t *lost)
  */
 static void die_gone(struct ftl *f, uint32_t slot)
 {
-	uint64_t w = f->wseq, *lost = NULL;
+	uint64_t w, *lost = NULL;
 
 	if (!slot_mark_dead(f, slot))
 		return;
+	w = ++f->wseq; /* the record's own: what is written from now on is newer */
 	if (f->env.store && !f->sync_io)
 		lost = calloc(((size_t)f->capacity + 63) / 64 ? ((size_t)f->capacity + 63) / 64 : 1,
 			      sizeof(*lost));
@@ -273,6 +274,28 @@ static bool stale_tps_fixed(struct ftl *f, uint32_t death)
 	return done;
 }
 
+/*
+ * The translation pages fixed for a die back are on flash: every dirty one
+ * written back, the pages being filled closed, and every program up to
+ * then done (what is dirtied later is newer mappings, not stale ones).
+ * Before that the die takes no write: a crash finds no mapping to what it
+ * held that could point at what it holds next.
+ */
+static bool fixes_durable(struct ftl *f)
+{
+	if (!f->revive_wait) {
+		if (ftl_cmt_writeback_all(f) == -EAGAIN)
+			return false; /* no room in the buffer now: again later */
+		ftl_close_pages(f);
+		f->revive_ticket = ftl_issued_ticket(f);
+		f->revive_wait = true;
+	}
+	if (f->done_through < f->revive_ticket)
+		return false;
+	f->revive_wait = false;
+	return true;
+}
+
 /* Slot @slot's die is back, replaced: written again, its pages in each superblock once erased. */
 static void slot_revive(struct ftl *f, uint32_t slot)
 {
@@ -310,14 +333,21 @@ static void dieoff_poll(struct ftl *f)
 		back[s] = true;
 		death = f->slot_death[s] > death ? f->slot_death[s] : death;
 	}
-	if (!death || !stale_tps_fixed(f, death)) {
+	if (!death || !stale_tps_fixed(f, death) || !fixes_durable(f)) {
 		if (death)
-			f->dieoff_poll_ns = 0; /* loads under way: look again at once */
+			f->dieoff_poll_ns = 0; /* loads or programs under way: look again at once */
 		return;
 	}
-	for (uint32_t s = 0; s < f->ndies; s++)
-		if (back[s])
-			slot_revive(f, s);
+	for (uint32_t s = 0; s < f->ndies; s++) {
+		if (!back[s])
+			continue;
+		/* Said on flash before it takes writes; without room it stays dead. */
+		if (f->env.store && ftl_dierec_write(f, s, ++f->wseq, NULL)) {
+			f->st.dierec_failed++;
+			continue;
+		}
+		slot_revive(f, s);
+	}
 }
 
 /*
@@ -365,6 +395,11 @@ void ftl_dieoff_at_start(struct ftl *f)
 	for (uint32_t s = 0; s < f->ndies; s++)
 		if (nand_die_offline(f->env.dev, f->res.dies[s]))
 			slot_mark_dead(f, s);
+}
+
+void ftl_dieoff_dead_at_start(struct ftl *f, uint32_t slot)
+{
+	slot_mark_dead(f, slot);
 }
 
 void ftl_dieoff_recovered(struct ftl *f)

@@ -23,6 +23,14 @@
  * could be read): an LBA of a record is lost unless the scan found data of
  * it written after W, or the copy of its translation page recovery uses
  * was taken after W (then it holds what became of the LBA).
+ *
+ * A die that comes back (replaced, empty) is written again only once every
+ * translation page that mapped what it held is fixed on flash, and then a
+ * record says so (back, one unit). Until then a start holds the slot dead,
+ * whatever the device says (the newest record of a slot, or the
+ * checkpoint's dead slots, decide): a crash while the fixes are under way
+ * finds no mapping to what the new die holds. Each record takes a write
+ * sequence of its own (W), so records and data are ordered.
  */
 #include "ftl_internal.h"
 
@@ -36,6 +44,7 @@ struct dierec_hdr {
 	uint64_t magic;
 	uint64_t w;
 	uint32_t slot, die, capacity, units; /* units: the header's and the bitmap's */
+	uint32_t back, pad; /* back: the die came back (no bitmap) */
 };
 
 static uint32_t bitmap_units(const struct ftl *f)
@@ -90,8 +99,10 @@ static uint32_t free_pages(const struct ftl *f, uint32_t sb, uint32_t *out)
 int ftl_dierec_write(struct ftl *f, uint32_t slot, uint64_t w, const uint64_t *lost)
 {
 	struct nand_store *st = f->env.store;
-	uint32_t sb = (uint32_t)(f->ckpt_gen % FTL_CKPT_SBS), total = 1 + bitmap_units(f), n;
-	struct dierec_hdr h = { DIEREC_MAGIC, w, slot, f->res.dies[slot], f->capacity, total };
+	uint32_t sb = (uint32_t)(f->ckpt_gen % FTL_CKPT_SBS), n;
+	uint32_t total = lost ? 1 + bitmap_units(f) : 1;
+	struct dierec_hdr h = { DIEREC_MAGIC, w,  slot, f->res.dies[slot], f->capacity, total,
+				!lost, 0 };
 	uint8_t *img = NULL, *oob_raw = NULL;
 	uint32_t *fpids = NULL;
 	int rc = 0;
@@ -110,7 +121,8 @@ int ftl_dierec_write(struct ftl *f, uint32_t slot, uint64_t w, const uint64_t *l
 	}
 	free_pages(f, sb, fpids);
 	memcpy(img, &h, sizeof(h));
-	memcpy(img + FTL_UNIT, lost, ((size_t)f->capacity + 63) / 64 * 8);
+	if (lost)
+		memcpy(img + FTL_UNIT, lost, ((size_t)f->capacity + 63) / 64 * 8);
 	for (uint32_t u = 0, i = 0; !rc && u < total; u += f->slots, i++) {
 		struct ftl_oob oob = { .magic = FTL_OOB_MAGIC, .nslots = f->slots };
 		struct nand_addr a;
@@ -188,9 +200,16 @@ static int load_sb(struct ftl *f, uint32_t sb, uint64_t after, struct ftl_dierec
 				cur = (struct ftl_dierec){ 0 };
 				next = 0;
 				if (h.magic != DIEREC_MAGIC || h.w != os->wseq ||
-				    h.capacity != f->capacity || h.units != 1 + bitmap_units(f) ||
-				    h.slot >= f->ndies || h.w <= after)
+				    h.capacity != f->capacity || h.slot >= f->ndies || h.w <= after ||
+				    h.units != (h.back ? 1 : 1 + bitmap_units(f)))
 					continue;
+				if (h.back) {
+					cur = (struct ftl_dierec){ h.w, h.slot, true, NULL };
+					if (!rec_push(set, &cur))
+						rc = -ENOMEM;
+					cur = (struct ftl_dierec){ 0 };
+					continue;
+				}
 				cur.lost = calloc(words ? words : 1, sizeof(uint64_t));
 				if (!cur.lost) {
 					rc = -ENOMEM;
@@ -237,7 +256,24 @@ int ftl_dierec_load(struct ftl *f, uint64_t after, struct ftl_dierecs *set)
 		rc = load_sb(f, sb, after, set);
 	if (rc)
 		ftl_dierec_free(set);
+	/* Write sequences go on after every record's (each record takes one). */
+	for (uint32_t i = 0; i < set->n; i++)
+		if (set->r[i].w > f->wseq)
+			f->wseq = set->r[i].w;
 	return rc;
+}
+
+bool ftl_dierec_dead(const struct ftl_dierecs *set, uint32_t slot, bool dead)
+{
+	uint64_t w = 0;
+
+	for (uint32_t i = 0; i < set->n; i++) {
+		if (set->r[i].slot != slot || set->r[i].w < w)
+			continue;
+		w = set->r[i].w;
+		dead = !set->r[i].back;
+	}
+	return dead;
 }
 
 uint64_t ftl_dierec_w(const struct ftl_dierecs *set, uint32_t lba)
@@ -245,7 +281,7 @@ uint64_t ftl_dierec_w(const struct ftl_dierecs *set, uint32_t lba)
 	uint64_t w = 0;
 
 	for (uint32_t i = 0; i < set->n; i++)
-		if (set->r[i].lost[lba / 64] >> (lba % 64) & 1 && set->r[i].w > w)
+		if (set->r[i].lost && set->r[i].lost[lba / 64] >> (lba % 64) & 1 && set->r[i].w > w)
 			w = set->r[i].w;
 	return w;
 }

@@ -276,6 +276,9 @@ struct ftl {
 	uint32_t slot_death[BLOX_FTL_MAX_DIES], slot_back[BLOX_FTL_MAX_DIES];
 	uint32_t *tp_fixgen;
 	uint64_t dieoff_poll_ns; /* when the device was last asked whether a die is back */
+	/* A die back: its fixes written back, the FTL waits for their programs (revive_ticket). */
+	bool revive_wait;
+	uint64_t revive_ticket;
 	uint32_t pfail_wbufs; /* write buffer pages WB_FAILED (pfail.c) */
 	/*
 	 * Remap (remap.c), per (superblock, stripe position plane * ndies +
@@ -523,8 +526,9 @@ uint32_t ftl_dieoff_rebuild_tps(struct ftl *f, const uint32_t *tps, uint32_t n,
 int ftl_dieoff_rebuild_at_start(struct ftl *f, uint64_t ckpt_wseq);
 /* dieoff_rec.c: a die's loss recorded (LBAs lost), and read back at recovery. */
 struct ftl_dierec {
-	uint64_t w; /* f->wseq when the die went */
+	uint64_t w; /* the record's write sequence: data newer than the loss has a greater one */
 	uint32_t slot;
+	bool back; /* the die came back (its fixes on flash), no bitmap */
 	uint64_t *lost; /* bitmap of the LBAs it made lost */
 };
 
@@ -535,12 +539,17 @@ struct ftl_dierecs {
 
 /*
  * Record that slot @slot's loss at write sequence @w made the LBAs of
- * bitmap @lost lost: programmed straight to the store and synced, after
- * the current checkpoint. -ENOSPC: no room left there.
+ * bitmap @lost lost (NULL: that the slot's die is back, its fixes on
+ * flash): programmed straight to the store and synced, after the current
+ * checkpoint. -ENOSPC: no room left there.
  */
 int ftl_dierec_write(struct ftl *f, uint32_t slot, uint64_t w, const uint64_t *lost);
 /* The records newer than @after (a checkpoint's wseq, 0: none) into @set. */
 int ftl_dierec_load(struct ftl *f, uint64_t after, struct ftl_dierecs *set);
+/* Whether slot @slot is dead by its newest record in @set (@dead: without one). */
+bool ftl_dierec_dead(const struct ftl_dierecs *set, uint32_t slot, bool dead);
+/* Recovery: slot @slot is held dead (a record or the checkpoint says so). */
+void ftl_dieoff_dead_at_start(struct ftl *f, uint32_t slot);
 /* The newest W of the records holding @lba, 0 when none. */
 uint64_t ftl_dierec_w(const struct ftl_dierecs *set, uint32_t lba);
 void ftl_dierec_free(struct ftl_dierecs *set);

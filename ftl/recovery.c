@@ -81,6 +81,13 @@ struct ckpt_hdr {
 	 */
 	uint32_t fdp_units, fdp_pad;
 	uint64_t ru_implicit[FTL_MAX_RUH], ru_expired[FTL_MAX_RUH];
+	/*
+	 * Die slots held dead when it was written (0 in a checkpoint from
+	 * before they were kept): held dead at the next start even when the
+	 * device has the die back, until the FTL has fixed its translation
+	 * pages (dieoff.c).
+	 */
+	uint32_t dead_slots[BLOX_FTL_MAX_DIES / 32];
 };
 
 _Static_assert(sizeof(struct ckpt_hdr) <= FTL_UNIT, "checkpoint header too large");
@@ -146,6 +153,21 @@ static uint32_t ckpt_next_page(const struct ftl *f, uint32_t sb, int64_t p)
 	return q;
 }
 
+/*
+ * Reading: the next page after @p that is programmed too. Where a
+ * checkpoint written while a die was gone skipped it, the die back
+ * (replaced) is erased.
+ */
+static uint32_t ckpt_read_next(const struct ftl *f, uint32_t sb, int64_t p)
+{
+	uint32_t base = ftl_ppn(f, sb, 0) / f->slots, q = ckpt_next_page(f, sb, p);
+	struct nand_addr a;
+
+	while (q < f->pages_per_block * f->stripe && !page_programmed(f, base + q, &a))
+		q = ckpt_next_page(f, sb, q);
+	return q;
+}
+
 int ftl_checkpoint_write(struct ftl *f)
 {
 	struct nand_store *st = f->env.store;
@@ -183,6 +205,9 @@ int ftl_checkpoint_write(struct ftl *f)
 	h.gc_runs = f->st.gc_runs;
 	h.wl_runs = f->st.wl_runs;
 	h.nr_streams = ST_COUNT;
+	for (uint32_t s = 0; s < f->ndies; s++)
+		if (f->slot_dead[s])
+			h.dead_slots[s / 32] |= 1u << (s % 32);
 	memcpy(h.fdp, f->fdp, sizeof(h.fdp));
 	memcpy(h.ru_updates, f->ru_updates, sizeof(h.ru_updates));
 	memcpy(h.ru_implicit, f->ru_implicit, sizeof(h.ru_implicit));
@@ -266,7 +291,7 @@ static int ckpt_load(struct ftl *f, uint32_t sb, struct ckpt_hdr *h,
 		goto out;
 	}
 	base = ftl_ppn(f, sb, 0) / f->slots;
-	p = ckpt_next_page(f, sb, -1);
+	p = ckpt_read_next(f, sb, -1);
 	if (p >= f->pages_per_block * f->stripe || !page_programmed(f, base + p, &a) ||
 	    st->ops->read(st, nand_page_index(f->geo, &a), page, oob_raw))
 		goto out;
@@ -289,7 +314,7 @@ static int ckpt_load(struct ftl *f, uint32_t sb, struct ckpt_hdr *h,
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (uint32_t u = 0; u < h->total_units; u += f->slots, p = ckpt_next_page(f, sb, p)) {
+	for (uint32_t u = 0; u < h->total_units; u += f->slots, p = ckpt_read_next(f, sb, p)) {
 		if (p >= f->pages_per_block * f->stripe || !page_programmed(f, base + p, &a) ||
 		    st->ops->read(st, nand_page_index(f->geo, &a),
 				  img + (size_t)u * FTL_UNIT, oob_raw))
@@ -312,10 +337,11 @@ out:
 
 /*
  * Load the newest complete checkpoint; its write sequence into @ckpt_wseq
- * (0: none) and its stream positions into @cs (sb -1 where unknown).
+ * (0: none), its stream positions into @cs (sb -1 where unknown) and its
+ * dead slots into @dead_slots (BLOX_FTL_MAX_DIES bits, zero: none).
  */
 static int apply_checkpoint(struct ftl *f, uint64_t *ckpt_wseq,
-			    struct ckpt_stream cs[ST_COUNT])
+			    struct ckpt_stream cs[ST_COUNT], uint32_t *dead_slots)
 {
 	struct ckpt_hdr h[FTL_CKPT_SBS], *best = NULL;
 	uint8_t *img[FTL_CKPT_SBS] = { NULL };
@@ -369,6 +395,7 @@ static int apply_checkpoint(struct ftl *f, uint64_t *ckpt_wseq,
 		*ckpt_wseq = best->wseq;
 		for (uint32_t s = 0; s < best->nr_streams && s < ST_COUNT; s++)
 			cs[s] = best->streams[s];
+		memcpy(dead_slots, best->dead_slots, sizeof(best->dead_slots));
 	}
 	for (int i = 0; i < FTL_CKPT_SBS; i++)
 		free(img[i]);
@@ -586,7 +613,7 @@ static int apply_dierecs(struct ftl *f, const struct ftl_dierecs *dr, const uint
 	for (uint32_t k = 0; k < dr->n; k++) {
 		const struct ftl_dierec *r = &dr->r[k];
 
-		for (uint32_t lba = 0; lba < f->capacity; lba++) {
+		for (uint32_t lba = 0; r->lost && lba < f->capacity; lba++) {
 			struct ftl_cmt *e;
 
 			if (!(r->lost[lba / 64] >> (lba % 64) & 1) ||
@@ -607,6 +634,7 @@ int ftl_recover(struct ftl *f, bool *formatted)
 {
 	uint64_t ckpt_wseq, *tp_wseq = NULL;
 	struct ckpt_stream cs[ST_COUNT];
+	uint32_t dead_slots[BLOX_FTL_MAX_DIES / 32] = { 0 };
 	struct ftl_dierecs dr = { 0 };
 	struct sb_seen *seen = NULL;
 	struct rec *recs = NULL;
@@ -628,13 +656,17 @@ int ftl_recover(struct ftl *f, bool *formatted)
 	rc = ftl_mig_recover(f);
 	if (rc)
 		return rc;
-	rc = apply_checkpoint(f, &ckpt_wseq, cs);
+	rc = apply_checkpoint(f, &ckpt_wseq, cs, dead_slots);
 	if (rc)
 		return rc;
-	/* Dies' losses after the checkpoint (dieoff_rec.c). */
+	/* Dies' losses (and comings back) after the checkpoint (dieoff_rec.c). */
 	rc = ftl_dierec_load(f, ckpt_wseq, &dr);
 	if (rc)
 		return rc;
+	/* A slot the FTL held dead is dead until it says the die is back, whatever the device says. */
+	for (uint32_t s = 0; s < f->ndies; s++)
+		if (ftl_dierec_dead(&dr, s, dead_slots[s / 32] >> (s % 32) & 1))
+			ftl_dieoff_dead_at_start(f, s);
 	seen = calloc(f->nr_sb, sizeof(*seen));
 	if (!seen)
 		return -ENOMEM;

@@ -467,6 +467,15 @@ static void test_dieoff_tp_rebuilt(void **state)
 	fx_free(x);
 }
 
+/* A power cut now: after the restart exactly the @n_dead LBAs of @on_dead fail. */
+static void crash_check(struct fx *x, const uint8_t *on_dead, uint32_t n_dead)
+{
+	fx_crash(x);
+	fx_restart(x);
+	check_lost(x, on_dead, n_dead);
+	fx_check_invariants(x, false);
+}
+
 /*
  * Crash points after the FTL was told the die went: after @steps steps of
  * the driver (programs of the changed translation pages completing one by
@@ -497,11 +506,8 @@ static void crash_after_loss(uint32_t cmt_kib, bool ckpt_first, uint32_t steps)
 	assert_int_equal(fx_stats(x).dierec_failed, 0);
 	for (uint32_t i = 0; i < steps && fx_step(x); i++)
 		;
-	fx_crash(x);
-	fx_restart(x);
+	crash_check(x, on_dead, n_dead);
 	assert_int_equal(fx_stats(x).tp_lost, 0);
-	check_lost(x, on_dead, n_dead);
-	fx_check_invariants(x, false);
 	rewrite_all(x);
 	assert_none_on_dead(x);
 	fx_tmp_free(on_dead);
@@ -572,6 +578,52 @@ static void test_dieoff_tp_at_start(void **state)
 	fx_free(x);
 }
 
+/*
+ * The die back (replaced, empty) and a crash after @steps steps of the
+ * driver: while the stale translation pages are loaded and fixed, while
+ * they are written back, or (UINT32_MAX) once the FTL has it back.
+ * After the restart exactly the die's LBAs fail (none maps to what the new
+ * die holds); written again (some on the new die) and flushed, every LBA
+ * reads back, also after another power cut.
+ */
+static void crash_after_back(uint32_t steps)
+{
+	struct fx *x = dieoff_fx_new(8, 0, true);
+	uint8_t *on_dead = fx_tmp_alloc(x->cap);
+	uint32_t n_dead, tp_on_dead;
+
+	fill(x);
+	n_dead = map_by_reading(x, on_dead, &tp_on_dead);
+	take_offline(x);
+	fx_drain(x);
+	assert_int_equal(nand_die_set_offline(x->dev, DEAD, false), 0);
+	if (steps == UINT32_MAX) {
+		wait_back(x); /* back for the FTL: it writes there again */
+		assert_int_equal(fx_stats(x).dies_back, 1);
+	} else {
+		(void)ftl_die_back(x->f, DEAD);
+		for (uint32_t i = 0; i < steps && fx_step(x); i++)
+			;
+	}
+	crash_check(x, on_dead, n_dead);
+	rewrite_all(x);
+	if (steps == UINT32_MAX)
+		assert_true(on_die_count(x) > 0); /* on the new die at once */
+	memset(on_dead, 0, x->cap);
+	crash_check(x, on_dead, 0); /* every LBA reads back */
+	fx_tmp_free(on_dead);
+	fx_free(x);
+}
+
+static void test_dieoff_back_crash(void **state)
+{
+	static const uint32_t steps[] = { 0, 4, 40, UINT32_MAX };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		crash_after_back(steps[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -586,6 +638,7 @@ int main(void)
 		FX_TEST(test_dieoff_crash_writeback),
 		FX_TEST(test_dieoff_crash_tp_rebuilt),
 		FX_TEST(test_dieoff_tp_at_start),
+		FX_TEST(test_dieoff_back_crash),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
