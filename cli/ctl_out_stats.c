@@ -201,6 +201,14 @@ static void nand_block(const Blox__Admin__NandStats *n, const char *device)
 			 n->lateness->p50_ns / 1e3, n->lateness->p99_ns / 1e3,
 			 n->lateness->p9999_ns / 1e3, n->lateness->max_ns / 1e3,
 			 (unsigned long)n->lateness->count, n->reactor, n->reactor_cpu * 100);
+	if (n->timer_wakeup_late && n->timer_wakeup_late->count)
+		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  timer",
+			 "wake-ups late against their set time: p50 %.1f us, p99 %.1f us, max "
+			 "%.1f us (%lu, %lu after their event); set %.0f us early now",
+			 n->timer_wakeup_late->p50_ns / 1e3, n->timer_wakeup_late->p99_ns / 1e3,
+			 n->timer_wakeup_late->max_ns / 1e3,
+			 (unsigned long)n->timer_wakeup_late->count,
+			 (unsigned long)n->timer_wakeups_past_event, n->timer_window_ns / 1e3);
 	if (n->rel_reads || n->grown_bad_blocks || n->factory_bad_blocks || n->dies_offline)
 		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  rel",
 			 "reads decoded %lu (%lu retried, %lu retry steps), uncorrectable %lu; "

@@ -260,6 +260,15 @@ const struct nand_stats *nand_dev_stats(const struct nand_dev *dev)
 	return &dev->stats;
 }
 
+void nand_note_wakeup(struct nand_dev *dev, uint64_t late_ns, bool past_event,
+		      uint64_t window_ns)
+{
+	blox_hist_add(&dev->stats.rt.wakeup_late, late_ns);
+	if (past_event)
+		dev->stats.rt.wakeups_past_event++;
+	dev->stats.rt.window_ns = window_ns;
+}
+
 const struct nand_die_stats *nand_die_stats(const struct nand_dev *dev,
 					    uint32_t die)
 {

@@ -154,6 +154,9 @@ static Blox__Admin__NandStats *nand_msg(const struct tm_ns *n)
 	m->suspend_policy = (char *)(n->t.suspend_policy ? n->t.suspend_policy : "");
 	m->erase_suspend_wear = s->suspend.erase_suspend_wear;
 	m->lateness = lat_msg(&n->late);
+	m->timer_wakeup_late = hist_msg(&s->rt.wakeup_late);
+	m->timer_wakeups_past_event = s->rt.wakeups_past_event;
+	m->timer_window_ns = s->rt.window_ns;
 	m->reactor = n->reactor;
 	m->reactor_cpu = n->reactor_cpu;
 	m->rel_reads = s->rel.reads;
@@ -367,6 +370,7 @@ void adm_stats_free(Blox__Admin__StatsReply *out)
 			free(m->nand->program_lat);
 			free(m->nand->erase_lat);
 			free(m->nand->lateness);
+			free(m->nand->timer_wakeup_late);
 			free(m->nand);
 		}
 		free(m);

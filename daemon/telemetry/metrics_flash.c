@@ -206,6 +206,18 @@ static void nand_families(struct mx_scrape *s)
 	    "How late the real-time driver delivered each completion after its modeled time");
 	FOR_NAND(s, d)
 		mx_hist(&s->w, &d->l, &d->from->s->t.nand->lateness);
+	fam(s, "bloxd_nand_timer_wakeup_late_seconds", MX_HISTOGRAM, "seconds",
+	    "How late the real-time driver's timer woke after the time it was set for");
+	FOR_NAND(s, d)
+		mx_hist(&s->w, &d->l, &d->from->s->t.nand->rt.wakeup_late);
+	fam(s, "bloxd_nand_timer_wakeups_past_event", MX_COUNTER, NULL,
+	    "Timer wake-ups that came after the event they were set for");
+	FOR_NAND(s, d)
+		mx_u64(&s->w, &d->l, d->from->s->t.nand->rt.wakeups_past_event);
+	fam(s, "bloxd_nand_timer_window_seconds", MX_GAUGE, "seconds",
+	    "How early the real-time driver sets its timer before an event, now");
+	FOR_NAND(s, d)
+		mx_double(&s->w, &d->l, (double)d->from->s->t.nand->rt.window_ns / 1e9);
 	fam(s, "bloxd_nand_suspensions", MX_COUNTER, NULL,
 	    "Programs and erases suspended for a read, by kind");
 	FOR_NAND(s, d)

@@ -599,9 +599,29 @@ struct nand_stats {
 	} rel;
 	/* Blocks the store marks bad from the factory (NAND_BLOCK_FACTORY_BAD). */
 	uint64_t factory_bad_blocks;
+	/*
+	 * The real-time driver's timer, as the driver reports it
+	 * (nand_note_wakeup()): how late each of its sleeps ended after the
+	 * time it was set for (the host's wake-up latency, or a busy loop),
+	 * the wake-ups that came after the event they were set for (that
+	 * event's completion then delivered late), and the window the driver
+	 * now wakes early by to cover them.
+	 */
+	struct {
+		struct blox_hist wakeup_late;
+		uint64_t wakeups_past_event;
+		uint64_t window_ns;
+	} rt;
 };
 
 const struct nand_stats *nand_dev_stats(const struct nand_dev *dev);
+/*
+ * The real-time driver's report of one wake-up of its timer (nand_stats.rt):
+ * @late_ns after the time it was set for, @past_event when that was after
+ * the event it was set for, @window_ns the window it wakes early by now.
+ */
+void nand_note_wakeup(struct nand_dev *dev, uint64_t late_ns, bool past_event,
+		      uint64_t window_ns);
 const struct nand_die_stats *nand_die_stats(const struct nand_dev *dev,
 					    uint32_t die);
 const struct nand_channel_stats *nand_channel_stats(const struct nand_dev *dev,
