@@ -43,6 +43,23 @@ void fdp_write_pid(struct ini_queue *q, uint64_t lba, uint64_t n, uint16_t pid, 
 	free(buf);
 }
 
+void fdp_check(struct ini_queue *q, uint64_t lba, uint32_t n, uint64_t salt)
+{
+	uint8_t *buf = malloc(FDP_CHUNK * LBA), *want = malloc(FDP_CHUNK * LBA);
+
+	assert_non_null(buf);
+	assert_non_null(want);
+	for (uint32_t done = 0; done < n; done += FDP_CHUNK) {
+		uint32_t k = n - done < FDP_CHUNK ? n - done : FDP_CHUNK;
+
+		fdp_fill(want, lba + done, k, salt);
+		assert_int_equal(ini_read(q, 1, lba + done, k, buf, k * LBA), 0);
+		assert_memory_equal(buf, want, (size_t)k * LBA);
+	}
+	free(buf);
+	free(want);
+}
+
 void fdp_ruh_status(struct ini_queue *q, uint32_t nruh, uint64_t *ruamw)
 {
 	uint8_t buf[16 + 16 * 32];

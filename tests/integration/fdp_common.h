@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What integration_fdp and integration_fdp_events share: a controller up
- * and down, the data a block holds, Reclaim Unit Handle Status, the group.
+ * and down, the data a block holds (written and read back), Reclaim Unit
+ * Handle Status, the group.
  */
 #ifndef FDP_COMMON_H
 #define FDP_COMMON_H
@@ -30,6 +31,11 @@ void fdp_fill(uint8_t *buf, uint64_t lba, uint32_t n, uint64_t salt);
  */
 #define FDP_CHUNK 64u
 void fdp_write_pid(struct ini_queue *q, uint64_t lba, uint64_t n, uint16_t pid, uint64_t salt);
+/*
+ * @n blocks of namespace 1 from @lba read back, in reads of FDP_CHUNK
+ * blocks, as fdp_fill() makes them with @salt (fails the test if not).
+ */
+void fdp_check(struct ini_queue *q, uint64_t lba, uint32_t n, uint64_t salt);
 
 void fdp_ruh_status(struct ini_queue *q, uint32_t nruh, uint64_t *ruamw);
 

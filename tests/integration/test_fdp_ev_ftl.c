@@ -93,19 +93,7 @@ static void write_pid(struct ini_queue *q, uint64_t lba, uint64_t n, uint16_t pi
 
 static void check(struct ini_queue *q, uint64_t lba, uint32_t n)
 {
-	uint8_t *buf = malloc((size_t)n * LBA), *want = malloc((size_t)n * LBA);
-
-	assert_non_null(buf);
-	assert_non_null(want);
-	for (uint32_t done = 0; done < n; done += CHUNK) {
-		uint32_t k = n - done < CHUNK ? n - done : CHUNK;
-
-		fdp_fill(want, lba + done, k, FILL_SALT);
-		assert_int_equal(ini_read(q, 1, lba + done, k, buf, k * LBA), 0);
-		assert_memory_equal(buf, want, (size_t)k * LBA);
-	}
-	free(buf);
-	free(want);
+	fdp_check(q, lba, n, FILL_SALT);
 }
 
 static uint64_t wall_ms(void)

@@ -91,15 +91,7 @@ static void write_pid(struct ini_queue *q, uint64_t lba, uint64_t n, uint16_t pi
 
 static void check(struct ini_queue *q, uint64_t lba, uint32_t n)
 {
-	uint8_t *buf = malloc((size_t)n * LBA), *want = malloc((size_t)n * LBA);
-
-	assert_non_null(buf);
-	assert_non_null(want);
-	fdp_fill(want, lba, n, FILL_SALT);
-	assert_int_equal(ini_read(q, 1, lba, n, buf, n * LBA), 0);
-	assert_memory_equal(buf, want, (size_t)n * LBA);
-	free(buf);
-	free(want);
+	fdp_check(q, lba, n, FILL_SALT);
 }
 
 static void test_feature_lists(void **state)
