@@ -319,28 +319,54 @@ void test_recovery_replay_evicts(void **state)
 
 /* ---- repeated crashes with I/O in flight ---- */
 
+struct fx *rec_cycles_new(struct fx_crash_log *l)
+{
+	struct ftl_config cfg;
+	struct fx *x;
+
+	fx_cfg_default(&cfg);
+	cfg.cmt_bytes = 8 * FTL_UNIT;
+	x = rec_new(&cfg);
+	fx_log_init(l, x);
+	fx_seq_fill(x, 0, x->cap / 2);
+	fx_flush(x);
+	fx_log_flushed(l);
+	return x;
+}
+
+void rec_crash_inflight(struct fx *x, struct fx_crash_log *l, struct rec_inflight *q, bool fua)
+{
+	int count = 0;
+
+	for (int i = 0; i < CYCLE_QD; i++) {
+		uint32_t lba = (uint32_t)i * (x->cap / CYCLE_QD) + fx_below(x, 1000);
+
+		for (uint32_t u = 0; u < 8; u++) {
+			x->shadow[lba + u] = (uint32_t)++x->ver;
+			fx_fill(q[i].buf + (size_t)u * FTL_UNIT, lba + u, x->shadow[lba + u]);
+		}
+		fx_log_add(l, lba, 8);
+		q[i].r.count = &count;
+		assert_int_equal(fx_submit(x, &q[i].r, FTL_IO_WRITE, lba, 8, q[i].buf,
+					   fua && fx_below(x, 2)),
+				 0);
+	}
+	ftl_vdrive_run(&x->vd, x->f, x->vd.clock.virt_ns + fx_below(x, 4000000));
+	fx_crash(x);
+	fx_restart(x);
+}
+
 void test_crash_cycles(void **state)
 {
-	static struct {
-		struct fx_req r;
-		uint8_t buf[8 * FTL_UNIT];
-	} q[CYCLE_QD];
-	struct ftl_config cfg;
+	static struct rec_inflight q[CYCLE_QD];
 	struct fx_crash_log l;
 	struct fx *x;
 	uint32_t newer = 0;
 
 	(void)state;
-	fx_cfg_default(&cfg);
-	cfg.cmt_bytes = 8 * FTL_UNIT;
-	x = rec_new(&cfg);
-	fx_log_init(&l, x);
-	fx_seq_fill(x, 0, x->cap / 2);
-	fx_flush(x);
-	fx_log_flushed(&l);
+	x = rec_cycles_new(&l);
 	for (int cycle = 0; cycle < 10; cycle++) {
 		uint32_t ops = 200 + fx_below(x, 800);
-		int count = 0, sent = 0;
 
 		for (uint32_t i = 0; i < ops; i++) {
 			uint32_t nr = 1 + fx_below(x, 8), lba = fx_below(x, x->cap - nr), k;
@@ -356,25 +382,8 @@ void test_crash_cycles(void **state)
 			}
 		}
 		/* A last batch in flight, then the power goes at a random time. */
-		for (int i = 0; i < CYCLE_QD; i++) {
-			uint32_t lba = (uint32_t)i * (x->cap / CYCLE_QD) + fx_below(x, 1000);
-
-			for (uint32_t u = 0; u < 8; u++) {
-				x->shadow[lba + u] = (uint32_t)++x->ver;
-				fx_fill(q[i].buf + (size_t)u * FTL_UNIT, lba + u, x->shadow[lba + u]);
-			}
-			fx_log_add(&l, lba, 8);
-			q[i].r.count = &count;
-			assert_int_equal(fx_submit(x, &q[i].r, FTL_IO_WRITE, lba, 8, q[i].buf,
-						   fx_below(x, 2)),
-					 0);
-			sent++;
-		}
-		ftl_vdrive_run(&x->vd, x->f, x->vd.clock.virt_ns + fx_below(x, 4000000));
-		fx_crash(x);
-		fx_restart(x);
+		rec_crash_inflight(x, &l, q, true);
 		newer += fx_log_check(&l);
-		(void)sent;
 	}
 	assert_true(newer > 0);
 	assert_true(fx_stats(x).recovered_from_checkpoint);

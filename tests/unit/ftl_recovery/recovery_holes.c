@@ -225,26 +225,14 @@ void test_checkpoint_v1_loads(void **state)
  */
 void test_reopen_crash_cycles(void **state)
 {
-	static struct {
-		struct fx_req r;
-		uint8_t buf[8 * FTL_UNIT];
-	} q[CYCLE_QD];
-	struct ftl_config cfg;
+	static struct rec_inflight q[CYCLE_QD];
 	struct fx_crash_log l;
 	struct fx *x;
 	uint32_t reopened = 0;
 
 	(void)state;
-	fx_cfg_default(&cfg);
-	cfg.cmt_bytes = 8 * FTL_UNIT;
-	x = rec_new(&cfg);
-	fx_log_init(&l, x);
-	fx_seq_fill(x, 0, x->cap / 2);
-	fx_flush(x);
-	fx_log_flushed(&l);
+	x = rec_cycles_new(&l);
 	for (int cycle = 0; cycle < 12; cycle++) {
-		int count = 0;
-
 		for (uint32_t i = 0; i < 300; i++) {
 			uint32_t nr = 1 + fx_below(x, 8), lba = fx_below(x, x->cap - 64);
 
@@ -252,21 +240,7 @@ void test_reopen_crash_cycles(void **state)
 			if (i % 20 == 0)
 				fx_log_write(&l, lba, 32);
 		}
-		for (int i = 0; i < CYCLE_QD; i++) {
-			uint32_t lba = (uint32_t)i * (x->cap / CYCLE_QD) + fx_below(x, 1000);
-
-			for (uint32_t u = 0; u < 8; u++) {
-				x->shadow[lba + u] = (uint32_t)++x->ver;
-				fx_fill(q[i].buf + (size_t)u * FTL_UNIT, lba + u, x->shadow[lba + u]);
-			}
-			fx_log_add(&l, lba, 8);
-			q[i].r.count = &count;
-			assert_int_equal(fx_submit(x, &q[i].r, FTL_IO_WRITE, lba, 8, q[i].buf, false),
-					 0);
-		}
-		ftl_vdrive_run(&x->vd, x->f, x->vd.clock.virt_ns + fx_below(x, 4000000));
-		fx_crash(x);
-		fx_restart(x);
+		rec_crash_inflight(x, &l, q, false);
 		for (int s = 0; s < FTL_STREAMS; s++)
 			reopened += fx_stream(x, s).sb >= 0;
 		expect_streams_sane(x);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the files of test_ftl_recovery share: restarting the FTL on its
- * file store, the streams' positions and what their superblocks hold, and
- * the tests each file holds (test_ftl_recovery.c runs them all).
+ * file store, crash cycles with writes in flight, the streams' positions
+ * and what their superblocks hold, and the tests each file holds
+ * (test_ftl_recovery.c runs them all).
  */
 #ifndef BLOX_TEST_RECOVERY_TESTS_H
 #define BLOX_TEST_RECOVERY_TESTS_H
@@ -43,6 +44,26 @@ void streams_get(const struct fx *x, struct stream_pos *p);
 void expect_streams_sane(const struct fx *x);
 /* Host writes that make every stream open a superblock (TP via evictions). */
 void touch_all_streams(struct fx *x, struct fx_crash_log *l);
+
+/* ---- crash cycles (recovery_crash.c) ---- */
+
+/* A write in flight at a crash: its request and its data. */
+struct rec_inflight {
+	struct fx_req r;
+	uint8_t buf[8 * FTL_UNIT];
+};
+/*
+ * The start of a crash-cycle test: a CMT of 8 units, the first half of
+ * the capacity written and flushed, and so in @l.
+ */
+struct fx *rec_cycles_new(struct fx_crash_log *l);
+/*
+ * CYCLE_QD writes of 8 units in flight, the i-th in the i-th CYCLE_QD-th
+ * of the capacity, in @l (FUA at random when @fua, else none); the drive
+ * run for a random time below 4 ms, then the power goes and the FTL
+ * starts again.
+ */
+void rec_crash_inflight(struct fx *x, struct fx_crash_log *l, struct rec_inflight *q, bool fua);
 
 /* ---- the tests, by file ---- */
 
