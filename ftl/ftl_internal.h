@@ -587,6 +587,8 @@ void ftl_remap_load(struct ftl *f);
  * no spare left there (or a migration runs): the caller retires @sb.
  */
 bool ftl_remap_block(struct ftl *f, uint32_t sb, uint32_t s);
+/* Every block of superblock @sb is erased (it holds nothing). */
+bool ftl_remap_sb_blank(const struct ftl *f, uint32_t sb);
 /* Every bad block of (erased) superblock @sb remapped; false: one could not be. */
 bool ftl_remap_bad_blocks(struct ftl *f, uint32_t sb);
 /* The checkpoint superblocks' bad blocks remapped (recovery, before they are read). */
@@ -605,6 +607,24 @@ void ftl_remap_slot_reset(struct ftl *f, uint32_t slot);
 /* Blocks of the spare pool used: retired superblocks' but the donors' unused good ones. */
 uint64_t ftl_remap_spare_used(const struct ftl *f);
 
+/* Block @block of plane @plane on die @die of the device (its meta in the store). */
+struct nand_block_meta *ftl_remap_die_meta(const struct ftl *f, uint32_t die, uint32_t plane,
+					   uint32_t block);
+
+/* remap_mig.c: the slot a die migration moves, remapped on each die */
+/*
+ * Superblock @sb's block of the slot, plane @plane, on side @side (0: the
+ * source die, 1: the destination) takes a spare of that plane on that die,
+ * kept in the store at once. false: no spare left on that die.
+ */
+bool ftl_remap_mig_block(struct ftl *f, uint32_t sb, uint32_t plane, int side);
+/* The start: the destination's remap is the source's (its marks copied too). */
+void ftl_remap_mig_begin(struct ftl *f);
+/* Recovery with a migration under way: each die's remap from its own marks. */
+void ftl_remap_mig_load(struct ftl *f);
+/* The end: the slot's remap is the destination's (none of it if cancelled). */
+void ftl_remap_mig_end(struct ftl *f);
+
 /* recovery.c */
 int ftl_recover(struct ftl *f, bool *formatted);
 int ftl_checkpoint_write(struct ftl *f);
@@ -619,6 +639,20 @@ static inline uint32_t ftl_mig_die(const struct ftl *f, uint32_t slot, uint32_t 
 	if (!m->active || slot != m->slot)
 		return die;
 	return m->on_dst[sb] ? m->dst : m->src;
+}
+
+/*
+ * The remap of position @s (plane * ndies + slot) of superblock @sb on the
+ * die it uses now (remap.c, remap_mig.c): the block standing in, plus one;
+ * 0: its own.
+ */
+static inline uint32_t ftl_remap_of(const struct ftl *f, uint32_t sb, uint32_t s)
+{
+	const struct ftl_mig *m = &f->mig;
+
+	if (m->active && s % f->ndies == m->slot && m->on_dst[sb])
+		return m->dremap[(size_t)sb * f->planes + s / f->ndies];
+	return f->remap ? f->remap[(size_t)sb * f->stripe + s] : 0;
 }
 
 /* plm.c */

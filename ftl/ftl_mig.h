@@ -35,6 +35,7 @@ enum mig_phase {
 struct ftl_mig {
 	enum ftl_mig_state state; /* as ftl_migrate_progress() says */
 	int status;
+	int cause; /* why it goes back by itself (-ENOSPC: no good block left on dst), else 0 */
 	/*
 	 * active: the per-superblock on_dst bits say which die slot @slot of
 	 * each superblock uses (ftl_fpid_addr()); reverse: the superblocks go
@@ -43,6 +44,12 @@ struct ftl_mig {
 	bool active, reverse;
 	uint32_t slot, src, dst, share;
 	uint8_t *on_dst; /* per superblock */
+	/*
+	 * The destination die's remap of the slot, per (superblock, plane):
+	 * the block standing in, plus one (remap_mig.c); f->remap's column
+	 * of the slot is the source die's.
+	 */
+	uint32_t *dremap;
 	/*
 	 * The superblock being copied (-1: none) and its copy; switched: it
 	 * uses the copy now, the erase of what it left is not done yet;
@@ -100,10 +107,26 @@ void ftl_mig_unhide(struct ftl *f, int32_t sb);
  */
 uint8_t ftl_mig_target(const struct ftl_mig *m);
 uint32_t ftl_mig_die_from(const struct ftl_mig *m);
+uint32_t ftl_mig_die_to(const struct ftl_mig *m);
 void ftl_mig_blk_addr(const struct ftl *f, uint32_t die, uint32_t sb, uint32_t plane,
 		      uint32_t page, struct nand_addr *a);
 uint32_t ftl_mig_die_pages(const struct ftl *f, uint32_t die, uint32_t sb);
+/* The same of its good blocks only (a bad one keeps its pages, no copy goes there). */
+uint32_t ftl_mig_die_pages_good(const struct ftl *f, uint32_t die, uint32_t sb);
 void ftl_mig_move_free(struct ftl *f);
 uint64_t ftl_mig_now(const struct ftl *f);
+/* The store synced (0, or its error); an op failed or a sync did: held until a resume or cancel. */
+int ftl_mig_sync(struct ftl *f);
+void ftl_mig_error(struct ftl *f, int status);
+
+/* migrate_fail.c: flash failing under the copy */
+/* Superblock @sb's bad blocks of the slot on @die take spares there; false: none left in a plane. */
+bool ftl_mig_remap_bad(struct ftl *f, uint32_t die, uint32_t sb);
+/* No good block left where the superblocks go: back to where they were (-ENOSPC). */
+void ftl_mig_nospace(struct ftl *f);
+/* A copy step with a failed op: programs failed on flash remapped, the copy made again. */
+void ftl_mig_copy_failed(struct ftl *f);
+/* An erase step on @die ended: failed blocks remapped; true: held (another failure). */
+bool ftl_mig_erase_failed(struct ftl *f, uint32_t die);
 
 #endif

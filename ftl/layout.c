@@ -114,8 +114,8 @@ void ftl_fpid_addr(const struct ftl *f, uint32_t fpid, struct nand_addr *a)
 	a->block = f->res.first_block + sb;
 	a->page = page;
 	/* A bad block of it remapped to a spare of the same plane (remap.c). */
-	if (f->remap && f->remap[(size_t)sb * f->stripe + s])
-		a->block = f->remap[(size_t)sb * f->stripe + s] - 1;
+	if (ftl_remap_of(f, sb, s))
+		a->block = ftl_remap_of(f, sb, s) - 1;
 }
 
 bool ftl_valid_get(const struct ftl *f, uint32_t ppn)

@@ -49,7 +49,8 @@
  * about share permille of that die's time. The instance asks its driver
  * to call ftl_process() then (ops->wake_at, if it has one).
  *
- * This file moves and copies; migrate_state.c keeps the migration's state
+ * Flash that fails under the copy is migrate_fail.c's. This file moves
+ * and copies; migrate_state.c keeps the migration's state
  * (start-up, recovery after a stop, what is persisted) and the API.
  */
 #include "ftl_internal.h"
@@ -86,7 +87,7 @@ uint32_t ftl_mig_die_from(const struct ftl_mig *m)
 	return m->reverse ? m->dst : m->src;
 }
 
-static uint32_t die_to(const struct ftl_mig *m)
+uint32_t ftl_mig_die_to(const struct ftl_mig *m)
 {
 	return m->reverse ? m->src : m->dst;
 }
@@ -100,9 +101,13 @@ void ftl_mig_blk_addr(const struct ftl *f, uint32_t die, uint32_t sb, uint32_t p
 	a->plane = plane;
 	a->block = f->res.first_block + sb;
 	a->page = page;
-	/* The slot's block of it remapped to a spare (remap.c): the same block number on either die. */
-	if (f->remap && f->remap[(size_t)sb * f->stripe + plane * f->ndies + f->mig.slot])
+	/* The slot's block of it remapped to a spare of that die (remap.c, remap_mig.c). */
+	if (f->mig.active && die == f->mig.dst) {
+		if (f->mig.dremap[(size_t)sb * f->planes + plane])
+			a->block = f->mig.dremap[(size_t)sb * f->planes + plane] - 1;
+	} else if (f->remap && f->remap[(size_t)sb * f->stripe + plane * f->ndies + f->mig.slot]) {
 		a->block = f->remap[(size_t)sb * f->stripe + plane * f->ndies + f->mig.slot] - 1;
+	}
 }
 
 static const struct nand_block_meta *blk_meta(const struct ftl *f, uint32_t die, uint32_t sb,
@@ -151,7 +156,7 @@ uint64_t ftl_mig_now(const struct ftl *f)
 	return f->env.ops->now(f->env.ctx);
 }
 
-static int mig_sync(struct ftl *f)
+int ftl_mig_sync(struct ftl *f)
 {
 	return f->env.ops->sync ? f->env.ops->sync(f->env.ctx) : 0;
 }
@@ -166,6 +171,12 @@ void ftl_mig_sb_free(struct ftl *f, uint32_t sb)
 		return;
 	m->on_dst[sb] = ftl_mig_target(m);
 	sb_erase_count(f, sb);
+	/*
+	 * The new die's known bad blocks take spares there before anything is
+	 * written; none left: a program onto one fails and GC retires it.
+	 */
+	if (f->sbs[sb].state == SB_FREE && f->env.store)
+		ftl_mig_remap_bad(f, ftl_mig_die_to(m), sb);
 }
 
 /* Free superblocks (erased on both dies) go where the migration goes. */
@@ -232,7 +243,7 @@ static bool mig_time(struct ftl *f)
 }
 
 /* An op failed or a sync did: hold everything until a resume or cancel. */
-static void mig_error(struct ftl *f, int status)
+void ftl_mig_error(struct ftl *f, int status)
 {
 	struct ftl_mig *m = &f->mig;
 
@@ -274,15 +285,16 @@ static void mig_pump(struct ftl *f)
 		memset(op, 0, sizeof(*op));
 		op->kind = NAND_OP_PROGRAM;
 		op->prio = MIG_PRIO_WRITE;
-		ftl_mig_blk_addr(f, die_to(m), (uint32_t)m->sb, pg->plane, pg->page, &op->addr);
+		ftl_mig_blk_addr(f, ftl_mig_die_to(m), (uint32_t)m->sb, pg->plane, pg->page, &op->addr);
 		op->nplanes = 1;
 		op->data = pg->data;
 		op->oob = pg->oob; /* verbatim: the FTL's OOB records as they are */
 		op->cb = mig_prog_done;
 		op->cb_arg = pg;
 		op->tenant = f->cfg.tenant;
-		if (f->env.ops->submit(f->env.ctx, op)) {
-			m->failed = true;
+		op->status = f->env.ops->submit(f->env.ctx, op);
+		if (op->status) {
+			m->failed = true; /* a bad block fails at submit: -EIO */
 			break;
 		}
 		m->pending++;
@@ -368,13 +380,14 @@ static void mig_erase(struct ftl *f, uint32_t die, enum mig_phase phase)
 	struct ftl_mig *m = &f->mig;
 
 	step_begin(m, phase);
+	memset(m->erase_ops, 0, f->planes * sizeof(*m->erase_ops));
 	for (uint32_t p = 0; p < f->planes; p++) {
 		struct nand_op *op = &m->erase_ops[p];
 		const struct nand_block_meta *bm = blk_meta(f, die, (uint32_t)m->sb, p);
 
-		if (!bm || bm->write_ptr == 0)
+		/* A bad block is not erased (it cannot be): it takes a spare at the step's end. */
+		if (!bm || bm->write_ptr == 0 || (bm->flags & NAND_BLOCK_BAD))
 			continue;
-		memset(op, 0, sizeof(*op));
 		op->kind = NAND_OP_ERASE;
 		op->prio = MIG_PRIO_WRITE;
 		ftl_mig_blk_addr(f, die, (uint32_t)m->sb, p, 0, &op->addr);
@@ -385,7 +398,8 @@ static void mig_erase(struct ftl *f, uint32_t die, enum mig_phase phase)
 		/* Media erased of the superblock's handle, as GC's erases count (FDP statistics). */
 		ftl_fdp_of(f, m->sb)->erased_bytes += (uint64_t)(f->units_per_sb / f->stripe) * FTL_UNIT;
 		op->tenant = f->cfg.tenant;
-		if (f->env.ops->submit(f->env.ctx, op)) {
+		op->status = f->env.ops->submit(f->env.ctx, op);
+		if (op->status) {
 			m->failed = true;
 			break;
 		}
@@ -402,10 +416,10 @@ static void mig_erase(struct ftl *f, uint32_t die, enum mig_phase phase)
 static void mig_switch(struct ftl *f)
 {
 	struct ftl_mig *m = &f->mig;
-	int rc = m->items ? mig_sync(f) : 0;
+	int rc = m->items ? ftl_mig_sync(f) : 0;
 
 	if (rc) {
-		mig_error(f, rc);
+		ftl_mig_error(f, rc);
 		return;
 	}
 	m->on_dst[m->sb] = ftl_mig_target(m);
@@ -428,8 +442,8 @@ static void mig_release(struct ftl *f)
 	m->items = m->items_done = 0;
 }
 
-/* Take superblock @sb to copy. */
-static void mig_take(struct ftl *f, uint32_t sb)
+/* Take superblock @sb to copy; false: the die it goes to has no good block for it. */
+static bool mig_take(struct ftl *f, uint32_t sb)
 {
 	struct ftl_mig *m = &f->mig;
 
@@ -443,6 +457,13 @@ static void mig_take(struct ftl *f, uint32_t sb)
 		m->wp[p] = bm ? bm->write_ptr : 0;
 		m->items += m->wp[p];
 	}
+	/* The blocks it goes to: known bad ones take spares first. */
+	if (!ftl_mig_remap_bad(f, ftl_mig_die_to(m), sb)) {
+		mig_release(f);
+		ftl_mig_nospace(f);
+		return false;
+	}
+	return true;
 }
 
 /* The migration is over: every superblock is where it goes. */
@@ -450,11 +471,12 @@ static void mig_finish(struct ftl *f)
 {
 	struct ftl_mig *m = &f->mig;
 
+	ftl_remap_mig_end(f); /* the slot's remap: the die it is on now */
 	m->active = false;
-	f->res.dies[m->slot] = die_to(m);
+	f->res.dies[m->slot] = ftl_mig_die_to(m);
 	ftl_remap_mig_tags(f, ftl_mig_die_from(m), -1); /* the die left keeps no remap of ours */
 	m->state = FTL_MIG_DONE;
-	m->status = m->reverse ? -ECANCELED : 0;
+	m->status = m->reverse ? (m->cause ? m->cause : -ECANCELED) : 0;
 	m->finished_ns = ftl_mig_now(f);
 	m->notify = true;
 	ftl_kick(f);
@@ -525,7 +547,7 @@ static bool mig_pick(struct ftl *f)
 		/* Being collected, pages still programming, or open. */
 		return open_left && mig_close_streams(f);
 	}
-	mig_take(f, (uint32_t)best);
+	mig_take(f, (uint32_t)best); /* no good block there: back, from the next look */
 	return true;
 }
 
@@ -567,11 +589,11 @@ static bool mig_idle(struct ftl *f)
 			mig_erase(f, ftl_mig_die_from(m), MIG_ERASE);
 			return true;
 		}
-		copied = ftl_mig_die_pages(f, die_to(m), (uint32_t)m->sb);
+		copied = ftl_mig_die_pages_good(f, ftl_mig_die_to(m), (uint32_t)m->sb);
 		if (!mig_may_work(f) || want_reverse != m->reverse) {
 			/* Paused, cancelled or stopping: drop the copy. */
 			if (copied) {
-				mig_erase(f, die_to(m), MIG_DISCARD);
+				mig_erase(f, ftl_mig_die_to(m), MIG_DISCARD);
 				return true;
 			}
 			mig_release(f);
@@ -579,7 +601,7 @@ static bool mig_idle(struct ftl *f)
 		}
 		if (m->redo || copied != m->items_done) {
 			/* Not the copy we made (a failed erase, say): start it again. */
-			mig_erase(f, die_to(m), MIG_DISCARD);
+			mig_erase(f, ftl_mig_die_to(m), MIG_DISCARD);
 			return true;
 		}
 		if (m->items_done == m->items) {
@@ -614,18 +636,15 @@ static void mig_run(struct ftl *f)
 			if (m->pending)
 				return;
 			step_end(f);
-			if (m->failed) {
-				/* Dropped and made again on resume (or dropped on a cancel). */
-				m->redo = true;
-				mig_error(f, -EIO);
-			}
+			if (m->failed)
+				ftl_mig_copy_failed(f); /* dropped and made again (or dropped on a cancel) */
 			break;
 		case MIG_ERASE:
 			if (m->pending)
 				return;
 			step_end(f);
-			if (m->failed || mig_sync(f)) {
-				mig_error(f, -EIO); /* tried again on resume */
+			if (ftl_mig_erase_failed(f, ftl_mig_die_from(m))) {
+				ftl_mig_error(f, -EIO); /* tried again on resume */
 				break;
 			}
 			mig_release(f);
@@ -634,8 +653,8 @@ static void mig_run(struct ftl *f)
 			if (m->pending)
 				return;
 			step_end(f);
-			if (m->failed || mig_sync(f)) {
-				mig_error(f, -EIO);
+			if (ftl_mig_erase_failed(f, ftl_mig_die_to(m))) {
+				ftl_mig_error(f, -EIO);
 				break;
 			}
 			m->items_done = 0;

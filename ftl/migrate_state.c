@@ -25,8 +25,10 @@ static void mig_free_bufs(struct ftl_mig *m)
 	}
 	free(m->wp);
 	free(m->erase_ops);
+	free(m->dremap);
 	m->wp = NULL;
 	m->erase_ops = NULL;
+	m->dremap = NULL;
 }
 
 /* The copy's buffers, made for the first migration (an instance may never move). */
@@ -38,7 +40,8 @@ static int mig_alloc(struct ftl *f)
 		return 0;
 	m->wp = calloc(f->planes, sizeof(*m->wp));
 	m->erase_ops = calloc(f->planes, sizeof(*m->erase_ops));
-	if (!m->wp || !m->erase_ops)
+	m->dremap = calloc((size_t)f->nr_sb * f->planes, sizeof(*m->dremap));
+	if (!m->wp || !m->erase_ops || !m->dremap)
 		goto fail;
 	for (uint32_t i = 0; i < FTL_MIG_BATCH; i++) {
 		m->pages[i].f = f;
@@ -187,22 +190,24 @@ int ftl_migrate_start(struct ftl *f, uint32_t slot, uint32_t dst_die,
 		return -EBUSY;
 	if (!nand_block_meta(f->env.dev, 0))
 		return -EOPNOTSUPP;
+	/* Not erased: not ours to write (a bad block, which keeps its pages, takes a spare). */
 	for (uint32_t sb = 0; sb < f->nr_sb; sb++)
-		if (ftl_mig_die_pages(f, dst_die, sb))
-			return -EBUSY; /* not erased: not ours to write */
+		if (ftl_mig_die_pages_good(f, dst_die, sb))
+			return -EBUSY;
 	if (mig_alloc(f))
 		return -ENOMEM;
-	/* The remap of the slot's bad blocks holds on the new die too (remap.c). */
-	ftl_remap_mig_tags(f, f->res.dies[slot], dst_die);
 	memset(m->on_dst, 0, f->nr_sb);
+	m->slot = slot;
+	/* The remap of the slot's bad blocks holds on the new die too (remap.c, remap_mig.c). */
+	ftl_remap_mig_tags(f, f->res.dies[slot], dst_die);
+	ftl_remap_mig_begin(f);
 	m->active = true;
 	m->reverse = false;
-	m->slot = slot;
 	m->src = f->res.dies[slot];
 	m->dst = dst_die;
 	m->share = cfg->share;
 	m->state = FTL_MIG_RUNNING;
-	m->status = 0;
+	m->status = m->cause = 0;
 	m->sb = -1;
 	m->switched = false;
 	m->sbs_copied = 0;

@@ -21,8 +21,8 @@
  *     so that a restart, a crash or a power cut finds it before anything
  *     is read (ftl_remap_load(), first thing of the recovery).
  *
- * Remapping waits while a die migration is under way (the superblock is
- * retired then, as before).
+ * During a die migration the slot it moves has a remap on each die
+ * (remap_mig.c); the other slots' blocks are remapped here as at any time.
  */
 #include "ftl_internal.h"
 
@@ -81,7 +81,11 @@ void ftl_remap_load(struct ftl *f)
 	for (uint32_t sb = 0; sb < f->nr_sb; sb++) {
 		for (uint32_t s = 0; s < f->stripe; s++) {
 			const struct nand_block_meta *m = home_meta(f, sb, s);
-			uint32_t of = NAND_BLOCK_SPARE_OF(m->flags);
+			uint32_t of;
+
+			if (f->mig.active && s % f->ndies == f->mig.slot)
+				continue; /* the slot being moved: each die's below */
+			of = NAND_BLOCK_SPARE_OF(m->flags);
 
 			f->st.factory_bad_blocks += !!(m->flags & NAND_BLOCK_FACTORY_BAD);
 			if (!of || of - 1 < lo || of - 1 >= hi || of - 1 == lo + sb)
@@ -92,13 +96,14 @@ void ftl_remap_load(struct ftl *f)
 			f->st.remapped_blocks++;
 		}
 	}
+	if (f->mig.active)
+		ftl_remap_mig_load(f);
 	for (uint32_t sb = 0; sb < f->nr_sb; sb++)
 		if (f->donor[sb])
 			f->sbs[sb].state = SB_BAD; /* before the scan: its blocks are others' */
 }
 
-/* Every block of superblock @sb is erased (it holds nothing). */
-static bool sb_blank(const struct ftl *f, uint32_t sb)
+bool ftl_remap_sb_blank(const struct ftl *f, uint32_t sb)
 {
 	for (uint32_t s = 0; s < f->stripe; s++) {
 		struct nand_addr a;
@@ -130,7 +135,7 @@ static int32_t pick_donor(struct ftl *f, uint32_t sb, uint32_t s)
 			return (int32_t)y;
 	/* The highest free superblock: the least likely to be the next one opened. */
 	for (uint32_t y = f->nr_sb; y-- > FTL_CKPT_SBS;) {
-		if (y == sb || f->sbs[y].state != SB_FREE || !sb_blank(f, y) ||
+		if (y == sb || f->sbs[y].state != SB_FREE || !ftl_remap_sb_blank(f, y) ||
 		    !donor_block_ok(f, y, s))
 			continue;
 		f->donor[y] = 1;
@@ -147,9 +152,12 @@ bool ftl_remap_block(struct ftl *f, uint32_t sb, uint32_t s)
 	struct nand_addr a, ga;
 	int32_t y;
 
-	if (!st || f->mig.active || s >= f->stripe || f->donor[sb] ||
+	if (!st || s >= f->stripe || f->donor[sb] ||
 	    ftl_fpid_dead(f, ftl_ppn(f, sb, s * f->slots) / f->slots))
 		return false;
+	/* The slot a migration moves: a spare on the die the superblock uses now. */
+	if (f->mig.active && s % f->ndies == f->mig.slot)
+		return ftl_remap_mig_block(f, sb, s / f->ndies, f->mig.on_dst[sb]);
 	y = pick_donor(f, sb, s);
 	if (y < 0)
 		return false;
@@ -206,9 +214,8 @@ uint64_t ftl_remap_spare_used(const struct ftl *f)
 	return (uint64_t)f->bad_sbs * f->stripe - unused;
 }
 
-/* Block @block of plane @plane on die @die of the device. */
-static struct nand_block_meta *die_meta(const struct ftl *f, uint32_t die, uint32_t plane,
-					uint32_t block)
+struct nand_block_meta *ftl_remap_die_meta(const struct ftl *f, uint32_t die, uint32_t plane,
+					   uint32_t block)
 {
 	struct nand_addr a = {
 		.ch = die / f->geo->dies_per_channel,
@@ -230,18 +237,19 @@ void ftl_remap_mig_tags(struct ftl *f, uint32_t from, int64_t to)
 		return;
 	for (uint32_t p = 0; p < f->planes; p++)
 		for (uint32_t b = f->res.first_block; b < f->res.first_block + f->nr_sb; b++) {
-			struct nand_block_meta *m = die_meta(f, from, p, b);
+			struct nand_block_meta *m = ftl_remap_die_meta(f, from, p, b);
 
-			if (!NAND_BLOCK_SPARE_OF(m->flags))
-				continue;
 			if (to >= 0) {
-				struct nand_block_meta *d = die_meta(f, (uint32_t)to, p, b);
+				/* Every block's: a mark left on @to from before goes too. */
+				struct nand_block_meta *d = ftl_remap_die_meta(f, (uint32_t)to, p, b);
+				uint32_t fl = (d->flags & low) | (m->flags & ~low);
 
-				d->flags = (d->flags & low) | (m->flags & ~low);
-			} else {
+				changed |= fl != d->flags;
+				d->flags = fl;
+			} else if (NAND_BLOCK_SPARE_OF(m->flags)) {
 				m->flags &= low;
+				changed = true;
 			}
-			changed = true;
 		}
 	if (changed && st->ops->sync(st))
 		ftl_set_fatal(f, -EIO);

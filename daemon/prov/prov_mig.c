@@ -175,7 +175,7 @@ static void mig_next(struct blox_prov *p, struct prov_mig *m)
 	mig_save(p, m);
 }
 
-/* A move's FTL migration ended (status 0: moved; -ECANCELED: back on its source). */
+/* A move's FTL migration ended (status 0: moved; else back on its source: -ECANCELED, -ENOSPC). */
 static void mig_move_ended(struct blox_prov *p, struct prov_mig *m,
 			   const struct ftl_migrate_progress *pr)
 {
@@ -203,10 +203,20 @@ static void mig_move_ended(struct blox_prov *p, struct prov_mig *m,
 		else
 			m->cur++;
 	} else if (d) {
-		/* Cancelled in the FTL: the slot is on the source again. */
+		/*
+		 * Cancelled in the FTL, or sent back by it (-ENOSPC: the new die has
+		 * no good block left): the slot is on the source again. The job
+		 * ends failed with that error once the moves before are undone.
+		 */
 		struct fbx_move back = { .owner = mv.owner, .from_die = mv.to_die,
 					 .to_die = mv.from_die };
 
+		if (pr->status != -ECANCELED && !m->error) {
+			m->error = pr->status;
+			blox_log(p->log, BLOX_LOG_ERR,
+				 "migration %u: die %u to die %u: %s; moving back", m->id,
+				 mv.from_die, mv.to_die, strerror(-pr->status));
+		}
 		fbx_move_switch(d->rm, &back);
 		if (!m->reverse) {
 			m->reverse = true;

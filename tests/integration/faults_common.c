@@ -170,3 +170,43 @@ void faults_gc_storm(struct faults_fx *f)
 	assert_int_equal(fault_num(f, id, "fired"), 1);
 	faults_wait_storm(f, 2, 2, runs);
 }
+
+/* Block @lba as written in round @r. */
+void faults_lba_fill(uint8_t *b, uint32_t lba, uint32_t r)
+{
+	for (uint32_t i = 0; i < BLK; i += 8) {
+		memcpy(b + i, &lba, 4);
+		memcpy(b + i + 4, &r, 4);
+	}
+}
+
+/* Every LBA of [0, @n) holds round @r's data. */
+void faults_verify(struct faults_fx *f, uint32_t nsid, uint32_t n, uint32_t r)
+{
+	uint8_t want[BLK];
+
+	for (uint32_t lba = 0; lba < n; lba += 32) {
+		assert_int_equal(ini_read(f->c->io[0], nsid, lba, 32, f->buf, 32 * BLK), 0);
+		for (uint32_t k = 0; k < 32; k++) {
+			faults_lba_fill(want, lba + k, r);
+			if (memcmp(f->buf + k * BLK, want, BLK))
+				fail_msg("LBA %u: not what round %u wrote", lba + k, r);
+		}
+	}
+}
+
+void faults_write_round(struct faults_fx *f, uint32_t nsid, uint32_t n, uint32_t r)
+{
+	uint8_t *w = f->buf + 32 * BLK;
+
+	for (uint32_t lba = 0; lba < n; lba += 32) {
+		int st;
+
+		for (uint32_t k = 0; k < 32; k++)
+			faults_lba_fill(w + k * BLK, lba + k, r);
+		st = ini_write(f->c->io[0], nsid, lba, 32, w, 32 * BLK, false);
+		if (st)
+			fail_msg("round %u, LBA %u: status %#x", r, lba, st);
+	}
+	assert_int_equal(ini_flush(f->c->io[0], nsid), 0);
+}

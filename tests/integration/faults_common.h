@@ -102,4 +102,11 @@ struct faults_bad {
 /* Each of @bad refused as it says, and no fault added. */
 void faults_expect_refused(struct faults_fx *f, const struct faults_bad *bad, size_t n);
 
+/* Block @lba as written in round @r (its LBA and round in every 8 bytes). */
+void faults_lba_fill(uint8_t *b, uint32_t lba, uint32_t r);
+/* Every LBA of [0, @n) of namespace @nsid holds round @r's data. */
+void faults_verify(struct faults_fx *f, uint32_t nsid, uint32_t n, uint32_t r);
+/* Round @r written to [0, @n) of namespace @nsid, 32 blocks at a time, then a Flush. */
+void faults_write_round(struct faults_fx *f, uint32_t nsid, uint32_t n, uint32_t r);
+
 #endif

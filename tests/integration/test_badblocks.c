@@ -23,46 +23,6 @@ static int fixture_setup(void *arg)
 	return faults_fx_setup(arg, SUBNQN);
 }
 
-/* Block @lba as written in round @r. */
-static void lba_fill(uint8_t *b, uint32_t lba, uint32_t r)
-{
-	for (uint32_t i = 0; i < BLK; i += 8) {
-		memcpy(b + i, &lba, 4);
-		memcpy(b + i + 4, &r, 4);
-	}
-}
-
-/* Every LBA of [0, @n) holds round @r's data. */
-static void verify(struct faults_fx *f, uint32_t nsid, uint32_t n, uint32_t r)
-{
-	uint8_t want[BLK];
-
-	for (uint32_t lba = 0; lba < n; lba += 32) {
-		assert_int_equal(ini_read(f->c->io[0], nsid, lba, 32, f->buf, 32 * BLK), 0);
-		for (uint32_t k = 0; k < 32; k++) {
-			lba_fill(want, lba + k, r);
-			if (memcmp(f->buf + k * BLK, want, BLK))
-				fail_msg("LBA %u: not what round %u wrote", lba + k, r);
-		}
-	}
-}
-
-static void write_round(struct faults_fx *f, uint32_t nsid, uint32_t n, uint32_t r)
-{
-	uint8_t *w = f->buf + 32 * BLK;
-
-	for (uint32_t lba = 0; lba < n; lba += 32) {
-		int st;
-
-		for (uint32_t k = 0; k < 32; k++)
-			lba_fill(w + k * BLK, lba + k, r);
-		st = ini_write(f->c->io[0], nsid, lba, 32, w, 32 * BLK, false);
-		if (st)
-			fail_msg("round %u, LBA %u: status %#x", r, lba, st);
-	}
-	assert_int_equal(ini_flush(f->c->io[0], nsid), 0);
-}
-
 static uint8_t avail_spare(struct faults_fx *f, uint32_t nsid, uint8_t *thresh, uint8_t *warn)
 {
 	struct nvme_smart_log sl;
@@ -120,13 +80,13 @@ static void test_factory_and_grown(void **state)
 	assert_true(spare0 > thresh);
 	assert_int_equal(warn & 1, 0);
 
-	write_round(f, 4, n, 1);
-	verify(f, 4, n, 1);
+	faults_write_round(f, 4, n, 1);
+	faults_verify(f, 4, n, 1);
 
 	/* Grown bad blocks: the next two programs on die 0 fail. */
 	assert_int_equal(ctl(f, "fault inject program-fail --device bflash --die 0 --count 2"), 0);
 	for (uint32_t r = 2; r < 6; r++)
-		write_round(f, 4, n, r);
+		faults_write_round(f, 4, n, r);
 	assert_int_equal(ns_stat(f, 4, "nand", "grown_bad_blocks"), 2);
 	/* GC empties the failed blocks' superblocks, then remaps them: no host I/O needed. */
 	for (int i = 0; i < 300 && grown < 2; i++) {
@@ -137,7 +97,7 @@ static void test_factory_and_grown(void **state)
 	assert_int_equal(grown, 2);
 	assert_int_equal(ns_stat(f, 4, "ftl", "remapped_blocks"), remapped + 2);
 	assert_false(ns_stat(f, 4, "ftl", "read_only"));
-	verify(f, 4, n, 5);
+	faults_verify(f, 4, n, 5);
 	spare1 = avail_spare(f, 4, NULL, NULL);
 	print_message("Available Spare %u%% after 2 grown bad blocks\n", spare1);
 	assert_true(spare1 < spare0);
@@ -150,9 +110,9 @@ static void test_factory_and_grown(void **state)
 	assert_int_equal(ns_stat(f, 4, "ftl", "remapped_blocks"), remapped + 2);
 	spare2 = avail_spare(f, 4, NULL, NULL);
 	assert_int_equal(spare2, spare1);
-	verify(f, 4, n, 5);
-	write_round(f, 4, n, 6);
-	verify(f, 4, n, 6);
+	faults_verify(f, 4, n, 5);
+	faults_write_round(f, 4, n, 6);
+	faults_verify(f, 4, n, 6);
 }
 
 int main(void)

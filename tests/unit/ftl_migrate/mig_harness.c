@@ -290,7 +290,10 @@ uint64_t mt_die_pages(const struct mt *t, uint32_t die)
 					       .plane = p,
 					       .block = b };
 
-			n += x->store->blocks[nand_block_index(g, &a)].write_ptr;
+			const struct nand_block_meta *m = &x->store->blocks[nand_block_index(g, &a)];
+
+			/* A bad block keeps what it held (it cannot be erased): no one's any more. */
+			n += m->flags & NAND_BLOCK_BAD ? 0 : m->write_ptr;
 		}
 	return n;
 }

@@ -80,9 +80,9 @@ void mt_run_for(struct mt *t, struct mt_load *ld, uint64_t ns);
 
 /* ---- checks ---- */
 
-/* Every block of die @die in the instance's range is erased. */
+/* Every good block of die @die in the instance's range is erased. */
 void mt_expect_erased(const struct mt *t, uint32_t die);
-/* Programmed pages of die @die in the instance's range. */
+/* Programmed pages of die @die's good blocks in the instance's range. */
 uint64_t mt_die_pages(const struct mt *t, uint32_t die);
 /* Programmed pages of superblock @sb's blocks on die @die. */
 uint32_t mt_sb_pages(const struct mt *t, uint32_t die, uint32_t sb);
@@ -126,5 +126,11 @@ void test_mig_crash_cancel(void **state);
 void test_mig_crash_lagging_caller(void **state);
 /* mig_remap.c */
 void test_mig_remap(void **state);
+
+/* mig_faults.c */
+void test_mig_pfail_copy(void **state);
+void test_mig_dst_bad_known(void **state);
+void test_mig_erase_fail(void **state);
+void test_mig_dst_no_room(void **state);
 
 #endif

@@ -14,6 +14,9 @@
  *   mig_crash.c    crashes at chosen points of a superblock's move, at
  *                  random points over and over, while cancelling, and with
  *                  a caller that had not persisted the end
+ *   mig_remap.c    a slot with a remapped bad block moves with its remap
+ *   mig_faults.c   failing flash: programs and erases of the copy that
+ *                  fail, the new die's known bad blocks, no room left there
  */
 #include "migrate_tests.h"
 
@@ -39,6 +42,10 @@ int main(void)
 		FX_TEST(test_mig_crash_cancel),
 		FX_TEST(test_mig_crash_lagging_caller),
 		FX_TEST(test_mig_remap),
+		FX_TEST(test_mig_pfail_copy),
+		FX_TEST(test_mig_dst_bad_known),
+		FX_TEST(test_mig_erase_fail),
+		FX_TEST(test_mig_dst_no_room),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
