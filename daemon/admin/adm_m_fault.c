@@ -228,6 +228,8 @@ static void m_fault_clear(ADM_SVC *svc, const Blox__Admin__FaultClearRequest *in
 	}
 	/* What the faults cleared held goes on now (a stall's commands, a keep-alive). */
 	nvmf_faults_cleared(a->tgt);
+	/* A registered device's die whose fault went comes back, used or not. */
+	prov_devices_faults_cleared(a->prov);
 	if (kept && adm_faults_save(a, err, sizeof(err)))
 		ADM_FAIL(closure, d, ADM_S_INTERNAL, "cleared, but %s", err);
 	answer_list(a, closure, d);

@@ -333,6 +333,20 @@ void blox_nand_dev_set_faults(struct blox_nand_dev *d, struct blox_fault_reg *re
 	nand_dev_set_faults(d->dev, reg, d->name);
 }
 
+static void offline_check_fn(void *arg)
+{
+	struct blox_nand_dev *d = arg;
+	uint32_t n = nand_dies(&nand_dev_config(d->dev)->geo);
+
+	for (uint32_t die = 0; die < n; die++)
+		(void)nand_die_offline(d->dev, die); /* a die whose fault was cleared comes back */
+}
+
+void blox_nand_dev_offline_check(struct blox_nand_dev *d)
+{
+	blox_bdev_home_call(d->home, offline_check_fn, d);
+}
+
 static int erase_here(struct blox_nand_dev *d, const uint32_t *dies, uint32_t nr,
 		      uint32_t first_block, uint32_t nr_blocks)
 {

@@ -706,3 +706,11 @@ void prov_devices_settle(struct blox_prov *p)
 			prov_vssd_free(p, d, v->id, true);
 		}
 }
+
+void prov_devices_faults_cleared(struct blox_prov *p)
+{
+	struct prov_device *d;
+
+	TAILQ_FOREACH(d, &p->devices, link)
+		blox_nand_dev_offline_check(d->dev);
+}

@@ -186,10 +186,43 @@ static void test_die_offline_restart(void **state)
 	fx_own_fini(&t.o);
 }
 
+/*
+ * A die no namespace uses any more: a vSSD loses die 1, then is deleted.
+ * fault clear brings the die back (replaced) all the same, so that a
+ * restart lists no die-offline fault and the device holds no die offline.
+ */
+static void test_die_offline_unused(void **state)
+{
+	static struct die_t t;
+	uint8_t lost[NLBA];
+
+	(void)state;
+	fx_own_init(&t.o, "dieun");
+	fx_own_start(&t.o);
+	assert_int_equal(ctl(&t, "device create dflash --channels 2 --dies-per-channel 2 "
+				  "--planes 1 --pages-per-block 48 --blocks-per-plane 32"), 0);
+	assert_int_equal(ctl(&t, "ns create " NQN " --nsid %u --size 4M --device dflash "
+				  "--isolation chip:4 --op-percent 40", NSID), 0);
+	connect_host(&t);
+	write_all(&t, 1);
+	assert_int_equal(ctl(&t, "fault inject die-offline --device dflash --die 1"), 0);
+	assert_true(read_all(&t, 1, lost) > 0);
+	disconnect_host(&t);
+	assert_int_equal(ctl(&t, "ns delete " NQN " %u", NSID), 0);
+	assert_int_equal(ctl(&t, "fault clear --all"), 0);
+	fx_own_stop(&t.o);
+	fx_own_start(&t.o);
+	assert_int_equal(ctl(&t, "fault list"), 0);
+	assert_non_null(strstr(t.out, "no faults"));
+	fx_own_stop(&t.o);
+	fx_own_fini(&t.o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_die_offline_restart),
+		cmocka_unit_test(test_die_offline_unused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -731,6 +731,14 @@ void blox_nand_dev_set_faults(struct blox_nand_dev *d, struct blox_fault_reg *re
 /* Bytes of host memory its pages take now: 0 for a store file. */
 uint64_t blox_nand_dev_mem_bytes(const struct blox_nand_dev *d);
 /*
+ * Its dies held offline whose die-offline fault is no longer listed come
+ * back now (replaced, empty: nand_die_offline()), on its home, whether or
+ * not a namespace uses them; one in use is found back by its user as
+ * before. Else a cleared die nobody asks about stays offline, and is
+ * listed again at the next start.
+ */
+void blox_nand_dev_offline_check(struct blox_nand_dev *d);
+/*
  * Erase, on the store at once (not timed), every programmed block of
  * blocks [@first_block, @first_block + @nr_blocks) of every plane of dies
  * @dies[0..@nr), then make it durable: flash given back or handed to a new

@@ -459,6 +459,8 @@ int prov_device_create(struct blox_prov *p, const struct blox_cfg_device *d, cha
 		       size_t errlen);
 /* -EBUSY while namespaces are on it. */
 int prov_device_destroy(struct blox_prov *p, const char *name);
+/* Faults were cleared: each registered device's dies whose die-offline fault went come back. */
+void prov_devices_faults_cleared(struct blox_prov *p);
 
 /* ---- A device's deletion, migration jobs, the state (prov_dev.c, prov_mig*.c, prov_state.c) ---- */
 
