@@ -317,3 +317,51 @@ void test_mig_dst_no_room(void **state)
 	fx_flush(t->x);
 	fx_verify_all(t->x);
 }
+
+/*
+ * The same failures under a load of writes, trims and reads (checked as
+ * they complete): programs fail on the new die, the copy's and the host's
+ * into superblocks already there (those GC empties, and its erase remaps
+ * the block during the migration too), erases fail on both dies. The
+ * migration ends, every LBA reads back, across a crash too.
+ */
+void test_mig_faults_under_load(void **state)
+{
+	struct blox_fault_reg *reg;
+	struct ftl_stats st0, st;
+	struct mt_load ld;
+	struct mt *t;
+
+	(void)state;
+	t = mt_faults();
+	fill(t);
+	st0 = fx_stats(t->x);
+	reg = faults_on(t);
+	fault_add(reg, BLOX_FAULT_PROGRAM_FAIL, 1, 3, 20);
+	fault_add(reg, BLOX_FAULT_ERASE_FAIL, 1, 1, 0);
+	fault_add(reg, BLOX_FAULT_ERASE_FAIL, 0, 1, 3);
+	mt_load_init(&ld, t, t->x->cap);
+	ld.write_pct = 45;
+	ld.trim_pct = 5;
+	ld.flush_every = 64;
+	mt_start(t, 0, 1, 700);
+	mt_run_done(t, &ld);
+	mt_load_drain(&ld);
+	st = fx_stats(t->x);
+	assert_true(ld.reads > 100 && ld.writes > 100);
+	assert_int_equal(nand_dev_stats(t->x->dev)->rel.program_failures, 3);
+	assert_true(st.program_failures > st0.program_failures);
+	assert_true(st.remapped_grown > st0.remapped_grown);
+	assert_false(st.read_only);
+	assert_int_equal(mt_prog(t).status, 0);
+	assert_int_equal(t->saved.dies[0], 1);
+	fx_verify_all(t->x);
+	fx_check_invariants(t->x, false);
+	faults_off(t, reg);
+	fx_flush(t->x);
+	mt_crash(t);
+	fx_verify_all(t->x);
+	fx_random_writes(t->x, t->x->cap, 8, 2000);
+	fx_flush(t->x);
+	fx_verify_all(t->x);
+}

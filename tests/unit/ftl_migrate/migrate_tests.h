@@ -132,5 +132,6 @@ void test_mig_pfail_copy(void **state);
 void test_mig_dst_bad_known(void **state);
 void test_mig_erase_fail(void **state);
 void test_mig_dst_no_room(void **state);
+void test_mig_faults_under_load(void **state);
 
 #endif

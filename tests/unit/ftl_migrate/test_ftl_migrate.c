@@ -16,7 +16,8 @@
  *                  a caller that had not persisted the end
  *   mig_remap.c    a slot with a remapped bad block moves with its remap
  *   mig_faults.c   failing flash: programs and erases of the copy that
- *                  fail, the new die's known bad blocks, no room left there
+ *                  fail, the new die's known bad blocks, no room left there,
+ *                  all of it under a load
  */
 #include "migrate_tests.h"
 
@@ -46,6 +47,7 @@ int main(void)
 		FX_TEST(test_mig_dst_bad_known),
 		FX_TEST(test_mig_erase_fail),
 		FX_TEST(test_mig_dst_no_room),
+		FX_TEST(test_mig_faults_under_load),
 	};
 
 	return fx_run(tests, sizeof(tests) / sizeof(tests[0]));
