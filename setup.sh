@@ -7,7 +7,7 @@
 #   ./setup.sh test                  build with ASan/UBSan and run every test (ctest),
 #                                    then the unit and loopback tests on the optimized build,
 #                                    then the reactor tests under ThreadSanitizer,
-#                                    then each libFuzzer target for a minute (clang)
+#                                    then each libFuzzer target for 30 s (clang)
 #   ./setup.sh deps | build          only install packages / only build
 #   ./setup.sh build-deps            only the packages to build (docker/Dockerfile)
 set -euo pipefail
@@ -125,7 +125,7 @@ test)
 	build "$top/build-rel" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOX_WERROR=ON -DBLOX_INTEROP=OFF \
 		-DBLOX_CONTAINER_TEST=OFF
 	# The fuzz targets, built by clang with libFuzzer (docs/fuzzing.md):
-	# each fuzzes for a minute; a crash's reproducer stays in
+	# each fuzzes for 30 s (BLOX_FUZZ_SECONDS); a crash's reproducer stays in
 	# build-fuzz/fuzz-crashes/.
 	CC=$FUZZ_CC BUILD_TARGET=blox_fuzz build "$top/build-fuzz" -DCMAKE_BUILD_TYPE=Debug \
 		-DBLOX_FUZZ=ON -DBLOX_WERROR=ON
