@@ -120,7 +120,9 @@ test)
 	# Every test under ASan/UBSan; then the unit and loopback tests again on
 	# the optimized build that './setup.sh run' starts, so code that only
 	# breaks under the optimizer is caught too. The container image test
-	# builds its own Release image: once is enough.
+	# builds its own Release image: once is enough. So are the tests
+	# labelled once (layering, the bench scripts' smoke runs): what they
+	# check does not depend on the build type.
 	build "$top/build-test" -DCMAKE_BUILD_TYPE=Debug -DBLOX_SANITIZE=ON -DBLOX_WERROR=ON
 	build "$top/build-rel" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOX_WERROR=ON -DBLOX_INTEROP=OFF \
 		-DBLOX_CONTAINER_TEST=OFF
@@ -135,7 +137,7 @@ test)
 	BUILD_TARGET=blox_reactor_tests build "$top/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DBLOX_TSAN=ON -DBLOX_WERROR=ON -DBLOX_INTEROP=OFF -DBLOX_CONTAINER_TEST=OFF
 	(cd "$top/build-test" && ctest --output-on-failure --timeout 1800 "$@")
-	(cd "$top/build-rel" && ctest --output-on-failure --timeout 1800 "$@")
+	(cd "$top/build-rel" && ctest --output-on-failure --timeout 1800 -LE once "$@")
 	(cd "$top/build-tsan" && ctest --output-on-failure --timeout 1800 -L reactor "$@")
 	cd "$top/build-fuzz"
 	ctest --output-on-failure --timeout 1800 "$@"
