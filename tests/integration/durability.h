@@ -102,6 +102,7 @@ struct run {
 	uint64_t cseq; /* write completions so far */
 	uint64_t flushed_mark; /* mark of the last completed flush */
 	uint32_t cycle;
+	uint32_t idle_kills; /* crashes after the load drained, so far */
 	bool ok;
 	/* Totals. */
 	uint64_t t_writes, t_bytes, t_flushes, t_fua, t_at_kill;
@@ -167,8 +168,14 @@ int64_t start_daemon(struct run *r);
  */
 int dur_setup(void **state);
 int dur_teardown(void **state);
-/* The round's cycles, or $BLOX_DURABILITY_CYCLES. */
+/*
+ * The round's cycles, or $BLOX_DURABILITY_CYCLES; either times
+ * $BLOX_DURABILITY_SCALE (a factor, 1 when unset: the long form of a
+ * round sets a larger one).
+ */
 uint32_t dur_cycles(const struct round *rd);
+/* The round's time budget times $BLOX_DURABILITY_SCALE. */
+int dur_budget_ms(const struct round *rd);
 /* Connect again to the running bloxd (after a power cut); returns ms taken. */
 int64_t reconnect(struct run *r);
 /* bloxd failed us at @what (@rc): say so with its log, fail the test. */

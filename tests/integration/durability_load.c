@@ -153,12 +153,15 @@ void load(struct run *r, bool crash, struct load_stats *ls)
 	int64_t t0 = fx_now_ms(), end = t0 + ms;
 	uint64_t next_flush = r->cseq + 8 + fx_rand(&r->seed) % 400;
 	bool flush_out = false, stop = false;
-	bool idle_kill = crash && fx_rand(&r->seed) % 5 == 0;
+	/* One time in five, and at least once a round (by its second cycle). */
+	bool idle_kill = crash && (fx_rand(&r->seed) % 5 == 0 ||
+				   (r->cycle >= 2 && !r->idle_kills));
 	uint32_t outstanding = 0;
 	int rr = 0;
 
 	memset(ls, 0, sizeof(*ls));
 	ls->idle_kill = idle_kill;
+	r->idle_kills += idle_kill;
 	for (;;) {
 		struct ini_req *got[MAX_QD];
 		int qi, n;
@@ -278,11 +281,31 @@ void load(struct run *r, bool crash, struct load_stats *ls)
 
 /* --- rounds' set-up ------------------------------------------------- */
 
+static double dur_scale(void)
+{
+	const char *e = getenv("BLOX_DURABILITY_SCALE");
+	char *end;
+	double f;
+
+	if (!e || !*e)
+		return 1;
+	f = strtod(e, &end);
+	if (*end || !(f > 0 && f <= 1000))
+		fail_msg("BLOX_DURABILITY_SCALE=%s: not a factor in (0, 1000]", e);
+	return f;
+}
+
 uint32_t dur_cycles(const struct round *rd)
 {
 	const char *e = getenv("BLOX_DURABILITY_CYCLES");
+	uint32_t n = e && *e ? (uint32_t)strtoul(e, NULL, 0) : rd->cycles;
 
-	return e && *e ? (uint32_t)strtoul(e, NULL, 0) : rd->cycles;
+	return (uint32_t)(n * dur_scale() + 0.5);
+}
+
+int dur_budget_ms(const struct round *rd)
+{
+	return (int)(rd->budget_ms * dur_scale() + 0.5);
 }
 
 int dur_setup(void **state)

@@ -21,8 +21,16 @@
  * pattern, so a wrong block tells which write it came from. bloxd logs at
  * level 3 (or $BLOX_TEST_LOG_LEVEL) into bloxd.log in the round's data
  * dir, which is kept when the round fails. $BLOX_DURABILITY_CYCLES sets
- * the cycle count of every round, $BLOX_DURABILITY_ROUND picks rounds by
- * name (a cmocka filter pattern), $BLOX_TEST_SEED repeats a run.
+ * the cycle count of every round, $BLOX_DURABILITY_SCALE multiplies the
+ * cycles and the time budget of every round, $BLOX_DURABILITY_ROUND picks
+ * rounds by name (a cmocka filter pattern), $BLOX_TEST_SEED repeats a run.
+ *
+ * In ctest the rounds are short: 10, 8 and 6 cycles, at most 30, 16 and
+ * 14 s (43-46 s in all on the development machine, ASan or optimized).
+ * BLOX_DURABILITY_SCALE=2.5 is the long form (25, 20 and 15 cycles, at
+ * most 75, 40 and 35 s), a larger factor a longer soak. Every round kills
+ * at least once after the load drained (by its second cycle), whatever
+ * the seed.
  *
  * This file: the rounds and main(). durability_model.c: block patterns,
  * the model of what each LBA may hold, verification after a restart.
@@ -46,16 +54,16 @@ static void test_round(void **state)
 	       "%d s, kill after %d..%d ms of load; store in %s\n",
 	       rd->name, rd->null_timing ? "null" : "real",
 	       rd->fua_only ? "FUA writes only" : "Flush now and then (5% FUA)",
-	       NR_QUEUES, rd->qd, cycles, rd->budget_ms / 1000, rd->load_min_ms,
+	       NR_QUEUES, rd->qd, cycles, dur_budget_ms(rd) / 1000, rd->load_min_ms,
 	       rd->load_max_ms, r->dir);
 	/* Cycle 0: a new store reads as zeroes. */
 	r->t_restart_ms += (uint64_t)start_daemon(r);
 	verify(r, false, &vs);
 	assert_int_equal(vs.zero, NLBA);
 	for (r->cycle = 1; r->cycle <= cycles; r->cycle++) {
-		if (fx_now_ms() - t0 > rd->budget_ms) {
+		if (fx_now_ms() - t0 > dur_budget_ms(rd)) {
 			printf("  time budget of %d s used up after %u cycles\n",
-			       rd->budget_ms / 1000, r->cycle - 1);
+			       dur_budget_ms(rd) / 1000, r->cycle - 1);
 			break;
 		}
 		load(r, true, &ls);
@@ -129,13 +137,13 @@ static void test_round(void **state)
 }
 
 static const struct round flush_real_timing = {
-	"flush_real_timing", false, false, 25, 16, 200, 2500, 75000,
+	"flush_real_timing", false, false, 10, 16, 200, 2500, 30000,
 };
 static const struct round flush_null_timing = {
-	"flush_null_timing", true, false, 20, 32, 100, 1500, 40000,
+	"flush_null_timing", true, false, 8, 32, 100, 1500, 16000,
 };
 static const struct round fua_real_timing = {
-	"fua_real_timing", false, true, 15, 8, 200, 2000, 35000,
+	"fua_real_timing", false, true, 6, 8, 200, 2000, 14000,
 };
 
 #define ROUND(r) { #r, test_round, dur_setup, dur_teardown, (void *)&r }

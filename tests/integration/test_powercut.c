@@ -78,7 +78,7 @@ static void test_power_cuts(void **state)
 	int64_t t0 = fx_now_ms(), ms;
 
 	printf("%s: up to %u power cuts in %d s, cut after %d..%d ms of load; store in %s\n",
-	       r->rd->name, cycles, r->rd->budget_ms / 1000, r->rd->load_min_ms,
+	       r->rd->name, cycles, dur_budget_ms(r->rd) / 1000, r->rd->load_min_ms,
 	       r->rd->load_max_ms, r->dir);
 	start_daemon(r);
 	check_vwc(r);
@@ -87,7 +87,7 @@ static void test_power_cuts(void **state)
 	assert_int_equal(vs.zero, NLBA);
 	base = unsafe_shutdowns(r);
 	for (r->cycle = 1; r->cycle <= cycles; r->cycle++) {
-		if (fx_now_ms() - t0 > r->rd->budget_ms)
+		if (fx_now_ms() - t0 > dur_budget_ms(r->rd))
 			break;
 		load(r, true, &ls);
 		assert_true(fx_alive(&r->d)); /* no restart: the namespace came back */
