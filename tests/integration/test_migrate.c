@@ -337,7 +337,9 @@ static void test_progress_monotonic(void **state)
 /*
  * 6. The rate is a recent one: slow at a small share, then the share goes
  * up; a second later the ETA is about the time it then takes, not what
- * the average since the start says.
+ * the average since the start says. The slow part runs to 1.5% (7-11 s
+ * here): an ETA from the average since the start would then be five to
+ * eight times the time it takes, well outside the factor of two allowed.
  */
 static void test_eta_after_share(void **state)
 {
@@ -348,7 +350,7 @@ static void test_eta_after_share(void **state)
 	uint32_t id = start(e, "--to-channels 3 --share 10");
 
 	p = prog_of(e, id);
-	for (int i = 0; i < 600 && (p.pct < 3 || !strcmp(p.state, "queued")); i++) {
+	for (int i = 0; i < 600 && (p.pct < 1.5 || !strcmp(p.state, "queued")); i++) {
 		usleep(50000);
 		p = prog_of(e, id);
 	}
