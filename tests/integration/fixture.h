@@ -132,7 +132,7 @@ int64_t fx_ns_stat(const struct fx_daemon *d, const char *nqn, unsigned nsid, co
 /* The first die namespace @nsid of @nqn is on (bloxctl ns show --json, alloc.dies). */
 unsigned fx_ns_die(const struct fx_daemon *d, const char *nqn, unsigned nsid);
 /*
- * Once migration @id is 20% done, kill -9 bloxd and start it again with
+ * Once migration @id is 10% done, kill -9 bloxd and start it again with
  * the same data directory and ports; the migration goes on (running), at
  * share 1000, to its end (fails the test otherwise).
  */

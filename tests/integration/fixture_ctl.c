@@ -221,7 +221,7 @@ void fx_mig_kill9_resume(struct fx_env *fx, unsigned id)
 	char st[32] = "";
 	double pct = 0;
 
-	for (int i = 0; i < 600 && pct < 20; i++) {
+	for (int i = 0; i < 600 && pct < 10; i++) {
 		usleep(50000);
 		fx_mig_status(&fx->d, id, st, sizeof(st), &pct);
 	}
