@@ -209,6 +209,11 @@ static void nand_block(const Blox__Admin__NandStats *n, const char *device)
 			 n->timer_wakeup_late->max_ns / 1e3,
 			 (unsigned long)n->timer_wakeup_late->count,
 			 (unsigned long)n->timer_wakeups_past_event, n->timer_window_ns / 1e3);
+	if (n->lent_reads)
+		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  sent",
+			 "reads sent from the store in place (no copy) %lu; erases held for "
+			 "them %lu",
+			 (unsigned long)n->lent_reads, (unsigned long)n->erases_held);
 	if (n->rel_reads || n->grown_bad_blocks || n->factory_bad_blocks || n->dies_offline)
 		cli_wrap(stdout, STATS_INDENT, STATS_WIDTH, "  rel",
 			 "reads decoded %lu (%lu retried, %lu retry steps), uncorrectable %lu; "

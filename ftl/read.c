@@ -48,7 +48,11 @@ static void rd_done(struct nand_op *op)
 	struct ftl *f = rd->f;
 	struct ftl_io *io = rd->io;
 
-	/* The data is in io->buf already (the op's segments). */
+	/* The data is in io->buf already (the op's segments), or lent. */
+	if (op->lent) {
+		io->lent = op->lent;
+		io->lent_block = op->lent_block;
+	}
 	if (op->status && !io->status)
 		io->status = -EIO;
 	if (op->status && rd->nsegs) {
@@ -167,6 +171,7 @@ void ftl_read_step(struct ftl *f, struct ftl_io *io)
 		rd->op.xfer_bytes = rd->nslots * FTL_UNIT;
 		rd->op.segs = rd->segs;
 		rd->op.nsegs = rd->nsegs;
+		rd->op.lend = io->lend && io->nr == 1;
 		rd->op.cb = rd_done;
 		rd->op.cb_arg = rd;
 		io->pending++;

@@ -66,8 +66,10 @@ static int replace(struct nand_dev *dev, uint32_t die)
 		if (block_die(g, b) != die)
 			continue;
 		s->blocks[b].flags = 0;
-		if (s->blocks[b].write_ptr)
+		if (s->blocks[b].write_ptr) {
+			nand_lend_wait(dev, b);
 			rc = s->ops->erase(s, b);
+		}
 		s->blocks[b].erase_count = 0;
 		s->blocks[b].erase_suspends = 0;
 		if (dev->rel) {

@@ -198,7 +198,7 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 	    heap_init(&dev->heap, dev->nr_dies + g->channels) ||
 	    (dev->ntenants && (!dev->ten_mem || !dev->tq_mem || !dev->ts_mem || !dev->cost ||
 				!dev->best)) ||
-	    nand_rel_init(dev) || nand_factory_mark(dev)) {
+	    nand_rel_init(dev) || nand_factory_mark(dev) || nand_lend_init(dev)) {
 		nand_dev_destroy(dev);
 		return -ENOMEM;
 	}
@@ -233,6 +233,7 @@ void nand_dev_destroy(struct nand_dev *dev)
 {
 	if (!dev)
 		return;
+	nand_lend_fini(dev);
 	nand_ghosts_free(dev);
 	heap_fini(&dev->heap);
 	nand_rel_fini(dev);

@@ -208,6 +208,13 @@ static void die_event(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 			nand_consider_suspend(dev, d, t);
 			return;
 		}
+		if (op->kind == NAND_OP_ERASE && nand_erase_pinned(dev, op)) {
+			/* A read of the block is still lent (lend.c): the erase waits for it. */
+			dev->stats.erases_held++;
+			d->array_end = t + NAND_PIN_RECHECK_NS;
+			nand_die_event_at(dev, d, d->array_end);
+			return;
+		}
 		d->st.busy_ns[op->kind] += t - d->phase_start;
 		if (op->kind == NAND_OP_READ) {
 			d->phase = DIE_WAIT_BUS_OUT;

@@ -8,10 +8,13 @@
  *                     gathering multi-plane groups
  *   engine_suspend.c  program/erase suspension: whether, and the suspension itself
  *   ops.c             submission, rules, store access, completion
+ *   lend.c            reads lent in place: block pins, erases held on them
  * Tests include it to look at die and channel state.
  */
 #ifndef BLOX_NAND_ENGINE_INTERNAL_H
 #define BLOX_NAND_ENGINE_INTERNAL_H
+
+#include <stdatomic.h>
 
 #include "nand.h"
 #include "blox_fault.h"
@@ -107,7 +110,24 @@ struct nand_dev {
 	 * nothing; linked through tlink, freed at completion or destroy.
 	 */
 	TAILQ_HEAD(, nand_op) ghosts;
+	/*
+	 * Per block (with a store): reads lent and not yet given back
+	 * (nand_op.lend), and their sum. Given back from any thread.
+	 */
+	_Atomic uint32_t *pins;
+	_Atomic uint64_t pins_total;
 };
+
+/* lend.c */
+int nand_lend_init(struct nand_dev *dev);
+/* Wait (bounded) for lent reads to come back, then free the pins. */
+void nand_lend_fini(struct nand_dev *dev);
+/* Wait (bounded) for the lent reads of @block to come back: its bytes go without an erase. */
+void nand_lend_wait(struct nand_dev *dev, uint64_t block);
+/* At a read's completion: lend its segment if it may (nand_op.lend); true if lent. */
+bool nand_lend(struct nand_dev *dev, struct nand_op *op, uint64_t page, uint64_t block);
+/* An erase (and its multi-plane group) ends at @t: is a block of it still pinned? */
+bool nand_erase_pinned(struct nand_dev *dev, const struct nand_op *op);
 
 /* power.c: free the ghosts still in flight (a device's power cut, its destroy). */
 void nand_ghosts_free(struct nand_dev *dev);

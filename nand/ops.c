@@ -163,6 +163,7 @@ static int store_access(struct nand_dev *dev, struct nand_op *op)
 
 		switch (op->kind) {
 		case NAND_OP_READ:
+			op->lent = NULL;
 			s->dies[die].reads++;
 			if (a.page >= m->write_ptr) {
 				op->erased = true;
@@ -175,6 +176,8 @@ static int store_access(struct nand_dev *dev, struct nand_op *op)
 				break;
 			}
 			pg = blk * g->pages_per_block + a.page;
+			if (nand_lend(dev, op, pg, blk))
+				break; /* its one segment lent where it lies (lend.c) */
 			/* With segments, the whole page is read only if asked for. */
 			if (!op->nsegs || data || oob)
 				rc = s->ops->read(s, pg, data, oob);
@@ -230,6 +233,10 @@ void nand_op_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
 		op->status = store_access(dev, op);
 	if (dev->rel && !op->timing_only && (!op->status || op->uncorrectable))
 		nand_rel_complete(dev, op, t);
+	if (op->lent && op->status) {
+		nand_unpin(dev, op->lent_block); /* nothing to hand over */
+		op->lent = NULL;
+	}
 	op->cb(op);
 }
 

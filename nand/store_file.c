@@ -131,6 +131,15 @@ static int file_read_part(struct nand_store *s, uint64_t page, uint32_t off, uin
 	return full_pread(f->fd, dst, len, page_off(f, page) + off);
 }
 
+static const void *file_peek(struct nand_store *s, uint64_t page, uint32_t off)
+{
+	struct file_store *f = to_file(s);
+
+	if (!f->pages || (s->blocks[page / s->geo.pages_per_block].flags & NAND_BLOCK_OFFLINE))
+		return NULL;
+	return f->pages + page * f->hdr.stride + off;
+}
+
 static int file_read(struct nand_store *s, uint64_t page, void *data, void *oob)
 {
 	int rc = 0;
@@ -227,6 +236,7 @@ static const struct nand_store_ops file_ops = {
 	.name = "file",
 	.read = file_read,
 	.read_part = file_read_part,
+	.peek = file_peek,
 	.program = file_program,
 	.erase = file_erase,
 	.sync = file_sync,

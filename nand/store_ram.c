@@ -59,6 +59,15 @@ static int ram_read_part(struct nand_store *s, uint64_t page, uint32_t off, uint
 	return 0;
 }
 
+static const void *ram_peek(struct nand_store *s, uint64_t page, uint32_t off)
+{
+	uint8_t *p = ram_page(s, page);
+
+	if (!p || (s->blocks[page / s->geo.pages_per_block].flags & NAND_BLOCK_OFFLINE))
+		return NULL;
+	return p + off;
+}
+
 static int ram_program(struct nand_store *s, uint64_t page, const void *data,
 		       const void *oob)
 {
@@ -139,6 +148,7 @@ static const struct nand_store_ops ram_ops = {
 	.name = "ram",
 	.read = ram_read,
 	.read_part = ram_read_part,
+	.peek = ram_peek,
 	.program = ram_program,
 	.erase = ram_erase,
 	.sync = ram_sync,

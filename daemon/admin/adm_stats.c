@@ -157,6 +157,8 @@ static Blox__Admin__NandStats *nand_msg(const struct tm_ns *n)
 	m->timer_wakeup_late = hist_msg(&s->rt.wakeup_late);
 	m->timer_wakeups_past_event = s->rt.wakeups_past_event;
 	m->timer_window_ns = s->rt.window_ns;
+	m->lent_reads = s->lent_reads;
+	m->erases_held = s->erases_held;
 	m->reactor = n->reactor;
 	m->reactor_cpu = n->reactor_cpu;
 	m->rel_reads = s->rel.reads;

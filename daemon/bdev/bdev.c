@@ -37,6 +37,22 @@ void blox_io_cq_fini(struct blox_io_cq *cq)
 	cq->ev = NULL;
 }
 
+void blox_io_lend_end(struct blox_io *io)
+{
+	if (!io->lent)
+		return;
+	io->lent = NULL;
+	io->lend_end(io->lend_ctx, io->lend_tok);
+}
+
+void blox_io_unlend(struct blox_io *io)
+{
+	if (!io->lent)
+		return;
+	memcpy(io->iov[0].iov_base, io->lent, io->len);
+	blox_io_lend_end(io);
+}
+
 void blox_io_cq_post(struct blox_io_cq *cq, struct blox_io *io)
 {
 	TAILQ_INSERT_TAIL(&cq->done, io, link);

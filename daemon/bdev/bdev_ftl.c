@@ -199,6 +199,12 @@ static void susp_levels(struct ftl_bdev *fb)
 			fb->nd->susp_in.gc_level[fb->res.dies[i]] = lvl;
 }
 
+/* A read's data lent by the flash (blox_io.lent) is given back: its block's pin goes. */
+static void lend_end(void *ctx, uint64_t block)
+{
+	nand_unpin(ctx, block);
+}
+
 static void io_done(struct ftl_io *fio)
 {
 	struct fb_io *r = container_of(fio, struct fb_io, fio);
@@ -206,6 +212,12 @@ static void io_done(struct ftl_io *fio)
 	struct blox_io *io = r->io;
 
 	io->status = fio->status;
+	if (fio->lent) {
+		io->lent = fio->lent;
+		io->lend_end = lend_end;
+		io->lend_ctx = fb->dev;
+		io->lend_tok = fio->lent_block;
+	}
 	if (fio->status && fio->err_unit != UINT32_MAX)
 		io->err_offset = BLOX_MAX(io->offset, ((uint64_t)fio->lba + fio->err_unit) * FTL_UNIT);
 	r->busy = false;
@@ -238,6 +250,7 @@ static void fb_start(struct ftl_bdev *fb, struct blox_io *io)
 	case BLOX_IO_READ:
 		fio->op = FTL_IO_READ;
 		fio->buf = io->iov[0].iov_base;
+		fio->lend = io->lend_ok;
 		break;
 	case BLOX_IO_WRITE:
 		fio->op = FTL_IO_WRITE;

@@ -211,6 +211,14 @@ static void rw_done(struct blox_io *io)
 	/* The error log names the first LBA that failed, when the backend knows it. */
 	if (io->status && io->err_offset != UINT64_MAX)
 		req->error_lba = io->err_offset >> req->ns->lba_shift;
+	/*
+	 * Lent data goes out with this pass's sends: not when the command
+	 * failed, nor after a latency fault's hold (copied in first).
+	 */
+	if (io->status)
+		blox_io_lend_end(io);
+	else if (req->fault_delay_ns)
+		blox_io_unlend(io);
 	/* A latency fault: the host gets it that much later, and the latency counts it. */
 	if (req->fault_delay_ns) {
 		nvmf_req_hold(req, blox_clock_now(req->sq->tgt->clock) + req->fault_delay_ns,
@@ -258,8 +266,9 @@ static uint16_t exec_read(struct nvmf_req *req)
 	if (st)
 		return st;
 	nvmf_fault_latency(req, BLOX_FAULT_OP_READ);
-	io_submit(req, BLOX_IO_READ, cmd_slba(req), cmd_nlb(req), req->buf,
-		  rw_done);
+	nvmf_io_prep(req, BLOX_IO_READ, cmd_slba(req), cmd_nlb(req), req->buf, rw_done);
+	req->io.lend_ok = req->lend_ok;
+	nvmf_io_go(req);
 	return NVMF_REQ_ASYNC;
 }
 

@@ -50,6 +50,8 @@ struct tcp_cmd *tcp_cmd_get(struct tcp_queue *q)
 	c->req.data_in_capsule = false;
 	c->req.buf = c->req.scratch = NULL;
 	c->req.scratch_len = 0;
+	/* Reads sent from where the flash keeps them; TLS re-offers a cut record's own bytes. */
+	c->req.lend_ok = !q->sock.ssl;
 	return c;
 }
 
@@ -64,6 +66,7 @@ void tcp_cmd_put(struct tcp_cmd *c)
 {
 	struct tcp_queue *q = c->q;
 
+	blox_io_lend_end(&c->req.io); /* a read's data never sent (the connection went) */
 	tcp_cmd_buf_put(c);
 	c->state = CMD_FREE;
 	q->inflight--;

@@ -78,6 +78,12 @@ static void connect_answered(struct tcp_queue *q, bool ok)
 		tcp_q_rx_release(q);
 }
 
+/* A read's data: where the backend lent it (blox_io.lent), else the command's buffer. */
+static void *c2h_data(struct tcp_cmd *c)
+{
+	return c->req.io.lent ? (void *)c->req.io.lent : c->req.buf;
+}
+
 /* On @c's queue's reactor: its response (and data) onto the send list. */
 void tcp_q_respond(struct tcp_cmd *c)
 {
@@ -119,7 +125,7 @@ void tcp_q_respond(struct tcp_cmd *c)
 			nvme_tcp_hdgst_set(d, sizeof(*d));
 		c->pdu_pad = pdo - hl;
 		if (q->params.ddgst)
-			c->ddgst = nvme_tcp_crc32c(req->buf, req->data_len);
+			c->ddgst = nvme_tcp_crc32c(c2h_data(c), req->data_len);
 		c->snd = SEND_C2H;
 	} else {
 		c->snd = SEND_RSP;
@@ -153,7 +159,7 @@ static int cmd_iov(struct tcp_cmd *c, struct iovec *iov, uint32_t *total)
 							   hd_len(q) };
 		if (c->pdu_pad)
 			iov[n++] = (struct iovec){ (void *)zero_pad, c->pdu_pad };
-		iov[n++] = (struct iovec){ c->req.buf, c->req.data_len };
+		iov[n++] = (struct iovec){ c2h_data(c), c->req.data_len };
 		if (q->params.ddgst)
 			iov[n++] = (struct iovec){ &c->ddgst, NVME_TCP_DIGEST_LEN };
 		break;
@@ -181,6 +187,7 @@ static void cmd_sent(struct tcp_queue *q, struct tcp_cmd *c)
 			tcp_cmd_drop(c); /* closing: its data will never be read */
 		break;
 	case SEND_C2H:
+		blox_io_lend_end(&c->req.io); /* written: the kernel has its copy */
 		if (!c->skip_rsp) {
 			c->snd = SEND_RSP;
 			break;
@@ -326,6 +333,20 @@ static void gather(struct tcp_queue *q, struct tx_gather *g)
 	gather_held(q, g);
 }
 
+/*
+ * The socket is full: reads whose data was lent (blox_io.lent) and waits
+ * to go take a copy into their own buffers now, so that no flash erase
+ * waits on a slow host.
+ */
+static void unlend_all(struct tcp_queue *q)
+{
+	struct tcp_cmd *c;
+
+	TAILQ_FOREACH(c, &q->send_list, link)
+		if (c->snd == SEND_C2H)
+			blox_io_unlend(&c->req.io);
+}
+
 void tcp_q_flush(struct tcp_queue *q)
 {
 	struct tx_gather g;
@@ -352,6 +373,7 @@ void tcp_q_flush(struct tcp_queue *q)
 		n = q->sock.ops->writev(&q->sock, g.iov, g.cnt);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				unlend_all(q);
 				event_add(q->wev, NULL);
 				return;
 			}

@@ -218,6 +218,14 @@ static void nand_families(struct mx_scrape *s)
 	    "How early the real-time driver sets its timer before an event, now");
 	FOR_NAND(s, d)
 		mx_double(&s->w, &d->l, (double)d->from->s->t.nand->rt.window_ns / 1e9);
+	fam(s, "bloxd_nand_lent_reads", MX_COUNTER, NULL,
+	    "Host reads sent from where the store keeps their data, without a copy");
+	FOR_NAND(s, d)
+		mx_u64(&s->w, &d->l, d->from->s->t.nand->lent_reads);
+	fam(s, "bloxd_nand_erases_held", MX_COUNTER, NULL,
+	    "Times an erase's end waited (5 us) for a read of its block still being sent");
+	FOR_NAND(s, d)
+		mx_u64(&s->w, &d->l, d->from->s->t.nand->erases_held);
 	fam(s, "bloxd_nand_suspensions", MX_COUNTER, NULL,
 	    "Programs and erases suspended for a read, by kind");
 	FOR_NAND(s, d)

@@ -141,6 +141,13 @@ struct nand_store_ops {
 	int (*read_part)(struct nand_store *s, uint64_t page, uint32_t off, uint32_t len,
 			 void *dst);
 	/*
+	 * Where the store keeps byte @off of a programmed page's data, readable
+	 * in place until the page's block is erased or the store closed; NULL
+	 * when it has no such place (a file store without its mapping, an
+	 * offline die). Optional (NULL: never).
+	 */
+	const void *(*peek)(struct nand_store *s, uint64_t page, uint32_t off);
+	/*
 	 * Store a page's data and OOB (NULL: zeroes) and advance its block's
 	 * write pointer (kept durable with the page by the file store).
 	 */
@@ -243,6 +250,15 @@ struct nand_op {
 	 */
 	const struct nand_seg *segs;
 	uint32_t nsegs;
+	/*
+	 * READ with one segment: the engine may lend the bytes where the store
+	 * keeps them instead of copying them to the segment's dst (which is
+	 * then left untouched): @lent points at them and their block is pinned
+	 * (@lent_block) until nand_unpin(); an erase of a pinned block is held
+	 * until its pins are gone. Done only when the read succeeded and the
+	 * store can (nand_store_ops.peek), never with null timing.
+	 */
+	bool lend;
 	bool timing_only;
 	nand_op_cb cb;
 	void *cb_arg;
@@ -253,6 +269,8 @@ struct nand_op {
 	uint32_t suspends; /* times this op was suspended */
 	uint32_t retries; /* READ, reliability on: read retries it took */
 	bool uncorrectable; /* READ: past the last retry (status -EIO) */
+	const void *lent; /* READ with @lend: the segment's bytes, lent; NULL: copied */
+	uint64_t lent_block;
 	/* Engine private. */
 	uint32_t phase;
 	uint64_t phase_end, remaining_ns, last_resume_ns, array_ns;
@@ -600,6 +618,12 @@ struct nand_stats {
 	/* Blocks the store marks bad from the factory (NAND_BLOCK_FACTORY_BAD). */
 	uint64_t factory_bad_blocks;
 	/*
+	 * Reads whose data was lent rather than copied (nand_op.lend), and the
+	 * times an erase's end found a read of its block still lent (the erase
+	 * held NAND_PIN_RECHECK_NS more each time).
+	 */
+	uint64_t lent_reads, erases_held;
+	/*
 	 * The real-time driver's timer, as the driver reports it
 	 * (nand_note_wakeup()): how late each of its sleeps ended after the
 	 * time it was set for (the host's wake-up latency, or a busy loop),
@@ -615,6 +639,15 @@ struct nand_stats {
 };
 
 const struct nand_stats *nand_dev_stats(const struct nand_dev *dev);
+/*
+ * A lent read's bytes are no longer used (nand_op.lend): its block's pin
+ * goes. Callable from any thread; an erase held on the block goes on at the
+ * engine's next look (within NAND_PIN_RECHECK_NS).
+ */
+void nand_unpin(struct nand_dev *dev, uint64_t block);
+/* Pins on the device's blocks now (reads lent and not yet unpinned). */
+uint64_t nand_pins(const struct nand_dev *dev);
+#define NAND_PIN_RECHECK_NS 5000u
 /*
  * The real-time driver's report of one wake-up of its timer (nand_stats.rt):
  * @late_ns after the time it was set for, @past_event when that was after

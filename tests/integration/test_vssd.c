@@ -188,6 +188,97 @@ static void test_isolation_counters(void **state)
 	ini_ctrl_destroy(c);
 }
 
+/*
+ * 3b. Reads of one 4 KiB block go to the host straight from the store
+ * (nand.lent_reads counts them), with data digests on and off, and bring
+ * back what was written; reads of several blocks are copied as before and
+ * bring back theirs too.
+ */
+static void test_reads_sent_in_place(void **state)
+{
+	struct env *e = *state;
+	enum { N = 48, BASE = 2000 };
+	static uint8_t data[N * 4096], got[N * 4096];
+	int64_t before = fx_ns_stat(&e->fx.d, SUBNQN, 1, "nand", "lent_reads"), after;
+
+	fx_fill_random(data, sizeof(data), &e->fx.seed);
+	for (int dg = 0; dg < 2; dg++) {
+		struct ini_opts o;
+		struct ini_ctrl *c;
+
+		ini_opts_init(&o);
+		o.ddgst = o.hdgst = dg;
+		assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, &o, &c), 0);
+		if (!dg) {
+			assert_int_equal(ini_write(c->io[0], 1, BASE, N, data, sizeof(data), false), 0);
+			assert_int_equal(ini_flush(c->io[0], 1), 0);
+		}
+		memset(got, 0, sizeof(got));
+		for (uint32_t i = 0; i < N; i++)
+			assert_int_equal(ini_read(c->io[0], 1, BASE + i, 1, got + i * 4096, 4096), 0);
+		assert_memory_equal(got, data, sizeof(data));
+		memset(got, 0, sizeof(got));
+		assert_int_equal(ini_read(c->io[0], 1, BASE, N, got, sizeof(got)), 0);
+		assert_memory_equal(got, data, sizeof(data));
+		ini_ctrl_destroy(c);
+	}
+	after = fx_ns_stat(&e->fx.d, SUBNQN, 1, "nand", "lent_reads");
+	if (after - before < 2 * N)
+		fail_msg("%d one-block reads from flash, %ld sent in place", 2 * N,
+			 (long)(after - before));
+}
+
+/*
+ * 3c. A host that takes its data slowly: it sends BIG reads of 128 KiB
+ * (never written: zeroes, answered at once; 12.5 MiB, more than both
+ * sockets' buffers hold) and then N one-block reads of flash, and waits
+ * before it reads any answer. bloxd's socket fills with the big ones, and
+ * the one-block reads waiting behind them are copied out of the store
+ * rather than keep an erase waiting on this host; every block still
+ * arrives whole, in whatever pieces the socket took.
+ */
+static void test_reads_slow_host(void **state)
+{
+	struct env *e = *state;
+	enum { N = 24, BASE = 3000, BIG = 100, BIG_NLB = 32, BIG_BASE = 8000 };
+	static uint8_t data[N * 4096], got[N * 4096], big[BIG][BIG_NLB * 4096];
+	static struct ini_req rq[N + BIG];
+	struct ini_ctrl *c;
+	uint32_t done = 0;
+
+	fx_fill_random(data, sizeof(data), &e->fx.seed);
+	assert_int_equal(fx_ctrl(&e->fx.d, SUBNQN, NULL, 1, NULL, &c), 0);
+	assert_int_equal(ini_write(c->io[0], 1, BASE, N, data, sizeof(data), false), 0);
+	assert_int_equal(ini_flush(c->io[0], 1), 0);
+	memset(got, 0, sizeof(got));
+	memset(big, 0x77, sizeof(big));
+	for (uint32_t i = 0; i < BIG; i++) {
+		ini_req_rw(&rq[i], nvme_cmd_read, 1, BIG_BASE + i * BIG_NLB, BIG_NLB, big[i],
+			   sizeof(big[i]));
+		assert_int_equal(ini_submit(c->io[0], &rq[i]), 0);
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		ini_req_rw(&rq[BIG + i], nvme_cmd_read, 1, BASE + i, 1, got + i * 4096, 4096);
+		assert_int_equal(ini_submit(c->io[0], &rq[BIG + i]), 0);
+	}
+	fx_sleep_ms(300);
+	while (done < N + BIG) {
+		struct ini_req *d[N + BIG];
+		int n = ini_poll(c->io[0], d, N + BIG);
+
+		assert_true(n > 0);
+		for (int i = 0; i < n; i++)
+			assert_int_equal(d[i]->cqe.status >> 1, 0);
+		done += (uint32_t)n;
+	}
+	assert_memory_equal(got, data, sizeof(data));
+	for (uint32_t i = 0; i < BIG; i++)
+		for (size_t b = 0; b < sizeof(big[i]); b++)
+			if (big[i][b])
+				fail_msg("big read %u: byte %zu is %#x, not 0", i, b, big[i][b]);
+	ini_ctrl_destroy(c);
+}
+
 /* 4. A delete gives the dies back; the next vSSD can have them. */
 static void test_delete_returns_dies(void **state)
 {
@@ -340,6 +431,8 @@ int main(void)
 		cmocka_unit_test(test_device),
 		cmocka_unit_test(test_vssds_and_refusals),
 		cmocka_unit_test(test_isolation_counters),
+		cmocka_unit_test(test_reads_sent_in_place),
+		cmocka_unit_test(test_reads_slow_host),
 		cmocka_unit_test(test_delete_returns_dies),
 		cmocka_unit_test(test_restart_same_dies),
 		cmocka_unit_test(test_auto_swap),

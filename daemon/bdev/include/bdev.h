@@ -76,6 +76,20 @@ struct blox_io {
 	bool flush_issued;
 	/* Zoned backends: their count of zone changes they made by themselves, at completion. */
 	uint64_t zone_changes;
+	/*
+	 * A READ's data lent instead of copied. The submitter sets @lend_ok
+	 * when it can take it so; a backend that can (the nand backend, a read
+	 * of one 4 KiB unit from flash) then leaves iov as it was and points
+	 * @lent at the len bytes where its flash keeps them, valid until
+	 * blox_io_lend_end(), which the submitter calls soon (an erase of that
+	 * flash waits for it): within its loop pass, else it copies them into
+	 * iov first (blox_io_unlend()). @lent is NULL again after either.
+	 */
+	bool lend_ok;
+	const void *lent;
+	void (*lend_end)(void *ctx, uint64_t tok);
+	void *lend_ctx;
+	uint64_t lend_tok;
 	blox_io_cb cb;
 	void *cb_arg;
 	TAILQ_ENTRY(blox_io) link; /* owned by the backend while in flight */
@@ -85,6 +99,16 @@ struct blox_io {
 	void *hop_arg;
 	struct blox_bdev *hop_bdev;
 };
+
+/* @io's lent data (blox_io.lent) is no longer used: given back. Nothing when none. */
+void blox_io_lend_end(struct blox_io *io);
+/* @io's lent data copied into its iov, then given back. Nothing when none. */
+void blox_io_unlend(struct blox_io *io);
+/* A READ's data: where it was lent, else its iov's first buffer. */
+static inline const void *blox_io_data(const struct blox_io *io)
+{
+	return io->lent ? io->lent : io->iov[0].iov_base;
+}
 
 /*
  * Completions that must not run inside submit() are parked here and

@@ -106,6 +106,13 @@ struct nvmf_req {
 	 */
 	uint64_t error_lba;
 	uint16_t (*execute)(struct nvmf_req *req);
+	/*
+	 * Set by the transport: a Read's data may come back lent by the
+	 * backend (blox_io.lent) rather than in @buf; the transport sends it
+	 * from there and gives it back (blox_io_lend_end()) when it is
+	 * written, or copies it into @buf (blox_io_unlend()) before it waits.
+	 */
+	bool lend_ok;
 	struct blox_io io;
 	struct iovec iov;
 	uint32_t next; /* multi-step commands: next DSM range or nsid */

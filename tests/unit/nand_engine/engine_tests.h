@@ -31,6 +31,11 @@ void test_null_timing_rules(void **state);
 void test_telemetry(void **state);
 void test_die_phases(void **state);
 
+/* engine_lend.c */
+void test_lend_read(void **state);
+void test_lend_erase_held(void **state);
+void test_lend_not_lent(void **state);
+
 /* engine_multiplane.c */
 void test_mp_group_program(void **state);
 void test_mp_group_mismatch(void **state);

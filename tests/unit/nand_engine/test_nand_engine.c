@@ -261,6 +261,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_read_alone, fx_teardown),
+		cmocka_unit_test_teardown(test_lend_read, fx_teardown),
+		cmocka_unit_test_teardown(test_lend_erase_held, fx_teardown),
+		cmocka_unit_test_teardown(test_lend_not_lent, fx_teardown),
 		cmocka_unit_test(test_late_driver_no_start_before_submit),
 		cmocka_unit_test_teardown(test_read_same_die, fx_teardown),
 		cmocka_unit_test_teardown(test_read_shared_channel, fx_teardown),

@@ -340,3 +340,44 @@ void test_file_mapped(void **state)
 	close_store(f);
 	assert_int_equal(mappings_of(f->path), 0);
 }
+
+/*
+ * Both stores' peek (what a lent read hands out): the bytes at every unit
+ * of a programmed page are the page's, read in place; another page's are
+ * its own; a block of an offline die has none (NULL).
+ */
+static void peek_pages(struct sfx *f, bool file)
+{
+	struct nand_geometry g;
+	struct nand_store *s;
+	uint8_t *want;
+
+	geo16(f, &g);
+	assert_int_equal(open_store(f, file, &g), 0);
+	s = f->store;
+	assert_non_null(s->ops->peek);
+	want = malloc(g.page_size);
+	assert_non_null(want);
+	program_seed(s, 3, 30);
+	program_seed(s, g.pages_per_block + 0, 40);
+	fill(want, g.page_size, 30);
+	for (uint32_t u = 0; u < g.page_size / UNIT; u++) {
+		const uint8_t *p = s->ops->peek(s, 3, u * UNIT);
+
+		assert_non_null(p);
+		assert_memory_equal(p, want + u * UNIT, UNIT);
+	}
+	fill(want, g.page_size, 40);
+	assert_memory_equal(s->ops->peek(s, g.pages_per_block, 0), want, g.page_size);
+	s->blocks[0].flags |= NAND_BLOCK_OFFLINE;
+	assert_null(s->ops->peek(s, 3, 0));
+	s->blocks[0].flags &= ~NAND_BLOCK_OFFLINE;
+	free(want);
+	close_store(f);
+}
+
+void test_store_peek(void **state)
+{
+	peek_pages(*state, false);
+	peek_pages(*state, true);
+}

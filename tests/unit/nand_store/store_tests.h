@@ -51,5 +51,6 @@ void test_file_part_coherent(void **state);
 void test_file_part_reopen(void **state);
 void test_file_short_reopen(void **state);
 void test_file_mapped(void **state);
+void test_store_peek(void **state);
 
 #endif

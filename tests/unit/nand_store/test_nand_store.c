@@ -482,6 +482,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_part_reopen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_short_reopen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_mapped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_peek, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
