@@ -9,6 +9,13 @@
  * ones less and less), then N preads, then N copies each preceded by a
  * prefetch of the read 16 ahead (what a store's prefetch at an op's start
  * would give at best). Figures in ns per read to OUT (default stdout).
+ * Then what a read's trip to a TCP socket costs (a loopback connection
+ * whose other end a thread on another CPU drains), in rounds that
+ * alternate the two ways, 16 reads per writev as a busy target batches
+ * them: each read copied out of the mapping into a buffer of its own that
+ * is then sent, against the read sent from the mapping in place (a lent
+ * read); the sending thread's CPU time per read (its waits for the drain
+ * left out), the median of ROUNDS rounds of N / ROUNDS reads each.
  *
  *   map_cost FILE [SIZE_MiB (4096)] [N (1000000)] [OUT]
  *
@@ -17,6 +24,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,13 +39,20 @@
 
 #define PAGE 4096u
 #define AHEAD 16u
+#define BATCH 16u
+#define ROUNDS 11
 
-static double now_ns(void)
+static double clock_ns(clockid_t c)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(c, &t);
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static double now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static uint64_t next(uint64_t *x)
@@ -53,6 +72,123 @@ static int fill(int fd, size_t size)
 		if (pwrite(fd, buf, sizeof(buf), (off_t)off) != (ssize_t)sizeof(buf))
 			return -1;
 	return fdatasync(fd);
+}
+
+/* The other end of the connection: read and drop everything, on CPU 1 if there is one. */
+static void *drain(void *arg)
+{
+	static uint8_t sink[1u << 20];
+	int fd = *(int *)arg;
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(1, &cpus);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+	while (read(fd, sink, sizeof(sink)) > 0)
+		;
+	return NULL;
+}
+
+/* A loopback TCP connection: the sending end, the other end in *@rx. */
+static int tcp_pair(int *rx)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0), tx = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (l < 0 || tx < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&a, &len) ||
+	    connect(tx, (struct sockaddr *)&a, sizeof(a)))
+		return -1;
+	*rx = accept(l, NULL, NULL);
+	close(l);
+	return *rx < 0 ? -1 : tx;
+}
+
+/* @n reads at @at sent to @fd BATCH per writev: copied into @bufs first, or from @map. */
+static double send_round(int fd, const uint8_t *map, const uint64_t *at, uint64_t n,
+			 uint8_t (*bufs)[PAGE], int copy)
+{
+	struct iovec iov[BATCH];
+	double t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	for (uint64_t i = 0; i + BATCH <= n; i += BATCH) {
+		size_t left = (size_t)BATCH * PAGE;
+		struct iovec *v = iov;
+		int cnt = BATCH;
+
+		for (uint32_t k = 0; k < BATCH; k++) {
+			const uint8_t *src = map + at[i + k] * PAGE;
+
+			if (copy) {
+				memcpy(bufs[k], src, PAGE);
+				src = bufs[k];
+			}
+			iov[k] = (struct iovec){ (void *)src, PAGE };
+		}
+		while (left) {
+			ssize_t w = writev(fd, v, cnt);
+
+			if (w < 0)
+				return -1;
+			left -= (size_t)w;
+			while (cnt && (size_t)w >= v->iov_len) {
+				w -= (ssize_t)v->iov_len;
+				v++;
+				cnt--;
+			}
+			if (cnt) {
+				v->iov_base = (uint8_t *)v->iov_base + w;
+				v->iov_len -= (size_t)w;
+			}
+		}
+	}
+	return (clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / (double)(n / BATCH * BATCH);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The two ways to a socket, alternated over ROUNDS rounds; their medians to @out. */
+static int send_cost(FILE *out, const uint8_t *map, uint64_t pages, uint64_t n, uint64_t *x)
+{
+	static uint8_t bufs[BATCH][PAGE];
+	uint64_t per = n / ROUNDS, *at = malloc(per * sizeof(*at));
+	double t[2][ROUNDS];
+	pthread_t th;
+	int rx, tx = tcp_pair(&rx);
+	cpu_set_t cpus;
+
+	if (tx < 0 || !at || pthread_create(&th, NULL, drain, &rx))
+		return -1;
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	(void)sched_setaffinity(0, sizeof(cpus), &cpus);
+	for (int r = 0; r < ROUNDS; r++) {
+		for (int way = 0; way < 2; way++) {
+			for (uint64_t i = 0; i < per; i++)
+				at[i] = next(x) % pages;
+			t[way][r] = send_round(tx, map, at, per, bufs, way == 0);
+			if (t[way][r] < 0)
+				return -1;
+		}
+	}
+	close(tx);
+	pthread_join(th, NULL);
+	close(rx);
+	free(at);
+	qsort(t[0], ROUNDS, sizeof(double), cmp_double);
+	qsort(t[1], ROUNDS, sizeof(double), cmp_double);
+	fprintf(out, "copy, then send the copy:      %6.0f ns (rounds %.0f..%.0f)\n",
+		t[0][ROUNDS / 2], t[0][0], t[0][ROUNDS - 1]);
+	fprintf(out, "send from the mapping:         %6.0f ns (rounds %.0f..%.0f)\n",
+		t[1][ROUNDS / 2], t[1][0], t[1][ROUNDS - 1]);
+	fprintf(out, "in place / copied:             %6.2f\n", t[1][ROUNDS / 2] / t[0][ROUNDS / 2]);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -108,6 +244,10 @@ int main(int argc, char **argv)
 		__asm__ volatile("" : : "r"(dst) : "memory");
 	}
 	fprintf(out, "copy, prefetched %u ahead:     %6.0f ns\n", AHEAD, (now_ns() - t0) / (double)n);
+	if (send_cost(out, map, pages, n, &x)) {
+		fprintf(stderr, "map_cost: send: %s\n", strerror(errno));
+		return 2;
+	}
 	munmap((void *)map, size);
 	close(fd);
 	free(at);
