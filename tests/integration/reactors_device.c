@@ -65,6 +65,7 @@ void test_vssds_on_device_reactor(void **state)
 	json_object *o;
 	unsigned na, nb, id;
 	uint64_t t0;
+	int64_t lent;
 	double pct = 0;
 
 	/* Placement: the fewest devices, reactor 0 last; pinned; refused. */
@@ -129,6 +130,10 @@ void test_vssds_on_device_reactor(void **state)
 	ctrl_down(&e->cc);
 	ctrl_down(&e->ca);
 	ctrl_down(&e->cb);
+	/* Its reads were sent from the device reactor's store in place, given back from others. */
+	lent = fx_ns_stat(&e->fx.d, SUBNQN, VSSD_NSID, "nand", "lent_reads");
+	fprintf(stderr, "reads of the vSSD sent in place: %lld\n", (long long)lent);
+	assert_true(lent > 0);
 	assert_int_equal(ctl(e, "ns delete %s %u --force", SUBNQN, VSSD_NSID), 0);
 	assert_int_equal(ctl(e, "device delete rdev"), 0);
 }
