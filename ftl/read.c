@@ -51,6 +51,7 @@ static void rd_done(struct nand_op *op)
 	/* The data is in io->buf already (the op's segments), or lent. */
 	if (op->lent) {
 		io->lent = op->lent;
+		io->lent_tab = op->lent_tab;
 		io->lent_block = op->lent_block;
 	}
 	if (op->status && !io->status)

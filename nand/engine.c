@@ -229,11 +229,9 @@ int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 	return 0;
 }
 
-void nand_dev_destroy(struct nand_dev *dev)
+static void dev_destroy(struct nand_dev *dev, struct nand_store *close)
 {
-	if (!dev)
-		return;
-	nand_lend_fini(dev);
+	nand_lend_fini(dev, close);
 	nand_ghosts_free(dev);
 	heap_fini(&dev->heap);
 	nand_rel_fini(dev);
@@ -249,6 +247,20 @@ void nand_dev_destroy(struct nand_dev *dev)
 	free(dev->chans);
 	free(dev->erased_page);
 	free(dev);
+}
+
+void nand_dev_destroy(struct nand_dev *dev)
+{
+	if (dev)
+		dev_destroy(dev, NULL);
+}
+
+void nand_dev_destroy_store(struct nand_dev *dev, struct nand_store *store)
+{
+	if (dev)
+		dev_destroy(dev, store);
+	else
+		nand_store_close(store);
 }
 
 const struct nand_config *nand_dev_config(const struct nand_dev *dev)

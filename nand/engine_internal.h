@@ -110,18 +110,18 @@ struct nand_dev {
 	 * nothing; linked through tlink, freed at completion or destroy.
 	 */
 	TAILQ_HEAD(, nand_op) ghosts;
-	/*
-	 * Per block (with a store): reads lent and not yet given back
-	 * (nand_op.lend), and their sum. Given back from any thread.
-	 */
-	_Atomic uint32_t *pins;
-	_Atomic uint64_t pins_total;
+	/* With a store that can lend (peek): its pins for reads lent (lend.c). */
+	struct nand_lend_tab *lend;
 };
 
 /* lend.c */
 int nand_lend_init(struct nand_dev *dev);
-/* Wait (bounded) for lent reads to come back, then free the pins. */
-void nand_lend_fini(struct nand_dev *dev);
+/*
+ * The device goes: its pins go with the last read it lent. @close (its
+ * store) is closed then too; NULL: the caller closes the store, and the
+ * device waits (bounded) for its lent reads first.
+ */
+void nand_lend_fini(struct nand_dev *dev, struct nand_store *close);
 /* Wait (bounded) for the lent reads of @block to come back: its bytes go without an erase. */
 void nand_lend_wait(struct nand_dev *dev, uint64_t block);
 /* At a read's completion: lend its segment if it may (nand_op.lend); true if lent. */

@@ -234,7 +234,7 @@ void nand_op_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
 	if (dev->rel && !op->timing_only && (!op->status || op->uncorrectable))
 		nand_rel_complete(dev, op, t);
 	if (op->lent && op->status) {
-		nand_unpin(dev, op->lent_block); /* nothing to hand over */
+		nand_unpin(op->lent_tab, op->lent_block); /* nothing to hand over */
 		op->lent = NULL;
 	}
 	op->cb(op);

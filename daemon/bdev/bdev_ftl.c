@@ -215,7 +215,7 @@ static void io_done(struct ftl_io *fio)
 	if (fio->lent) {
 		io->lent = fio->lent;
 		io->lend_end = lend_end;
-		io->lend_ctx = fb->dev;
+		io->lend_ctx = fio->lent_tab;
 		io->lend_tok = fio->lent_block;
 	}
 	if (fio->status && fio->err_unit != UINT32_MAX)

@@ -260,8 +260,8 @@ static void dev_free(void *arg)
 	struct blox_nand_dev *d = arg;
 
 	nand_rt_destroy(d->rt);
-	nand_dev_destroy(d->dev);
-	nand_store_close(d->store);
+	/* The store stays open while a read it lent is still on its way to a host. */
+	nand_dev_destroy_store(d->dev, d->store);
 	free(d->drr);
 	free(d->drr_bus);
 	free(d);

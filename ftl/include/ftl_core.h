@@ -266,11 +266,12 @@ struct ftl_io {
 	 * Caller's: a READ of one unit may have its data lent where the flash
 	 * keeps it instead of copied into @buf (nand_op.lend): then @lent
 	 * points at the unit's bytes, @buf is left as it was, and the caller
-	 * gives them back with nand_unpin(@lent_block) of the device the FTL
-	 * runs on (soon: an erase of the block waits for it).
+	 * gives them back with nand_unpin(@lent_tab, @lent_block) (soon: an
+	 * erase of the block waits for it).
 	 */
 	bool lend;
 	const void *lent;
+	struct nand_lend_tab *lent_tab;
 	uint64_t lent_block;
 };
 

@@ -210,6 +210,8 @@ enum nand_prio {
 
 struct nand_op;
 typedef void (*nand_op_cb)(struct nand_op *op);
+/* A device's pins on its blocks for reads lent in place (nand/lend.c). */
+struct nand_lend_tab;
 
 /* A byte range of a page's data and where it goes (nand_op.segs). */
 struct nand_seg {
@@ -270,6 +272,7 @@ struct nand_op {
 	uint32_t retries; /* READ, reliability on: read retries it took */
 	bool uncorrectable; /* READ: past the last retry (status -EIO) */
 	const void *lent; /* READ with @lend: the segment's bytes, lent; NULL: copied */
+	struct nand_lend_tab *lent_tab; /* and what to give them back to (nand_unpin()) */
 	uint64_t lent_block;
 	/* Engine private. */
 	uint32_t phase;
@@ -463,6 +466,14 @@ struct nand_dev;
 int nand_dev_create(const struct nand_config *cfg, struct nand_store *store,
 		    struct nand_dev **out);
 void nand_dev_destroy(struct nand_dev *dev);
+/*
+ * Destroy @dev and close @store, the store it was made over: at once, or,
+ * while reads it lent are still out (nand_op.lend), when the last of them is
+ * given back (nand_unpin(), maybe on another thread), so that no send of
+ * one points at a closed store. nand_dev_destroy() instead waits for them
+ * (up to a second) and leaves the store to its caller.
+ */
+void nand_dev_destroy_store(struct nand_dev *dev, struct nand_store *store);
 const struct nand_config *nand_dev_config(const struct nand_dev *dev);
 
 /*
@@ -641,10 +652,12 @@ struct nand_stats {
 const struct nand_stats *nand_dev_stats(const struct nand_dev *dev);
 /*
  * A lent read's bytes are no longer used (nand_op.lend): its block's pin
- * goes. Callable from any thread; an erase held on the block goes on at the
- * engine's next look (within NAND_PIN_RECHECK_NS).
+ * goes (@t and @block: the op's lent_tab and lent_block). Callable from any
+ * thread, also after the device was destroyed (nand_dev_destroy_store()); an
+ * erase held on the block goes on at the engine's next look (within
+ * NAND_PIN_RECHECK_NS).
  */
-void nand_unpin(struct nand_dev *dev, uint64_t block);
+void nand_unpin(struct nand_lend_tab *t, uint64_t block);
 /* Pins on the device's blocks now (reads lent and not yet unpinned). */
 uint64_t nand_pins(const struct nand_dev *dev);
 #define NAND_PIN_RECHECK_NS 5000u

@@ -35,6 +35,7 @@ void test_die_phases(void **state);
 void test_lend_read(void **state);
 void test_lend_erase_held(void **state);
 void test_lend_not_lent(void **state);
+void test_lend_outlives_device(void **state);
 
 /* engine_multiplane.c */
 void test_mp_group_program(void **state);

@@ -264,6 +264,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_lend_read, fx_teardown),
 		cmocka_unit_test_teardown(test_lend_erase_held, fx_teardown),
 		cmocka_unit_test_teardown(test_lend_not_lent, fx_teardown),
+		cmocka_unit_test(test_lend_outlives_device),
 		cmocka_unit_test(test_late_driver_no_start_before_submit),
 		cmocka_unit_test_teardown(test_read_same_die, fx_teardown),
 		cmocka_unit_test_teardown(test_read_shared_channel, fx_teardown),
