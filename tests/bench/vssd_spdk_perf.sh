@@ -17,6 +17,7 @@
 #
 #   tests/bench/vssd_spdk_perf.sh BUILD_DIR [--qds "1 128 256"] [--reps 3] [--out FILE]
 #                                 [--reactors N] [--bloxd-cpus LIST] [--devices 1|2]
+#                                 [--data-dir DIR]
 #
 # --reactors N (default 1) and --bloxd-cpus LIST (default 0): bloxd's reactors
 # and the CPUs taskset gives it (e.g. --reactors 2 --bloxd-cpus 0,1: the device
@@ -27,6 +28,11 @@
 # (filled and read once the same way); each QD then also runs "both": one
 # spdk_nvme_perf driving v24 and v24b at once (QD each), a line per vSSD with
 # the client's figures for it, bloxd's, and its device's reactor and lateness.
+#
+# --data-dir DIR: bloxd's data directory (the stores' files) in DIR, a new
+# directory made there and removed after (default: the temporary directory),
+# e.g. on a tmpfs mounted with huge=always, whose store mappings then get
+# 2 MiB pages.
 #
 # BUILD_DIR holds daemon/bloxd, cli/bloxctl and tests/initiator/bloxperf (a
 # Release build). Needs root (spdk_nvme_perf), taskset, python3 and the SPDK
@@ -40,7 +46,7 @@ ANCHOR=$REPO/../shared/anchors/spdk
 [ $# -ge 1 ] || die "usage: vssd_spdk_perf.sh BUILD_DIR [--qds LIST] [--reps N] [--out FILE]"
 BUILD=$1
 shift
-QDS="1 128 256" REPS=3 OUT=/dev/stdout NREACT=1 BCPUS=0 NDEV=1
+QDS="1 128 256" REPS=3 OUT=/dev/stdout NREACT=1 BCPUS=0 NDEV=1 DDIR=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--qds) QDS=$2 ;;
@@ -49,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--reactors) NREACT=$2 ;;
 	--bloxd-cpus) BCPUS=$2 ;;
 	--devices) NDEV=$2 ;;
+	--data-dir) DDIR=$2 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift 2 || die "$1 needs a value"
@@ -60,11 +67,16 @@ for b in "$BLOXD" "$BLOXCTL" "$BPERF" "$NPERF"; do [ -x "$b" ] || die "no execut
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:4d87416b-b634-42dd-b63e-48aec659fb9f
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 WORK=$(mktemp -d /tmp/vssd_spdk_perf.XXXXXX)
+DATA=$WORK/d
+if [ -n "$DDIR" ]; then
+	DATA=$(mktemp -d "$DDIR/vssd_spdk_perf.XXXXXX") || die "cannot make a directory in $DDIR"
+fi
 BPID=
 # shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	[ -n "$BPID" ] && kill "$BPID" 2>/dev/null && wait "$BPID" 2>/dev/null
 	rm -rf "$WORK"
+	[ -n "$DDIR" ] && rm -rf "$DATA"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -87,7 +99,7 @@ cat >"$WORK/cfg.json" <<JSON
       "namespaces": [ { "nsid": 1, "backend": "nand", "size": "4G", "device": "nand0",
                         "isolation": "channel:6" } ] }$SUB1 ] }
 JSON
-taskset -c "$BCPUS" "$BLOXD" -c "$WORK/cfg.json" --data-dir "$WORK/d" --admin-socket "$WORK/s.sock" \
+taskset -c "$BCPUS" "$BLOXD" -c "$WORK/cfg.json" --data-dir "$DATA" --admin-socket "$WORK/s.sock" \
 	--reactors "$NREACT" >"$WORK/bloxd.log" 2>&1 &
 BPID=$!
 for _ in $(seq 100); do
@@ -125,11 +137,12 @@ if [ "$NDEV" = 2 ]; then
 fi
 # The fill's dirty pages to disk now, not by the kernel's flusher in the
 # middle of a measured run (30 s after the fill, by default).
-sync -f "$WORK/d" || die "sync failed"
+sync -f "$DATA" || die "sync failed"
 {
 	echo "# vssd_spdk_perf.sh $BUILD --qds \"$QDS\" --reps $REPS --reactors $NREACT --bloxd-cpus $BCPUS"
 	echo "# spdk_nvme_perf (SPDK anchor, -c 0x2 --no-huge) on CPU 1, bloxd on CPUs $BCPUS (taskset) with $NREACT reactor(s); $(grep -o 'device nand0: .*on reactor [0-9]*' "$WORK/bloxd.log" | grep -o 'reactor [0-9]*' | sed 's/^/nand0 on /')$(grep -o 'device nand1: .*on reactor [0-9]*' "$WORK/bloxd.log" | grep -o 'reactor [0-9]*' | sed 's/^/, nand1 on /')"
 	echo "# bloxd $BLOXD, its tree at $(git -C "$(dirname "$BUILD")" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %T') UTC, $(nproc) CPUs $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "# data directory $DATA ($(stat -f -c %T "$DATA"))"
 	echo "# a 512 MiB RAM namespace and a 4 GiB vSSD channel:6 (24 dies) on nand0 (8 x 4 dies, TLC defaults, file store); every LBA of both written first, then the vSSD read once in 128 KiB and once in 4 KiB reads"
 	grep -E 'MiB/s' "$WORK/fill.txt" | sed 's/^ */# vSSD fill (128 KiB, QD 32): /'
 	grep -E 'MiB/s' "$WORK/warm.txt" | sed 's/^ */# vSSD read once (128 KiB, QD 32): /'
