@@ -104,12 +104,6 @@ struct blox_io {
 void blox_io_lend_end(struct blox_io *io);
 /* @io's lent data copied into its iov, then given back. Nothing when none. */
 void blox_io_unlend(struct blox_io *io);
-/* A READ's data: where it was lent, else its iov's first buffer. */
-static inline const void *blox_io_data(const struct blox_io *io)
-{
-	return io->lent ? io->lent : io->iov[0].iov_base;
-}
-
 /*
  * Completions that must not run inside submit() are parked here and
  * delivered from the event loop. One per target; shared by its backends.
