@@ -18,7 +18,14 @@
  * left out), the median of ROUNDS rounds of N / ROUNDS reads each, after
  * one pass sending every 4 KiB of the mapping in place.
  *
- *   map_cost FILE [SIZE_MiB (4096)] [N (1000000)] [OUT]
+ *   map_cost [--huge] FILE [SIZE_MiB (4096)] [N (1000000)] [OUT]
+ *
+ * --huge: the file store's way on huge pages: the file's page cache made
+ * of 2 MiB folios (mapped with MADV_HUGEPAGE and faulted in before the
+ * fill writes it, as the store touches a page before its pwritev) and the
+ * mapping advised MADV_HUGEPAGE, so that where the kernel and file system
+ * have large folios the reads go through 2 MiB mappings (the header line
+ * says how much of the mapping was PMD-mapped).
  *
  * FILE is created (and left: remove it after). Run on a quiet machine,
  * pinned (taskset -c 0): a benchmark, nothing is asserted.
@@ -62,6 +69,45 @@ static uint64_t next(uint64_t *x)
 	*x ^= *x >> 7;
 	*x ^= *x << 17;
 	return *x;
+}
+
+/* FilePmdMapped + ShmemPmdMapped of this process's mappings of @path, in MiB. */
+static unsigned long pmd_mapped_mib(const char *path)
+{
+	FILE *m = fopen("/proc/self/smaps", "r");
+	char line[512];
+	unsigned long kb, sum = 0;
+	int in = 0;
+
+	if (!m)
+		return 0;
+	while (fgets(line, sizeof(line), m)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = strstr(line, path) != NULL;
+		else if (in && (sscanf(line, "FilePmdMapped: %lu kB", &kb) == 1 ||
+				sscanf(line, "ShmemPmdMapped: %lu kB", &kb) == 1))
+			sum += kb;
+	}
+	fclose(m);
+	return sum / 1024;
+}
+
+/* The file's page cache in 2 MiB folios where the kernel can: faulted in before it is written. */
+static int prefault_huge(int fd, size_t size)
+{
+	void *p;
+
+	if (ftruncate(fd, (off_t)size))
+		return -1;
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	(void)madvise(p, size, MADV_HUGEPAGE);
+	for (size_t off = 0; off < size; off += PAGE)
+		(void)((const volatile uint8_t *)p)[off];
+	return munmap(p, size);
 }
 
 static int fill(int fd, size_t size)
@@ -207,21 +253,28 @@ static int send_cost(FILE *out, const uint8_t *map, uint64_t pages, uint64_t n, 
 
 int main(int argc, char **argv)
 {
-	size_t size = (size_t)(argc > 2 ? strtoull(argv[2], NULL, 0) : 4096) << 20;
-	uint64_t n = argc > 3 ? strtoull(argv[3], NULL, 0) : 1000000, x = 88172645463325252ull;
-	FILE *out = argc > 4 ? fopen(argv[4], "w") : stdout;
-	uint64_t pages = size / PAGE, *at;
+	int huge = argc > 1 && !strcmp(argv[1], "--huge");
+	size_t size;
+	uint64_t n, x = 88172645463325252ull;
+	FILE *out;
+	uint64_t pages, *at;
 	static uint8_t dst[PAGE];
 	const uint8_t *map;
 	double t0;
 	int fd;
 
+	argc -= huge;
+	argv += huge;
+	size = (size_t)(argc > 2 ? strtoull(argv[2], NULL, 0) : 4096) << 20;
+	n = argc > 3 ? strtoull(argv[3], NULL, 0) : 1000000;
+	out = argc > 4 ? fopen(argv[4], "w") : stdout;
+	pages = size / PAGE;
 	if (argc < 2 || !out || size < PAGE || !n) {
-		fprintf(stderr, "usage: map_cost FILE [SIZE_MiB] [N] [OUT]\n");
+		fprintf(stderr, "usage: map_cost [--huge] FILE [SIZE_MiB] [N] [OUT]\n");
 		return 2;
 	}
 	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || fill(fd, size)) {
+	if (fd < 0 || (huge && prefault_huge(fd, size)) || fill(fd, size)) {
 		fprintf(stderr, "map_cost: %s: %s\n", argv[1], strerror(errno));
 		return 2;
 	}
@@ -232,8 +285,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	(void)madvise((void *)map, size, MADV_RANDOM); /* as the store maps */
-	fprintf(out, "# map_cost %s %zu MiB, %llu random 4 KiB reads per line\n", argv[1],
-		size >> 20, (unsigned long long)n);
+	if (huge)
+		(void)madvise((void *)map, size, MADV_HUGEPAGE);
+	fprintf(out, "# map_cost%s %s %zu MiB, %llu random 4 KiB reads per line\n",
+		huge ? " --huge" : "", argv[1], size >> 20, (unsigned long long)n);
 	for (int pass = 1; pass <= 6; pass++) {
 		for (uint64_t i = 0; i < n; i++)
 			at[i] = next(&x) % pages;
@@ -244,6 +299,7 @@ int main(int argc, char **argv)
 		}
 		fprintf(out, "copy from the mapping, pass %d: %6.0f ns\n", pass, (now_ns() - t0) / (double)n);
 	}
+	fprintf(out, "PMD-mapped after pass 6:       %6lu MiB\n", pmd_mapped_mib(argv[1]));
 	t0 = now_ns();
 	for (uint64_t i = 0; i < n; i++)
 		if (pread(fd, dst, PAGE, (off_t)(at[i] * PAGE)) != PAGE)
