@@ -114,6 +114,16 @@ struct nand_dev {
 	struct nand_lend_tab *lend;
 };
 
+/* The address of plane @p of @op (a multi-plane op names each plane's block the same way). */
+static inline struct nand_addr nand_plane_addr(const struct nand_op *op, uint32_t p)
+{
+	struct nand_addr a = op->addr;
+
+	if (op->nplanes > 1)
+		a.plane = p;
+	return a;
+}
+
 /* lend.c */
 int nand_lend_init(struct nand_dev *dev);
 /*

@@ -83,10 +83,8 @@ void nand_suspend_now(struct nand_dev *dev, struct nand_die *d, uint64_t t)
 		/* Erase suspension stresses the cells: count it on each block. */
 		for (const struct nand_op *o = op; o; o = o->mp_next) {
 			for (uint32_t p = 0; p < o->nplanes; p++) {
-				struct nand_addr a = o->addr;
+				struct nand_addr a = nand_plane_addr(o, p);
 
-				if (o->nplanes > 1)
-					a.plane = p;
 				dev->store->blocks[nand_block_index(&dev->cfg.geo, &a)]
 					.erase_suspends++;
 			}

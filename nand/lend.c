@@ -138,10 +138,8 @@ bool nand_erase_pinned(struct nand_dev *dev, const struct nand_op *op)
 		return false;
 	for (; op; op = op->mp_next) {
 		for (uint32_t p = 0; p < op->nplanes; p++) {
-			struct nand_addr a = op->addr;
+			struct nand_addr a = nand_plane_addr(op, p);
 
-			if (op->nplanes > 1)
-				a.plane = p;
 			if (pinned(t, nand_block_index(g, &a)))
 				return true;
 		}

@@ -19,15 +19,6 @@ static bool block_programmed_at(const struct nand_dev *dev,
 }
 
 /* The plane-@p address of @op (multi-plane ops cover every plane). */
-static struct nand_addr plane_addr(const struct nand_op *op, uint32_t p)
-{
-	struct nand_addr a = op->addr;
-
-	if (op->nplanes > 1)
-		a.plane = p;
-	return a;
-}
-
 /* Segments only on a single-plane data read, each inside the page. */
 static int segs_check(const struct nand_geometry *g, const struct nand_op *op)
 {
@@ -49,7 +40,7 @@ static int segs_check(const struct nand_geometry *g, const struct nand_op *op)
 static bool op_block_bad(const struct nand_dev *dev, const struct nand_op *op)
 {
 	for (uint32_t p = 0; op->kind != NAND_OP_READ && p < op->nplanes; p++) {
-		struct nand_addr pa = plane_addr(op, p);
+		struct nand_addr pa = nand_plane_addr(op, p);
 
 		if (dev->store->blocks[nand_block_index(&dev->cfg.geo, &pa)].flags & NAND_BLOCK_BAD)
 			return true;
@@ -88,7 +79,7 @@ int nand_submit(struct nand_dev *dev, struct nand_op *op, uint64_t now)
 			return -EIO;
 		/* Programming a page already written breaks the rules now. */
 		for (uint32_t p = 0; op->kind == NAND_OP_PROGRAM && p < op->nplanes; p++) {
-			struct nand_addr pa = plane_addr(op, p);
+			struct nand_addr pa = nand_plane_addr(op, p);
 
 			if (block_programmed_at(dev, &pa))
 				return -EPERM;
@@ -134,7 +125,7 @@ int nand_op_start_check(struct nand_dev *dev, struct nand_op *op)
 		return -EIO; /* it went bad while this program was queued */
 	/* Pages of a block are programmed in order, each once. */
 	for (uint32_t p = 0; p < op->nplanes; p++) {
-		struct nand_addr a = plane_addr(op, p);
+		struct nand_addr a = nand_plane_addr(op, p);
 		const struct nand_block_meta *m =
 			&dev->store->blocks[nand_block_index(&dev->cfg.geo, &a)];
 
@@ -152,7 +143,7 @@ static int store_access(struct nand_dev *dev, struct nand_op *op)
 	int rc = 0;
 
 	for (uint32_t p = 0; p < op->nplanes && !rc; p++) {
-		struct nand_addr a = plane_addr(op, p);
+		struct nand_addr a = nand_plane_addr(op, p);
 		uint64_t blk = nand_block_index(g, &a);
 		struct nand_block_meta *m = &s->blocks[blk];
 		uint8_t *data = op->data ? (uint8_t *)op->data + (size_t)p * g->page_size

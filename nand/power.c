@@ -20,13 +20,11 @@ static int tear(struct nand_dev *dev, const struct nand_op *op, uint8_t *page, u
 
 	for (const struct nand_op *o = op; o; o = o->mp_next) {
 		for (uint32_t p = 0; p < o->nplanes; p++) {
-			struct nand_addr a = o->addr;
+			struct nand_addr a = nand_plane_addr(o, p);
 			const uint8_t *src = o->data ? (const uint8_t *)o->data + (size_t)p * g->page_size
 						     : NULL;
 			int rc;
 
-			if (o->nplanes > 1)
-				a.plane = p;
 			if (o->timing_only || !src)
 				continue;
 			if (dev->store->blocks[nand_block_index(g, &a)].write_ptr != a.page)

@@ -271,12 +271,9 @@ void nand_rel_complete(struct nand_dev *dev, struct nand_op *op, uint64_t t)
 	struct nand_rel_state *s = dev->rel;
 
 	for (uint32_t p = 0; p < op->nplanes; p++) {
-		struct nand_addr a = op->addr;
-		uint64_t blk;
+		struct nand_addr a = nand_plane_addr(op, p);
+		uint64_t blk = nand_block_index(g, &a);
 
-		if (op->nplanes > 1)
-			a.plane = p;
-		blk = nand_block_index(g, &a);
 		switch (op->kind) {
 		case NAND_OP_READ:
 			s->reads[blk]++;
@@ -321,12 +318,10 @@ bool nand_rel_erase_fails(struct nand_dev *dev, struct nand_op *op)
 	bool failed = false;
 
 	for (uint32_t p = 0; p < op->nplanes; p++) {
-		struct nand_addr a = op->addr;
+		struct nand_addr a = nand_plane_addr(op, p);
 		struct nand_block_meta *m;
 		double w, chance;
 
-		if (op->nplanes > 1)
-			a.plane = p;
 		m = &dev->store->blocks[nand_block_index(g, &a)];
 		w = m->erase_count / r->pe_scale;
 		chance = r->erase_fail * (1.0 + pow(w, r->pe_exp));
@@ -343,10 +338,8 @@ bool nand_rel_erase_fails(struct nand_dev *dev, struct nand_op *op)
 static void mark_bad(struct nand_dev *dev, const struct nand_op *op)
 {
 	for (uint32_t p = 0; p < op->nplanes; p++) {
-		struct nand_addr a = op->addr;
+		struct nand_addr a = nand_plane_addr(op, p);
 
-		if (op->nplanes > 1)
-			a.plane = p;
 		dev->store->blocks[nand_block_index(&dev->cfg.geo, &a)].flags |= NAND_BLOCK_BAD;
 	}
 }
