@@ -17,24 +17,11 @@
  * though the engine never reads erased pages. The file always has its
  * full size before it is mapped (ftruncate at creation, extended at
  * reopen if shorter), so the mapping never reaches past its end.
- *
- * Huge pages: a read's copy out of a 4 KiB-mapped store of gigabytes takes
- * a TLB miss (and on a virtualized host a costly page walk) on top of its
- * cache miss. The mapping is advised MADV_HUGEPAGE, so where the kernel
- * keeps the file's page cache in 2 MiB folios (ext4 since Linux 6.16, xfs,
- * tmpfs mounted huge=) a fault maps 2 MiB at once. A folio takes its size
- * when it enters the page cache: a pwritev into a region not yet cached
- * makes small ones, a fault through the advised mapping a 2 MiB one. So a
- * program first touches its page's two ends through the mapping (store_prefault),
- * which brings the region in as one folio (a hole reads as zeroes) before
- * pwritev fills part of it. On kernels or file systems without large
- * folios the advice and the touch change nothing but that one load.
  */
 #include "nand.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -64,7 +51,6 @@ struct file_store {
 	void *map; /* from the page below data_off to the end; NULL: no mapping */
 	size_t map_len;
 	const uint8_t *pages; /* page 0's data in the mapping, or NULL */
-	bool huge;            /* the mapping took MADV_HUGEPAGE: prefault programs */
 };
 
 static struct file_store *to_file(struct nand_store *s)
@@ -165,23 +151,6 @@ static int file_read(struct nand_store *s, uint64_t page, void *data, void *oob)
 	return rc;
 }
 
-/*
- * Touch @page's first and last bytes through the mapping before it is
- * written, so that its region enters the page cache through a fault of the advised
- * mapping (in one 2 MiB folio where the kernel can) rather than through
- * pwritev (in small ones). A cached region costs one load.
- */
-static void store_prefault(const struct file_store *f, uint64_t page)
-{
-	const volatile uint8_t *p = f->pages + page * f->hdr.stride;
-
-	if (!f->huge)
-		return;
-	/* Both ends: a page's stride can cross into the next 2 MiB. */
-	(void)p[0];
-	(void)p[f->hdr.stride - 1];
-}
-
 static int file_program(struct nand_store *s, uint64_t page, const void *data,
 			const void *oob)
 {
@@ -201,7 +170,6 @@ static int file_program(struct nand_store *s, uint64_t page, const void *data,
 		if (!zero)
 			return -ENOMEM;
 	}
-	store_prefault(f, page);
 	iov[0] = (struct iovec){ data ? (void *)data : zero, s->geo.page_size };
 	iov[1] = (struct iovec){ oob ? (void *)oob : (uint8_t *)zero + s->geo.page_size,
 				 s->geo.oob_size };
@@ -314,14 +282,8 @@ static void file_map(struct file_store *f, const struct nand_geometry *g)
 	p = mmap(NULL, (size_t)(end - start), PROT_READ, MAP_SHARED, f->fd, (off_t)start);
 	if (p == MAP_FAILED)
 		return;
-	/*
-	 * Reads are of single pages or less: no readahead around a fault
-	 * beyond the one folio; huge pages where the file system has them.
-	 */
+	/* Reads are of single pages or less: no readahead around a fault. */
 	(void)madvise(p, (size_t)(end - start), MADV_RANDOM);
-#ifdef MADV_HUGEPAGE
-	f->huge = madvise(p, (size_t)(end - start), MADV_HUGEPAGE) == 0;
-#endif
 	f->map = p;
 	f->map_len = (size_t)(end - start);
 	f->pages = (const uint8_t *)p + (f->hdr.data_off - start);

@@ -20,12 +20,12 @@
  *
  *   map_cost [--huge] FILE [SIZE_MiB (4096)] [N (1000000)] [OUT]
  *
- * --huge: the file store's way on huge pages: the file's page cache made
- * of 2 MiB folios (mapped with MADV_HUGEPAGE and faulted in before the
- * fill writes it, as the store touches a page before its pwritev) and the
- * mapping advised MADV_HUGEPAGE, so that where the kernel and file system
- * have large folios the reads go through 2 MiB mappings (the header line
- * says how much of the mapping was PMD-mapped).
+ * --huge: the file on huge pages: its page cache made of 2 MiB folios
+ * (mapped with MADV_HUGEPAGE and faulted in before the fill writes it) and
+ * the mapping advised MADV_HUGEPAGE, so that where the kernel and file
+ * system have large folios the reads go through 2 MiB mappings (a line
+ * says how much of the mapping was PMD-mapped). The first line, the
+ * fill's cost, says what that costs the writes.
  *
  * FILE is created (and left: remove it after). Run on a quiet machine,
  * pinned (taskset -c 0): a benchmark, nothing is asserted.
@@ -260,7 +260,7 @@ int main(int argc, char **argv)
 	uint64_t pages, *at;
 	static uint8_t dst[PAGE];
 	const uint8_t *map;
-	double t0;
+	double t0, fill_ns;
 	int fd;
 
 	argc -= huge;
@@ -274,10 +274,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	t0 = now_ns();
 	if (fd < 0 || (huge && prefault_huge(fd, size)) || fill(fd, size)) {
 		fprintf(stderr, "map_cost: %s: %s\n", argv[1], strerror(errno));
 		return 2;
 	}
+	fill_ns = now_ns() - t0;
 	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
 	at = malloc(n * sizeof(*at));
 	if (map == MAP_FAILED || !at) {
@@ -289,6 +291,8 @@ int main(int argc, char **argv)
 		(void)madvise((void *)map, size, MADV_HUGEPAGE);
 	fprintf(out, "# map_cost%s %s %zu MiB, %llu random 4 KiB reads per line\n",
 		huge ? " --huge" : "", argv[1], size >> 20, (unsigned long long)n);
+	fprintf(out, "fill (%sfdatasync):  %6.0f ns per 4 KiB\n",
+		huge ? "faulted in, pwrite, " : "pwrite, ", fill_ns / (double)pages);
 	for (int pass = 1; pass <= 6; pass++) {
 		for (uint64_t i = 0; i < n; i++)
 			at[i] = next(&x) % pages;
