@@ -152,6 +152,8 @@ static const struct ctl_cmd device_cmds[] = {
 	  "      --reliability on|off --ecc-bits --read-retries --aging --erase-fail-ppb\n"
 	  "      --program-fail-ppb --reliability-seed (flash that wears, docs/FAULTS.md)\n"
 	  "      --factory-bad-ppm N (blocks bad from the factory, per million; 0: none)\n"
+	  "      --huge-pages on|off (the file store on 2 MiB pages: faster reads,\n"
+	  "      slower first writes; docs/PERFORMANCE.md)\n"
 	  "wear: --bound-permille X (bound 1 + X/1000) --rated-pe N --swap-check-erases N\n"
 	  "      --pool-channels N --auto-swap on|off --swap-share PERMILLE\n"
 	  "      --spare-channel on|off (keep a whole channel free for swaps)",

@@ -45,7 +45,8 @@ int ctl_nand_option(const char *cmd, const char *o, const char *v, Blox__Admin__
 		Blox__Admin__Toggle *t;
 	} togs[] = { { "--null-timing", &nand->null_timing },
 		     { "--multi-plane", &nand->multi_plane },
-		     { "--reliability", &nand->reliability } };
+		     { "--reliability", &nand->reliability },
+		     { "--huge-pages", &nand->huge_pages } };
 
 	*matched = true;
 	for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
@@ -318,6 +319,8 @@ static const struct ctl_cmd ns_cmds[] = {
 	  "      --reliability on|off --ecc-bits --read-retries --aging --erase-fail-ppb\n"
 	  "      --program-fail-ppb --reliability-seed (flash that wears, docs/FAULTS.md)\n"
 	  "      --factory-bad-ppm N (blocks bad from the factory, per million; 0: none)\n"
+	  "      --huge-pages on|off (the file store on 2 MiB pages: faster reads,\n"
+	  "      slower first writes; docs/PERFORMANCE.md)\n"
 	  "FTL:  --store file|ram --cmt-kib --mdc on|off --mdc-bytes --mdc-min-run\n"
 	  "      --stream-separation on|off --op-percent --gc-policy greedy|cost-benefit\n"
 	  "      --write-buffer-pages --wl-threshold --gc-pipeline on|off --plp-ms\n"

@@ -17,11 +17,24 @@
  * though the engine never reads erased pages. The file always has its
  * full size before it is mapped (ftruncate at creation, extended at
  * reopen if shorter), so the mapping never reaches past its end.
+ *
+ * Huge pages (nand_store_file_huge_pages(), off by default): the mapping is
+ * advised MADV_HUGEPAGE, so where the kernel keeps the file's page cache in
+ * 2 MiB folios a fault maps 2 MiB at once and a read's copy takes no TLB
+ * miss. A folio takes its size when it enters the page cache: a pwritev
+ * into a region not yet cached makes small ones, a fault through the
+ * advised mapping a 2 MiB one. So a program first touches its page's two
+ * ends through the mapping (store_prefault), which brings the region in as
+ * one folio (a hole reads as zeroes) before pwritev fills part of it. The
+ * price: that first fault allocates and zeroes 2 MiB, and an erase punches
+ * its block out (splitting the folios at its ends), so the next programs
+ * there fault it in again (docs/PERFORMANCE.md, "The store on huge pages").
  */
 #include "nand.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -51,6 +64,7 @@ struct file_store {
 	void *map; /* from the page below data_off to the end; NULL: no mapping */
 	size_t map_len;
 	const uint8_t *pages; /* page 0's data in the mapping, or NULL */
+	bool huge;            /* nand_store_file_huge_pages(): prefault programs */
 };
 
 static struct file_store *to_file(struct nand_store *s)
@@ -151,6 +165,24 @@ static int file_read(struct nand_store *s, uint64_t page, void *data, void *oob)
 	return rc;
 }
 
+/*
+ * On huge pages: touch @page's first and last bytes through the mapping
+ * before it is written, so that its region enters the page cache through
+ * a fault of the advised mapping (one 2 MiB folio where the kernel can)
+ * rather than through pwritev (small ones). A cached region costs a load.
+ */
+static void store_prefault(const struct file_store *f, uint64_t page)
+{
+	const volatile uint8_t *p;
+
+	if (!f->huge)
+		return;
+	p = f->pages + page * f->hdr.stride;
+	/* Both ends: a page's stride can cross into the next 2 MiB. */
+	(void)p[0];
+	(void)p[f->hdr.stride - 1];
+}
+
 static int file_program(struct nand_store *s, uint64_t page, const void *data,
 			const void *oob)
 {
@@ -170,6 +202,7 @@ static int file_program(struct nand_store *s, uint64_t page, const void *data,
 		if (!zero)
 			return -ENOMEM;
 	}
+	store_prefault(f, page);
 	iov[0] = (struct iovec){ data ? (void *)data : zero, s->geo.page_size };
 	iov[1] = (struct iovec){ oob ? (void *)oob : (uint8_t *)zero + s->geo.page_size,
 				 s->geo.oob_size };
@@ -230,6 +263,20 @@ static void file_close(struct nand_store *s)
 	free(s->blocks);
 	free(s->dies);
 	free(f);
+}
+
+static const struct nand_store_ops file_ops;
+
+bool nand_store_file_huge_pages(struct nand_store *s)
+{
+	struct file_store *f = to_file(s);
+
+	if (!s || s->ops != &file_ops || !f->pages)
+		return false;
+#ifdef MADV_HUGEPAGE
+	f->huge = madvise(f->map, f->map_len, MADV_HUGEPAGE) == 0;
+#endif
+	return f->huge;
 }
 
 static const struct nand_store_ops file_ops = {

@@ -68,6 +68,8 @@ int nand_dev_open_unbound(const char *name, const struct nand_config *nand,
 	snprintf(d->name, sizeof(d->name), "%s", name ? name : "");
 	rc = store_path ? nand_store_file_open(store_path, &nand->geo, &d->store)
 			: nand_store_ram_open(&nand->geo, &d->store);
+	if (!rc && nand->huge_pages)
+		(void)nand_store_file_huge_pages(d->store);
 	if (!rc) {
 		struct nand_config cfg = *nand;
 

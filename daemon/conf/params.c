@@ -69,6 +69,7 @@ static const struct blox_param_field nand_fields[BLOX_NP_COUNT] = {
 					   NULL),
 	[BLOX_NP_FACTORY_BAD_PPM] = F_U32("factory_bad_ppm", NP, factory_bad_ppm,
 					  NAND_FACTORY_BAD_PPM_MAX, "at most 100000 (10%)"),
+	[BLOX_NP_HUGE_PAGES] = F_BOOL("huge_pages", NP, huge_pages),
 };
 #undef NP
 
@@ -147,7 +148,8 @@ static const char *const nand_keys[BLOX_NP_COUNT + 1] = {
 	"pages_per_block", "page_size", "oob_size", "cell", "t_read_us",
 	"t_prog_us", "t_erase_us", "t_suspend_us", "t_resume_us", "null_timing",
 	"multi_plane", "suspend_policy", "bus_mbps", "reliability", "ecc_bits", "read_retries",
-	"aging", "erase_fail_ppb", "reliability_seed", "program_fail_ppb", "factory_bad_ppm", NULL
+	"aging", "erase_fail_ppb", "reliability_seed", "program_fail_ppb", "factory_bad_ppm",
+	"huge_pages", NULL
 };
 static const char *const ftl_keys[BLOX_FP_COUNT + 1] = {
 	"store", "cmt_kib", "mdc", "mdc_bytes", "mdc_min_run", "stream_separation",
@@ -288,6 +290,8 @@ static int nand_resolve(const struct blox_nand_params *p, const char *where,
 		nc->timing.null_timing = p->null_timing;
 	if (GIVEN(MULTI_PLANE))
 		nc->multiplane = p->multi_plane;
+	if (GIVEN(HUGE_PAGES))
+		nc->huge_pages = p->huge_pages;
 	if (GIVEN(BUS_MBPS))
 		nc->timing.bus_mbps = p->bus_mbps;
 	if (GIVEN(RELIABILITY))

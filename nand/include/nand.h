@@ -181,6 +181,16 @@ int nand_store_ram_open(const struct nand_geometry *g, struct nand_store **out);
 int nand_store_file_open(const char *path, const struct nand_geometry *g,
 			 struct nand_store **out);
 /*
+ * A file store opened just now (nothing programmed through it yet) maps its
+ * pages in 2 MiB pages where the kernel keeps the file's page cache in
+ * 2 MiB folios (ext4 since Linux 6.16, xfs, a tmpfs mounted huge=): reads
+ * skip the TLB misses of a 4 KiB-mapped file of gigabytes; the first write
+ * of each 2 MiB region (again after an erase) faults the whole region in.
+ * false, and nothing changes, for a RAM store or without a mapping.
+ * nand_config.huge_pages.
+ */
+bool nand_store_file_huge_pages(struct nand_store *s);
+/*
  * The most a store of @g takes when every page holds data: the file
  * store's file size (its header, block meta and counters included), and
  * the RAM store's page data and OOB.
@@ -438,6 +448,8 @@ struct nand_config {
 	 * controller. Each op still completes on its own callback.
 	 */
 	bool multiplane;
+	/* The file store on 2 MiB pages (nand_store_file_huge_pages()); off by default. */
+	bool huge_pages;
 	struct nand_sched sched; /* zero: one tenant, FIFO in each class */
 	struct nand_reliability rel; /* off by default; needs a store */
 	/*

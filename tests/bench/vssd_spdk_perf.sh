@@ -17,7 +17,7 @@
 #
 #   tests/bench/vssd_spdk_perf.sh BUILD_DIR [--qds "1 128 256"] [--reps 3] [--out FILE]
 #                                 [--reactors N] [--bloxd-cpus LIST] [--devices 1|2]
-#                                 [--data-dir DIR]
+#                                 [--data-dir DIR] [--huge-pages on|off]
 #
 # --reactors N (default 1) and --bloxd-cpus LIST (default 0): bloxd's reactors
 # and the CPUs taskset gives it (e.g. --reactors 2 --bloxd-cpus 0,1: the device
@@ -34,6 +34,10 @@
 # e.g. on a tmpfs mounted with huge=always, whose store mappings then get
 # 2 MiB pages.
 #
+# --huge-pages on: the devices' stores on 2 MiB pages (the nand key
+# huge_pages, docs/bloxd.md), for the reads; the header then says how much of
+# nand0's store mapping was PMD-mapped after the runs.
+#
 # BUILD_DIR holds daemon/bloxd, cli/bloxctl and tests/initiator/bloxperf (a
 # Release build). Needs root (spdk_nvme_perf), taskset, python3 and the SPDK
 # anchor's run-time packages (its compare.sh installs them). Exit 0 when it
@@ -46,7 +50,7 @@ ANCHOR=$REPO/../shared/anchors/spdk
 [ $# -ge 1 ] || die "usage: vssd_spdk_perf.sh BUILD_DIR [--qds LIST] [--reps N] [--out FILE]"
 BUILD=$1
 shift
-QDS="1 128 256" REPS=3 OUT=/dev/stdout NREACT=1 BCPUS=0 NDEV=1 DDIR=
+QDS="1 128 256" REPS=3 OUT=/dev/stdout NREACT=1 BCPUS=0 NDEV=1 DDIR= HUGE=off
 while [ $# -gt 0 ]; do
 	case $1 in
 	--qds) QDS=$2 ;;
@@ -56,11 +60,13 @@ while [ $# -gt 0 ]; do
 	--bloxd-cpus) BCPUS=$2 ;;
 	--devices) NDEV=$2 ;;
 	--data-dir) DDIR=$2 ;;
+	--huge-pages) HUGE=$2 ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift 2 || die "$1 needs a value"
 done
 case $NDEV in 1|2) ;; *) die "--devices is 1 or 2" ;; esac
+case $HUGE in on) HP=', "huge_pages": true' ;; off) HP= ;; *) die "--huge-pages is on or off" ;; esac
 BLOXD=$BUILD/daemon/bloxd BLOXCTL=$BUILD/cli/bloxctl BPERF=$BUILD/tests/initiator/bloxperf
 NPERF=$ANCHOR/bin/spdk_nvme_perf
 for b in "$BLOXD" "$BLOXCTL" "$BPERF" "$NPERF"; do [ -x "$b" ] || die "no executable $b"; done
@@ -83,7 +89,7 @@ trap 'exit 130' INT TERM
 
 DEV1='' SUB1=''
 if [ "$NDEV" = 2 ]; then
-	DEV1=', { "name": "nand1", "store": "file", "nand": { "channels": 8, "dies_per_channel": 4 } }'
+	DEV1=', { "name": "nand1", "store": "file", "nand": { "channels": 8, "dies_per_channel": 4'"$HP"' } }'
 	SUB1=',
     { "nqn": "nqn.2026-12.io.blox:v24b", "allow_any_host": true,
       "namespaces": [ { "nsid": 1, "backend": "nand", "size": "4G", "device": "nand1",
@@ -91,7 +97,7 @@ if [ "$NDEV" = 2 ]; then
 fi
 cat >"$WORK/cfg.json" <<JSON
 { "listeners": [ { "address": "127.0.0.1", "port": $PORT } ],
-  "devices": [ { "name": "nand0", "store": "file", "nand": { "channels": 8, "dies_per_channel": 4 } }$DEV1 ],
+  "devices": [ { "name": "nand0", "store": "file", "nand": { "channels": 8, "dies_per_channel": 4$HP } }$DEV1 ],
   "subsystems": [
     { "nqn": "nqn.2026-12.io.blox:ram", "allow_any_host": true,
       "namespaces": [ { "nsid": 1, "backend": "ram", "size": "512M", "block_size": 4096 } ] },
@@ -139,7 +145,7 @@ fi
 # middle of a measured run (30 s after the fill, by default).
 sync -f "$DATA" || die "sync failed"
 {
-	echo "# vssd_spdk_perf.sh $BUILD --qds \"$QDS\" --reps $REPS --reactors $NREACT --bloxd-cpus $BCPUS"
+	echo "# vssd_spdk_perf.sh $BUILD --qds \"$QDS\" --reps $REPS --reactors $NREACT --bloxd-cpus $BCPUS --huge-pages $HUGE"
 	echo "# spdk_nvme_perf (SPDK anchor, -c 0x2 --no-huge) on CPU 1, bloxd on CPUs $BCPUS (taskset) with $NREACT reactor(s); $(grep -o 'device nand0: .*on reactor [0-9]*' "$WORK/bloxd.log" | grep -o 'reactor [0-9]*' | sed 's/^/nand0 on /')$(grep -o 'device nand1: .*on reactor [0-9]*' "$WORK/bloxd.log" | grep -o 'reactor [0-9]*' | sed 's/^/, nand1 on /')"
 	echo "# bloxd $BLOXD, its tree at $(git -C "$(dirname "$BUILD")" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%F %T') UTC, $(nproc) CPUs $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "# data directory $DATA ($(stat -f -c %T "$DATA"))"
@@ -210,5 +216,8 @@ PY
 		done
 	done
 	echo "# load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "# huge pages $HUGE: nand0's store mapping $(awk '/^[0-9a-f]+-[0-9a-f]+ / { on = index($0, "dev-nand0.nand") > 0 }
+		on && /^(Rss|FilePmdMapped|ShmemPmdMapped):/ { s[$1] += $2 }
+		END { printf "Rss %d kB, PMD-mapped %d kB", s["Rss:"], s["FilePmdMapped:"] + s["ShmemPmdMapped:"] }' "/proc/$BPID/smaps")"
 } >"$OUT"
 exit 0

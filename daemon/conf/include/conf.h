@@ -65,6 +65,7 @@ enum blox_nand_param {
 	BLOX_NP_RELIABILITY_SEED,
 	BLOX_NP_PROGRAM_FAIL_PPB,
 	BLOX_NP_FACTORY_BAD_PPM,
+	BLOX_NP_HUGE_PAGES,
 	BLOX_NP_COUNT
 };
 
@@ -81,6 +82,7 @@ struct blox_nand_params {
 	bool reliability;
 	uint32_t ecc_bits, read_retries, aging, erase_fail_ppb, reliability_seed, program_fail_ppb;
 	uint32_t factory_bad_ppm; /* blocks bad from the factory (nand_config.factory_bad_ppm) */
+	bool huge_pages; /* the file store on 2 MiB pages (nand_config.huge_pages) */
 };
 
 enum blox_ftl_param {

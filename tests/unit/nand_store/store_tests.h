@@ -53,4 +53,8 @@ void test_file_short_reopen(void **state);
 void test_file_mapped(void **state);
 void test_store_peek(void **state);
 
+/* store_huge.c */
+void test_file_huge_pages(void **state);
+void test_file_huge_pages_off(void **state);
+
 #endif

@@ -7,6 +7,7 @@
  * programmed pages take disk space, erase punches it back) and that
  * punching one block leaves its neighbours intact. store_part.c: partial
  * page reads (read_part) on both stores, and the file store's mapping.
+ * store_huge.c: the file store's mapping on 2 MiB pages.
  */
 #include "store_tests.h"
 
@@ -483,6 +484,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_short_reopen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_mapped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_peek, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_huge_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_huge_pages_off, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
