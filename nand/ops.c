@@ -18,7 +18,6 @@ static bool block_programmed_at(const struct nand_dev *dev,
 	return a->page < m->write_ptr;
 }
 
-/* The plane-@p address of @op (multi-plane ops cover every plane). */
 /* Segments only on a single-plane data read, each inside the page. */
 static int segs_check(const struct nand_geometry *g, const struct nand_op *op)
 {

@@ -32,7 +32,7 @@ static uint64_t pmd_mapped(const char *path)
 	while (fgets(line, sizeof(line), m)) {
 		unsigned long lo, hi;
 
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ' ')) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
 			char *nl = strchr(line, '\n');
 
 			if (nl)
@@ -74,12 +74,27 @@ static bool huge_folios_here(const char *dir)
 	return got > 0;
 }
 
+/*
+ * The geometry of both tests: 16 KiB pages whose 16448-byte stride
+ * crosses the 2 MiB lines, blocks enough for 12 MiB of programs; how many
+ * pages those 12 MiB are.
+ */
+static uint64_t huge_geo(const struct sfx *f, struct nand_geometry *g)
+{
+	*g = f->geo;
+	g->blocks_per_plane = 8;
+	g->pages_per_block = 66; /* a multiple of the TLC bits per cell */
+	g->page_size = 16384;
+	g->oob_size = 64;
+	return 12 * MIB / ((uint64_t)g->page_size + g->oob_size);
+}
+
 void test_file_huge_pages(void **state)
 {
 	struct sfx *f = *state;
-	struct nand_geometry g = f->geo;
+	struct nand_geometry g;
 	struct nand_store *s;
-	uint64_t n, stride;
+	uint64_t n = huge_geo(f, &g), mapped;
 	uint8_t *buf, *got;
 
 	if (!huge_folios_here(f->dir)) {
@@ -87,15 +102,10 @@ void test_file_huge_pages(void **state)
 			      f->dir);
 		skip();
 	}
-	g.blocks_per_plane = 8;
-	g.pages_per_block = 66; /* a multiple of the TLC bits per cell */
-	g.page_size = 16384;
-	g.oob_size = 64; /* a stride of 16448: pages cross the 2 MiB lines */
 	assert_int_equal(open_store(f, true, &g), 0);
 	s = f->store;
 	assert_true(nand_store_file_huge_pages(s));
-	stride = (uint64_t)g.page_size + g.oob_size;
-	n = 12 * MIB / stride; /* blocks 0..: sequential, as a die's block fills */
+	/* Pages 0..n-1: blocks in order, each filled as a die fills its block. */
 	buf = malloc(g.page_size);
 	got = malloc(g.page_size);
 	assert_non_null(buf);
@@ -111,9 +121,10 @@ void test_file_huge_pages(void **state)
 			fail_msg("page %llu reads back wrong", (unsigned long long)p);
 	}
 	/* 12 MiB written from a data offset under 2 MiB: at least four whole 2 MiB regions. */
-	if (pmd_mapped(f->path) < 8 * MIB)
+	mapped = pmd_mapped(f->path);
+	if (mapped < 8 * MIB)
 		fail_msg("the store's mapping has %llu KiB PMD-mapped after 12 MiB of programs",
-			 (unsigned long long)(pmd_mapped(f->path) / 1024));
+			 (unsigned long long)(mapped / 1024));
 	/* An erased block programmed again, then the store reopened: the same bytes. */
 	assert_int_equal(s->ops->erase(s, 1), 0);
 	for (uint64_t p = g.pages_per_block; p < 2ull * g.pages_per_block; p++) {
@@ -141,18 +152,13 @@ void test_file_huge_pages(void **state)
 void test_file_huge_pages_off(void **state)
 {
 	struct sfx *f = *state;
-	struct nand_geometry g = f->geo;
+	struct nand_geometry g;
+	uint64_t n = huge_geo(f, &g);
 	uint8_t *buf;
-	uint64_t n;
 
 	if (!huge_folios_here(f->dir))
 		skip();
-	g.blocks_per_plane = 8;
-	g.pages_per_block = 66;
-	g.page_size = 16384;
-	g.oob_size = 64;
 	assert_int_equal(open_store(f, true, &g), 0);
-	n = 12 * MIB / ((uint64_t)g.page_size + g.oob_size);
 	buf = calloc(1, g.page_size);
 	assert_non_null(buf);
 	for (uint64_t p = 0; p < n; p++)
